@@ -1,0 +1,25 @@
+# Two commands on a fresh machine: `make sim` and `make test`. Each makes its own venv.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: sim test bench clean
+
+# Reinstall when the package description changes.
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+sim: $(BIN)/.installed
+	$(BIN)/doce play
+
+test: $(BIN)/.installed
+	$(BIN)/python -m pytest
+
+bench: $(BIN)/.installed
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

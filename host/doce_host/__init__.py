@@ -1,0 +1,1 @@
+"""Host tools for the DOCE board: the `doce` command."""

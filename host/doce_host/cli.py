@@ -1,0 +1,127 @@
+"""The `doce` command."""
+
+import argparse
+import json
+import sys
+
+from doce.game import BLACK, WHITE, Game
+from doce.referee import referee
+
+from . import rules as rulesfiles
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def read_json(path):
+    try:
+        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise UsageError("%s: cannot read (%s)" % (path, e.strerror)) from None
+    except UnicodeDecodeError:
+        raise UsageError("%s: not UTF-8 text" % path) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UsageError("%s: not valid JSON (line %d, column %d: %s)"
+                         % (path, e.lineno, e.colno, e.msg)) from None
+
+
+GAME_KEYS = {"rules", "first", "moves"}
+
+
+def cmd_referee(args):
+    game = read_json(args.game)
+    if not isinstance(game, dict):
+        raise UsageError("%s: a recorded game is a JSON object with \"moves\"" % args.game)
+    unknown = sorted(set(game) - GAME_KEYS)
+    if unknown:
+        raise UsageError("%s: unknown key %r (allowed: first, moves, rules)" % (args.game, unknown[0]))
+    if not isinstance(game.get("moves"), list):
+        raise UsageError("%s: \"moves\" must be a list of moves" % args.game)
+    first = game.get("first", "white")
+    if first not in ("white", "black"):
+        raise UsageError("%s: \"first\" must be \"white\" or \"black\", not %s"
+                         % (args.game, json.dumps(first)))
+    name = args.rules or game.get("rules", "standard")
+    if not isinstance(name, str):
+        raise UsageError("%s: \"rules\" must name a rules file, like \"standard\"" % args.game)
+    tables = load_tables(name)
+    match = Game(tables, WHITE if first == "white" else BLACK)
+    for event in referee(match, game["moves"]):
+        print(json.dumps(event))
+
+
+def load_tables(name):
+    try:
+        return rulesfiles.load_tables(name)
+    except rulesfiles.RulesError as e:
+        raise UsageError(str(e)) from None
+
+
+def cmd_rules_validate(args):
+    for name in args.rules:
+        t = load_tables(name)
+        print("%s: ok (%s, %d lines, tables %d bytes, checksum %08x)"
+              % (name, t.name, t.line_count, len(t.blob), t.checksum))
+
+
+def cmd_rules_compile(args):
+    t = load_tables(args.rules)
+    out = args.output or t.name + ".doct"
+    with open(out, "wb") as f:
+        f.write(t.blob)
+    print("%s: %d bytes, checksum %08x" % (out, len(t.blob), t.checksum))
+
+
+def cmd_play(args):
+    from .play import play
+    play(load_tables(args.rules), sys.stdin, sys.stdout)
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    r = sub.add_parser("referee", help="score a recorded game",
+                       description="Score a recorded game. Prints one JSON event per line.")
+    r.add_argument("game", metavar="GAME.json", help="the recorded game, or - for stdin")
+    r.add_argument("--rules", metavar="FILE", help="rules to play by (overrides the game's \"rules\")")
+    r.set_defaults(run=cmd_referee)
+
+    rules = sub.add_parser("rules", help="validate and compile rules files",
+                           description="Validate and compile rules files.")
+    rsub = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
+    v = rsub.add_parser("validate", help="check rules files", description="Check rules files.")
+    v.add_argument("rules", nargs="+", metavar="RULES", help="a shipped name or a .json file")
+    v.set_defaults(run=cmd_rules_validate)
+    c = rsub.add_parser("compile", help="compile rules into board tables",
+                        description="Compile a rules file into the tables the board plays from.")
+    c.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
+    c.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
+    c.set_defaults(run=cmd_rules_compile)
+
+    g = sub.add_parser("play", help="play a match in the terminal",
+                       description="Play a match of DOCE for two players at one terminal.")
+    g.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
+    g.set_defaults(run=cmd_play)
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    try:
+        args.run(args)
+    except UsageError as e:
+        print("doce: %s" % e, file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

