@@ -16,6 +16,7 @@ sim: $(BIN)/.installed
 	$(BIN)/doce play
 
 test: $(BIN)/.installed
+	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
 bench: $(BIN)/.installed

@@ -90,11 +90,12 @@ class Tables:
                  self.squares * self.zone_stride)
         if at + sum(sizes) + 4 != len(blob):
             raise ValueError("rules tables: sizes do not match the header")
-        self.lines = blob[at:at + sizes[0]]
+        view = memoryview(blob)  # the tables below share the blob's memory
+        self.lines = view[at:at + sizes[0]]
         at += sizes[0]
-        self.through = blob[at:at + sizes[1]]
+        self.through = view[at:at + sizes[1]]
         at += sizes[1]
-        self.zone = blob[at:at + sizes[2]]
+        self.zone = view[at:at + sizes[2]]
         self.blob = blob
         # A correct checksum only proves the bytes arrived intact, not that
         # whoever compiled them made sense: indices must stay on the board.

@@ -1,7 +1,6 @@
 """Play a match at the terminal: two players, one keyboard, the real rules engine."""
 
-from doce.game import (BLOCKER, DRAW, PLAYER_NAMES, Game, WHITE, face, owner,
-                       square_name)
+from doce.game import BLOCKER, DRAW, PLAYER_NAMES, Game, WHITE, face, owner
 from doce.referee import play_move, round_event, match_event
 
 HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
@@ -68,7 +67,10 @@ def parse(game, text):
 
 def play(tables, stdin, out, first=WHITE):
     game = Game(tables, first)
-    say = lambda *lines: print(*lines, sep="\n", file=out, flush=True)
+
+    def say(*lines):
+        print(*lines, sep="\n", file=out, flush=True)
+
     say("DOCE, %s rules. %s" % (tables.name, HELP), "", draw_board(game), status(game))
     for text in stdin:
         text = text.strip()

@@ -1,0 +1,37 @@
+"""`doce play` (what `make sim` runs for now): a match typed at the terminal."""
+
+import io
+
+from doce_host.play import play
+from doce_host.rules import load_tables
+
+ROUND = ["a1 2", "a5 1", "c1 4", "c5 1", "e3 1", "e5 1", "b1 3", "a3 1", "d1 3"]
+
+
+def run(lines):
+    out = io.StringIO()
+    game = play(load_tables("standard"), io.StringIO("\n".join(lines) + "\n"), out)
+    return game, out.getvalue()
+
+
+def test_a_typed_round_is_refereed_and_scored():
+    game, out = run(ROUND + ["quit"])
+    assert "White wins round 1 by a winning line (a1 b1 c1 d1). Points: white 35, black 0." in out
+    assert "Round 2: black opens." in out
+    assert game.round == 2 and game.totals() == (35, 0)
+
+
+def test_refusals_are_explained_and_change_nothing():
+    game, out = run(["c3 4", "d4 9", "c3 2", "c3", "zz 1", "d4 b", "d4 1", "quit"])
+    assert out.count("Refused: that square is taken") == 2  # c3 2, and d4 1 on the blocker
+    assert "Refused: a die shows 1 to 6" in out
+    assert 'Refused: type a square and a face, like "c3 4"' in out
+    assert "Refused: that is not a square on this board" in out
+    assert game.board[18] == 0x30  # black's blocker on d4
+    assert game.to_move == 1 and game.blocker_this_turn  # black still owes a numbered die
+
+
+def test_the_board_shows_dice_and_the_zone():
+    _, out = run(["c3 4", "quit"])
+    assert "W4*" in out
+    assert out.rstrip().splitlines()[-1].startswith("Round 1 of 4   white 0 : 0 black   black to move")
