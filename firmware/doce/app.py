@@ -1,0 +1,71 @@
+"""The board's application: sensors -> scanner -> controller -> lights, one step at a time.
+
+Hardware comes in through the constructor, so the same App runs on an ESP32
+(doce/esp32.py), on a Linux board (doce/linux.py) and in the simulator.
+"""
+
+from .calibration import Calibration, CalibrationError, measure
+from .controller import Controller
+from .game import WHITE, Game
+from .journal import Journal
+from .lights import Lights
+from .scanner import Scanner
+from .tables import Tables
+
+RULES_PATH = "rules.doct"
+FRAME_MS = 50  # animation frame period
+
+
+def load_rules(path=RULES_PATH):
+    with open(path, "rb") as f:
+        return Tables(f.read())
+
+
+class App:
+    def __init__(self, board, sensors, pixels, show, tables, emit, journal_path="journal",
+                 calibration_path="calibration.json"):
+        self.board = board
+        self.sensors = sensors
+        self.emit = emit
+        self.calibration_path = calibration_path
+        self.calibration = Calibration(board)
+        note = self.calibration.load(calibration_path)
+        if note:
+            emit({"event": "warning", "message": note})
+        self.scanner = Scanner(sensors, board, self.calibration)
+        journal = Journal(journal_path)
+        game, note = journal.replay(tables)
+        if note:
+            emit({"event": "warning", "message": note})
+        self.controller = Controller(game or Game(tables, WHITE), journal, emit)
+        if game is None:
+            journal.new_match(WHITE, tables.checksum)
+        self.lights = Lights(pixels, show, board)
+        self.next_frame = 0
+        emit({"event": "boot", "round": self.controller.game.round, "mode": self.controller.mode})
+
+    def step(self, now_ms):
+        """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
+        c = self.controller
+        if self.scanner.scan():
+            c.reconcile(self.scanner.settled)
+        if c.changed or (self.lights.animated and now_ms >= self.next_frame):
+            c.changed = False
+            self.lights.render(c, now_ms)
+            self.next_frame = now_ms + FRAME_MS
+        if c.unwritten:
+            note = c.commit()  # after the lights: a play shows before it is written
+            if note:
+                self.emit({"event": "warning", "message": note})
+
+    def calibrate(self, scans=32):
+        """Measure an empty board and keep the result. Returns an error message or None."""
+        try:
+            cal = measure(self.sensors, self.board, scans)
+        except CalibrationError as e:
+            return str(e)
+        cal.save(self.calibration_path)
+        for name in ("baseline", "absent_below", "present_above"):
+            getattr(self.calibration, name)[:] = getattr(cal, name)
+        self.calibration.measured = True
+        return None

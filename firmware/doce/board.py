@@ -1,0 +1,101 @@
+"""The board file (hardware/board.json): pins, sensor channels, LEDs and the die code.
+
+Firmware and simulator both read that one file; this module turns it into the flat
+tables the scan loop indexes without allocating.
+
+The die code: each square has five linear hall sensors, at the centre (C) and at four
+points around it (N, E, S, W). A sensor reads '+' (a south pole facing it), '-' (a
+north pole) or '0' (no magnet). Each face of a die carries three magnets, and the face
+that is down is the one read: its code names the piece and the face up (7 - down).
+A die may sit in any of its four rotations, so the ring N, E, S, W is read up to
+rotation. Every code has exactly three magnets: a lost magnet (a die tilting or
+lifting) or a stray one (a neighbour sliding past) makes a reading that matches no
+code, which decodes to UNSETTLED, never to another die.
+"""
+
+import json
+
+from .game import BLACK, BLOCKER, EMPTY, WHITE, die
+
+UNSETTLED = 0xFF  # a reading that matches no code: a die in motion, tilted, half on
+SENSORS_PER_SQUARE = 5
+TRITS = {"0": 0, "+": 1, "-": 2}
+CODES = 3 ** SENSORS_PER_SQUARE  # 243 possible readings of one square
+
+
+def key(trits):
+    """The reading C, N, E, S, W (each 0, 1 for '+' or 2 for '-') as one number."""
+    k = 0
+    for t in trits:
+        k = k * 3 + t
+    return k
+
+
+def piece(name):
+    """'white 4' -> the engine's square value for a white die showing 4."""
+    if name == "blocker":
+        return BLOCKER
+    colour, face = name.split()
+    return die({"white": WHITE, "black": BLACK}[colour], int(face))
+
+
+def decode_table(codes):
+    """bytearray(243): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError."""
+    table = bytearray([UNSETTLED] * CODES)
+    table[0] = EMPTY
+    for code, name in codes.items():
+        if len(code) != SENSORS_PER_SQUARE or any(c not in TRITS for c in code):
+            raise ValueError("board file: die code %r is not 5 of + - 0" % code)
+        trits = [TRITS[c] for c in code]
+        ring = trits[1:]
+        value = piece(name)
+        for turn in range(4):
+            k = key([trits[0]] + ring[turn:] + ring[:turn])
+            if table[k] not in (UNSETTLED, value):
+                raise ValueError("board file: die code %r is another code turned" % code)
+            table[k] = value
+    return table
+
+
+def square_index(grid, name):
+    return (int(name[1:]) - 1) * grid + ord(name[0]) - ord("a")
+
+
+class Board:
+    """What the firmware needs from the board file, as flat tables."""
+
+    def __init__(self, spec):
+        self.grid = g = spec["grid"]
+        self.squares = g * g
+        self.pins = spec["pins"]
+        s = spec["sensing"]
+        self.groups = s["groups"]
+        self.channels_per_group = s["channels_per_group"]
+        self.channels = self.groups * self.channels_per_group
+        self.power_on_us = s["power_on_us"]
+        self.baseline = s["baseline"]
+        self.absent_below = s["absent_below"]
+        self.present_above = s["present_above"]
+        self.nominal_signal = s["nominal_signal"]
+        self.debounce_scans = s["debounce_scans"]
+        self.quiet_wait_scans = s["quiet_wait_scans"]
+        self.scan_period_ms = s["scan_period_ms"]
+        # square_channels[sq * 5 + i]: the channel of sensor i (C, N, E, S, W) of square sq
+        self.square_channels = bytearray(self.squares * SENSORS_PER_SQUARE)
+        self.led_of_square = bytearray(self.squares)
+        for name, channels in spec["squares"].items():
+            sq = square_index(g, name)
+            for i in range(SENSORS_PER_SQUARE):
+                self.square_channels[sq * SENSORS_PER_SQUARE + i] = channels[i]
+            self.led_of_square[sq] = spec["leds"]["squares"][name]
+        self.led_count = spec["leds"]["count"]
+        self.turn_leds = (bytes(spec["leds"]["turn"]["white"]), bytes(spec["leds"]["turn"]["black"]))
+        self.dice = spec["dice"]
+        self.decode = decode_table(self.dice)
+        p = spec["power"]
+        self.brightness_cap = p["brightness_cap"]
+
+
+def load(path="board.json"):
+    with open(path) as f:
+        return Board(json.load(f))

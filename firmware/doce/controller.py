@@ -1,0 +1,178 @@
+"""The controller: the settled board in, the game's decisions out.
+
+The game (the rules engine) says what should be on the board; the scanner says
+what is. After every settled change the controller compares the two:
+  - they match: nothing to do (a correction, if there was one, is cleared);
+  - one new piece, nothing else amiss: a play. The engine accepts it, or refuses
+    it with its reason (no_play_zone, not_your_turn, no_blocker);
+  - anything else marks each differing square with a problem, and the game waits
+    in correction mode until the board matches it again.
+A refused or unexplained piece is never counted, so nothing is lost and nothing
+is counted twice. After a round ends the board must be cleared before the next
+round starts; after the match, the result stays until a new match is started.
+"""
+
+from .board import UNSETTLED
+from .game import BLOCKER, EMPTY, PLAYER_NAMES, Game, face, owner, square_name
+from .referee import match_event, round_event
+
+PLAYING = "playing"
+CORRECTING = "correcting"
+CLEARING = "clearing"  # waiting for an empty board to start a round
+MATCH_OVER = "match_over"
+
+# Problems on a square, besides the engine's refusals.
+LIFTED = "lifted"  # a piece of the game is missing
+TURNED = "turned"  # a piece of the game shows another face, or was swapped
+MOVED = "moved"  # a piece of the game was lifted and put down elsewhere
+TWO_AT_ONCE = "two_at_once"  # more than one new piece
+NOT_NOW = "not_now"  # a new piece put down while the board needs fixing
+UNREADABLE = "unreadable"  # a piece left tilted or half on the square
+
+
+class Controller:
+    def __init__(self, game, journal, emit):
+        self.game = game
+        self.journal = journal
+        self.emit = emit  # emit(event): events are dicts, sent on by the link
+        self.problems = [None] * game.tables.squares
+        self.physical = bytearray(game.tables.squares)  # the settled board last seen
+        self.unwritten = []  # journal calls owed; written after the lights show the play
+        self.mode = PLAYING
+        self._resume_mode()
+        self.changed = True  # the lights need drawing again
+
+    def _resume_mode(self):
+        g = self.game
+        self.mode = MATCH_OVER if g.match_over else CLEARING if g.round_over else PLAYING
+
+    # -- commands -----------------------------------------------------------
+
+    def new_match(self, first):
+        g = self.game
+        self.game = Game(g.tables, first)
+        self.unwritten.append((self.journal.new_match, (first, g.tables.checksum)))
+        self.mode = CLEARING
+        self._clear_problems()
+        self.emit({"event": "new_match", "first": PLAYER_NAMES[first]})
+        self.changed = True
+
+    def commit(self):
+        """Write the journal records owed. Returns an error note, or None."""
+        note = None
+        while self.unwritten:
+            write, args = self.unwritten.pop(0)
+            try:
+                write(*args)
+            except OSError as e:
+                note = "journal write failed (%s); the game goes on in memory" % e
+        return note
+
+    # -- the board changed ----------------------------------------------------
+
+    def reconcile(self, board):
+        """Compare the settled `board` with the game and act on the difference."""
+        self.physical[:] = board
+        if self.mode == MATCH_OVER:
+            return
+        if self.mode == CLEARING:
+            self.changed = True  # squares go dark as they are cleared
+            for cell in board:
+                if cell != EMPTY:
+                    return
+            self._start_round()
+            return
+        g = self.game
+        new = []
+        problems = [None] * len(board)
+        for sq in range(len(board)):
+            want, got = g.board[sq], board[sq]
+            if got == want:
+                continue
+            if got == UNSETTLED:
+                problems[sq] = UNREADABLE
+            elif want == EMPTY:
+                new.append(sq)
+            elif got == EMPTY:
+                problems[sq] = LIFTED
+            else:
+                problems[sq] = TURNED
+        if len(new) == 1 and not any(problems):
+            why = self._play(new[0], board[new[0]])
+            if why is None:
+                return
+            problems[new[0]] = why
+        elif new:
+            lifted = [sq for sq in range(len(board)) if problems[sq] == LIFTED]
+            if (len(new) == 1 and len(lifted) == 1
+                    and owner(board[new[0]]) == owner(g.board[lifted[0]])):
+                problems[new[0]] = problems[lifted[0]] = MOVED
+            else:
+                for sq in new:
+                    problems[sq] = TWO_AT_ONCE if len(new) > 1 else NOT_NOW
+        self._set_problems(problems)
+
+    def _play(self, sq, piece):
+        g = self.game
+        if piece == BLOCKER:
+            player = g.to_move
+            why = g.refusal(player, sq, blocker=True)
+        else:
+            player = owner(piece)
+            why = g.refusal(player, sq, face(piece))
+        if why:
+            return why
+        ended = len(g.rounds)
+        event = {"event": "placed", "player": PLAYER_NAMES[player], "cell": square_name(g.tables, sq)}
+        if piece == BLOCKER:
+            g.place_blocker(player, sq)
+            self.unwritten.append((self.journal.blocker, (player, sq)))
+            event["blocker"] = True
+        else:
+            g.place(player, sq, face(piece))
+            self.unwritten.append((self.journal.die, (player, sq, face(piece))))
+            event["value"] = face(piece)
+        self._clear_problems()
+        self.emit(event)
+        if len(g.rounds) > ended:
+            e = round_event(g, g.rounds[-1])
+            e["event"] = "round_end"
+            self.emit(e)
+            if g.match_over:
+                e = match_event(g)
+                e["event"] = "match_end"
+                self.emit(e)
+        self._resume_mode()
+        self.changed = True
+        return None
+
+    def _start_round(self):
+        g = self.game
+        if g.round_over and not g.match_over:
+            g.start_round()
+            self.unwritten.append((self.journal.round_started, (g.round,)))
+        self.mode = PLAYING
+        self.emit({"event": "round_start", "round": g.round, "first": PLAYER_NAMES[g.to_move]})
+        self.changed = True
+
+    def _set_problems(self, problems):
+        if problems == self.problems:
+            return
+        was_correcting = self.mode == CORRECTING
+        self.problems = problems
+        self.changed = True
+        if not any(problems):
+            self.mode = PLAYING
+            if was_correcting:
+                self.emit({"event": "corrected"})
+            return
+        self.mode = CORRECTING
+        by_reason = {}
+        for sq in range(len(problems)):
+            if problems[sq]:
+                by_reason.setdefault(problems[sq], []).append(square_name(self.game.tables, sq))
+        for reason in sorted(by_reason):
+            self.emit({"event": "illegal", "reason": reason, "cells": by_reason[reason]})
+
+    def _clear_problems(self):
+        self._set_problems([None] * len(self.problems))

@@ -1,0 +1,61 @@
+"""Start the board on an ESP32 (MicroPython): real pins, ADC and NeoPixels.
+
+Also used by the simulator, which puts its own `machine` and `neopixel` modules
+on the path: these same lines then drive simulated hardware.
+"""
+
+import json
+import sys
+import time
+
+import machine
+import neopixel
+
+from . import board as boardfile
+from .app import App, load_rules
+from .controller import MATCH_OVER
+
+BUTTON_HOLD_MS = 3000  # hold the button this long on an empty board to recalibrate
+
+
+def emit(event):
+    sys.stdout.write(json.dumps(event))
+    sys.stdout.write("\n")
+
+
+def build(emit=emit):
+    board = boardfile.load()
+    pins = board.pins
+    out = machine.Pin.OUT
+    adc = machine.ADC(machine.Pin(pins["sensor_adc"]))
+    if hasattr(adc, "atten"):
+        adc.atten(machine.ADC.ATTN_11DB)  # the full 0-3.3 V range
+    mux = [machine.Pin(n, out, value=0) for n in pins["mux_select"]]
+    group = [machine.Pin(n, out, value=0) for n in pins["group_select"]]
+    enable = machine.Pin(pins["group_enable"], out, value=0)
+    from .sensors import HallArray
+    sensors = HallArray(adc.read_u16, mux, group, enable, board)
+    strip = neopixel.NeoPixel(machine.Pin(pins["leds"], out), board.led_count)
+    return App(board, sensors, strip, strip.write, load_rules(), emit)
+
+
+def run():
+    app = build()
+    button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)
+    period = app.board.scan_period_ms
+    pressed_at = None
+    while True:
+        now = time.ticks_ms()
+        app.step(now)
+        if button() == 0:  # pressed (pulled up, switch to ground)
+            if pressed_at is None:
+                pressed_at = now
+            elif time.ticks_diff(now, pressed_at) >= BUTTON_HOLD_MS:
+                emit({"event": "calibrated", "error": app.calibrate()})
+                pressed_at = None
+        elif pressed_at is not None:
+            c = app.controller
+            if c.mode == MATCH_OVER:
+                c.new_match(1 - c.game.first)  # the other player opens the next match
+            pressed_at = None
+        time.sleep_ms(period)

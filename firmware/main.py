@@ -1,0 +1,4 @@
+# Runs at boot on the board. Ctrl-C at the USB serial console stops it (the REPL stays).
+from doce.esp32 import run
+
+run()

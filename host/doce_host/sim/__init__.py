@@ -1,0 +1,138 @@
+"""The simulated board: the real firmware in the MicroPython unix port, on simulated hardware.
+
+    from doce_host.sim import SimBoard
+    with SimBoard() as board:
+        board.place("c3", "white 4")       # a hand puts a die down, 4 up
+        board.leds()[board.led("c3")]      # the colour under c3, as the strip received it
+        board.events                       # what the firmware reported
+
+The board's flash is a LittleFS image file, so a game survives `restart()` and
+`cut_power()` exactly as it would on a board.
+"""
+
+import json
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .. import image
+from ..paths import BOARD_FILE, SIM_DEVICE, tool
+
+HEAP = "112K"  # an ESP32_GENERIC heap once grown
+
+
+class SimError(RuntimeError):
+    pass
+
+
+class SimBoard:
+    """A simulated board. Each method is one thing a hand (or a clock) does to it."""
+
+    def __init__(self, folder=None, rules="standard", heap=HEAP):
+        self._tmp = None if folder else tempfile.TemporaryDirectory(prefix="doce-sim-")
+        self.folder = Path(folder or self._tmp.name)
+        self.flash = self.folder / "flash.img"
+        if not self.flash.exists():
+            self.flash.write_bytes(image.build(image.app_files(rules)))
+        self.heap = heap
+        self.events = []
+        self.process = None
+        spec = json.loads(BOARD_FILE.read_text())
+        self.led_of = spec["leds"]["squares"]
+        self.debounce = spec["sensing"]["debounce_scans"]
+        self.start()
+
+    # -- the process ------------------------------------------------------------
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self._read()
+
+    def _read(self):
+        line = self.process.stdout.readline()
+        if not line:
+            err = self.process.stderr.read()
+            self.process.wait()
+            raise SimError("the simulated board stopped: %s" % err.strip()[-2000:])
+        reply = json.loads(line)
+        self.events.extend(reply.pop("events", []))
+        return reply
+
+    def command(self, **cmd):
+        self.process.stdin.write(json.dumps(cmd) + "\n")
+        self.process.stdin.flush()
+        reply = self._read()
+        if "error" in reply and reply["error"] and cmd["do"] != "calibrate":
+            raise SimError(reply["error"])
+        if "power_cut" in reply:
+            self.process.wait()
+        return reply
+
+    def restart(self):
+        """Power on again (after cut_power, or a plain reset)."""
+        self.stop()
+        self.start()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=30)
+        self.process = None
+
+    def close(self):
+        self.stop()
+        if self._tmp:
+            self._tmp.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- hands ------------------------------------------------------------------
+
+    def run(self, scans=1):
+        """Let the board scan `scans` times (each scan is one scan period of simulated time)."""
+        return self.command(do="run", scans=scans)
+
+    def settle(self):
+        """Scan until a change has settled: the debounce and a little more."""
+        return self.run(self.debounce + 2)
+
+    def place(self, cell, piece, turn=0, settle=True):
+        """Put a die down flat: piece is 'white 4', 'black 1' or 'blocker'."""
+        self.command(do="place", cell=cell, piece=piece, turn=turn)
+        return self.settle() if settle else None
+
+    def lift(self, cell, settle=True):
+        self.command(do="lift", cell=cell)
+        return self.settle() if settle else None
+
+    def tilt(self, cell, strength=4):
+        return self.command(do="tilt", cell=cell, strength=strength)
+
+    def slide(self, start, end, scans_per_frame=1):
+        return self.command(do="slide", **{"from": start, "to": end, "scans_per_frame": scans_per_frame})
+
+    def cut_power(self, after=1, torn=True):
+        """The power goes during the `after`-th flash write from now."""
+        return self.command(do="cut_power", after=after, torn=torn)
+
+    # -- what the board shows -----------------------------------------------------
+
+    def leds(self):
+        """[(r, g, b)] per LED index, as the strip last received them."""
+        return [tuple(c) for c in self.command(do="leds")["leds"]]
+
+    def led(self, cell):
+        return self.led_of[cell]
+
+    def state(self):
+        return self.command(do="state")["state"]
+
+    def take_events(self):
+        taken, self.events = self.events, []
+        return taken

@@ -1,0 +1,71 @@
+"""The board's flash chip, simulated in a file, with power cuts.
+
+LittleFS (os.VfsLfs2, as on the ESP32) talks to it in 4 KB blocks. `cut_after(n)`
+makes the n-th program or erase from now the last: it stops partway (a torn write)
+and raises PowerCut, as if the power had gone at that instant.
+"""
+
+import os
+
+
+class PowerCut(Exception):
+    pass
+
+
+class FlashChip:
+    def __init__(self, path, block_size=4096):
+        self.file = open(path, "r+b")
+        self.block_size = block_size
+        self.erased = b"\xff" * block_size
+        self.file.seek(0, 2)
+        self.blocks = self.file.tell() // block_size
+        self.countdown = None  # operations left before the power goes
+        self.torn = True  # whether the last operation gets partly done
+        self.operations = 0  # programs and erases since boot
+
+    def cut_after(self, n, torn=True):
+        self.countdown = n
+        self.torn = torn
+
+    def _tick(self, block, offset, data):
+        self.operations += 1
+        if self.countdown is None:
+            return data
+        self.countdown -= 1
+        if self.countdown > 0:
+            return data
+        if self.torn and data:
+            self.file.seek(block * self.block_size + offset)
+            self.file.write(data[:len(data) // 2])
+            self.file.flush()
+        raise PowerCut("power cut at flash operation %d" % self.operations)
+
+    def readblocks(self, block, buf, offset=0):
+        self.file.seek(block * self.block_size + offset)
+        self.file.readinto(buf)
+
+    def writeblocks(self, block, buf, offset=None):
+        offset = offset or 0
+        self._tick(block, offset, buf)
+        self.file.seek(block * self.block_size + offset)
+        self.file.write(buf)
+        self.file.flush()
+
+    def ioctl(self, op, arg):
+        if op == 4:  # block count
+            return self.blocks
+        if op == 5:  # block size
+            return self.block_size
+        if op == 6:  # erase a block
+            self._tick(arg, 0, self.erased)
+            self.file.seek(arg * self.block_size)
+            self.file.write(self.erased)
+            self.file.flush()
+            return 0
+        return 0
+
+
+def mount(path, where="/flash"):
+    chip = FlashChip(path)
+    os.mount(os.VfsLfs2(chip), where)
+    return chip

@@ -1,0 +1,80 @@
+"""A simulated `machine` module: the board's PCB around the ESP32, for the unix port.
+
+Pins and the ADC behave as the firmware drives them on the real board: the ADC
+reads the channel that the multiplexer select pins and the group decoder pick,
+and nothing (0) when no group is switched on. The values come from the World.
+"""
+
+from doce import board as boardfile
+
+pins = {}  # GPIO number -> current level
+world = None  # set by the simulator: a world.World
+spec = None  # the board file's pins
+
+
+def attach(the_world, board):
+    global world, spec
+    world = the_world
+    spec = board.pins
+    return world
+
+
+class Pin:
+    IN = 1
+    OUT = 3
+    PULL_UP = 1
+    PULL_DOWN = 2
+
+    def __init__(self, id, mode=-1, pull=-1, value=None):
+        self.id = id
+        if value is not None:
+            pins[id] = value
+        elif pull == Pin.PULL_UP:
+            pins.setdefault(id, 1)
+        else:
+            pins.setdefault(id, 0)
+
+    def __call__(self, value=None):
+        if value is None:
+            return pins[self.id]
+        pins[self.id] = 1 if value else 0
+
+    value = __call__
+    on = lambda self: self(1)  # noqa: E731
+    off = lambda self: self(0)  # noqa: E731
+
+
+def _bits(numbers):
+    v = 0
+    for i in range(len(numbers)):
+        v |= pins.get(numbers[i], 0) << i
+    return v
+
+
+class ADC:
+    ATTN_0DB = 0
+    ATTN_11DB = 3
+
+    def __init__(self, pin, atten=None):
+        self.pin = pin
+
+    def atten(self, value):
+        pass
+
+    def read_u16(self):
+        if not pins.get(spec["group_enable"], 0):
+            return 0  # every multiplexer off: the ADC pin floats low
+        group = _bits(spec["group_select"])
+        channel = group * 16 + _bits(spec["mux_select"])
+        return world.reading(channel)
+
+
+def reset():
+    raise SystemExit("reset")
+
+
+def idle():
+    pass
+
+
+board_file = boardfile

@@ -1,0 +1,154 @@
+"""The simulated board: the real firmware, from a real LittleFS image, on simulated hardware.
+
+    micropython run.py FLASH_IMAGE
+
+Runs under the MicroPython unix port. The firmware files are read from the flash
+image, as on a board; this folder adds only the simulated `machine` and `neopixel`
+modules, the world of dice and the flash chip. The simulator drives it with one JSON
+command per line on stdin and gets one JSON reply per line on stdout (see
+doce_host/sim/__init__.py for the commands). Time is simulated: each scan advances
+the clock by the scan period, so every run is repeatable.
+"""
+
+import gc
+import json
+import os
+import sys
+
+HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+sys.path.insert(0, HERE)
+
+import flash  # noqa: E402
+
+chip = flash.mount(sys.argv[1])
+os.chdir("/flash")
+sys.path.insert(1, "/flash")
+
+import machine  # noqa: E402
+import micropython  # noqa: E402
+import neopixel  # noqa: E402
+from doce import board as boardfile  # noqa: E402
+from doce import esp32  # noqa: E402
+from doce.game import PLAYER_NAMES, parse_square, square_name  # noqa: E402
+from world import World  # noqa: E402
+
+board = boardfile.load()
+world = machine.attach(World(board), board)
+events = []
+clock = [0]
+app = None
+
+
+def reply(**fields):
+    fields["events"] = events[:]
+    del events[:]
+    sys.stdout.write(json.dumps(fields))
+    sys.stdout.write("\n")
+
+
+def square(cmd, key="cell"):
+    sq = parse_square(app.controller.game.tables, cmd[key])
+    if sq is None:
+        raise ValueError("no square %r" % cmd[key])
+    return sq
+
+
+def run_scans(n):
+    period = board.scan_period_ms
+    for _ in range(n):
+        clock[0] += period
+        app.step(clock[0])
+
+
+def leds():
+    strip = neopixel.strips[0]
+    return [[strip.sent[i * 3 + 1], strip.sent[i * 3], strip.sent[i * 3 + 2]] for i in range(strip.n)]
+
+
+def state():
+    c = app.controller
+    g = c.game
+    t = g.tables
+    return {
+        "mode": c.mode, "round": g.round, "to_move": PLAYER_NAMES[g.to_move],
+        "board": list(g.board), "settled": list(app.scanner.settled), "reading": list(app.scanner.reading),
+        "problems": {square_name(t, sq): p for sq, p in enumerate(c.problems) if p},
+        "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
+        "zone": [square_name(t, sq) for sq in g.no_play_zone(g.to_move)],
+        "writes": neopixel.strips[0].writes, "flash_operations": chip.operations,
+    }
+
+
+def idle_allocation(scans):
+    """Bytes allocated by `scans` scans of an unchanging board (micropython.mem_total)."""
+    run_scans(board.debounce_scans + board.quiet_wait_scans)  # let everything settle
+    gc.collect()
+    before = micropython.mem_total()
+    run_scans(scans)
+    return micropython.mem_total() - before
+
+
+def handle(cmd):
+    do = cmd["do"]
+    if do == "run":
+        run_scans(cmd.get("scans", 1))
+        return {}
+    if do == "place":
+        world.place(square(cmd), cmd["piece"], cmd.get("turn", 0))
+    elif do == "lift":
+        world.lift(square(cmd))
+    elif do == "tilt":
+        world.tilt(square(cmd), cmd.get("strength", 4))
+    elif do == "settle":
+        world.settle(square(cmd))
+    elif do == "slide":
+        for frame in world.slide_frames(square(cmd, "from"), square(cmd, "to")):
+            frame()
+            run_scans(cmd.get("scans_per_frame", 1))
+    elif do == "pass_over":
+        world.pass_over(square(cmd), cmd.get("strength", 3))
+    elif do == "clear_stray":
+        world.clear_stray()
+    elif do == "noise":
+        world.noise = cmd["level"]
+    elif do == "leds":
+        return {"leds": leds()}
+    elif do == "state":
+        return {"state": state()}
+    elif do == "new_match":
+        app.controller.new_match(PLAYER_NAMES.index(cmd.get("first", "white")))
+    elif do == "calibrate":
+        return {"error": app.calibrate(cmd.get("scans", 32))}
+    elif do == "cut_power":
+        chip.cut_after(cmd["after"], cmd.get("torn", True))
+    elif do == "idle_allocation":
+        return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "heap":
+        gc.collect()
+        return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak()}
+    else:
+        raise ValueError("unknown command %r" % do)
+    return {}
+
+
+def main():
+    global app
+    try:
+        app = esp32.build(emit=events.append)
+        reply(ready=True)
+        while True:
+            line = sys.stdin.readline()
+            if not line:
+                break
+            try:
+                result = handle(json.loads(line))
+            except (ValueError, KeyError, TypeError) as e:
+                reply(error="%s: %s" % (type(e).__name__, e))
+                continue
+            reply(**result)
+    except flash.PowerCut as e:
+        reply(power_cut=str(e))
+        sys.exit(3)
+
+
+main()
