@@ -56,6 +56,7 @@ class Controller:
         self._clear_problems()
         self.emit({"event": "new_match", "first": PLAYER_NAMES[first]})
         self.changed = True
+        self.reconcile(self.physical)  # the board may be clear already
 
     def commit(self):
         """Write the journal records owed. Returns an error note, or None."""

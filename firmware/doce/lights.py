@@ -28,6 +28,7 @@ VERMILLION = (213, 94, 0)
 OFF = (0, 0, 0)
 
 DIM, NORMAL, BRIGHT = 2, 5, 8  # levels out of 8
+PULSE = b"\x02\x03\x05\x07\x08\x07\x05\x03"  # levels of one pulse
 BLINK_MS = 250
 PULSE_MS = 60  # one pulse step
 
@@ -59,8 +60,7 @@ class Lights:
         pal = self.palette
         mode = controller.mode
         blink_on = (now_ms // BLINK_MS) % 2 == 0
-        pulse = now_ms // PULSE_MS % 8
-        pulse = 2 + (pulse if pulse < 4 else 8 - pulse) * 2  # 2..8..2
+        pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
         ended = game.rounds[-1] if game.round_over and game.rounds else None
         self.animated = mode in (CORRECTING, MATCH_OVER) or ended is not None
         zone_of = game.to_move if mode != MATCH_OVER and ended is None else None

@@ -19,6 +19,7 @@ from .. import image
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
 HEAP = "112K"  # an ESP32_GENERIC heap once grown
+_images = {}  # rules name -> a fresh image, built once per process
 
 
 class SimError(RuntimeError):
@@ -33,9 +34,14 @@ class SimBoard:
         self.folder = Path(folder or self._tmp.name)
         self.flash = self.folder / "flash.img"
         if not self.flash.exists():
-            self.flash.write_bytes(image.build(image.app_files(rules)))
+            if rules not in _images:
+                _images[rules] = image.build(image.app_files(rules))
+            self.flash.write_bytes(_images[rules])
         self.heap = heap
         self.events = []
+        self.power_was_cut = False
+        self.console = []  # what the device printed besides replies
+        self.pieces = {}  # the dice on the table: they stay put through a power cut
         self.process = None
         spec = json.loads(BOARD_FILE.read_text())
         self.led_of = spec["leds"]["squares"]
@@ -49,13 +55,20 @@ class SimBoard:
             [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self._read()
+        for cell, (piece, turn) in self.pieces.items():
+            self.command(do="place", cell=cell, piece=piece, turn=turn)
 
     def _read(self):
-        line = self.process.stdout.readline()
-        if not line:
-            err = self.process.stderr.read()
-            self.process.wait()
-            raise SimError("the simulated board stopped: %s" % err.strip()[-2000:])
+        """The next reply. Anything else the device prints (a traceback) is kept in .console."""
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                err = self.process.stderr.read()
+                self.process.wait()
+                raise SimError("the simulated board stopped:\n%s%s" % ("".join(self.console[-40:]), err))
+            if line.startswith("{"):
+                break
+            self.console.append(line)
         reply = json.loads(line)
         self.events.extend(reply.pop("events", []))
         return reply
@@ -68,17 +81,26 @@ class SimBoard:
             raise SimError(reply["error"])
         if "power_cut" in reply:
             self.process.wait()
+            self.power_was_cut = True
         return reply
 
+    @property
+    def alive(self):
+        return self.process is not None and self.process.poll() is None
+
     def restart(self):
-        """Power on again (after cut_power, or a plain reset)."""
+        """Power on again (after cut_power, or a plain reset). The dice stay where they are."""
         self.stop()
+        self.power_was_cut = False
         self.start()
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.stdin.close()
-            self.process.wait(timeout=30)
+        if self.process:
+            if self.process.poll() is None:
+                self.process.stdin.close()
+                self.process.wait(timeout=30)
+            self.process.stdout.close()
+            self.process.stderr.close()
         self.process = None
 
     def close(self):
@@ -104,19 +126,31 @@ class SimBoard:
 
     def place(self, cell, piece, turn=0, settle=True):
         """Put a die down flat: piece is 'white 4', 'black 1' or 'blocker'."""
+        self.pieces[cell] = (piece, turn)
         self.command(do="place", cell=cell, piece=piece, turn=turn)
         return self.settle() if settle else None
 
     def lift(self, cell, settle=True):
+        self.pieces.pop(cell, None)
         self.command(do="lift", cell=cell)
         return self.settle() if settle else None
 
-    def tilt(self, cell, strength=4):
+    def tilt(self, cell, strength=3):
+        """Leave the die on `cell` tilted: its magnets read strength/8 of flat."""
         return self.command(do="tilt", cell=cell, strength=strength)
 
-    def slide(self, start, end, scans_per_frame=1):
-        return self.command(do="slide", **{"from": start, "to": end, "scans_per_frame": scans_per_frame})
+    def turn(self, cell, face, scans_in_hand=3):
+        """Pick the die on `cell` up a little, turn it to `face`, put it back."""
+        colour = self.pieces[cell][0].split()[0]
+        self.tilt(cell, 3)
+        self.run(scans_in_hand)
+        return self.place(cell, "%s %d" % (colour, face), self.pieces[cell][1] + 1)
 
+    def slide(self, start, end, scans_per_frame=1):
+        """Slide the die on `start` across to `end`, through the readings in between."""
+        self.pieces[end] = self.pieces.pop(start)
+        self.command(do="slide", **{"from": start, "to": end, "scans_per_frame": scans_per_frame})
+        return self.settle()
     def cut_power(self, after=1, torn=True):
         """The power goes during the `after`-th flash write from now."""
         return self.command(do="cut_power", after=after, torn=torn)

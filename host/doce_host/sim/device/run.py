@@ -98,7 +98,7 @@ def handle(cmd):
     elif do == "lift":
         world.lift(square(cmd))
     elif do == "tilt":
-        world.tilt(square(cmd), cmd.get("strength", 4))
+        world.tilt(square(cmd), cmd.get("strength", 3))
     elif do == "settle":
         world.settle(square(cmd))
     elif do == "slide":

@@ -61,7 +61,7 @@ class World:
         self.pieces.pop(square, None)
         self._set(square, None, 0, 8)
 
-    def tilt(self, square, strength=4):
+    def tilt(self, square, strength=3):
         """The die on `square` left tilted or half off: its magnets read strength/8."""
         name, turn = self.pieces[square]
         self._set(square, name, turn, strength)

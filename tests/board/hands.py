@@ -1,0 +1,42 @@
+"""What a player's eyes and hands do at the board, for the board tests."""
+
+from doce.lights import BLUE, PURPLE, VERMILLION, YELLOW
+
+NAMED = {"yellow": YELLOW, "blue": BLUE, "purple": PURPLE, "vermillion": VERMILLION}
+
+
+def looks(rgb):
+    """What a player would call this light: off, or the nearest palette colour by hue."""
+    if max(rgb) == 0:
+        return "off"
+
+    def distance(name):
+        ref = NAMED[name]
+        scale = max(rgb) / max(ref)
+        return sum((a - b * scale) ** 2 for a, b in zip(rgb, ref))
+    return min(NAMED, key=distance)
+
+
+def light(sim, cell):
+    return sim.leds()[sim.led(cell)]
+
+
+def blink(sim, cell, scans=130):
+    """What the light under `cell` shows over about a second, as a set of names."""
+    seen = set()
+    for _ in range(scans // 10):
+        sim.run(10)
+        seen.add(looks(light(sim, cell)))
+    return seen
+
+
+def events(sim, kind=None):
+    taken = sim.take_events()
+    return [e for e in taken if kind is None or e["event"] == kind]
+
+
+def play(sim, moves):
+    """Put each recorded move's piece on the board, as a player would."""
+    for m in moves:
+        piece = "blocker" if m.get("blocker") else "%s %d" % (m["player"], m["value"])
+        sim.place(m["cell"], piece)

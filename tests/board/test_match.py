@@ -1,0 +1,101 @@
+"""Round ends, match ends, and a whole match played through the sensors."""
+
+from casebook import expand
+from doce.game import BLACK, WHITE, Game
+from doce.referee import referee
+from doce_host.rules import load_tables
+from hands import blink, events, light, looks, play
+
+SWAP = {"W": "B", "B": "W"}
+
+
+def moves(*short):
+    return [expand(m) for m in short]
+
+
+def swapped(*short):
+    """The same moves with the colours exchanged (for a round black opens)."""
+    return moves(*[SWAP[m[0]] + m[1:] for m in short])
+
+
+ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
+FOR_BOTH = ("W b1 3", "B a2 3", "W d1 3", "B a4 3", "W e4 1", "B e5 1", "W c1 3", "B a3 3", "W e2 1", "B a1 3")
+BLOCKER_USED = ("W a1 2", "B a5 1", "W e1 b", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
+MATCH = [moves(*ALL_OWN), swapped(*ALL_OWN), moves(*FOR_BOTH), swapped(*BLOCKER_USED)]
+
+
+def clear(sim):
+    for cell in list(sim.pieces):
+        sim.lift(cell)
+
+
+def test_a_won_round_lights_the_line_and_waits_for_a_clear_board(sim):
+    play(sim, moves(*ALL_OWN))
+    end = events(sim, "round_end")
+    assert end == [{"event": "round_end", "round": 1, "result": "white", "reason": "line",
+                    "lines": [["a1", "b1", "c1", "d1"]], "points": {"white": 35, "black": 0}}]
+    assert sim.state()["mode"] == "clearing"
+    # The winning line pulses in white's colour: the same hue, changing brightness.
+    frames = set()
+    for _ in range(8):
+        sim.run(7)
+        frames.add(light(sim, "b1"))
+    assert {looks(f) for f in frames} == {"yellow"} and len(frames) > 2
+    assert looks(light(sim, "e3")) == "yellow" and light(sim, "e3") not in frames  # steady, not on the line
+    sim.lift("a1")
+    sim.lift("b1")
+    assert sim.state()["round"] == 1 and events(sim, "illegal") == []  # clearing is not an error
+    clear(sim)
+    assert events(sim, "round_start") == [{"event": "round_start", "round": 2, "first": "black"}]
+    sim.place("c3", "white 1")
+    assert events(sim, "illegal")[0]["reason"] == "not_your_turn"  # black opens round 2
+
+
+def test_a_double_line_lights_both_lines_in_their_colours(sim):
+    play(sim, moves(*FOR_BOTH))
+    assert events(sim, "round_end")[0]["reason"] == "double_line"
+    seen = {cell: set() for cell in ("b1", "a2", "a1")}
+    for _ in range(8):
+        sim.run(7)
+        for cell in seen:
+            seen[cell].add(looks(light(sim, cell)))
+    assert seen["b1"] == {"yellow"} and seen["a2"] == {"blue"}
+
+
+def test_a_whole_match_through_the_sensors_scores_as_the_referee_does(sim):
+    recorded = [m for round_moves in MATCH for m in round_moves]
+    expected = [e for e in referee(Game(load_tables("standard"), WHITE), recorded) if "move" not in e]
+    got = []
+    for number, round_moves in enumerate(MATCH, 1):
+        play(sim, round_moves)
+        got += [e for e in events(sim) if e["event"] in ("round_end", "match_end")]
+        if number < 4:
+            clear(sim)
+    for e in got:
+        e.pop("event")
+    assert got == expected
+    assert expected[-1] == {"match": {"white": 35 + 7, "black": 35 + 7 + 29, "winner": "black"}}
+    assert sim.state()["mode"] == "match_over"
+
+
+def test_the_winner_shows_until_a_new_match(sim):
+    for number, round_moves in enumerate(MATCH, 1):
+        play(sim, round_moves)
+        clear(sim)
+    events(sim)
+    sim.run(300)  # a long while after
+    assert blink(sim, "c3") == {"blue"}  # black won: every square in black's colour
+    assert events(sim, "round_start") == []
+    sim.command(do="new_match", first="white")
+    sim.run(5)
+    assert events(sim, "round_start") == [{"event": "round_start", "round": 1, "first": "white"}]
+    state = sim.state()
+    assert state["mode"] == "playing" and state["board"] == [0] * 25 and state["scores"] == []
+    sim.restart()  # the new match is what the journal holds
+    sim.settle()
+    assert sim.state()["scores"] == [] and sim.state()["mode"] == "playing"
+
+
+def test_black_can_open_a_match():
+    game = Game(load_tables("standard"), BLACK)
+    assert game.to_move == BLACK

@@ -1,0 +1,138 @@
+"""Every physical situation of a game, on the real firmware in the MicroPython unix port."""
+
+from casebook import expand
+from hands import blink, events, light, looks, play
+
+
+def moves(*short):
+    return [expand(m) for m in short]
+
+
+def test_a_legal_die_is_accepted_and_lit(sim):
+    sim.place("c3", "white 4")
+    assert events(sim, "placed") == [{"event": "placed", "player": "white", "cell": "c3", "value": 4}]
+    leds = sim.leds()
+    assert looks(leds[sim.led("c3")]) == "yellow"  # white's last die
+    assert [looks(leds[i]) for i in (25, 26, 27)] == ["blue"] * 3  # black to move
+    assert [looks(leds[i]) for i in (28, 29, 30)] == ["off"] * 3
+    sim.place("a1", "black 2")
+    leds = sim.leds()
+    # White to move: white's no-play zone around c3 is lit, and both markers.
+    assert {looks(leds[sim.led(c)]) for c in ("b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4")} == {"purple"}
+    assert looks(leds[sim.led("a1")]) == "blue" and looks(leds[sim.led("e5")]) == "off"
+    assert sum(leds[sim.led("c3")]) > sum(leds[sim.led("a1")]) * 0  # both lit
+    state = sim.state()
+    assert state["mode"] == "playing" and state["to_move"] == "white"
+
+
+def test_the_marker_is_brighter_than_older_dice(sim):
+    play(sim, moves("W c3 4", "B a1 2", "W e5 1"))
+    leds = sim.leds()
+    assert looks(leds[sim.led("c3")]) == looks(leds[sim.led("e5")]) == "yellow"
+    assert sum(leds[sim.led("e5")]) > sum(leds[sim.led("c3")])
+
+
+def test_a_blocker_then_a_die_in_one_turn(sim):
+    play(sim, moves("W c3 4", "B c4 b"))
+    assert events(sim, "placed")[-1] == {"event": "placed", "player": "black", "cell": "c4", "blocker": True}
+    assert sim.state()["to_move"] == "black"  # the blocker's player still owes a die
+    sim.place("a1", "black 3")
+    assert sim.state()["to_move"] == "white"
+
+
+def test_a_die_in_the_players_own_zone(sim):
+    play(sim, moves("W c3 4", "B a1 2"))
+    events(sim)
+    sim.place("d4", "white 1")
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "no_play_zone", "cells": ["d4"]}]
+    assert sim.state()["problems"] == {"d4": "no_play_zone"}
+    assert blink(sim, "d4") == {"vermillion", "off"}
+    sim.lift("d4")
+    assert events(sim, "corrected")
+    assert sim.state()["mode"] == "playing" and looks(light(sim, "d4")) == "purple"
+    sim.place("e1", "white 1")
+    assert events(sim, "placed")[-1]["cell"] == "e1"
+
+
+def test_a_die_of_the_wrong_colour(sim):
+    sim.place("c3", "black 4")
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "not_your_turn", "cells": ["c3"]}]
+    assert sim.state()["board"] == [0] * 25  # nothing counted
+    sim.lift("c3")
+    sim.place("c3", "white 4")
+    assert [e["event"] for e in events(sim)] == ["corrected", "placed"]
+
+
+def test_two_dice_at_once(sim):
+    sim.place("c3", "white 4", settle=False)
+    sim.place("a1", "white 2", settle=False)
+    sim.settle()
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "two_at_once", "cells": ["a1", "c3"]}]
+    assert blink(sim, "a1") == blink(sim, "c3") == {"vermillion", "off"}
+    sim.lift("a1")  # the other one stands: it is a legal play
+    assert [e["event"] for e in events(sim)] == ["corrected", "placed"]
+    assert sim.state()["board"][12] != 0 and sim.state()["board"][0] == 0
+
+
+def test_a_die_lifted_and_put_back(sim):
+    play(sim, moves("W c3 4", "B a1 2"))
+    events(sim)
+    sim.lift("c3")
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "lifted", "cells": ["c3"]}]
+    assert blink(sim, "c3") == {"yellow", "off"}  # where white's die belongs
+    sim.place("c3", "white 4", turn=3)  # any rotation reads the same
+    assert [e["event"] for e in events(sim)] == ["corrected"]
+    assert sim.state()["to_move"] == "white"
+
+
+def test_a_die_moved(sim):
+    play(sim, moves("W c3 4", "B a1 2"))
+    events(sim)
+    sim.slide("c3", "c4")
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "moved", "cells": ["c3", "c4"]}]
+    assert blink(sim, "c3") == {"yellow", "off"} and blink(sim, "c4") == {"vermillion", "off"}
+    sim.slide("c4", "c3")
+    assert [e["event"] for e in events(sim)] == ["corrected"]
+
+
+def test_a_die_turned_to_another_face(sim):
+    play(sim, moves("W c3 4", "B a1 2"))
+    events(sim)
+    sim.turn("c3", 5)
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "turned", "cells": ["c3"]}]
+    sim.turn("c3", 4)
+    assert [e["event"] for e in events(sim)] == ["corrected"]
+    assert sim.state()["board"][12] == 0x14  # still white 4, counted once
+
+
+def test_a_second_blocker(sim):
+    play(sim, moves("W a1 b", "W c3 4", "B e5 1"))
+    events(sim)
+    sim.place("e1", "blocker")
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "no_blocker", "cells": ["e1"]}]
+
+
+def test_a_die_left_tilted_is_unreadable_not_a_wrong_die(sim):
+    sim.place("c3", "white 4")
+    events(sim)
+    sim.tilt("c3", 3)  # 3/8 of the field: between the thresholds
+    sim.run(5)
+    assert events(sim) == []  # a die being handled is not an error yet
+    sim.run(40)
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "unreadable", "cells": ["c3"]}]
+    sim.command(do="settle", cell="c3")
+    sim.settle()
+    assert [e["event"] for e in events(sim)] == ["corrected"]
+
+
+def test_nothing_is_counted_twice_after_corrections(sim):
+    play(sim, moves("W c3 4", "B a1 2"))
+    sim.lift("c3")
+    sim.place("c3", "white 4")
+    sim.lift("a1")
+    sim.place("a1", "black 2")
+    state = sim.state()
+    assert state["mode"] == "playing" and state["to_move"] == "white"
+    sim.restart()  # the journal holds each play once
+    sim.settle()
+    assert sim.state()["board"] == state["board"] and sim.state()["to_move"] == "white"
