@@ -6,6 +6,7 @@ same for `debounce_scans` scans in a row (an UNSETTLED reading needs
 `quiet_wait_scans`, so a die being placed slowly does not flash an error). When
 squares have changed and the board is quiet again, scan() returns True and the
 settled board is handed on whole, so two dice put down together arrive together.
+After boot, the first settled board is handed on even if it is empty.
 
 A scan allocates nothing.
 """
@@ -23,7 +24,7 @@ class Scanner:
         self.candidate = bytearray(n)
         self.count = bytearray(n)
         self.settled = bytearray(n)  # the board as it has settled
-        self.pending = False  # settled changes not yet handed on
+        self.pending = True  # settled changes not yet handed on; at boot, the whole board
         self.waited = 0
         self.scans = 0
 
@@ -70,7 +71,7 @@ class Scanner:
         self.scans += 1
         if not self.pending:
             return False
-        if busy and self.waited < slow:
+        if (busy or self.scans < steady) and self.waited < slow:
             self.waited += 1
             return False
         self.pending = False

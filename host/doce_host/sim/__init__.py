@@ -32,6 +32,7 @@ class SimBoard:
     def __init__(self, folder=None, rules="standard", heap=HEAP):
         self._tmp = None if folder else tempfile.TemporaryDirectory(prefix="doce-sim-")
         self.folder = Path(folder or self._tmp.name)
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.flash = self.folder / "flash.img"
         if not self.flash.exists():
             if rules not in _images:
