@@ -20,14 +20,15 @@ from .game import BLACK, BLOCKER, EMPTY, WHITE, die
 UNSETTLED = 0xFF  # a reading that matches no code: a die in motion, tilted, half on
 SENSORS_PER_SQUARE = 5
 TRITS = {"0": 0, "+": 1, "-": 2}
-CODES = 3 ** SENSORS_PER_SQUARE  # 243 possible readings of one square
+BETWEEN = 3  # a sensor reading between the thresholds: neither a magnet nor none
+CODES = 4 ** SENSORS_PER_SQUARE  # every reading of one square, BETWEEN included
 
 
 def key(trits):
-    """The reading C, N, E, S, W (each 0, 1 for '+' or 2 for '-') as one number."""
+    """The reading C, N, E, S, W (each 0, 1 '+', 2 '-' or 3 BETWEEN) as one number."""
     k = 0
     for t in trits:
-        k = k * 3 + t
+        k = k * 4 + t
     return k
 
 
@@ -40,9 +41,11 @@ def piece(name):
 
 
 def decode_table(codes):
-    """bytearray(243): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError."""
-    table = bytearray([UNSETTLED] * CODES)
-    table[0] = EMPTY
+    """bytearray(1024): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError."""
+    table = bytearray(CODES)  # filled in place: a list of 1024 would cost 4-8 KB of heap
+    for k in range(CODES):
+        table[k] = UNSETTLED
+    table[0] = EMPTY  # no magnet under any sensor
     for code, name in codes.items():
         if len(code) != SENSORS_PER_SQUARE or any(c not in TRITS for c in code):
             raise ValueError("board file: die code %r is not 5 of + - 0" % code)

@@ -1,4 +1,4 @@
-"""Per-sensor baselines and per-square thresholds, measured on an empty board.
+"""Per-sensor baselines and thresholds, measured on an empty board.
 
 Stored on the board as calibration.json; without one, the board file's nominal
 values apply. `measure` re-runs calibration (the board must be empty).
@@ -21,8 +21,8 @@ class Calibration:
     def __init__(self, board):
         self.board = board
         self.baseline = array("H", [board.baseline] * board.channels)
-        self.absent_below = array("H", [board.absent_below] * board.squares)
-        self.present_above = array("H", [board.present_above] * board.squares)
+        self.absent_below = array("H", [board.absent_below] * board.channels)
+        self.present_above = array("H", [board.present_above] * board.channels)
         self.measured = False
 
     def load(self, path=PATH):
@@ -68,19 +68,19 @@ def measure(sensors, board, scans=32):
             high[ch] = max(high[ch], v)
     cal = Calibration(board)
     for sq in range(board.squares):
-        worst_noise = 0
         for i in range(SENSORS_PER_SQUARE):
             ch = board.square_channels[sq * SENSORS_PER_SQUARE + i]
             mean = total[ch] // scans
             if abs(mean - board.baseline) >= board.absent_below:
                 raise CalibrationError("square %s is not empty, or its %s sensor is faulty"
                                        % (name_of(board, sq), "CNESW"[i]))
+            noise = high[ch] - low[ch]
+            absent = max(board.absent_below, 3 * noise)
+            if absent >= board.present_above:
+                raise CalibrationError("square %s is too noisy to read (%s sensor: %d counts)"
+                                       % (name_of(board, sq), "CNESW"[i], noise))
             cal.baseline[ch] = mean
-            worst_noise = max(worst_noise, high[ch] - low[ch])
-        absent = max(board.absent_below, 3 * worst_noise)
-        if absent >= board.present_above:
-            raise CalibrationError("square %s is too noisy to read (%d counts)" % (name_of(board, sq), worst_noise))
-        cal.absent_below[sq] = absent
+            cal.absent_below[ch] = absent
     cal.measured = True
     return cal
 

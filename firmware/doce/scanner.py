@@ -11,14 +11,18 @@ After boot, the first settled board is handed on even if it is empty.
 A scan allocates nothing.
 """
 
-from .board import SENSORS_PER_SQUARE, UNSETTLED
+from .board import BETWEEN, SENSORS_PER_SQUARE, UNSETTLED
 
 
 class Scanner:
     def __init__(self, sensors, board, calibration):
         self.sensors = sensors
         self.board = board
-        self.calibration = calibration
+        # The calibration's arrays, held directly: recalibrating updates them in place.
+        self.baseline = calibration.baseline
+        self.absent_below = calibration.absent_below
+        self.present_above = calibration.present_above
+        self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN
         n = board.squares
         self.reading = bytearray(n)  # this scan's decoded squares, for diagnostics
         self.candidate = bytearray(n)
@@ -30,50 +34,60 @@ class Scanner:
 
     def scan(self):
         """Read the board once. True when settled changes are ready to hand on."""
-        raw = self.sensors.read()
-        b = self.board
-        cal = self.calibration
-        channels = b.square_channels
-        baseline = cal.baseline
-        decode = b.decode
-        steady = b.debounce_scans
-        slow = b.quiet_wait_scans
+        self._classify(self.sensors.read())
         busy = 0
-        for sq in range(b.squares):
-            absent = cal.absent_below[sq]
-            present = cal.present_above[sq]
-            k = 0
-            first = sq * SENSORS_PER_SQUARE
-            for i in range(first, first + SENSORS_PER_SQUARE):
-                ch = channels[i]
-                d = raw[ch] - baseline[ch]
-                if d >= present:
-                    k = k * 3 + 1
-                elif d <= -present:
-                    k = k * 3 + 2
-                elif -absent < d < absent:
-                    k = k * 3
-                else:
-                    k = -1  # between the thresholds: neither magnet nor none
-                    break
-            piece = UNSETTLED if k < 0 else decode[k]
-            self.reading[sq] = piece
-            if piece != self.candidate[sq]:
-                self.candidate[sq] = piece
-                self.count[sq] = 1
-            elif self.count[sq] < 255:
-                self.count[sq] += 1
-            if piece != self.settled[sq] and self.count[sq] >= (slow if piece == UNSETTLED else steady):
-                self.settled[sq] = piece
-                self.pending = True
-            if self.candidate[sq] != self.settled[sq]:
-                busy += 1
+        for sq in range(self.board.squares):
+            piece = self._decode(sq)
+            busy += self._debounce(sq, piece)
         self.scans += 1
         if not self.pending:
             return False
-        if (busy or self.scans < steady) and self.waited < slow:
+        if (busy or self.scans < self.board.debounce_scans) and self.waited < self.board.quiet_wait_scans:
             self.waited += 1
             return False
         self.pending = False
         self.waited = 0
         return True
+
+    # The functions below are small on purpose: MicroPython keeps a frame of up to
+    # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
+    # at every call.
+    def _classify(self, raw):
+        """Each sensor against its thresholds: a south pole, a north pole, none, or between."""
+        for ch in range(len(raw)):
+            d = raw[ch] - self.baseline[ch]
+            t = 1
+            if d < 0:
+                d = -d
+                t = 2
+            if d < self.absent_below[ch]:
+                t = 0
+            elif d < self.present_above[ch]:
+                t = BETWEEN
+            self.trits[ch] = t
+
+    def _decode(self, sq):
+        """The piece square `sq` reads as: its five sensors, looked up in the die code."""
+        c = self.board.square_channels
+        t = self.trits
+        i = sq * SENSORS_PER_SQUARE
+        k = t[c[i]]
+        k = k * 4 + t[c[i + 1]]
+        k = k * 4 + t[c[i + 2]]
+        k = k * 4 + t[c[i + 3]]
+        k = k * 4 + t[c[i + 4]]
+        return self.board.decode[k]
+
+    def _debounce(self, sq, piece):
+        """Count `piece` on `sq`; settle it when it has held long enough. 1 if still moving."""
+        self.reading[sq] = piece
+        if piece != self.candidate[sq]:
+            self.candidate[sq] = piece
+            self.count[sq] = 1
+        elif self.count[sq] < 255:
+            self.count[sq] += 1
+        needed = self.board.quiet_wait_scans if piece == UNSETTLED else self.board.debounce_scans
+        if piece != self.settled[sq] and self.count[sq] >= needed:
+            self.settled[sq] = piece
+            self.pending = True
+        return 1 if piece != self.settled[sq] else 0

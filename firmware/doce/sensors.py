@@ -28,21 +28,28 @@ class HallArray:
 
     def read(self):
         """Read every channel into self.raw. Allocates nothing."""
-        raw = self.raw
-        adc = self.adc
-        s0, s1, s2, s3 = self.mux_select
         for group in range(self.groups):
-            self.group_enable(0)
-            for bit in range(len(self.group_select)):
-                self.group_select[bit]((group >> bit) & 1)
-            self.group_enable(1)
-            sleep_us(self.power_on_us)  # the group's sensors power up
-            base = group * self.per_group
-            for i in range(self.per_group):
-                s0(i & 1)
-                s1((i >> 1) & 1)
-                s2((i >> 2) & 1)
-                s3((i >> 3) & 1)
-                raw[base + i] = adc()
+            self._read_group(group)
         self.group_enable(0)
-        return raw
+        return self.raw
+
+    # The hot loops stay in small functions: MicroPython keeps a frame of at most
+    # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
+    # at every call.
+    def _read_group(self, group):
+        self.group_enable(0)
+        for bit in range(len(self.group_select)):
+            self.group_select[bit]((group >> bit) & 1)
+        self.group_enable(1)
+        sleep_us(self.power_on_us)  # the group's sensors power up
+        self._read_inputs(group * self.per_group)
+
+    def _read_inputs(self, base):
+        raw = self.raw
+        mux = self.mux_select
+        for i in range(self.per_group):
+            mux[0](i & 1)
+            mux[1]((i >> 1) & 1)
+            mux[2]((i >> 2) & 1)
+            mux[3](i >> 3)
+            raw[base + i] = self.adc()

@@ -1,0 +1,57 @@
+"""The die code in the board file: every piece reads the same in any rotation, and a
+lost or stray magnet never reads as another piece."""
+
+import itertools
+import json
+
+import pytest
+
+from doce.board import CODES, TRITS, UNSETTLED, decode_table, key, piece
+from doce.game import BLOCKER, EMPTY
+from doce_host.paths import BOARD_FILE
+
+SPEC = json.loads(BOARD_FILE.read_text())
+TABLE = decode_table(SPEC["dice"])
+PIECES = {name: piece(name) for name in SPEC["dice"].values()}
+
+
+def rotations(code):
+    trits = [TRITS[c] for c in code]
+    return [[trits[0]] + trits[1:][t:] + trits[1:][:t] for t in range(4)]
+
+
+def test_every_piece_has_a_code():
+    names = sorted(SPEC["dice"].values())
+    assert names == sorted(["blocker"] + ["%s %d" % (c, f) for c in ("white", "black") for f in range(1, 7)])
+
+
+@pytest.mark.parametrize("code, name", sorted(SPEC["dice"].items()))
+def test_a_piece_reads_the_same_in_all_four_rotations(code, name):
+    assert {TABLE[key(r)] for r in rotations(code)} == {PIECES[name]}
+
+
+def test_only_codes_and_empty_decode_to_a_piece():
+    readings = {TABLE[k] for k in range(CODES)}
+    assert readings == set(PIECES.values()) | {EMPTY, UNSETTLED}
+    readable = {key(r) for code in SPEC["dice"] for r in rotations(code)} | {0}
+    assert {k for k in range(CODES) if TABLE[k] != UNSETTLED} == readable
+
+
+@pytest.mark.parametrize("code", sorted(SPEC["dice"]))
+def test_a_lost_or_stray_magnet_reads_unsettled(code):
+    trits = [TRITS[c] for c in code]
+    for i, value in itertools.product(range(5), range(3)):
+        if value == trits[i]:
+            continue
+        changed = trits[:i] + [value] + trits[i + 1:]
+        magnets = sum(t != 0 for t in changed)
+        if magnets != sum(t != 0 for t in trits):  # a magnet lost, or one more than the die has
+            assert TABLE[key(changed)] == UNSETTLED, (code, changed)
+
+
+def test_a_code_that_is_another_turned_is_refused():
+    with pytest.raises(ValueError, match="another code turned"):
+        decode_table({"+++00": "white 1", "+0++0": "white 2"})
+    with pytest.raises(ValueError, match="not 5 of"):
+        decode_table({"++x00": "white 1"})
+    assert piece("blocker") == BLOCKER

@@ -1,0 +1,29 @@
+"""What the strip receives, and the power it may draw."""
+
+import json
+
+from doce.board import Board
+from doce.lights import Lights
+from doce_host.paths import BOARD_FILE
+from hands import looks
+
+SPEC = json.loads(BOARD_FILE.read_text())
+
+
+def test_the_brightest_picture_stays_within_the_led_power_budget():
+    board = Board(SPEC)
+    lights = Lights({}, lambda: None, board, brightness=1.0)
+    p = SPEC["power"]
+    brightest = max(sum(c) for colours in lights.palette for c in colours)
+    worst_ma = board.led_count * brightest * p["led_ma_per_channel"] / 255
+    assert worst_ma <= p["led_budget_ma"]
+    lights.set_brightness(5.0)  # out of range: held at the cap
+    assert max(sum(c) for colours in lights.palette for c in colours) == brightest
+
+
+def test_the_strip_receives_grb_bytes(sim):
+    sim.place("c3", "white 4")
+    raw = sim.command(do="leds")["leds"][sim.led("c3")]  # decoded from the GRB bytes sent
+    assert looks(tuple(raw)) == "yellow" and raw[0] > raw[2]
+    state = sim.state()
+    assert state["writes"] >= 2  # drawn at boot, and after the play

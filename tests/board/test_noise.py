@@ -1,0 +1,43 @@
+"""Noise, flicker, hands passing over and dice being handled: no false action, ever."""
+
+import random
+
+from hands import events, play
+from casebook import expand
+
+
+def test_a_noise_soak_makes_no_false_action(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2", "W e5 1", "B e1 b", "B b4 6")])
+    before = sim.state()
+    events(sim)
+    sim.command(do="noise", level=1500)  # half the no-magnet threshold, on every read
+    rng = random.Random(2024)
+    empty = [c + r for c in "abcde" for r in "12345" if c + r not in sim.pieces]
+    scans = 0
+    while scans < 3000:
+        what = rng.random()
+        if what < 0.4:  # a hand or a die in the air over an empty square
+            sim.command(do="pass_over", cell=rng.choice(empty), strength=rng.choice([2, 3, 4, 6]))
+            n = rng.randint(1, 2)
+        elif what < 0.8:  # a die on the board knocked or half lifted for a moment
+            cell = rng.choice(sorted(sim.pieces))
+            sim.command(do="tilt", cell=cell, strength=rng.choice([0, 2, 3, 5]))
+            n = rng.randint(1, 2)
+            sim.run(n)
+            sim.command(do="settle", cell=cell)
+        else:
+            n = 0
+        sim.run(n)
+        sim.command(do="clear_stray")
+        sim.run(3)
+        scans += 2 * n + 3
+    sim.run(40)
+    after = sim.state()
+    assert events(sim) == []  # no play, no error
+    assert after["board"] == before["board"] and after["to_move"] == before["to_move"]
+    assert after["mode"] == "playing"
+
+
+def test_an_idle_scan_allocates_nothing(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    assert sim.command(do="idle_allocation", scans=200)["bytes"] == 0
