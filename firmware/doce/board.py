@@ -99,6 +99,10 @@ class Board:
         self.brightness_cap = p["brightness_cap"]
 
 
-def load(path="board.json"):
+def load_spec(path="board.json"):
     with open(path) as f:
-        return Board(json.load(f))
+        return json.load(f)
+
+
+def load(path="board.json"):
+    return Board(load_spec(path))

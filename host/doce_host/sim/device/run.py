@@ -112,7 +112,7 @@ def handle(cmd):
     elif do == "noise":
         world.noise = cmd["level"]
     elif do == "leds":
-        return {"leds": leds()}
+        return {"leds": leds(), "bytes": bytes(neopixel.strips[0].sent).hex()}
     elif do == "state":
         return {"state": state()}
     elif do == "new_match":
