@@ -52,6 +52,93 @@ def smallest_heap(mpy_dir, tables, *args):
     return high
 
 
+def board_figures(mpy):
+    """Issue-3 figures: allocation per idle scan, heap over a match, die-to-light latency."""
+    import shutil
+    from doce_host.paths import BOARD_FILE, SIM_DEVICE
+    from doce_host.sim import SimBoard
+    print("Board firmware (MicroPython unix port, .mpy, standard rules)")
+    with SimBoard() as sim:
+        sim.place("c3", "white 4")
+        idle = sim.command(do="idle_allocation", scans=500)["bytes"]
+    print("  allocated per idle scan: %d bytes (over 500 scans; goal 0)" % (idle // 500))
+    with tempfile.TemporaryDirectory() as work:
+        shutil.copy(BOARD_FILE, os.path.join(work, "board.json"))
+        Path(work, "rules.doct").write_bytes(rules.load_tables("standard").blob)
+        shutil.copy(SIM_DEVICE / "world.py", mpy / "world.py")
+        env = dict(ENV, MICROPYPATH=str(mpy))
+        script = str(ROOT / "bench" / "board.py")
+
+        def board_run(*args, heap="256K", prefix=()):
+            out = subprocess.run([*prefix, micropython_path(), "-X", "heapsize=" + heap, script, *args],
+                                 capture_output=True, text=True, env=env, cwd=work, timeout=900)
+            if out.returncode:
+                raise SystemExit(out.stdout + out.stderr)
+            return out
+        heap = json.loads(board_run("heap").stdout)
+        total = heap["code"] + heap["app"] + heap["match_peak"]
+        print("  heap over a whole match through the sensors, with the journal (goal <= 32 KB):")
+        print("    firmware bytecode (.mpy; 0 when frozen with manifest.py): %6d bytes" % heap["code"])
+        print("    the app's data after boot:                                %6d bytes" % heap["app"])
+        print("    growth during the match, high-water:                      %6d bytes" % heap["match_peak"])
+        print("    live high-water: %d bytes = %.1f KB (%.1f KB without bytecode)"
+              % (total, total / 1024, (total - heap["code"]) / 1024))
+        latency(board_run)
+
+
+def instructions(board_run, *args):
+    out = board_run(*args, prefix=("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"))
+    for line in out.stderr.splitlines():
+        if "Collected" in line:
+            return int(line.split(":")[-1])
+    raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
+
+
+# Assumptions for the ESP32 at 240 MHz, stated so the arithmetic can be checked.
+ESP32_HZ = 240e6
+CYCLES_PER_UNIX_INSTRUCTION = 3.0  # Xtensa runs ~1 instruction/cycle from cache; the same VM
+# compiled for Xtensa takes ~1.5x the x86-64 instructions; x2 for flash-cache misses.
+ADC_CONVERSION_US = 25.0  # one ESP32 ADC1 one-shot conversion, driver included (hardware time)
+LED_US = 30.0  # per WS2812B LED (24 bits at 800 kHz, plus latch), RMT blocking
+
+
+def latency(board_run):
+    import shutil
+    if not shutil.which("valgrind"):
+        print("  latency: valgrind not installed (apt-get install valgrind); skipped")
+        return
+    from doce.board import load as load_board
+    board = load_board(str(Path(__file__).resolve().parent.parent / "hardware" / "board.json"))
+    read_base = instructions(board_run, "reads", "0")
+    reads = (instructions(board_run, "reads", "400") - read_base) / 400
+    base = instructions(board_run, "scans", "0")
+    idle = instructions(board_run, "scans", "400")
+    play = instructions(board_run, "scans", "400", "play")
+    per_scan = (idle - base) / 400  # the scanner and app; the sensors are a ready buffer here
+    placement = play - idle
+    to_us = CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1e6
+    read_cpu = reads * to_us
+    scan_cpu = per_scan * to_us
+    waits = board.groups * board.power_on_us + board.channels * ADC_CONVERSION_US
+    scan = waits + read_cpu + scan_cpu
+    react = placement * to_us
+    leds = board.led_count * LED_US
+    worst = (board.debounce_scans + 1) * scan + react + leds
+    print("  die landing to its light, ESP32 at 240 MHz (goal <= 40 ms):")
+    print("    callgrind, unix port: reading %d sensors %d instructions; deciding an idle scan %d;"
+          % (board.channels, reads, per_scan))
+    print("      a die landing %d more (settle, rules, lights)" % placement)
+    print("    at %.1f ESP32 cycles per instruction: read %.0f us, decide %.0f us, the die's work %.0f us"
+          % (CYCLES_PER_UNIX_INSTRUCTION, read_cpu, scan_cpu, react))
+    print("    one scan = %d groups x %d us power-on + %d conversions x %.0f us + %.0f + %.0f us = %.2f ms"
+          % (board.groups, board.power_on_us, board.channels, ADC_CONVERSION_US, read_cpu, scan_cpu,
+             scan / 1000))
+    print("    worst case = (debounce %d + 1 scan of phase) x %.2f ms + %.2f ms work + %d LEDs x %.0f us"
+          % (board.debounce_scans, scan / 1000, react / 1000, board.led_count, LED_US))
+    print("               = %.1f ms (typical, half a scan of phase: %.1f ms)"
+          % (worst / 1000, (worst - scan / 2) / 1000))
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         tables = os.path.join(tmp, "standard.doct")
@@ -71,6 +158,7 @@ def main():
               % (heap["tables"] + heap["match_peak"], heap["tables"], heap["match_peak"]))
         print("    engine bytecode (.mpy; stays in flash when frozen):  %5d bytes" % heap["code"])
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
+        board_figures(mpy)
 
 if __name__ == "__main__":
     main()

@@ -4,7 +4,7 @@ Hardware comes in through the constructor, so the same App runs on an ESP32
 (doce/esp32.py), on a Linux board (doce/linux.py) and in the simulator.
 """
 
-from .calibration import Calibration, CalibrationError, measure
+from .calibration import TABLES, Calibration, CalibrationError, measure
 from .controller import Controller
 from .game import WHITE, Game
 from .journal import Journal
@@ -23,7 +23,7 @@ def load_rules(path=RULES_PATH):
 
 class App:
     def __init__(self, board, sensors, pixels, show, tables, emit, journal_path="journal",
-                 calibration_path="calibration.json"):
+                 calibration_path="calibration.bin"):
         self.board = board
         self.sensors = sensors
         self.emit = emit
@@ -65,7 +65,7 @@ class App:
         except CalibrationError as e:
             return str(e)
         cal.save(self.calibration_path)
-        for name in ("baseline", "absent_below", "present_above"):
+        for name in TABLES:
             getattr(self.calibration, name)[:] = getattr(cal, name)
         self.calibration.measured = True
         return None

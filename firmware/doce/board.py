@@ -18,6 +18,7 @@ import json
 from .game import BLACK, BLOCKER, EMPTY, WHITE, die
 
 UNSETTLED = 0xFF  # a reading that matches no code: a die in motion, tilted, half on
+NO_SQUARE = 0xFF  # a multiplexer input with no sensor
 SENSORS_PER_SQUARE = 5
 TRITS = {"0": 0, "+": 1, "-": 2}
 BETWEEN = 3  # a sensor reading between the thresholds: neither a magnet nor none
@@ -83,13 +84,18 @@ class Board:
         self.debounce_scans = s["debounce_scans"]
         self.quiet_wait_scans = s["quiet_wait_scans"]
         self.scan_period_ms = s["scan_period_ms"]
-        # square_channels[sq * 5 + i]: the channel of sensor i (C, N, E, S, W) of square sq
+        # square_channels[sq * 5 + i]: the channel of sensor i (C, N, E, S, W) of square sq;
+        # square_of_channel[ch]: the square a channel's sensor is under (NO_SQUARE if none)
         self.square_channels = bytearray(self.squares * SENSORS_PER_SQUARE)
+        self.square_of_channel = bytearray(self.channels)
+        for ch in range(self.channels):
+            self.square_of_channel[ch] = NO_SQUARE
         self.led_of_square = bytearray(self.squares)
         for name, channels in spec["squares"].items():
             sq = square_index(g, name)
             for i in range(SENSORS_PER_SQUARE):
                 self.square_channels[sq * SENSORS_PER_SQUARE + i] = channels[i]
+                self.square_of_channel[channels[i]] = sq
             self.led_of_square[sq] = spec["leds"]["squares"][name]
         self.led_count = spec["leds"]["count"]
         self.turn_leds = (bytes(spec["leds"]["turn"]["white"]), bytes(spec["leds"]["turn"]["black"]))

@@ -1,64 +1,74 @@
 """Per-sensor baselines and thresholds, measured on an empty board.
 
-Stored on the board as calibration.json; without one, the board file's nominal
-values apply. `measure` re-runs calibration (the board must be empty).
+Stored on the board as calibration.bin: MAGIC, then the three tables as 16-bit
+values, then a CRC-32. Without a file, the board file's nominal values apply.
+`measure` re-runs calibration (the board must be empty).
 """
 
-import json
+import binascii
 import os
+import struct
 from array import array
 
 from .board import SENSORS_PER_SQUARE
 
-PATH = "calibration.json"
+PATH = "calibration.bin"
+MAGIC = b"DOCC"
+TABLES = ("baseline", "absent_below", "present_above")
 
 
 class CalibrationError(Exception):
     pass
 
 
+def filled(typecode, n, value):
+    """array(typecode) of n copies of value, built without a temporary list of n."""
+    a = array(typecode)
+    for _ in range(n):
+        a.append(value)
+    return a
+
+
 class Calibration:
     def __init__(self, board):
         self.board = board
-        self.baseline = array("H", [board.baseline] * board.channels)
-        self.absent_below = array("H", [board.absent_below] * board.channels)
-        self.present_above = array("H", [board.present_above] * board.channels)
+        self.baseline = filled("H", board.channels, board.baseline)
+        self.absent_below = filled("H", board.channels, board.absent_below)
+        self.present_above = filled("H", board.channels, board.present_above)
         self.measured = False
 
     def load(self, path=PATH):
         """Use stored values if there are any. A damaged file is reported and ignored."""
         try:
-            with open(path) as f:
-                stored = json.load(f)
-            for name in ("baseline", "absent_below", "present_above"):
-                values = stored[name]
-                table = getattr(self, name)
-                if len(values) != len(table):
-                    raise ValueError(name)
-                for i in range(len(table)):
-                    table[i] = values[i]
-            self.measured = True
-            return None
+            with open(path, "rb") as f:
+                data = f.read()
         except OSError:
             return None  # never calibrated: nominal values
-        except (ValueError, KeyError, TypeError):
-            self.__init__(self.board)
+        size = 2 * len(self.baseline)
+        if (len(data) != len(MAGIC) + len(TABLES) * size + 4 or data[:4] != MAGIC
+                or struct.unpack("<I", data[-4:])[0] != binascii.crc32(data[:-4])):
             return "calibration file damaged; using nominal values until recalibrated"
+        for i, name in enumerate(TABLES):
+            start = len(MAGIC) + i * size
+            getattr(self, name)[:] = array("H", data[start:start + size])
+        self.measured = True
+        return None
 
     def save(self, path=PATH):
         """Write-then-rename, so a power cut leaves the old file or the new one."""
-        with open(path + ".new", "w") as f:
-            json.dump({"baseline": list(self.baseline), "absent_below": list(self.absent_below),
-                       "present_above": list(self.present_above)}, f)
+        body = MAGIC + b"".join(bytes(getattr(self, name)) for name in TABLES)
+        with open(path + ".new", "wb") as f:
+            f.write(body)
+            f.write(struct.pack("<I", binascii.crc32(body)))
         os.rename(path + ".new", path)
 
 
 def measure(sensors, board, scans=32):
     """A new Calibration from `scans` reads of an empty board; CalibrationError if it isn't."""
     n = board.channels
-    total = [0] * n
-    low = [65535] * n
-    high = [0] * n
+    total = filled("L", n, 0)
+    low = filled("H", n, 65535)
+    high = filled("H", n, 0)
     for _ in range(scans):
         raw = sensors.read()
         for ch in range(n):

@@ -28,6 +28,7 @@ VERMILLION = (213, 94, 0)
 OFF = (0, 0, 0)
 
 DIM, NORMAL, BRIGHT = 2, 5, 8  # levels out of 8
+ZONE = 3  # a mark: in the mover's no-play zone (1 and 2 mark a winning line's owner)
 PULSE = b"\x02\x03\x05\x07\x08\x07\x05\x03"  # levels of one pulse
 BLINK_MS = 250
 PULSE_MS = 60  # one pulse step
@@ -43,6 +44,7 @@ class Lights:
         self.show = show
         self.board = board
         self.set_brightness(brightness)
+        self.marks = bytearray(board.squares)  # per frame: winning lines and the zone
         self.animated = False  # whether the picture changes with time
 
     def set_brightness(self, brightness):
@@ -55,62 +57,67 @@ class Lights:
     def render(self, controller, now_ms):
         """Draw the whole board from the controller's state, then send it."""
         game = controller.game
-        b = self.board
-        px = self.pixels
-        pal = self.palette
         mode = controller.mode
-        blink_on = (now_ms // BLINK_MS) % 2 == 0
-        pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
         ended = game.rounds[-1] if game.round_over and game.rounds else None
         self.animated = mode in (CORRECTING, MATCH_OVER) or ended is not None
-        zone_of = game.to_move if mode != MATCH_OVER and ended is None else None
-        for sq in range(b.squares):
-            cell = game.board[sq]
-            colour = OFF
-            problem = controller.problems[sq] if mode == CORRECTING else None
-            if mode == MATCH_OVER:
-                w = game.winner()
-                who = w if w != DRAW else (sq + sq // b.grid) % 2
-                colour = pal[who][pulse]
-            elif problem is not None:
-                if blink_on:
-                    missing = problem in (LIFTED, TURNED) or (problem == MOVED and cell != EMPTY)
-                    if missing and cell != BLOCKER:
-                        colour = pal[owner(cell)][BRIGHT]
-                    else:
-                        colour = pal[3][BRIGHT]
-            elif ended is not None and self._line_owner(game, ended, sq) is not None:
-                colour = pal[self._line_owner(game, ended, sq)][pulse]
-            elif mode == CLEARING and ended is None and controller.physical[sq] != EMPTY:
-                colour = pal[3][DIM]  # clear the board for the new match
-            elif cell != EMPTY and cell != BLOCKER and cell != UNSETTLED:
-                p = owner(cell)
-                colour = pal[p][BRIGHT if game.last_placed[p] == sq else DIM]
-            elif cell == EMPTY and zone_of is not None and game.in_no_play_zone(zone_of, sq):
-                colour = pal[2][DIM]
-            px[b.led_of_square[sq]] = colour
+        self._mark(game, ended, mode)
+        blink_on = (now_ms // BLINK_MS) % 2 == 0
+        pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
+        for sq in range(self.board.squares):
+            self.pixels[self.board.led_of_square[sq]] = self._square(controller, sq, blink_on, pulse)
         for player in (WHITE, 1 - WHITE):
-            colour = OFF
-            if mode == MATCH_OVER:
-                w = game.winner()
-                if w == player or w == DRAW:
-                    colour = pal[player][pulse]
-            elif mode == CORRECTING:
-                if player == game.to_move and blink_on:
-                    colour = pal[3][NORMAL]
-            elif ended is None and player == game.to_move:
-                colour = pal[player][NORMAL]
-            for i in b.turn_leds[player]:
-                px[i] = colour
+            colour = self._turn(controller, player, blink_on, pulse)
+            for i in self.board.turn_leds[player]:
+                self.pixels[i] = colour
         self.show()
 
-    @staticmethod
-    def _line_owner(game, ended, sq):
-        """The player whose winning line runs through `sq`, or None."""
-        t = game.tables
-        for player, line in ended.lines:
-            start = line * t.line_length
-            for i in range(start, start + t.line_length):
-                if t.lines[i] == sq:
-                    return player
-        return None
+    def _mark(self, game, ended, mode):
+        """self.marks[sq]: 1 + the owner of a winning line through it, or ZONE, or 0."""
+        marks = self.marks
+        for sq in range(len(marks)):
+            marks[sq] = 0
+        if ended is not None:
+            t = game.tables
+            for player, line in ended.lines:
+                for sq in t.line_squares(line):
+                    marks[sq] = 1 + player
+        elif mode != MATCH_OVER:
+            for sq in game.no_play_zone(game.to_move):
+                if game.board[sq] == EMPTY:
+                    marks[sq] = ZONE
+
+    def _square(self, controller, sq, blink_on, pulse):
+        game = controller.game
+        pal = self.palette
+        cell = game.board[sq]
+        mark = self.marks[sq]
+        if controller.mode == MATCH_OVER:
+            w = game.winner()
+            return pal[w if w != DRAW else (sq + sq // self.board.grid) % 2][pulse]
+        problem = controller.problems[sq] if controller.mode == CORRECTING else None
+        if problem is not None:
+            if not blink_on:
+                return OFF
+            missing = problem in (LIFTED, TURNED) or (problem == MOVED and cell != EMPTY)
+            return pal[owner(cell)][BRIGHT] if missing and cell != BLOCKER else pal[3][BRIGHT]
+        if mark == ZONE:
+            return pal[2][DIM]
+        if mark:
+            return pal[mark - 1][pulse]  # on a winning line
+        if controller.mode == CLEARING and not game.round_over and controller.physical[sq] != EMPTY:
+            return pal[3][DIM]  # clear the board for the new match
+        if cell != EMPTY and cell != BLOCKER and cell != UNSETTLED:
+            p = owner(cell)
+            return pal[p][BRIGHT if game.last_placed[p] == sq else DIM]
+        return OFF
+
+    def _turn(self, controller, player, blink_on, pulse):
+        game = controller.game
+        if controller.mode == MATCH_OVER:
+            w = game.winner()
+            return self.palette[player][pulse] if w == player or w == DRAW else OFF
+        if controller.mode == CORRECTING:
+            return self.palette[3][NORMAL] if player == game.to_move and blink_on else OFF
+        if not game.round_over and player == game.to_move:
+            return self.palette[player][NORMAL]
+        return OFF

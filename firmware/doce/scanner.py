@@ -1,17 +1,18 @@
 """The scanner: raw sensor readings in, settled squares out.
 
-Each scan reads every sensor, turns each square's five readings into a piece (the
-board file's die code) and debounces it: a square changes only after reading the
-same for `debounce_scans` scans in a row (an UNSETTLED reading needs
-`quiet_wait_scans`, so a die being placed slowly does not flash an error). When
-squares have changed and the board is quiet again, scan() returns True and the
-settled board is handed on whole, so two dice put down together arrive together.
-After boot, the first settled board is handed on even if it is empty.
+Each scan reads every sensor and marks the squares whose sensors changed. Only
+those ("moving") squares are decoded into a piece (the board file's die code) and
+debounced: a square changes only after reading the same for `debounce_scans` scans
+in a row (an UNSETTLED reading needs `quiet_wait_scans`, so a die being placed
+slowly does not flash an error). When squares have changed and the board is quiet
+again, scan() returns True and the settled board is handed on whole, so two dice
+put down together arrive together. After boot, the first settled board is handed
+on even if it is empty.
 
 A scan allocates nothing.
 """
 
-from .board import BETWEEN, SENSORS_PER_SQUARE, UNSETTLED
+from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
 
 
 class Scanner:
@@ -24,6 +25,7 @@ class Scanner:
         self.present_above = calibration.present_above
         self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN
         n = board.squares
+        self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
         self.reading = bytearray(n)  # this scan's decoded squares, for diagnostics
         self.candidate = bytearray(n)
         self.count = bytearray(n)
@@ -37,8 +39,9 @@ class Scanner:
         self._classify(self.sensors.read())
         busy = 0
         for sq in range(self.board.squares):
-            piece = self._decode(sq)
-            busy += self._debounce(sq, piece)
+            if self.moving[sq]:
+                piece = self._decode(sq)
+                busy += self._debounce(sq, piece)
         self.scans += 1
         if not self.pending:
             return False
@@ -53,7 +56,10 @@ class Scanner:
     # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
     # at every call.
     def _classify(self, raw):
-        """Each sensor against its thresholds: a south pole, a north pole, none, or between."""
+        """Each sensor against its thresholds: a south pole, a north pole, none, or between.
+
+        A sensor whose reading changed marks its square as moving.
+        """
         for ch in range(len(raw)):
             d = raw[ch] - self.baseline[ch]
             t = 1
@@ -64,7 +70,14 @@ class Scanner:
                 t = 0
             elif d < self.present_above[ch]:
                 t = BETWEEN
-            self.trits[ch] = t
+            if t != self.trits[ch]:
+                self.trits[ch] = t
+                self._moved(ch)
+
+    def _moved(self, ch):
+        sq = self.board.square_of_channel[ch]
+        if sq != NO_SQUARE:
+            self.moving[sq] = 1
 
     def _decode(self, sq):
         """The piece square `sq` reads as: its five sensors, looked up in the die code."""
@@ -79,7 +92,7 @@ class Scanner:
         return self.board.decode[k]
 
     def _debounce(self, sq, piece):
-        """Count `piece` on `sq`; settle it when it has held long enough. 1 if still moving."""
+        """Count `piece` on `sq`; settle it when it has held long enough. 1 while it moves."""
         self.reading[sq] = piece
         if piece != self.candidate[sq]:
             self.candidate[sq] = piece
@@ -90,4 +103,7 @@ class Scanner:
         if piece != self.settled[sq] and self.count[sq] >= needed:
             self.settled[sq] = piece
             self.pending = True
-        return 1 if piece != self.settled[sq] else 0
+        if piece == self.settled[sq]:
+            self.moving[sq] = 0
+            return 0
+        return 1

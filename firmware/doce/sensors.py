@@ -14,6 +14,11 @@ from array import array
 
 sleep_us = getattr(time, "sleep_us", lambda us: time.sleep(us / 1e6))  # CPython has no sleep_us
 
+# Multiplexer inputs in Gray-code order, so that one select pin changes per step:
+# GRAY[i] is the i-th input read, FLIPS[i] the select bit that changed to reach it.
+GRAY = b"\x00\x01\x03\x02\x06\x07\x05\x04\x0c\x0d\x0f\x0e\x0a\x0b\x09\x08"
+FLIPS = b"\x00\x00\x01\x00\x02\x00\x01\x00\x03\x00\x01\x00\x02\x00\x01\x00"
+
 
 class HallArray:
     def __init__(self, adc, mux_select, group_select, group_enable, board):
@@ -45,11 +50,10 @@ class HallArray:
         self._read_inputs(group * self.per_group)
 
     def _read_inputs(self, base):
-        raw = self.raw
-        mux = self.mux_select
-        for i in range(self.per_group):
-            mux[0](i & 1)
-            mux[1]((i >> 1) & 1)
-            mux[2]((i >> 2) & 1)
-            mux[3](i >> 3)
-            raw[base + i] = self.adc()
+        for pin in range(4):
+            self.mux_select[pin](0)
+        self.raw[base] = self.adc()
+        for i in range(1, self.per_group):
+            g = GRAY[i]
+            self.mux_select[FLIPS[i]](g >> FLIPS[i] & 1)
+            self.raw[base + g] = self.adc()
