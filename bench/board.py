@@ -37,7 +37,7 @@ class Sensors:
         for ch in range(len(self.raw)):
             self.raw[ch] = world.reading(ch)
 
-    def read(self):
+    def read(self, groups=0xFFFF):
         return self.raw
 
 

@@ -110,34 +110,42 @@ def latency(board_run):
     from doce.board import load as load_board
     board = load_board(str(Path(__file__).resolve().parent.parent / "hardware" / "board.json"))
     read_base = instructions(board_run, "reads", "0")
-    reads = (instructions(board_run, "reads", "400") - read_base) / 400
+    per_channel = (instructions(board_run, "reads", "400") - read_base) / 400 / board.channels
     base = instructions(board_run, "scans", "0")
     idle = instructions(board_run, "scans", "400")
     play = instructions(board_run, "scans", "400", "play")
-    per_scan = (idle - base) / 400  # the scanner and app; the sensors are a ready buffer here
-    placement = play - idle
+    decide = (idle - base) / 400  # the scanner and app per idle scan; sensors are a ready buffer
+    placement = play - idle  # everything a landing adds: settling c3, the rules, the lights
     to_us = CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1e6
-    read_cpu = reads * to_us
-    scan_cpu = per_scan * to_us
-    waits = board.groups * board.power_on_us + board.channels * ADC_CONVERSION_US
-    scan = waits + read_cpu + scan_cpu
+    c3 = 2 * board.grid + 2
+    groups = {"idle": bin(board.watch_groups).count("1"),
+              "settling": bin(board.watch_groups | board.groups_of_square[c3]).count("1")}
+
+    def scan_us(n):
+        channels = n * board.channels_per_group
+        return (n * board.power_on_us + channels * ADC_CONVERSION_US
+                + channels * per_channel * to_us + decide * to_us)
+    idle_scan, settling_scan = scan_us(groups["idle"]), scan_us(groups["settling"])
     react = placement * to_us
     leds = board.led_count * LED_US
-    worst = (board.debounce_scans + 1) * scan + react + leds
+    worst = idle_scan + board.debounce_scans * settling_scan + react + leds
     print("  die landing to its light, ESP32 at 240 MHz (goal <= 40 ms):")
-    print("    callgrind, unix port: reading %d sensors %d instructions; deciding an idle scan %d;"
-          % (board.channels, reads, per_scan))
-    print("      a die landing %d more (settle, rules, lights)" % placement)
-    print("    at %.1f ESP32 cycles per instruction: read %.0f us, decide %.0f us, the die's work %.0f us"
-          % (CYCLES_PER_UNIX_INSTRUCTION, read_cpu, scan_cpu, react))
-    print("    one scan = %d groups x %d us power-on + %d conversions x %.0f us + %.0f + %.0f us = %.2f ms"
-          % (board.groups, board.power_on_us, board.channels, ADC_CONVERSION_US, read_cpu, scan_cpu,
-             scan / 1000))
-    print("    worst case = (debounce %d + 1 scan of phase) x %.2f ms + %.2f ms work + %d LEDs x %.0f us"
-          % (board.debounce_scans, scan / 1000, react / 1000, board.led_count, LED_US))
-    print("               = %.1f ms (typical, half a scan of phase: %.1f ms)"
-          % (worst / 1000, (worst - scan / 2) / 1000))
-
+    print("    callgrind, unix port: %.0f instructions to read one sensor, %.0f to decide an idle scan,"
+          % (per_channel, decide))
+    print("      %.0f more for a die landing (settling its square, the rules, the lights)" % placement)
+    print("    at %.1f ESP32 cycles per instruction: a sensor %.1f us, deciding %.0f us, the landing %.0f us"
+          % (CYCLES_PER_UNIX_INSTRUCTION, per_channel * to_us, decide * to_us, react))
+    for name, n in groups.items():
+        print("    %-8s scan: %d groups x (%d us power-on + 16 x (%.0f us conversion + %.1f us)) + %.0f us = %.2f ms"
+              % (name, n, board.power_on_us, ADC_CONVERSION_US, per_channel * to_us, decide * to_us,
+                 scan_us(n) / 1000))
+    print("    worst case = an idle scan (the die lands just after its centre was read)")
+    print("               + %d settling scans (debounce) + the landing's work + %d LEDs x %.0f us"
+          % (board.debounce_scans, board.led_count, LED_US))
+    print("               = %.2f + %d x %.2f + %.2f + %.2f = %.1f ms"
+          % (idle_scan / 1000, board.debounce_scans, settling_scan / 1000, react / 1000, leds / 1000,
+             worst / 1000))
+    print("    typical (the die lands mid-scan): %.1f ms" % ((worst - idle_scan / 2) / 1000))
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:

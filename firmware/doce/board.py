@@ -10,7 +10,9 @@ that is down is the one read: its code names the piece and the face up (7 - down
 A die may sit in any of its four rotations, so the ring N, E, S, W is read up to
 rotation. Every code has exactly three magnets: a lost magnet (a die tilting or
 lifting) or a stray one (a neighbour sliding past) makes a reading that matches no
-code, which decodes to UNSETTLED, never to another die.
+code, which decodes to UNSETTLED, never to another die. Every code has a centre
+magnet, so no piece comes, goes or changes without its centre sensor noticing: the
+scanner watches the centre sensors and reads a square's ring only while it moves.
 """
 
 import json
@@ -50,6 +52,8 @@ def decode_table(codes):
     for code, name in codes.items():
         if len(code) != SENSORS_PER_SQUARE or any(c not in TRITS for c in code):
             raise ValueError("board file: die code %r is not 5 of + - 0" % code)
+        if code[0] == "0":
+            raise ValueError("board file: die code %r has no centre magnet" % code)
         trits = [TRITS[c] for c in code]
         ring = trits[1:]
         value = piece(name)
@@ -91,12 +95,19 @@ class Board:
         for ch in range(self.channels):
             self.square_of_channel[ch] = NO_SQUARE
         self.led_of_square = bytearray(self.squares)
+        # groups_of_square[sq]: a bit per multiplexer group holding one of its sensors;
+        # watch_groups: the groups holding a centre sensor, read at every scan
+        self.groups_of_square = bytearray(self.squares)
+        self.watch_groups = 0
         for name, channels in spec["squares"].items():
             sq = square_index(g, name)
             for i in range(SENSORS_PER_SQUARE):
                 self.square_channels[sq * SENSORS_PER_SQUARE + i] = channels[i]
                 self.square_of_channel[channels[i]] = sq
+                self.groups_of_square[sq] |= 1 << (channels[i] // self.channels_per_group)
+            self.watch_groups |= 1 << (channels[0] // self.channels_per_group)
             self.led_of_square[sq] = spec["leds"]["squares"][name]
+        self.all_groups = (1 << self.groups) - 1
         self.led_count = spec["leds"]["count"]
         self.turn_leds = (bytes(spec["leds"]["turn"]["white"]), bytes(spec["leds"]["turn"]["black"]))
         self.dice = spec["dice"]

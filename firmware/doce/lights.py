@@ -50,6 +50,7 @@ class Lights:
     def set_brightness(self, brightness):
         """0.0-1.0 of the board's cap (the cap keeps the strip within USB power)."""
         cap = self.board.brightness_cap * max(0.0, min(1.0, brightness))
+        self.shown = [None] * self.board.led_count  # the palette entry each LED shows
         # palette[colour][level]: preallocated, so drawing allocates nothing
         self.palette = [[scaled(c, level, cap) for level in range(9)]
                         for c in (YELLOW, BLUE, PURPLE, VERMILLION)]
@@ -64,12 +65,19 @@ class Lights:
         blink_on = (now_ms // BLINK_MS) % 2 == 0
         pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
         for sq in range(self.board.squares):
-            self.pixels[self.board.led_of_square[sq]] = self._square(controller, sq, blink_on, pulse)
+            self._set(self.board.led_of_square[sq], self._square(controller, sq, blink_on, pulse))
         for player in (WHITE, 1 - WHITE):
             colour = self._turn(controller, player, blink_on, pulse)
             for i in self.board.turn_leds[player]:
-                self.pixels[i] = colour
+                self._set(i, colour)
         self.show()
+
+    def _set(self, led, colour):
+        # Colours are shared palette tuples, so `is` tells a change; setting a pixel
+        # costs a driver call, and most of them do not change from frame to frame.
+        if colour is not self.shown[led]:
+            self.pixels[led] = colour
+            self.shown[led] = colour
 
     def _mark(self, game, ended, mode):
         """self.marks[sq]: 1 + the owner of a winning line through it, or ZONE, or 0."""

@@ -1,13 +1,14 @@
 """The scanner: raw sensor readings in, settled squares out.
 
-Each scan reads every sensor and marks the squares whose sensors changed. Only
-those ("moving") squares are decoded into a piece (the board file's die code) and
-debounced: a square changes only after reading the same for `debounce_scans` scans
-in a row (an UNSETTLED reading needs `quiet_wait_scans`, so a die being placed
-slowly does not flash an error). When squares have changed and the board is quiet
-again, scan() returns True and the settled board is handed on whole, so two dice
-put down together arrive together. After boot, the first settled board is handed
-on even if it is empty.
+Each scan reads the centre sensors of every square, and all five sensors of the
+squares that are moving (every die has a centre magnet, so nothing changes on a
+square without its centre reading changing). A square whose readings changed is
+moving until it settles: it is decoded into a piece (the board file's die code) and
+debounced, changing only after reading the same for `debounce_scans` scans in a row
+(an UNSETTLED reading needs `quiet_wait_scans`, so a die being placed slowly does
+not flash an error). When squares have changed and the board is quiet again, scan()
+returns True and the settled board is handed on whole, so two dice put down together
+arrive together. After boot, the first settled board is handed on even if empty.
 
 A scan allocates nothing.
 """
@@ -26,6 +27,7 @@ class Scanner:
         self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN
         n = board.squares
         self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
+        self.wanted = 0  # the groups to read in full next scan, for the moving squares
         self.reading = bytearray(n)  # this scan's decoded squares, for diagnostics
         self.candidate = bytearray(n)
         self.count = bytearray(n)
@@ -36,12 +38,9 @@ class Scanner:
 
     def scan(self):
         """Read the board once. True when settled changes are ready to hand on."""
-        self._classify(self.sensors.read())
-        busy = 0
-        for sq in range(self.board.squares):
-            if self.moving[sq]:
-                piece = self._decode(sq)
-                busy += self._debounce(sq, piece)
+        groups = self.board.watch_groups | self.wanted
+        self._classify(self.sensors.read(groups), groups)
+        busy = self._update(groups)
         self.scans += 1
         if not self.pending:
             return False
@@ -55,12 +54,17 @@ class Scanner:
     # The functions below are small on purpose: MicroPython keeps a frame of up to
     # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
     # at every call.
-    def _classify(self, raw):
+    def _classify(self, raw, groups):
+        for group in range(self.board.groups):
+            if groups >> group & 1:
+                self._classify_group(raw, group * self.board.channels_per_group)
+
+    def _classify_group(self, raw, first):
         """Each sensor against its thresholds: a south pole, a north pole, none, or between.
 
         A sensor whose reading changed marks its square as moving.
         """
-        for ch in range(len(raw)):
+        for ch in range(first, first + self.board.channels_per_group):
             d = raw[ch] - self.baseline[ch]
             t = 1
             if d < 0:
@@ -79,6 +83,24 @@ class Scanner:
         if sq != NO_SQUARE:
             self.moving[sq] = 1
 
+    def _update(self, groups):
+        """Decode and debounce the moving squares; the number still moving."""
+        busy = 0
+        self.wanted = 0
+        for sq in range(len(self.moving)):
+            if self.moving[sq]:
+                busy += self._update_square(sq, groups)
+        return busy
+
+    def _update_square(self, sq, groups):
+        mine = self.board.groups_of_square[sq]
+        if mine & groups == mine:  # all five sensors read this scan, none stale
+            self._debounce(sq, self._decode(sq))
+        if self.moving[sq]:
+            self.wanted |= mine  # read all of it next scan
+            return 1
+        return 0
+
     def _decode(self, sq):
         """The piece square `sq` reads as: its five sensors, looked up in the die code."""
         c = self.board.square_channels
@@ -92,7 +114,7 @@ class Scanner:
         return self.board.decode[k]
 
     def _debounce(self, sq, piece):
-        """Count `piece` on `sq`; settle it when it has held long enough. 1 while it moves."""
+        """Count `piece` on `sq`; settle it when it has held long enough."""
         self.reading[sq] = piece
         if piece != self.candidate[sq]:
             self.candidate[sq] = piece
@@ -105,5 +127,3 @@ class Scanner:
             self.pending = True
         if piece == self.settled[sq]:
             self.moving[sq] = 0
-            return 0
-        return 1

@@ -31,10 +31,12 @@ class HallArray:
         self.power_on_us = board.power_on_us
         self.raw = array("H", [0] * board.channels)
 
-    def read(self):
-        """Read every channel into self.raw. Allocates nothing."""
+    def read(self, groups=0xFFFF):
+        """Read the channels of the groups whose bits are set (all by default) into
+        self.raw; the others keep their last readings. Allocates nothing."""
         for group in range(self.groups):
-            self._read_group(group)
+            if groups >> group & 1:
+                self._read_group(group)
         self.group_enable(0)
         return self.raw
 

@@ -21,11 +21,11 @@ def light(sim, cell):
     return sim.leds()[sim.led(cell)]
 
 
-def blink(sim, cell, scans=130):
-    """What the light under `cell` shows over about a second, as a set of names."""
+def blink(sim, cell, ms=800):
+    """What the light under `cell` shows over `ms`, looked at every 20 ms, as a set of names."""
     seen = set()
-    for _ in range(scans // 10):
-        sim.run(10)
+    for _ in range(ms // 20):
+        sim.wait(20)
         seen.add(looks(light(sim, cell)))
     return seen
 

@@ -54,4 +54,6 @@ def test_a_code_that_is_another_turned_is_refused():
         decode_table({"+++00": "white 1", "+0++0": "white 2"})
     with pytest.raises(ValueError, match="not 5 of"):
         decode_table({"++x00": "white 1"})
+    with pytest.raises(ValueError, match="no centre magnet"):
+        decode_table({"0+++0": "blocker"})
     assert piece("blocker") == BLOCKER

@@ -37,8 +37,8 @@ def test_a_won_round_lights_the_line_and_waits_for_a_clear_board(sim):
     assert sim.state()["mode"] == "clearing"
     # The winning line pulses in white's colour: the same hue, changing brightness.
     frames = set()
-    for _ in range(8):
-        sim.run(7)
+    for _ in range(12):
+        sim.wait(25)
         frames.add(light(sim, "b1"))
     assert {looks(f) for f in frames} == {"yellow"} and len(frames) > 2
     assert looks(light(sim, "e3")) == "yellow" and light(sim, "e3") not in frames  # steady, not on the line
@@ -55,8 +55,8 @@ def test_a_double_line_lights_both_lines_in_their_colours(sim):
     play(sim, moves(*FOR_BOTH))
     assert events(sim, "round_end")[0]["reason"] == "double_line"
     seen = {cell: set() for cell in ("b1", "a2", "a1")}
-    for _ in range(8):
-        sim.run(7)
+    for _ in range(12):
+        sim.wait(25)
         for cell in seen:
             seen[cell].add(looks(light(sim, cell)))
     assert seen["b1"] == {"yellow"} and seen["a2"] == {"blue"}
@@ -83,7 +83,7 @@ def test_the_winner_shows_until_a_new_match(sim):
         play(sim, round_moves)
         clear(sim)
     events(sim)
-    sim.run(300)  # a long while after
+    sim.wait(3000)  # a long while after
     assert blink(sim, "c3") == {"blue"}  # black won: every square in black's colour
     assert events(sim, "round_start") == []
     sim.command(do="new_match", first="white")

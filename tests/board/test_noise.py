@@ -31,7 +31,7 @@ def test_a_noise_soak_makes_no_false_action(sim):
         sim.command(do="clear_stray")
         sim.run(3)
         scans += 2 * n + 3
-    sim.run(40)
+    sim.run(sim.quiet + sim.debounce)
     after = sim.state()
     assert events(sim) == []  # no play, no error
     assert after["board"] == before["board"] and after["to_move"] == before["to_move"]

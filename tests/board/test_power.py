@@ -45,7 +45,7 @@ def reference(tmp_path_factory):
 
 def resumed(sim):
     sim.restart()
-    sim.run(40)  # settle, and the quiet wait
+    sim.run(sim.debounce + sim.quiet)  # settle, and the quiet wait
     return snapshot(sim)
 
 

@@ -118,7 +118,7 @@ def test_a_die_left_tilted_is_unreadable_not_a_wrong_die(sim):
     sim.tilt("c3", 3)  # 3/8 of the field: between the thresholds
     sim.run(5)
     assert events(sim) == []  # a die being handled is not an error yet
-    sim.run(40)
+    sim.run(sim.quiet)
     assert events(sim, "illegal") == [{"event": "illegal", "reason": "unreadable", "cells": ["c3"]}]
     sim.command(do="settle", cell="c3")
     sim.settle()

@@ -47,6 +47,8 @@ class SimBoard:
         spec = json.loads(BOARD_FILE.read_text())
         self.led_of = spec["leds"]["squares"]
         self.debounce = spec["sensing"]["debounce_scans"]
+        self.quiet = spec["sensing"]["quiet_wait_scans"]
+        self.period_ms = spec["sensing"]["scan_period_ms"]
         self.start()
 
     # -- the process ------------------------------------------------------------
@@ -120,6 +122,10 @@ class SimBoard:
     def run(self, scans=1):
         """Let the board scan `scans` times (each scan is one scan period of simulated time)."""
         return self.command(do="run", scans=scans)
+
+    def wait(self, ms):
+        """Let `ms` of simulated time pass, scanning all the while."""
+        return self.run(max(1, ms // self.period_ms))
 
     def settle(self):
         """Scan until a change has settled: the debounce and a little more."""
