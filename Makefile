@@ -13,7 +13,7 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 sim: $(BIN)/.installed
-	$(BIN)/doce play
+	$(BIN)/doce sim
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check --quiet .

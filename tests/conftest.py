@@ -27,3 +27,12 @@ def run_micropython(script, *args, heap="64K", path=(), timeout=300):
 @pytest.fixture(scope="session")
 def micropython():
     return run_micropython
+
+
+@pytest.fixture
+def sim(tmp_path):
+    """A simulated board: the real firmware in the MicroPython unix port."""
+    from doce_host.sim import SimBoard
+    board = SimBoard(tmp_path)
+    yield board
+    board.close()

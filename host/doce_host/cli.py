@@ -80,6 +80,16 @@ def cmd_play(args):
     play(load_tables(args.rules), sys.stdin, sys.stdout)
 
 
+def cmd_sim(args):
+    from .sim import SimBoard, SimError
+    from .sim.terminal import play
+    try:
+        with SimBoard(args.folder, rules=args.rules) as sim:
+            play(sim, sys.stdin, sys.stdout, ansi=sys.stdout.isatty())
+    except SimError as e:
+        raise UsageError(str(e)) from None
+
+
 def parser():
     p = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -101,6 +111,14 @@ def parser():
     c.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
     c.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
     c.set_defaults(run=cmd_rules_compile)
+
+    m = sub.add_parser("sim", help="play on a simulated board (the real firmware)",
+                       description="Play on a simulated board: the real firmware in the MicroPython "
+                                   "unix port, on simulated sensors and lights. You move the dice.")
+    m.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
+    m.add_argument("--folder", metavar="DIR",
+                   help="keep the board's flash here, so the game survives quitting (default: forget it)")
+    m.set_defaults(run=cmd_sim)
 
     g = sub.add_parser("play", help="play a match in the terminal",
                        description="Play a match of DOCE for two players at one terminal.")
