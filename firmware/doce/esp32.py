@@ -46,7 +46,11 @@ def run():
     pressed_at = None
     while True:
         now = time.ticks_ms()
-        app.step(now)
+        try:
+            app.step(now)
+        except Exception as e:  # a board at a café table reports a fault and plays on
+            emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
+            time.sleep_ms(100)
         if button() == 0:  # pressed (pulled up, switch to ground)
             if pressed_at is None:
                 pressed_at = now
