@@ -1,8 +1,11 @@
-"""The board's application: sensors -> scanner -> controller -> lights, one step at a time.
+"""The board's application: sensors -> scanner -> controller -> lights and link, one step
+at a time.
 
 Hardware comes in through the constructor, so the same App runs on an ESP32
 (doce/esp32.py), on a Linux board (doce/linux.py) and in the simulator.
 """
+
+import os
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
 from .controller import Controller
@@ -23,10 +26,13 @@ def load_rules(path=RULES_PATH):
 
 class App:
     def __init__(self, board, sensors, pixels, show, tables, emit, journal_path="journal",
-                 calibration_path="calibration.bin"):
+                 calibration_path="calibration.bin", rules_path=RULES_PATH):
         self.board = board
         self.sensors = sensors
+        self.tables = tables
         self.emit = emit
+        self.link = None  # a doce.link.Link, if a host may talk to the board
+        self.rules_path = rules_path
         self.calibration_path = calibration_path
         self.calibration = Calibration(board)
         note = self.calibration.load(calibration_path)
@@ -37,16 +43,21 @@ class App:
         game, note = journal.replay(tables)
         if note:
             emit({"event": "warning", "message": note})
-        self.controller = Controller(game or Game(tables, WHITE), journal, emit)
+        self.controller = Controller(game or Game(tables, WHITE), journal, self._event)
         if game is None:
             journal.new_match(WHITE, tables.checksum)
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         emit({"event": "boot", "round": self.controller.game.round, "mode": self.controller.mode})
 
+    def _event(self, event):
+        self.emit(event)
+
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
         c = self.controller
+        if self.link:
+            self.link.poll()
         if self.scanner.scan():
             c.reconcile(self.scanner.settled)
         if c.changed or (self.lights.animated and now_ms >= self.next_frame):
@@ -57,6 +68,36 @@ class App:
             note = c.commit()  # after the lights: a play shows before it is written
             if note:
                 self.emit({"event": "warning", "message": note})
+        if self.link and self.link.reboot_pending:
+            self.link.reboot()
+
+    def set_brightness(self, value):
+        self.lights.set_brightness(value)
+        self.controller.changed = True
+
+    def set_rules(self, blob, force=False):
+        """Play by new rule tables from the next match on. None, or (code, message) and
+        the old rules stay. Mid-round only with `force`, which abandons the match."""
+        try:
+            tables = Tables(blob)
+        except ValueError as e:
+            return "bad_tables", str(e)
+        if tables.grid != self.board.grid:
+            return "wrong_grid", "rules for a %dx%d grid; this board is %dx%d" % (
+                tables.grid, tables.grid, self.board.grid, self.board.grid)
+        g = self.controller.game
+        in_play = not g.round_over and any(g.board)
+        if in_play and not force:
+            return "mid_round", "a round is in play: finish it, or force the change"
+        try:
+            with open(self.rules_path + ".new", "wb") as f:
+                f.write(tables.blob)
+            os.rename(self.rules_path + ".new", self.rules_path)
+        except OSError as e:
+            return "storage", "could not store the rules (%s); the old rules stay" % e
+        self.tables = tables
+        self.controller.new_match(WHITE, tables)
+        return None
 
     def calibrate(self, scans=32):
         """Measure an empty board and keep the result. Returns an error message or None."""

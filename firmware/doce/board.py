@@ -43,6 +43,15 @@ def piece(name):
     return die({"white": WHITE, "black": BLACK}[colour], int(face))
 
 
+def piece_name(cell):
+    """The engine's square value as 'white 4', 'black 1' or 'blocker' (None if empty)."""
+    if cell == BLOCKER:
+        return "blocker"
+    if cell == EMPTY:
+        return None
+    return "%s %d" % ("white" if cell >> 4 == WHITE + 1 else "black", cell & 0x0F)
+
+
 def decode_table(codes):
     """bytearray(1024): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError."""
     table = bytearray(CODES)  # filled in place: a list of 1024 would cost 4-8 KB of heap
@@ -73,6 +82,7 @@ class Board:
     """What the firmware needs from the board file, as flat tables."""
 
     def __init__(self, spec):
+        self.name = spec["board"]
         self.grid = g = spec["grid"]
         self.squares = g * g
         self.pins = spec["pins"]

@@ -48,15 +48,30 @@ class Controller:
 
     # -- commands -----------------------------------------------------------
 
-    def new_match(self, first):
-        g = self.game
-        self.game = Game(g.tables, first)
-        self.unwritten.append((self.journal.new_match, (first, g.tables.checksum)))
+    def new_match(self, first, tables=None):
+        """Start a new match (with new rule tables, if given) once the board is clear."""
+        tables = tables or self.game.tables
+        self.game = Game(tables, first)
+        self.unwritten.append((self.journal.new_match, (first, tables.checksum)))
         self.mode = CLEARING
         self._clear_problems()
         self.emit({"event": "new_match", "first": PLAYER_NAMES[first]})
         self.changed = True
         self.reconcile(self.physical)  # the board may be clear already
+
+    def restart_round(self):
+        """Abandon the round in play (by the players' agreement); it starts again once the
+        board is clear. False if no round is in play."""
+        g = self.game
+        if self.mode not in (PLAYING, CORRECTING) or not g.restart_round():
+            return False
+        self.unwritten.append((self.journal.round_started, (g.round,)))
+        self.mode = CLEARING
+        self._clear_problems()
+        self.emit({"event": "round_restarted", "round": g.round})
+        self.changed = True
+        self.reconcile(self.physical)
+        return True
 
     def commit(self):
         """Write the journal records owed. Returns an error note, or None."""

@@ -4,7 +4,7 @@ Also used by the simulator, which puts its own `machine` and `neopixel` modules
 on the path: these same lines then drive simulated hardware.
 """
 
-import json
+import select
 import sys
 import time
 
@@ -14,16 +14,20 @@ import neopixel
 from . import board as boardfile
 from .app import App, load_rules
 from .controller import MATCH_OVER
+from .link import Link
 
 BUTTON_HOLD_MS = 3000  # hold the button this long on an empty board to recalibrate
 
 
-def emit(event):
-    sys.stdout.write(json.dumps(event))
-    sys.stdout.write("\n")
+def usb_link():
+    """The USB serial port (the REPL's), as the link reads and writes it."""
+    poller = select.poll()
+    poller.register(sys.stdin, select.POLLIN)
+    return Link(None, sys.stdin.buffer, sys.stdout, poller, machine.reset)
 
 
-def build(emit=emit):
+def build(link=None, emit=None):
+    """The App on this board's hardware, talking over `link` (default: the USB port)."""
     board = boardfile.load()
     pins = board.pins
     out = machine.Pin.OUT
@@ -36,11 +40,18 @@ def build(emit=emit):
     from .sensors import HallArray
     sensors = HallArray(adc.read_u16, mux, group, enable, board)
     strip = neopixel.NeoPixel(machine.Pin(pins["leds"], out), board.led_count)
-    return App(board, sensors, strip, strip.write, load_rules(), emit)
+    if emit is not None:  # events to a collector, and no link (the simulator's lockstep mode)
+        return App(board, sensors, strip, strip.write, load_rules(), emit)
+    link = link or usb_link()
+    app = App(board, sensors, strip, strip.write, load_rules(), link.event)
+    link.app = app
+    app.link = link
+    return app
 
 
 def run():
     app = build()
+    emit = app.emit
     button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)
     period = app.board.scan_period_ms
     pressed_at = None

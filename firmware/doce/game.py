@@ -180,8 +180,18 @@ class Game:
         """Clear the board for the next round. Does nothing mid-round or after the match."""
         if self.match_over or not self.round_over:
             return
-        t = self.tables
         self.round += 1
+        self._clear_round()
+
+    def restart_round(self):
+        """Abandon the round in play and start it again on a cleared board. False if none is."""
+        if self.round_over:
+            return False
+        self._clear_round()
+        return True
+
+    def _clear_round(self):
+        t = self.tables
         for sq in range(t.squares):
             self.board[sq] = EMPTY
         for p in (WHITE, BLACK):

@@ -4,7 +4,7 @@ An append-only file of records, each `kind, payload, crc32(kind + payload)`:
   M first, rules checksum (4)   a new match; starts a new file
   D player, square, face        a numbered die
   B player, square              a blocker
-  R round                       the board was cleared and round `round` began
+  R round                       round `round` began (again, if it is the round in play)
 Replay stops at the first record that is short or fails its checksum: that is the
 record a power cut interrupted, and only it is lost. On LittleFS (the ESP32's file
 system) an append is also atomic at close, so this is a second line of defence.
@@ -110,6 +110,8 @@ class Journal:
         if kind == ROUND and game.round_over and payload[0] == game.round + 1:
             game.start_round()
             return True
+        if kind == ROUND and payload[0] == game.round:
+            return game.restart_round()
         return False
 
     def _rewrite(self, data):

@@ -49,7 +49,8 @@ class Lights:
 
     def set_brightness(self, brightness):
         """0.0-1.0 of the board's cap (the cap keeps the strip within USB power)."""
-        cap = self.board.brightness_cap * max(0.0, min(1.0, brightness))
+        self.brightness = max(0.0, min(1.0, brightness))
+        cap = self.board.brightness_cap * self.brightness
         self.shown = [None] * self.board.led_count  # the palette entry each LED shows
         # palette[colour][level]: preallocated, so drawing allocates nothing
         self.palette = [[scaled(c, level, cap) for level in range(9)]

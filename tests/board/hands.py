@@ -31,7 +31,10 @@ def blink(sim, cell, ms=800):
 
 
 def events(sim, kind=None):
+    """The events since last asked (of one kind, if given), without their sequence numbers."""
     taken = sim.take_events()
+    for e in taken:
+        e.pop("seq", None)
     return [e for e in taken if kind is None or e["event"] == kind]
 
 

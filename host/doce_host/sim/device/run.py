@@ -30,18 +30,60 @@ import neopixel  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from doce.game import PLAYER_NAMES, parse_square, square_name  # noqa: E402
+from doce.link import Link  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
 world = machine.attach(World(board), board)
-events = []
+events = []  # events the link sent since the last reply
+replies = []  # replies the link sent since the last reply
 clock = [0]
 app = None
 
 
+class Loopback:
+    """The USB serial port, looped back to this harness: bytes in, lines out."""
+
+    def __init__(self):
+        self.incoming = bytearray()
+        self.at = 0
+        self.line = ""
+
+    # the board's side
+    def readinto(self, buf):
+        if self.at >= len(self.incoming):
+            return 0
+        buf[0] = self.incoming[self.at]
+        self.at += 1
+        return 1
+
+    def ipoll(self, timeout):
+        return (self,) if self.at < len(self.incoming) else ()
+
+    def write(self, text):
+        self.line += text
+        while "\n" in self.line:
+            done, self.line = self.line.split("\n", 1)
+            message = json.loads(done)
+            (events if "event" in message else replies).append(message)
+
+    # the host's side
+    def send(self, data):
+        if self.at >= len(self.incoming):
+            self.incoming = bytearray()
+            self.at = 0
+        self.incoming.extend(data)
+
+
+serial = Loopback()
+rebooted = []
+
 def reply(**fields):
     fields["events"] = events[:]
     del events[:]
+    if replies:
+        fields["link"] = replies[:]
+        del replies[:]
     sys.stdout.write(json.dumps(fields))
     sys.stdout.write("\n")
 
@@ -115,6 +157,12 @@ def handle(cmd):
         return {"leds": leds(), "bytes": bytes(neopixel.strips[0].sent).hex()}
     elif do == "state":
         return {"state": state()}
+    elif do == "send":  # bytes from the host over the serial port, then one scan
+        serial.send(cmd["line"].encode() if "line" in cmd else bytes(cmd["bytes"]))
+        run_scans(cmd.get("scans", 1))
+        if rebooted:
+            reply(rebooted=True)
+            sys.exit(4)
     elif do == "new_match":
         app.controller.new_match(PLAYER_NAMES.index(cmd.get("first", "white")))
     elif do == "calibrate":
@@ -134,7 +182,7 @@ def handle(cmd):
 def main():
     global app
     try:
-        app = esp32.build(emit=events.append)
+        app = esp32.build(link=Link(None, serial, serial, serial, lambda: rebooted.append(1)))
         reply(ready=True)
         while True:
             line = sys.stdin.readline()
