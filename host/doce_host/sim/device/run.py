@@ -10,6 +10,7 @@ doce_host/sim/__init__.py for the commands). Time is simulated: each scan advanc
 the clock by the scan period, so every run is repeatable.
 """
 
+import binascii
 import gc
 import json
 import os
@@ -78,12 +79,18 @@ class Loopback:
 serial = Loopback()
 rebooted = []
 
-def reply(**fields):
+def reply(summary=False, **fields):
     fields["events"] = events[:]
     del events[:]
-    if replies:
+    if summary:  # how many replies of each kind, rather than every reply
+        counts = {}
+        for r in replies:
+            key = ("ok " + str(r.get("re"))) if r["ok"] else r["error"]
+            counts[key] = counts.get(key, 0) + 1
+        fields["link_summary"] = counts
+    elif replies:
         fields["link"] = replies[:]
-        del replies[:]
+    del replies[:]
     sys.stdout.write(json.dumps(fields))
     sys.stdout.write("\n")
 
@@ -158,8 +165,12 @@ def handle(cmd):
     elif do == "state":
         return {"state": state()}
     elif do == "send":  # bytes from the host over the serial port, then one scan
-        serial.send(cmd["line"].encode() if "line" in cmd else bytes(cmd["bytes"]))
+        serial.send(cmd["line"].encode() if "line" in cmd else binascii.unhexlify(cmd["hex"]))
+        while serial.at < len(serial.incoming) and not rebooted:
+            run_scans(1)  # the link takes a bounded number of bytes per scan
         run_scans(cmd.get("scans", 1))
+        if cmd.get("summary"):
+            return {"summary": True}
         if rebooted:
             reply(rebooted=True)
             sys.exit(4)
@@ -185,6 +196,7 @@ def main():
         app = esp32.build(link=Link(None, serial, serial, serial, lambda: rebooted.append(1)))
         reply(ready=True)
         while True:
+            gc.collect()  # the harness's own big strings need room, not the firmware
             line = sys.stdin.readline()
             if not line:
                 break
@@ -193,7 +205,7 @@ def main():
             except (ValueError, KeyError, TypeError) as e:
                 reply(error="%s: %s" % (type(e).__name__, e))
                 continue
-            reply(**result)
+            reply(summary=result.pop("summary", False), **result)
     except flash.PowerCut as e:
         reply(power_cut=str(e))
         sys.exit(3)

@@ -1,0 +1,183 @@
+"""The link protocol against the real firmware: every command, and bad input of every kind."""
+
+import binascii
+import json
+import random
+
+import pytest
+
+from doce_host import rules
+from hands import events, play
+from casebook import expand
+
+
+def ask(sim, cmd, **args):
+    """Send one request; return the board's reply to it."""
+    args["cmd"] = cmd
+    replies = sim.command(do="send", line=json.dumps(args) + "\n").get("link", [])
+    assert len(replies) == 1, replies
+    return replies[0]
+
+
+def send_raw(sim, data):
+    return sim.command(do="send", hex=data.hex()).get("link", [])
+
+
+def test_hello_names_the_protocol_firmware_board_and_rules(sim):
+    r = ask(sim, "hello", id=3)
+    assert r["ok"] and r["id"] == 3 and r["re"] == "hello"
+    assert r["protocol"] == 1 and r["firmware"] and r["board"].startswith("DOCE board")
+    assert (r["rules"], r["rules_checksum"]) == ("standard", "%08x" % rules.load_tables("standard").checksum)
+
+
+def test_state_is_a_full_snapshot(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 b", "B e5 2")])
+    s = ask(sim, "state")["state"]
+    assert s["board"] == {"c3": "white 4", "a1": "blocker", "e5": "black 2"}
+    assert s["to_move"] == "white" and s["round"] == 1 and s["mode"] == "playing"
+    assert sorted(s["zones"]["white"]) == ["b2", "b3", "b4", "c2", "c4", "d2", "d3", "d4"]
+    assert sorted(s["zones"]["black"]) == ["d4", "d5", "e4"]
+    assert s["last"] == {"white": "c3", "black": "e5"}
+    assert s["blockers_left"] == {"white": 1, "black": 0} and s["dice_left"] == {"white": 10, "black": 10}
+    assert s["scores"] == [] and s["totals"] == {"white": 0, "black": 0} and s["problems"] == {}
+    sim.place("d4", "white 1")  # in white's zone
+    assert ask(sim, "state")["state"]["problems"] == {"d4": "no_play_zone"}
+
+
+def test_events_are_numbered_without_gaps(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    sim.place("b2", "white 1")
+    seqs = [e["seq"] for e in sim.take_events()]
+    assert seqs == list(range(1, len(seqs) + 1)) and len(seqs) >= 4
+    assert ask(sim, "state")["seq"] == seqs[-1]  # a host that missed one sees where to resume
+
+
+def test_new_match_new_round_and_brightness(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    assert ask(sim, "new_round")["ok"]
+    assert ask(sim, "state")["state"]["mode"] == "clearing"
+    sim.lift("c3")
+    sim.lift("a1")
+    s = ask(sim, "state")["state"]
+    assert s["mode"] == "playing" and s["board"] == {} and s["to_move"] == "white"
+    sim.restart()  # the restart was journaled
+    sim.settle()
+    assert ask(sim, "state")["state"]["board"] == {}
+    assert ask(sim, "new_match", first="black")["ok"]
+    assert ask(sim, "state")["state"]["to_move"] == "black"
+    bright = sim.leds()[25]
+    assert ask(sim, "brightness", value=0.5)["ok"]
+    sim.run(2)
+    assert sum(sim.leds()[25]) < sum(bright) and ask(sim, "state")["state"]["brightness"] == 0.5
+
+
+def push(sim, blob, chunk=256, force=False, crc=None):
+    r = ask(sim, "rules_begin", size=len(blob), checksum="%08x" % (binascii.crc32(blob) if crc is None else crc))
+    assert r["ok"], r
+    for at in range(0, len(blob), chunk):
+        r = ask(sim, "rules_chunk", offset=at, data=binascii.b2a_base64(blob[at:at + chunk]).decode().strip())
+        assert r["ok"], r
+    return ask(sim, "rules_commit", force=force)
+
+
+def variant(**changes):
+    r = rules.load("standard")
+    r.update(changes)
+    rules.validate(r)
+    return rules.compile_tables(r)
+
+
+def test_a_rules_push_swaps_the_tables_whole(sim):
+    blob = variant(name="short-match", rounds=2)
+    r = push(sim, blob)
+    assert r["ok"] and r["rules"] == "short-match"
+    assert ask(sim, "state")["state"]["rounds"] == 2
+    sim.restart()  # the new tables are on the board's flash
+    assert ask(sim, "hello")["rules"] == "short-match"
+    pulled = binascii.a2b_base64(ask(sim, "rules_get")["tables"])
+    assert pulled == blob
+
+
+def test_a_corrupt_or_unfitting_push_keeps_the_old_rules(sim):
+    blob = variant(name="short-match", rounds=2)
+    assert push(sim, blob, crc=binascii.crc32(blob) ^ 1)["error"] == "checksum_mismatch"
+    six = rules.load_tables("six-by-six").blob
+    assert push(sim, six)["error"] == "wrong_grid"
+    damaged = bytearray(blob)
+    damaged[-1] ^= 0xFF  # its own checksum no longer matches: not tables at all
+    assert push(sim, bytes(damaged))["error"] == "bad_tables"
+    assert ask(sim, "hello")["rules"] == "standard"
+
+
+def test_a_push_cut_midway_changes_nothing(sim):
+    blob = variant(name="short-match", rounds=2)
+    assert ask(sim, "rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))["ok"]
+    assert ask(sim, "rules_chunk", offset=0, data=binascii.b2a_base64(blob[:100]).decode().strip())["ok"]
+    assert ask(sim, "rules_commit")["error"] == "incomplete"
+    assert ask(sim, "rules_commit")["error"] == "no_transfer"  # that transfer is over
+    assert ask(sim, "rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))["ok"]
+    sim.restart()  # the cable is pulled: a transfer does not survive
+    assert ask(sim, "rules_commit")["error"] == "no_transfer"
+    assert ask(sim, "hello")["rules"] == "standard"
+
+
+def test_rules_do_not_change_mid_round_unless_forced(sim):
+    play(sim, [expand("W c3 4")])
+    blob = variant(name="short-match", rounds=2)
+    assert push(sim, blob)["error"] == "mid_round"
+    assert ask(sim, "hello")["rules"] == "standard" and ask(sim, "state")["state"]["board"] == {"c3": "white 4"}
+    assert push(sim, blob, force=True)["ok"]
+    assert ask(sim, "state")["state"]["mode"] == "clearing"  # a new match, once the board is clear
+
+
+@pytest.mark.parametrize("line, error", [
+    (b"garbage\n", "bad_json"),
+    (b"\xff\xfe\x00\n", "bad_json"),
+    (b"[1, 2]\n", "bad_request"),
+    (b'{"cmd": 5}\n', "bad_request"),
+    (b'{"cmd": "dance"}\n', "unknown_command"),
+    (b'{"cmd": "new_match", "first": "red"}\n', "bad_argument"),
+    (b'{"cmd": "brightness", "value": "max"}\n', "bad_argument"),
+    (b'{"cmd": "brightness", "value": 7}\n', "bad_argument"),
+    (b'{"cmd": "rules_begin", "size": -1, "checksum": "00000000"}\n', "bad_argument"),
+    (b'{"cmd": "rules_begin", "size": 10, "checksum": "zz"}\n', "bad_argument"),
+    (b'{"cmd": "rules_chunk", "offset": 0, "data": "AAAA"}\n', "no_transfer"),
+    (b"x" * 1100 + b"\n", "line_too_long"),
+])
+def test_bad_input_gets_an_error_and_changes_nothing(sim, line, error):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    before = ask(sim, "state")["state"]
+    replies = send_raw(sim, line)
+    assert [r["error"] for r in replies] == [error] and not replies[0]["ok"] and replies[0]["message"]
+    assert ask(sim, "state")["state"] == before
+
+
+READ_ONLY = {"ok state", "ok hello", "ok rules_get", "ok rules_abort"}
+
+
+def test_ten_thousand_malformed_inputs_change_nothing(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    before = ask(sim, "state")["state"]
+    events(sim)
+    rng = random.Random(11)
+    pieces = [b"{", b"}", b'"cmd"', b":", b'"state"', b'"new_match"', b'"first"', b'"red"', b"null",
+              b"[", b"]", b",", b"1e99", b'"\\u0000"', b"\x00", b"\xff", b"\r", b" ", b'"rules_chunk"',
+              b'"brightness"', b'"value"', b"-1", b'"rules_commit"', b'"reboot_"', b"true"]
+    sent = replies = 0
+    batch = bytearray()
+    while sent < 10000:
+        line = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        if rng.random() < 0.05:
+            line = bytes(rng.randrange(256) for _ in range(rng.randint(1, 40))).replace(b"\n", b"")
+        batch += line + b"\n"
+        sent += 1
+        if len(batch) > 800 or sent == 10000:
+            counts = sim.command(do="send", hex=bytes(batch).hex(), summary=True)["link_summary"]
+            for kind, n in counts.items():
+                replies += n
+                assert not kind.startswith("ok ") or kind in READ_ONLY, counts
+            batch = bytearray()
+    assert replies >= 9000  # nearly every line gets an answer (blank lines get none)
+    sim.run(5)
+    assert ask(sim, "state")["state"] == before
+    assert events(sim, "placed") == [] and events(sim, "new_match") == []
