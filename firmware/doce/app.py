@@ -40,12 +40,16 @@ class App:
             emit({"event": "warning", "message": note})
         self.scanner = Scanner(sensors, board, self.calibration)
         journal = Journal(journal_path)
-        game, note = journal.replay(tables)
+        game, waiting, note = journal.replay(tables)
         if note:
             emit({"event": "warning", "message": note})
-        self.controller = Controller(game or Game(tables, WHITE), journal, self._event)
-        if game is None:
-            journal.new_match(WHITE, tables.checksum)
+        if game is None:  # a new match, once the board is clear
+            game = Game(tables, WHITE)
+            try:
+                journal.new_match(WHITE, tables.checksum)
+            except OSError as e:
+                emit({"event": "warning", "message": "journal cannot be written (%s)" % e})
+        self.controller = Controller(game, journal, self._event, waiting)
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         emit({"event": "boot", "round": self.controller.game.round, "mode": self.controller.mode})

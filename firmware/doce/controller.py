@@ -31,30 +31,29 @@ UNREADABLE = "unreadable"  # a piece left tilted or half on the square
 
 
 class Controller:
-    def __init__(self, game, journal, emit):
+    def __init__(self, game, journal, emit, waiting=False):
         self.game = game
         self.journal = journal
         self.emit = emit  # emit(event): events are dicts, sent on by the link
         self.problems = [None] * game.tables.squares
         self.physical = bytearray(game.tables.squares)  # the settled board last seen
         self.unwritten = []  # journal calls owed; written after the lights show the play
-        self.mode = PLAYING
-        self._resume_mode()
+        self._resume_mode(waiting)
         self.changed = True  # the lights need drawing again
 
-    def _resume_mode(self):
+    def _resume_mode(self, waiting=False):
         g = self.game
-        self.mode = MATCH_OVER if g.match_over else CLEARING if g.round_over else PLAYING
+        self.mode = MATCH_OVER if g.match_over else CLEARING if g.round_over or waiting else PLAYING
 
     # -- commands -----------------------------------------------------------
 
     def new_match(self, first, tables=None):
         """Start a new match (with new rule tables, if given) once the board is clear."""
         tables = tables or self.game.tables
+        self._clear_problems()
         self.game = Game(tables, first)
         self.unwritten.append((self.journal.new_match, (first, tables.checksum)))
         self.mode = CLEARING
-        self._clear_problems()
         self.emit({"event": "new_match", "first": PLAYER_NAMES[first]})
         self.changed = True
         self.reconcile(self.physical)  # the board may be clear already
@@ -63,11 +62,12 @@ class Controller:
         """Abandon the round in play (by the players' agreement); it starts again once the
         board is clear. False if no round is in play."""
         g = self.game
-        if self.mode not in (PLAYING, CORRECTING) or not g.restart_round():
+        if self.mode not in (PLAYING, CORRECTING) or g.round_over:
             return False
-        self.unwritten.append((self.journal.round_started, (g.round,)))
-        self.mode = CLEARING
         self._clear_problems()
+        g.restart_round()
+        self.unwritten.append((self.journal.round_abandoned, (g.round,)))
+        self.mode = CLEARING
         self.emit({"event": "round_restarted", "round": g.round})
         self.changed = True
         self.reconcile(self.physical)
@@ -163,10 +163,11 @@ class Controller:
         return None
 
     def _start_round(self):
+        """The board is clear: the next round, the first of a match, or a restarted one begins."""
         g = self.game
-        if g.round_over and not g.match_over:
+        if g.round_over:
             g.start_round()
-            self.unwritten.append((self.journal.round_started, (g.round,)))
+        self.unwritten.append((self.journal.round_started, (g.round,)))
         self.mode = PLAYING
         self.emit({"event": "round_start", "round": g.round, "first": PLAYER_NAMES[g.to_move]})
         self.changed = True

@@ -2,9 +2,11 @@
 
 An append-only file of records, each `kind, payload, crc32(kind + payload)`:
   M first, rules checksum (4)   a new match; starts a new file
+  R round                       the board was clear and round `round` began
   D player, square, face        a numbered die
   B player, square              a blocker
-  R round                       round `round` began (again, if it is the round in play)
+  X round                       round `round` was abandoned: it starts again on a clear board
+After M and X the game waits for a clear board, and the wait survives a reboot.
 Replay stops at the first record that is short or fails its checksum: that is the
 record a power cut interrupted, and only it is lost. On LittleFS (the ESP32's file
 system) an append is also atomic at close, so this is a second line of defence.
@@ -20,8 +22,8 @@ import struct
 from .game import BLACK, WHITE, Game
 
 PATH = "journal"
-NEW_MATCH, DIE, BLOCKER, ROUND = b"M", b"D", b"B", b"R"
-PAYLOAD = {NEW_MATCH: 5, DIE: 3, BLOCKER: 2, ROUND: 1}
+NEW_MATCH, DIE, BLOCKER, ROUND, ABANDON = b"M", b"D", b"B", b"R", b"X"
+PAYLOAD = {NEW_MATCH: 5, DIE: 3, BLOCKER: 2, ROUND: 1, ABANDON: 1}
 
 
 def record(kind, payload):
@@ -70,8 +72,12 @@ class Journal:
     def round_started(self, number):
         self._append(record(ROUND, bytes((number,))))
 
+    def round_abandoned(self, number):
+        self._append(record(ABANDON, bytes((number,))))
+
     def replay(self, tables):
-        """(game, note): the match as journaled, or (None, note) if there is none to resume.
+        """(game, waiting, note): the match as journaled, and whether it waits for a clear
+        board; game is None if there is no match to resume.
 
         A torn or refused record ends the replay and is cut off the file, so later
         appends follow the last good record.
@@ -80,18 +86,20 @@ class Journal:
             with open(self.path, "rb") as f:
                 data = f.read()
         except OSError:
-            return None, None
+            return None, True, None
         found = records(data)
         if not found or found[0][0] != NEW_MATCH:
-            return None, "journal unreadable; starting a new match" if data else None
+            return None, True, "journal unreadable; starting a new match" if data else None
         first, checksum = struct.unpack("<BI", found[0][1])
         if checksum != tables.checksum or first not in (WHITE, BLACK):
-            return None, "journal is for other rules; starting a new match"
+            return None, True, "journal is for other rules; starting a new match"
         game = Game(tables, first)
+        waiting = True
         applied = 1
         size = found[0][2]
         for kind, payload, end in found[1:]:
-            if not self._apply(game, kind, payload):
+            waiting = self._apply(game, waiting, kind, payload)
+            if waiting is None:
                 break
             applied += 1
             size = end
@@ -99,20 +107,25 @@ class Journal:
         if size < len(data):
             note = "journal: dropped %d damaged byte(s) after %d action(s)" % (len(data) - size, applied)
             self._rewrite(data[:size])
-        return game, note
+        return game, waiting is not False, note
 
     @staticmethod
-    def _apply(game, kind, payload):
+    def _apply(game, waiting, kind, payload):
+        """Whether the game now waits for a clear board; None if the record does not fit."""
+        if kind == ROUND:
+            if game.round_over and payload[0] == game.round + 1:
+                game.start_round()
+                return False
+            return False if waiting and payload[0] == game.round and not game.round_over else None
+        if kind == ABANDON:
+            return True if payload[0] == game.round and game.restart_round() else None
+        if waiting:
+            return None  # no play before the round has begun
         if kind == DIE:
-            return game.place(payload[0], payload[1], payload[2]) is None
+            return False if game.place(payload[0], payload[1], payload[2]) is None else None
         if kind == BLOCKER:
-            return game.place_blocker(payload[0], payload[1]) is None
-        if kind == ROUND and game.round_over and payload[0] == game.round + 1:
-            game.start_round()
-            return True
-        if kind == ROUND and payload[0] == game.round:
-            return game.restart_round()
-        return False
+            return False if game.place_blocker(payload[0], payload[1]) is None else None
+        return None
 
     def _rewrite(self, data):
         new = self.path + ".new"

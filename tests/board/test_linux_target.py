@@ -56,9 +56,10 @@ def linux_board(tmp_path, monkeypatch):
 
 def test_a_play_on_linux_sends_the_same_bytes_as_on_the_esp32(linux_board, sim):
     app, world, events = linux_board
-    sq = 12  # c3
-    world.place(sq, "white 4")
-    for now in range(0, 200, 2):
+    for now in range(0, 40, 2):  # the board is on before a die goes down
+        app.step(now)
+    world.place(12, "white 4")  # c3
+    for now in range(40, 200, 2):
         app.step(now)
     assert [e for e in events if e["event"] == "placed"] == [
         {"event": "placed", "player": "white", "cell": "c3", "value": 4}]

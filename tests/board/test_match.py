@@ -99,3 +99,41 @@ def test_the_winner_shows_until_a_new_match(sim):
 def test_black_can_open_a_match():
     game = Game(load_tables("standard"), BLACK)
     assert game.to_move == BLACK
+
+
+def test_a_new_match_waits_for_a_clear_board_even_across_a_reboot(sim):
+    for number, round_moves in enumerate(MATCH, 1):
+        play(sim, round_moves)
+        if number < 4:
+            clear(sim)
+    sim.command(do="new_match", first="black")  # the last round's dice are still down
+    for cell in list(sim.pieces):
+        if cell != "c1":  # c1 holds black 4: a legal first play, if the round had begun
+            sim.lift(cell)
+    assert sim.pieces["c1"] == ("black 4", 0)
+    events(sim)
+    sim.restart()
+    sim.run(sim.debounce + sim.quiet)
+    assert events(sim, "placed") == [] and sim.state()["mode"] == "clearing"
+    sim.lift("c1")
+    assert events(sim, "round_start") == [{"event": "round_start", "round": 1, "first": "black"}]
+
+
+def test_a_new_match_or_restarted_round_from_correction_waits_for_a_clear_board(sim):
+    play(sim, moves("W c3 4", "B a1 2"))
+    sim.lift("c3")  # correcting: white's die is missing
+    sim.place("c3", "white 4")
+    sim.place("b4", "white 1")  # refused: in the zone
+    events(sim)
+    assert sim.command(do="send", line='{"cmd": "new_round"}\n')["link"][0]["ok"]
+    assert sim.state()["mode"] == "clearing" and events(sim, "placed") == []
+    sim.lift("a1")
+    sim.lift("b4")
+    assert sim.state()["mode"] == "clearing"  # c3 is still on the board
+    sim.lift("c3")
+    assert [e["event"] for e in events(sim)][-1] == "round_start"
+    play(sim, moves("W c3 4", "B a1 2"))
+    sim.place("d4", "white 1")  # refused: in white's zone
+    events(sim)
+    sim.command(do="new_match", first="white")
+    assert sim.state()["mode"] == "clearing" and events(sim, "placed") == []

@@ -18,7 +18,7 @@ from pathlib import Path
 from .. import image
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
-HEAP = "144K"  # an ESP32_GENERIC heap once grown (112 KB), and 32 KB for the simulator's own modules
+HEAP = "192K"  # an ESP32_GENERIC heap once grown (112 KB), and 80 KB for the simulator's own modules
 _images = {}  # rules name -> a fresh image, built once per process
 
 
@@ -60,6 +60,7 @@ class SimBoard:
         self._read()
         for cell, (piece, turn) in self.pieces.items():
             self.command(do="place", cell=cell, piece=piece, turn=turn)
+        self.settle()  # the board scans once it is on, before anyone moves a die
 
     def _read(self):
         """The next reply. Anything else the device prints (a traceback) is kept in .console."""
