@@ -6,6 +6,7 @@ Hardware comes in through the constructor, so the same App runs on an ESP32
 """
 
 import os
+import time
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
 from .controller import Controller
@@ -17,6 +18,12 @@ from .tables import Tables
 
 RULES_PATH = "rules.doct"
 FRAME_MS = 50  # animation frame period
+RETRY_MS = 1000  # after a failed journal write
+
+
+def ticks_diff(a, b):
+    """a - b for millisecond ticks; MicroPython's ticks wrap, so it must do the sum."""
+    return time.ticks_diff(a, b) if hasattr(time, "ticks_diff") else a - b
 
 
 def load_rules(path=RULES_PATH):
@@ -32,6 +39,8 @@ class App:
         self.tables = tables
         self.emit = emit
         self.link = None  # a doce.link.Link, if a host may talk to the board
+        self.last_warning = None  # so a failing journal is reported once, not every scan
+        self.retry_at = 0
         self.rules_path = rules_path
         self.calibration_path = calibration_path
         self.calibration = Calibration(board)
@@ -64,14 +73,17 @@ class App:
             self.link.poll()
         if self.scanner.scan():
             c.reconcile(self.scanner.settled)
-        if c.changed or (self.lights.animated and now_ms >= self.next_frame):
+        if c.changed or (self.lights.animated and ticks_diff(now_ms, self.next_frame) >= 0):
             c.changed = False
             self.lights.render(c, now_ms)
             self.next_frame = now_ms + FRAME_MS
-        if c.unwritten:
+        if c.unwritten and ticks_diff(now_ms, self.retry_at) >= 0:
             note = c.commit()  # after the lights: a play shows before it is written
             if note:
-                self.emit({"event": "warning", "message": note})
+                self.retry_at = now_ms + RETRY_MS
+                if note != self.last_warning:
+                    self.emit({"event": "warning", "message": note})
+            self.last_warning = note
         if self.link and self.link.reboot_pending:
             self.link.reboot()
 

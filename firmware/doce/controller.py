@@ -74,15 +74,19 @@ class Controller:
         return True
 
     def commit(self):
-        """Write the journal records owed. Returns an error note, or None."""
-        note = None
+        """Write the journal records owed, in order. Returns an error note, or None.
+
+        A record that fails stays first in line and is tried again at the next commit:
+        later records must not be written past a gap, or replay would stop at it.
+        """
         while self.unwritten:
-            write, args = self.unwritten.pop(0)
+            write, args = self.unwritten[0]
             try:
                 write(*args)
             except OSError as e:
-                note = "journal write failed (%s); the game goes on in memory" % e
-        return note
+                return "journal write failed (%s); will retry, the game goes on" % e
+            self.unwritten.pop(0)
+        return None
 
     # -- the board changed ----------------------------------------------------
 
