@@ -17,7 +17,7 @@ scanner watches the centre sensors and reads a square's ring only while it moves
 
 import json
 
-from .game import BLACK, BLOCKER, EMPTY, WHITE, die
+from .game import BLACK, EMPTY, PLAYER_NAMES, WHITE, blocker, die, is_blocker
 
 UNSETTLED = 0xFF  # a reading that matches no code: a die in motion, tilted, half on
 NO_SQUARE = 0xFF  # a multiplexer input with no sensor
@@ -36,19 +36,18 @@ def key(trits):
 
 
 def piece(name):
-    """'white 4' -> the engine's square value for a white die showing 4."""
-    if name == "blocker":
-        return BLOCKER
-    colour, face = name.split()
-    return die({"white": WHITE, "black": BLACK}[colour], int(face))
+    """'white 4' -> the engine's square value for a white die showing 4; 'black blocker'."""
+    colour, what = name.split()
+    player = {"white": WHITE, "black": BLACK}[colour]
+    return blocker(player) if what == "blocker" else die(player, int(what))
 
 
 def piece_name(cell):
-    """The engine's square value as 'white 4', 'black 1' or 'blocker' (None if empty)."""
-    if cell == BLOCKER:
-        return "blocker"
+    """The engine's square value as 'white 4' or 'black blocker' (None if empty)."""
     if cell == EMPTY:
         return None
+    if is_blocker(cell):
+        return PLAYER_NAMES[cell & 1] + " blocker"
     return "%s %d" % ("white" if cell >> 4 == WHITE + 1 else "black", cell & 0x0F)
 
 

@@ -13,7 +13,7 @@ round starts; after the match, the result stays until a new match is started.
 """
 
 from .board import UNSETTLED
-from .game import BLOCKER, EMPTY, PLAYER_NAMES, Game, face, owner, square_name
+from .game import EMPTY, PLAYER_NAMES, Game, face, is_blocker, owner, square_name
 from .referee import match_event, round_event
 
 PLAYING = "playing"
@@ -134,8 +134,8 @@ class Controller:
 
     def _play(self, sq, piece):
         g = self.game
-        if piece == BLOCKER:
-            player = g.to_move
+        if is_blocker(piece):
+            player = piece & 1
             why = g.refusal(player, sq, blocker=True)
         else:
             player = owner(piece)
@@ -144,7 +144,7 @@ class Controller:
             return why
         ended = len(g.rounds)
         event = {"event": "placed", "player": PLAYER_NAMES[player], "cell": square_name(g.tables, sq)}
-        if piece == BLOCKER:
+        if is_blocker(piece):
             g.place_blocker(player, sq)
             self.unwritten.append((self.journal.blocker, (player, sq)))
             event["blocker"] = True

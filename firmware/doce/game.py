@@ -4,7 +4,8 @@ Pure: no I/O and no hardware, so it runs unchanged on the board (MicroPython)
 and on a PC (CPython). docs/rules.md states every rule and every decision the
 rulebook leaves open.
 
-A square holds one byte: EMPTY, BLOCKER, or a die, (player + 1) << 4 | face.
+A square holds one byte: EMPTY, a die, (player + 1) << 4 | face, or a player's
+blocker, BLOCKER | player.
 Playing a move allocates nothing until a round ends.
 """
 
@@ -16,7 +17,7 @@ DRAW = 2  # as a round or match result
 PLAYER_NAMES = ("white", "black", "draw")
 
 EMPTY = 0
-BLOCKER = 0x30
+BLOCKER = 0x30  # | player: each player's blocker is their own
 NOWHERE = 0xFF  # no last-placed die yet this round
 
 # Why a play is refused. These strings are also the referee's and the link's codes.
@@ -38,6 +39,14 @@ OUT_OF_DICE = "out_of_dice"
 
 def die(player, face):
     return (player + 1) << 4 | face
+
+
+def blocker(player):
+    return BLOCKER | player
+
+
+def is_blocker(cell):
+    return cell >> 4 == BLOCKER >> 4
 
 
 def owner(cell):
@@ -233,7 +242,7 @@ class Game:
         why = self.refusal(player, square, blocker=True)
         if why:
             return why
-        self.board[square] = BLOCKER
+        self.board[square] = blocker(player)
         self.blockers_left[player] -= 1
         self.blocker_this_turn = True
         if not self.has_legal_square(player):

@@ -19,7 +19,7 @@ docs/lights.md has the same table for players.
 
 from .board import UNSETTLED
 from .controller import CLEARING, CORRECTING, LIFTED, MATCH_OVER, MOVED, TURNED
-from .game import BLOCKER, DRAW, EMPTY, WHITE, owner
+from .game import DRAW, EMPTY, WHITE, is_blocker, owner
 
 YELLOW = (240, 228, 66)
 BLUE = (0, 114, 178)
@@ -108,14 +108,14 @@ class Lights:
             if not blink_on:
                 return OFF
             missing = problem in (LIFTED, TURNED) or (problem == MOVED and cell != EMPTY)
-            return pal[owner(cell)][BRIGHT] if missing and cell != BLOCKER else pal[3][BRIGHT]
+            return pal[owner(cell)][BRIGHT] if missing and not is_blocker(cell) else pal[3][BRIGHT]
         if mark == ZONE:
             return pal[2][DIM]
         if mark:
             return pal[mark - 1][pulse]  # on a winning line
         if controller.mode == CLEARING and not game.round_over and controller.physical[sq] != EMPTY:
             return pal[3][DIM]  # clear the board for the new match
-        if cell != EMPTY and cell != BLOCKER and cell != UNSETTLED:
+        if cell != EMPTY and not is_blocker(cell) and cell != UNSETTLED:
             p = owner(cell)
             return pal[p][BRIGHT if game.last_placed[p] == sq else DIM]
         return OFF

@@ -1,6 +1,6 @@
 """Play a match at the terminal: two players, one keyboard, the real rules engine."""
 
-from doce.game import BLOCKER, DRAW, PLAYER_NAMES, Game, WHITE, face, owner
+from doce.game import DRAW, PLAYER_NAMES, Game, WHITE, face, is_blocker, owner
 from doce.referee import play_move, round_event, match_event
 
 HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
@@ -27,7 +27,7 @@ def draw_board(game):
         for col in range(t.grid):
             sq = row * t.grid + col
             cell = game.board[sq]
-            if cell == BLOCKER:
+            if is_blocker(cell):
                 text = "##"
             elif cell:
                 text = "WB"[owner(cell)] + str(face(cell))

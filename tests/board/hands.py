@@ -41,5 +41,5 @@ def events(sim, kind=None):
 def play(sim, moves):
     """Put each recorded move's piece on the board, as a player would."""
     for m in moves:
-        piece = "blocker" if m.get("blocker") else "%s %d" % (m["player"], m["value"])
+        piece = "%s %s" % (m["player"], "blocker" if m.get("blocker") else m["value"])
         sim.place(m["cell"], piece)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from doce.board import CODES, TRITS, UNSETTLED, decode_table, key, piece
-from doce.game import BLOCKER, EMPTY
+from doce.game import BLOCKER, EMPTY, WHITE, BLACK
 from doce_host.paths import BOARD_FILE
 
 SPEC = json.loads(BOARD_FILE.read_text())
@@ -22,7 +22,7 @@ def rotations(code):
 
 def test_every_piece_has_a_code():
     names = sorted(SPEC["dice"].values())
-    assert names == sorted(["blocker"] + ["%s %d" % (c, f) for c in ("white", "black") for f in range(1, 7)])
+    assert names == sorted(["%s %s" % (c, f) for c in ("white", "black") for f in [1, 2, 3, 4, 5, 6, "blocker"]])
 
 
 @pytest.mark.parametrize("code, name", sorted(SPEC["dice"].items()))
@@ -55,5 +55,5 @@ def test_a_code_that_is_another_turned_is_refused():
     with pytest.raises(ValueError, match="not 5 of"):
         decode_table({"++x00": "white 1"})
     with pytest.raises(ValueError, match="no centre magnet"):
-        decode_table({"0+++0": "blocker"})
-    assert piece("blocker") == BLOCKER
+        decode_table({"0+++0": "white blocker"})
+    assert (piece("white blocker"), piece("black blocker")) == (BLOCKER | WHITE, BLOCKER | BLACK)

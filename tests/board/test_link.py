@@ -33,7 +33,7 @@ def test_hello_names_the_protocol_firmware_board_and_rules(sim):
 def test_state_is_a_full_snapshot(sim):
     play(sim, [expand(m) for m in ("W c3 4", "B a1 b", "B e5 2")])
     s = ask(sim, "state")["state"]
-    assert s["board"] == {"c3": "white 4", "a1": "blocker", "e5": "black 2"}
+    assert s["board"] == {"c3": "white 4", "a1": "black blocker", "e5": "black 2"}
     assert s["to_move"] == "white" and s["round"] == 1 and s["mode"] == "playing"
     assert sorted(s["zones"]["white"]) == ["b2", "b3", "b4", "c2", "c4", "d2", "d3", "d4"]
     assert sorted(s["zones"]["black"]) == ["d4", "d5", "e4"]

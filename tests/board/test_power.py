@@ -12,7 +12,7 @@ def new_match(sim):
 
 
 def placing(move):
-    piece = "blocker" if move.get("blocker") else "%s %d" % (move["player"], move["value"])
+    piece = "%s %s" % (move["player"], "blocker" if move.get("blocker") else move["value"])
     return lambda sim: sim.place(move["cell"], piece)
 
 

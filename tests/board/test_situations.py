@@ -108,7 +108,7 @@ def test_a_die_turned_to_another_face(sim):
 def test_a_second_blocker(sim):
     play(sim, moves("W a1 b", "W c3 4", "B e5 1"))
     events(sim)
-    sim.place("e1", "blocker")
+    sim.place("e1", "white blocker")
     assert events(sim, "illegal") == [{"event": "illegal", "reason": "no_blocker", "cells": ["e1"]}]
 
 
@@ -136,3 +136,17 @@ def test_nothing_is_counted_twice_after_corrections(sim):
     sim.restart()  # the journal holds each play once
     sim.settle()
     assert sim.state()["board"] == state["board"] and sim.state()["to_move"] == "white"
+
+
+def test_a_blocker_after_the_die_or_of_the_other_colour_is_refused(sim):
+    sim.place("c3", "white 4")
+    events(sim)
+    sim.place("a1", "white blocker")  # white's turn is over: the blocker comes first
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "not_your_turn", "cells": ["a1"]}]
+    sim.lift("a1")
+    sim.place("a1", "white blocker", settle=False)  # black to move, but this blocker is white's
+    sim.settle()
+    assert events(sim, "illegal")[-1]["reason"] == "not_your_turn"
+    sim.lift("a1")
+    sim.place("a1", "black blocker")
+    assert events(sim, "placed")[-1] == {"event": "placed", "player": "black", "cell": "a1", "blocker": True}

@@ -27,7 +27,7 @@ def test_refusals_are_explained_and_change_nothing():
     assert "Refused: a die shows 1 to 6" in out
     assert 'Refused: type a square and a face, like "c3 4"' in out
     assert "Refused: that is not a square on this board" in out
-    assert game.board[18] == 0x30  # black's blocker on d4
+    assert game.board[18] == 0x31  # black's blocker on d4
     assert game.to_move == 1 and game.blocker_this_turn  # black still owes a numbered die
 
 

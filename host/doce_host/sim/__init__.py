@@ -133,7 +133,7 @@ class SimBoard:
         return self.run(self.debounce + 2)
 
     def place(self, cell, piece, turn=0, settle=True):
-        """Put a die down flat: piece is 'white 4', 'black 1' or 'blocker'."""
+        """Put a die down flat: piece is 'white 4', 'black 1' or 'white blocker'."""
         self.pieces[cell] = (piece, turn)
         self.command(do="place", cell=cell, piece=piece, turn=turn)
         return self.settle() if settle else None

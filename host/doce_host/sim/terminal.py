@@ -6,7 +6,8 @@ made of it: the lights as the strip received them, and the events it reported.
 
 from doce.lights import BLUE, PURPLE, VERMILLION, YELLOW
 
-HELP = """Put a die down: "c3 w4" (white, 4 up), "c3 b2" (black, 2 up), "c3 x" (the blocker).
+HELP = """Put a die down: "c3 w4" (white, 4 up), "c3 b2" (black, 2 up), "c3 x" (the mover's
+blocker; "c3 wx" or "c3 bx" for a given player's).
 "lift c3", "slide c3 d4", "turn c3 5", "wait 500" (ms), "cut" (the power fails, then
 returns), "new" (a new match), "help", "quit". a1 is white's left corner."""
 
@@ -23,8 +24,8 @@ def describe(rgb):
 def cell_text(piece):
     if piece is None:
         return " . "
-    if piece == "blocker":
-        return " ##"
+    if piece.endswith("blocker"):
+        return " #" + piece[0].upper()
     colour, face = piece.split()
     return " %s%s" % (colour[0].upper(), face)
 
@@ -98,9 +99,9 @@ def act(sim, words):
     elif len(words) == 2 and len(words[1]) in (1, 2):
         piece = {"w": "white", "b": "black"}.get(words[1][0])
         if words[1] == "x":
-            piece = "blocker"
-        elif piece and len(words[1]) == 2 and words[1][1] in "123456":
-            piece += " " + words[1][1]
+            piece = sim.state()["to_move"] + " blocker"
+        elif piece and len(words[1]) == 2 and words[1][1] in "123456x":
+            piece += " blocker" if words[1][1] == "x" else " " + words[1][1]
         else:
             return "type a square and a die, like \"c3 w4\""
         if words[0] in sim.pieces:
