@@ -77,10 +77,44 @@ def square_index(grid, name):
     return (int(name[1:]) - 1) * grid + ord(name[0]) - ord("a")
 
 
+def check(spec):
+    """Raise ValueError naming the first field of a board file that cannot be right."""
+    def need(ok, field, why):
+        if not ok:
+            raise ValueError("board file: %s: %s" % (field, why))
+    g = spec["grid"]
+    s = spec["sensing"]
+    need(isinstance(g, int) and 2 <= g <= 15, "grid", "2 to 15 squares a side")
+    need(s["channels_per_group"] == 16 and len(spec["pins"]["mux_select"]) == 4,
+         "sensing.channels_per_group", "16, read through 4 select pins")
+    need(1 <= s["groups"] <= min(8, 1 << len(spec["pins"]["group_select"])), "sensing.groups",
+         "1 to 8, and no more than the group select pins can pick")
+    need(1 <= s["debounce_scans"] <= s["quiet_wait_scans"] <= 255, "sensing.debounce_scans",
+         "1 to 255, and no more than quiet_wait_scans (at most 255)")
+    names = [c + str(r) for r in range(1, g + 1) for c in "abcdefghijklmno"[:g]]
+    for field in ("squares", "leds.squares"):
+        table = spec["squares"] if field == "squares" else spec["leds"]["squares"]
+        need(sorted(table) == sorted(names), field,
+             "one entry for each of %s..%s, no more" % (names[0], names[-1]))
+    channels = [ch for name in names for ch in spec["squares"][name]]
+    need(all(len(spec["squares"][n]) == SENSORS_PER_SQUARE for n in names), "squares",
+         "five channels for each square: C, N, E, S, W")
+    need(all(0 <= ch < s["groups"] * 16 for ch in channels) and len(set(channels)) == len(channels),
+         "squares", "every channel on a multiplexer input, and none used twice")
+    leds = list(spec["leds"]["squares"].values()) + spec["leds"]["turn"]["white"] + spec["leds"]["turn"]["black"]
+    need(all(0 <= i < spec["leds"]["count"] for i in leds) and len(set(leds)) == len(leds),
+         "leds", "every LED index below leds.count, and none used twice")
+    need(0 < spec["power"]["brightness_cap"] <= 1, "power.brightness_cap", "above 0, at most 1")
+
+
 class Board:
     """What the firmware needs from the board file, as flat tables."""
 
     def __init__(self, spec):
+        try:
+            check(spec)
+        except (KeyError, TypeError) as e:
+            raise ValueError("board file: missing or malformed field %s" % e)
         self.name = spec["board"]
         self.grid = g = spec["grid"]
         self.squares = g * g
