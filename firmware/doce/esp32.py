@@ -54,7 +54,8 @@ def run():
     emit = app.emit
     button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)
     period = app.board.scan_period_ms
-    pressed_at = None
+    pressed_at = None  # when the button went down
+    held = False  # a long press already acted
     while True:
         now = time.ticks_ms()
         try:
@@ -64,13 +65,13 @@ def run():
             time.sleep_ms(100)
         if button() == 0:  # pressed (pulled up, switch to ground)
             if pressed_at is None:
-                pressed_at = now
-            elif time.ticks_diff(now, pressed_at) >= BUTTON_HOLD_MS:
+                pressed_at, held = now, False
+            elif not held and time.ticks_diff(now, pressed_at) >= BUTTON_HOLD_MS:
                 emit({"event": "calibrated", "error": app.calibrate()})
-                pressed_at = None
-        elif pressed_at is not None:
+                held = True
+        elif pressed_at is not None:  # released
             c = app.controller
-            if c.mode == MATCH_OVER:
+            if not held and c.mode == MATCH_OVER:
                 c.new_match(1 - c.game.first)  # the other player opens the next match
             pressed_at = None
         time.sleep_ms(period)

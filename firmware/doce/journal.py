@@ -106,7 +106,10 @@ class Journal:
         note = None
         if size < len(data):
             note = "journal: dropped %d damaged byte(s) after %d action(s)" % (len(data) - size, applied)
-            self._rewrite(data[:size])
+            try:
+                self._rewrite(data[:size])
+            except OSError as e:
+                note += "; could not repair the file (%s)" % e
         return game, waiting is not False, note
 
     @staticmethod

@@ -11,15 +11,16 @@ deficiencies, and every meaning also differs in brightness or blinking:
   no-play zone      dim reddish purple on the empty squares the mover may not use
   a problem         blinking: vermillion on a piece that should not be there, the
                     owner's colour where a piece of the game is missing or wrong
-  a won round       the winning line pulses in the winner's colour
+  a won round       the winning line pulses in the winner's colour; every other
+                    piece left on the board is dim vermillion until cleared away
   the match         every square pulses in the winner's colour (both, on a draw)
   turn              the edge lights of the player to move, in their colour
 docs/lights.md has the same table for players.
 """
 
-from .board import UNSETTLED
-from .controller import CLEARING, CORRECTING, LIFTED, MATCH_OVER, MOVED, TURNED
-from .game import DRAW, EMPTY, WHITE, is_blocker, owner
+from .controller import CLEARING, CORRECTING, LIFTED, MATCH_OVER, MOVED, PLAYING, TURNED
+from .game import DRAW, EMPTY, NOWHERE, is_blocker, owner
+from .tables import END
 
 YELLOW = (240, 228, 66)
 BLUE = (0, 114, 178)
@@ -45,6 +46,8 @@ class Lights:
         self.board = board
         self.set_brightness(brightness)
         self.marks = bytearray(board.squares)  # per frame: winning lines and the zone
+        self.winner = self.winner_of = None  # the match winner, worked out once per match
+        self.c = self.ended = None  # this frame's controller and finished round
         self.animated = False  # whether the picture changes with time
 
     def set_brightness(self, brightness):
@@ -57,21 +60,30 @@ class Lights:
                         for c in (YELLOW, BLUE, PURPLE, VERMILLION)]
 
     def render(self, controller, now_ms):
-        """Draw the whole board from the controller's state, then send it."""
-        game = controller.game
-        mode = controller.mode
-        ended = game.rounds[-1] if game.round_over and game.rounds else None
-        self.animated = mode in (CORRECTING, MATCH_OVER) or ended is not None
-        self._mark(game, ended, mode)
-        blink_on = (now_ms // BLINK_MS) % 2 == 0
-        pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
-        for sq in range(self.board.squares):
-            self._set(self.board.led_of_square[sq], self._square(controller, sq, blink_on, pulse))
-        for player in (WHITE, 1 - WHITE):
-            colour = self._turn(controller, player, blink_on, pulse)
-            for i in self.board.turn_leds[player]:
-                self._set(i, colour)
+        """Draw the whole board from the controller's state, then send it. Allocates nothing."""
+        self._frame(controller, now_ms)
+        self._mark()
+        self._draw()
         self.show()
+
+    def _draw(self):
+        for sq in range(self.board.squares):
+            self._set(self.board.led_of_square[sq], self._square(sq))
+        for player in range(2):
+            self._turn_lights(player, self._turn(player))
+
+    def _frame(self, controller, now_ms):
+        """What this frame depends on, kept on self for the small functions below."""
+        self.c = controller
+        game = controller.game
+        self.ended = game.rounds[-1] if game.round_over and game.rounds else None
+        mode = controller.mode
+        self.animated = mode == CORRECTING or mode == MATCH_OVER or self.ended is not None
+        self.blink_on = (now_ms // BLINK_MS) % 2 == 0
+        self.pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
+        if mode == MATCH_OVER and self.winner_of is not game:
+            self.winner = game.winner()  # once per match: it sums the rounds
+            self.winner_of = game
 
     def _set(self, led, colour):
         # Colours are shared palette tuples, so `is` tells a change; setting a pixel
@@ -80,53 +92,83 @@ class Lights:
             self.pixels[led] = colour
             self.shown[led] = colour
 
-    def _mark(self, game, ended, mode):
+    def _turn_lights(self, player, colour):
+        leds = self.board.turn_leds[player]
+        for k in range(len(leds)):  # `for led in leds` would need an iterator's 4 frame slots
+            self._set(leds[k], colour)
+
+    # Small functions on purpose: MicroPython puts a frame of more than 11 slots on the
+    # heap at every call, and animated frames are drawn 20 times a second.
+    def _mark(self):
         """self.marks[sq]: 1 + the owner of a winning line through it, or ZONE, or 0."""
-        marks = self.marks
-        for sq in range(len(marks)):
-            marks[sq] = 0
-        if ended is not None:
-            t = game.tables
-            for player, line in ended.lines:
-                for sq in t.line_squares(line):
-                    marks[sq] = 1 + player
-        elif mode != MATCH_OVER:
-            for sq in game.no_play_zone(game.to_move):
-                if game.board[sq] == EMPTY:
-                    marks[sq] = ZONE
+        for sq in range(len(self.marks)):
+            self.marks[sq] = 0
+        if self.ended is not None:
+            for k in range(len(self.ended.lines)):
+                self._mark_line(self.c.game.tables, self.ended.lines[k])
+        elif self.c.mode != MATCH_OVER:
+            self._mark_zone(self.c.game)
 
-    def _square(self, controller, sq, blink_on, pulse):
-        game = controller.game
-        pal = self.palette
-        cell = game.board[sq]
+    def _mark_line(self, t, won):
+        start = won[1] * t.line_length
+        for i in range(start, start + t.line_length):
+            self.marks[t.lines[i]] = 1 + won[0]
+
+    def _mark_zone(self, game):
+        """The mover's no-play zone, on the squares that are empty."""
+        t = game.tables
+        start = game.last_placed[game.to_move]
+        if start == NOWHERE:
+            return
+        start *= t.zone_stride
+        for i in range(start, start + t.zone_stride):
+            sq = t.zone[i]
+            if sq != END and game.board[sq] == EMPTY:
+                self.marks[sq] = ZONE
+
+    def _square(self, sq):
+        mode = self.c.mode
+        if mode == MATCH_OVER:
+            w = self.winner
+            return self.palette[w if w != DRAW else (sq + sq // self.board.grid) % 2][self.pulse]
+        if mode == CLEARING:
+            return self._clearing(sq)
+        if mode == CORRECTING and self.c.problems[sq] is not None:
+            return self._problem(sq) if self.blink_on else OFF
+        return self._playing(sq)
+
+    def _playing(self, sq):
+        if self.marks[sq] == ZONE:
+            return self.palette[2][DIM]
+        cell = self.c.game.board[sq]
+        if cell == EMPTY or is_blocker(cell):
+            return OFF
+        p = owner(cell)
+        return self.palette[p][BRIGHT if self.c.game.last_placed[p] == sq else DIM]
+
+    def _clearing(self, sq):
+        """What is still on the board: a winning line pulses; anything else is to go."""
+        if self.c.physical[sq] == EMPTY:
+            return OFF
         mark = self.marks[sq]
-        if controller.mode == MATCH_OVER:
-            w = game.winner()
-            return pal[w if w != DRAW else (sq + sq // self.board.grid) % 2][pulse]
-        problem = controller.problems[sq] if controller.mode == CORRECTING else None
-        if problem is not None:
-            if not blink_on:
-                return OFF
-            missing = problem in (LIFTED, TURNED) or (problem == MOVED and cell != EMPTY)
-            return pal[owner(cell)][BRIGHT] if missing and not is_blocker(cell) else pal[3][BRIGHT]
-        if mark == ZONE:
-            return pal[2][DIM]
-        if mark:
-            return pal[mark - 1][pulse]  # on a winning line
-        if controller.mode == CLEARING and not game.round_over and controller.physical[sq] != EMPTY:
-            return pal[3][DIM]  # clear the board for the new match
-        if cell != EMPTY and not is_blocker(cell) and cell != UNSETTLED:
-            p = owner(cell)
-            return pal[p][BRIGHT if game.last_placed[p] == sq else DIM]
-        return OFF
+        if mark and mark != ZONE:
+            return self.palette[mark - 1][self.pulse]
+        return self.palette[3][DIM]
 
-    def _turn(self, controller, player, blink_on, pulse):
-        game = controller.game
-        if controller.mode == MATCH_OVER:
-            w = game.winner()
-            return self.palette[player][pulse] if w == player or w == DRAW else OFF
-        if controller.mode == CORRECTING:
-            return self.palette[3][NORMAL] if player == game.to_move and blink_on else OFF
-        if not game.round_over and player == game.to_move:
+    def _problem(self, sq):
+        """The owner's colour where a piece of the game is missing or wrong; else vermillion."""
+        problem = self.c.problems[sq]
+        cell = self.c.game.board[sq]
+        if cell != EMPTY and (problem == LIFTED or problem == TURNED or problem == MOVED):
+            return self.palette[cell & 1 if is_blocker(cell) else owner(cell)][BRIGHT]
+        return self.palette[3][BRIGHT]
+
+    def _turn(self, player):
+        mode = self.c.mode
+        if mode == MATCH_OVER:
+            return self.palette[player][self.pulse] if self.winner == player or self.winner == DRAW else OFF
+        if mode == CORRECTING:
+            return self.palette[3][NORMAL] if player == self.c.game.to_move and self.blink_on else OFF
+        if mode == PLAYING and player == self.c.game.to_move:
             return self.palette[player][NORMAL]
         return OFF

@@ -41,7 +41,8 @@ class Scanner:
         groups = self.board.watch_groups | self.wanted
         self._classify(self.sensors.read(groups), groups)
         busy = self._update(groups)
-        self.scans += 1
+        if self.scans < 255:  # only boot needs counting, and a big int would allocate
+            self.scans += 1
         if not self.pending:
             return False
         if (busy or self.scans < self.board.debounce_scans) and self.waited < self.board.quiet_wait_scans:

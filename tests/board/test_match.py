@@ -41,7 +41,7 @@ def test_a_won_round_lights_the_line_and_waits_for_a_clear_board(sim):
         sim.wait(25)
         frames.add(light(sim, "b1"))
     assert {looks(f) for f in frames} == {"yellow"} and len(frames) > 2
-    assert looks(light(sim, "e3")) == "yellow" and light(sim, "e3") not in frames  # steady, not on the line
+    assert looks(light(sim, "e3")) == "vermillion"  # not on the line: a die to clear away
     sim.lift("a1")
     sim.lift("b1")
     assert sim.state()["round"] == 1 and events(sim, "illegal") == []  # clearing is not an error
@@ -137,3 +137,12 @@ def test_a_new_match_or_restarted_round_from_correction_waits_for_a_clear_board(
     events(sim)
     sim.command(do="new_match", first="white")
     assert sim.state()["mode"] == "clearing" and events(sim, "placed") == []
+
+
+def test_while_clearing_the_lights_show_what_is_left(sim):
+    play(sim, moves(*ALL_OWN))
+    sim.lift("e3")
+    assert looks(light(sim, "e3")) == "off"  # gone, so dark
+    assert looks(light(sim, "a5")) == "vermillion"  # still to go
+    sim.place("c3", "black 2")  # round 2's opening die, too early: it is in the way
+    assert looks(light(sim, "c3")) == "vermillion" and sim.state()["mode"] == "clearing"

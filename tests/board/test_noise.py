@@ -41,3 +41,28 @@ def test_a_noise_soak_makes_no_false_action(sim):
 def test_an_idle_scan_allocates_nothing(sim):
     play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
     assert sim.command(do="idle_allocation", scans=200)["bytes"] == 0
+
+
+def test_animated_frames_allocate_nothing(sim):
+    from test_match import ALL_OWN, MATCH
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    sim.lift("c3")  # correcting: blinking lights
+    assert sim.state()["mode"] == "correcting"
+    assert sim.command(do="idle_allocation", scans=300)["bytes"] == 0
+    sim.place("c3", "white 4")
+    sim.lift("c3")
+    sim.lift("a1")
+    sim.command(do="new_match", first="white")
+    sim.settle()
+    play(sim, [expand(m) for m in ALL_OWN])  # the winning line pulses while the board is cleared
+    assert sim.state()["mode"] == "clearing"
+    assert sim.command(do="idle_allocation", scans=300)["bytes"] == 0
+    for cell in list(sim.pieces):
+        sim.lift(cell)
+    for number, moves in enumerate(MATCH[1:], 2):
+        play(sim, moves)
+        if number < 4:
+            for cell in list(sim.pieces):
+                sim.lift(cell)
+    assert sim.state()["mode"] == "match_over"
+    assert sim.command(do="idle_allocation", scans=300)["bytes"] == 0
