@@ -65,13 +65,14 @@ ROUNDS = [
     "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3",
     "a1 b2 a5 w1 c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
     "b1 w3 a2 b3 d1 w3 a4 b3 e4 w1 e5 b1 c1 w3 a3 b3 e2 w1 a1 b3",
-    "a1 b2 a5 w1 e1 x c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
+    "a1 b2 a5 w1 e1 bx c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
 ]
 NAMES = {"w": "white", "b": "black"}
 
 
 def piece(text):
-    return "blocker" if text == "x" else "%s %s" % (NAMES[text[0]], text[1])
+    """'w2' -> 'white 2'; 'bx' -> 'black blocker'."""
+    return "%s %s" % (NAMES[text[0]], "blocker" if text[1] == "x" else text[1])
 
 
 clock = [0]

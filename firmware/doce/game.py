@@ -98,6 +98,7 @@ class Game:
         self.blockers_left = bytearray(2)
         self.last_placed = bytearray(2)
         self._won = bytearray(2 * tables.line_count)  # scratch: (player, line) pairs
+        self._n_won = 0
         self.rounds = []  # a RoundEnd per finished round
         self.round = 0
         self.start_round()
@@ -220,22 +221,28 @@ class Game:
         self.dice_left[player] -= 1
         self.last_placed[player] = square
         self.blocker_this_turn = False
+        self._after_die(player, square)
+        return None
+
+    def _after_die(self, player, square):
+        """A line, a draw, or the other player's turn."""
         won = self._winning_lines_through(square)
-        other = 1 - player
         if won:
-            first = self._won[0]
-            for i in range(2, won, 2):
-                if self._won[i] != first:
-                    self._end(DRAW, DOUBLE_LINE, won)
-                    return None
-            self._end(first, LINE, won)
-        elif not self.dice_left[player] and not self.dice_left[other]:
+            self._end_by_lines(won)
+        elif not self.dice_left[player] and not self.dice_left[1 - player]:
             self._end(DRAW, OUT_OF_DICE)
         else:
-            self.to_move = other
-            if not self.has_legal_square(other):
+            self.to_move = 1 - player
+            if not self.has_legal_square(self.to_move):
                 self._end(DRAW, NO_LEGAL_SQUARE)
-        return None
+
+    def _end_by_lines(self, won):
+        first = self._won[0]
+        for i in range(2, won, 2):
+            if self._won[i] != first:
+                self._end(DRAW, DOUBLE_LINE, won)
+                return
+        self._end(first, LINE, won)
 
     def place_blocker(self, player, square):
         """Put `player`'s blocker on `square`, their first play of a turn."""
@@ -253,45 +260,59 @@ class Game:
 
     def line_winner(self, line):
         """WHITE or BLACK if `line` is a winning line for them, else None."""
-        t = self.tables
-        start = line * t.line_length
+        whites = self._line_whites(line)
+        return None if whites < 0 else self._line_owner(line, whites)
+
+    # The win check runs after every die: small functions, because MicroPython puts
+    # a frame of more than 11 slots on the heap at every call.
+    def _line_whites(self, line):
+        """How many of the line's dice are white; -1 for a gap, a blocker or another sum."""
         total = whites = 0
-        for i in range(start, start + t.line_length):
-            cell = self.board[t.lines[i]]
-            p = owner(cell)
-            if p is None:
-                return None
+        for i in range(line * self.tables.line_length, (line + 1) * self.tables.line_length):
+            cell = self.board[self.tables.lines[i]]
+            if cell == EMPTY or cell >= BLOCKER:
+                return -1
             total += cell & 0x0F
-            whites += p == WHITE
-        if total != t.target:
-            return None
-        n = t.line_length
+            if cell >> 4 == WHITE + 1:
+                whites += 1
+        return whites if total == self.tables.target else -1
+
+    def _line_owner(self, line, whites):
+        n = self.tables.line_length
         if whites == n:
             return WHITE
         if whites == 0:
             return BLACK
-        if t.opponent_end and (whites == 1 or whites == n - 1):
-            # The lone die must sit at one end of the line.
-            lone = WHITE if whites == 1 else BLACK
-            if owner(self.board[t.lines[start]]) == lone or owner(self.board[t.lines[start + n - 1]]) == lone:
-                return 1 - lone
-        return None
+        if not self.tables.opponent_end or (whites != 1 and whites != n - 1):
+            return None
+        lone = WHITE if whites == 1 else BLACK  # the opponent's die must sit at one end
+        return 1 - lone if self._at_an_end(line, lone) else None
+
+    def _at_an_end(self, line, player):
+        t = self.tables
+        start = line * t.line_length
+        return (owner(self.board[t.lines[start]]) == player
+                or owner(self.board[t.lines[start + t.line_length - 1]]) == player)
 
     def _winning_lines_through(self, square):
         """Fill self._won with (player, line) pairs; return the number of bytes used."""
-        t = self.tables
-        n = 0
-        row = square * t.through_stride
-        for i in range(row, row + t.through_stride):
-            line = t.through[i]
-            if line == END:
+        self._n_won = 0
+        row = square * self.tables.through_stride
+        for i in range(row, row + self.tables.through_stride):
+            if not self._check_line(self.tables.through[i]):
                 break
-            p = self.line_winner(line)
-            if p is not None:
-                self._won[n] = p
-                self._won[n + 1] = line
-                n += 2
-        return n
+        return self._n_won
+
+    def _check_line(self, line):
+        """Note `line` if it wins; False at the end of the square's list."""
+        if line == END:
+            return False
+        p = self.line_winner(line)
+        if p is not None:
+            self._won[self._n_won] = p
+            self._won[self._n_won + 1] = line
+            self._n_won += 2
+        return True
 
     def is_all_own(self, line):
         t = self.tables

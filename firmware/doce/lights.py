@@ -19,7 +19,7 @@ docs/lights.md has the same table for players.
 """
 
 from .controller import CLEARING, CORRECTING, LIFTED, MATCH_OVER, MOVED, PLAYING, TURNED
-from .game import DRAW, EMPTY, NOWHERE, is_blocker, owner
+from .game import BLOCKER, DRAW, EMPTY, NOWHERE, is_blocker, owner
 from .tables import END
 
 YELLOW = (240, 228, 66)
@@ -48,6 +48,7 @@ class Lights:
         self.marks = bytearray(board.squares)  # per frame: winning lines and the zone
         self.winner = self.winner_of = None  # the match winner, worked out once per match
         self.c = self.ended = None  # this frame's controller and finished round
+        self.cells = self.last = None  # this frame's board and last-placed squares
         self.animated = False  # whether the picture changes with time
 
     def set_brightness(self, brightness):
@@ -67,15 +68,28 @@ class Lights:
         self.show()
 
     def _draw(self):
-        for sq in range(self.board.squares):
-            self._set(self.board.led_of_square[sq], self._square(sq))
+        if self.c.mode == PLAYING:
+            self._draw_playing()  # where a die lands: the quickest path to its light
+        else:
+            for sq in range(self.board.squares):
+                self._set(self.board.led_of_square[sq], self._square(sq))
         for player in range(2):
             self._turn_lights(player, self._turn(player))
+
+    def _draw_playing(self):
+        for sq in range(self.board.squares):
+            colour = self._playing(sq)
+            led = self.board.led_of_square[sq]
+            if colour is not self.shown[led]:
+                self.pixels[led] = colour
+                self.shown[led] = colour
 
     def _frame(self, controller, now_ms):
         """What this frame depends on, kept on self for the small functions below."""
         self.c = controller
         game = controller.game
+        self.cells = game.board
+        self.last = game.last_placed
         self.ended = game.rounds[-1] if game.round_over and game.rounds else None
         mode = controller.mode
         self.animated = mode == CORRECTING or mode == MATCH_OVER or self.ended is not None
@@ -138,13 +152,14 @@ class Lights:
         return self._playing(sq)
 
     def _playing(self, sq):
+        # The hot path when a die lands: the frame's board and markers are cached on self.
         if self.marks[sq] == ZONE:
             return self.palette[2][DIM]
-        cell = self.c.game.board[sq]
-        if cell == EMPTY or is_blocker(cell):
+        cell = self.cells[sq]
+        if cell == EMPTY or cell >= BLOCKER:
             return OFF
-        p = owner(cell)
-        return self.palette[p][BRIGHT if self.c.game.last_placed[p] == sq else DIM]
+        p = (cell >> 4) - 1  # the die's owner
+        return self.palette[p][BRIGHT if self.last[p] == sq else DIM]
 
     def _clearing(self, sq):
         """What is still on the board: a winning line pulses; anything else is to go."""

@@ -27,3 +27,11 @@ def results(micropython, tmp_path_factory):
 @pytest.mark.parametrize("name", [c["name"] for c in CASES])
 def test_rule_on_micropython(results, name):
     assert results[name] == "PASS " + name
+
+
+def test_a_play_allocates_nothing_on_micropython(micropython, tmp_path):
+    """The engine's promise: until a round ends, playing allocates nothing."""
+    (tmp_path / "standard.doct").write_bytes(case_tables({"rules": "standard"}).blob)
+    run = micropython(HERE / "mp_alloc.py", tmp_path / "standard.doct")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "0"
