@@ -55,6 +55,8 @@ class Link:
         return False
 
     def _byte(self, b):
+        if b == 3:  # Ctrl-C: the ESP32's UART driver acts before we see it; elsewhere, we do
+            raise KeyboardInterrupt
         if b == 10:  # end of line
             if self.overflow:
                 self.reply(None, None, error="line_too_long", message="a line is at most %d bytes" % MAX_LINE)

@@ -22,6 +22,19 @@ HEAP = "192K"  # an ESP32_GENERIC heap once grown (112 KB), and 80 KB for the si
 _images = {}  # rules name -> a fresh image, built once per process
 
 
+def prepare_flash(folder, rules):
+    """(temporary dir or None, folder, flash image path): a board's flash, kept in `folder`."""
+    tmp = None if folder else tempfile.TemporaryDirectory(prefix="doce-sim-")
+    folder = Path(folder or tmp.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    flash = folder / "flash.img"
+    if not flash.exists():
+        if rules not in _images:
+            _images[rules] = image.build(image.app_files(rules))
+        flash.write_bytes(_images[rules])
+    return tmp, folder, flash
+
+
 class SimError(RuntimeError):
     pass
 
@@ -30,14 +43,7 @@ class SimBoard:
     """A simulated board. Each method is one thing a hand (or a clock) does to it."""
 
     def __init__(self, folder=None, rules="standard", heap=HEAP):
-        self._tmp = None if folder else tempfile.TemporaryDirectory(prefix="doce-sim-")
-        self.folder = Path(folder or self._tmp.name)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        self.flash = self.folder / "flash.img"
-        if not self.flash.exists():
-            if rules not in _images:
-                _images[rules] = image.build(image.app_files(rules))
-            self.flash.write_bytes(_images[rules])
+        self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         self.heap = heap
         self.events = []
         self.power_was_cut = False

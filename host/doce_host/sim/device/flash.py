@@ -22,6 +22,7 @@ class FlashChip:
         self.countdown = None  # operations left before the power goes
         self.torn = True  # whether the last operation gets partly done
         self.operations = 0  # programs and erases since boot
+        self.on_cut = None  # the real-time simulator's: report the cut, let it kill us
 
     def cut_after(self, n, torn=True):
         self.countdown = n
@@ -38,7 +39,10 @@ class FlashChip:
             self.file.seek(block * self.block_size + offset)
             self.file.write(data[:len(data) // 2])
             self.file.flush()
-        raise PowerCut("power cut at flash operation %d" % self.operations)
+        message = "power cut at flash operation %d" % self.operations
+        if self.on_cut:
+            self.on_cut(message)
+        raise PowerCut(message)
 
     def readblocks(self, block, buf, offset=0):
         self.file.seek(block * self.block_size + offset)

@@ -10,6 +10,8 @@ from doce import board as boardfile
 pins = {}  # GPIO number -> current level
 world = None  # set by the simulator: a world.World
 spec = None  # the board file's pins
+on_scan = None  # the real-time simulator's hook, called once per scan
+on_reset = None  # how the real-time simulator resets the board
 
 
 def attach(the_world, board):
@@ -66,10 +68,14 @@ class ADC:
             return 0  # every multiplexer off: the ADC pin floats low
         group = _bits(spec["group_select"])
         channel = group * 16 + _bits(spec["mux_select"])
+        if channel == 0 and on_scan:  # the first sensor of a scan: the world moves on
+            on_scan()
         return world.reading(channel)
 
 
 def reset():
+    if on_reset:
+        on_reset()
     raise SystemExit("reset")
 
 

@@ -26,11 +26,12 @@ os.chdir("/flash")
 sys.path.insert(1, "/flash")
 
 import machine  # noqa: E402
+import table  # noqa: E402
 import micropython  # noqa: E402
 import neopixel  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
-from doce.game import PLAYER_NAMES, parse_square, square_name  # noqa: E402
+from doce.game import PLAYER_NAMES, square_name  # noqa: E402
 from doce.link import Link  # noqa: E402
 from world import World  # noqa: E402
 
@@ -95,23 +96,14 @@ def reply(summary=False, **fields):
     sys.stdout.write("\n")
 
 
-def square(cmd, key="cell"):
-    sq = parse_square(app.controller.game.tables, cmd[key])
-    if sq is None:
-        raise ValueError("no square %r" % cmd[key])
-    return sq
-
 
 def run_scans(n):
     period = board.scan_period_ms
     for _ in range(n):
+        world.tick()
         clock[0] += period
         app.step(clock[0])
 
-
-def leds():
-    strip = neopixel.strips[0]
-    return [[strip.sent[i * 3 + 1], strip.sent[i * 3], strip.sent[i * 3 + 2]] for i in range(strip.n)]
 
 
 def state():
@@ -142,27 +134,12 @@ def handle(cmd):
     if do == "run":
         run_scans(cmd.get("scans", 1))
         return {}
-    if do == "place":
-        world.place(square(cmd), cmd["piece"], cmd.get("turn", 0))
-    elif do == "lift":
-        world.lift(square(cmd))
-    elif do == "tilt":
-        world.tilt(square(cmd), cmd.get("strength", 3))
-    elif do == "settle":
-        world.settle(square(cmd))
-    elif do == "slide":
-        for frame in world.slide_frames(square(cmd, "from"), square(cmd, "to")):
-            frame()
-            run_scans(cmd.get("scans_per_frame", 1))
-    elif do == "pass_over":
-        world.pass_over(square(cmd), cmd.get("strength", 3))
-    elif do == "clear_stray":
-        world.clear_stray()
-    elif do == "noise":
-        world.noise = cmd["level"]
-    elif do == "leds":
-        return {"leds": leds(), "bytes": bytes(neopixel.strips[0].sent).hex()}
-    elif do == "state":
+    result = table.act(world, cmd)
+    if result is not None:
+        if do == "slide":
+            run_scans(len(world.frames))
+        return result
+    if do == "state":
         return {"state": state()}
     elif do == "send":  # bytes from the host over the serial port, then one scan
         serial.send(cmd["line"].encode() if "line" in cmd else binascii.unhexlify(cmd["hex"]))

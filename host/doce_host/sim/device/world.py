@@ -27,6 +27,7 @@ class World:
         for code, name in board.dice.items():
             self.codes[name] = code
         self.stray = {}  # channel -> extra field from a hand or a die passing over
+        self.frames = []  # movements in progress: one frame is applied per scan
 
     # -- what the sensors read ------------------------------------------------
 
@@ -71,19 +72,22 @@ class World:
         name, turn = self.pieces[square]
         self._set(square, name, turn, 8)
 
-    def slide_frames(self, start, end, name=None, turn=0):
-        """The frames of a die sliding from `start` to `end`: half on each, in between.
-
-        Returns a list of callables; call one per scan (or several scans each).
-        """
-        if name is None:
-            name, turn = self.pieces[start]
-        return [
+    def slide(self, start, end, scans_per_frame=1):
+        """A die slides from `start` to `end`, half on each on the way, over a few scans."""
+        name, turn = self.pieces[start]
+        steps = [
             lambda: self._set(start, name, turn, 5),
             lambda: (self._set(start, name, turn, 3), self._set(end, name, turn, 3)),
             lambda: (self._set(start, None, 0, 8), self._set(end, name, turn, 5)),
             lambda: (self.pieces.pop(start, None), self.place(end, name, turn)),
         ]
+        for step in steps:
+            self.frames.extend([step] * scans_per_frame)
+
+    def tick(self):
+        """One scan's worth of movement."""
+        if self.frames:
+            self.frames.pop(0)()
 
     def pass_over(self, square, strength=3):
         """A hand or a die in the air over `square`: a weak field on its centre sensor."""

@@ -1,0 +1,40 @@
+"""The simulated board in real time, on a serial port: run by `doce sim`.
+
+    micropython -i serve.py FLASH_IMAGE CONTROL_SOCKET [--no-app]
+
+stdin and stdout are the board's USB serial port (a pseudo-terminal the simulator
+bridges to the path it prints). The board boots from the flash image and runs its
+real main.py; Ctrl-C there stops the app and `-i` leaves MicroPython's REPL, as on a
+board, so mpremote works. The world of dice is driven through CONTROL_SOCKET (see
+table.py). Power cuts and resets end this process: the simulator starts it again;
+after a soft reset in the raw REPL it starts it with --no-app, as a board comes back
+from one straight to the raw REPL without running main.py.
+"""
+
+import os
+import sys
+
+HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
+sys.path.insert(0, HERE)
+
+import flash  # noqa: E402
+
+chip = flash.mount(sys.argv[1])
+os.chdir("/flash")
+sys.path.insert(1, "/flash")
+
+import machine  # noqa: E402
+import table  # noqa: E402
+from doce import board as boardfile  # noqa: E402
+from world import World  # noqa: E402
+
+board = boardfile.load()
+world = machine.attach(World(board), board)
+control = table.Control(sys.argv[2], world, chip)
+machine.on_scan = control.service
+machine.on_reset = lambda: control.hang({"reset": True})
+chip.on_cut = lambda message: control.hang({"power_cut": message})
+del os, board, boardfile, World, HERE
+
+if "--no-app" not in sys.argv:
+    exec(open("main.py").read(), {"__name__": "__main__"})

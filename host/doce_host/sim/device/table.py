@@ -1,0 +1,107 @@
+"""What hands do at the simulated table, as commands: shared by both harnesses.
+
+A command is a dict like {"do": "place", "cell": "c3", "piece": "white 4"}. `act`
+carries out the ones about the world and the lights, and returns None for others.
+"""
+
+import json
+import select
+import socket
+import struct
+import time
+
+import neopixel
+from doce.game import parse_square
+
+
+def act(world, cmd):
+    do = cmd["do"]
+    if do == "leds":
+        strip = neopixel.strips[0]
+        sent = strip.sent
+        return {"leds": [[sent[i * 3 + 1], sent[i * 3], sent[i * 3 + 2]] for i in range(strip.n)],
+                "bytes": "".join("%02x" % b for b in sent)}
+    if do == "world":
+        return {"pieces": {cell_name(world, sq): [name, turn] for sq, (name, turn) in world.pieces.items()}}
+    if do == "place":
+        world.place(square(world, cmd["cell"]), cmd["piece"], cmd.get("turn", 0))
+    elif do == "lift":
+        world.lift(square(world, cmd["cell"]))
+    elif do == "tilt":
+        world.tilt(square(world, cmd["cell"]), cmd.get("strength", 3))
+    elif do == "settle":
+        world.settle(square(world, cmd["cell"]))
+    elif do == "slide":
+        world.slide(square(world, cmd["from"]), square(world, cmd["to"]), cmd.get("scans_per_frame", 1))
+    elif do == "pass_over":
+        world.pass_over(square(world, cmd["cell"]), cmd.get("strength", 3))
+    elif do == "clear_stray":
+        world.clear_stray()
+    elif do == "noise":
+        world.noise = cmd["level"]
+    else:
+        return None
+    return {}
+
+
+def square(world, name):
+    sq = parse_square(world.board, name)
+    if sq is None:
+        raise ValueError("no square %r" % name)
+    return sq
+
+
+def cell_name(world, sq):
+    return "abcdefghijklmno"[sq % world.board.grid] + str(sq // world.board.grid + 1)
+
+
+class Control:
+    """The simulator's side channel, while the firmware runs in real time: a UNIX socket
+    read once per scan (from the simulated ADC), one JSON command per line."""
+
+    def __init__(self, path, world, chip):
+        self.world = world
+        self.chip = chip
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(struct.pack("<H", socket.AF_UNIX) + path.encode() + b"\x00")
+        self.poller = select.poll()
+        self.poller.register(self.sock, select.POLLIN)
+        self.pending = b""
+
+    def service(self):
+        """Called once per scan: the world moves on, and commands are carried out."""
+        self.world.tick()
+        for _ in self.poller.ipoll(0):
+            data = self.sock.recv(4096)
+            if not data:
+                self.hang()  # the simulator has gone: so has the power
+            self.pending += data
+            while b"\n" in self.pending:
+                line, self.pending = self.pending.split(b"\n", 1)
+                self.answer(json.loads(line))
+
+    def answer(self, cmd):
+        try:
+            if cmd["do"] == "cut_power":
+                self.chip.cut_after(cmd["after"], cmd.get("torn", True))
+                result = {}
+            else:
+                result = act(self.world, cmd)
+                if result is None:
+                    result = {"error": "unknown command %r" % cmd["do"]}
+        except (ValueError, KeyError, TypeError) as e:
+            result = {"error": "%s: %s" % (type(e).__name__, e)}
+        self.send(result)
+
+    def send(self, message):
+        self.sock.send(json.dumps(message).encode() + b"\n")
+
+    def hang(self, notice=None):
+        """The power goes (or the board resets): tell the simulator, which ends this process."""
+        if notice:
+            try:
+                self.send(notice)
+            except OSError:
+                pass
+        while True:
+            time.sleep(1)

@@ -1,0 +1,214 @@
+"""The simulated board in real time, on a serial path, like a board on USB.
+
+    with SerialSim() as sim:
+        print(sim.path)                  # /dev/pts/N: give it to doce, mpremote, pyserial
+        sim.place("c3", "white 4")       # a hand puts a die down
+        sim.cut_power(); sim.power_on()  # the dice stay; the board boots from its flash
+
+The board runs its real main.py (host/doce_host/sim/device/serve.py) in the MicroPython
+unix port. This object bridges the path to it, carries the world's commands to it over
+a UNIX socket, and owns the power: a cut ends the process, power-on starts it again, and
+a reset from the board (or mpremote's soft reset) restarts it by itself.
+"""
+
+import json
+import os
+import queue
+import select
+import socket
+import subprocess
+import threading
+import time
+import tty
+
+from ..paths import SIM_DEVICE, tool
+from . import HEAP, prepare_flash
+
+RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
+
+
+class SerialSim:
+    def __init__(self, folder=None, rules="standard", heap=HEAP):
+        self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
+        self.heap = heap
+        self.pieces = {}  # the dice on the table: they stay put through a power cut
+        self.replies = queue.Queue()
+        self.process = None
+        self.device = None  # our end of the device's serial line
+        self.control = None
+        self.wanted_on = False
+        self.closing = False
+        self.boots = 0
+        self.raw_repl = False  # whether the host last put the board in the raw REPL
+        self.hide_until = None  # output to hold back until this marker (a raw-REPL reboot)
+        self.held = b""
+        self.control_path = str(self.folder / "control.sock")
+        if os.path.exists(self.control_path):
+            os.unlink(self.control_path)
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(self.control_path)
+        self.listener.listen(1)
+        self.listener.settimeout(30)
+        self.user, user_side = os.openpty()  # the path people open is user_side's
+        tty.setraw(user_side)
+        self.user_side = user_side
+        self.path = os.ttyname(user_side)
+        self.lock = threading.Lock()
+        self.bridge = threading.Thread(target=self._bridge, daemon=True)
+        self.bridge.start()
+        self.power_on()
+
+    # -- power ------------------------------------------------------------------------
+
+    def power_on(self):
+        with self.lock:
+            self.wanted_on = True
+            self._boot()
+
+    def _boot(self, app=True):
+        device, device_side = os.openpty()
+        tty.setraw(device_side)
+        self.process = subprocess.Popen(
+            [tool("micropython"), "-X", "heapsize=" + self.heap, "-i", str(SIM_DEVICE / "serve.py"),
+             str(self.flash), self.control_path] + ([] if app else ["--no-app"]),
+            stdin=device_side, stdout=device_side, stderr=subprocess.DEVNULL, close_fds=True)
+        os.close(device_side)
+        self.device = device
+        self.control, _ = self.listener.accept()
+        self.boots += 1
+        threading.Thread(target=self._listen, args=(self.control,), daemon=True).start()
+        for cell, (piece, turn) in self.pieces.items():
+            self._ask({"do": "place", "cell": cell, "piece": piece, "turn": turn})
+
+    def cut_power(self):
+        """The power goes now. The dice stay where they are."""
+        with self.lock:
+            self.wanted_on = False
+            self._halt()
+
+    def _halt(self):
+        if self.process:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+        for fd in ("device",):
+            if getattr(self, fd) is not None:
+                os.close(getattr(self, fd))
+                setattr(self, fd, None)
+        if self.control:
+            self.control.close()
+            self.control = None
+
+    def _restart(self):
+        """The board reset itself (or mpremote soft-reset it): boot again. A soft reset in
+        the raw REPL comes back to the raw REPL, without the app, as on a board."""
+        with self.lock:
+            if not self.wanted_on or self.closing:
+                return
+            self._halt()
+            os.write(self.user, b"soft reboot\r\n")
+            raw = self.raw_repl
+            self._boot(app=not raw)
+            if raw:
+                self.hide_until = RAW_PROMPT  # the unix port's banner is not a board's
+                os.write(self.device, b"\x01")
+
+    def close(self):
+        self.closing = True
+        self.cut_power()
+        os.close(self.user)
+        os.close(self.user_side)
+        self.listener.close()
+        if self._tmp:
+            self._tmp.cleanup()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- the serial line and the control channel ---------------------------------------
+
+    def _bridge(self):
+        """Copy bytes between the path people open and the board's serial line."""
+        while not self.closing:
+            device = self.device
+            ready, _, _ = select.select([self.user] + ([device] if device is not None else []), [], [], 0.05)
+            for fd in ready:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    data = b""
+                if fd == self.user:
+                    if b"\x01" in data or b"\x02" in data:  # into or out of the raw REPL
+                        self.raw_repl = data.rfind(b"\x01") > data.rfind(b"\x02")
+                    if data and self.device is not None:
+                        os.write(self.device, data)
+                elif data:
+                    os.write(self.user, self._shown(data))
+                elif self.process and self.process.poll() is not None:
+                    self._restart()  # the board's process ended by itself: a soft reset
+
+    def _shown(self, data):
+        if self.hide_until is None:
+            return data
+        self.held += data
+        at = self.held.find(self.hide_until)
+        if at < 0:
+            return b""
+        data, self.held, self.hide_until = self.held[at:], b"", None
+        return data
+
+    def _listen(self, conn):
+        pending = b""
+        while True:
+            try:
+                data = conn.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return
+            pending += data
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                message = json.loads(line)
+                if "reset" in message:
+                    threading.Thread(target=self._restart, daemon=True).start()
+                elif "power_cut" in message:
+                    threading.Thread(target=self.cut_power, daemon=True).start()
+                else:
+                    self.replies.put(message)
+
+    def _ask(self, cmd, timeout=10):
+        self.control.sendall(json.dumps(cmd).encode() + b"\n")
+        reply = self.replies.get(timeout=timeout)
+        if reply.get("error"):
+            raise ValueError(reply["error"])
+        return reply
+
+    # -- hands --------------------------------------------------------------------------
+
+    def place(self, cell, piece, turn=0):
+        self._ask({"do": "place", "cell": cell, "piece": piece, "turn": turn})
+        self.pieces[cell] = (piece, turn)
+
+    def lift(self, cell):
+        self._ask({"do": "lift", "cell": cell})
+        self.pieces.pop(cell, None)
+
+    def slide(self, start, end):
+        self._ask({"do": "slide", "from": start, "to": end})
+        self.pieces[end] = self.pieces.pop(start)
+
+    def tilt(self, cell, strength=3):
+        self._ask({"do": "tilt", "cell": cell, "strength": strength})
+
+    def leds(self):
+        return [tuple(c) for c in self._ask({"do": "leds"})["leds"]]
+
+    def cut_power_at_flash_write(self, after=1, torn=True):
+        self._ask({"do": "cut_power", "after": after, "torn": torn})
+
+    def wait(self, seconds):
+        time.sleep(seconds)
