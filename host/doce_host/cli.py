@@ -80,6 +80,117 @@ def cmd_play(args):
     play(load_tables(args.rules), sys.stdin, sys.stdout)
 
 
+def open_link(args):
+    from .link import BoardLink, LinkError
+    try:
+        link = BoardLink(args.port, timeout=args.timeout)
+        hello = link.hello()
+    except LinkError as e:
+        raise UsageError(str(e)) from None
+    return link, hello
+
+
+def link_errors(run):
+    """Turn a LinkError from a board command into a one-line error."""
+    def wrapped(args):
+        from .link import LinkError
+        try:
+            return run(args)
+        except LinkError as e:
+            raise UsageError(str(e)) from None
+    return wrapped
+
+
+@link_errors
+def cmd_status(args):
+    from . import view
+    link, hello = open_link(args)
+    with link:
+        state = link.state()
+    if args.json:
+        print(json.dumps({"hello": hello, "state": state}))
+        return
+    print("%s, firmware %s, rules %s (%s)" % (hello["board"], hello["firmware"], hello["rules"],
+                                            hello["rules_checksum"]))
+    print(view.draw(state))
+    print(view.summary(state))
+
+
+@link_errors
+def cmd_monitor(args):
+    from . import view
+    link, hello = open_link(args)
+    with link:
+        if not args.json:
+            print("%s on %s. Ctrl-C to stop." % (hello["board"], args.port))
+            state = link.state()
+            print(view.draw(state), view.summary(state), sep="\n")
+        last_seq = None
+        while True:
+            event = link.next_event(timeout=3600)
+            if event is None:
+                continue
+            if args.json:
+                print(json.dumps(event), flush=True)
+                continue
+            if last_seq is not None and event.get("seq", 0) > last_seq + 1:
+                print("(missed %d event(s); fetching the state)" % (event["seq"] - last_seq - 1))
+            last_seq = event.get("seq", last_seq)
+            print(view.describe(event), flush=True)
+            if event["event"] not in ("warning",):
+                state = link.state()
+                print(view.draw(state), view.summary(state), sep="\n", flush=True)
+
+
+@link_errors
+def cmd_rules_push(args):
+    t = load_tables(args.rules)
+    link, _ = open_link(args)
+    with link:
+        reply = link.push_rules(t.blob, force=args.force)
+    if args.json:
+        print(json.dumps(reply))
+    if not reply["ok"]:
+        raise UsageError("%s: the board kept its rules: %s" % (args.port, reply["message"]))
+    if not args.json:
+        print("%s: now playing %s (%08x), %d bytes sent" % (args.port, t.name, t.checksum, len(t.blob)))
+
+
+@link_errors
+def cmd_rules_pull(args):
+    from doce.tables import Tables
+    link, _ = open_link(args)
+    with link:
+        blob = link.pull_rules()
+    t = Tables(blob)
+    out = args.output or t.name + ".doct"
+    with open(out, "wb") as f:
+        f.write(blob)
+    if args.json:
+        print(json.dumps({"file": out, "rules": t.name, "checksum": "%08x" % t.checksum, "size": len(blob)}))
+    else:
+        print("%s: %s (%08x), %d bytes" % (out, t.name, t.checksum, len(blob)))
+
+
+@link_errors
+def cmd_rules_diff(args):
+    from doce.tables import PARAMS, Tables
+    mine = load_tables(args.rules)
+    link, _ = open_link(args)
+    with link:
+        theirs = Tables(link.pull_rules())
+    fields = ("name",) + tuple(p for p in PARAMS if p != "flags") + ("diagonals", "opponent_end")
+    differences = {f: {"board": getattr(theirs, f), "file": getattr(mine, f)}
+                   for f in fields if getattr(theirs, f) != getattr(mine, f)}
+    if args.json:
+        print(json.dumps({"same": theirs.blob == mine.blob, "differences": differences}))
+    elif theirs.blob == mine.blob:
+        print("the board plays exactly these rules (%08x)" % mine.checksum)
+    else:
+        for f, d in differences.items():
+            print("%-22s board %-14s file %s" % (f, d["board"], d["file"]))
+
+
 def cmd_sim(args):
     from .sim import SimBoard, SimError
     from .sim.terminal import play
@@ -103,6 +214,11 @@ def parser():
     rules = sub.add_parser("rules", help="validate and compile rules files",
                            description="Validate and compile rules files.")
     rsub = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
+    def board_args(p):
+        p.add_argument("--port", required=True, help="the board's serial port (doce sim prints its path)")
+        p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for an answer")
+        p.add_argument("--json", action="store_true", help="print JSON for scripts")
+
     v = rsub.add_parser("validate", help="check rules files", description="Check rules files.")
     v.add_argument("rules", nargs="+", metavar="RULES", help="a shipped name or a .json file")
     v.set_defaults(run=cmd_rules_validate)
@@ -111,6 +227,32 @@ def parser():
     c.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
     c.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
     c.set_defaults(run=cmd_rules_compile)
+    push = rsub.add_parser("push", help="send rules to a board",
+                        description="Compile rules and send them to a board. The board checks them and "
+                                    "keeps its old rules if anything is wrong; it refuses mid-round.")
+    push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
+    push.add_argument("--force", action="store_true", help="change rules mid-round (abandons the match)")
+    board_args(push)
+    push.set_defaults(run=cmd_rules_push)
+    pull = rsub.add_parser("pull", help="fetch the rule tables a board plays",
+                           description="Fetch the rule tables a board plays by.")
+    pull.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
+    board_args(pull)
+    pull.set_defaults(run=cmd_rules_pull)
+    diff = rsub.add_parser("diff", help="compare a board's rules with a rules file",
+                           description="Show how a board's rules differ from a rules file.")
+    diff.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
+    board_args(diff)
+    diff.set_defaults(run=cmd_rules_diff)
+
+    st = sub.add_parser("status", help="a board's hello and game state",
+                        description="Show a board's hello and the game as it stands.")
+    board_args(st)
+    st.set_defaults(run=cmd_status)
+    mo = sub.add_parser("monitor", help="watch a board's events live",
+                        description="Watch a board's events live, with the board drawn after each.")
+    board_args(mo)
+    mo.set_defaults(run=cmd_monitor)
 
     m = sub.add_parser("sim", help="play on a simulated board (the real firmware)",
                        description="Play on a simulated board: the real firmware in the MicroPython "

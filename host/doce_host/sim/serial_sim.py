@@ -134,21 +134,36 @@ class SerialSim:
         """Copy bytes between the path people open and the board's serial line."""
         while not self.closing:
             device = self.device
-            ready, _, _ = select.select([self.user] + ([device] if device is not None else []), [], [], 0.05)
+            try:
+                ready, _, _ = select.select([self.user] + ([device] if device is not None else []), [], [], 0.05)
+            except (OSError, ValueError):
+                continue  # a descriptor closed under us: power went off, or we are closing
             for fd in ready:
                 try:
                     data = os.read(fd, 4096)
                 except OSError:
                     data = b""
                 if fd == self.user:
-                    if b"\x01" in data or b"\x02" in data:  # into or out of the raw REPL
-                        self.raw_repl = data.rfind(b"\x01") > data.rfind(b"\x02")
-                    if data and self.device is not None:
-                        os.write(self.device, data)
+                    self._to_board(data)
                 elif data:
-                    os.write(self.user, self._shown(data))
+                    self._to_host(data)
                 elif self.process and self.process.poll() is not None:
                     self._restart()  # the board's process ended by itself: a soft reset
+
+    def _to_board(self, data):
+        if b"\x01" in data or b"\x02" in data:  # into or out of the raw REPL
+            self.raw_repl = data.rfind(b"\x01") > data.rfind(b"\x02")
+        try:
+            if data and self.device is not None:
+                os.write(self.device, data)
+        except OSError:
+            pass  # the board's line went away mid-write: the power is off
+
+    def _to_host(self, data):
+        try:
+            os.write(self.user, self._shown(data))
+        except OSError:
+            pass
 
     def _shown(self, data):
         if self.hide_until is None:

@@ -1,0 +1,154 @@
+"""Talk to a DOCE board over its serial port: the host side of docs/protocol.md.
+
+    with BoardLink("/dev/ttyUSB0") as board:
+        board.hello()                     # checks it is a DOCE board speaking our protocol
+        board.request("state")["state"]
+        board.next_event(timeout=5)
+
+Works the same with a real board and with `doce sim`'s path.
+"""
+
+import binascii
+import collections
+import errno
+import json
+import time
+
+import serial
+
+PROTOCOL = 1
+CHUNK = 512  # bytes of rule tables per rules_chunk
+
+
+class LinkError(Exception):
+    """Something a person can act on, in one line."""
+
+
+class BoardLink:
+    def __init__(self, port, baudrate=115200, timeout=5.0):
+        self.port = port
+        self.timeout = timeout
+        try:
+            self.serial = serial.Serial(port, baudrate, timeout=0.05, exclusive=True)
+        except serial.SerialException as e:
+            raise LinkError(describe_open_error(port, e)) from None
+        self.pending = b""
+        self.events = collections.deque()
+        self.next_id = 1
+
+    def close(self):
+        self.serial.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -- lines ------------------------------------------------------------------------
+
+    def _messages(self):
+        """The JSON objects that have arrived; other lines (the REPL's) are skipped."""
+        try:
+            self.pending += self.serial.read(self.serial.in_waiting or 1)
+        except serial.SerialException as e:
+            raise LinkError("%s: the connection was lost (%s)" % (self.port, e)) from None
+        while b"\n" in self.pending:
+            line, self.pending = self.pending.split(b"\n", 1)
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                yield message
+
+    def send_line(self, data):
+        self.serial.write(data if data.endswith(b"\n") else data + b"\n")
+
+    # -- requests and events ------------------------------------------------------------
+
+    def request(self, cmd, timeout=None, **args):
+        """Send a request and return its reply (with ok false, if the board refused it)."""
+        ident = self.next_id
+        self.next_id += 1
+        args.update(cmd=cmd, id=ident)
+        self.send_line(json.dumps(args).encode())
+        deadline = time.monotonic() + (timeout or self.timeout)
+        while time.monotonic() < deadline:
+            for message in self._messages():
+                if "event" in message:
+                    self.events.append(message)
+                elif message.get("id") == ident:
+                    return message
+        raise LinkError("%s: timeout: no answer to %r within %.0f s" % (self.port, cmd, timeout or self.timeout))
+
+    def hello(self):
+        """The board's hello, after checking it is a DOCE board speaking this protocol."""
+        try:
+            reply = self.request("hello", timeout=min(self.timeout, 3))
+        except LinkError:
+            raise LinkError("%s: not a DOCE board, or its app is not running (no answer to hello); "
+                            "press reset, or install it with doce flash" % self.port) from None
+        if reply.get("protocol") != PROTOCOL:
+            raise LinkError("%s: the board speaks protocol %s, this doce speaks %d: update the %s"
+                            % (self.port, reply.get("protocol"), PROTOCOL,
+                               "board (doce flash --app-only)" if (reply.get("protocol") or 0) < PROTOCOL
+                               else "host tools"))
+        return reply
+
+    def next_event(self, timeout=None):
+        """The next event, or None if none came within `timeout` seconds."""
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while not self.events:
+            for message in self._messages():
+                if "event" in message:
+                    self.events.append(message)
+            if time.monotonic() >= deadline:
+                return None
+        return self.events.popleft()
+
+    def wait_for(self, kind, timeout=None, **match):
+        """Events until one of `kind` (with the given fields); returns it and what came before."""
+        seen = []
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while time.monotonic() < deadline:
+            event = self.next_event(max(0.0, deadline - time.monotonic()))
+            if event is None:
+                break
+            seen.append(event)
+            if event["event"] == kind and all(event.get(k) == v for k, v in match.items()):
+                return event, seen
+        raise LinkError("%s: timeout: no %s event within %.0f s (saw %s)"
+                        % (self.port, kind, self.timeout if timeout is None else timeout,
+                           ", ".join(e["event"] for e in seen) or "nothing"))
+
+    def state(self):
+        return self.request("state")["state"]
+
+    # -- rules --------------------------------------------------------------------------
+
+    def push_rules(self, blob, force=False, chunk=CHUNK):
+        """Send rule tables; the commit's reply (ok false and an error if the board kept its
+        old rules). Raises LinkError if a step before the commit fails."""
+        reply = self.request("rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))
+        for at in range(0, len(blob), chunk):
+            if not reply["ok"]:
+                raise LinkError("%s: rules transfer: %s" % (self.port, reply["message"]))
+            reply = self.request("rules_chunk", offset=at,
+                                 data=binascii.b2a_base64(blob[at:at + chunk]).decode().strip())
+        return self.request("rules_commit", force=force)
+
+    def pull_rules(self):
+        return binascii.a2b_base64(self.request("rules_get")["tables"])
+
+
+def describe_open_error(port, error):
+    code = getattr(error, "errno", None)
+    text = str(error)
+    if code == errno.ENOENT or "No such file" in text or "could not open port" in text and "FileNotFound" in text:
+        return "%s: no such port (is the board plugged in? doce sim prints its path)" % port
+    if code in (errno.EBUSY, errno.EAGAIN) or "busy" in text.lower() or "temporarily unavailable" in text:
+        return "%s: port busy: another program has it open (a monitor, mpremote, an IDE?)" % port
+    if code == errno.EACCES or "Permission denied" in text:
+        return "%s: permission denied (on Linux, join the dialout group)" % port
+    return "%s: cannot open (%s)" % (port, text)

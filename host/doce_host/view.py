@@ -1,0 +1,75 @@
+"""The board as text, drawn from a protocol state (docs/protocol.md): one picture for
+`doce status`, `doce monitor` and `doce play`."""
+
+LEGEND = "W4/B2 dice (* last placed), #W/#B blockers, ~ the mover's no-play zone, ! a problem"
+
+
+def draw(state, grid=5):
+    board = state["board"]
+    zone = set(state["zones"].get(state["to_move"], [])) if state["mode"] == "playing" else set()
+    last = {cell for cell in state["last"].values() if cell}
+    rows = []
+    for row in range(grid, 0, -1):
+        cells = []
+        for col in "abcdefghijklmno"[:grid]:
+            cell = col + str(row)
+            piece = board.get(cell)
+            if piece is None:
+                text = "~" if cell in zone else "."
+            elif piece.endswith("blocker"):
+                text = "#" + piece[0].upper()
+            else:
+                text = piece[0].upper() + piece.split()[1] + ("*" if cell in last else "")
+            if cell in state["problems"]:
+                text += "!"
+            cells.append(text.center(4))
+        rows.append("%2d %s" % (row, "".join(cells)))
+    rows.append("   " + "".join(c.center(4) for c in "abcdefghijklmno"[:grid]))
+    return "\n".join(rows)
+
+
+def summary(state):
+    totals = state["totals"]
+    doing = {"playing": "%s to move" % state["to_move"], "correcting": "waiting for the board to be put right",
+             "clearing": "clear the board to start the round",
+             "match_over": "match over: %s" % state.get("winner", "")}[state["mode"]]
+    line = "Round %d of %d   white %d : %d black   %s" % (
+        state["round"], state["rounds"], totals["white"], totals["black"], doing)
+    if state["problems"]:
+        line += "\nProblems: " + ", ".join("%s %s" % (cell, why.replace("_", " "))
+                                          for cell, why in sorted(state["problems"].items()))
+    return line
+
+
+def describe(event):
+    """One line for a person, for any event."""
+    kind = event["event"]
+    if kind == "placed":
+        what = "the blocker" if event.get("blocker") else "a %d" % event["value"]
+        return "%s put %s on %s" % (event["player"], what, event["cell"])
+    if kind == "illegal":
+        return "not allowed (%s): %s" % (event["reason"].replace("_", " "), " ".join(event["cells"]))
+    if kind == "round_end":
+        lines = "; ".join(" ".join(line) for line in event["lines"])
+        return "round %d: %s by %s%s; points white %d, black %d" % (
+            event["round"], "a draw" if event["result"] == "draw" else event["result"] + " wins",
+            event["reason"].replace("_", " "), " (%s)" % lines if lines else "",
+            event["points"]["white"], event["points"]["black"])
+    if kind == "match_end":
+        m = event["match"]
+        return "match over: white %d, black %d: %s" % (
+            m["white"], m["black"], "a draw" if m["winner"] == "draw" else m["winner"] + " wins")
+    if kind == "round_start":
+        return "round %d begins: %s opens" % (event["round"], event["first"])
+    if kind == "corrected":
+        return "the board matches the game again"
+    if kind == "boot":
+        return "the board started"
+    if kind in ("warning", "error"):
+        return "%s: %s" % (kind, event["message"])
+    return json_line(event)
+
+
+def json_line(message):
+    import json
+    return json.dumps(message)

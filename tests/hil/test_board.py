@@ -1,0 +1,154 @@
+"""A board through its serial link and its world only: the simulator, or a real one (--port)."""
+
+import base64
+import binascii
+import json
+import random
+
+from doce.game import WHITE, Game
+from doce.referee import referee
+from doce_host.link import LinkError
+from doce_host.rules import load, compile_tables, load_tables, validate
+from test_match import MATCH
+
+
+def piece_of(move):
+    return "%s %s" % (move["player"], "blocker" if move.get("blocker") else move["value"])
+
+
+def test_hello_and_a_full_state(board):
+    hello = board.link.hello()
+    assert hello["protocol"] == 1 and hello["rules"] == "standard"
+    state = board.link.state()
+    assert state["mode"] == "playing" and state["to_move"] == "white" and state["board"] == {}
+
+
+def test_a_whole_match_scores_as_the_referee_does(board):
+    recorded = [m for round_moves in MATCH for m in round_moves]
+    expected = [e for e in referee(Game(load_tables("standard"), WHITE), recorded) if "move" not in e]
+    got = []
+    for number, round_moves in enumerate(MATCH, 1):
+        for move in round_moves:
+            assert board.put(move["cell"], piece_of(move))["event"] == "placed"
+        end, _ = board.link.wait_for("round_end")
+        got.append(end)
+        if number == 4:
+            got.append(board.link.wait_for("match_end")[0])
+        else:
+            board.clear()
+            board.link.wait_for("round_start")
+    for e in got:
+        e.pop("event")
+        e.pop("seq")
+    assert got == expected
+
+
+def test_every_illegal_situation_gets_its_reason_and_is_corrected(board):
+    assert board.put("c3", "white 4")["event"] == "placed"
+    assert board.put("a1", "black 2")["event"] == "placed"
+    cases = [("d4", "white 1", "no_play_zone"), ("e5", "black 1", "not_your_turn")]
+    for cell, piece, reason in cases:
+        assert board.put(cell, piece)["reason"] == reason
+        board.world.lift(cell)
+        board.link.wait_for("corrected")
+    board.world.lift("c3")
+    assert board.answer("c3")["reason"] == "lifted"
+    board.world.place("c3", "white 4")
+    board.link.wait_for("corrected")
+    board.world.slide("c3", "c4")
+    assert board.answer("c4")["reason"] == "moved"
+    board.world.slide("c4", "c3")
+    board.link.wait_for("corrected")
+    assert board.put("e1", "white blocker")["event"] == "placed"
+    assert board.put("e2", "white blocker")["reason"] == "no_blocker"
+    board.world.lift("e2")
+    board.link.wait_for("corrected")
+
+
+def test_a_host_that_reconnects_mid_game_needs_only_state(board):
+    board.put("c3", "white 4")
+    board.put("a1", "black 2")
+    before = board.link.state()
+    link = board.connect()  # a new connection: say, the monitor was restarted
+    assert link.state() == before
+    board.put("e5", "white 1")
+    assert link.state()["board"]["e5"] == "white 1"
+
+
+def test_rules_pushes_good_corrupt_and_cut_midway(board):
+    short = load("standard")
+    short.update(name="short-match", rounds=2)
+    validate(short)
+    blob = compile_tables(short)
+    assert board.link.push_rules(blob)["ok"]
+    assert board.link.hello()["rules"] == "short-match"
+    damaged = bytearray(load_tables("standard").blob)
+    damaged[100] ^= 1  # a bit flipped on the way
+    assert board.link.request("rules_begin", size=len(damaged), checksum="%08x" % binascii.crc32(blob))["ok"]
+    for at in range(0, len(damaged), 512):
+        chunk = base64.b64encode(damaged[at:at + 512]).decode()
+        assert board.link.request("rules_chunk", offset=at, data=chunk)["ok"]
+    assert board.link.request("rules_commit")["error"] == "checksum_mismatch"
+    standard = load_tables("standard").blob
+    board.link.request("rules_begin", size=len(standard), checksum="%08x" % binascii.crc32(standard))
+    board.link.request("rules_chunk", offset=0, data=base64.b64encode(standard[:300]).decode())
+    board.connect()  # the cable is pulled and put back: the transfer is over
+    assert board.link.request("rules_commit")["error"] in ("no_transfer", "incomplete")
+    assert board.link.hello()["rules"] == "short-match"  # the good push stands
+
+
+def test_a_power_cut_and_resume(board):
+    board.put("c3", "white 4")
+    board.put("a1", "black 2")
+    before = board.link.state()
+    board.link.close()
+    board.world.cut_power()
+    board.world.power_on()
+    board.link = None
+    for _ in range(20):  # the port answers once the board has booted
+        try:
+            board.connect()
+            break
+        except LinkError:
+            pass
+    after = board.link.state()
+    assert after["board"] == before["board"] and after["to_move"] == before["to_move"]
+    assert board.put("e5", "white 1")["event"] == "placed"
+
+
+def test_ten_thousand_malformed_lines_change_nothing(board):
+    board.put("c3", "white 4")
+    before = board.link.state()
+    rng = random.Random(5)
+    pieces = [b"{", b"}", b'"cmd"', b":", b'"new_match"', b'"first"', b'"red"', b"null", b"[", b"]", b",",
+              b'"rules_commit"', b'"brightness"', b'"value"', b"-1", b"\xff", b"\x00", b" ", b"true"]
+    answered = 0
+    for batch in range(100):
+        lines = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 10))) for _ in range(100)]
+        board.link.serial.write(b"\n".join(lines) + b"\n")
+        answered += count_replies(board.link, len(lines))
+    assert answered == 10000
+    after = board.link.state()
+    assert after == before
+
+
+def count_replies(link, n):
+    """Read until `n` replies have come back (each malformed line gets exactly one)."""
+    got = 0
+    while got < n:
+        message = None
+        for message in link._messages():
+            if "re" in message:
+                assert not message["ok"] or message["re"] in ("state", "hello"), message
+                got += 1
+        if message is None:
+            link.serial.timeout = 0.05
+    return got
+
+
+def test_json_lines_are_what_the_board_sends(board):
+    board.put("c3", "white 4")
+    raw = json.dumps({"cmd": "state", "id": "x"}).encode()
+    board.link.send_line(raw)
+    reply = board.link.request("hello")
+    assert reply["ok"]
