@@ -3,6 +3,7 @@
 import argparse
 import json
 import sys
+import time
 
 from doce.game import BLACK, WHITE, Game
 from doce.referee import referee
@@ -192,13 +193,17 @@ def cmd_rules_diff(args):
 
 
 def cmd_sim(args):
-    from .sim import SimBoard, SimError
+    from .sim.serial_sim import SerialSim
     from .sim.terminal import play
-    try:
-        with SimBoard(args.folder, rules=args.rules) as sim:
-            play(sim, sys.stdin, sys.stdout, ansi=sys.stdout.isatty())
-    except SimError as e:
-        raise UsageError(str(e)) from None
+    with SerialSim(args.folder, rules=args.rules) as sim:
+        if args.serial_only:
+            print(sim.path, flush=True)
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                return
+        play(sim, sys.stdin, sys.stdout, ansi=sys.stdout.isatty())
 
 
 def parser():
@@ -260,6 +265,8 @@ def parser():
     m.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
     m.add_argument("--folder", metavar="DIR",
                    help="keep the board's flash here, so the game survives quitting (default: forget it)")
+    m.add_argument("--serial-only", action="store_true",
+                   help="print the serial path and run until Ctrl-C, for tools and scripts")
     m.set_defaults(run=cmd_sim)
 
     g = sub.add_parser("play", help="play a match in the terminal",

@@ -42,6 +42,8 @@ class SerialSim:
         self.raw_repl = False  # whether the host last put the board in the raw REPL
         self.hide_until = None  # output to hold back until this marker (a raw-REPL reboot)
         self.held = b""
+        self.heard = []  # the events the board sent, as they passed by on the line
+        self.line = b""
         self.control_path = str(self.folder / "control.sock")
         if os.path.exists(self.control_path):
             os.unlink(self.control_path)
@@ -160,10 +162,27 @@ class SerialSim:
             pass  # the board's line went away mid-write: the power is off
 
     def _to_host(self, data):
+        data = self._shown(data)
+        self._overhear(data)
         try:
-            os.write(self.user, self._shown(data))
+            os.write(self.user, data)
         except OSError:
             pass
+
+    def _overhear(self, data):
+        """Keep the events going past, so the simulator's own view can show them."""
+        self.line += data
+        while b"\n" in self.line:
+            line, self.line = self.line.split(b"\n", 1)
+            if line.startswith(b'{"') and b'"event"' in line:
+                try:
+                    self.heard.append(json.loads(line))
+                except ValueError:
+                    pass
+
+    def take_heard(self):
+        heard, self.heard = self.heard, []
+        return heard
 
     def _shown(self, data):
         if self.hide_until is None:
