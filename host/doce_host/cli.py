@@ -192,6 +192,18 @@ def cmd_rules_diff(args):
             print("%-22s board %-14s file %s" % (f, d["board"], d["file"]))
 
 
+@link_errors
+def cmd_flash(args):
+    from .flash import install
+    if not args.app_only and not args.firmware:
+        raise UsageError("flash: --firmware MICROPYTHON.bin is needed for a full install (or use --app-only)")
+    try:
+        install(args.port, args.firmware, chip=args.chip, app_only=args.app_only, rules=args.rules,
+                dry_run=args.dry_run)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+
+
 def cmd_sim(args):
     from .sim.serial_sim import SerialSim
     from .sim.terminal import play
@@ -249,6 +261,18 @@ def parser():
     diff.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
     board_args(diff)
     diff.set_defaults(run=cmd_rules_diff)
+
+    fl = sub.add_parser("flash", help="install MicroPython and the app on a board",
+                        description="Erase a board and write MicroPython and the app in one esptool call, "
+                                    "or with --app-only update just the app (keeping the game and "
+                                    "calibration). Then check the board answers.")
+    fl.add_argument("--port", required=True, help="the board's serial port")
+    fl.add_argument("--firmware", metavar="MICROPYTHON.bin", help="the MicroPython image for the board")
+    fl.add_argument("--chip", default="esp32", help="esp32 (default), esp32s2, esp32s3, esp32c3, esp32c6")
+    fl.add_argument("--app-only", action="store_true", help="update only the app's files, with mpremote")
+    fl.add_argument("--rules", default="standard", metavar="RULES", help="the rules to install")
+    fl.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
+    fl.set_defaults(run=cmd_flash)
 
     st = sub.add_parser("status", help="a board's hello and game state",
                         description="Show a board's hello and the game as it stands.")

@@ -39,6 +39,7 @@ class SerialSim:
         self.wanted_on = False
         self.closing = False
         self.boots = 0
+        self.app_running = False
         self.raw_repl = False  # whether the host last put the board in the raw REPL
         self.hide_until = None  # output to hold back until this marker (a raw-REPL reboot)
         self.held = b""
@@ -78,9 +79,11 @@ class SerialSim:
         self.device = device
         self.control, _ = self.listener.accept()
         self.boots += 1
+        self.app_running = app  # without the app nothing scans, so the world waits for it
         threading.Thread(target=self._listen, args=(self.control,), daemon=True).start()
-        for cell, (piece, turn) in self.pieces.items():
-            self._ask({"do": "place", "cell": cell, "piece": piece, "turn": turn})
+        if app:
+            for cell, (piece, turn) in self.pieces.items():
+                self._ask({"do": "place", "cell": cell, "piece": piece, "turn": turn})
 
     def cut_power(self):
         """The power goes now. The dice stay where they are."""
@@ -215,6 +218,8 @@ class SerialSim:
                     self.replies.put(message)
 
     def _ask(self, cmd, timeout=10):
+        if not self.app_running:  # at the REPL: the dice are noted, and felt once the app runs
+            return {}
         self.control.sendall(json.dumps(cmd).encode() + b"\n")
         reply = self.replies.get(timeout=timeout)
         if reply.get("error"):
