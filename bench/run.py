@@ -147,6 +147,61 @@ def latency(board_run):
              worst / 1000))
     print("    typical (the die lands mid-scan): %.1f ms" % ((worst - idle_scan / 2) / 1000))
 
+ALL_OWN = ["a1 white 2", "a5 black 1", "c1 white 4", "c5 black 1", "e3 white 1", "e5 black 1",
+           "b1 white 3", "a3 black 1", "d1 white 3"]  # white wins with a row of 4
+
+
+def link_figures():
+    """Issue-4 figures: the whole chain on the serial simulator, a rules push, an install."""
+    import time
+    import zlib
+    from doce_host import image
+    from doce_host.link import BoardLink
+    from doce_host.sim.serial_sim import SerialSim
+    print("Link and host (the serial simulator, real time)")
+    with tempfile.TemporaryDirectory() as folder, SerialSim(folder) as sim:
+        with BoardLink(sim.path, timeout=10) as link:
+            link.wait_for("round_start")
+            placed, start = 0, time.perf_counter()
+            for rnd in range(3):
+                for move in ALL_OWN:
+                    cell, colour, face = move.split()
+                    sim.place(cell, "%s %s" % (colour if rnd % 2 == 0 else
+                                              {"white": "black", "black": "white"}[colour], face))
+                    link.wait_for("placed", cell=cell)
+                    placed += 1
+                link.wait_for("round_end")
+                for move in ALL_OWN:
+                    sim.lift(move.split()[0])
+                link.wait_for("round_start")
+            took = time.perf_counter() - start
+            print("  placements end to end (world, sensors, firmware, serial event, host): %.0f/s, %.0f ms each"
+                  % (placed / took, 1000 * took / placed))
+            print("    (%d placements and %d lifts over 3 rounds in %.1f s, real time)" % (placed, placed, took))
+            blob = rules.load_tables("standard").blob
+            sent = []
+            write = link.serial.write
+            link.serial.write = lambda data: (sent.append(len(data)), write(data))[1]
+            reply = link.push_rules(blob)
+            link.serial.write = write
+            assert reply["ok"], reply
+            wire = sum(sent)
+            print("  rules push, standard rules: %d bytes of tables, %d bytes on the wire in %d lines (goal <= 2 KB)"
+                  % (len(blob), wire, len(sent)))
+            print("    at 115200 baud, 10 bits a byte: %.0f ms to send" % (wire * 10 / 115200 * 1000))
+    files = image.app_files("standard")
+    vfs = image.build(files)
+    empty = image.build({})  # a board's fresh file system, before mpremote copies the app in
+    blocks = sum(empty[i:i + 4096] != vfs[i:i + 4096] for i in range(0, len(vfs), 4096))
+    print("  installing the app (%d files, %d bytes):" % (len(files), sum(map(len, files.values()))))
+    print("    one esptool call: writes the whole vfs partition, %d bytes (%d compressed on the wire),"
+          % (len(vfs), len(zlib.compress(vfs, 9))))
+    print("      plus the MicroPython image, after erasing the chip")
+    print("    mpremote copying the files onto a fresh file system: %d blocks = %d bytes written,"
+          % (blocks, blocks * 4096))
+    print("      but only once MicroPython is on the board: a second tool, a second step")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         tables = os.path.join(tmp, "standard.doct")
@@ -167,6 +222,7 @@ def main():
         print("    engine bytecode (.mpy; stays in flash when frozen):  %5d bytes" % heap["code"])
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
         board_figures(mpy)
+    link_figures()
 
 if __name__ == "__main__":
     main()
