@@ -64,8 +64,12 @@ def load_tables(name):
 def cmd_rules_validate(args):
     for name in args.rules:
         t = load_tables(name)
-        print("%s: ok (%s, %d lines, tables %d bytes, checksum %08x)"
-              % (name, t.name, t.line_count, len(t.blob), t.checksum))
+        if args.json:
+            print(json.dumps({"rules": name, "ok": True, "name": t.name, "lines": t.line_count,
+                              "size": len(t.blob), "checksum": "%08x" % t.checksum}))
+        else:
+            print("%s: ok (%s, %d lines, tables %d bytes, checksum %08x)"
+                  % (name, t.name, t.line_count, len(t.blob), t.checksum))
 
 
 def cmd_rules_compile(args):
@@ -73,7 +77,10 @@ def cmd_rules_compile(args):
     out = args.output or t.name + ".doct"
     with open(out, "wb") as f:
         f.write(t.blob)
-    print("%s: %d bytes, checksum %08x" % (out, len(t.blob), t.checksum))
+    if args.json:
+        print(json.dumps({"file": out, "size": len(t.blob), "checksum": "%08x" % t.checksum}))
+    else:
+        print("%s: %d bytes, checksum %08x" % (out, len(t.blob), t.checksum))
 
 
 def cmd_play(args):
@@ -238,11 +245,13 @@ def parser():
 
     v = rsub.add_parser("validate", help="check rules files", description="Check rules files.")
     v.add_argument("rules", nargs="+", metavar="RULES", help="a shipped name or a .json file")
+    v.add_argument("--json", action="store_true", help="print JSON for scripts")
     v.set_defaults(run=cmd_rules_validate)
     c = rsub.add_parser("compile", help="compile rules into board tables",
                         description="Compile a rules file into the tables the board plays from.")
     c.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
     c.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
+    c.add_argument("--json", action="store_true", help="print JSON for scripts")
     c.set_defaults(run=cmd_rules_compile)
     push = rsub.add_parser("push", help="send rules to a board",
                         description="Compile rules and send them to a board. The board checks them and "

@@ -1,0 +1,119 @@
+"""doce status / monitor / rules push, pull, diff against the serial simulator, and the
+host's clear errors for every way a port can be wrong."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import tty
+
+import pytest
+
+from doce_host.link import BoardLink, LinkError
+from doce_host.sim.serial_sim import SerialSim
+
+
+def doce(*args, timeout=60):
+    run = subprocess.run([sys.executable, "-m", "doce_host.cli", *args], capture_output=True, text=True,
+                         timeout=timeout)
+    assert "Traceback" not in run.stderr, run.stderr
+    return run
+
+
+@pytest.fixture(scope="module")
+def sim(tmp_path_factory):
+    with SerialSim(tmp_path_factory.mktemp("sim")) as sim:
+        with BoardLink(sim.path) as link:
+            link.wait_for("round_start", timeout=10)
+            sim.place("c3", "white 4")
+            link.wait_for("placed", timeout=10)
+        yield sim
+
+
+def test_status(sim):
+    run = doce("status", "--port", sim.path)
+    assert run.returncode == 0 and "rules standard" in run.stdout and "W4*" in run.stdout
+    data = json.loads(doce("status", "--port", sim.path, "--json").stdout)
+    assert data["hello"]["protocol"] == 1 and data["state"]["board"] == {"c3": "white 4"}
+
+
+def test_rules_pull_diff_and_a_refused_push(sim, tmp_path):
+    out = tmp_path / "board.doct"
+    assert doce("rules", "pull", "--port", sim.path, "-o", str(out)).returncode == 0
+    assert out.stat().st_size == 747
+    assert "exactly these rules" in doce("rules", "diff", "standard", "--port", sim.path).stdout
+    diff = json.loads(doce("rules", "diff", "six-by-six", "--port", sim.path, "--json").stdout)
+    assert diff["differences"]["grid"] == {"board": 5, "file": 6}
+    run = doce("rules", "push", "four-by-four", "--port", sim.path)
+    assert run.returncode == 2 and "the board kept its rules: rules for a 4x4 grid" in run.stderr
+    run = doce("rules", "push", "standard", "--port", sim.path)  # a round is in play
+    assert run.returncode == 2 and "a round is in play" in run.stderr
+
+
+def test_monitor_shows_events_as_they_happen(sim):
+    monitor = subprocess.Popen([sys.executable, "-m", "doce_host.cli", "monitor", "--port", sim.path, "--json"],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.5)
+        sim.place("a1", "black 2")
+        event = json.loads(monitor.stdout.readline())
+        assert event["event"] == "placed" and event["cell"] == "a1"
+    finally:
+        monitor.terminate()
+        monitor.wait(timeout=10)
+
+
+def test_no_such_port_and_a_busy_port(sim):
+    run = doce("status", "--port", "/dev/no-such-board")
+    assert run.returncode == 2 and "no such port" in run.stderr
+    import serial
+    with serial.Serial(sim.path, exclusive=True):
+        run = doce("status", "--port", sim.path)
+    assert run.returncode == 2 and "port busy" in run.stderr
+
+
+class FakeDevice:
+    """Something on a serial port that is not (quite) a DOCE board."""
+
+    def __init__(self, answer):
+        self.master, slave = os.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        self.slave = slave
+        self.answer = answer
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        pending = b""
+        while True:
+            try:
+                pending += os.read(self.master, 1024)
+            except OSError:
+                return
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                reply = self.answer(line)
+                if reply:
+                    os.write(self.master, reply)
+
+
+def test_not_a_doce_board():
+    repl = FakeDevice(lambda line: b">>> " + line + b"\r\nSyntaxError: invalid syntax\r\n>>> ")
+    with pytest.raises(LinkError, match="not a DOCE board"):
+        BoardLink(repl.path, timeout=2).hello()
+
+
+def test_a_protocol_mismatch_names_what_to_update():
+    def newer(line):
+        request = json.loads(line)
+        return json.dumps({"re": "hello", "id": request["id"], "ok": True, "protocol": 2}).encode() + b"\n"
+    with pytest.raises(LinkError, match="speaks protocol 2, this doce speaks 1: update the host tools"):
+        BoardLink(FakeDevice(newer).path).hello()
+
+
+def test_a_timeout_names_the_request():
+    silent = FakeDevice(lambda line: None)
+    with pytest.raises(LinkError, match="timeout: no answer to 'state' within 1 s"):
+        BoardLink(silent.path, timeout=1).request("state")
