@@ -58,12 +58,14 @@ class Link:
         if b == 3:  # Ctrl-C: the ESP32's UART driver acts before we see it; elsewhere, we do
             raise KeyboardInterrupt
         if b == 10:  # end of line
-            if self.overflow:
-                self.reply(None, None, error="line_too_long", message="a line is at most %d bytes" % MAX_LINE)
-            elif self.n:
-                self.handle(bytes(self.buf[:self.n]))
-            self.n = 0
+            line = bytes(self.buf[:self.n]) if self.n and not self.overflow else None
+            overflow = self.overflow
+            self.n = 0  # before handling: whatever happens there, the next line starts clean
             self.overflow = False
+            if overflow:
+                self.reply(None, None, error="line_too_long", message="a line is at most %d bytes" % MAX_LINE)
+            elif line:
+                self.handle(line)
         elif b == 13:
             pass
         elif self.n < MAX_LINE:
@@ -104,8 +106,8 @@ class Link:
             return self.reply(None, None, error="bad_request", message='a request is {"cmd": NAME, ...}')
         cmd = request["cmd"]
         ident = request.get("id")
-        if ident is not None and not isinstance(ident, (int, str)):
-            ident = None
+        if isinstance(ident, bool) or not isinstance(ident, (int, float, str)):
+            ident = None  # a number or a string, echoed; anything else is not an id
         command = COMMANDS.get(cmd)
         if command is None:
             return self.reply(cmd, ident, error="unknown_command",
@@ -116,6 +118,8 @@ class Link:
             return self.reply(cmd, ident, error="bad_argument", message=str(e))
         except CommandError as e:
             return self.reply(cmd, ident, error=e.args[0], message=e.args[1])
+        except Exception as e:  # a fault (say, flash that will not write): still one reply
+            return self.reply(cmd, ident, error="failed", message="%s: %s" % (type(e).__name__, e))
         self.reply(cmd, ident, **(result or {}))
 
     def hello(self, request):
@@ -155,13 +159,11 @@ class Link:
         size = request.get("size")
         checksum = request.get("checksum")
         if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_RULES:
-            raise BadArgument("size is the tables' length in bytes, at most %d" % MAX_RULES)
-        if not isinstance(checksum, str) or len(checksum) != 8:
+            raise BadArgument("size is the tables' length in bytes, 1 to %d" % MAX_RULES)
+        if (not isinstance(checksum, str) or len(checksum) != 8
+                or any(c not in "0123456789abcdefABCDEF" for c in checksum)):
             raise BadArgument("checksum is the tables' CRC-32 as 8 hex digits")
-        try:
-            crc = int(checksum, 16)
-        except ValueError:
-            raise BadArgument("checksum is the tables' CRC-32 as 8 hex digits")
+        crc = int(checksum, 16)
         self.transfer = [bytearray(size), 0, crc]
 
     def rules_chunk(self, request):

@@ -164,16 +164,28 @@ def cmd_rules_push(args):
         print("%s: now playing %s (%08x), %d bytes sent" % (args.port, t.name, t.checksum, len(t.blob)))
 
 
-@link_errors
-def cmd_rules_pull(args):
+def board_tables(args):
+    """The rule tables a board plays by, checked."""
     from doce.tables import Tables
     link, _ = open_link(args)
     with link:
         blob = link.pull_rules()
-    t = Tables(blob)
+    try:
+        return Tables(blob)
+    except ValueError as e:
+        raise UsageError("%s: %s" % (args.port, e)) from None
+
+
+@link_errors
+def cmd_rules_pull(args):
+    t = board_tables(args)
+    blob = t.blob
     out = args.output or t.name + ".doct"
-    with open(out, "wb") as f:
-        f.write(blob)
+    try:
+        with open(out, "wb") as f:
+            f.write(blob)
+    except OSError as e:
+        raise UsageError("%s: cannot write (%s)" % (out, e.strerror)) from None
     if args.json:
         print(json.dumps({"file": out, "rules": t.name, "checksum": "%08x" % t.checksum, "size": len(blob)}))
     else:
@@ -182,11 +194,9 @@ def cmd_rules_pull(args):
 
 @link_errors
 def cmd_rules_diff(args):
-    from doce.tables import PARAMS, Tables
+    from doce.tables import PARAMS
     mine = load_tables(args.rules)
-    link, _ = open_link(args)
-    with link:
-        theirs = Tables(link.pull_rules())
+    theirs = board_tables(args)
     fields = ("name",) + tuple(p for p in PARAMS if p != "flags") + ("diagonals", "opponent_end")
     differences = {f: {"board": getattr(theirs, f), "file": getattr(mine, f)}
                    for f in fields if getattr(theirs, f) != getattr(mine, f)}
@@ -207,8 +217,8 @@ def cmd_flash(args):
     try:
         install(args.port, args.firmware, chip=args.chip, app_only=args.app_only, rules=args.rules,
                 dry_run=args.dry_run)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    except (ValueError, RuntimeError, OSError) as e:  # an unknown chip, a missing tool
+        raise UsageError("flash: %s" % e) from None
 
 
 def cmd_sim(args):

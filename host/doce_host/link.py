@@ -12,6 +12,7 @@ import binascii
 import collections
 import errno
 import json
+import random
 import time
 
 import serial
@@ -34,7 +35,9 @@ class BoardLink:
             raise LinkError(describe_open_error(port, e)) from None
         self.pending = b""
         self.events = collections.deque()
-        self.next_id = 1
+        # Ids start anywhere, so a late reply to an earlier connection's request cannot
+        # pass for the answer to one of ours.
+        self.next_id = random.randrange(1, 1 << 30)
 
     def close(self):
         self.serial.close()
@@ -51,7 +54,7 @@ class BoardLink:
         """The JSON objects that have arrived; other lines (the REPL's) are skipped."""
         try:
             self.pending += self.serial.read(self.serial.in_waiting or 1)
-        except serial.SerialException as e:
+        except (serial.SerialException, OSError) as e:
             raise LinkError("%s: the connection was lost (%s)" % (self.port, e)) from None
         while b"\n" in self.pending:
             line, self.pending = self.pending.split(b"\n", 1)
@@ -63,7 +66,10 @@ class BoardLink:
                 yield message
 
     def send_line(self, data):
-        self.serial.write(data if data.endswith(b"\n") else data + b"\n")
+        try:
+            self.serial.write(data if data.endswith(b"\n") else data + b"\n")
+        except (serial.SerialException, OSError) as e:
+            raise LinkError("%s: the connection was lost (%s)" % (self.port, e)) from None
 
     # -- requests and events ------------------------------------------------------------
 
@@ -73,14 +79,22 @@ class BoardLink:
         self.next_id += 1
         args.update(cmd=cmd, id=ident)
         self.send_line(json.dumps(args).encode())
-        deadline = time.monotonic() + (timeout or self.timeout)
+        timeout = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for message in self._messages():
                 if "event" in message:
                     self.events.append(message)
-                elif message.get("id") == ident:
+                elif message.get("id") == ident and message.get("re") == cmd:
                     return message
-        raise LinkError("%s: timeout: no answer to %r within %.0f s" % (self.port, cmd, timeout or self.timeout))
+        raise LinkError("%s: timeout: no answer to %r within %.0f s" % (self.port, cmd, timeout))
+
+    def ask(self, cmd, **args):
+        """A request that must succeed: its reply, or LinkError with the board's reason."""
+        reply = self.request(cmd, **args)
+        if not reply.get("ok"):
+            raise LinkError("%s: %s: %s" % (self.port, cmd, reply.get("message") or reply.get("error")))
+        return reply
 
     def hello(self):
         """The board's hello, after checking it is a DOCE board speaking this protocol."""
@@ -123,23 +137,25 @@ class BoardLink:
                            ", ".join(e["event"] for e in seen) or "nothing"))
 
     def state(self):
-        return self.request("state")["state"]
+        return self.ask("state")["state"]
 
     # -- rules --------------------------------------------------------------------------
 
     def push_rules(self, blob, force=False, chunk=CHUNK):
         """Send rule tables; the commit's reply (ok false and an error if the board kept its
         old rules). Raises LinkError if a step before the commit fails."""
-        reply = self.request("rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))
+        if not blob:
+            raise LinkError("%s: no rule tables to send" % self.port)
+        self.ask("rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))
         for at in range(0, len(blob), chunk):
-            if not reply["ok"]:
-                raise LinkError("%s: rules transfer: %s" % (self.port, reply["message"]))
-            reply = self.request("rules_chunk", offset=at,
-                                 data=binascii.b2a_base64(blob[at:at + chunk]).decode().strip())
+            self.ask("rules_chunk", offset=at, data=binascii.b2a_base64(blob[at:at + chunk]).decode().strip())
         return self.request("rules_commit", force=force)
 
     def pull_rules(self):
-        return binascii.a2b_base64(self.request("rules_get")["tables"])
+        try:
+            return binascii.a2b_base64(self.ask("rules_get")["tables"])
+        except (KeyError, ValueError, binascii.Error):
+            raise LinkError("%s: the board sent rule tables that are not base64" % self.port) from None
 
 
 def describe_open_error(port, error):

@@ -21,10 +21,11 @@ import threading
 import time
 import tty
 
-from ..paths import SIM_DEVICE, tool
+from ..paths import BOARD_FILE, SIM_DEVICE, tool
 from . import HEAP, prepare_flash
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
+LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
 class SerialSim:
@@ -39,6 +40,7 @@ class SerialSim:
         self.wanted_on = False
         self.closing = False
         self.boots = 0
+        self.generation = 0  # counts boots; a restart is for the boot it saw end
         self.app_running = False
         self.raw_repl = False  # whether the host last put the board in the raw REPL
         self.hide_until = None  # output to hold back until this marker (a raw-REPL reboot)
@@ -54,6 +56,7 @@ class SerialSim:
         self.listener.settimeout(30)
         self.user, user_side = os.openpty()  # the path people open is user_side's
         tty.setraw(user_side)
+        os.set_blocking(self.user, False)  # output nobody reads is lost, as on a serial line
         self.user_side = user_side
         self.path = os.ttyname(user_side)
         self.lock = threading.Lock()
@@ -66,6 +69,7 @@ class SerialSim:
     def power_on(self):
         with self.lock:
             self.wanted_on = True
+            self.raw_repl, self.hide_until, self.held = False, None, b""  # a fresh start
             self._boot()
 
     def _boot(self, app=True):
@@ -79,8 +83,11 @@ class SerialSim:
         self.device = device
         self.control, _ = self.listener.accept()
         self.boots += 1
+        self.generation += 1
         self.app_running = app  # without the app nothing scans, so the world waits for it
-        threading.Thread(target=self._listen, args=(self.control,), daemon=True).start()
+        while not self.replies.empty():  # a late reply from before belongs to nobody now
+            self.replies.get_nowait()
+        threading.Thread(target=self._listen, args=(self.control, self.generation), daemon=True).start()
         if app:
             for cell, (piece, turn) in self.pieces.items():
                 self._ask({"do": "place", "cell": cell, "piece": piece, "turn": turn})
@@ -92,27 +99,28 @@ class SerialSim:
             self._halt()
 
     def _halt(self):
+        self.app_running = False
         if self.process:
             self.process.kill()
             self.process.wait()
             self.process = None
-        for fd in ("device",):
-            if getattr(self, fd) is not None:
-                os.close(getattr(self, fd))
-                setattr(self, fd, None)
+        if self.device is not None:
+            os.close(self.device)
+            self.device = None
         if self.control:
             self.control.close()
             self.control = None
 
-    def _restart(self):
-        """The board reset itself (or mpremote soft-reset it): boot again. A soft reset in
-        the raw REPL comes back to the raw REPL, without the app, as on a board."""
+    def _restart(self, generation, soft):
+        """Boot again after boot `generation` ended: a reset the firmware asked for starts
+        the app; a soft reset (the process ending by itself) in the raw REPL comes back
+        to the raw REPL without the app, as on a board."""
         with self.lock:
-            if not self.wanted_on or self.closing:
-                return
+            if not self.wanted_on or self.closing or generation != self.generation:
+                return  # the power went, or someone has booted it since
             self._halt()
-            os.write(self.user, b"soft reboot\r\n")
-            raw = self.raw_repl
+            self._to_host(b"soft reboot\r\n")
+            raw = soft and self.raw_repl
             self._boot(app=not raw)
             if raw:
                 self.hide_until = RAW_PROMPT  # the unix port's banner is not a board's
@@ -121,6 +129,7 @@ class SerialSim:
     def close(self):
         self.closing = True
         self.cut_power()
+        self.bridge.join(timeout=5)
         os.close(self.user)
         os.close(self.user_side)
         self.listener.close()
@@ -153,7 +162,7 @@ class SerialSim:
                 elif data:
                     self._to_host(data)
                 elif self.process and self.process.poll() is not None:
-                    self._restart()  # the board's process ended by itself: a soft reset
+                    self._restart(self.generation, soft=True)  # it ended by itself: a soft reset
 
     def _to_board(self, data):
         if b"\x01" in data or b"\x02" in data:  # into or out of the raw REPL
@@ -170,7 +179,7 @@ class SerialSim:
         try:
             os.write(self.user, data)
         except OSError:
-            pass
+            pass  # nobody is reading the path and its buffer is full: the bytes are lost
 
     def _overhear(self, data):
         """Keep the events going past, so the simulator's own view can show them."""
@@ -197,7 +206,7 @@ class SerialSim:
         data, self.held, self.hide_until = self.held[at:], b"", None
         return data
 
-    def _listen(self, conn):
+    def _listen(self, conn, generation):
         pending = b""
         while True:
             try:
@@ -209,19 +218,26 @@ class SerialSim:
             pending += data
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
-                message = json.loads(line)
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
                 if "reset" in message:
-                    threading.Thread(target=self._restart, daemon=True).start()
+                    threading.Thread(target=self._restart, args=(generation, False), daemon=True).start()
                 elif "power_cut" in message:
                     threading.Thread(target=self.cut_power, daemon=True).start()
                 else:
                     self.replies.put(message)
 
     def _ask(self, cmd, timeout=10):
-        if not self.app_running:  # at the REPL: the dice are noted, and felt once the app runs
-            return {}
-        self.control.sendall(json.dumps(cmd).encode() + b"\n")
-        reply = self.replies.get(timeout=timeout)
+        control = self.control
+        if not self.app_running or control is None:
+            return {}  # off, or at the REPL: the dice are noted, and felt once the app runs
+        try:
+            control.sendall(json.dumps(cmd).encode() + b"\n")
+            reply = self.replies.get(timeout=timeout)
+        except (OSError, queue.Empty):
+            return {}  # the board went down meanwhile; the dice are noted all the same
         if reply.get("error"):
             raise ValueError(reply["error"])
         return reply
@@ -244,7 +260,9 @@ class SerialSim:
         self._ask({"do": "tilt", "cell": cell, "strength": strength})
 
     def leds(self):
-        return [tuple(c) for c in self._ask({"do": "leds"})["leds"]]
+        """(r, g, b) per LED as the strip last received them; all dark while the power is off."""
+        reply = self._ask({"do": "leds"})
+        return [tuple(c) for c in reply["leds"]] if "leds" in reply else [(0, 0, 0)] * LED_COUNT
 
     def cut_power_at_flash_write(self, after=1, torn=True):
         self._ask({"do": "cut_power", "after": after, "torn": torn})
