@@ -6,6 +6,7 @@ and raises PowerCut, as if the power had gone at that instant.
 """
 
 import os
+import sys
 
 
 class PowerCut(Exception):
@@ -70,6 +71,10 @@ class FlashChip:
 
 
 def mount(path, where="/flash"):
+    """Mount the image as the board's file system and work from it, as a board does:
+    its files are the current folder and importable. Returns the chip."""
     chip = FlashChip(path)
     os.mount(os.VfsLfs2(chip), where)
+    os.chdir(where)
+    sys.path.insert(1, where)
     return chip

@@ -13,7 +13,6 @@ the clock by the scan period, so every run is repeatable.
 import binascii
 import gc
 import json
-import os
 import sys
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -22,8 +21,6 @@ sys.path.insert(0, HERE)
 import flash  # noqa: E402
 
 chip = flash.mount(sys.argv[1])
-os.chdir("/flash")
-sys.path.insert(1, "/flash")
 
 import machine  # noqa: E402
 import table  # noqa: E402

@@ -11,7 +11,6 @@ after a soft reset in the raw REPL it starts it with --no-app, as a board comes 
 from one straight to the raw REPL without running main.py.
 """
 
-import os
 import sys
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -20,8 +19,6 @@ sys.path.insert(0, HERE)
 import flash  # noqa: E402
 
 chip = flash.mount(sys.argv[1])
-os.chdir("/flash")
-sys.path.insert(1, "/flash")
 
 import machine  # noqa: E402
 import table  # noqa: E402
@@ -34,7 +31,7 @@ control = table.Control(sys.argv[2], world, chip)
 machine.on_scan = control.service
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
-del os, board, boardfile, World, HERE
+del board, boardfile, World, HERE
 
 if "--no-app" not in sys.argv:
     exec(open("main.py").read(), {"__name__": "__main__"})
