@@ -218,11 +218,19 @@ def player_argument(request, key, default):
 def snapshot(app):
     """Everything a host needs to draw the game, as plain JSON values."""
     c = app.controller
-    g = c.game
+    state = game_state(c.game)
+    state["mode"] = c.mode
+    state["problems"] = {square_name(c.game.tables, sq): p for sq, p in enumerate(c.problems) if p}
+    state["brightness"] = app.lights.brightness
+    return state
+
+
+def game_state(g):
+    """The game itself as plain JSON values (no board around it: snapshot adds that)."""
     t = g.tables
     names = PLAYER_NAMES[:2]
     state = {
-        "mode": c.mode, "round": g.round, "rounds": t.rounds, "first": names[g.first],
+        "round": g.round, "rounds": t.rounds, "first": names[g.first],
         "to_move": names[g.to_move], "blocker_this_turn": g.blocker_this_turn,
         "board": {square_name(t, sq): piece_name(cell) for sq, cell in enumerate(g.board) if cell},
         "zones": {names[p]: [square_name(t, sq) for sq in g.no_play_zone(p)] for p in (0, 1)},
@@ -231,9 +239,7 @@ def snapshot(app):
         "dice_left": {names[p]: g.dice_left[p] for p in (0, 1)},
         "blockers_left": {names[p]: g.blockers_left[p] for p in (0, 1)},
         "scores": [{"white": r.points[0], "black": r.points[1]} for r in g.rounds],
-        "problems": {square_name(t, sq): p for sq, p in enumerate(c.problems) if p},
         "rules": t.name, "rules_checksum": "%08x" % t.checksum,
-        "brightness": app.lights.brightness,
     }
     w, b = g.totals()
     state["totals"] = {"white": w, "black": b}

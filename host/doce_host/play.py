@@ -1,7 +1,10 @@
 """Play a match at the terminal: two players, one keyboard, the real rules engine."""
 
-from doce.game import DRAW, PLAYER_NAMES, Game, WHITE, face, is_blocker, owner
+from doce.game import DRAW, PLAYER_NAMES, Game, WHITE
+from doce.link import game_state
 from doce.referee import play_move, round_event, match_event
+
+from . import view
 
 HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
 "board" shows the board, "quit" ends. a1 is white's left corner."""
@@ -17,36 +20,23 @@ REASONS = {
 }
 
 
+def state_of(game):
+    """The game as the board's link would report it, for doce_host.view."""
+    state = game_state(game)
+    state["mode"] = "match_over" if game.match_over else "clearing" if game.round_over else "playing"
+    state["problems"] = {}
+    return state
+
+
 def draw_board(game):
-    """The board as text: W4 / B2 are dice, ## a blocker, ~ the mover's no-play zone."""
-    t = game.tables
-    zone = game.no_play_zone(game.to_move) if not game.round_over else []
-    rows = []
-    for row in reversed(range(t.grid)):
-        cells = []
-        for col in range(t.grid):
-            sq = row * t.grid + col
-            cell = game.board[sq]
-            if is_blocker(cell):
-                text = "##"
-            elif cell:
-                text = "WB"[owner(cell)] + str(face(cell))
-                if sq in game.last_placed:
-                    text += "*"
-            else:
-                text = "~" if sq in zone else "."
-            cells.append(text.center(4))
-        rows.append("%2d %s" % (row + 1, "".join(cells)))
-    rows.append("   " + "".join(chr(ord("a") + c).center(4) for c in range(t.grid)))
-    return "\n".join(rows)
+    """The board as `doce status` draws it."""
+    return view.draw(state_of(game), game.tables.grid)
 
 
 def status(game):
-    w, b = game.totals()
     p = game.to_move
-    return ("Round %d of %d   white %d : %d black   %s to move   dice left %d, blocker %s"
-            % (game.round, game.tables.rounds, w, b, PLAYER_NAMES[p], game.dice_left[p],
-               "yes" if game.blockers_left[p] else "used"))
+    return view.summary(state_of(game)) + "   dice left %d, blocker %s" % (
+        game.dice_left[p], "yes" if game.blockers_left[p] else "used")
 
 
 def parse(game, text):

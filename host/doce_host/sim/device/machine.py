@@ -5,7 +5,6 @@ reads the channel that the multiplexer select pins and the group decoder pick,
 and nothing (0) when no group is switched on. The values come from the World.
 """
 
-from doce import board as boardfile
 
 pins = {}  # GPIO number -> current level
 world = None  # set by the simulator: a world.World
@@ -82,5 +81,3 @@ def reset():
 def idle():
     pass
 
-
-board_file = boardfile
