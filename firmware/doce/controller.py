@@ -12,6 +12,8 @@ is counted twice. After a round ends the board must be cleared before the next
 round starts; after the match, the result stays until a new match is started.
 """
 
+import gc
+
 from .board import UNSETTLED
 from .game import EMPTY, PLAYER_NAMES, Game, face, is_blocker, owner, square_name
 from .referee import match_event, round_event
@@ -83,7 +85,8 @@ class Controller:
             write, args = self.unwritten[0]
             try:
                 write(*args)
-            except OSError as e:
+            except (OSError, MemoryError) as e:  # flash trouble, or no room for a file buffer
+                gc.collect()  # what garbage there is may leave room by the retry
                 return "journal write failed (%s); will retry, the game goes on" % e
             self.unwritten.pop(0)
         return None

@@ -8,6 +8,7 @@ person at the board (run pytest with -s); without a terminal, those tests are sk
 """
 
 import sys
+import time
 
 import pytest
 
@@ -73,10 +74,11 @@ class Board:
     def answer(self, cell, timeout=10):
         """The next placed or illegal event about `cell` (earlier events are passed over)."""
         seen = []
+        deadline = time.monotonic() + timeout
         while True:
-            event = self.link.next_event(timeout)
+            event = self.link.next_event(max(0.0, deadline - time.monotonic()))
             if event is None:
-                raise AssertionError("no answer about %s within %d s (saw %s)" % (cell, timeout, seen))
+                raise AssertionError("no answer about %s within %d s (saw %s)" % (cell, timeout, seen[-5:]))
             seen.append(event["event"])
             if event["event"] in ("placed", "illegal") and cell in event.get("cells", [event.get("cell")]):
                 return event

@@ -72,7 +72,7 @@ class Control:
         """Called once per scan: the world moves on, and commands are carried out."""
         self.world.tick()
         for _ in self.poller.ipoll(0):
-            data = self.sock.recv(4096)
+            data = self.sock.recv(256)  # commands are short; a big buffer each scan would fragment the heap
             if not data:
                 self.hang()  # the simulator has gone: so has the power
             self.pending += data
