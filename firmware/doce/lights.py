@@ -99,6 +99,14 @@ class Lights:
             self.winner = game.winner()  # once per match: it sums the rounds
             self.winner_of = game
 
+    def colours(self):
+        """The strip's colours as last drawn, (r, g, b) bytes an LED: for a host's picture."""
+        out = bytearray(3 * len(self.shown))
+        for led in range(len(self.shown)):
+            if self.shown[led]:
+                out[3 * led:3 * led + 3] = bytes(self.shown[led])
+        return out
+
     def _set(self, led, colour):
         # Colours are shared palette tuples, so `is` tells a change; setting a pixel
         # costs a driver call, and most of them do not change from frame to frame.

@@ -11,8 +11,9 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
-from .board import piece_name
+from .board import UNSETTLED, piece_name
 from .game import PLAYER_NAMES, square_name
+from .referee import round_event
 
 PROTOCOL = 1
 FIRMWARE = "0.1.0"
@@ -221,8 +222,19 @@ def snapshot(app):
     state = game_state(c.game)
     state["mode"] = c.mode
     state["problems"] = {square_name(c.game.tables, sq): p for sq, p in enumerate(c.problems) if p}
+    state["seen"] = seen(c)
+    state["leds"] = binascii.hexlify(app.lights.colours()).decode()
+    state["animated"] = app.lights.animated
     state["brightness"] = app.lights.brightness
     return state
+
+
+def seen(c):
+    """What the sensors read where it differs from the game: a piece, None, or "unreadable"."""
+    board = c.game.board
+    t = c.game.tables
+    return {square_name(t, sq): "unreadable" if got == UNSETTLED else piece_name(got)
+            for sq, got in enumerate(c.physical) if got != board[sq]}
 
 
 def game_state(g):
@@ -243,6 +255,8 @@ def game_state(g):
     }
     w, b = g.totals()
     state["totals"] = {"white": w, "black": b}
+    if g.round_over and g.rounds:  # until the board is cleared: the line stays to be seen
+        state["round_end"] = round_event(g, g.rounds[-1])
     if g.match_over:
         state["winner"] = PLAYER_NAMES[g.winner()]
     return state

@@ -44,6 +44,32 @@ def test_state_is_a_full_snapshot(sim):
     assert ask(sim, "state")["state"]["problems"] == {"d4": "no_play_zone"}
 
 
+def test_state_shows_the_lights_what_the_sensors_see_and_the_won_line(sim):
+    play(sim, [expand(m) for m in ("W a1 2", "B a5 1")])
+    s = ask(sim, "state")["state"]
+    strip = bytes.fromhex(s["leds"])
+    assert [tuple(strip[i:i + 3]) for i in range(0, len(strip), 3)] == sim.leds()  # as the strip got them
+    assert s["seen"] == {} and "round_end" not in s and s["animated"] is False
+    sim.place("b2", "white 1")  # in white's zone: seen, but not part of the game
+    s = ask(sim, "state")["state"]
+    assert s["seen"] == {"b2": "white 1"} and "b2" not in s["board"]
+    assert s["animated"] is True  # the problem blinks
+    sim.tilt("b2")
+    sim.run(sim.quiet + sim.debounce)  # left tilted, not just being handled
+    assert ask(sim, "state")["state"]["seen"] == {"b2": "unreadable"}
+    sim.lift("b2")
+    sim.lift("a1")  # a piece of the game gone
+    assert ask(sim, "state")["state"]["seen"] == {"a1": None}
+    sim.place("a1", "white 2")
+    play(sim, [expand(m) for m in ("W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")])
+    s = ask(sim, "state")["state"]
+    assert s["mode"] == "clearing" and s["round_end"] == {
+        "round": 1, "result": "white", "reason": "line", "lines": [["a1", "b1", "c1", "d1"]],
+        "points": {"white": 35, "black": 0}}
+    sim.lift("e3")
+    assert ask(sim, "state")["state"]["seen"] == {"e3": None}  # cleared away, the line still shown
+
+
 def test_events_are_numbered_without_gaps(sim):
     play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
     sim.place("b2", "white 1")
