@@ -5,7 +5,6 @@ import json
 import sys
 import time
 
-from doce.game import BLACK, WHITE, Game
 from doce.referee import referee
 
 from . import rules as rulesfiles
@@ -29,28 +28,13 @@ def read_json(path):
                          % (path, e.lineno, e.colno, e.msg)) from None
 
 
-GAME_KEYS = {"rules", "first", "moves"}
-
-
 def cmd_referee(args):
-    game = read_json(args.game)
-    if not isinstance(game, dict):
-        raise UsageError("%s: a recorded game is a JSON object with \"moves\"" % args.game)
-    unknown = sorted(set(game) - GAME_KEYS)
-    if unknown:
-        raise UsageError("%s: unknown key %r (allowed: first, moves, rules)" % (args.game, unknown[0]))
-    if not isinstance(game.get("moves"), list):
-        raise UsageError("%s: \"moves\" must be a list of moves" % args.game)
-    first = game.get("first", "white")
-    if first not in ("white", "black"):
-        raise UsageError("%s: \"first\" must be \"white\" or \"black\", not %s"
-                         % (args.game, json.dumps(first)))
-    name = args.rules or game.get("rules", "standard")
-    if not isinstance(name, str):
-        raise UsageError("%s: \"rules\" must name a rules file, like \"standard\"" % args.game)
-    tables = load_tables(name)
-    match = Game(tables, WHITE if first == "white" else BLACK)
-    for event in referee(match, game["moves"]):
+    from .recorded import GameFileError, match_of
+    try:
+        match, moves = match_of(read_json(args.game), rules=args.rules)
+    except GameFileError as e:
+        raise UsageError("%s: %s" % (args.game, e)) from None
+    for event in referee(match, moves):
         print(json.dumps(event))
 
 

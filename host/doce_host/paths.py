@@ -6,9 +6,11 @@ mode), so the firmware and the board file are found beside the `doce` package.
 
 import shutil
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 import doce
+from doce.board import load
 
 FIRMWARE = Path(doce.__file__).resolve().parent.parent
 ROOT = FIRMWARE.parent
@@ -22,3 +24,9 @@ def tool(name):
     if not found:
         raise RuntimeError("%s is not installed; `make` installs it into .venv" % name)
     return found
+
+
+@lru_cache(maxsize=1)
+def load_board():
+    """The board file, read by the firmware's own loader: grid, LED places, brightness cap."""
+    return load(str(BOARD_FILE))

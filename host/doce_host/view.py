@@ -1,6 +1,24 @@
 """The board as text, drawn from a protocol state (docs/protocol.md): one picture for
 `doce status`, `doce monitor` and `doce play`."""
 
+# Why a square is marked, in a player's words (docs/protocol.md lists the codes).
+REASONS = {
+    "no_play_zone": "in the no-play zone of the player to move",
+    "not_your_turn": "not this player's turn",
+    "no_blocker": "that player's blocker is used up",
+    "two_at_once": "two pieces put down at once",
+    "lifted": "a piece of the game is missing",
+    "moved": "a piece of the game was moved here",
+    "turned": "a piece of the game shows another face",
+    "not_now": "put down while the board needs fixing",
+    "unreadable": "tilted or half on the square",
+}
+
+
+def reason(code):
+    return REASONS.get(code, code.replace("_", " "))
+
+
 LEGEND = "W4/B2 dice (* last placed), #W/#B blockers, ~ the mover's no-play zone, ! a problem"
 
 
@@ -36,7 +54,7 @@ def summary(state):
     line = "Round %d of %d   white %d : %d black   %s" % (
         state["round"], state["rounds"], totals["white"], totals["black"], doing)
     if state["problems"]:
-        line += "\nProblems: " + ", ".join("%s %s" % (cell, why.replace("_", " "))
+        line += "\nProblems: " + ", ".join("%s: %s" % (cell, reason(why))
                                           for cell, why in sorted(state["problems"].items()))
     return line
 
@@ -48,7 +66,7 @@ def describe(event):
         what = "the blocker" if event.get("blocker") else "a %d" % event["value"]
         return "%s put %s on %s" % (event["player"], what, event["cell"])
     if kind == "illegal":
-        return "not allowed (%s): %s" % (event["reason"].replace("_", " "), " ".join(event["cells"]))
+        return "not allowed: %s (%s)" % (" ".join(event["cells"]), reason(event["reason"]))
     if kind == "round_end":
         lines = "; ".join(" ".join(line) for line in event["lines"])
         return "round %d: %s by %s%s; points white %d, black %d" % (

@@ -1,0 +1,97 @@
+"""A recorded game in `doce referee`'s format (docs/referee.md): checked, then refereed
+(`doce referee`) or stepped through move by move (the web page's replay)."""
+
+import json
+from types import SimpleNamespace
+
+from doce.controller import CLEARING, CORRECTING, MATCH_OVER, PLAYING
+from doce.board import piece_name
+from doce.game import BLACK, WHITE, Game, blocker, die, parse_square
+from doce.lights import PULSE, PULSE_MS, Lights
+from doce.link import game_state
+from doce.referee import play_move
+
+from . import rules as rulesfiles
+from .paths import load_board
+from .view import describe
+
+KEYS = {"rules", "first", "moves"}
+
+
+class GameFileError(ValueError):
+    """What is wrong with a recorded game, in one line."""
+
+
+def match_of(recorded, rules=None, shipped_only=False):
+    """A new Game for a recorded game (a parsed JSON value), and its moves."""
+    if not isinstance(recorded, dict):
+        raise GameFileError('a recorded game is a JSON object with "moves"')
+    unknown = sorted(set(recorded) - KEYS)
+    if unknown:
+        raise GameFileError("unknown key %r (allowed: first, moves, rules)" % unknown[0])
+    if not isinstance(recorded.get("moves"), list):
+        raise GameFileError('"moves" must be a list of moves')
+    first = recorded.get("first", "white")
+    if first not in ("white", "black"):
+        raise GameFileError('"first" must be "white" or "black", not %s' % json.dumps(first))
+    name = rules or recorded.get("rules", "standard")
+    if not isinstance(name, str):
+        raise GameFileError('"rules" must name a rules file, like "standard"')
+    if shipped_only and name not in rulesfiles.shipped_names():
+        raise GameFileError('"rules": %s is not a shipped rules name (%s)'
+                            % (json.dumps(name), ", ".join(rulesfiles.shipped_names())))
+    try:
+        tables = rulesfiles.load_tables(name)
+    except rulesfiles.RulesError as e:
+        raise GameFileError(str(e)) from None
+    return Game(tables, WHITE if first == "white" else BLACK), recorded["moves"]
+
+
+def steps(recorded):
+    """The game before its first move and after each one: [(state, note)], where each
+    state is drawn like the board's own (docs/protocol.md), lights included. A refused
+    move shows the die where it was put, marked with the reason, and changes nothing."""
+    game, moves = match_of(recorded, shipped_only=True)
+    out = [(board_state(game), "round 1 begins: %s opens" % ("white", "black")[game.first])]
+    for i, move in enumerate(moves):
+        if game.round_over and not game.match_over:
+            game.start_round()
+        finished = len(game.rounds)
+        why = play_move(game, move)
+        if why:
+            state = board_state(game, refused=(move, why))
+            note = "move %d refused: %s" % (i + 1, why.replace("_", " "))
+        else:
+            state = board_state(game)
+            note = "move %d: %s" % (i + 1, describe(dict(move, event="placed", value=move.get("value"))))
+            if len(game.rounds) > finished:
+                note += "; " + describe(dict(state["round_end"], event="round_end"))
+        out.append((state, note))
+    return out
+
+
+def board_state(game, refused=None):
+    """The state a board would report for `game`, lit as its firmware would light it.
+    `refused`: (move, why) for a move the game refused, shown where it was put."""
+    mode = MATCH_OVER if game.match_over else CLEARING if game.round_over else PLAYING
+    problems = [None] * game.tables.squares
+    physical = bytearray(game.board)
+    seen, marked = {}, {}
+    if refused:
+        move, why = refused
+        sq = parse_square(game.tables, move.get("cell")) if isinstance(move, dict) else None
+        if sq is not None and not game.board[sq] and why != "bad_value":
+            player = WHITE if move["player"] == "white" else BLACK
+            physical[sq] = blocker(player) if move.get("blocker") is True else die(player, move["value"])
+            problems[sq] = why
+            seen[move["cell"]] = piece_name(physical[sq])
+            marked[move["cell"]] = why
+            mode = CORRECTING
+    board = load_board()
+    lights = Lights([(0, 0, 0)] * board.led_count, lambda: None, board)
+    controller = SimpleNamespace(game=game, mode=mode, problems=problems, physical=physical)
+    lights.render(controller, PULSE.index(max(PULSE)) * PULSE_MS)  # the frame where lines are brightest
+    state = game_state(game)
+    state.update(mode=mode, seen=seen, leds=lights.colours().hex(), animated=lights.animated, brightness=1.0,
+                 problems=marked)
+    return state
