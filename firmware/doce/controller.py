@@ -39,6 +39,7 @@ class Controller:
         self.emit = emit  # emit(event): events are dicts, sent on by the link
         self.problems = [None] * game.tables.squares
         self.physical = bytearray(game.tables.squares)  # the settled board last seen
+        self.looked = False  # whether the board has been read since boot: till then, physical is a guess
         self.unwritten = []  # journal calls owed; written after the lights show the play
         self._resume_mode(waiting)
         self.changed = True  # the lights need drawing again
@@ -96,14 +97,19 @@ class Controller:
     def reconcile(self, board):
         """Compare the settled `board` with the game and act on the difference."""
         self.physical[:] = board
+        self.looked = True
         if self.mode == MATCH_OVER:
             return
         if self.mode == CLEARING:
             self.changed = True  # squares go dark as they are cleared
+            left = 0
             for cell in board:
                 if cell != EMPTY:
-                    return
-            self._start_round()
+                    left += 1
+            if left:
+                self.emit({"event": "clearing", "left": left})
+            else:
+                self._start_round()
             return
         g = self.game
         new = []

@@ -231,6 +231,8 @@ def snapshot(app):
 
 def seen(c):
     """What the sensors read where it differs from the game: a piece, None, or "unreadable"."""
+    if not c.looked:
+        return {}  # just booted: the sensors have not settled yet, so nothing is known to differ
     board = c.game.board
     t = c.game.tables
     return {square_name(t, sq): "unreadable" if got == UNSETTLED else piece_name(got)

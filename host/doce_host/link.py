@@ -50,10 +50,13 @@ class BoardLink:
 
     # -- lines ------------------------------------------------------------------------
 
-    def _messages(self):
-        """The JSON objects that have arrived; other lines (the REPL's) are skipped."""
+    def _messages(self, wait=True):
+        """The JSON objects that have arrived; other lines (the REPL's) are skipped.
+        With `wait`, a read waits a little (the port's timeout) for a first byte."""
         try:
-            self.pending += self.serial.read(self.serial.in_waiting or 1)
+            waiting = self.serial.in_waiting
+            if waiting or wait:
+                self.pending += self.serial.read(waiting or 1)
         except (serial.SerialException, OSError) as e:
             raise LinkError("%s: the connection was lost (%s)" % (self.port, e)) from None
         while b"\n" in self.pending:
@@ -114,7 +117,7 @@ class BoardLink:
         """The next event, or None if none came within `timeout` seconds."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         while not self.events:
-            for message in self._messages():
+            for message in self._messages(wait=time.monotonic() < deadline):
                 if "event" in message:
                     self.events.append(message)
             if time.monotonic() >= deadline:

@@ -79,6 +79,8 @@ def describe(event):
             m["white"], m["black"], "a draw" if m["winner"] == "draw" else m["winner"] + " wins")
     if kind == "round_start":
         return "round %d begins: %s opens" % (event["round"], event["first"])
+    if kind == "clearing":
+        return "clear the board: %d piece%s left" % (event["left"], "" if event["left"] == 1 else "s")
     if kind == "corrected":
         return "the board matches the game again"
     if kind == "boot":

@@ -70,6 +70,18 @@ def test_state_shows_the_lights_what_the_sensors_see_and_the_won_line(sim):
     assert ask(sim, "state")["state"]["seen"] == {"e3": None}  # cleared away, the line still shown
 
 
+def test_a_board_just_booted_does_not_report_its_dice_missing(sim):
+    play(sim, [expand(m) for m in ("W a1 2", "B a5 1")])
+    sim.restart(settle=False)  # the dice stay; the sensors have not settled yet
+    assert ask(sim, "state")["state"]["seen"] == {}
+    sim.settle()
+    assert ask(sim, "state")["state"]["seen"] == {} and events(sim, "illegal") == []
+    sim.lift("a5")  # taken while the board was off: the first look finds it gone
+    sim.restart()
+    sim.settle()
+    assert ask(sim, "state")["state"]["seen"] == {"a5": None}
+
+
 def test_events_are_numbered_without_gaps(sim):
     play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
     sim.place("b2", "white 1")

@@ -46,7 +46,10 @@ def test_a_won_round_lights_the_line_and_waits_for_a_clear_board(sim):
     sim.lift("b1")
     assert sim.state()["round"] == 1 and events(sim, "illegal") == []  # clearing is not an error
     clear(sim)
-    assert events(sim, "round_start") == [{"event": "round_start", "round": 2, "first": "black"}]
+    happened = events(sim)
+    # Each piece taken away is told, so a host can follow the clearing; then round 2 starts.
+    assert happened == ([{"event": "clearing", "left": n} for n in range(len(ALL_OWN) - 3, 0, -1)]
+                        + [{"event": "round_start", "round": 2, "first": "black"}])
     sim.place("c3", "white 1")
     assert events(sim, "illegal")[0]["reason"] == "not_your_turn"  # black opens round 2
 

@@ -59,14 +59,15 @@ class SimBoard:
 
     # -- the process ------------------------------------------------------------
 
-    def start(self):
+    def start(self, settle=True):
         self.process = subprocess.Popen(
             [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self._read()
         for cell, (piece, turn) in self.pieces.items():
             self.command(do="place", cell=cell, piece=piece, turn=turn)
-        self.settle()  # the board scans once it is on, before anyone moves a die
+        if settle:
+            self.settle()  # the board scans once it is on, before anyone moves a die
 
     def _read(self):
         """The next reply. Anything else the device prints (a traceback) is kept in .console."""
@@ -98,11 +99,12 @@ class SimBoard:
     def alive(self):
         return self.process is not None and self.process.poll() is None
 
-    def restart(self):
-        """Power on again (after cut_power, or a plain reset). The dice stay where they are."""
+    def restart(self, settle=True):
+        """Power on again (after cut_power, or a plain reset). The dice stay where they are.
+        settle=False: return before the board's first scans."""
         self.stop()
         self.power_was_cut = False
-        self.start()
+        self.start(settle)
 
     def stop(self):
         if self.process:
