@@ -13,7 +13,7 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 sim: $(BIN)/.installed
-	$(BIN)/doce sim
+	$(BIN)/doce sim --open
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check --quiet .

@@ -11,6 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import micropython_path  # noqa: E402
 from doce_host import rules  # noqa: E402
+from web import web_figures  # noqa: E402
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "firmware"))
 
@@ -223,6 +224,8 @@ def main():
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
         board_figures(mpy)
     link_figures()
+    web_figures()
+
 
 if __name__ == "__main__":
     main()

@@ -207,7 +207,6 @@ def cmd_flash(args):
 
 def cmd_sim(args):
     from .sim.serial_sim import SerialSim
-    from .sim.terminal import play
     with SerialSim(args.folder, rules=args.rules) as sim:
         if args.serial_only:
             print(sim.path, flush=True)
@@ -216,7 +215,68 @@ def cmd_sim(args):
                     time.sleep(3600)
             except KeyboardInterrupt:
                 return
-        play(sim, sys.stdin, sys.stdout, ansi=sys.stdout.isatty())
+        if args.terminal:
+            from .sim.terminal import play
+            play(sim, sys.stdin, sys.stdout, ansi=sys.stdout.isatty())
+            return
+        serve_page(args, sim.path, sim, "A simulated board (the real firmware) is running; the page talks to "
+                                        "it on %s (--serial-only leaves that free for other tools)." % sim.path)
+
+
+@link_errors
+def cmd_web(args):
+    link, hello = open_link(args)  # a wrong port is one line here, not a page that never fills
+    link.close()
+    serve_page(args, args.port, None, "Watching %s on %s." % (hello["board"], args.port))
+
+
+def serve_page(args, port, world, what):
+    from .web.server import serve
+
+    def ready(url):
+        print("%s\nOpen %s in a browser to see the board. Ctrl-C stops." % (what, url), flush=True)
+        if args.open and can_open_a_browser():
+            import webbrowser
+            webbrowser.open(url)
+    try:
+        serve(port, world, host=args.listen, http_port=args.http, ready=ready)
+    except OSError as e:
+        raise UsageError("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
+
+
+def can_open_a_browser():
+    """Only where a browser can show a page: never a text browser taking over the terminal."""
+    import os
+    return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+@link_errors
+def cmd_snapshot(args):
+    from .web import picture
+    if args.url:
+        import urllib.error
+        import urllib.request
+        try:
+            with urllib.request.urlopen(args.url.rstrip("/") + "/board.svg", timeout=args.timeout) as r:
+                svg = r.read().decode()
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            raise UsageError("%s: no picture from the page (%s)" % (args.url, getattr(e, "reason", e))) from None
+    else:
+        link, _ = open_link(args)
+        with link:
+            svg = picture.draw(link.state())
+    out = args.png or args.svg
+    try:
+        if args.png:
+            picture.write_png(svg, out)
+        else:
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(svg)
+    except OSError as e:
+        raise UsageError("%s: cannot write (%s)" % (out, e.strerror or e)) from None
+    except picture.NoPNG as e:
+        raise UsageError(str(e)) from None
+    print(out)
 
 
 def parser():
@@ -286,15 +346,44 @@ def parser():
     board_args(mo)
     mo.set_defaults(run=cmd_monitor)
 
-    m = sub.add_parser("sim", help="play on a simulated board (the real firmware)",
+    def page_args(p):
+        p.add_argument("--http", type=int, default=8000, metavar="PORT",
+                       help="the page's port (default 8000; another free one if it is taken)")
+        p.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
+                       help="where the page is served (default this computer only; 0.0.0.0 for the room)")
+        p.add_argument("--open", action="store_true", help="open the page in a browser")
+
+    m = sub.add_parser("sim", help="play on a simulated board (the real firmware) in a browser",
                        description="Play on a simulated board: the real firmware in the MicroPython "
-                                   "unix port, on simulated sensors and lights. You move the dice.")
+                                   "unix port, on simulated sensors and lights. A web page shows the "
+                                   "board; you move the dice by clicking.")
     m.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
     m.add_argument("--folder", metavar="DIR",
                    help="keep the board's flash here, so the game survives quitting (default: forget it)")
-    m.add_argument("--serial-only", action="store_true",
-                   help="print the serial path and run until Ctrl-C, for tools and scripts")
+    page_args(m)
+    how = m.add_mutually_exclusive_group()
+    how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
+    how.add_argument("--serial-only", action="store_true",
+                     help="print the serial path and run until Ctrl-C, for tools and scripts")
     m.set_defaults(run=cmd_sim)
+
+    w = sub.add_parser("web", help="watch a real board in a browser",
+                       description="Serve a page that shows a board live: dice, lights, scores, events.")
+    board_args(w)
+    page_args(w)
+    w.set_defaults(run=cmd_web)
+
+    sn = sub.add_parser("snapshot", help="save a picture of a board",
+                        description="Save the board as it is now, as SVG or PNG, from its serial port "
+                                    "or from a running doce sim / doce web page.")
+    source = sn.add_mutually_exclusive_group(required=True)
+    source.add_argument("--port", help="the board's serial port")
+    source.add_argument("--url", help="a running page, like http://127.0.0.1:8000")
+    kind = sn.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--svg", metavar="FILE", help="write SVG")
+    kind.add_argument("--png", metavar="FILE", help="write PNG (needs the cairo library)")
+    sn.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for an answer")
+    sn.set_defaults(run=cmd_snapshot, json=False)
 
     g = sub.add_parser("play", help="play a match in the terminal",
                        description="Play a match of DOCE for two players at one terminal.")

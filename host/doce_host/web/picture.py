@@ -188,10 +188,12 @@ def winning_lines(state, grid):
         owners = [state["board"].get(c, "").split(" ")[0] for c in line]
         owner = max(("white", "black"), key=owners.count)
         points = " ".join("%d,%d" % (x + SIZE / 2, y + SIZE / 2) for x, y in (origin(c, grid) for c in line))
+        # A dark edge, so the line reads over its own colour; pointer-events none, so a
+        # click on the line is a click on the square under it.
         out.append('<polyline points="%s" fill="none" stroke="#111" stroke-width="18" stroke-linecap="round" '
-                   'stroke-opacity="0.7"/>' % points)  # a dark edge: the line reads over its own colour
+                   'stroke-opacity="0.7" pointer-events="none"/>' % points)
         out.append('<polyline class="winning-line" data-cells=%s data-player="%s" points="%s" fill="none" '
-                   'stroke="%s" stroke-width="10" stroke-linecap="round"/>'
+                   'stroke="%s" stroke-width="10" stroke-linecap="round" pointer-events="none"/>'
                    % (quoteattr(" ".join(line)), owner, points, PLAYER_LIGHT[owner]))
     return out
 
@@ -231,3 +233,16 @@ def panel(state):
                        % (x, y, cell, cell, text(reason(code))))
     out.append("</g>")
     return out
+
+
+class NoPNG(Exception):
+    """PNG output needs cairo, which this computer lacks; SVG needs nothing."""
+
+
+def write_png(svg, path):
+    try:
+        import cairosvg
+    except (ImportError, OSError) as e:  # OSError: the cairo library itself is missing
+        raise NoPNG("PNG needs the cairo library (Debian: apt install libcairo2); --svg works without it (%s)"
+                    % e) from None
+    cairosvg.svg2png(bytestring=svg.encode(), write_to=path)

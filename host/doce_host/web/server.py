@@ -1,0 +1,224 @@
+"""The web view's server: one page that shows a board live, for the simulator and for a
+real board alike, fed by the link protocol's state and events (web/watch.py).
+
+    GET  /           the page (static/: plain HTML, SVG and JS, no build step)
+    GET  /ws         a WebSocket: the current frame at once, then every new one; the page
+                     sends what a hand does ({"do": "place", "cell": "c3", "piece": "white 4"})
+    GET  /board.svg  the picture as it is now
+    POST /replay     a recorded game (doce referee's format) in, its steps out
+
+With the simulator, `world` is its SerialSim: the page's hands move dice in the simulated
+world, and the firmware sees them through its sensors. A real board's dice move by hand.
+"""
+
+import asyncio
+import errno
+import json
+import re
+import socket
+from pathlib import Path
+
+from aiohttp import WSMsgType, web
+
+from ..paths import load_board
+from ..recorded import GameFileError, steps
+from . import picture
+from .watch import Watch
+
+STATIC = Path(__file__).resolve().parent / "static"
+PIECE = re.compile(r"^(white|black) ([1-6]|blocker)$")
+POWER_OFF_S = 1.5  # how long a "cut power" leaves the simulated board dark
+MAX_MESSAGE = 4096  # bytes of one message from the page
+
+
+class Refused(Exception):
+    """A request from the page that cannot be carried out; the page shows the message."""
+
+
+class Server:
+    def __init__(self, port, world=None):
+        self.world = world
+        self.watch = Watch(port, self._from_watch)
+        self.clients = set()  # a queue of texts to send, per connected page
+        self.latest = None  # the last frame, for a page that connects now
+        self.frame = None  # the watch's last frame, before the server adds its own fields
+        self.loop = None
+        board = load_board()
+        self.cells = {picture.cell_name(sq, board.grid) for sq in range(board.squares)}
+
+    # -- frames out ---------------------------------------------------------------------
+
+    def _from_watch(self, frame):
+        """From the watch thread: hand the frame to the event loop."""
+        self.loop.call_soon_threadsafe(self._publish, frame)
+
+    def _publish(self, frame=None):
+        """Send a frame to every page: the watch's, or (frame None) one made now."""
+        self.frame = frame or self.watch.frame()
+        sim = {"power": self.world.wanted_on} if self.world else None
+        self.latest = json.dumps(dict(self.frame, type="frame", sim=sim))
+        for queue in self.clients:
+            queue.put_nowait(self.latest)
+
+    # -- requests -----------------------------------------------------------------------
+
+    async def page(self, request):
+        return web.FileResponse(STATIC / "index.html")
+
+    async def picture_now(self, request):
+        if not self.frame or not self.frame.get("svg"):
+            raise web.HTTPServiceUnavailable(text="no picture yet: %s\n" % (self.frame or {}).get("problem"))
+        return web.Response(text=self.frame["svg"], content_type="image/svg+xml")
+
+    async def replay(self, request):
+        try:
+            recorded = json.loads(await request.text())
+            frames = await asyncio.get_running_loop().run_in_executor(None, replay_steps, recorded)
+        except ValueError as e:  # not JSON, not UTF-8, or not a game: GameFileError is a ValueError
+            message = str(e) if isinstance(e, GameFileError) else "not a recorded game: %s" % e
+            return web.json_response({"error": message}, status=400)
+        return web.json_response({"steps": frames})
+
+    async def socket(self, request):
+        origin = request.headers.get("Origin")
+        if origin and origin.split("://", 1)[-1] != request.host:
+            raise web.HTTPForbidden(text="the board's page only takes connections from itself\n")
+        ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE)
+        await ws.prepare(request)
+        queue = asyncio.Queue()
+        if self.latest:
+            queue.put_nowait(self.latest)  # a page that (re)connects sees the board at once
+        self.clients.add(queue)
+        sender = asyncio.create_task(self._send(ws, queue))
+        try:
+            async for message in ws:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                reply = {"type": "done"}
+                try:
+                    request_ = json.loads(message.data)
+                    if not isinstance(request_, dict):
+                        raise Refused('a request is {"do": ...}')
+                    reply["id"] = request_.get("id")
+                    await self.act(request_)
+                except ValueError:
+                    reply.update(type="refused", message="not JSON")
+                except Refused as e:
+                    reply.update(type="refused", message=str(e))
+                queue.put_nowait(json.dumps(reply))
+        finally:
+            self.clients.discard(queue)
+            sender.cancel()
+        return ws
+
+    async def _send(self, ws, queue):
+        while not ws.closed:
+            text = await queue.get()
+            try:
+                await ws.send_str(text)
+            except ConnectionError:
+                return
+
+    # -- what a hand or a player does -----------------------------------------------------
+
+    async def act(self, request):
+        do = request.get("do")
+        if do in ("new_match", "new_round"):
+            self.watch.ask(do)
+            return
+        if do not in ("place", "lift", "clear", "cut_power"):
+            raise Refused("unknown request %s" % json.dumps(do))
+        world = self.world
+        if world is None:
+            raise Refused("this is a real board: move its dice by hand")
+        run = asyncio.get_running_loop().run_in_executor
+        if do == "place":
+            cell, piece = self._cell(request), request.get("piece")
+            if not isinstance(piece, str) or not PIECE.match(piece):
+                raise Refused('a piece is "white 1" to "white 6", "white blocker", or the same for black')
+            if cell in world.pieces:
+                raise Refused("%s has a piece on it: lift it first" % cell)
+            await run(None, world.place, cell, piece)
+        elif do == "lift":
+            cell = self._cell(request)
+            if cell not in world.pieces:
+                raise Refused("there is nothing on %s to lift" % cell)
+            await run(None, world.lift, cell)
+        elif do == "clear":
+            for cell in list(world.pieces):
+                await run(None, world.lift, cell)
+        elif do == "cut_power":
+            if not world.wanted_on:
+                raise Refused("the power is already off")
+            await run(None, world.cut_power)
+            self.watch.note("the power is cut; the dice stay where they are", "power")
+            self._publish()
+            await asyncio.sleep(POWER_OFF_S)
+            await run(None, world.power_on)
+            self.watch.note("the power is back", "power")
+            self._publish()
+
+    def _cell(self, request):
+        cell = request.get("cell")
+        if cell not in self.cells:
+            raise Refused("%s is not a square of this board" % json.dumps(cell))
+        return cell
+
+    # -- running ------------------------------------------------------------------------
+
+    def app(self):
+        app = web.Application(client_max_size=1 << 20)
+        app.add_routes([web.get("/", self.page), web.get("/ws", self.socket),
+                        web.get("/board.svg", self.picture_now), web.post("/replay", self.replay),
+                        web.static("/static", STATIC)])
+        return app
+
+    async def run(self, sock, ready):
+        self.loop = asyncio.get_running_loop()
+        runner = web.AppRunner(self.app(), access_log=None)
+        await runner.setup()
+        await web.SockSite(runner, sock).start()
+        self.watch.start()
+        ready()
+        try:
+            await asyncio.Event().wait()  # until Ctrl-C
+        finally:
+            self.watch.stopping = True
+            await runner.cleanup()
+
+
+def replay_steps(recorded):
+    return [{"svg": picture.draw(state), "note": note} for state, note in steps(recorded)]
+
+
+def listen(host, port, fallback=True):
+    """A socket bound to (host, port); if that port is taken and `fallback`, any free one."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE or not fallback:
+            sock.close()
+            raise
+        sock.bind((host, 0))
+    sock.listen(64)
+    return sock
+
+
+def url_of(sock):
+    host, port = sock.getsockname()[:2]
+    return "http://%s:%d/" % ("[%s]" % host if ":" in host else host, port)
+
+
+def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print):
+    """Serve the page for the board on serial `port` until Ctrl-C; `ready(url)` once it is up."""
+    sock = listen(host, http_port, fallback=http_port != 0)
+    server = Server(port, world)
+    try:
+        asyncio.run(server.run(sock, lambda: ready(url_of(sock))))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.watch.stop()

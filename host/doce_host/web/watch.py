@@ -1,0 +1,107 @@
+"""Follow a board over its link, for the web page: the state after every event, and what
+happened, in words. A real board and the simulator are followed the same way.
+
+One thread owns the link. It hands each new frame to `publish`, and carries out the
+page's requests to the board (new match, new round) between events.
+"""
+
+import collections
+import queue
+import threading
+import time
+
+from ..link import BoardLink, LinkError
+from ..view import describe
+from . import picture
+
+LOG = 100  # events kept for a page that connects late
+ANIMATED_EVERY = 0.25  # s between states while the lights blink or pulse
+HEARTBEAT = 2.0  # s between states while nothing happens, to notice a silent board
+RETRY = 0.5  # s before opening the port again
+
+
+class Watch:
+    def __init__(self, port, publish, timeout=3.0):
+        self.port = port
+        self.publish = publish  # publish(frame), called from the watch thread
+        self.timeout = timeout
+        self.requests = queue.Queue()
+        self.log = collections.deque(maxlen=LOG)
+        self.lock = threading.Lock()  # the log is written from the server's thread too
+        self.hello = None
+        self.state = None
+        self.problem = "connecting to %s" % port  # why there is no live state, or None
+        self.stopping = False
+        self.thread = threading.Thread(target=self._run, name="watch", daemon=True)
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self):
+        self.stopping = True
+        self.thread.join(timeout=5)
+
+    def ask(self, cmd, **args):
+        """Send a request to the board from any thread; its refusal shows in the log."""
+        self.requests.put((cmd, args))
+
+    def frame(self):
+        """What the page shows now: the picture, the state it was drawn from, the log."""
+        with self.lock:
+            log = list(self.log)
+        state = self.state
+        return {"hello": self.hello, "state": state, "problem": self.problem,
+                "svg": picture.draw(state) if state else None, "log": log}
+
+    def note(self, text, kind="note"):
+        with self.lock:
+            self.log.append({"text": text, "kind": kind, "at": time.time()})
+
+    # -- the thread ---------------------------------------------------------------------
+
+    def _run(self):
+        while not self.stopping:
+            try:
+                with BoardLink(self.port, timeout=self.timeout) as link:
+                    self.hello = link.hello()
+                    self.problem = None  # the first state, next, shows that
+                    self.note("connected: %s, rules %s" % (self.hello["board"], self.hello["rules"]))
+                    self._follow(link)
+            except LinkError as e:
+                self._set_problem(str(e))
+                time.sleep(RETRY)
+
+    def _set_problem(self, problem):
+        if problem != self.problem:
+            self.problem = problem
+            if problem:
+                self.note(problem, "error")
+            self.publish(self.frame())
+
+    def _follow(self, link):
+        self._refresh(link)
+        last = time.monotonic()
+        while not self.stopping:
+            self._carry_out(link)
+            event = link.next_event(timeout=0.05)
+            quiet_for = time.monotonic() - last
+            animated = self.state and self.state.get("animated")
+            if event is None and quiet_for < (ANIMATED_EVERY if animated else HEARTBEAT):
+                continue
+            while event is not None:  # a burst (placed, round_end, match_end): one state after it
+                self.note(describe(event), event["event"])
+                event = link.next_event(timeout=0)
+            self._refresh(link)
+            last = time.monotonic()
+
+    def _carry_out(self, link):
+        while not self.requests.empty():
+            cmd, args = self.requests.get_nowait()
+            reply = link.request(cmd, **args)
+            if not reply.get("ok"):
+                self.note("%s: %s" % (cmd.replace("_", " "), reply.get("message") or reply.get("error")), "error")
+                self.publish(self.frame())
+
+    def _refresh(self, link):
+        self.state = link.state()
+        self.publish(self.frame())

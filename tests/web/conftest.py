@@ -1,0 +1,66 @@
+"""The web view in a real browser: headless Chromium (Debian's package) driven by Playwright.
+
+Each test gets its own `doce sim` (the real firmware on a simulated board) serving the
+page on a free port, and a fresh browser page on it. Screenshots go to test-artifacts/web/.
+"""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pages import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium_path():
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found:
+        return found
+    message = "no chromium: apt-get install chromium chromium-driver (.ci/run does)"
+    if os.environ.get("CI"):
+        pytest.fail(message)  # on CI a missing browser is a broken setup, never a pass
+    pytest.skip(message)
+
+
+@pytest.fixture
+def sim_page(tmp_path):
+    page = Page("sim", "--folder", str(tmp_path / "flash"))
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def shots():
+    """Where a test keeps a screenshot: shots("name.png") is its path."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return lambda name: ARTIFACTS / name
+
+
+@pytest.fixture(scope="session")
+def browser():
+    executable = chromium_path()
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser, sim_page, request):
+    """A browser tab showing the simulated board; a screenshot of it is kept when the test ends."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    tab = context.new_page()
+    tab.set_default_timeout(15000)
+    tab.goto(sim_page.url)
+    tab.wait_for_selector("#board svg .square")
+    yield tab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    tab.screenshot(path=str(ARTIFACTS / ("%s.png" % request.node.name)), full_page=True)
+    context.close()

@@ -1,0 +1,178 @@
+"""Play the simulated board by clicking in a browser, and check what the page shows.
+
+Every placement goes through the page, the server, the simulated sensors and the real
+firmware; the page then shows what the firmware decided. Expected zones and scores
+come from the rulebook's geometry and the referee, not from the page.
+"""
+
+import json
+
+from hands import looks
+
+ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
+NAMES = {"W": "white", "B": "black"}
+
+
+def piece_of(move):
+    who, cell, what = move.split()
+    return cell, "%s %s" % (NAMES[who], "blocker" if what == "b" else what)
+
+
+def square(page, cell):
+    return page.locator('#board .square[data-cell="%s"]' % cell)
+
+
+def place(page, cell, piece):
+    """Click the square, choose the piece: then wait until the picture shows it there."""
+    square(page, cell).click()
+    page.locator('#picker button[data-piece="%s"]' % piece).click()
+    page.wait_for_selector('#board .square[data-cell="%s"][data-piece="%s"]' % (cell, piece))
+
+
+def lift(page, cell):
+    square(page, cell).click()
+    page.wait_for_selector('#board .square[data-cell="%s"][data-piece=""]' % cell)
+
+
+def play(page, *moves):
+    for move in moves:
+        place(page, *piece_of(move))
+
+
+def squares(page, attribute):
+    """{cell: value} of one data attribute over the board's squares that have it."""
+    return page.eval_on_selector_all(
+        "#board .square[data-%s]" % attribute,
+        "(els, a) => Object.fromEntries(els.map(e => [e.dataset.cell, e.getAttribute('data-' + a)]))",
+        attribute)
+
+
+def colour(hex_colour):
+    """What a player would call a light the page shows: purple, yellow..."""
+    return looks(bytes.fromhex(hex_colour[1:])) if hex_colour else "off"
+
+
+def test_a_round_played_by_clicks_lights_the_winning_line_and_scores_it(page):
+    play(page, *ALL_OWN[:2])
+    # White to move, after a1: white's zone is a1's empty neighbours, lit purple by the firmware.
+    assert set(squares(page, "zone")) == {"a2", "b1", "b2"}
+    lights = squares(page, "light")
+    assert {colour(lights[c]) for c in ("a2", "b1", "b2")} == {"purple"}
+    assert colour(lights["a1"]) == "yellow" and colour(lights["c3"]) == "off"
+    assert squares(page, "last") == {"a1": "white", "a5": "black"}
+    play(page, *ALL_OWN[2:])
+    line = page.locator(".winning-line")
+    assert line.count() == 1
+    assert line.get_attribute("data-cells") == "a1 b1 c1 d1" and line.get_attribute("data-player") == "white"
+    assert page.locator(".round-score[data-round='1'] text").all_text_contents() == ["1", "35", "0"]
+    assert page.locator(".match-total text").all_text_contents() == ["match", "35", "0"]
+    assert "round 1: white wins by line (a1 b1 c1 d1); points white 35, black 0" in page.locator("#log").inner_text()
+    assert page.locator(".headline").text_content().startswith("Round 1: white wins")
+    # Clearing the board starts round 2, which black opens.
+    page.click("#clear")
+    page.wait_for_selector("#board svg[data-mode='playing'][data-to-move='black']")
+    assert squares(page, "piece") == {c: "" for c in squares(page, "piece")}
+
+
+def test_a_die_in_the_no_play_zone_shows_the_error_until_it_is_lifted(page, shots):
+    play(page, "W c3 4", "B a1 2")
+    place(page, "b2", "white 1")  # next to white's c3
+    page.wait_for_selector('#board .square[data-cell="b2"][data-problem="no_play_zone"]')
+    assert squares(page, "problem") == {"b2": "no_play_zone"}
+    assert page.locator(".problem-reason").all_text_contents() == ["b2: in the no-play zone of the player to move"]
+    assert "put the board right" in page.locator(".headline").text_content()
+    assert "not allowed: b2 (in the no-play zone" in page.locator("#log").inner_text()
+    page.screenshot(path=str(shots("no-play-zone-error.png")))
+    lift(page, "b2")
+    page.wait_for_selector("#board svg[data-mode='playing']")
+    assert squares(page, "problem") == {} and page.locator(".problem-reason").count() == 0
+    assert "b2" in squares(page, "zone")  # back to an empty square of white's zone
+
+
+def test_a_reloaded_page_shows_the_same_game_at_once(page):
+    play(page, "W c3 4", "B a1 2", "W e5 b", "W e1 6")
+    before = {a: squares(page, a) for a in ("piece", "zone", "last", "light")}
+    log = page.locator("#log").inner_text()
+    page.reload()
+    page.wait_for_selector("#board svg .square")
+    assert {a: squares(page, a) for a in ("piece", "zone", "last", "light")} == before
+    assert before["piece"]["e5"] == "white blocker" and before["last"] == {"e1": "white", "a1": "black"}
+    assert page.locator("#log").inner_text() == log
+
+
+def test_cutting_the_power_shows_the_board_resume_the_game(page, shots):
+    play(page, "W c3 4", "B a1 2")
+    before = squares(page, "piece")
+    page.click("#cut-power")
+    page.wait_for_selector("#banner:has-text('Power off')")
+    page.screenshot(path=str(shots("power-off.png")))
+    page.wait_for_selector("#banner", state="hidden", timeout=20000)
+    page.wait_for_function("document.querySelector('#log').innerText.includes('the power is back')")
+    page.wait_for_function("document.querySelector('#log').innerText.includes('the board started')")
+    assert squares(page, "piece") == before
+    play(page, "W e1 6")  # the game goes on where it was
+    assert squares(page, "last") == {"e1": "white", "a1": "black"}
+
+
+def test_a_click_that_cannot_be_carried_out_says_why(page):
+    page.evaluate("() => window.doceTimings.length")  # the page's script is running
+    page.evaluate("""() => { const ws = new WebSocket('ws://' + location.host + '/ws');
+        window.answers = [];
+        ws.onmessage = (e) => { const m = JSON.parse(e.data); if (m.type !== 'frame') window.answers.push(m); };
+        ws.onopen = () => { ws.send('not json'); ws.send('[1]');
+            ws.send(JSON.stringify({do: 'place', cell: 'z9', piece: 'white 1'}));
+            ws.send(JSON.stringify({do: 'place', cell: 'c3', piece: 'white 9'}));
+            ws.send(JSON.stringify({do: 'lift', cell: 'c3'}));
+            ws.send(JSON.stringify({do: 'fly'})); }; }""")
+    page.wait_for_function("window.answers.length === 6")
+    answers = page.evaluate("window.answers")
+    assert [a["type"] for a in answers] == ["refused"] * 6
+    assert [a["message"] for a in answers] == [
+        "not JSON", 'a request is {"do": ...}', '"z9" is not a square of this board',
+        'a piece is "white 1" to "white 6", "white blocker", or the same for black',
+        "there is nothing on c3 to lift", 'unknown request "fly"']
+    assert squares(page, "piece") == {c: "" for c in squares(page, "piece")}  # nothing changed
+
+
+def test_a_recorded_game_replays_move_by_move(page, tmp_path, shots):
+    moves = []
+    for move in ALL_OWN[:4] + ("W b2 1",) + ALL_OWN[4:]:  # W b2 1: refused, in white's zone
+        cell, piece = piece_of(move)
+        who, what = piece.split()
+        moves.append({"player": who, "cell": cell, **({"blocker": True} if what == "blocker"
+                                                       else {"value": int(what)})})
+    recorded = tmp_path / "game.json"
+    recorded.write_text(json.dumps({"first": "white", "moves": moves}))
+    page.set_input_files("#replay-file", str(recorded))
+    page.wait_for_selector("#replay-controls:not([hidden])")
+    assert page.locator("#banner").text_content() == "Replay: step 0 of 10"
+    assert squares(page, "piece") == {c: "" for c in squares(page, "piece")}
+    page.click("#step-on")
+    assert page.locator("#step-note").text_content() == "move 1: white put a 2 on a1"
+    assert squares(page, "piece")["a1"] == "white 2"
+    for _ in range(4):
+        page.click("#step-on")
+    assert page.locator("#step-note").text_content() == "move 5 refused: no play zone"
+    assert squares(page, "problem") == {"b2": "no_play_zone"}
+    for _ in range(5):
+        page.keyboard.press("ArrowRight")
+    assert page.locator(".winning-line").get_attribute("data-cells") == "a1 b1 c1 d1"
+    assert page.locator(".match-total text").all_text_contents() == ["match", "35", "0"]
+    page.screenshot(path=str(shots("replay-winning-line.png")))
+    page.keyboard.press("ArrowLeft")
+    assert page.locator(".winning-line").count() == 0
+    page.click("#live")
+    page.wait_for_selector("#banner", state="hidden")
+    assert squares(page, "piece") == {c: "" for c in squares(page, "piece")}  # the live board: still empty
+
+
+def test_a_broken_recorded_game_gets_a_clear_error(page, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"moves": [')
+    page.set_input_files("#replay-file", str(bad))
+    page.wait_for_function("document.querySelector('#message').textContent.length > 0")
+    assert page.locator("#message").text_content().startswith("bad.json: not a recorded game:")
+    bad.write_text('{"moves": [], "rules": "/etc/passwd"}')
+    page.set_input_files("#replay-file", str(bad))
+    page.wait_for_function("document.querySelector('#message').textContent.includes('shipped')")
+    assert page.locator("#replay-controls").is_hidden()

@@ -1,0 +1,115 @@
+"""`doce web` for a board on a serial port, `doce snapshot`, and the server's answers to bad input."""
+
+import asyncio
+import json
+import struct
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+
+import aiohttp
+import pytest
+
+from pages import Page
+from doce_host.sim.serial_sim import SerialSim
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def board(tmp_path):
+    """A board on a serial path, as doce web sees a real one: the page cannot move its dice."""
+    with SerialSim(tmp_path) as sim:
+        yield sim
+
+
+def doce(*args):
+    return subprocess.run([sys.executable, "-m", "doce_host.cli", *args], capture_output=True, text=True,
+                          timeout=60)
+
+
+def pieces(svg_text):
+    root = ET.fromstring(svg_text)
+    return {g.get("data-cell"): g.get("data-piece") for g in root.iter(SVG + "g") if g.get("class") == "square"}
+
+
+def test_doce_web_follows_a_board_moved_by_hand(browser, board, shots):
+    page = Page("web", "--port", board.path)
+    try:
+        tab = browser.new_page()
+        tab.goto(page.url)
+        tab.wait_for_selector("#board svg .square")
+        assert tab.locator("#source").text_content().startswith("board: DOCE board")
+        assert tab.locator("#cut-power").is_hidden()
+        board.place("c3", "white 4")  # a hand at the board
+        tab.wait_for_selector('#board .square[data-cell="c3"][data-piece="white 4"][data-last="white"]')
+        assert "white put a 4 on c3" in tab.locator("#log").inner_text()
+        tab.locator('#board .square[data-cell="d4"]').click()
+        assert tab.locator("#message").text_content() == "This is a real board: move its dice by hand."
+        assert tab.locator("#picker").is_hidden()
+        tab.screenshot(path=str(shots("doce-web-real-board.png")))
+        tab.close()
+    finally:
+        page.close()
+
+
+def test_doce_web_names_a_wrong_port_in_one_line():
+    run = doce("web", "--port", "/dev/no-such-board", "--http", "0")
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines() == [
+        "doce: /dev/no-such-board: no such port (is the board plugged in? doce sim prints its path)"]
+
+
+def test_snapshot_from_a_serial_port_and_from_a_page(board, tmp_path):
+    board.place("c3", "white 4")
+    board.wait(0.3)
+    out = tmp_path / "board.svg"
+    run = doce("snapshot", "--port", board.path, "--svg", str(out))
+    assert run.returncode == 0, run.stderr
+    drawn = pieces(out.read_text())
+    assert len(drawn) == 25 and drawn["c3"] == "white 4" and drawn["a1"] == ""
+    page = Page("web", "--port", board.path)
+    try:
+        png = tmp_path / "board.png"
+        run = doce("snapshot", "--url", page.url, "--png", str(png))
+        assert run.returncode == 0, run.stderr
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        width, height = struct.unpack(">II", data[16:24])
+        assert width > 500 and height > 300
+        run = doce("snapshot", "--url", page.url, "--svg", str(out))
+        assert run.returncode == 0 and pieces(out.read_text())["c3"] == "white 4"
+    finally:
+        page.close()
+
+
+def test_snapshot_errors_are_one_line(tmp_path):
+    run = doce("snapshot", "--url", "http://127.0.0.1:9", "--svg", str(tmp_path / "x.svg"))
+    assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1
+    assert run.stderr.startswith("doce: http://127.0.0.1:9: no picture from the page")
+    run = doce("snapshot", "--port", "/dev/no-such-board", "--svg", str(tmp_path / "x.svg"))
+    assert run.returncode == 2 and "no such port" in run.stderr
+
+
+def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
+    async def check():
+        async with aiohttp.ClientSession() as http:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(sim_page.url + "ws", headers={"Origin": "http://elsewhere.example"})
+            assert refused.value.status == 403  # another site's page may not move the dice
+            async with http.ws_connect(sim_page.url + "ws") as ws:
+                frame = json.loads((await ws.receive()).data)
+                while not frame["svg"]:  # the page may come before the board has answered
+                    assert frame["problem"].startswith("connecting to /dev/")
+                    frame = json.loads((await ws.receive()).data)
+                assert frame["type"] == "frame" and frame["sim"] == {"power": True} and frame["svg"].startswith("<svg")
+            for body in (b"\xff\xfe", b"[]", b'{"moves": "c3"}', b'{"moves": [], "colour": 1}'):
+                async with http.post(sim_page.url + "replay", data=body) as r:
+                    assert r.status == 400
+                    assert (await r.json())["error"]
+            async with http.post(sim_page.url + "replay", data=b'{"moves": [{"player": "white"}]}') as r:
+                steps = (await r.json())["steps"]
+                assert [s["note"] for s in steps] == ["round 1 begins: white opens", "move 1 refused: off board"]
+    with ThreadPoolExecutor(1) as thread:  # Playwright's loop may be running in this one
+        thread.submit(asyncio.run, check()).result()
