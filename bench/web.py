@@ -49,7 +49,7 @@ def web_figures():
                 tab.wait_for_selector("#board svg .square")
                 play_round(tab, SAME)  # round 1, white opens
                 play_round(tab, SWAP)  # round 2, black opens
-                tab.wait_for_function("window.doceTimings.length === %d" % (4 * len(ROUND)))
+                tab.wait_for_function("() => window.doceTimings.length === %d" % (4 * len(ROUND)))
                 timings = sorted(tab.evaluate("window.doceTimings"))
                 browser.close()
         finally:

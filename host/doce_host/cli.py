@@ -239,7 +239,7 @@ def serve_page(args, port, world, what):
             import webbrowser
             webbrowser.open(url)
     try:
-        serve(port, world, host=args.listen, http_port=args.http, ready=ready)
+        serve(port, world, host=args.listen, http_port=args.http, ready=ready, timeout=getattr(args, "timeout", 3.0))
     except OSError as e:
         raise UsageError("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
 

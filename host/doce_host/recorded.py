@@ -18,6 +18,9 @@ from .view import describe
 KEYS = {"rules", "first", "moves"}
 
 
+MOST_MOVES = 1000  # a replay's limit: a match is well under 200 moves
+
+
 class GameFileError(ValueError):
     """What is wrong with a recorded game, in one line."""
 
@@ -47,14 +50,20 @@ def match_of(recorded, rules=None, shipped_only=False):
     return Game(tables, WHITE if first == "white" else BLACK), recorded["moves"]
 
 
-def steps(recorded):
+def steps(recorded, most=MOST_MOVES):
     """The game before its first move and after each one: [(state, note)], where each
     state is drawn like the board's own (docs/protocol.md), lights included. A refused
-    move shows the die where it was put, marked with the reason, and changes nothing."""
+    move shows the die where it was put, marked with the reason, and changes nothing.
+    Moves after the match has ended are left out."""
     game, moves = match_of(recorded, shipped_only=True)
+    if len(moves) > most:
+        raise GameFileError("%d moves: a replay takes at most %d" % (len(moves), most))
     out = [(board_state(game), "round 1 begins: %s opens" % ("white", "black")[game.first])]
     for i, move in enumerate(moves):
-        if game.round_over and not game.match_over:
+        if game.match_over:
+            out[-1] = (out[-1][0], out[-1][1] + "; the match is over, %d later move(s) left out" % (len(moves) - i))
+            break
+        if game.round_over:
             game.start_round()
         finished = len(game.rounds)
         why = play_move(game, move)
@@ -77,10 +86,10 @@ def board_state(game, refused=None):
     problems = [None] * game.tables.squares
     physical = bytearray(game.board)
     seen, marked = {}, {}
-    if refused:
+    if refused and shown(refused[0], game):
         move, why = refused
-        sq = parse_square(game.tables, move.get("cell")) if isinstance(move, dict) else None
-        if sq is not None and not game.board[sq] and why != "bad_value":
+        sq = parse_square(game.tables, move["cell"])
+        if not game.board[sq]:
             player = WHITE if move["player"] == "white" else BLACK
             physical[sq] = blocker(player) if move.get("blocker") is True else die(player, move["value"])
             problems[sq] = why
@@ -95,3 +104,13 @@ def board_state(game, refused=None):
     state.update(mode=mode, seen=seen, leds=lights.colours().hex(), animated=lights.animated, brightness=1.0,
                  problems=marked)
     return state
+
+
+def shown(move, game):
+    """Whether a refused move is a piece that could be put on the board, to show where."""
+    if not isinstance(move, dict) or move.get("player") not in ("white", "black"):
+        return False
+    if parse_square(game.tables, move.get("cell")) is None:
+        return False
+    value = move.get("value")
+    return move.get("blocker") is True or (type(value) is int and 1 <= value <= game.tables.faces)

@@ -1,4 +1,4 @@
-"""`doce sim` (what `make sim` runs): typing moves dice in the simulated world."""
+"""`doce sim --terminal`: typing moves dice in the simulated world."""
 
 import io
 

@@ -28,3 +28,4 @@ class Page:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+            raise AssertionError("doce did not stop within 10 s of Ctrl-C") from None

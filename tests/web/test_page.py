@@ -107,8 +107,8 @@ def test_cutting_the_power_shows_the_board_resume_the_game(page, shots):
     page.wait_for_selector("#banner:has-text('Power off')")
     page.screenshot(path=str(shots("power-off.png")))
     page.wait_for_selector("#banner", state="hidden", timeout=20000)
-    page.wait_for_function("document.querySelector('#log').innerText.includes('the power is back')")
-    page.wait_for_function("document.querySelector('#log').innerText.includes('the board started')")
+    page.wait_for_function("() => document.querySelector('#log').innerText.includes('the power is back')")
+    page.wait_for_function("() => document.querySelector('#log').innerText.includes('the board started')")
     assert squares(page, "piece") == before
     play(page, "W e1 6")  # the game goes on where it was
     assert squares(page, "last") == {"e1": "white", "a1": "black"}
@@ -124,7 +124,7 @@ def test_a_click_that_cannot_be_carried_out_says_why(page):
             ws.send(JSON.stringify({do: 'place', cell: 'c3', piece: 'white 9'}));
             ws.send(JSON.stringify({do: 'lift', cell: 'c3'}));
             ws.send(JSON.stringify({do: 'fly'})); }; }""")
-    page.wait_for_function("window.answers.length === 6")
+    page.wait_for_function("() => window.answers.length === 6")
     answers = page.evaluate("window.answers")
     assert [a["type"] for a in answers] == ["refused"] * 6
     assert [a["message"] for a in answers] == [
@@ -170,9 +170,9 @@ def test_a_broken_recorded_game_gets_a_clear_error(page, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"moves": [')
     page.set_input_files("#replay-file", str(bad))
-    page.wait_for_function("document.querySelector('#message').textContent.length > 0")
+    page.wait_for_function("() => document.querySelector('#message').textContent.length > 0")
     assert page.locator("#message").text_content().startswith("bad.json: not a recorded game:")
     bad.write_text('{"moves": [], "rules": "/etc/passwd"}')
     page.set_input_files("#replay-file", str(bad))
-    page.wait_for_function("document.querySelector('#message').textContent.includes('shipped')")
+    page.wait_for_function("() => document.querySelector('#message').textContent.includes('shipped')")
     assert page.locator("#replay-controls").is_hidden()

@@ -104,11 +104,29 @@ def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
                     assert frame["problem"].startswith("connecting to /dev/")
                     frame = json.loads((await ws.receive()).data)
                 assert frame["type"] == "frame" and frame["sim"] == {"power": True} and frame["svg"].startswith("<svg")
+                for odd in ('{"do": "place", "cell": [1], "piece": "white 1"}', "[" * 2000 + "]" * 2000):
+                    await ws.send_str(odd)
+                    reply = json.loads((await ws.receive()).data)
+                    while reply["type"] == "frame":
+                        reply = json.loads((await ws.receive()).data)
+                    assert reply["type"] == "refused", reply
+                await ws.send_str('{"do": "lift", "cell": "c3"}')  # the connection lives on
+                reply = json.loads((await ws.receive()).data)
+                while reply["type"] == "frame":
+                    reply = json.loads((await ws.receive()).data)
+                assert reply["message"] == "there is nothing on c3 to lift"
+            json_body = {"Content-Type": "application/json"}
+            async with http.post(sim_page.url + "replay", data=b'{"moves": []}') as r:
+                assert r.status == 415  # what a form on another site could send
+            async with http.post(sim_page.url + "replay", data=b'{"moves": []}',
+                                 headers=dict(json_body, Origin="http://elsewhere.example")) as r:
+                assert r.status == 403
             for body in (b"\xff\xfe", b"[]", b'{"moves": "c3"}', b'{"moves": [], "colour": 1}'):
-                async with http.post(sim_page.url + "replay", data=body) as r:
+                async with http.post(sim_page.url + "replay", data=body, headers=json_body) as r:
                     assert r.status == 400
                     assert (await r.json())["error"]
-            async with http.post(sim_page.url + "replay", data=b'{"moves": [{"player": "white"}]}') as r:
+            async with http.post(sim_page.url + "replay", data=b'{"moves": [{"player": "white"}]}',
+                                 headers=json_body) as r:
                 steps = (await r.json())["steps"]
                 assert [s["note"] for s in steps] == ["round 1 begins: white opens", "move 1 refused: off board"]
     with ThreadPoolExecutor(1) as thread:  # Playwright's loop may be running in this one

@@ -6,6 +6,7 @@ square is a <g class="square" data-cell="c3"> carrying what it shows as data att
 """
 
 import math
+import re
 from xml.sax.saxutils import quoteattr
 from xml.sax.saxutils import escape as text
 
@@ -22,6 +23,9 @@ PLAYER_LIGHT = {"white": "#%02x%02x%02x" % YELLOW, "black": "#%02x%02x%02x" % BL
 BODY = {"white": "#f4f0e6", "black": "#26262b"}
 PIP = {"white": "#26262b", "black": "#f4f0e6"}
 PROBLEM = "#d55e00"  # vermillion, as on the board
+# The state comes from a device over a wire: nothing in it goes into the SVG unchecked.
+PIECE = re.compile(r"^(white|black) ([1-9]|1[0-5]|blocker)$")
+CELLS = {c + str(r) for c in "abcdefghijklmnop" for r in range(1, 17)}
 # Pip places on a die, in thirds of its side, per face.
 PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)],
         5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)], 6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)]}
@@ -164,6 +168,8 @@ def draw_piece(piece, x, y):
         return ('<g transform="rotate(18 %d %d)"><rect x="%d" y="%d" width="50" height="50" rx="9" '
                 'fill="#bbb" stroke="#444" stroke-width="2"/></g><text x="%d" y="%d" font-size="30" '
                 'text-anchor="middle" fill="#222">?</text>' % (x + 44, y + 44, x + 19, y + 19, x + 44, y + 55))
+    if not PIECE.match(piece):  # not a piece this drawing knows: shown as unreadable, never as text
+        return draw_piece("unreadable", x, y)
     player, what = piece.split()
     if what == "blocker":  # a disc with a bar: nobody plays here
         cx, cy = x + SIZE / 2, y + SIZE / 2
@@ -173,7 +179,10 @@ def draw_piece(piece, x, y):
     side, at = 56, (SIZE - 56) / 2
     out = ['<rect class="die" x="%d" y="%d" width="%d" height="%d" rx="10" fill="%s" stroke="#111" '
            'stroke-width="2"/>' % (x + at, y + at, side, side, BODY[player])]
-    for px, py in PIPS[int(what)]:
+    if int(what) not in PIPS:  # a die of more than six faces, in some rules files
+        out.append('<text x="%d" y="%d" font-size="26" text-anchor="middle" fill="%s">%d</text>'
+                   % (x + SIZE / 2, y + SIZE / 2 + 9, PIP[player], int(what)))
+    for px, py in PIPS.get(int(what), ()):
         out.append('<circle class="pip" cx="%d" cy="%d" r="5.5" fill="%s"/>'
                    % (x + at + 10 + px * 18, y + at + 10 + py * 18, PIP[player]))
     return "".join(out)
@@ -185,6 +194,8 @@ def winning_lines(state, grid):
         return []
     out = []
     for line in end["lines"]:
+        if not all(c in CELLS for c in line):
+            continue  # not squares of this board: nothing to draw the line through
         owners = [state["board"].get(c, "").split(" ")[0] for c in line]
         owner = max(("white", "black"), key=owners.count)
         points = " ".join("%d,%d" % (x + SIZE / 2, y + SIZE / 2) for x, y in (origin(c, grid) for c in line))
@@ -229,8 +240,8 @@ def panel(state):
         out.append('<text x="%d" y="%d" font-weight="bold" fill="%s">To put right</text>' % (x, y, PROBLEM))
         for cell, code in sorted(state["problems"].items()):
             y += 22
-            out.append('<text x="%d" y="%d" class="problem-reason" data-cell="%s" font-size="14">%s: %s</text>'
-                       % (x, y, cell, cell, text(reason(code))))
+            out.append('<text x="%d" y="%d" class="problem-reason" data-cell=%s font-size="14">%s</text>'
+                       % (x, y, quoteattr(str(cell)), text("%s: %s" % (cell, reason(str(code))))))
     out.append("</g>")
     return out
 

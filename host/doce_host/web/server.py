@@ -12,10 +12,13 @@ world, and the firmware sees them through its sensors. A real board's dice move 
 """
 
 import asyncio
+import collections
 import errno
 import json
 import re
 import socket
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from aiohttp import WSMsgType, web
@@ -36,10 +39,12 @@ class Refused(Exception):
 
 
 class Server:
-    def __init__(self, port, world=None):
+    def __init__(self, port, world=None, timeout=3.0):
         self.world = world
-        self.watch = Watch(port, self._from_watch)
-        self.clients = set()  # a queue of texts to send, per connected page
+        self.watch = Watch(port, self._from_watch, timeout)
+        self.clients = set()  # a Client per connected page
+        self.hands = asyncio.Lock()
+        self.replayer = ThreadPoolExecutor(1)  # replays take turns: one cannot starve the board's page
         self.latest = None  # the last frame, for a page that connects now
         self.frame = None  # the watch's last frame, before the server adds its own fields
         self.loop = None
@@ -49,16 +54,19 @@ class Server:
     # -- frames out ---------------------------------------------------------------------
 
     def _from_watch(self, frame):
-        """From the watch thread: hand the frame to the event loop."""
-        self.loop.call_soon_threadsafe(self._publish, frame)
+        """From the watch thread: hand the frame to the event loop (if it still runs)."""
+        try:
+            self.loop.call_soon_threadsafe(self._publish, frame)
+        except RuntimeError:
+            pass  # the server is shutting down
 
     def _publish(self, frame=None):
         """Send a frame to every page: the watch's, or (frame None) one made now."""
         self.frame = frame or self.watch.frame()
         sim = {"power": self.world.wanted_on} if self.world else None
         self.latest = json.dumps(dict(self.frame, type="frame", sim=sim))
-        for queue in self.clients:
-            queue.put_nowait(self.latest)
+        for client in self.clients:
+            client.offer_frame(self.latest)
 
     # -- requests -----------------------------------------------------------------------
 
@@ -71,53 +79,49 @@ class Server:
         return web.Response(text=self.frame["svg"], content_type="image/svg+xml")
 
     async def replay(self, request):
+        stranger(request)
+        if request.content_type != "application/json":  # another site's form cannot send this
+            return web.json_response({"error": "send the recorded game as application/json"}, status=415)
         try:
             recorded = json.loads(await request.text())
-            frames = await asyncio.get_running_loop().run_in_executor(None, replay_steps, recorded)
-        except ValueError as e:  # not JSON, not UTF-8, or not a game: GameFileError is a ValueError
+            frames = await asyncio.get_running_loop().run_in_executor(self.replayer, replay_steps, recorded)
+        except (ValueError, RecursionError) as e:  # not JSON or UTF-8, or not a game (GameFileError)
             message = str(e) if isinstance(e, GameFileError) else "not a recorded game: %s" % e
             return web.json_response({"error": message}, status=400)
         return web.json_response({"steps": frames})
 
     async def socket(self, request):
-        origin = request.headers.get("Origin")
-        if origin and origin.split("://", 1)[-1] != request.host:
-            raise web.HTTPForbidden(text="the board's page only takes connections from itself\n")
+        stranger(request)
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE)
         await ws.prepare(request)
-        queue = asyncio.Queue()
-        if self.latest:
-            queue.put_nowait(self.latest)  # a page that (re)connects sees the board at once
-        self.clients.add(queue)
-        sender = asyncio.create_task(self._send(ws, queue))
+        client = Client(ws, self.latest)  # a page that (re)connects sees the board at once
+        self.clients.add(client)
         try:
             async for message in ws:
-                if message.type != WSMsgType.TEXT:
-                    continue
-                reply = {"type": "done"}
-                try:
-                    request_ = json.loads(message.data)
-                    if not isinstance(request_, dict):
-                        raise Refused('a request is {"do": ...}')
-                    reply["id"] = request_.get("id")
-                    await self.act(request_)
-                except ValueError:
-                    reply.update(type="refused", message="not JSON")
-                except Refused as e:
-                    reply.update(type="refused", message=str(e))
-                queue.put_nowait(json.dumps(reply))
+                if message.type == WSMsgType.TEXT:
+                    client.reply(await self.answer(message.data))
         finally:
-            self.clients.discard(queue)
-            sender.cancel()
+            self.clients.discard(client)
+            client.close()
         return ws
 
-    async def _send(self, ws, queue):
-        while not ws.closed:
-            text = await queue.get()
-            try:
-                await ws.send_str(text)
-            except ConnectionError:
-                return
+    async def answer(self, text):
+        """The reply to one message from the page: done, or refused with the reason."""
+        try:
+            request = json.loads(text)
+        except (ValueError, RecursionError):
+            return {"type": "refused", "message": "not JSON"}
+        if not isinstance(request, dict):
+            return {"type": "refused", "message": 'a request is {"do": ...}'}
+        reply = {"type": "done", "id": request.get("id")}
+        try:
+            async with self.hands:  # one hand at a time: the simulated world is not shared
+                await self.act(request)
+        except Refused as e:
+            reply.update(type="refused", message=str(e))
+        except ValueError as e:  # the simulated world's own refusal
+            reply.update(type="refused", message=str(e))
+        return reply
 
     # -- what a hand or a player does -----------------------------------------------------
 
@@ -160,7 +164,7 @@ class Server:
 
     def _cell(self, request):
         cell = request.get("cell")
-        if cell not in self.cells:
+        if not isinstance(cell, str) or cell not in self.cells:
             raise Refused("%s is not a square of this board" % json.dumps(cell))
         return cell
 
@@ -168,6 +172,7 @@ class Server:
 
     def app(self):
         app = web.Application(client_max_size=1 << 20)
+        app.on_response_prepare.append(no_foreign_code)
         app.add_routes([web.get("/", self.page), web.get("/ws", self.socket),
                         web.get("/board.svg", self.picture_now), web.post("/replay", self.replay),
                         web.static("/static", STATIC)])
@@ -184,7 +189,60 @@ class Server:
             await asyncio.Event().wait()  # until Ctrl-C
         finally:
             self.watch.stopping = True
+            for client in list(self.clients):  # or the server waits for each page to leave
+                await client.ws.close()
             await runner.cleanup()
+            self.replayer.shutdown(wait=False, cancel_futures=True)
+
+
+class Client:
+    """A connected page: replies in order, and of the frames only the newest, so a page that
+    reads slowly is sent the board as it is, not a backlog."""
+
+    def __init__(self, ws, frame):
+        self.ws = ws
+        self.replies = collections.deque()
+        self.frame = frame
+        self.ready = asyncio.Event()
+        if frame:
+            self.ready.set()
+        self.sender = asyncio.create_task(self._send())
+
+    def offer_frame(self, text):
+        self.frame = text
+        self.ready.set()
+
+    def reply(self, message):
+        self.replies.append(json.dumps(message))
+        self.ready.set()
+
+    def close(self):
+        self.sender.cancel()
+
+    async def _send(self):
+        while not self.ws.closed:
+            await self.ready.wait()
+            self.ready.clear()
+            texts = list(self.replies) + ([self.frame] if self.frame else [])
+            self.replies.clear()
+            self.frame = None
+            try:
+                for text in texts:
+                    await self.ws.send_str(text)
+            except ConnectionError:
+                return
+
+
+def stranger(request):
+    """Refuse a request made by another site's page (a browser says where a page came from)."""
+    origin = request.headers.get("Origin")
+    if origin and origin.split("://", 1)[-1] != request.host:
+        raise web.HTTPForbidden(text="the board's page only takes requests from itself\n")
+
+
+async def no_foreign_code(request, response):
+    # Defence in depth: the picture is built from a device's words; no script may come with it.
+    response.headers["Content-Security-Policy"] = "default-src 'self'; style-src 'self' 'unsafe-inline'"
 
 
 def replay_steps(recorded):
@@ -195,7 +253,8 @@ def listen(host, port, fallback=True):
     """A socket bound to (host, port); if that port is taken and `fallback`, any free one."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if sys.platform != "win32":  # there it would let two servers share a port
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
     except OSError as e:
@@ -212,10 +271,10 @@ def url_of(sock):
     return "http://%s:%d/" % ("[%s]" % host if ":" in host else host, port)
 
 
-def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print):
+def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
     """Serve the page for the board on serial `port` until Ctrl-C; `ready(url)` once it is up."""
     sock = listen(host, http_port, fallback=http_port != 0)
-    server = Server(port, world)
+    server = Server(port, world, timeout)
     try:
         asyncio.run(server.run(sock, lambda: ready(url_of(sock))))
     except KeyboardInterrupt:

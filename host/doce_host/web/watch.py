@@ -60,15 +60,21 @@ class Watch:
     # -- the thread ---------------------------------------------------------------------
 
     def _run(self):
+        self.publish(self.frame())  # "connecting", till the board answers
         while not self.stopping:
             try:
                 with BoardLink(self.port, timeout=self.timeout) as link:
                     self.hello = link.hello()
                     self.problem = None  # the first state, next, shows that
-                    self.note("connected: %s, rules %s" % (self.hello["board"], self.hello["rules"]))
+                    self.note("connected: %s, rules %s" % (self.hello.get("board"), self.hello.get("rules")))
                     self._follow(link)
             except LinkError as e:
                 self._set_problem(str(e))
+                time.sleep(RETRY)
+            except Exception as e:  # a reply this host cannot read or draw: say so, and start again
+                self.state = None
+                self._set_problem("%s: a reply this page cannot show (%s: %s); reconnecting"
+                                  % (self.port, type(e).__name__, e))
                 time.sleep(RETRY)
 
     def _set_problem(self, problem):

@@ -147,8 +147,14 @@ async function loadReplay(file) {
   say("");
   const text = await file.text();
   $("replay-file").value = "";  // so the same file, fixed, can be chosen again
-  const response = await fetch("/replay", {method: "POST", body: text, headers: {"Content-Type": "application/json"}});
-  const answer = await response.json();
+  let answer;
+  try {
+    const response = await fetch("/replay", {method: "POST", body: text, headers: {"Content-Type": "application/json"}});
+    answer = await response.json();
+  } catch (error) {
+    say(file.name + ": the server could not replay it (" + error.message + ")");
+    return;
+  }
   if (answer.error) { say(file.name + ": " + answer.error); return; }
   view.replay = answer.steps;
   $("step").max = String(answer.steps.length - 1);
@@ -164,11 +170,19 @@ function showStep(n) {
   view.drawn = steps[n].svg;
   $("board").classList.remove("off");
   $("step-note").textContent = steps[n].note;
+  savePicture(URL.createObjectURL(new Blob([steps[n].svg], {type: "image/svg+xml"})));  // the step on screen
   banner("Replay: step " + n + " of " + (steps.length - 1), "replay");
+}
+
+function savePicture(href) {
+  const link = $("save");
+  if (link.href.startsWith("blob:")) URL.revokeObjectURL(link.href);
+  link.href = href;
 }
 
 function leaveReplay() {
   view.replay = null;
+  savePicture("/board.svg");
   $("replay-controls").hidden = true;
   if (view.frame) showFrame(view.frame);
 }

@@ -1,0 +1,148 @@
+"""The picture, the replay and the watch on their own, without a browser: bad input of
+every kind gets drawn safely, refused, or reported, and never kills the page."""
+
+import json
+import os
+import threading
+import time
+import tty
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from doce_host.recorded import GameFileError, steps
+from doce_host.web import picture
+from doce_host.web.watch import Watch
+
+SVG = "{http://www.w3.org/2000/svg}"
+EMPTY = {"mode": "playing", "round": 1, "rounds": 4, "first": "white", "to_move": "white",
+         "blocker_this_turn": False, "board": {}, "zones": {"white": [], "black": []},
+         "last": {"white": None, "black": None}, "dice_left": {"white": 10, "black": 10},
+         "blockers_left": {"white": 1, "black": 1}, "scores": [], "totals": {"white": 0, "black": 0},
+         "problems": {}, "seen": {}, "leds": "", "animated": False, "brightness": 1.0}
+
+
+def squares(svg):
+    root = ET.fromstring(svg)  # well-formed, or this raises
+    return {g.get("data-cell"): g for g in root.iter(SVG + "g") if g.get("class") == "square"}
+
+
+def test_words_from_the_wire_stay_words():
+    hostile = 'a1"><image href="x" onerror="alert(1)"/>'
+    svg = picture.draw(dict(EMPTY, mode="correcting", problems={hostile: "<script>x</script>"},
+                            board={"c3": 'white 4"/><script>'}))
+    root = ET.fromstring(svg)
+    assert not [e for e in root.iter() if e.tag in (SVG + "image", SVG + "script")]
+    reasons = [t.text for t in root.iter(SVG + "text") if t.get("class") == "problem-reason"]
+    assert reasons == [hostile + ": <script>x</script>"]  # shown as text, escaped in the file
+    c3 = squares(svg)["c3"]
+    assert c3.get("data-piece") == 'white 4"/><script>'
+    assert c3.find(SVG + "rect[@class='die']") is None  # not a piece it knows: drawn unreadable
+
+
+def test_pieces_lines_and_lights_are_drawn_from_the_state():
+    leds = bytearray(3 * 31)
+    leds[3 * 12:3 * 12 + 3] = bytes((38, 36, 11))  # c3 is LED 12: yellow at the cap, full level
+    state = dict(EMPTY, board={"c3": "white 4", "a1": "black blocker", "e5": "white 12"},
+                 last={"white": "c3", "black": None}, leds=leds.hex(),
+                 round_end={"round": 1, "result": "white", "reason": "line", "lines": [["a1", "z9"], ["a1", "b1"]],
+                            "points": {"white": 3, "black": 0}})
+    drawn = squares(picture.draw(state))
+    assert len(drawn) == 25
+    c3 = drawn["c3"]
+    assert len(c3.findall(SVG + "circle[@class='pip']")) == 4 and c3.get("data-last") == "white"
+    # The hue at full strength (brightest channel 255) and how bright it is of the cap.
+    assert c3.get("data-light") == "#%02x%02x%02x" % (255, round(36 * 255 / 38), round(11 * 255 / 38))
+    assert float(c3.get("data-level")) == pytest.approx(38 / (0.16 * 255), abs=0.01)
+    assert drawn["a1"].find(SVG + "circle[@class='blocker']") is not None
+    assert [t.text for t in drawn["e5"].iter(SVG + "text")] == ["12"]  # a die beyond six faces
+    lines = [p for p in ET.fromstring(picture.draw(state)).iter(SVG + "polyline") if p.get("class")]
+    assert [p.get("data-cells") for p in lines] == ["a1 b1"]  # a line off the board is not drawn
+
+
+def move(player, cell, value=None, blocker=False):
+    m = {"player": player, "cell": cell}
+    if blocker:
+        m["blocker"] = True
+    elif value is not None:
+        m["value"] = value
+    return m
+
+
+@pytest.mark.parametrize("odd", [
+    {"player": "white"}, {"cell": "c3", "value": 4}, {"player": None, "cell": "c3", "value": 4},
+    move("black", "c3", "x"), move("black", "c3"), move("black", "c3", 0), move("black", "c3", 7),
+    move("black", "c3", 255), move("black", "c3", -1), move("white", 5, 4), move("white", "z9", 4),
+    move("white", "c3", True), 0, "c3 4", None, [1, 2],
+])
+def test_a_replay_refuses_odd_moves_and_goes_on(odd):
+    shown = steps({"moves": [odd, move("white", "c3", 4)]})
+    assert shown[1][1].startswith("move 1 refused: ")
+    assert shown[2][1] == "move 2: white put a 4 on c3" and shown[2][0]["board"] == {"c3": "white 4"}
+    assert picture.draw(shown[1][0]).startswith("<svg")
+
+
+def test_a_replay_shows_a_refused_die_where_it_was_put():
+    state, note = steps({"moves": [move("black", "c3", 4)]})[1]
+    assert note == "move 1 refused: not your turn"
+    assert state["seen"] == {"c3": "black 4"} and state["problems"] == {"c3": "not_your_turn"}
+
+
+def test_a_replay_has_limits():
+    with pytest.raises(GameFileError, match="at most 1000"):
+        steps({"moves": [move("white", "c3", 4)] * 1001})
+    with pytest.raises(GameFileError, match="not a shipped rules name"):
+        steps({"moves": [], "rules": "/etc/passwd"})
+
+
+class FakeBoard:
+    """A serial line that answers like a DOCE board, with whatever state it is given."""
+
+    def __init__(self, state):
+        self.state = state
+        self.me, other = os.openpty()
+        tty.setraw(other)
+        self.path = os.ttyname(other)
+        self.other = other
+        threading.Thread(target=self._answer, daemon=True).start()
+
+    def _answer(self):
+        pending = b""
+        while True:
+            try:
+                pending += os.read(self.me, 4096)
+            except OSError:
+                return
+            while b"\n" in pending:
+                line, pending = pending.split(b"\n", 1)
+                request = json.loads(line)
+                reply = {"re": request["cmd"], "id": request["id"], "ok": True, "seq": 0}
+                if request["cmd"] == "hello":
+                    reply.update(protocol=1, board="fake", rules="standard")
+                else:
+                    reply["state"] = self.state
+                os.write(self.me, json.dumps(reply).encode() + b"\n")
+
+    def close(self):
+        os.close(self.me)
+        os.close(self.other)
+
+
+def test_a_reply_the_page_cannot_show_is_reported_and_the_watch_goes_on():
+    board = FakeBoard(dict(EMPTY, leds="not hex"))
+    frames = []
+    watch = Watch(board.path, frames.append, timeout=1.0)
+    watch.start()
+    try:
+        deadline = time.monotonic() + 10
+        while not any("cannot show" in (f["problem"] or "") for f in frames) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        problem = [f for f in frames if f["problem"] and "cannot show" in f["problem"]][0]
+        assert problem["svg"] is None and "ValueError" in problem["problem"]
+        board.state = EMPTY  # the board is sane again: the watch, still running, shows it
+        while not any(f["svg"] for f in frames) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert frames[-1]["svg"] and frames[-1]["problem"] is None
+    finally:
+        watch.stop()
+        board.close()
