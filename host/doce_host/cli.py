@@ -293,7 +293,7 @@ def parser():
                            description="Validate and compile rules files.")
     rsub = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
     def board_args(p):
-        p.add_argument("--port", required=True, help="the board's serial port (doce sim prints its path)")
+        p.add_argument("--port", required=True, help="the board's serial port (doce sim --serial-only prints its path)")
         p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for an answer")
         p.add_argument("--json", action="store_true", help="print JSON for scripts")
 

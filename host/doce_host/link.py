@@ -165,7 +165,7 @@ def describe_open_error(port, error):
     code = getattr(error, "errno", None)
     text = str(error)
     if code == errno.ENOENT or "No such file" in text or "could not open port" in text and "FileNotFound" in text:
-        return "%s: no such port (is the board plugged in? doce sim prints its path)" % port
+        return "%s: no such port (is the board plugged in? doce sim --serial-only prints its path)" % port
     if code in (errno.EBUSY, errno.EAGAIN) or "busy" in text.lower() or "temporarily unavailable" in text:
         return "%s: port busy: another program has it open (a monitor, mpremote, an IDE?)" % port
     if code == errno.EACCES or "Permission denied" in text:

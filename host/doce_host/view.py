@@ -85,6 +85,12 @@ def describe(event):
         return "the board matches the game again"
     if kind == "boot":
         return "the board started"
+    if kind == "new_match":
+        return "a new match: %s opens, once the board is clear" % event["first"]
+    if kind == "round_restarted":
+        return "round %d abandoned: it starts again once the board is clear" % event["round"]
+    if kind == "calibrated":
+        return "sensors calibrated" if not event.get("error") else "calibration failed: %s" % event["error"]
     if kind in ("warning", "error"):
         return "%s: %s" % (kind, event["message"])
     return json_line(event)

@@ -109,9 +109,25 @@ def test_cutting_the_power_shows_the_board_resume_the_game(page, shots):
     page.wait_for_selector("#banner", state="hidden", timeout=20000)
     page.wait_for_function("() => document.querySelector('#log').innerText.includes('the power is back')")
     page.wait_for_function("() => document.querySelector('#log').innerText.includes('the board started')")
+    assert "the power is cut; the dice stay where they are" in page.locator("#log").inner_text()
     assert squares(page, "piece") == before
-    play(page, "W e1 6")  # the game goes on where it was
+    play(page, "W e1 6")  # the game goes on where it was: white to move, a1 black's last
     assert squares(page, "last") == {"e1": "white", "a1": "black"}
+
+
+def test_new_round_and_new_match_from_the_page(page):
+    page.on("dialog", lambda dialog: dialog.accept())  # "Abandon this round?": yes
+    play(page, "W c3 4", "B a1 2")
+    page.click("#new-round")
+    page.wait_for_selector("#board svg[data-mode='clearing']")
+    assert page.locator(".headline").text_content() == "Clear the board to start round 1"
+    page.click("#clear")
+    page.wait_for_selector("#board svg[data-mode='playing'][data-to-move='white']")
+    page.click("#new-match")
+    page.wait_for_selector("#board svg[data-to-move='black']")  # the other player opens the new match
+    log = page.locator("#log").inner_text()
+    assert "round 1 abandoned: it starts again once the board is clear" in log
+    assert "a new match: black opens, once the board is clear" in log
 
 
 def test_a_click_that_cannot_be_carried_out_says_why(page):

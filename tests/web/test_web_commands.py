@@ -58,7 +58,7 @@ def test_doce_web_names_a_wrong_port_in_one_line():
     run = doce("web", "--port", "/dev/no-such-board", "--http", "0")
     assert run.returncode == 2
     assert run.stderr.strip().splitlines() == [
-        "doce: /dev/no-such-board: no such port (is the board plugged in? doce sim prints its path)"]
+        "doce: /dev/no-such-board: no such port (is the board plugged in? doce sim --serial-only prints its path)"]
 
 
 def test_snapshot_from_a_serial_port_and_from_a_page(board, tmp_path):
