@@ -172,6 +172,7 @@ function showStep(n) {
   $("step-note").textContent = steps[n].note;
   savePicture(URL.createObjectURL(new Blob([steps[n].svg], {type: "image/svg+xml"})));  // the step on screen
   banner("Replay: step " + n + " of " + (steps.length - 1), "replay");
+  $("hint").textContent = "Step with the arrow keys or the slider; the board itself goes on meanwhile.";
 }
 
 function savePicture(href) {
