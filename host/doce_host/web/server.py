@@ -26,7 +26,7 @@ from aiohttp import WSMsgType, web
 from ..paths import load_board
 from ..recorded import GameFileError, steps
 from . import picture
-from .watch import Watch
+from .watch import ANIMATED_EVERY, Watch
 
 STATIC = Path(__file__).resolve().parent / "static"
 PIECE = re.compile(r"^(white|black) ([1-6]|blocker)$")
@@ -41,7 +41,8 @@ class Refused(Exception):
 class Server:
     def __init__(self, port, world=None, timeout=3.0):
         self.world = world
-        self.watch = Watch(port, self._from_watch, timeout)
+        self.watch = Watch(port, self._from_watch, timeout,
+                           ANIMATED_EVERY["simulator" if world else "board"])
         self.clients = set()  # a Client per connected page
         self.hands = asyncio.Lock()
         self.replayer = ThreadPoolExecutor(1)  # replays take turns: one cannot starve the board's page

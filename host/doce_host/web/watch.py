@@ -15,16 +15,19 @@ from ..view import describe
 from . import picture
 
 LOG = 100  # events kept for a page that connects late
-ANIMATED_EVERY = 0.25  # s between states while the lights blink or pulse
+# Seconds between states while the lights blink or pulse. A state is about 1.3 KB, some
+# 110 ms of a 115200-baud line, so a real board is asked less often than the simulator.
+ANIMATED_EVERY = {"simulator": 0.25, "board": 1.0}
 HEARTBEAT = 2.0  # s between states while nothing happens, to notice a silent board
 RETRY = 0.5  # s before opening the port again
 
 
 class Watch:
-    def __init__(self, port, publish, timeout=3.0):
+    def __init__(self, port, publish, timeout=3.0, animated_every=ANIMATED_EVERY["board"]):
         self.port = port
         self.publish = publish  # publish(frame), called from the watch thread
         self.timeout = timeout
+        self.animated_every = animated_every
         self.requests = queue.Queue()
         self.log = collections.deque(maxlen=LOG)
         self.lock = threading.Lock()  # the log is written from the server's thread too
@@ -92,7 +95,7 @@ class Watch:
             event = link.next_event(timeout=0.05)
             quiet_for = time.monotonic() - last
             animated = self.state and self.state.get("animated")
-            if event is None and quiet_for < (ANIMATED_EVERY if animated else HEARTBEAT):
+            if event is None and quiet_for < (self.animated_every if animated else HEARTBEAT):
                 continue
             while event is not None:  # a burst (placed, round_end, match_end): one state after it
                 self.note(describe(event), event["event"])
