@@ -1,10 +1,10 @@
 """Play a match at the terminal: two players, one keyboard, the real rules engine."""
 
 from doce.game import DRAW, PLAYER_NAMES, Game, WHITE
-from doce.link import game_state
 from doce.referee import play_move, round_event, match_event
 
 from . import view
+from .recorded import board_state
 
 HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
 "board" shows the board, "quit" ends. a1 is white's left corner."""
@@ -20,22 +20,14 @@ REASONS = {
 }
 
 
-def state_of(game):
-    """The game as the board's link would report it, for doce_host.view."""
-    state = game_state(game)
-    state["mode"] = "match_over" if game.match_over else "clearing" if game.round_over else "playing"
-    state["problems"] = {}
-    return state
-
-
 def draw_board(game):
     """The board as `doce status` draws it."""
-    return view.draw(state_of(game), game.tables.grid)
+    return view.draw(board_state(game), game.tables.grid)
 
 
 def status(game):
     p = game.to_move
-    return view.summary(state_of(game)) + "   dice left %d, blocker %s" % (
+    return view.summary(board_state(game)) + "   dice left %d, blocker %s" % (
         game.dice_left[p], "yes" if game.blockers_left[p] else "used")
 
 

@@ -4,12 +4,13 @@
 import json
 from types import SimpleNamespace
 
-from doce.controller import CLEARING, CORRECTING, MATCH_OVER, PLAYING
 from doce.board import piece_name
+from doce.controller import CLEARING, CORRECTING, MATCH_OVER, PLAYING
 from doce.game import BLACK, WHITE, Game, blocker, die, parse_square
+from doce.game import MATCH_OVER as MATCH_ENDED
 from doce.lights import PULSE, PULSE_MS, Lights
 from doce.link import game_state
-from doce.referee import play_move
+from doce.referee import referee
 
 from . import rules as rulesfiles
 from .paths import load_board
@@ -59,23 +60,25 @@ def steps(recorded, most=MOST_MOVES):
     if len(moves) > most:
         raise GameFileError("%d moves: a replay takes at most %d" % (len(moves), most))
     out = [(board_state(game), "round 1 begins: %s opens" % ("white", "black")[game.first])]
-    for i, move in enumerate(moves):
-        if game.match_over:
+    # The referee plays the moves; each step is drawn while it waits at the move's result,
+    # before it starts the next round.
+    for event in referee(game, moves):
+        if "move" not in event:
+            if "round" in event:
+                state, note = out[-1]
+                out[-1] = (state, note + "; " + describe(dict(event, event="round_end")))
+            continue
+        i = event["move"]
+        if event.get("error") == MATCH_ENDED:  # refused: the match has ended
             out[-1] = (out[-1][0], out[-1][1] + "; the match is over, %d later move(s) left out" % (len(moves) - i))
             break
-        if game.round_over:
-            game.start_round()
-        finished = len(game.rounds)
-        why = play_move(game, move)
-        if why:
-            state = board_state(game, refused=(move, why))
-            note = "move %d refused: %s" % (i + 1, why.replace("_", " "))
+        if event["ok"]:
+            move = moves[i]
+            out.append((board_state(game), "move %d: %s" % (
+                i + 1, describe(dict(move, event="placed", value=move.get("value"))))))
         else:
-            state = board_state(game)
-            note = "move %d: %s" % (i + 1, describe(dict(move, event="placed", value=move.get("value"))))
-            if len(game.rounds) > finished:
-                note += "; " + describe(dict(state["round_end"], event="round_end"))
-        out.append((state, note))
+            out.append((board_state(game, refused=(moves[i], event["error"])),
+                        "move %d refused: %s" % (i + 1, event["error"].replace("_", " "))))
     return out
 
 
