@@ -10,6 +10,7 @@ import re
 from xml.sax.saxutils import quoteattr
 from xml.sax.saxutils import escape as text
 
+from doce.game import parse_square, square_name
 from doce.lights import BLUE, YELLOW
 
 from ..paths import load_board
@@ -25,20 +26,14 @@ PIP = {"white": "#26262b", "black": "#f4f0e6"}
 PROBLEM = "#d55e00"  # vermillion, as on the board
 # The state comes from a device over a wire: nothing in it goes into the SVG unchecked.
 PIECE = re.compile(r"^(white|black) ([1-9]|1[0-5]|blocker)$")
-CELLS = {c + str(r) for c in "abcdefghijklmnop" for r in range(1, 17)}
 # Pip places on a die, in thirds of its side, per face.
 PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)],
         5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)], 6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)]}
 
 
-def cell_name(sq, grid):
-    return "abcdefghijklmnop"[sq % grid] + str(sq // grid + 1)
-
-
-def origin(cell, grid):
-    """The top-left corner of a square: row 1 (white's edge) at the bottom, as white sees it."""
-    col, row = "abcdefghijklmnop".index(cell[0]), int(cell[1:])
-    return LEFT + GAP + col * (SIZE + GAP), TOP + GAP + (grid - row) * (SIZE + GAP)
+def origin(sq, grid):
+    """The top-left corner of square `sq`: row 1 (white's edge) at the bottom, as white sees it."""
+    return LEFT + GAP + sq % grid * (SIZE + GAP), TOP + GAP + (grid - 1 - sq // grid) * (SIZE + GAP)
 
 
 def led_colours(state, board):
@@ -76,15 +71,14 @@ def draw(state, title=None):
            '<rect x="%d" y="%d" width="%d" height="%d" rx="14" fill="#3b3430"/>' % (LEFT, TOP, side, side)]
     for player, y in (("black", TOP - 9), ("white", TOP + side + 9)):
         out.append(turn_lights(player, y, side, [lights[led] for led in board.turn_leds[player == "black"]]))
-    for sq in range(board.squares):
-        cell = cell_name(sq, grid)
-        out.append(square(state, cell, grid, lights[board.led_of_square[sq]]))
-    out.extend(winning_lines(state, grid))
+    for sq in range(board.squares):  # the board file's grid is the tables' grid: names agree
+        out.append(square(state, sq, square_name(board, sq), grid, lights[board.led_of_square[sq]]))
+    out.extend(winning_lines(state, board))
     for i in range(grid):
-        x, y = origin("abcdefghijklmnop"[i] + "1", grid)
+        x, y = origin(i, grid)
         out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%s</text>'
-                   % (x + SIZE / 2, TOP + side + 40, "abcdefghijklmnop"[i]))
-        x, y = origin("a" + str(i + 1), grid)
+                   % (x + SIZE / 2, TOP + side + 40, square_name(board, i)[0]))
+        x, y = origin(i * grid, grid)
         out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%d</text>'
                    % (LEFT - 18, y + SIZE / 2 + 5, i + 1))
     out.extend(panel(state))
@@ -119,8 +113,8 @@ def turn_lights(player, y, side, lights):
     return "".join(out)
 
 
-def square(state, cell, grid, light):
-    x, y = origin(cell, grid)
+def square(state, sq, cell, grid, light):
+    x, y = origin(sq, grid)
     hue, level = light
     in_game = state["board"].get(cell)
     seen = state.get("seen", {})
@@ -188,17 +182,18 @@ def draw_piece(piece, x, y):
     return "".join(out)
 
 
-def winning_lines(state, grid):
+def winning_lines(state, board):
     end = state.get("round_end")
     if not end:
         return []
     out = []
     for line in end["lines"]:
-        if not all(c in CELLS for c in line):
+        squares = [parse_square(board, c) for c in line]
+        if None in squares:
             continue  # not squares of this board: nothing to draw the line through
         owners = [state["board"].get(c, "").split(" ")[0] for c in line]
         owner = max(("white", "black"), key=owners.count)
-        points = " ".join("%d,%d" % (x + SIZE / 2, y + SIZE / 2) for x, y in (origin(c, grid) for c in line))
+        points = " ".join("%d,%d" % (x + SIZE / 2, y + SIZE / 2) for x, y in (origin(sq, board.grid) for sq in squares))
         # A dark edge, so the line reads over its own colour; pointer-events none, so a
         # click on the line is a click on the square under it.
         out.append('<polyline points="%s" fill="none" stroke="#111" stroke-width="18" stroke-linecap="round" '

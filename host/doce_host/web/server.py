@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from aiohttp import WSMsgType, web
+from doce.game import parse_square
 
 from ..paths import load_board
 from ..recorded import GameFileError, steps
@@ -49,8 +50,7 @@ class Server:
         self.latest = None  # the last frame, for a page that connects now
         self.frame = None  # the watch's last frame, before the server adds its own fields
         self.loop = None
-        board = load_board()
-        self.cells = {picture.cell_name(sq, board.grid) for sq in range(board.squares)}
+        self.board = load_board()
 
     # -- frames out ---------------------------------------------------------------------
 
@@ -118,9 +118,7 @@ class Server:
         try:
             async with self.hands:  # one hand at a time: the simulated world is not shared
                 await self.act(request)
-        except Refused as e:
-            reply.update(type="refused", message=str(e))
-        except ValueError as e:  # the simulated world's own refusal
+        except (Refused, ValueError) as e:  # ValueError: the simulated world's own refusal
             reply.update(type="refused", message=str(e))
         return reply
 
@@ -165,7 +163,7 @@ class Server:
 
     def _cell(self, request):
         cell = request.get("cell")
-        if not isinstance(cell, str) or cell not in self.cells:
+        if parse_square(self.board, cell) is None:
             raise Refused("%s is not a square of this board" % json.dumps(cell))
         return cell
 
