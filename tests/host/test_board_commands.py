@@ -2,14 +2,12 @@
 host's clear errors for every way a port can be wrong."""
 
 import json
-import os
 import subprocess
 import sys
-import threading
 import time
-import tty
 
 import pytest
+from devices import FakeDevice
 
 from doce_host.link import BoardLink, LinkError
 from doce_host.sim.serial_sim import SerialSim
@@ -75,31 +73,6 @@ def test_no_such_port_and_a_busy_port(sim):
     with serial.Serial(sim.path, exclusive=True):
         run = doce("status", "--port", sim.path)
     assert run.returncode == 2 and "port busy" in run.stderr
-
-
-class FakeDevice:
-    """Something on a serial port that is not (quite) a DOCE board."""
-
-    def __init__(self, answer):
-        self.master, slave = os.openpty()
-        tty.setraw(slave)
-        self.path = os.ttyname(slave)
-        self.slave = slave
-        self.answer = answer
-        threading.Thread(target=self.serve, daemon=True).start()
-
-    def serve(self):
-        pending = b""
-        while True:
-            try:
-                pending += os.read(self.master, 1024)
-            except OSError:
-                return
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                reply = self.answer(line)
-                if reply:
-                    os.write(self.master, reply)
 
 
 def test_not_a_doce_board():

@@ -2,13 +2,11 @@
 every kind gets drawn safely, refused, or reported, and never kills the page."""
 
 import json
-import os
-import threading
 import time
-import tty
 import xml.etree.ElementTree as ET
 
 import pytest
+from devices import FakeDevice
 
 from doce_host.recorded import GameFileError, steps
 from doce_host.web import picture
@@ -95,41 +93,22 @@ def test_a_replay_has_limits():
         steps({"moves": [], "rules": "/etc/passwd"})
 
 
-class FakeBoard:
-    """A serial line that answers like a DOCE board, with whatever state it is given."""
-
-    def __init__(self, state):
-        self.state = state
-        self.me, other = os.openpty()
-        tty.setraw(other)
-        self.path = os.ttyname(other)
-        self.other = other
-        threading.Thread(target=self._answer, daemon=True).start()
-
-    def _answer(self):
-        pending = b""
-        while True:
-            try:
-                pending += os.read(self.me, 4096)
-            except OSError:
-                return
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                request = json.loads(line)
-                reply = {"re": request["cmd"], "id": request["id"], "ok": True, "seq": 0}
-                if request["cmd"] == "hello":
-                    reply.update(protocol=1, board="fake", rules="standard")
-                else:
-                    reply["state"] = self.state
-                os.write(self.me, json.dumps(reply).encode() + b"\n")
-
-    def close(self):
-        os.close(self.me)
-        os.close(self.other)
+def board_answering(state):
+    """A fake DOCE board that says hello, and answers `state` with state["now"]."""
+    def answer(line):
+        request = json.loads(line)
+        reply = {"re": request["cmd"], "id": request["id"], "ok": True, "seq": 0}
+        if request["cmd"] == "hello":
+            reply.update(protocol=1, board="fake", rules="standard")
+        else:
+            reply["state"] = state["now"]
+        return json.dumps(reply).encode() + b"\n"
+    return FakeDevice(answer)
 
 
 def test_a_reply_the_page_cannot_show_is_reported_and_the_watch_goes_on():
-    board = FakeBoard(dict(EMPTY, leds="not hex"))
+    state = {"now": dict(EMPTY, leds="not hex")}
+    board = board_answering(state)
     frames = []
     watch = Watch(board.path, frames.append, timeout=1.0)
     watch.start()
@@ -139,7 +118,7 @@ def test_a_reply_the_page_cannot_show_is_reported_and_the_watch_goes_on():
             time.sleep(0.05)
         problem = [f for f in frames if f["problem"] and "cannot show" in f["problem"]][0]
         assert problem["svg"] is None and "ValueError" in problem["problem"]
-        board.state = EMPTY  # the board is sane again: the watch, still running, shows it
+        state["now"] = EMPTY  # the board is sane again: the watch, still running, shows it
         while not any(f["svg"] for f in frames) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert frames[-1]["svg"] and frames[-1]["problem"] is None
