@@ -20,6 +20,7 @@ from doce import board as boardfile  # noqa: E402
 from doce import linux  # noqa: E402
 from doce_host import rules  # noqa: E402
 from doce_host.paths import BOARD_FILE, SIM_DEVICE  # noqa: E402
+from doce_host.sim.hands import Hands  # noqa: E402
 
 
 def load(name):
@@ -43,7 +44,9 @@ def linux_board(tmp_path, monkeypatch):
     (tmp_path / "rules.doct").write_bytes(rules.load_tables("standard").blob)
     machine, world = load("machine"), load("world")
     spec = boardfile.load()
-    the_world = machine.attach(world.World(spec), spec)
+    hands = Hands()
+    the_world = machine.attach(world.World(spec, hands.levels()), spec)
+    the_world.hands = hands
     # The Blinka pin names of the board file, wired to the simulated PCB's GPIO numbers.
     gpio = dict(zip(boardfile.load_spec()["linux_pins"]["mux_select"], spec.pins["mux_select"]))
     gpio.update(zip(boardfile.load_spec()["linux_pins"]["group_select"], spec.pins["group_select"]))
@@ -58,7 +61,7 @@ def test_a_play_on_linux_sends_the_same_bytes_as_on_the_esp32(linux_board, sim):
     app, world, events = linux_board
     for now in range(0, 40, 2):  # the board is on before a die goes down
         app.step(now)
-    world.place(12, "white 4")  # c3
+    world.set(world.hands.place("c3", "white 4"))
     for now in range(40, 200, 2):
         app.step(now)
     assert [e for e in events if e["event"] == "placed"] == [

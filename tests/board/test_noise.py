@@ -17,18 +17,21 @@ def test_a_noise_soak_makes_no_false_action(sim):
     while scans < 3000:
         what = rng.random()
         if what < 0.4:  # a hand or a die in the air over an empty square
-            sim.command(do="pass_over", cell=rng.choice(empty), strength=rng.choice([2, 3, 4, 6]))
+            sim.pass_over(rng.choice(empty), mm=rng.choice([3, 5, 8, 15]))
             n = rng.randint(1, 2)
         elif what < 0.8:  # a die on the board knocked or half lifted for a moment
             cell = rng.choice(sorted(sim.pieces))
-            sim.command(do="tilt", cell=cell, strength=rng.choice([0, 2, 3, 5]))
+            if rng.random() < 0.5:
+                sim.tilt(cell, degrees=rng.choice([5, 15, 30, 60]))
+            else:
+                sim.hover(cell, mm=rng.choice([1, 3, 6, 20]))
             n = rng.randint(1, 2)
             sim.run(n)
-            sim.command(do="settle", cell=cell)
+            sim.drop(cell)
         else:
             n = 0
         sim.run(n)
-        sim.command(do="clear_stray")
+        sim.clear_stray()
         sim.run(3)
         scans += 2 * n + 3
     sim.run(sim.quiet + sim.debounce)

@@ -89,10 +89,15 @@ def test_a_die_moved(sim):
     play(sim, moves("W c3 4", "B a1 2"))
     events(sim)
     sim.slide("c3", "c4")
-    assert events(sim, "illegal") == [{"event": "illegal", "reason": "moved", "cells": ["c3", "c4"]}]
+    # carried over the plate, it may be seen lifted before it lands; landed, it has moved
+    seen = events(sim, "illegal")
+    assert seen[-1] == {"event": "illegal", "reason": "moved", "cells": ["c3", "c4"]}
+    assert all(e == {"event": "illegal", "reason": "lifted", "cells": ["c3"]} for e in seen[:-1])
     assert blink(sim, "c3") == {"yellow", "off"} and blink(sim, "c4") == {"vermillion", "off"}
     sim.slide("c4", "c3")
-    assert [e["event"] for e in events(sim)] == ["corrected"]
+    seen = events(sim)
+    assert seen[-1]["event"] == "corrected"
+    assert all(e["event"] == "illegal" and e["reason"] in ("lifted", "moved") for e in seen[:-1])
 
 
 def test_a_die_turned_to_another_face(sim):
@@ -115,12 +120,12 @@ def test_a_second_blocker(sim):
 def test_a_die_left_tilted_is_unreadable_not_a_wrong_die(sim):
     sim.place("c3", "white 4")
     events(sim)
-    sim.tilt("c3", 3)  # 3/8 of the field: between the thresholds
+    sim.tilt("c3", 10)  # leaning on an edge: its magnets too far from their sensors
     sim.run(5)
     assert events(sim) == []  # a die being handled is not an error yet
     sim.run(sim.quiet)
     assert events(sim, "illegal") == [{"event": "illegal", "reason": "unreadable", "cells": ["c3"]}]
-    sim.command(do="settle", cell="c3")
+    sim.drop("c3")
     sim.settle()
     assert [e["event"] for e in events(sim)] == ["corrected"]
 

@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 
 from .. import image
+from .hands import Hands
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
 HEAP = "192K"  # an ESP32_GENERIC heap once grown (112 KB), and 80 KB for the simulator's own modules
@@ -42,13 +43,14 @@ class SimError(RuntimeError):
 class SimBoard:
     """A simulated board. Each method is one thing a hand (or a clock) does to it."""
 
-    def __init__(self, folder=None, rules="standard", heap=HEAP):
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1):
+        """seed: which board and dice, as built within their tolerances (None: all nominal)."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         self.heap = heap
         self.events = []
         self.power_was_cut = False
         self.console = []  # what the device printed besides replies
-        self.pieces = {}  # the dice on the table: they stay put through a power cut
+        self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.process = None
         spec = json.loads(BOARD_FILE.read_text())
         self.led_of = spec["leds"]["squares"]
@@ -60,12 +62,13 @@ class SimBoard:
     # -- the process ------------------------------------------------------------
 
     def start(self, settle=True):
+        levels = self.folder / "levels.json"
+        levels.write_text(json.dumps(self.hands.levels()))
         self.process = subprocess.Popen(
-            [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash)],
+            [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
+             str(levels)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self._read()
-        for cell, (piece, turn) in self.pieces.items():
-            self.command(do="place", cell=cell, piece=piece, turn=turn)
         if settle:
             self.settle()  # the board scans once it is on, before anyone moves a die
 
@@ -140,33 +143,55 @@ class SimBoard:
         """Scan until a change has settled: the debounce and a little more."""
         return self.run(self.debounce + 2)
 
+    @property
+    def pieces(self):
+        """{cell: (piece, quarter turns)}: the dice on the table."""
+        return self.hands.pieces
+
+    def sense(self, changes):
+        """Tell the device what its sensors now read (a hand moved something)."""
+        return self.command(do="sense", set=changes) if changes else None
+
     def place(self, cell, piece, turn=0, settle=True):
-        """Put a die down flat: piece is 'white 4', 'black 1' or 'white blocker'."""
-        self.pieces[cell] = (piece, turn)
-        self.command(do="place", cell=cell, piece=piece, turn=turn)
+        """Put a die into its well: piece is 'white 4', 'black 1' or 'white blocker'."""
+        self.sense(self.hands.place(cell, piece, turn))
         return self.settle() if settle else None
 
     def lift(self, cell, settle=True):
-        self.pieces.pop(cell, None)
-        self.command(do="lift", cell=cell)
+        self.sense(self.hands.lift(cell))
         return self.settle() if settle else None
 
-    def tilt(self, cell, strength=3):
-        """Leave the die on `cell` tilted: its magnets read strength/8 of flat."""
-        return self.command(do="tilt", cell=cell, strength=strength)
+    def tilt(self, cell, degrees=10):
+        """Leave the die on `cell` leaning on one edge, `degrees` off flat."""
+        return self.sense(self.hands.tilt(cell, degrees))
+
+    def hover(self, cell, mm):
+        """Hold the die on `cell` `mm` above its well."""
+        return self.sense(self.hands.hover(cell, mm))
+
+    def drop(self, cell):
+        """The die on `cell` drops back into its well (after tilt or hover)."""
+        return self.sense(self.hands.settle(cell))
+
+    def pass_over(self, cell, mm=8.0):
+        """A die in a hand, `mm` above `cell`; clear_stray() takes it away."""
+        return self.sense(self.hands.pass_over(cell, mm))
+
+    def clear_stray(self):
+        return self.sense(self.hands.clear_stray())
 
     def turn(self, cell, face, scans_in_hand=3):
         """Pick the die on `cell` up a little, turn it to `face`, put it back."""
-        colour = self.pieces[cell][0].split()[0]
-        self.tilt(cell, 3)
+        piece, turn = self.pieces[cell]
+        self.hover(cell, 6)
         self.run(scans_in_hand)
-        return self.place(cell, "%s %d" % (colour, face), self.pieces[cell][1] + 1)
+        return self.place(cell, "%s %d" % (piece.split()[0], face), turn + 1)
 
-    def slide(self, start, end, scans_per_frame=1):
-        """Slide the die on `start` across to `end`, through the readings in between."""
-        self.pieces[end] = self.pieces.pop(start)
-        self.command(do="slide", **{"from": start, "to": end, "scans_per_frame": scans_per_frame})
+    def slide(self, start, end):
+        """Lift the die on `start` out of its well and carry it to `end`, one scan per step."""
+        self.command(do="frames", frames=self.hands.slide(start, end))
         return self.settle()
+
     def cut_power(self, after=1, torn=True):
         """The power goes during the `after`-th flash write from now."""
         return self.command(do="cut_power", after=after, torn=torn)

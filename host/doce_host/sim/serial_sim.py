@@ -23,16 +23,18 @@ import tty
 
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 from . import HEAP, prepare_flash
+from .hands import Hands
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
 LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
 class SerialSim:
-    def __init__(self, folder=None, rules="standard", heap=HEAP):
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1):
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         self.heap = heap
-        self.pieces = {}  # the dice on the table: they stay put through a power cut
+        self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
+        self.hands_lock = threading.Lock()
         self.replies = queue.Queue()
         self.process = None
         self.device = None  # our end of the device's serial line
@@ -75,9 +77,11 @@ class SerialSim:
     def _boot(self, app=True):
         device, device_side = os.openpty()
         tty.setraw(device_side)
+        levels = self.folder / "levels.json"
+        levels.write_text(json.dumps(self.hands.levels()))
         self.process = subprocess.Popen(
             [tool("micropython"), "-X", "heapsize=" + self.heap, "-i", str(SIM_DEVICE / "serve.py"),
-             str(self.flash), self.control_path] + ([] if app else ["--no-app"]),
+             str(self.flash), self.control_path, str(levels)] + ([] if app else ["--no-app"]),
             stdin=device_side, stdout=device_side, stderr=subprocess.DEVNULL, close_fds=True)
         os.close(device_side)
         self.device = device
@@ -88,9 +92,6 @@ class SerialSim:
         while not self.replies.empty():  # a late reply from before belongs to nobody now
             self.replies.get_nowait()
         threading.Thread(target=self._listen, args=(self.control, self.generation), daemon=True).start()
-        if app:
-            for cell, (piece, turn) in self.pieces.items():
-                self._ask({"do": "place", "cell": cell, "piece": piece, "turn": turn})
 
     def cut_power(self):
         """The power goes now. The dice stay where they are."""
@@ -244,20 +245,32 @@ class SerialSim:
 
     # -- hands --------------------------------------------------------------------------
 
+    @property
+    def pieces(self):
+        """{cell: (piece, quarter turns)}: the dice on the table."""
+        return self.hands.pieces
+
+    def _move(self, how, *args):
+        """One hand's move, worked out in the world and told to the board. Hands take
+        turns (the page's clicks may come at once); the board hears them in order."""
+        with self.hands_lock:
+            changes = getattr(self.hands, how)(*args)
+            if how == "slide":
+                self._ask({"do": "frames", "frames": changes})
+            elif changes:
+                self._ask({"do": "sense", "set": changes})
+
     def place(self, cell, piece, turn=0):
-        self._ask({"do": "place", "cell": cell, "piece": piece, "turn": turn})
-        self.pieces[cell] = (piece, turn)
+        self._move("place", cell, piece, turn)
 
     def lift(self, cell):
-        self._ask({"do": "lift", "cell": cell})
-        self.pieces.pop(cell, None)
+        self._move("lift", cell)
 
     def slide(self, start, end):
-        self._ask({"do": "slide", "from": start, "to": end})
-        self.pieces[end] = self.pieces.pop(start)
+        self._move("slide", start, end)
 
-    def tilt(self, cell, strength=3):
-        self._ask({"do": "tilt", "cell": cell, "strength": strength})
+    def tilt(self, cell, degrees=10):
+        self._move("tilt", cell, degrees)
 
     def leds(self):
         """(r, g, b) per LED as the strip last received them; all dark while the power is off."""

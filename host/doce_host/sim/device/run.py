@@ -1,6 +1,6 @@
 """The simulated board: the real firmware, from a real LittleFS image, on simulated hardware.
 
-    micropython run.py FLASH_IMAGE
+    micropython run.py FLASH_IMAGE LEVELS
 
 Runs under the MicroPython unix port. The firmware files are read from the flash
 image, as on a board; this folder adds only the simulated `machine` and `neopixel`
@@ -33,7 +33,7 @@ from doce.link import Link  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
-world = machine.attach(World(board), board)
+world = machine.attach(World(board, table.start_levels(sys.argv[2])), board)
 events = []  # events the link sent since the last reply
 replies = []  # replies the link sent since the last reply
 clock = [0]
@@ -133,7 +133,7 @@ def handle(cmd):
         return {}
     result = table.act(world, cmd)
     if result is not None:
-        if do == "slide":
+        if do == "frames":
             run_scans(len(world.frames))
         return result
     if do == "state":

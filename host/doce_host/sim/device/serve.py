@@ -1,12 +1,13 @@
 """The simulated board in real time, on a serial port: run by `doce sim`.
 
-    micropython -i serve.py FLASH_IMAGE CONTROL_SOCKET [--no-app]
+    micropython -i serve.py FLASH_IMAGE CONTROL_SOCKET LEVELS [--no-app]
 
 stdin and stdout are the board's USB serial port (a pseudo-terminal the simulator
 bridges to the path it prints). The board boots from the flash image and runs its
 real main.py; Ctrl-C there stops the app and `-i` leaves MicroPython's REPL, as on a
 board, so mpremote works. The world of dice is driven through CONTROL_SOCKET (see
-table.py). Power cuts and resets end this process: the simulator starts it again;
+table.py); LEVELS is what every channel reads as it boots. Power cuts and resets end
+this process: the simulator starts it again;
 after a soft reset in the raw REPL it starts it with --no-app, as a board comes back
 from one straight to the raw REPL without running main.py.
 """
@@ -26,7 +27,7 @@ from doce import board as boardfile  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
-world = machine.attach(World(board), board)
+world = machine.attach(World(board, table.start_levels(sys.argv[3])), board)
 control = table.Control(sys.argv[2], world, chip)
 machine.on_scan = control.service
 machine.on_reset = lambda: control.hang({"reset": True})

@@ -1,7 +1,8 @@
 """What hands do at the simulated table, as commands: shared by both harnesses.
 
-A command is a dict like {"do": "place", "cell": "c3", "piece": "white 4"}. `act`
-carries out the ones about the world and the lights, and returns None for others.
+A command is a dict like {"do": "sense", "set": [12, 41230, 73, 18004]}: the host works out
+the fields (doce_host.sim.hands) and sends each changed channel's level. `act` carries out
+the ones about the world and the lights, and returns None for others.
 """
 
 import json
@@ -11,7 +12,6 @@ import struct
 import time
 
 import neopixel
-from doce.game import parse_square
 
 
 def act(world, cmd):
@@ -21,22 +21,10 @@ def act(world, cmd):
         sent = strip.sent
         return {"leds": [[sent[i * 3 + 1], sent[i * 3], sent[i * 3 + 2]] for i in range(strip.n)],
                 "bytes": "".join("%02x" % b for b in sent)}
-    if do == "world":
-        return {"pieces": {cell_name(world, sq): [name, turn] for sq, (name, turn) in world.pieces.items()}}
-    if do == "place":
-        world.place(square(world, cmd["cell"]), cmd["piece"], cmd.get("turn", 0))
-    elif do == "lift":
-        world.lift(square(world, cmd["cell"]))
-    elif do == "tilt":
-        world.tilt(square(world, cmd["cell"]), cmd.get("strength", 3))
-    elif do == "settle":
-        world.settle(square(world, cmd["cell"]))
-    elif do == "slide":
-        world.slide(square(world, cmd["from"]), square(world, cmd["to"]), cmd.get("scans_per_frame", 1))
-    elif do == "pass_over":
-        world.pass_over(square(world, cmd["cell"]), cmd.get("strength", 3))
-    elif do == "clear_stray":
-        world.clear_stray()
+    if do == "sense":  # a die moved: the host's physics says what each channel now reads
+        world.set(cmd["set"])
+    elif do == "frames":  # a movement, one frame of changes per scan
+        world.queue(cmd["frames"])
     elif do == "noise":
         world.noise = cmd["level"]
     else:
@@ -44,15 +32,14 @@ def act(world, cmd):
     return {}
 
 
-def square(world, name):
-    sq = parse_square(world.board, name)
-    if sq is None:
-        raise ValueError("no square %r" % name)
-    return sq
-
-
-def cell_name(world, sq):
-    return "abcdefghijklmno"[sq % world.board.grid] + str(sq // world.board.grid + 1)
+def start_levels(path):
+    """Every channel's level at power-on, from the file the host wrote (the dice on the
+    board as it boots); None if there is none."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError:
+        return None
 
 
 class Control:

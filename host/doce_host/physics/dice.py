@@ -1,0 +1,171 @@
+"""A die's magnets, from the die code, and where a pose puts them.
+
+A die (or a blocker) is a cube with a magnet code on every face: the face with d pips
+carries the code that board.json's "dice" table gives to "<colour> <7 - d>", because that
+face is down when 7 - d is up. A blocker carries its one code on all six faces.
+
+Codes are read as seen from ABOVE the board, through the die: position N points to
+black's side (+y), E to the right (+x). A '+' magnet has its south pole facing out of
+the face, so under it the field points up and the DRV5055 reads above its quiescent
+voltage (datasheet SBAS640, 6.3.1 Magnetic Flux Direction).
+
+Frames: the square's centre is the origin, z up, the well floor (where a seated die's
+face rests) at z = 0. Millimetres and millitesla.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+# A standard die: each face's outward normal, and the in-face direction that its code's
+# N position points along. Opposite faces sum to 7.
+FACES = {
+    1: ((0, 0, 1), (0, 1, 0)), 6: ((0, 0, -1), (0, 1, 0)),
+    2: ((0, -1, 0), (0, 0, 1)), 5: ((0, 1, 0), (0, 0, 1)),
+    3: ((1, 0, 0), (0, 0, 1)), 4: ((-1, 0, 0), (0, 0, 1)),
+}
+SIGNS = {"+": -1.0, "-": 1.0, "0": 0.0}  # polarisation along the outward normal: '+' points in
+
+
+def codes_by_piece(dice):
+    """{'white 4': '+0+--', ...} from board.json's {code: piece}."""
+    return {name: code for code, name in dice.items()}
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Where a die sits on its square.
+
+    down: the pips on the face down (the face up is 7 - down); turn: degrees about the
+    vertical; dx, dy: offset of its centre from the square's; lift: how far its lowest
+    point is above the well floor; tilt: degrees it leans, pivoting on the bottom edge
+    that points towards `tilt_to` (degrees from +x)."""
+    down: int = 6
+    turn: float = 0.0
+    dx: float = 0.0
+    dy: float = 0.0
+    lift: float = 0.0
+    tilt: float = 0.0
+    tilt_to: float = 0.0
+
+
+@dataclass
+class Magnets:
+    """Magnets in a die's own frame (origin at its centre): one row each."""
+    at: np.ndarray  # (n, 3) centre of each magnet
+    axis: np.ndarray  # (n, 3) outward normal of its face
+    polarisation: np.ndarray  # (n,) mT along `axis`
+    size: np.ndarray  # (n, 2) diameter, height
+    glue: dict  # pips -> quarter turns its face's code was glued at
+
+    def __len__(self):
+        return len(self.at)
+
+
+def build(piece, dice, physics, rng=None, faults=()):
+    """The magnets of one die. `piece` is 'white 4' or 'white blocker' (any face of the
+    die names it); with `rng`, every magnet is drawn within its tolerances and each face's
+    code is glued at a random quarter turn. `faults`: (pips of a face, position 0-4 in C N E
+    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong."""
+    colour, what = piece.split()
+    codes = codes_by_piece(dice)
+    m = physics["magnet"]
+    side = physics["die_mm"][0] + (rng.uniform(-1, 1) * physics["die_mm"][1] if rng else 0)
+    ring = physics["ring_mm"]
+    at, axis, pol, size, glued = [], [], [], [], {}
+    for pips, (normal, north) in FACES.items():
+        code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
+        n = np.array(normal, float)
+        t = np.array(north, float)
+        e = np.cross(n, t)
+        glue = int(rng.integers(4)) if rng else 0
+        glued[pips] = glue
+        ring_dirs = [t, e, -t, -e]
+        for k, mark in enumerate(code):
+            sign = SIGNS[mark]
+            fault = next((f[2] for f in faults if f[0] == pips and f[1] == k), None)
+            if fault in ("extra+", "extra-") and sign == 0:
+                sign = SIGNS[fault[-1]]
+            if sign == 0 or fault == "missing":
+                continue
+            if fault == "reversed":
+                sign = -sign
+            d = m["diameter_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
+            h = m["height_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
+            recess = rng.uniform(*m["recess_mm"]) if rng else m["recess_mm"][0]
+            where = n * (side / 2 - recess - h / 2)
+            if k:
+                where = where + ring * ring_dirs[(k - 1 + glue) % 4]
+            if rng:
+                slip = rng.uniform(-1, 1, 2) * m["place_tol_mm"]
+                where = where + slip[0] * t + slip[1] * e
+            br = rng.uniform(*m["remanence_mT"]) if rng else sum(m["remanence_mT"]) / 2
+            at.append(where)
+            axis.append(n)
+            pol.append(sign * br)
+            size.append((d, h))
+    return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued), side
+
+
+def _seat(down):
+    """The rotation that puts face `down` on the board, its code's N towards +y."""
+    normal, north = FACES[down]
+    n, t = np.array(normal, float), np.array(north, float)
+    source = np.column_stack([np.cross(n, t), t, n])
+    target = np.array([[1, 0, 0], [0, 1, 0], [0, 0, -1]], float)
+    return Rotation.from_matrix(target @ source.T)
+
+
+def place(magnets, side, pose, centre=(0.0, 0.0)):
+    """(positions, axes) of the magnets in the board frame for a die in `pose` on the
+    square whose centre is `centre`."""
+    r = Rotation.from_euler("z", pose.turn, degrees=True) * _seat(pose.down)
+    at = r.apply(magnets.at) + (centre[0] + pose.dx, centre[1] + pose.dy, side / 2 + pose.lift)
+    axis = r.apply(magnets.axis)
+    if pose.tilt:
+        u = np.array([np.cos(np.radians(pose.tilt_to)), np.sin(np.radians(pose.tilt_to)), 0.0])
+        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, pose.lift]) + u * side / 2
+        lean = Rotation.from_rotvec(np.cross((0, 0, 1), u) * np.radians(pose.tilt))
+        at = lean.apply(at - pivot) + pivot
+        axis = lean.apply(axis)
+    return at, axis
+
+
+def bz(at, axis, polarisation, size, sensors, dipole=False):
+    """The vertical field (mT) at each sensor from every magnet, summed: shape (len(sensors),)."""
+    if len(at) == 0:
+        return np.zeros(len(sensors))
+    obs = np.broadcast_to(np.asarray(sensors, float), (len(at),) + np.shape(sensors))
+    return bz_pairs(at, axis, polarisation, size, obs, dipole).sum(0)
+
+
+def bz_pairs(at, axis, polarisation, size, observers, dipole=False):
+    """The vertical field (mT) of magnet i at each of its own observers[i]: shape (m, k).
+
+    magpylib computes each magnet as the cylinder it is, or as a point dipole of the same
+    moment (four times quicker, and within 2% beyond three diameters), in SI units."""
+    import magpylib
+    m, k = observers.shape[:2]
+    obs = observers.reshape(-1, 3) / 1000
+    pos = np.repeat(at, k, 0) / 1000
+    orient = Rotation.from_quat(np.repeat(_pointing(axis), k, 0))
+    pol = np.repeat(polarisation, k) / 1000
+    zero = np.zeros_like(pol)
+    if dipole:
+        volume = np.pi * (np.repeat(size[:, 0], k) / 2000) ** 2 * (np.repeat(size[:, 1], k) / 1000)
+        moment = pol * volume / (4e-7 * np.pi)
+        b = magpylib.func.dipole_field("B", obs, np.column_stack([zero, zero, moment]), pos, orient)
+    else:
+        dims = np.repeat(size, k, 0) / 1000
+        b = magpylib.func.cylinder_field("B", obs, dims, np.column_stack([zero, zero, pol]), pos, orient)
+    return (b[:, 2] * 1000).reshape(m, k)
+
+
+def _pointing(axis):
+    """Quaternions that turn +z into each row of `axis` (a cylinder is symmetric about it)."""
+    axis = np.asarray(axis, float)
+    q = np.column_stack([-axis[:, 1], axis[:, 0], np.zeros(len(axis)), 1 + axis[:, 2]])
+    down = q[:, 3] < 1e-9  # +z to -z: half a turn about x
+    q[down] = (1, 0, 0, 0)
+    return q / np.linalg.norm(q, axis=1)[:, None]

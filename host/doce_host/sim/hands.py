@@ -1,0 +1,115 @@
+"""What hands do at the simulated table, worked out as real fields.
+
+Both simulators (SimBoard, SerialSim) keep one Hands. Each move changes the pose of a
+die in a physics.Scene and returns what the device must be told: the channels whose
+mean reading changed, as [channel, level, channel, level, ...], or for a movement that
+takes time, one such list per scan.
+"""
+
+import json
+
+from ..paths import BOARD_FILE
+from ..physics.dice import Pose
+from ..physics.scene import Scene, face_down, square_centre
+
+SLIDE_STEPS = 6  # positions a sliding die passes through between two squares
+
+
+class Hands:
+    def __init__(self, seed=1, spec=None):
+        self.spec = spec or json.loads(BOARD_FILE.read_text())
+        self.scene = Scene(self.spec, seed)
+        self.well_depth = self.spec["physics"]["well_depth_mm"]
+        self.sent = self.scene.levels()  # what the device was last told
+        self.turns = {}  # square -> quarter turns, as the hand put the die down
+
+    @property
+    def pieces(self):
+        """{square: (piece, quarter turns)} for the dice on the board."""
+        return {sq: (piece, self.turns.get(sq, 0)) for sq, (piece, _) in self.scene.dice.items()}
+
+    def levels(self):
+        """Every channel's level, for a device that has just booted."""
+        self.sent = self.scene.levels()
+        return list(self.sent)
+
+    def _changes(self):
+        now = self.scene.levels()
+        out = []
+        for ch, (old, new) in enumerate(zip(self.sent, now)):
+            if old != new:
+                out += [ch, new]
+        self.sent = now
+        return out
+
+    # -- moves --------------------------------------------------------------------------
+
+    def place(self, square, piece, turn=0):
+        """A die put into its well, `turn` quarter turns round, wherever the well lets it sit."""
+        if piece not in self.spec["dice"].values():
+            raise ValueError("no piece %r (pieces: 'white 4', 'black blocker', ...)" % piece)
+        self.scene.put(square, piece, self.scene.seated(square, piece, turn))
+        self.turns[square] = turn
+        return self._changes()
+
+    def lift(self, square):
+        self.scene.remove(square)
+        self.turns.pop(square, None)
+        return self._changes()
+
+    def tilt(self, square, degrees=10, towards=0):
+        """The die on `square` left leaning on one bottom edge, `degrees` up off its face."""
+        piece, pose = self._on(square)
+        self.scene.put(square, piece, _moved(pose, tilt=degrees, tilt_to=towards))
+        return self._changes()
+
+    def hover(self, square, mm):
+        """The die on `square` held `mm` above its well floor, level."""
+        piece, pose = self._on(square)
+        self.scene.put(square, piece, _moved(pose, lift=mm, tilt=0))
+        return self._changes()
+
+    def settle(self, square):
+        """The die on `square` drops back into its well."""
+        piece, _ = self._on(square)
+        self.scene.put(square, piece, self.scene.seated(square, piece, self.turns.get(square, 0)))
+        return self._changes()
+
+    def slide(self, start, end):
+        """Per scan: the die on `start` lifted out of its well, carried over to `end`, and
+        dropped in, through every reading in between."""
+        piece, pose = self._on(start)
+        (x0, y0), (x1, y1) = square_centre(self.spec, start), square_centre(self.spec, end)
+        frames = [self.hover(start, self.well_depth + 0.5)]
+        self.scene.remove(start)
+        for i in range(1, SLIDE_STEPS):
+            f = i / SLIDE_STEPS
+            step = _moved(pose, dx=pose.dx + f * (x1 - x0), dy=pose.dy + f * (y1 - y0), lift=self.well_depth + 0.5)
+            self.scene.hold(start, piece, step)
+            frames.append(self._changes())
+        self.scene.let_go()
+        self.turns[end] = self.turns.pop(start, 0)
+        self.scene.put(end, piece, self.scene.seated(end, piece, self.turns[end]))
+        frames.append(self._changes())
+        return frames
+
+    def pass_over(self, square, mm=8.0, piece="white 1"):
+        """A die in a hand, `mm` above the board over `square`, on its way elsewhere."""
+        self.scene.hold(square, piece, Pose(down=face_down(piece), lift=mm + self.well_depth))
+        return self._changes()
+
+    def clear_stray(self):
+        self.scene.let_go()
+        return self._changes()
+
+    def _on(self, square):
+        if square not in self.scene.dice:
+            raise ValueError("no die on %s" % square)
+        return self.scene.dice[square]
+
+
+def _moved(pose, **change):
+    fields = dict(pose.__dict__)
+    fields.update(change)
+    return Pose(**fields)
+
