@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench clean
+.PHONY: sim test bench physics clean
 
 # Reinstall when the package description changes.
 $(BIN)/.installed: pyproject.toml
@@ -19,8 +19,12 @@ test: $(BIN)/.installed
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest
 
-bench: $(BIN)/.installed
+bench: $(BIN)/.installed physics
 	$(BIN)/python bench/run.py
+
+# 100,000 placements drawn within every tolerance, read as the firmware reads them.
+physics: $(BIN)/.installed
+	$(BIN)/python -m doce_host.physics.campaign --placements 100000
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -5,14 +5,15 @@ tables the scan loop indexes without allocating.
 
 The die code: each square has five linear hall sensors, at the centre (C) and at four
 points around it (N, E, S, W). A sensor reads '+' (a south pole facing it), '-' (a
-north pole) or '0' (no magnet). Each face of a die carries three magnets, and the face
-that is down is the one read: its code names the piece and the face up (7 - down).
+north pole) or '0' (no magnet). Each face of a die carries two to five magnets, and the
+face that is down is the one read: its code names the piece and the face up (7 - down).
 A die may sit in any of its four rotations, so the ring N, E, S, W is read up to
-rotation. Every code has exactly three magnets: a lost magnet (a die tilting or
-lifting) or a stray one (a neighbour sliding past) makes a reading that matches no
-code, which decodes to UNSETTLED, never to another die. Every code has a centre
-magnet, so no piece comes, goes or changes without its centre sensor noticing: the
-scanner watches the centre sensors and reads a square's ring only while it moves.
+rotation. The codes are at least two changes apart: a magnet lost (a die tilting or
+lifting), a stray one (a neighbour passing), one glued the wrong way round, or a die
+built mirror-wise, all make a reading that matches no code, which decodes to UNSETTLED,
+never to another die. Every code has a centre magnet, so no piece comes, goes or
+changes without its centre sensor noticing: the scanner watches the centre sensors and
+reads a square's ring only while it moves.
 """
 
 import json
@@ -52,7 +53,8 @@ def piece_name(cell):
 
 
 def decode_table(codes):
-    """bytearray(1024): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError."""
+    """bytearray(1024): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError for a
+    code table without margin: any code one change (or a mirror image) from another."""
     table = bytearray(CODES)  # filled in place: a list of 1024 would cost 4-8 KB of heap
     for k in range(CODES):
         table[k] = UNSETTLED
@@ -62,15 +64,28 @@ def decode_table(codes):
             raise ValueError("board file: die code %r is not 5 of + - 0" % code)
         if code[0] == "0":
             raise ValueError("board file: die code %r has no centre magnet" % code)
-        trits = [TRITS[c] for c in code]
-        ring = trits[1:]
         value = piece(name)
-        for turn in range(4):
-            k = key([trits[0]] + ring[turn:] + ring[:turn])
+        for k in _turns(code):
             if table[k] not in (UNSETTLED, value):
                 raise ValueError("board file: die code %r is another code turned" % code)
             table[k] = value
+    for code, name in codes.items():
+        value = piece(name)
+        mirrored = code[0] + code[1] + code[4] + code[3] + code[2]
+        if table[_turns(mirrored)[0]] not in (UNSETTLED, value):
+            raise ValueError("board file: die code %r built mirror-wise reads as another piece" % code)
+        for i in range(SENSORS_PER_SQUARE):
+            for c in "0+-":
+                if c != code[i] and table[_turns(code[:i] + c + code[i + 1:])[0]] != UNSETTLED:
+                    raise ValueError("board file: die code %r is one magnet from another piece, or empty" % code)
     return table
+
+
+def _turns(code):
+    """The reading keys of `code` in its four rotations."""
+    trits = [TRITS[c] for c in code]
+    ring = trits[1:]
+    return [key([trits[0]] + ring[t:] + ring[:t]) for t in range(4)]
 
 
 def square_index(grid, name):

@@ -1,5 +1,5 @@
 """The die code in the board file: every piece reads the same in any rotation, and a
-lost or stray magnet never reads as another piece."""
+lost, stray or reversed magnet, or a die built mirror-wise, never reads as another piece."""
 
 import itertools
 import json
@@ -38,20 +38,32 @@ def test_only_codes_and_empty_decode_to_a_piece():
 
 
 @pytest.mark.parametrize("code", sorted(SPEC["dice"]))
-def test_a_lost_or_stray_magnet_reads_unsettled(code):
+def test_a_lost_stray_or_reversed_magnet_reads_unsettled(code):
     trits = [TRITS[c] for c in code]
     for i, value in itertools.product(range(5), range(3)):
-        if value == trits[i]:
-            continue
-        changed = trits[:i] + [value] + trits[i + 1:]
-        magnets = sum(t != 0 for t in changed)
-        if magnets != sum(t != 0 for t in trits):  # a magnet lost, or one more than the die has
+        if value != trits[i]:
+            changed = trits[:i] + [value] + trits[i + 1:]
             assert TABLE[key(changed)] == UNSETTLED, (code, changed)
+
+
+@pytest.mark.parametrize("code", sorted(SPEC["dice"]))
+def test_a_die_built_mirror_wise_is_not_another_piece(code):
+    mirrored = [TRITS[c] for c in code[0] + code[1] + code[4] + code[3] + code[2]]
+    assert TABLE[key(mirrored)] in (UNSETTLED, PIECES[SPEC["dice"][code]])
+
+
+def test_a_code_table_without_margin_is_refused():
+    with pytest.raises(ValueError, match="one magnet from another"):
+        decode_table({"+++00": "white 1", "-++00": "black 1"})  # one reversed centre apart
+    with pytest.raises(ValueError, match="one magnet from another piece, or empty"):
+        decode_table({"+0000": "white 1"})  # one magnet from an empty square
+    with pytest.raises(ValueError, match="mirror-wise"):
+        decode_table({"+0+--": "white 4", "+0--+": "white 3"})
 
 
 def test_a_code_that_is_another_turned_is_refused():
     with pytest.raises(ValueError, match="another code turned"):
-        decode_table({"+++00": "white 1", "+0++0": "white 2"})
+        decode_table({"+00++": "white 1", "+0++0": "white 2"})
     with pytest.raises(ValueError, match="not 5 of"):
         decode_table({"++x00": "white 1"})
     with pytest.raises(ValueError, match="no centre magnet"):

@@ -159,7 +159,7 @@ def bz_pairs(at, axis, polarisation, size, observers, dipole=False):
     else:
         dims = np.repeat(size, k, 0) / 1000
         b = magpylib.func.cylinder_field("B", obs, dims, np.column_stack([zero, zero, pol]), pos, orient)
-    return (b[:, 2] * 1000).reshape(m, k)
+    return (np.reshape(b, (-1, 3))[:, 2] * 1000).reshape(m, k)
 
 
 def _pointing(axis):
