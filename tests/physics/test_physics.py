@@ -118,3 +118,10 @@ def decode(d):
         t = 0 if abs(x) < s["absent_below"] else 3 if abs(x) < s["present_above"] else 1 if x > 0 else 2
         k = k * 4 + t
     return BOARD.decode[k]
+
+
+def test_the_drawing_of_the_code_is_the_board_files():
+    from doce_host.paths import ROOT
+    from doce_host.physics.drawing import draw
+    assert (ROOT / "hardware" / "die-code.svg").read_text() == draw(SPEC), \
+        "run: python -m doce_host.physics.drawing > hardware/die-code.svg"
