@@ -59,6 +59,7 @@ class Scene:
         self.jitter = np.random.default_rng(None if seed is None else seed + 1)
         self.dice = {}  # square name -> (piece, Pose)
         self.held = {}  # square name -> (piece, Pose): a die in a hand above a square, not on it
+        self.broken = {}  # channel -> the volts a failed sensor's output is stuck at
         self._built = {}  # 'white 1' (any white die) or 'white blocker' -> (Magnets, side)
         self._cache = {}  # (piece, pose, square) -> field at every sensor
 
@@ -97,6 +98,8 @@ class Scene:
         """Every channel's noiseless `read_u16` (0 where no sensor is wired)."""
         out = np.zeros(len(self.sensors), dtype=np.int64)
         out[self.present] = readout.counts(self.field(), self.parts, self.physics)
+        for ch, volts in self.broken.items():
+            out[ch] = readout.u16(readout.raw(np.array([volts]), self.parts, self.physics))[0]
         return [int(v) for v in out]
 
     def _die_field(self, square, piece, pose):

@@ -180,6 +180,10 @@ class SimBoard:
     def clear_stray(self):
         return self.sense(self.hands.clear_stray())
 
+    def break_sensor(self, cell, which="C", volts=0.0):
+        """Sensor `which` (C, N, E, S or W) under `cell` fails, its output stuck at `volts`."""
+        return self.sense(self.hands.break_sensor(cell, which, volts))
+
     def turn(self, cell, face, scans_in_hand=3):
         """Pick the die on `cell` up a little, turn it to `face`, put it back."""
         piece, turn = self.pieces[cell]

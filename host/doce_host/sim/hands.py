@@ -98,6 +98,11 @@ class Hands:
         self.scene.hold(square, piece, Pose(down=face_down(piece), lift=mm + self.well_depth))
         return self._changes()
 
+    def break_sensor(self, square, which="C", volts=0.0):
+        """A sensor that failed: its output stuck at `volts` (0: dead or unsoldered)."""
+        self.scene.broken[self.spec["squares"][square]["CNESW".index(which)]] = volts
+        return self._changes()
+
     def clear_stray(self):
         self.scene.let_go()
         return self._changes()

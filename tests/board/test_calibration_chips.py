@@ -1,0 +1,34 @@
+"""Calibration on simulated chips: every board the model can build calibrates, whatever
+its ADC's offset and gain and its sensors' quiescent outputs, and a failed sensor is named."""
+
+import numpy as np
+import pytest
+
+from doce_host.sim import SimBoard
+from doce_host.sim.hands import Hands
+
+SEEDS = (1, 3, 8, 11, 22, 24)  # chips from the low end of the spread to the high
+
+
+def test_the_seeds_span_the_adc_spread():
+    """The boards below differ as ESP32s do: half supply reads 29,600-32,800 chip to chip."""
+    medians = [np.median(Hands(seed).levels()[:125]) for seed in SEEDS]
+    assert min(medians) < 30_500 and max(medians) > 32_000
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_board_built_within_tolerance_calibrates_and_reads(tmp_path, seed):
+    with SimBoard(tmp_path, seed=seed) as sim:
+        assert sim.command(do="calibrate")["error"] is None
+        sim.place("c3", "white 4")
+        sim.place("a1", "black blocker")
+        state = sim.state()
+        assert state["problems"] == {} and state["board"][12] and state["board"][0]
+
+
+@pytest.mark.parametrize("which", ["C", "W"])
+def test_a_dead_sensor_is_named(tmp_path, which):
+    with SimBoard(tmp_path, seed=2) as sim:
+        sim.break_sensor("d2", which)
+        error = sim.command(do="calibrate")["error"]
+        assert error and "d2" in error and which in error
