@@ -54,8 +54,8 @@ def test_state_shows_the_lights_what_the_sensors_see_and_the_won_line(sim):
     s = ask(sim, "state")["state"]
     assert s["seen"] == {"b2": "white 1"} and "b2" not in s["board"]
     assert s["animated"] is True  # the problem blinks
-    sim.tilt("b2")
-    sim.run(sim.quiet + sim.debounce)  # left tilted, not just being handled
+    sim.hover("b2", 2)  # left on the well's rim, not just being handled
+    sim.run(sim.quiet + sim.debounce)
     assert ask(sim, "state")["state"]["seen"] == {"b2": "unreadable"}
     sim.lift("b2")
     sim.lift("a1")  # a piece of the game gone

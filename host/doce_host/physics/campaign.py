@@ -12,7 +12,7 @@ the firmware's own decode table (doce.board). Cases:
     seated       in its well, anywhere the well lets it be           expect the piece
     crowded      the same, with all eight neighbours occupied        expect the piece
     empty        nothing on the square, all eight neighbours         expect empty
-    tilted       leaning on an edge, 3-45 degrees                    the piece, empty or unsettled
+    tilted       jammed in its well up to 2 degrees, or 3-45 degrees on the rim   the piece, empty or unsettled
     lifted       held 0.2-15 mm above its well                       the piece, empty or unsettled
     sliding      carried over the plate, 2-25 mm off centre          the piece, empty or unsettled
     outside      turned 45 degrees or 3 mm off centre: on the well's rim    the piece, empty or unsettled
@@ -78,8 +78,12 @@ class Campaign:
         piece = None if case == "empty" else self.pieces[rng.integers(len(self.pieces))]
         die = None if piece is None else self.pool[self._kind(piece)][rng.integers(POOL)]
         pose = None if piece is None else self._seated(piece)
-        if case == "tilted":
-            pose = _with(pose, tilt=rng.uniform(3, 45), tilt_to=rng.uniform(0, 360))
+        if case == "tilted":  # in its well it jams against the walls at the turn limit
+            if rng.random() < 0.5:
+                pose = _with(pose, tilt=rng.uniform(0, self.twist), tilt_to=rng.uniform(0, 360))
+            else:
+                pose = _with(pose, tilt=rng.uniform(3, 45), tilt_to=rng.uniform(0, 360),
+                             lift=self.ph["well_depth_mm"])
         elif case == "lifted":
             pose = _with(pose, lift=rng.uniform(0.2, 15))
         elif case == "sliding":

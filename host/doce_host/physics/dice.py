@@ -109,26 +109,36 @@ def build(piece, dice, physics, rng=None, faults=()):
 
 
 def _seat(down):
-    """The rotation that puts face `down` on the board, its code's N towards +y."""
+    """The rotation matrix that puts face `down` on the board, its code's N towards +y."""
     normal, north = FACES[down]
     n, t = np.array(normal, float), np.array(north, float)
     source = np.column_stack([np.cross(n, t), t, n])
-    target = np.array([[1, 0, 0], [0, 1, 0], [0, 0, -1]], float)
-    return Rotation.from_matrix(target @ source.T)
+    return np.array([[1, 0, 0], [0, 1, 0], [0, 0, -1]], float) @ source.T
+
+
+SEATS = {pips: _seat(pips) for pips in FACES}
+
+
+def _about(axis, degrees):
+    """Rotation matrix by `degrees` about the unit vector `axis` (Rodrigues)."""
+    x, y, z = axis
+    k = np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]], float)
+    a = np.radians(degrees)
+    return np.eye(3) + np.sin(a) * k + (1 - np.cos(a)) * k @ k
 
 
 def place(magnets, side, pose, centre=(0.0, 0.0)):
     """(positions, axes) of the magnets in the board frame for a die in `pose` on the
     square whose centre is `centre`."""
-    r = Rotation.from_euler("z", pose.turn, degrees=True) * _seat(pose.down)
-    at = r.apply(magnets.at) + (centre[0] + pose.dx, centre[1] + pose.dy, side / 2 + pose.lift)
-    axis = r.apply(magnets.axis)
+    r = _about((0, 0, 1), pose.turn) @ SEATS[pose.down]
+    at = magnets.at @ r.T + (centre[0] + pose.dx, centre[1] + pose.dy, side / 2 + pose.lift)
+    axis = magnets.axis @ r.T
     if pose.tilt:
         u = np.array([np.cos(np.radians(pose.tilt_to)), np.sin(np.radians(pose.tilt_to)), 0.0])
         pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, pose.lift]) + u * side / 2
-        lean = Rotation.from_rotvec(np.cross((0, 0, 1), u) * np.radians(pose.tilt))
-        at = lean.apply(at - pivot) + pivot
-        axis = lean.apply(axis)
+        lean = _about(np.cross((0, 0, 1), u), pose.tilt)
+        at = (at - pivot) @ lean.T + pivot
+        axis = axis @ lean.T
     return at, axis
 
 

@@ -161,7 +161,7 @@ class SimBoard:
         self.sense(self.hands.lift(cell))
         return self.settle() if settle else None
 
-    def tilt(self, cell, degrees=10):
+    def tilt(self, cell, degrees=3):
         """Leave the die on `cell` leaning on one edge, `degrees` off flat."""
         return self.sense(self.hands.tilt(cell, degrees))
 

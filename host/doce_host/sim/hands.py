@@ -10,7 +10,7 @@ import json
 
 from ..paths import BOARD_FILE
 from ..physics.dice import Pose
-from ..physics.scene import Scene, face_down, square_centre
+from ..physics.scene import Scene, face_down, square_centre, well_limits
 
 SLIDE_STEPS = 6  # positions a sliding die passes through between two squares
 
@@ -20,6 +20,7 @@ class Hands:
         self.spec = spec or json.loads(BOARD_FILE.read_text())
         self.scene = Scene(self.spec, seed)
         self.well_depth = self.spec["physics"]["well_depth_mm"]
+        self.jam = well_limits(self.spec["physics"])[1]  # degrees a die can lean inside its well
         self.sent = self.scene.levels()  # what the device was last told
         self.turns = {}  # square -> quarter turns, as the hand put the die down
 
@@ -57,10 +58,13 @@ class Hands:
         self.turns.pop(square, None)
         return self._changes()
 
-    def tilt(self, square, degrees=10, towards=0):
-        """The die on `square` left leaning on one bottom edge, `degrees` up off its face."""
+    def tilt(self, square, degrees=3, towards=0):
+        """The die on `square` left leaning on one bottom edge, `degrees` up off its face.
+        In its well it jams against the walls beyond a degree or two, so leaning further
+        it rests on the well's rim."""
         piece, pose = self._on(square)
-        self.scene.put(square, piece, _moved(pose, tilt=degrees, tilt_to=towards))
+        rim = self.well_depth if degrees > self.jam else 0.0
+        self.scene.put(square, piece, _moved(pose, tilt=degrees, tilt_to=towards, lift=rim))
         return self._changes()
 
     def hover(self, square, mm):

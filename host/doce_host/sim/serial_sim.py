@@ -269,7 +269,7 @@ class SerialSim:
     def slide(self, start, end):
         self._move("slide", start, end)
 
-    def tilt(self, cell, degrees=10):
+    def tilt(self, cell, degrees=3):
         self._move("tilt", cell, degrees)
 
     def leds(self):
