@@ -15,7 +15,10 @@ from . import rules
 from .paths import BOARD_FILE, FIRMWARE, tool
 
 BLOCK_SIZE = 4096
-BLOCK_COUNT = 512  # the 2 MiB vfs partition of a 4 MiB ESP32
+# 2 MiB: the vfs partition of a 4 MiB module (from 0x200000 to the end of flash); the
+# simulator's flash. `doce flash` sizes the image for the module's real partition.
+BLOCK_COUNT = 512
+ERASED = 0xFF  # what erased NOR flash reads as
 
 
 def app_files(rules_name="standard", bytecode=True):
@@ -55,10 +58,20 @@ def build(files, block_count=BLOCK_COUNT):
     return bytes(fs.context.buffer)
 
 
+def used(image):
+    """The image without its trailing erased blocks: on an erased chip, writing this is
+    the same as writing the whole image, and much shorter on a 16 MiB module."""
+    end = len(bytes(image).rstrip(bytes([ERASED])))
+    return image[:-(-end // BLOCK_SIZE) * BLOCK_SIZE]
+
+
 def read(image, block_count=BLOCK_COUNT):
-    """{path: bytes} of every file in an image."""
+    """{path: bytes} of every file in an image (a short one is padded as erased flash)."""
     fs = LittleFS(block_size=BLOCK_SIZE, block_count=block_count, mount=False)
-    fs.context.buffer = bytearray(image)
+    size = BLOCK_SIZE * block_count
+    if len(image) > size:
+        raise ValueError("image of %d bytes is larger than %d blocks" % (len(image), block_count))
+    fs.context.buffer = bytearray(image) + bytearray([ERASED]) * (size - len(image))
     fs.mount()
     found = {}
     for root, _, names in fs.walk("/"):
