@@ -39,13 +39,13 @@ def firmware_offset(chip):
     return CHIP_DEFS[chip].BOOTLOADER_FLASH_OFFSET
 
 
-def esptool_args(port, firmware, chip="esp32", vfs=None, baud=BAUD):
-    """The esptool call of a full install: erase, write the firmware and, given
-    `vfs` = (offset, image file), the app's file system."""
+def esptool_args(port, firmware, chip="esp32", files=(), baud=BAUD):
+    """The esptool call of a full install: erase, write the firmware and the app's file
+    system, `files` = [(offset, image file)]."""
     args = ["--chip", chip, "--port", port, "--baud", str(baud), "write-flash", "--erase-all",
             "0x%x" % firmware_offset(chip), str(firmware)]
-    if vfs is not None:
-        args += ["0x%x" % vfs[0], str(vfs[1])]
+    for offset, path in files:
+        args += ["0x%x" % offset, str(path)]
     return args
 
 
@@ -82,10 +82,10 @@ def check_release(firmware, files, name):
 
     def number(major, minor):
         return "%d.%d" % (major, minor) if native else "%d" % major
-    why = ("cannot load the app's .mpy files (version %s; it loads %s)"
+    why = ("which cannot load the app's .mpy files (version %s; it loads %s)"
            % ("/".join(number(*abi[:2]) for abi in abis), number(*has) if has else "none")
-           if not loads else "the app is built and tested for v%d.%d" % want[:2])
-    raise FirmwareError("%s is MicroPython %s, which %s: get %s from %s"
+           if not loads else "but the app is built and tested for v%d.%d" % want[:2])
+    raise FirmwareError("%s is MicroPython %s, %s: get %s from %s"
                         % (name, firmware.version, why, micropython.firmware_file(firmware.chip),
                            micropython.download_page(firmware.chip)))
 
@@ -153,12 +153,16 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
         return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip),
                 [tool("mpremote")] + mpremote_args(port, tmp, files)]
     blocks = length // image.BLOCK_SIZE
-    built = image.used(image.build(files, block_count=blocks))
-    vfs = Path(tmp) / ("vfs-0x%x-%dblocks.img" % (offset, blocks))
-    vfs.write_bytes(built)
-    print("app files: LittleFS for the vfs partition at 0x%x, %s (%d blocks of %d)"
-          % (offset, espimage.mib(length), blocks, image.BLOCK_SIZE), file=out)
-    return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip, vfs=(offset, vfs))]
+    parts = []
+    # the chip is erased first, so only the blocks LittleFS used need writing
+    for at, data in image.pieces(image.build(files, block_count=blocks)):
+        path = Path(tmp) / ("vfs-0x%x.img" % (offset + at))
+        path.write_bytes(data)
+        parts.append((offset + at, path))
+    print("app files: LittleFS for the vfs partition at 0x%x, %s (%d blocks of %d); %d blocks to write"
+          % (offset, espimage.mib(length), blocks, image.BLOCK_SIZE,
+             sum(p.stat().st_size for _, p in parts) // image.BLOCK_SIZE), file=out)
+    return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip, files=parts)]
 
 
 def install(port, firmware=None, chip=None, app_only=False, rules="standard", dry_run=False, out=None,

@@ -58,20 +58,28 @@ def build(files, block_count=BLOCK_COUNT):
     return bytes(fs.context.buffer)
 
 
-def used(image):
-    """The image without its trailing erased blocks: on an erased chip, writing this is
-    the same as writing the whole image, and much shorter on a 16 MiB module."""
-    end = len(bytes(image).rstrip(bytes([ERASED])))
-    return image[:-(-end // BLOCK_SIZE) * BLOCK_SIZE]
+def pieces(image):
+    """[(offset, bytes)]: the runs of blocks of the image that are not erased.
+
+    On an erased chip, writing these is the same as writing the whole image: LittleFS
+    uses a few blocks of a 14 MiB partition, so this writes tens of KB, not megabytes."""
+    found = []
+    erased = bytes([ERASED]) * BLOCK_SIZE
+    for at in range(0, len(image), BLOCK_SIZE):
+        block = image[at:at + BLOCK_SIZE]
+        if block == erased:
+            continue
+        if found and found[-1][0] + len(found[-1][1]) == at:
+            found[-1][1].extend(block)
+        else:
+            found.append((at, bytearray(block)))
+    return [(at, bytes(data)) for at, data in found]
 
 
 def read(image, block_count=BLOCK_COUNT):
-    """{path: bytes} of every file in an image (a short one is padded as erased flash)."""
+    """{path: bytes} of every file in an image."""
     fs = LittleFS(block_size=BLOCK_SIZE, block_count=block_count, mount=False)
-    size = BLOCK_SIZE * block_count
-    if len(image) > size:
-        raise ValueError("image of %d bytes is larger than %d blocks" % (len(image), block_count))
-    fs.context.buffer = bytearray(image) + bytearray([ERASED]) * (size - len(image))
+    fs.context.buffer = bytearray(image)
     fs.mount()
     found = {}
     for root, _, names in fs.walk("/"):

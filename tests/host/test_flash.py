@@ -31,9 +31,9 @@ def write(tmp_path, data, name="ESP32_GENERIC-20260406-v1.28.0.bin"):
 
 
 def test_the_full_install_is_one_esptool_call_with_the_right_offsets():
-    args = flash.esptool_args("/dev/ttyUSB0", "mp.bin", vfs=(0x200000, "vfs.img"))
+    args = flash.esptool_args("/dev/ttyUSB0", "mp.bin", files=[(0x200000, "a.img"), (0x3a9000, "b.img")])
     assert args == ["--chip", "esp32", "--port", "/dev/ttyUSB0", "--baud", "460800", "write-flash",
-                    "--erase-all", "0x1000", "mp.bin", "0x200000", "vfs.img"]
+                    "--erase-all", "0x1000", "mp.bin", "0x200000", "a.img", "0x3a9000", "b.img"]
     assert flash.esptool_args("p", "mp.bin", chip="esp32s3")[8:] == ["0x0", "mp.bin"]
     with pytest.raises(ValueError, match="unknown chip"):
         flash.esptool_args("p", "mp.bin", chip="esp8266")
@@ -41,7 +41,7 @@ def test_the_full_install_is_one_esptool_call_with_the_right_offsets():
 
 def test_esptool_accepts_the_arguments():
     """esptool's own parser reads our call (it stops at opening the missing port)."""
-    args = flash.esptool_args("/dev/nonexistent", __file__, vfs=(0x200000, __file__))
+    args = flash.esptool_args("/dev/nonexistent", __file__, files=[(0x200000, __file__)])
     run = subprocess.run([sys.executable, "-m", "esptool", *args], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "nonexistent" in (run.stdout + run.stderr)
     assert "unrecognized" not in run.stderr and "invalid choice" not in run.stderr
@@ -58,15 +58,28 @@ def test_the_simulators_image_holds_the_app_and_fills_a_4mib_modules_vfs():
     assert {n[5:-4] for n in names if n.startswith("doce/")} == sources  # every module, as .mpy
 
 
-def test_an_image_without_its_erased_tail_reads_the_same():
+def written(command, vfs_offset, blocks):
+    """The vfs partition as the esptool command leaves it on an erased chip."""
+    flash = bytearray(b"\xff") * (blocks * image.BLOCK_SIZE)
+    pairs = command[command.index("write-flash") + 4:]
+    for address, path in zip(pairs[::2], pairs[1::2]):
+        data = Path(path).read_bytes()
+        at = int(address, 16) - vfs_offset
+        assert 0 <= at and at + len(data) <= len(flash)
+        flash[at:at + len(data)] = data
+    return bytes(flash)
+
+
+def test_the_used_blocks_are_the_whole_image_on_an_erased_chip():
     files = image.app_files("standard")
     built = image.build(files, block_count=1024)
-    used = image.used(built)
-    assert len(used) % image.BLOCK_SIZE == 0 and len(used) <= len(built)
-    assert set(built[len(used):]) <= {0xFF}
-    assert image.read(used, block_count=1024) == files
-    with pytest.raises(ValueError):
-        image.read(built, block_count=512)
+    parts = image.pieces(built)
+    assert all(at % image.BLOCK_SIZE == 0 and len(data) % image.BLOCK_SIZE == 0 for at, data in parts)
+    assert sum(len(data) for _, data in parts) < len(built) // 4
+    erased = bytearray(b"\xff") * len(built)
+    for at, data in parts:
+        erased[at:at + len(data)] = data
+    assert bytes(erased) == built
 
 
 @pytest.mark.parametrize("chip, flash_mib", [("esp32", 4), ("esp32", 8), ("esp32", 16),
@@ -80,15 +93,15 @@ def test_the_app_goes_to_the_whole_vfs_partition_of_the_module(tmp_path, chip, f
     out = open(tmp_path / "out.txt", "w")
     [command] = flash.plan("/dev/ttyUSB0", firmware, files, work, size=flash_mib * MIB, dry_run=True, out=out)
     start = esp_images.CHIPS[chip][1]
-    assert command[1:] == ["--chip", chip, "--port", "/dev/ttyUSB0", "--baud", "460800", "write-flash",
-                           "--erase-all", "0x%x" % start, str(firmware), "0x%x" % FACTORY_END, command[-1]]
+    assert command[1:10] == ["--chip", chip, "--port", "/dev/ttyUSB0", "--baud", "460800", "write-flash",
+                             "--erase-all", "0x%x" % start]
+    assert command[10] == str(firmware)
     blocks = (flash_mib * MIB - FACTORY_END) // image.BLOCK_SIZE
-    written = Path(command[-1]).read_bytes()
-    assert FACTORY_END + len(written) <= flash_mib * MIB
-    assert image.read(written, block_count=blocks) == files
+    vfs = written(command, FACTORY_END, blocks)
+    assert image.read(vfs, block_count=blocks) == files
     # LittleFS keeps its block count: the image mounts only at exactly this size
     with pytest.raises(Exception):
-        image.read(written, block_count=blocks + 1)
+        image.read(vfs + b"\xff" * image.BLOCK_SIZE, block_count=blocks + 1)
 
 
 def test_a_fixed_vfs_partition_in_the_table_is_used_as_it_is(tmp_path):
@@ -136,7 +149,9 @@ def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypat
     ran = []
 
     def run(command):
-        ran.append((command, Path(command[-1]).read_bytes() if command[-1].endswith(".img") else None))
+        ran.append(command)
+        blocks = (16 * MIB - FACTORY_END) // image.BLOCK_SIZE
+        ran.append(image.read(written(command, FACTORY_END, blocks), block_count=blocks))
         return subprocess.CompletedProcess(command, 0)
 
     monkeypatch.setattr(flash, "probe", lambda port: ("esp32", 16 * MIB))
@@ -144,9 +159,9 @@ def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypat
     monkeypatch.setattr(flash, "verify", lambda port, out: {"board": "doce"})
     out = open(tmp_path / "out.txt", "w+")
     assert flash.install("/dev/ttyUSB0", firmware, out=out) == {"board": "doce"}
-    [(command, written)] = ran
-    assert command[-2] == "0x200000"
-    assert image.read(written, block_count=(16 * MIB - FACTORY_END) // image.BLOCK_SIZE) == image.app_files()
+    [command, files] = ran
+    assert command[11] == "0x200000"  # the superblocks, first of the vfs partition
+    assert files == image.app_files()
     out.seek(0)
     assert "/dev/ttyUSB0: ESP32 with 16 MiB of flash" in out.read()
 
@@ -182,8 +197,8 @@ BAD_IMAGES = {
     "the app alone": (lambda: esp_images.app("esp32"), "app alone; doce flash needs the whole image"),
     "not MicroPython": (lambda: esp_images.firmware(version=None), "is not MicroPython"),
     "an older release": (lambda: esp_images.firmware(version="v1.24.1", date="2024-11-29"),
-                         "is MicroPython v1.24.1, which the app is built and tested for v1.28"),
-    "a newer release": (lambda: esp_images.firmware(version="v1.29.0"), "v1.29.0, which the app"),
+                         "is MicroPython v1.24.1, but the app is built and tested for v1.28"),
+    "a newer release": (lambda: esp_images.firmware(version="v1.29.0"), "v1.29.0, but the app"),
     "another .mpy": (lambda: esp_images.firmware(version="v1.18", date="2022-01-17"),
                      "cannot load the app's .mpy files (version 6; it loads 5)"),
 }
