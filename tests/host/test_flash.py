@@ -250,3 +250,12 @@ def test_app_only_updates_a_running_board_and_keeps_its_game(tmp_path):
         with BoardLink(sim.path) as link:
             assert link.state()["board"] == {"c3": "white 4"}  # the journal was kept
     assert Path(tmp_path / "flash.img").exists()
+
+
+def test_no_board_on_the_port_is_one_clear_line(tmp_path):
+    """A full install asks the board first (esptool as a library); a missing port is one line."""
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware()))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "/dev/x: esptool could not talk to the board's bootloader" in run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert "$ " not in run.stdout
