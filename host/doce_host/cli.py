@@ -336,7 +336,8 @@ def parser():
     fl.add_argument("--firmware", metavar="MICROPYTHON.bin", help="the MicroPython image for the board")
     fl.add_argument("--chip", help="esp32, esp32s2, esp32s3, esp32c3 or esp32c6 (default: the image's)")
     fl.add_argument("--flash-size", metavar="SIZE",
-                    help="the module's flash, e.g. 8MB (default: asked of the board; a dry run assumes 4MB)")
+                    help="the module's flash, e.g. 8MB, for a dry run (which otherwise assumes 4MB) or a "
+                         "board whose flash chip does not say")
     fl.add_argument("--app-only", action="store_true", help="update only the app's files, with mpremote")
     fl.add_argument("--rules", default="standard", metavar="RULES", help="the rules to install")
     fl.add_argument("--dry-run", action="store_true", help="check the image and print the commands, run nothing")

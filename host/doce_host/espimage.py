@@ -6,7 +6,7 @@ starts where the bootloader goes: 0x1000 on the ESP32 and S2, 0x0 on the S3, C3 
 so the table is at 0x7000 or 0x8000 of the file. esptool reads the images; the partition
 table is read here: ESP-IDF's own parser, gen_esp32part.py, ships only inside ESP-IDF, and
 the PyPI packages that carry one (mp-image-tool-esp32 0.1, esp-idf-defs 0.1) are young
-one-author tools, more to trust than these 30 lines.
+one-author tools: more to depend on than these 30 lines.
 """
 
 import hashlib

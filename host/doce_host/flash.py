@@ -137,10 +137,12 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
                 CHIP_DEFS[board_chip].CHIP_NAME if board_chip in CHIPS else board_chip, name,
                 CHIP_DEFS[firmware.chip].CHIP_NAME,
                 micropython.firmware_file(board_chip) if board_chip in CHIPS else "its MicroPython image"))
+        # MicroPython sizes vfs by the flash chip's own ID (esp_flash_get_physical_size,
+        # ports/esp32/main.c), as esptool reads it: that wins over --flash-size
         if size is not None and detected is not None and size != detected:
-            print("warning: --flash-size %s, but the board's flash reports %s; using %s"
-                  % (espimage.mib(size), espimage.mib(detected), espimage.mib(size)), file=out)
-        size = size if size is not None else detected
+            print("warning: --flash-size %s, but the board's flash chip says %s; using %s"
+                  % (espimage.mib(size), espimage.mib(detected), espimage.mib(detected)), file=out)
+        size = detected if detected is not None else size
         print("%s: %s with %s of flash" % (port, CHIP_DEFS[firmware.chip].CHIP_NAME,
                                            espimage.mib(size) if size else "an unknown size"), file=out)
     try:

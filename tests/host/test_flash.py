@@ -259,3 +259,17 @@ def test_no_board_on_the_port_is_one_clear_line(tmp_path):
     assert "/dev/x: esptool could not talk to the board's bootloader" in run.stderr
     assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
     assert "$ " not in run.stdout
+
+
+@pytest.mark.parametrize("given, detected, used", [(None, 8, 8), (4, 16, 16), (8, None, 8)])
+def test_the_flash_chips_own_size_wins(tmp_path, monkeypatch, given, detected, used):
+    """MicroPython sizes vfs from the flash chip's ID, so that is what the image is built for;
+    --flash-size only stands in where the chip does not say."""
+    monkeypatch.setattr(flash, "probe", lambda port: ("esp32", detected and detected * MIB))
+    firmware = write(tmp_path, esp_images.firmware())
+    work = tmp_path / "work"
+    work.mkdir()
+    out = open(tmp_path / "out.txt", "w+")
+    [command] = flash.plan("p", firmware, image.app_files(), work, size=given and given * MIB, out=out)
+    out.seek(0)
+    assert "for the vfs partition at 0x200000, %d MiB" % (used - 2) in out.read()
