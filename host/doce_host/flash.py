@@ -195,10 +195,11 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
             # after a firmware write, MicroPython makes its file system at first boot
             attempts = 5 if number else 1
             for attempt in range(attempts):
+                if attempt:
+                    time.sleep(2)
                 result = run(command)
                 if not result.returncode:
                     break
-                time.sleep(2)
             if result.returncode:
                 raise LinkError("%s: %s failed (exit %d); see its message above"
                                 % (port, Path(command[0]).name, result.returncode))
