@@ -195,13 +195,14 @@ def cmd_rules_diff(args):
 
 @link_errors
 def cmd_flash(args):
-    from .flash import install
+    from .flash import flash_size, install
     if not args.app_only and not args.firmware:
         raise UsageError("flash: --firmware MICROPYTHON.bin is needed for a full install (or use --app-only)")
     try:
+        size = flash_size(args.flash_size) if args.flash_size else None
         install(args.port, args.firmware, chip=args.chip, app_only=args.app_only, rules=args.rules,
-                dry_run=args.dry_run)
-    except (ValueError, RuntimeError, OSError) as e:  # an unknown chip, a missing tool
+                dry_run=args.dry_run, size=size)
+    except (ValueError, RuntimeError, OSError) as e:  # a bad image, an unknown chip, a missing tool
         raise UsageError("flash: %s" % e) from None
 
 
@@ -325,16 +326,21 @@ def parser():
     board_args(diff)
     diff.set_defaults(run=cmd_rules_diff)
 
+    from .micropython import RELEASE as release, firmware_file
     fl = sub.add_parser("flash", help="install MicroPython and the app on a board",
                         description="Erase a board and write MicroPython and the app in one esptool call, "
                                     "or with --app-only update just the app (keeping the game and "
-                                    "calibration). Then check the board answers.")
+                                    "calibration). Then check the board answers. The firmware must be "
+                                    "MicroPython %s (%s for an ESP32)." % (release, firmware_file()))
     fl.add_argument("--port", required=True, help="the board's serial port")
     fl.add_argument("--firmware", metavar="MICROPYTHON.bin", help="the MicroPython image for the board")
-    fl.add_argument("--chip", default="esp32", help="esp32 (default), esp32s2, esp32s3, esp32c3, esp32c6")
+    fl.add_argument("--chip", help="esp32, esp32s2, esp32s3, esp32c3 or esp32c6 (default: the image's)")
+    fl.add_argument("--flash-size", metavar="SIZE",
+                    help="the module's flash, e.g. 8MB, for a dry run (which otherwise assumes 4MB) or a "
+                         "board whose flash chip does not say")
     fl.add_argument("--app-only", action="store_true", help="update only the app's files, with mpremote")
     fl.add_argument("--rules", default="standard", metavar="RULES", help="the rules to install")
-    fl.add_argument("--dry-run", action="store_true", help="print the command, run nothing")
+    fl.add_argument("--dry-run", action="store_true", help="check the image and print the commands, run nothing")
     fl.set_defaults(run=cmd_flash)
 
     st = sub.add_parser("status", help="a board's hello and game state",

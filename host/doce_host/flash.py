@@ -1,35 +1,52 @@
 """Install a board: MicroPython and the app in one esptool call, or just the app.
 
-A full install erases the chip and writes, in one `esptool write-flash`, the MicroPython
-firmware at its offset and a LittleFS image of the app at the `vfs` partition, where
-MicroPython mounts its file system. `--app-only` copies the app's files with mpremote
-instead, so the board keeps its journal and calibration.
+A full install reads the firmware .bin first (espimage.py): its chip, its MicroPython
+version, which must be the release the app is built for (micropython.py), and its
+partition table. It asks the board's bootloader for the chip and the flash size, works out
+where MicroPython will mount its `vfs` partition on that module, builds a LittleFS image of
+the app of exactly that size, and erases the chip and writes the firmware and the image in
+one `esptool write-flash`. Where the place of the files cannot be known, it writes the
+firmware alone and copies the app with mpremote once MicroPython has booted.
+`--app-only` copies the app's files with mpremote, so the board keeps its journal and
+calibration.
 """
 
+import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from . import image
+from esptool.targets import CHIP_DEFS
+
+from . import espimage, image, micropython
+from .espimage import FirmwareError, UnknownLayout
 from .link import BoardLink, LinkError
 from .paths import tool
 
-# Where MicroPython's image goes, by chip (the bootloader's place: 0x1000 on the
-# original ESP32, 0x0 on the newer chips).
-FIRMWARE_OFFSET = {"esp32": 0x1000, "esp32s2": 0x1000, "esp32s3": 0x0, "esp32c3": 0x0, "esp32c6": 0x0}
-VFS_OFFSET = 0x200000  # MicroPython's 4 MiB partition table: vfs at 2 MiB, 2 MiB long
+CHIPS = tuple(micropython.BOARDS)
 BAUD = 460800
 KEEP = ("journal", "calibration.bin")  # the board's own files, kept by --app-only
+ASSUMED_FLASH = 4 << 20  # a dry run does not ask the board: the smallest module MicroPython fits
 
 
-def esptool_args(port, firmware, vfs_image, chip="esp32", baud=BAUD):
-    """The one esptool call of a full install."""
-    if chip not in FIRMWARE_OFFSET:
-        raise ValueError("unknown chip %r (known: %s)" % (chip, ", ".join(sorted(FIRMWARE_OFFSET))))
-    return ["--chip", chip, "--port", port, "--baud", str(baud), "write-flash", "--erase-all",
-            "0x%x" % FIRMWARE_OFFSET[chip], str(firmware), "0x%x" % VFS_OFFSET, str(vfs_image)]
+def firmware_offset(chip):
+    """Where MicroPython's image goes: the bootloader's place (0x1000 on the ESP32 and S2,
+    0x0 on the newer chips), as esptool knows it."""
+    if chip not in CHIPS:
+        raise ValueError("unknown chip %r (known: %s)" % (chip, ", ".join(CHIPS)))
+    return CHIP_DEFS[chip].BOOTLOADER_FLASH_OFFSET
+
+
+def esptool_args(port, firmware, chip="esp32", files=(), baud=BAUD):
+    """The esptool call of a full install: erase, write the firmware and the app's file
+    system, `files` = [(offset, image file)]."""
+    args = ["--chip", chip, "--port", port, "--baud", str(baud), "write-flash", "--erase-all",
+            "0x%x" % firmware_offset(chip), str(firmware)]
+    for offset, path in files:
+        args += ["0x%x" % offset, str(path)]
+    return args
 
 
 def mpremote_args(port, files_dir, files):
@@ -45,9 +62,119 @@ def mpremote_args(port, files_dir, files):
     return args + ["reset"]
 
 
-def install(port, firmware=None, chip="esp32", app_only=False, rules="standard", dry_run=False, out=None):
-    """Install and verify. Returns the board's hello (None for a dry run)."""
+def flash_size(text):
+    """Bytes from '8MB', '8MiB', '8M' or '8' (MiB, as esptool and module names count)."""
+    found = re.fullmatch(r"\s*(\d+)\s*(MB|MiB|M)?\s*", str(text), re.IGNORECASE)
+    if not found or int(found.group(1)) not in (1, 2, 4, 8, 16, 32, 64, 128):
+        raise ValueError("flash size %r: give it in MiB, e.g. 4MB, 8MB or 16MB" % text)
+    return int(found.group(1)) << 20
+
+
+def check_release(firmware, files, name):
+    """Refuse firmware other than the pinned release, or that cannot load the app's .mpy."""
+    want = micropython.version()
+    abis = sorted({micropython.mpy_header(data) for path, data in files.items() if path.endswith(".mpy")})
+    loads = all(micropython.mpy_loads(firmware.release, firmware.chip, abi) for abi in abis)
+    if loads and firmware.release[:2] == want[:2]:
+        return
+    has = micropython.mpy_version(firmware.release)
+    native = any(abi[2] for abi in abis)  # only native code needs the minor version to match
+
+    def number(major, minor):
+        return "%d.%d" % (major, minor) if native else "%d" % major
+    why = ("which cannot load the app's .mpy files (version %s; it loads %s)"
+           % ("/".join(number(*abi[:2]) for abi in abis), number(*has) if has else "none")
+           if not loads else "but the app is built and tested for v%d.%d" % want[:2])
+    raise FirmwareError("%s is MicroPython %s, %s: get %s from %s"
+                        % (name, firmware.version, why, micropython.firmware_file(firmware.chip),
+                           micropython.download_page(firmware.chip)))
+
+
+def probe(port):
+    """(chip, flash size in bytes or None) of the board on `port`, from its ROM bootloader
+    (esptool as a library: the chip's magic number and the flash chip's JEDEC ID)."""
+    from esptool.cmds import attach_flash, detect_chip, detect_flash_size, reset_chip, run_stub
+    from esptool.util import flash_size_bytes
+    try:
+        with detect_chip(port) as esp:
+            chip = next((key for key in CHIPS if CHIP_DEFS[key].CHIP_NAME == esp.CHIP_NAME), esp.CHIP_NAME)
+            esp = run_stub(esp)
+            attach_flash(esp)
+            size = flash_size_bytes(detect_flash_size(esp))
+            reset_chip(esp, "hard-reset")
+    except Exception as e:  # esptool's FatalError, a serial error: say it in one line
+        raise LinkError("%s: esptool could not talk to the board's bootloader: %s"
+                        % (port, (str(e).strip().splitlines() or [type(e).__name__])[0])) from None
+    return chip, size
+
+
+def run(command):
+    """Run esptool or mpremote; they show their own progress."""
+    return subprocess.run(command)
+
+
+def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, out=None):
+    """The commands of a full install, after checking the firmware against the app and board."""
     out = out or sys.stdout
+    name = Path(firmware_path).name
+    data = Path(firmware_path).read_bytes()
+    firmware = espimage.read_firmware(data, name)
+    if chip and chip != firmware.chip:
+        raise FirmwareError("%s is MicroPython for the %s, not the %s: get %s" % (
+            name, CHIP_DEFS[firmware.chip].CHIP_NAME, CHIP_DEFS[chip].CHIP_NAME, micropython.firmware_file(chip)))
+    check_release(firmware, files, name)
+    print("%s: MicroPython %s (%s) for the %s" % (name, firmware.version, firmware.date,
+                                                CHIP_DEFS[firmware.chip].CHIP_NAME), file=out)
+    if dry_run:
+        if size is None:
+            size = ASSUMED_FLASH
+            print("dry run: the board is not asked its flash size; assuming %s (give --flash-size)"
+                  % espimage.mib(size), file=out)
+    else:
+        board_chip, detected = probe(port)
+        if board_chip != firmware.chip:
+            raise FirmwareError("the board is an %s, %s is for the %s: get %s" % (
+                CHIP_DEFS[board_chip].CHIP_NAME if board_chip in CHIPS else board_chip, name,
+                CHIP_DEFS[firmware.chip].CHIP_NAME,
+                micropython.firmware_file(board_chip) if board_chip in CHIPS else "its MicroPython image"))
+        # MicroPython sizes vfs by the flash chip's own ID (esp_flash_get_physical_size,
+        # ports/esp32/main.c), as esptool reads it: that wins over --flash-size
+        if size is not None and detected is not None and size != detected:
+            print("warning: --flash-size %s, but the board's flash chip says %s; using %s"
+                  % (espimage.mib(size), espimage.mib(detected), espimage.mib(detected)), file=out)
+        size = detected if detected is not None else size
+        print("%s: %s with %s of flash" % (port, CHIP_DEFS[firmware.chip].CHIP_NAME,
+                                           espimage.mib(size) if size else "an unknown size"), file=out)
+    try:
+        offset, length = espimage.vfs_place(firmware, size)
+    except UnknownLayout as e:
+        print("%s; writing MicroPython alone, then copying the app with mpremote once it has booted" % e, file=out)
+        for path, contents in files.items():
+            (Path(tmp) / path).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / path).write_bytes(contents)
+        return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip),
+                [tool("mpremote")] + mpremote_args(port, tmp, files)]
+    blocks = length // image.BLOCK_SIZE
+    parts = []
+    # the chip is erased first, so only the blocks LittleFS used need writing
+    for at, data in image.pieces(image.build(files, block_count=blocks)):
+        path = Path(tmp) / ("vfs-0x%x.img" % (offset + at))
+        path.write_bytes(data)
+        parts.append((offset + at, path))
+    print("app files: LittleFS for the vfs partition at 0x%x, %s (%d blocks of %d); %d blocks to write"
+          % (offset, espimage.mib(length), blocks, image.BLOCK_SIZE,
+             sum(p.stat().st_size for _, p in parts) // image.BLOCK_SIZE), file=out)
+    return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip, files=parts)]
+
+
+def install(port, firmware=None, chip=None, app_only=False, rules="standard", dry_run=False, out=None,
+            size=None):
+    """Install and verify. Returns the board's hello (None for a dry run).
+
+    `size`: the module's flash in bytes, if not to be asked of the board (a dry run)."""
+    out = out or sys.stdout
+    if chip is not None:
+        firmware_offset(chip)  # an unknown chip is a ValueError here, before any work
     files = image.app_files(rules)
     with tempfile.TemporaryDirectory() as tmp:
         if app_only:
@@ -55,21 +182,29 @@ def install(port, firmware=None, chip="esp32", app_only=False, rules="standard",
                 path = Path(tmp) / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
-            command = [tool("mpremote")] + mpremote_args(port, tmp, files)
+            commands = [[tool("mpremote")] + mpremote_args(port, tmp, files)]
         else:
             if firmware is None or not Path(firmware).is_file():
-                raise LinkError("--firmware: no such file %s (a MicroPython .bin for %s from "
-                                "micropython.org/download)" % (firmware, chip))
-            vfs = Path(tmp) / "vfs.img"
-            vfs.write_bytes(image.build(files))
-            command = [tool("esptool")] + esptool_args(port, firmware, vfs, chip)
-        print("$ " + " ".join(command), file=out, flush=True)
-        if dry_run:
-            return None
-        result = subprocess.run(command)  # esptool and mpremote show their own progress
-        if result.returncode:
-            raise LinkError("%s: %s failed (exit %d); see its message above"
-                            % (port, Path(command[0]).name, result.returncode))
+                raise LinkError("--firmware: no such file %s (get %s from %s)" % (
+                    firmware, micropython.firmware_file(chip or "esp32"), micropython.download_page(chip or "esp32")))
+            commands = plan(port, firmware, files, tmp, chip=chip, size=size, dry_run=dry_run, out=out)
+        for number, command in enumerate(commands):
+            print("$ " + " ".join(command), file=out, flush=True)
+            if dry_run:
+                continue
+            # after a firmware write, MicroPython makes its file system at first boot
+            attempts = 5 if number else 1
+            for attempt in range(attempts):
+                if attempt:
+                    time.sleep(2)
+                result = run(command)
+                if not result.returncode:
+                    break
+            if result.returncode:
+                raise LinkError("%s: %s failed (exit %d); see its message above"
+                                % (port, Path(command[0]).name, result.returncode))
+    if dry_run:
+        return None
     return verify(port, out)
 
 

@@ -15,7 +15,10 @@ from . import rules
 from .paths import BOARD_FILE, FIRMWARE, tool
 
 BLOCK_SIZE = 4096
-BLOCK_COUNT = 512  # the 2 MiB vfs partition of a 4 MiB ESP32
+# 2 MiB: the vfs partition of a 4 MiB module (from 0x200000 to the end of flash); the
+# simulator's flash. `doce flash` sizes the image for the module's real partition.
+BLOCK_COUNT = 512
+ERASED = 0xFF  # what erased NOR flash reads as
 
 
 def app_files(rules_name="standard", bytecode=True):
@@ -53,6 +56,24 @@ def build(files, block_count=BLOCK_COUNT):
         with fs.open(path, "wb") as f:
             f.write(data)
     return bytes(fs.context.buffer)
+
+
+def pieces(image):
+    """[(offset, bytes)]: the runs of blocks of the image that are not erased.
+
+    On an erased chip, writing these is the same as writing the whole image: LittleFS
+    uses a few blocks of a 14 MiB partition, so this writes tens of KB, not megabytes."""
+    found = []
+    erased = bytes([ERASED]) * BLOCK_SIZE
+    for at in range(0, len(image), BLOCK_SIZE):
+        block = image[at:at + BLOCK_SIZE]
+        if block == erased:
+            continue
+        if found and found[-1][0] + len(found[-1][1]) == at:
+            found[-1][1].extend(block)
+        else:
+            found.append((at, bytearray(block)))
+    return [(at, bytes(data)) for at, data in found]
 
 
 def read(image, block_count=BLOCK_COUNT):

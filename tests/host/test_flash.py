@@ -1,5 +1,12 @@
 """doce flash: tested up to the esptool call (no ESP32 here), and --app-only for real,
-with mpremote against the serial simulator."""
+with mpremote against the serial simulator.
+
+The firmware files are small stand-ins built like micropython.org's (esp_images.py), with
+the partition tables of the pinned release, micropython tag v1.28.0: ESP32_GENERIC and
+ESP32_GENERIC_S3 use ports/esp32/partitions-4MiBplus.csv (nvs, phy_init, factory up to
+0x200000), and ports/esp32/main.c boardctrl_startup makes "vfs" from there to the end of
+the module's flash.
+"""
 
 import subprocess
 import sys
@@ -7,33 +14,43 @@ from pathlib import Path
 
 import pytest
 
-from doce_host import flash, image
+import esp_images
+from doce_host import flash, image, micropython
+from doce_host.espimage import FirmwareError
 from doce_host.paths import FIRMWARE
 from doce_host.sim.serial_sim import SerialSim
 
+MIB = 1 << 20
+FACTORY_END = 0x10000 + 0x1F0000  # partitions-4MiBplus.csv: factory at 0x10000, 0x1F0000 long
+
+
+def write(tmp_path, data, name="ESP32_GENERIC-20260406-v1.28.0.bin"):
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
 
 def test_the_full_install_is_one_esptool_call_with_the_right_offsets():
-    args = flash.esptool_args("/dev/ttyUSB0", "mp.bin", "vfs.img")
+    args = flash.esptool_args("/dev/ttyUSB0", "mp.bin", files=[(0x200000, "a.img"), (0x3a9000, "b.img")])
     assert args == ["--chip", "esp32", "--port", "/dev/ttyUSB0", "--baud", "460800", "write-flash",
-                    "--erase-all", "0x1000", "mp.bin", "0x200000", "vfs.img"]
-    assert flash.esptool_args("p", "mp.bin", "vfs.img", chip="esp32s3")[8:10] == ["0x0", "mp.bin"]
+                    "--erase-all", "0x1000", "mp.bin", "0x200000", "a.img", "0x3a9000", "b.img"]
+    assert flash.esptool_args("p", "mp.bin", chip="esp32s3")[8:] == ["0x0", "mp.bin"]
     with pytest.raises(ValueError, match="unknown chip"):
-        flash.esptool_args("p", "mp.bin", "vfs.img", chip="esp8266")
+        flash.esptool_args("p", "mp.bin", chip="esp8266")
 
 
 def test_esptool_accepts_the_arguments():
     """esptool's own parser reads our call (it stops at opening the missing port)."""
-    run = subprocess.run([sys.executable, "-m", "esptool", *flash.esptool_args("/dev/nonexistent", __file__,
-                                                                                __file__)],
-                         capture_output=True, text=True, timeout=60)
+    args = flash.esptool_args("/dev/nonexistent", __file__, files=[(0x200000, __file__)])
+    run = subprocess.run([sys.executable, "-m", "esptool", *args], capture_output=True, text=True, timeout=60)
     assert run.returncode != 0 and "nonexistent" in (run.stdout + run.stderr)
     assert "unrecognized" not in run.stderr and "invalid choice" not in run.stderr
 
 
-def test_the_image_holds_the_app_and_fills_the_vfs_partition():
+def test_the_simulators_image_holds_the_app_and_fills_a_4mib_modules_vfs():
     files = image.app_files("standard")
     built = image.build(files)
-    assert len(built) == 0x200000  # exactly the vfs partition
+    assert len(built) == 4 * MIB - FACTORY_END  # the simulator's flash: a 4 MiB module's vfs
     assert image.read(built) == files
     names = set(files)
     assert {"main.py", "board.json", "rules.doct"} <= names
@@ -41,18 +58,184 @@ def test_the_image_holds_the_app_and_fills_the_vfs_partition():
     assert {n[5:-4] for n in names if n.startswith("doce/")} == sources  # every module, as .mpy
 
 
-def test_a_dry_run_prints_the_command(tmp_path, capsys):
-    firmware = tmp_path / "mp.bin"
-    firmware.write_bytes(b"\xe9" + bytes(100))
+def written(command, vfs_offset, blocks):
+    """The vfs partition as the esptool command leaves it on an erased chip."""
+    flash = bytearray(b"\xff") * (blocks * image.BLOCK_SIZE)
+    pairs = command[command.index("write-flash") + 4:]
+    for address, path in zip(pairs[::2], pairs[1::2]):
+        data = Path(path).read_bytes()
+        at = int(address, 16) - vfs_offset
+        assert 0 <= at and at + len(data) <= len(flash)
+        flash[at:at + len(data)] = data
+    return bytes(flash)
+
+
+def test_the_used_blocks_are_the_whole_image_on_an_erased_chip():
+    files = image.app_files("standard")
+    built = image.build(files, block_count=1024)
+    parts = image.pieces(built)
+    assert all(at % image.BLOCK_SIZE == 0 and len(data) % image.BLOCK_SIZE == 0 for at, data in parts)
+    assert sum(len(data) for _, data in parts) < len(built) // 4
+    erased = bytearray(b"\xff") * len(built)
+    for at, data in parts:
+        erased[at:at + len(data)] = data
+    assert bytes(erased) == built
+
+
+@pytest.mark.parametrize("chip, flash_mib", [("esp32", 4), ("esp32", 8), ("esp32", 16),
+                                             ("esp32s3", 8), ("esp32s3", 16)])
+def test_the_app_goes_to_the_whole_vfs_partition_of_the_module(tmp_path, chip, flash_mib):
+    """The image is as big as the vfs partition MicroPython makes on this module, so it mounts."""
+    firmware = write(tmp_path, esp_images.firmware(chip))
+    files = image.app_files("standard")
+    work = tmp_path / "work"
+    work.mkdir()
+    out = open(tmp_path / "out.txt", "w")
+    [command] = flash.plan("/dev/ttyUSB0", firmware, files, work, size=flash_mib * MIB, dry_run=True, out=out)
+    start = esp_images.CHIPS[chip][1]
+    assert command[1:10] == ["--chip", chip, "--port", "/dev/ttyUSB0", "--baud", "460800", "write-flash",
+                             "--erase-all", "0x%x" % start]
+    assert command[10] == str(firmware)
+    blocks = (flash_mib * MIB - FACTORY_END) // image.BLOCK_SIZE
+    vfs = written(command, FACTORY_END, blocks)
+    assert image.read(vfs, block_count=blocks) == files
+    # LittleFS keeps its block count: the image mounts only at exactly this size
+    with pytest.raises(Exception):
+        image.read(vfs + b"\xff" * image.BLOCK_SIZE, block_count=blocks + 1)
+
+
+def test_a_fixed_vfs_partition_in_the_table_is_used_as_it_is(tmp_path):
+    """An image whose table has a vfs row (v1.24.1's ESP32-S3 table, partitions-8MiB.csv) keeps its place."""
+    from doce_host import espimage
+    fw = espimage.read_firmware(esp_images.firmware("esp32s3", table=esp_images.V1_24_S3_TABLE))
+    assert espimage.vfs_place(fw, 8 * MIB) == (0x200000, 0x600000)
+    assert espimage.vfs_place(fw, 16 * MIB) == (0x200000, 0x600000)
+    with pytest.raises(FirmwareError, match="needs 8 MiB of flash, the board has 4 MiB"):
+        espimage.vfs_place(fw, 4 * MIB)
+
+
+def test_an_8mib_firmware_on_a_4mib_module_is_refused(tmp_path):
+    firmware = write(tmp_path, esp_images.firmware(table=esp_images.V1_28_OTA_8MIB_TABLE))
+    with pytest.raises(FirmwareError, match="needs 4.94 MiB of flash, the board has 4 MiB"):
+        flash.plan("p", firmware, image.app_files("standard"), tmp_path, size=4 * MIB, dry_run=True,
+                   out=open("/dev/null", "w"))
+
+
+def test_a_dry_run_prints_the_firmware_and_the_command(tmp_path, capsys):
+    firmware = write(tmp_path, esp_images.firmware())
     assert flash.install("/dev/ttyUSB0", firmware, dry_run=True) is None
     out = capsys.readouterr().out
+    assert "MicroPython v1.28.0 (2026-04-06) for the ESP32" in out
+    assert "assuming 4 MiB" in out
     assert "write-flash --erase-all 0x1000 %s 0x200000 " % firmware in out
 
 
+@pytest.mark.parametrize("layout, why", [(None, "no partition table"),
+                                         ([("nvs", 1, 2, 0x9000, 0x6000), ("factory", 0, 0, 0x10000, 0x1F0000),
+                                           ("ffat", 1, 0x81, 0x200000, 0x200000)], "FAT")])
+def test_an_unknown_layout_falls_back_to_copying_with_mpremote(tmp_path, capsys, layout, why):
+    firmware = write(tmp_path, esp_images.firmware(table=layout))
+    flash.install("/dev/ttyUSB0", firmware, dry_run=True, size=8 * MIB)
+    out = capsys.readouterr().out
+    assert why in out and "copying the app with mpremote" in out
+    commands = [line for line in out.splitlines() if line.startswith("$ ")]
+    assert commands[0].endswith("write-flash --erase-all 0x1000 %s" % firmware)  # MicroPython alone
+    assert "mpremote connect /dev/ttyUSB0 fs cp" in commands[1] and commands[1].endswith(" reset")
+
+
+def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypatch):
+    """Without a board: the probe and the programs are stand-ins that record what they are given."""
+    firmware = write(tmp_path, esp_images.firmware())
+    ran = []
+
+    def run(command):
+        ran.append(command)
+        blocks = (16 * MIB - FACTORY_END) // image.BLOCK_SIZE
+        ran.append(image.read(written(command, FACTORY_END, blocks), block_count=blocks))
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(flash, "probe", lambda port: ("esp32", 16 * MIB))
+    monkeypatch.setattr(flash, "run", run)
+    monkeypatch.setattr(flash, "verify", lambda port, out: {"board": "doce"})
+    out = open(tmp_path / "out.txt", "w+")
+    assert flash.install("/dev/ttyUSB0", firmware, out=out) == {"board": "doce"}
+    [command, files] = ran
+    assert command[11] == "0x200000"  # the superblocks, first of the vfs partition
+    assert files == image.app_files()
+    out.seek(0)
+    assert "/dev/ttyUSB0: ESP32 with 16 MiB of flash" in out.read()
+
+
+def test_a_board_of_another_chip_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(flash, "probe", lambda port: ("esp32s3", 8 * MIB))
+    monkeypatch.setattr(flash, "run", lambda command: pytest.fail("ran %s" % command))
+    firmware = write(tmp_path, esp_images.firmware("esp32"))
+    with pytest.raises(FirmwareError, match="the board is an ESP32-S3, .* get ESP32_GENERIC_S3-20260406-v1.28.0.bin"):
+        flash.install("/dev/ttyUSB0", firmware, out=open("/dev/null", "w"))
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "doce_host.cli", "flash", "--port", "/dev/x", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
 def test_no_firmware_file_is_a_clear_error(tmp_path):
-    run = subprocess.run([sys.executable, "-m", "doce_host.cli", "flash", "--port", "/dev/x",
-                          "--firmware", str(tmp_path / "missing.bin")], capture_output=True, text=True)
+    run = run_cli("--firmware", tmp_path / "missing.bin")
     assert run.returncode == 2 and "no such file" in run.stderr and "Traceback" not in run.stderr
+    assert micropython.firmware_file("esp32") in run.stderr
+
+
+def cut(data, at):
+    return data[:at]
+
+
+BAD_IMAGES = {
+    "not an image": (lambda: b"<html>404 Not Found</html>\n" * 100, "is not an ESP32 firmware image"),
+    "cut before its table": (lambda: esp_images.firmware()[:0x5000], "cut short"),
+    "cut in its app": (lambda: esp_images.firmware()[:0x10000 - 0x1000 + 300], "cut short or damaged: its app"),
+    "damaged table": (lambda: esp_images.firmware().replace(b"phy_init", b"phy_xnit"), "MD5 does not match"),
+    "the app alone": (lambda: esp_images.app("esp32"), "app alone; doce flash needs the whole image"),
+    "not MicroPython": (lambda: esp_images.firmware(version=None), "is not MicroPython"),
+    "an older release": (lambda: esp_images.firmware(version="v1.24.1", date="2024-11-29"),
+                         "is MicroPython v1.24.1, but the app is built and tested for v1.28"),
+    "a newer release": (lambda: esp_images.firmware(version="v1.29.0"), "v1.29.0, but the app"),
+    "another .mpy": (lambda: esp_images.firmware(version="v1.18", date="2022-01-17"),
+                     "cannot load the app's .mpy files (version 6; it loads 5)"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_IMAGES))
+def test_a_bad_image_is_one_clear_line(tmp_path, case):
+    make, message = BAD_IMAGES[case]
+    run = run_cli("--firmware", write(tmp_path, make(), "mp.bin"), "--dry-run")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert message in run.stderr and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert "$ " not in run.stdout  # nothing would have been written
+
+
+def test_a_wrong_version_says_which_file_to_get(tmp_path):
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware("esp32s3", version="v1.24.1")), "--dry-run")
+    assert "get %s from %s" % (micropython.firmware_file("esp32s3"), micropython.download_page("esp32s3")) \
+        in run.stderr
+
+
+def test_an_image_for_another_chip_than_asked_is_refused(tmp_path):
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware("esp32s3")), "--chip", "esp32", "--dry-run")
+    assert run.returncode == 2
+    assert "is MicroPython for the ESP32-S3, not the ESP32: get ESP32_GENERIC-20260406-v1.28.0.bin" in run.stderr
+
+
+def test_a_patch_release_of_the_pinned_version_is_taken(tmp_path):
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware(version="v1.28.1")), "--dry-run",
+                  "--flash-size", "8MB")
+    assert run.returncode == 0, run.stderr
+    assert "vfs partition at 0x200000, 6 MiB" in run.stdout
+
+
+def test_a_bad_flash_size_is_a_clear_error(tmp_path):
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware()), "--dry-run", "--flash-size", "lots")
+    assert run.returncode == 2 and "flash size 'lots'" in run.stderr
 
 
 def test_app_only_updates_a_running_board_and_keeps_its_game(tmp_path):
@@ -67,3 +250,26 @@ def test_app_only_updates_a_running_board_and_keeps_its_game(tmp_path):
         with BoardLink(sim.path) as link:
             assert link.state()["board"] == {"c3": "white 4"}  # the journal was kept
     assert Path(tmp_path / "flash.img").exists()
+
+
+def test_no_board_on_the_port_is_one_clear_line(tmp_path):
+    """A full install asks the board first (esptool as a library); a missing port is one line."""
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware()))
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "/dev/x: esptool could not talk to the board's bootloader" in run.stderr
+    assert "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert "$ " not in run.stdout
+
+
+@pytest.mark.parametrize("given, detected, used", [(None, 8, 8), (4, 16, 16), (8, None, 8)])
+def test_the_flash_chips_own_size_wins(tmp_path, monkeypatch, given, detected, used):
+    """MicroPython sizes vfs from the flash chip's ID, so that is what the image is built for;
+    --flash-size only stands in where the chip does not say."""
+    monkeypatch.setattr(flash, "probe", lambda port: ("esp32", detected and detected * MIB))
+    firmware = write(tmp_path, esp_images.firmware())
+    work = tmp_path / "work"
+    work.mkdir()
+    out = open(tmp_path / "out.txt", "w+")
+    [command] = flash.plan("p", firmware, image.app_files(), work, size=given and given * MIB, out=out)
+    out.seek(0)
+    assert "for the vfs partition at 0x200000, %d MiB" % (used - 2) in out.read()

