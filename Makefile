@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench clean
+.PHONY: sim test bench hardware clean
 
 # Reinstall when the package description changes.
 $(BIN)/.installed: pyproject.toml
@@ -21,6 +21,10 @@ test: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py
+
+# the KiCad netlist and bom.csv, from the circuit in hardware/schematic.py
+hardware: $(BIN)/.installed
+	$(BIN)/python hardware/schematic.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
