@@ -129,7 +129,6 @@ class Board:
         self.spec = spec
         self.circuit = sk.Circuit()
         self.circuit.no_files = True  # no .erc/.log files beside the caller
-        self.templates = {}
         self.notes = {}  # ref -> the BOM note of its row
         self.kind_of = {}  # ref -> its KINDS key
         self.count = {}  # prefix -> last number used
