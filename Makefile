@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench physics clean
+.PHONY: sim test bench physics hardware clean
 
 # Reinstall when the package description changes.
 $(BIN)/.installed: pyproject.toml
@@ -25,6 +25,10 @@ bench: $(BIN)/.installed physics
 # 100,000 placements drawn within every tolerance, read as the firmware reads them.
 physics: $(BIN)/.installed
 	$(BIN)/python -m doce_host.physics.campaign --placements 100000
+
+# the KiCad netlist and bom.csv, from the circuit in hardware/schematic.py
+hardware: $(BIN)/.installed
+	$(BIN)/python hardware/schematic.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -8,6 +8,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from devices import FakeDevice
 
+from doce.lights import YELLOW, scaled
+from doce_host.paths import load_board
 from doce_host.recorded import GameFileError, steps
 from doce_host.web import picture
 from doce_host.web.watch import Watch
@@ -39,8 +41,10 @@ def test_words_from_the_wire_stay_words():
 
 
 def test_pieces_lines_and_lights_are_drawn_from_the_state():
+    cap = load_board().brightness_cap
+    yellow = scaled(YELLOW, 8, cap)  # yellow at the board file's cap, full level
     leds = bytearray(3 * 31)
-    leds[3 * 12:3 * 12 + 3] = bytes((38, 36, 11))  # c3 is LED 12: yellow at the cap, full level
+    leds[3 * 12:3 * 12 + 3] = bytes(yellow)  # c3 is LED 12
     state = dict(EMPTY, board={"c3": "white 4", "a1": "black blocker", "e5": "white 12"},
                  last={"white": "c3", "black": None}, leds=leds.hex(),
                  round_end={"round": 1, "result": "white", "reason": "line", "lines": [["a1", "z9"], ["a1", "b1"]],
@@ -50,8 +54,8 @@ def test_pieces_lines_and_lights_are_drawn_from_the_state():
     c3 = drawn["c3"]
     assert len(c3.findall(SVG + "circle[@class='pip']")) == 4 and c3.get("data-last") == "white"
     # The hue at full strength (brightest channel 255) and how bright it is of the cap.
-    assert c3.get("data-light") == "#%02x%02x%02x" % (255, round(36 * 255 / 38), round(11 * 255 / 38))
-    assert float(c3.get("data-level")) == pytest.approx(38 / (0.16 * 255), abs=0.01)
+    assert c3.get("data-light") == "#%02x%02x%02x" % tuple(round(c * 255 / max(yellow)) for c in yellow)
+    assert float(c3.get("data-level")) == pytest.approx(max(yellow) / (cap * 255), abs=0.01)
     assert drawn["a1"].find(SVG + "circle[@class='blocker']") is not None
     assert [t.text for t in drawn["e5"].iter(SVG + "text")] == ["12"]  # a die beyond six faces
     lines = [p for p in ET.fromstring(picture.draw(state)).iter(SVG + "polyline") if p.get("class")]

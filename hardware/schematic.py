@@ -1,0 +1,387 @@
+"""The DOCE board's circuit as code (SKiDL), built from board.json.
+
+    python hardware/schematic.py      # writes hardware/doce.net (KiCad netlist) and hardware/bom.csv
+
+The pin map, the sensor channels and the LED chain come from board.json, the same file the
+firmware and the simulator read, so the circuit cannot disagree with them. Every part is
+defined here with its own pins (SKiDL's tool-independent parts): no KiCad symbol library is
+needed to run it. bom.csv is generated: the electronics from this circuit, then the mechanical
+parts (dice, magnets, PCB) from mechanical.csv. tests/hardware checks both files are current
+and that the circuit passes SKiDL's electrical rules check (ERC).
+
+A plain script next to board.json rather than a package module: only the tests and the
+maker run it, and the tests load it by path.
+"""
+
+import contextlib
+import csv
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BOARD_FILE = HERE / "board.json"
+NETLIST_FILE = HERE / "doce.net"
+BOM_FILE = HERE / "bom.csv"
+MECHANICAL_FILE = HERE / "mechanical.csv"
+BOM_COLUMNS = ["ref", "qty", "part", "manufacturer", "mpn", "package", "notes"]
+
+
+def _skidl():
+    import skidl  # imported late: the module's constants are usable without it
+    from skidl.logger import erc_logger, rt_logger
+
+    # SKiDL opens a log file per logger in the working directory when imported: close and
+    # remove them here, so nothing is left behind whatever the directory is later
+    for log in (rt_logger, erc_logger):
+        for handler in log.log_file_handlers[:]:
+            name, handler.filename = handler.filename, None
+            log.removeHandler(handler)
+            handler.close()
+            if name:
+                with contextlib.suppress(OSError):
+                    os.remove(name)
+    return skidl
+
+
+class Kind:
+    """One kind of part: what the BOM says about it and its pins as (number, name, type)."""
+
+    def __init__(self, prefix, part, manufacturer, mpn, package, footprint, pins, value=""):
+        self.prefix, self.part, self.manufacturer, self.mpn = prefix, part, manufacturer, mpn
+        self.package, self.footprint, self.pins, self.value = package, footprint, pins, value
+
+
+def _pins(*spec):
+    return [(str(num), name, kind) for num, name, kind in spec]
+
+
+def _esp32_pins():
+    # ESP32-DevKitC header J2 (pins 1-19) and J3 (numbered 20-38 here), as printed on the board
+    j2 = ["3V3", "EN", "IO36", "IO39", "IO34", "IO35", "IO32", "IO33", "IO25", "IO26", "IO27", "IO14",
+          "IO12", "GND", "IO13", "IO9", "IO10", "IO11", "5V"]
+    j3 = ["GND", "IO23", "IO22", "IO1", "IO3", "IO21", "GND", "IO19", "IO18", "IO5", "IO17", "IO16",
+          "IO4", "IO0", "IO2", "IO15", "IO8", "IO7", "IO6"]
+    kinds = {"3V3": "PWROUT", "5V": "PWROUT", "GND": "PASSIVE", "EN": "INPUT", "IO36": "INPUT"}
+    return [(str(i), name, kinds.get(name, "BIDIR")) for i, name in enumerate(j2 + j3, 1)]
+
+
+MUX_INPUT_PIN = [9, 8, 7, 6, 5, 4, 3, 2, 23, 22, 21, 20, 19, 18, 17, 16]  # CD74HC4067 I0..I15
+
+KINDS = {
+    "esp32": Kind("U", "ESP32 development board (ESP32-WROOM-32E; USB serial and 3.3 V regulator on board)",
+                  "Espressif", "ESP32-DEVKITC-32E", "module", "doce:ESP32-DevKitC_2x19_socket", _esp32_pins()),
+    "hall": Kind("H", "Linear hall sensor, ratiometric, 30 mV/mT at 3.3 V", "Texas Instruments",
+                 "DRV5055A2QDBZR", "SOT-23", "Package_TO_SOT_SMD:SOT-23",
+                 _pins((1, "VCC", "PWRIN"), (2, "OUT", "OUTPUT"), (3, "GND", "PWRIN"))),
+    "mux": Kind("U", "16-channel analog multiplexer", "Texas Instruments", "CD74HC4067M96", "SOIC-24",
+                "Package_SO:SOIC-24W_7.5x15.4mm_P1.27mm",
+                _pins((1, "COM", "PASSIVE"), (10, "S0", "INPUT"), (11, "S1", "INPUT"), (14, "S2", "INPUT"),
+                      (13, "S3", "INPUT"), (15, "~E", "INPUT"), (12, "GND", "PWRIN"), (24, "VCC", "PWRIN"),
+                      *[(MUX_INPUT_PIN[i], "I%d" % i, "PASSIVE") for i in range(16)])),
+    "decoder": Kind("U", "3-to-8 line decoder", "Texas Instruments", "SN74HC138DR", "SOIC-16",
+                    "Package_SO:SOIC-16_3.9x9.9mm_P1.27mm",
+                    _pins((1, "A", "INPUT"), (2, "B", "INPUT"), (3, "C", "INPUT"), (4, "~G2A", "INPUT"),
+                          (5, "~G2B", "INPUT"), (6, "G1", "INPUT"), (8, "GND", "PWRIN"), (16, "VCC", "PWRIN"),
+                          *[(15 - y if y < 7 else 7, "~Y%d" % y, "OUTPUT") for y in range(8)])),
+    "pfet": Kind("Q", "P-channel MOSFET, -30 V, logic level", "Alpha & Omega", "AO3401A", "SOT-23",
+                 "Package_TO_SOT_SMD:SOT-23",
+                 _pins((1, "G", "INPUT"), (2, "S", "PWRIN"), (3, "D", "PWROUT"))),
+    "r10k": Kind("R", "Resistor 10 kOhm 1%", "Yageo", "RC0603FR-0710KL", "0603", "Resistor_SMD:R_0603_1608Metric",
+                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10k"),
+    "r330": Kind("R", "Resistor 330 Ohm 1%", "Yageo", "RC0603FR-07330RL", "0603", "Resistor_SMD:R_0603_1608Metric",
+                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "330"),
+    "buffer": Kind("U", "Single buffer, TTL-level input (3.3 V in, 5 V out)", "Texas Instruments",
+                   "SN74AHCT1G125DBVR", "SOT-23-5", "Package_TO_SOT_SMD:SOT-23-5",
+                   _pins((1, "~OE", "INPUT"), (2, "A", "INPUT"), (3, "GND", "PWRIN"), (4, "Y", "OUTPUT"),
+                         (5, "VCC", "PWRIN"))),
+    "switch": Kind("U", "Load switch 5.5 V 2 A, adjustable rise time (soft start)", "Texas Instruments",
+                   "TPS22918DBVR", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
+                   _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "ON", "INPUT"), (4, "CT", "PASSIVE"),
+                         (5, "QOD", "PASSIVE"), (6, "VOUT", "PWROUT"))),
+    "led": Kind("LED", "RGB LED with WS2812 driver, 5 V", "Worldsemi", "WS2812B", "5050",
+                "LED_SMD:LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm",
+                _pins((1, "VDD", "PWRIN"), (2, "DOUT", "OUTPUT"), (3, "VSS", "PWRIN"), (4, "DIN", "INPUT"))),
+    "c100n": Kind("C", "Capacitor 100 nF 50 V X7R", "Samsung", "CL10B104KB8NNNC", "0603",
+                  "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100n"),
+    "c10n": Kind("C", "Capacitor 10 nF 50 V X7R", "Samsung", "CL10B103KB8NNNC", "0603",
+                 "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10n"),
+    "c1u": Kind("C", "Capacitor 1 uF 25 V X7R", "Samsung", "CL10B105KA8NNNC", "0603",
+                "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "1u"),
+    "c100u": Kind("C", "Capacitor 100 uF 10 V electrolytic", "Panasonic", "EEU-FR1A101", "radial 5x11 mm",
+                  "Capacitor_THT:CP_Radial_D5.0mm_P2.00mm", _pins((1, "+", "PASSIVE"), (2, "-", "PASSIVE")), "100u"),
+    "button": Kind("SW", "Tactile switch 6x6 mm", "Omron", "B3F-1000", "THT", "Button_Switch_THT:SW_PUSH_6mm",
+                   _pins((1, "A1", "PASSIVE"), (2, "A2", "PASSIVE"), (3, "B1", "PASSIVE"), (4, "B2", "PASSIVE"))),
+}
+
+RING = "CNESW"
+DECOUPLING = "one at the supply pin of each sensor, LED, multiplexer, the decoder and the level shifter"
+
+
+class Board:
+    """The circuit of one board file. `circuit` is a SKiDL Circuit; `notes` says what each part is for."""
+
+    def __init__(self, spec):
+        sk = _skidl()
+        self.sk = sk
+        self.spec = spec
+        self.circuit = sk.Circuit()
+        self.circuit.no_files = True  # no .erc/.log files beside the caller
+        self.notes = {}  # ref -> the BOM note of its row
+        self.kind_of = {}  # ref -> its KINDS key
+        self.count = {}  # prefix -> last number used
+        self.nets = {}
+        self._build()
+
+    # --- helpers -------------------------------------------------------------------------
+    def net(self, name):
+        if name not in self.nets:
+            self.nets[name] = self.sk.Net(name, circuit=self.circuit)
+        return self.nets[name]
+
+    def part(self, kind, note):
+        sk, k = self.sk, KINDS[kind]
+        self.count[k.prefix] = n = self.count.get(k.prefix, 0) + 1
+        ref = "%s%d" % (k.prefix, n)
+        p = sk.Part(tool=sk.SKIDL, name=k.mpn, ref_prefix=k.prefix, footprint=k.footprint,
+                    circuit=self.circuit, ref=ref, tag=ref,
+                    pins=[sk.Pin(num=num, name=name, func=getattr(sk.Pin.types, t)) for num, name, t in k.pins])
+        p.value = k.value or k.mpn
+        p.description = k.part
+        p.fields["MPN"] = k.mpn
+        p.fields["Manufacturer"] = k.manufacturer
+        self.kind_of[ref] = kind
+        self.notes[ref] = note
+        return p
+
+    def decouple(self, rail, note):
+        c = self.part("c100n", note)
+        c[1] += self.net(rail)
+        c[2] += self.net("GND")
+        return c
+
+    # --- the circuit ---------------------------------------------------------------------
+    def _build(self):
+        # Parts are made in the order of the old hand-written BOM, so references keep their
+        # meaning: U1 devkit, U2-U9 multiplexers, U10 decoder, U11 level shifter, H1-H125
+        # sensors by channel, Q1-Q8 and R1-R8 the group switches, LED1-LED31 in chain order.
+        s = self.spec
+        pins, sensing = s["pins"], s["sensing"]
+        groups, per_group = sensing["groups"], sensing["channels_per_group"]
+        gnd, v33, vbus, vled = self.net("GND"), self.net("+3V3"), self.net("VBUS"), self.net("+5V_LED")
+        gnd.drive = self.sk.POWER  # the devkit's ground: a supply, for the ERC
+
+        # ESP32 development board: USB, its serial bridge and the 3.3 V regulator are on it
+        esp = self.part("esp32", "any ESP32_GENERIC board with GPIO 4, 13, 14, 21-23, 25-27, 32, 36; "
+                                 "its USB socket powers the whole board")
+        self.esp = esp
+        esp["3V3"] += v33
+        esp["5V"] += vbus
+        for p in esp["GND"]:
+            p += gnd
+        sig = self.net("SENSE")  # the joined multiplexer outputs
+        select = [self.net("MUX_S%d" % i) for i in range(4)]
+        group = [self.net("GROUP_A%d" % i) for i in range(3)]
+        enable, data, button = self.net("GROUP_ENABLE"), self.net("LED_DATA_3V3"), self.net("BUTTON")
+        wiring = [(pins["sensor_adc"], sig), (pins["group_enable"], enable), (pins["leds"], data),
+                  (pins["button"], button)]
+        wiring += list(zip(pins["mux_select"], select)) + list(zip(pins["group_select"], group))
+        for gpio, net in wiring:
+            esp["IO%d" % gpio] += net
+
+        where = {}  # channel -> "a1 C"
+        for square, channels in s["squares"].items():
+            for i, ch in enumerate(channels):
+                where[ch] = "%s %s" % (square, RING[i])
+        group_rail = [self.net("+3V3_GROUP%d" % g) for g in range(groups)]
+        group_on = [self.net("GROUP%d_N" % g) for g in range(groups)]  # low: group g on
+
+        # the multiplexers, one per group of 16 channels
+        self.muxes = []
+        for g in range(groups):
+            m = self.part("mux", "one per group of 16 sensors; outputs joined to GPIO %d" % pins["sensor_adc"])
+            m["COM"] += sig
+            m["~E"] += group_on[g]
+            for i in range(4):
+                m["S%d" % i] += select[i]
+            m["VCC"] += v33
+            m["GND"] += gnd
+            self.decouple("+3V3", DECOUPLING)
+            self.muxes.append(m)
+
+        # the decoder picks one group
+        dec = self.part("decoder", "picks the group: enables its multiplexer and powers its sensors")
+        for i, name in enumerate("ABC"):
+            dec[name] += group[i]
+        dec["G1"] += enable
+        dec["~G2A"] += gnd
+        dec["~G2B"] += gnd
+        dec["VCC"] += v33
+        dec["GND"] += gnd
+        for g in range(groups):
+            dec["~Y%d" % g] += group_on[g]
+        self.decouple("+3V3", DECOUPLING)
+
+        buf = self.part("buffer", "LED data level shifter")
+
+        # sensors: one DRV5055 per used channel, powered by its group's switch
+        self.sensors = {}
+        for ch in sorted(where):
+            g, i = divmod(ch, per_group)
+            h = self.part("hall", "5 per square: centre, N, E, S, W at %g mm from the centre, branded side up"
+                          % self.spec["physics"]["ring_mm"])
+            h.fields["Position"] = where[ch]
+            out = self.net("HALL%d" % ch)
+            h["OUT"] += out
+            self.muxes[g]["I%d" % i] += out
+            h["VCC"] += group_rail[g]
+            h["GND"] += gnd
+            self.decouple("+3V3_GROUP%d" % g, DECOUPLING)
+            self.sensors[ch] = h
+        for ch in range(groups * per_group):
+            if ch not in where:  # an unused input reads ground, never a floating level
+                self.muxes[ch // per_group]["I%d" % (ch % per_group)] += gnd
+
+        # group supplies: the decoder's output drives its P-MOSFET's gate
+        for g in range(groups):
+            q = self.part("pfet", "high-side switch for each group's sensor supply")
+            q["G"] += group_on[g]
+            q["S"] += v33
+            q["D"] += group_rail[g]
+        for g in range(groups):
+            r = self.part("r10k", "gate pull-ups: every group off while the ESP32 boots")
+            r[1] += group_on[g]
+            r[2] += v33
+
+        # the level shifter and the chain
+        series = self.part("r330", "series resistor on the LED data line")
+        for net in (enable, data):
+            pull = self.part("r10k", "boot pull-downs: the 74HC138's G1 (GPIO %d floats until the firmware runs) "
+                                     "and the level shifter's input (a floating data line can latch full white)"
+                                     % pins["group_enable"])
+            pull[1] += net
+            pull[2] += gnd
+        buf["A"] += data
+        buf["~OE"] += gnd
+        buf["VCC"] += vled
+        buf["GND"] += gnd
+        self.decouple("+5V_LED", DECOUPLING)
+        series[1] += buf["Y"]
+        din = self.net("LED_DIN0")
+        series[2] += din
+        serves = {i: "under " + sq for sq, i in s["leds"]["squares"].items()}
+        for player, idx in s["leds"]["turn"].items():
+            for i in idx:
+                serves[i] = "%s's edge" % player
+        self.leds = []
+        for i in range(s["leds"]["count"]):
+            led = self.part("led", "25 at the squares' corners (serpentine), 3 on each player's edge")
+            led.fields["Serves"] = serves.get(i, "spare")
+            led["DIN"] += din
+            led["VDD"] += vled
+            led["VSS"] += gnd
+            if i + 1 < s["leds"]["count"]:
+                din = self.net("LED_DIN%d" % (i + 1))
+                led["DOUT"] += din
+            else:
+                led["DOUT"] += self.circuit.NC
+            self.decouple("+5V_LED", DECOUPLING)
+            self.leds.append(led)
+
+        # LED power: a soft-start load switch between USB and the strip
+        sw = self.part("switch", "soft start for the LED supply: USB allows 10 uF at plug-in (see README)")
+        sw["VIN"] += vbus
+        sw["GND"] += gnd
+        sw["ON"] += v33  # the strip powers up after the 3.3 V regulator
+        sw["QOD"] += vled  # discharges the strip's supply when switched off
+        sw["VOUT"] += vled
+        ct = self.part("c10n", "sets the soft start's rise time (CT)")
+        ct[1] += sw["CT"]
+        ct[2] += gnd
+        cin = self.part("c1u", "at the load switch input")
+        cin[1] += vbus
+        cin[2] += gnd
+        bulk = self.part("c100u", "across the LED 5 V supply at the strip's input, after the soft start")
+        bulk[1] += vled
+        bulk[2] += gnd
+
+        sw1 = self.part("button", "new match (press after a match); hold 3 s on an empty board to recalibrate")
+        sw1["A1"] += button
+        sw1["A2"] += button
+        sw1["B1"] += gnd
+        sw1["B2"] += gnd
+
+        # every devkit pin the board does not use is marked as such
+        for p in esp.pins:
+            if not p.nets:
+                p += self.circuit.NC
+
+    # --- outputs -------------------------------------------------------------------------
+    def erc(self):
+        """Run SKiDL's ERC; return (errors, warnings)."""
+        from skidl.logger import erc_logger
+
+        self.circuit.ERC()
+        return erc_logger.error.count, erc_logger.warning.count
+
+    def netlist(self):
+        text = str(self.circuit.generate_netlist(tool=self.sk.KICAD, do_backup=False, track_src=False,
+                                                 track_abs_path=False))
+        text = re.sub(r'\(source "[^"]*"\)', '(source "hardware/schematic.py")', text)
+        return re.sub(r'\(date "[^"]*"\)', '(date "")', text)  # the file changes only with the circuit
+
+    def bom_rows(self):
+        """One row per kind of part and purpose, in reference order."""
+        rows = {}
+        for p in self.circuit.parts:
+            k = KINDS[self.kind_of[p.ref]]
+            key = (k.mpn, self.notes[p.ref])
+            rows.setdefault(key, (k, []))[1].append(p.ref)
+        out = []
+        for (mpn, note), (k, refs) in rows.items():
+            numbers = sorted(int(r[len(k.prefix):]) for r in refs)
+            out.append((k.prefix, numbers[0], {
+                "ref": _ranges(k.prefix, numbers), "qty": str(len(numbers)), "part": k.part,
+                "manufacturer": k.manufacturer, "mpn": mpn, "package": k.package, "notes": note}))
+        order = ["U", "H", "Q", "R", "LED", "C", "SW"]
+        out.sort(key=lambda r: (order.index(r[0]), r[1]))
+        return [r[2] for r in out]
+
+    def bom(self, mechanical=None):
+        """bom.csv's text: the electronics, then the mechanical parts."""
+        if mechanical is None:
+            mechanical = MECHANICAL_FILE.read_text()
+        f = io.StringIO()
+        w = csv.DictWriter(f, BOM_COLUMNS, lineterminator="\n")
+        w.writeheader()
+        w.writerows(self.bom_rows())
+        w.writerows(csv.DictReader(io.StringIO(mechanical)))
+        return f.getvalue()
+
+
+def _ranges(prefix, numbers):
+    parts, start = [], numbers[0]
+    for a, b in zip(numbers, numbers[1:] + [None]):
+        if b != a + 1:
+            parts.append("%s%d" % (prefix, start) if start == a else "%s%d-%s%d" % (prefix, start, prefix, a))
+            start = b
+    return " ".join(parts)
+
+
+def load(path=BOARD_FILE):
+    return Board(json.loads(Path(path).read_text()))
+
+
+def main():
+    board = load()
+    errors, warnings = board.erc()
+    NETLIST_FILE.write_text(board.netlist())
+    BOM_FILE.write_text(board.bom())
+    print("ERC: %d errors, %d warnings; wrote %s and %s" % (errors, warnings, NETLIST_FILE.name, BOM_FILE.name))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

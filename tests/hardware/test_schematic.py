@@ -1,0 +1,153 @@
+"""The circuit as code (hardware/schematic.py): it follows board.json, passes ERC, and the
+committed netlist and BOM are exactly what it generates."""
+
+import copy
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
+REGENERATE = "out of date: run `make hardware` (python hardware/schematic.py) and commit the result"
+
+
+def load_schematic():
+    spec = importlib.util.spec_from_file_location("doce_schematic", HARDWARE / "schematic.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+schematic = load_schematic()
+SPEC = json.loads(schematic.BOARD_FILE.read_text())
+
+
+@pytest.fixture(scope="module")
+def board():
+    return schematic.Board(SPEC)
+
+
+def net_of(part, pin_name):
+    (pin,) = [p for p in part.pins if p.name == pin_name]
+    (net,) = pin.nets
+    return net
+
+
+def refs_on(net):
+    return sorted("%s.%s" % (p.part.ref, p.name) for p in net.pins)
+
+
+def test_erc_finds_no_errors_and_no_warnings(board):
+    assert board.erc() == (0, 0)
+
+
+def test_erc_catches_two_outputs_driving_one_net():
+    shorted = schematic.Board(SPEC)
+    shorted.nets["GROUP0_N"] += shorted.nets["GROUP1_N"]  # 74HC138 Y0 and Y1 tied together
+    errors, _ = shorted.erc()
+    assert errors > 0
+
+
+def test_the_committed_bom_is_the_generated_one(board):
+    assert schematic.BOM_FILE.read_text() == board.bom(), "hardware/bom.csv " + REGENERATE
+
+
+def test_the_committed_netlist_is_the_generated_one(board):
+    assert schematic.NETLIST_FILE.read_text() == board.netlist(), "hardware/doce.net " + REGENERATE
+
+
+def test_every_esp32_pin_is_where_board_json_says(board):
+    pins = SPEC["pins"]
+    wanted = {pins["sensor_adc"]: "SENSE", pins["group_enable"]: "GROUP_ENABLE", pins["leds"]: "LED_DATA_3V3",
+              pins["button"]: "BUTTON"}
+    wanted.update({gpio: "MUX_S%d" % i for i, gpio in enumerate(pins["mux_select"])})
+    wanted.update({gpio: "GROUP_A%d" % i for i, gpio in enumerate(pins["group_select"])})
+    for gpio, name in wanted.items():
+        assert net_of(board.esp, "IO%d" % gpio).name == name
+    assert refs_on(board.nets["SENSE"]) == sorted(["U1.IO%d" % pins["sensor_adc"]] +
+                                                  ["%s.COM" % m.ref for m in board.muxes])
+
+
+def test_every_sensor_is_on_its_channel_and_its_group_supply(board):
+    per_group = SPEC["sensing"]["channels_per_group"]
+    channels = [ch for chs in SPEC["squares"].values() for ch in chs]
+    assert sorted(board.sensors) == sorted(channels)
+    for square, chs in SPEC["squares"].items():
+        for ring, ch in zip("CNESW", chs):
+            h = board.sensors[ch]
+            g, i = divmod(ch, per_group)
+            assert h.fields["Position"] == "%s %s" % (square, ring)
+            assert refs_on(net_of(h, "OUT")) == sorted(["%s.OUT" % h.ref, "%s.I%d" % (board.muxes[g].ref, i)])
+            assert net_of(h, "VCC").name == "+3V3_GROUP%d" % g
+
+
+def test_a_changed_board_file_changes_the_circuit():
+    spec = copy.deepcopy(SPEC)
+    a1 = spec["squares"]["a1"]
+    a1[1], a1[2] = a1[2], a1[1]  # N and E sensors swapped
+    spec["pins"]["leds"], spec["pins"]["button"] = spec["pins"]["button"], spec["pins"]["leds"]
+    changed = schematic.Board(spec)
+    assert changed.sensors[a1[1]].fields["Position"] == "a1 N"
+    assert net_of(changed.esp, "IO%d" % spec["pins"]["leds"]).name == "LED_DATA_3V3"
+
+
+def test_the_led_chain_runs_in_strip_order(board):
+    leds = board.leds
+    assert len(leds) == SPEC["leds"]["count"]
+    for i, (a, b) in enumerate(zip(leds, leds[1:])):
+        assert net_of(a, "DOUT") is net_of(b, "DIN"), "LED%d feeds LED%d" % (i + 1, i + 2)
+    for square, i in SPEC["leds"]["squares"].items():
+        assert leds[i].fields["Serves"] == "under " + square
+
+
+def pulled_down(board, net):
+    """Whether `net` has a resistor whose other end is ground."""
+    for p in net.pins:
+        if p.part.ref.startswith("R"):
+            other = [q for q in p.part.pins if q is not p][0]
+            if other.nets and other.nets[0].name == "GND":
+                return True
+    return False
+
+
+def test_the_group_enable_and_the_led_data_are_pulled_down_at_boot(board):
+    assert pulled_down(board, board.nets["GROUP_ENABLE"])
+    assert pulled_down(board, board.nets["LED_DATA_3V3"])
+    assert not pulled_down(board, board.nets["BUTTON"])  # the check can say no
+
+
+def test_the_led_supply_goes_through_the_soft_start(board):
+    (switch,) = [p for p in board.circuit.parts if p.fields.get("MPN") == "TPS22918DBVR"]
+    assert net_of(switch, "VIN").name == "VBUS" and net_of(switch, "VOUT").name == "+5V_LED"
+    on_vbus = [p.part for p in board.nets["VBUS"].pins if p.part.ref.startswith("C")]
+    assert sum(float(c.value.rstrip("u")) for c in on_vbus) <= 10  # USB 2.0 7.2.4.1: 10 uF at attach
+    for led in board.leds:
+        assert net_of(led, "VDD").name == "+5V_LED"
+
+
+def test_the_leds_sit_at_a_corner_clear_of_the_sensors():
+    x, y = SPEC["leds"]["offset_mm"]
+    pitch, ring, led_half, sensor_half = 25.0, 5.0, 2.5, 1.5  # README: squares, ring sensors; WS2812B 5x5, SOT-23
+    assert abs(x) < pitch / 2 and abs(y) < pitch / 2  # on its own square
+    for sx, sy in [(0, 0), (0, ring), (ring, 0), (0, -ring), (-ring, 0)]:
+        assert abs(x - sx) >= led_half + sensor_half or abs(y - sy) >= led_half + sensor_half
+
+
+def test_building_the_circuit_leaves_no_files_behind(tmp_path):
+    """SKiDL opens log files in the working directory on import; changing directory after
+    (as other tests do) once made building the circuit fail on removing them."""
+    first, later = tmp_path / "first", tmp_path / "later"
+    first.mkdir()
+    later.mkdir()
+    script = ("import importlib.util, os, sys\n"
+              "spec = importlib.util.spec_from_file_location('s', sys.argv[1])\n"
+              "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+              "m._skidl(); os.chdir(sys.argv[2]); print(m.load().erc())\n")
+    out = subprocess.run([sys.executable, "-c", script, str(HARDWARE / "schematic.py"), str(later)],
+                         cwd=first, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("(0, 0)")
+    assert list(first.iterdir()) == [] and list(later.iterdir()) == []
