@@ -70,7 +70,7 @@ class App:
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
         c = self.controller
         if self.link:
-            self.link.poll()
+            self.link.poll(now_ms)  # now_ms: to pace what it sends at the line's speed
         if self.scanner.scan():
             c.reconcile(self.scanner.settled)
         if c.changed or (self.lights.animated and ticks_diff(now_ms, self.next_frame) >= 0):

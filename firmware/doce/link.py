@@ -11,15 +11,37 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
+from .app import ticks_diff
 from .board import UNSETTLED, piece_name
 from .game import PLAYER_NAMES, square_name
 from .referee import round_event
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: lines of at most MAX_LINE bytes, strict framing
 FIRMWARE = "0.1.0"
-MAX_LINE = 1024  # a rules chunk of 512 bytes is 684 characters of base64
+# The ESP32 port keeps what the host sends in a 260-byte ring buffer and drops what does not
+# fit (ports/esp32/mphalport.c, uart.c), whatever the firmware is busy with. The host sends one
+# line and waits for its reply, so the ring never holds more than one line: one line at most
+# MAX_LINE bytes, and its newline, fits with room to spare for a stray byte or two.
+MAX_LINE = 200
+MAX_DEPTH = 4  # nesting a request may have: deeper is refused before the parser tries it
 MAX_RULES = 4096
 BYTES_PER_STEP = 256  # so a flood of input cannot stall the scan loop
+# Output goes out at the baud rate through the UART's 128-byte transmit FIFO; a write that
+# overfills it holds the loop in 10 ms ticks (ports/esp32/uart.c). So the link writes no more
+# than it estimates the FIFO has room for, a part of a long reply per step, never waiting.
+TX_FIFO = 128  # ESP32 TRM, UART: a 128-byte TX FIFO
+BYTES_PER_S = 11520  # 115200 baud (ports/esp32/uart.h), 8N1: ten bits a byte
+TX_BACKLOG = 1024  # output waiting: past this the board reads no new request until it drains
+TX_LIMIT = 8192  # past this (a host asking faster than the line carries) it writes and waits
+NEWLINE = b"\n"
+
+
+def as_bytes(text):
+    """A str's bytes without a copy on MicroPython (its str has the buffer protocol)."""
+    try:
+        return memoryview(text)
+    except TypeError:  # CPython
+        return text.encode()
 
 
 class BadArgument(ValueError):
@@ -30,7 +52,7 @@ class Link:
     def __init__(self, app, stream, out, poller, reboot):
         self.app = app
         self.stream = stream  # readinto() for bytes from the host
-        self.out = out  # write(str) towards the host
+        self.out = out  # write(bytes) towards the host
         self.poller = poller  # select.poll() registered for `stream`
         self.reboot = reboot
         self.buf = bytearray(MAX_LINE)
@@ -39,13 +61,26 @@ class Link:
         self.overflow = False
         self.seq = 0
         self.transfer = None  # a rules transfer in progress: [bytearray, received, checksum]
-        self.reboot_pending = False
+        self.reboot_asked = False
+        self.queue = []  # lines waiting to go out (bytes, then NEWLINE), oldest first
+        self.sent = 0  # bytes of queue[0] already written
+        self.backlog = 0  # bytes waiting in the queue
+        self.fifo = 0  # bytes we reckon are still in the transmit FIFO
+        self.fifo_at = None  # when we last reckoned
+
+    @property
+    def reboot_pending(self):
+        return self.reboot_asked and not self.queue  # once the reply has gone out
 
     # -- bytes in -------------------------------------------------------------------
 
-    def poll(self):
-        """Take whatever the host has sent. Allocates nothing when it has sent nothing."""
+    def poll(self, now_ms=None):
+        """Send a part of what waits to go out, take whatever the host has sent. Allocates
+        nothing when there is nothing to send or take."""
+        self.flush(now_ms)
         for _ in range(BYTES_PER_STEP):
+            if self.backlog > TX_BACKLOG:
+                return  # answer first what was asked: the host waits for its replies anyway
             if not self._readable() or not self.stream.readinto(self.one):
                 return
             self._byte(self.one[0])
@@ -59,14 +94,14 @@ class Link:
         if b == 3:  # Ctrl-C: the ESP32's UART driver acts before we see it; elsewhere, we do
             raise KeyboardInterrupt
         if b == 10:  # end of line
-            line = bytes(self.buf[:self.n]) if self.n and not self.overflow else None
+            n = self.n
             overflow = self.overflow
             self.n = 0  # before handling: whatever happens there, the next line starts clean
             self.overflow = False
             if overflow:
                 self.reply(None, None, error="line_too_long", message="a line is at most %d bytes" % MAX_LINE)
-            elif line:
-                self.handle(line)
+            elif n:
+                self.handle(self.buf, n)
         elif b == 13:
             pass
         elif self.n < MAX_LINE:
@@ -78,8 +113,42 @@ class Link:
     # -- messages out -----------------------------------------------------------------
 
     def send(self, message):
-        self.out.write(json.dumps(message))
-        self.out.write("\n")
+        data = as_bytes(json.dumps(message))
+        self.queue.append(data)
+        self.queue.append(NEWLINE)
+        self.backlog += len(data) + 1
+        while self.backlog > TX_LIMIT:  # a flood: write the oldest out whole, and wait for it
+            self._write(len(self.queue[0]) - self.sent)
+
+    def flush(self, now_ms=None):
+        """Write what the transmit FIFO has room for, by our reckoning of how much of what we
+        wrote before has gone out since (all of it, at most a FIFO's worth, without a clock)."""
+        if not self.queue:
+            return
+        if now_ms is None or self.fifo_at is None:
+            self.fifo = 0
+        else:
+            self.fifo = max(0, self.fifo - ticks_diff(now_ms, self.fifo_at) * BYTES_PER_S // 1000)
+        self.fifo_at = now_ms
+        room = TX_FIFO - self.fifo
+        while room > 0 and self.queue:
+            room -= self._write(min(room, len(self.queue[0]) - self.sent))
+
+    def _write(self, n):
+        head = self.queue[0]
+        self.out.write(head[self.sent:self.sent + n] if n < len(head) else head)
+        self.sent += n
+        self.fifo += n
+        self.backlog -= n
+        if self.sent >= len(head):
+            self.queue.pop(0)
+            self.sent = 0
+        return n
+
+    def flush_all(self):
+        """Write everything waiting (the harness, between its commands; never the loop)."""
+        while self.queue:
+            self._write(len(self.queue[0]) - self.sent)
 
     def event(self, event):
         self.seq += 1
@@ -98,17 +167,22 @@ class Link:
 
     # -- requests ---------------------------------------------------------------------
 
-    def handle(self, line):
-        try:
-            request = json.loads(line)
-        except ValueError:  # also bytes that are not UTF-8
-            return self.reply(None, None, error="bad_json", message="not a JSON object")
-        if not isinstance(request, dict) or not isinstance(request.get("cmd"), str):
+    def handle(self, buf, n):
+        members = members_of(buf, n)
+        request = None
+        if members >= 0:
+            try:
+                request = json.loads(bytes(buf[:n]))
+            except (ValueError, MemoryError):  # also bytes that are not UTF-8
+                pass
+        if not isinstance(request, dict) or len(request) != members:  # a key twice is not one object either
+            return self.reply(None, None, error="bad_json", message="not one JSON object")
+        if not isinstance(request.get("cmd"), str):
             return self.reply(None, None, error="bad_request", message='a request is {"cmd": NAME, ...}')
         cmd = request["cmd"]
         ident = request.get("id")
-        if isinstance(ident, bool) or not isinstance(ident, (int, float, str)):
-            ident = None  # a number or a string, echoed; anything else is not an id
+        if not is_id(ident):
+            ident = None  # a finite number or a string, echoed; anything else is not an id
         command = COMMANDS.get(cmd)
         if command is None:
             return self.reply(cmd, ident, error="unknown_command",
@@ -151,7 +225,7 @@ class Link:
             raise CommandError("calibration_failed", error)
 
     def reboot_command(self, request):
-        self.reboot_pending = True  # after this reply has gone out
+        self.reboot_asked = True  # after this reply has gone out
 
     def rules_get(self, request):
         return {"tables": binascii.b2a_base64(self.app.tables.blob).decode().strip()}
@@ -201,6 +275,97 @@ class Link:
 
     def rules_abort(self, request):
         self.transfer = None
+
+
+def members_of(buf, n):
+    """How many members buf[:n] has if it is one JSON object whose every colon and comma is in
+    its place ({"key": value, ...}, nested at most MAX_DEPTH deep), else -1. MicroPython's
+    json.loads does not check this: it takes {"cmd" "x"} or a trailing comma, and v1.24 a
+    missing closing brace. Values inside are left to the parser. Allocates nothing."""
+    i = skip_space(buf, 0, n)
+    if i >= n or buf[i] != 123:  # {
+        return -1
+    i = skip_space(buf, i + 1, n)
+    if i < n and buf[i] == 125:  # {}
+        return 0 if skip_space(buf, i + 1, n) >= n else -1
+    members = 0
+    while i < n:
+        if buf[i] != 34:  # a key is a string
+            return -1
+        i = skip_space(buf, end_of_string(buf, i, n), n)
+        if i >= n or buf[i] != 58:  # :
+            return -1
+        i = skip_space(buf, end_of_value(buf, skip_space(buf, i + 1, n), n), n)
+        if i >= n:
+            return -1
+        members += 1
+        if buf[i] == 125:  # }, and nothing after it
+            return members if skip_space(buf, i + 1, n) >= n else -1
+        if buf[i] != 44:  # ,
+            return -1
+        i = skip_space(buf, i + 1, n)
+    return -1
+
+
+def skip_space(buf, i, n):
+    while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
+        i += 1
+    return i
+
+
+def end_of_string(buf, i, n):
+    """Just past the string that opens at buf[i] (n if it never closes)."""
+    i += 1
+    while i < n:
+        b = buf[i]
+        if b == 34:
+            return i + 1
+        i += 2 if b == 92 else 1  # a backslash escapes the next byte
+    return n
+
+
+def end_of_value(buf, i, n):
+    """Just past the value at buf[i]: a string, an array or object (nesting checked, contents
+    left to the parser), or a bare word like 12 or true; n if there is no value."""
+    if i >= n:
+        return n
+    b = buf[i]
+    if b == 34:
+        return end_of_string(buf, i, n)
+    if b == 123 or b == 91:  # { or [
+        depth = 0
+        while i < n:
+            b = buf[i]
+            if b == 34:
+                i = end_of_string(buf, i, n)
+                continue
+            if b == 123 or b == 91:
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return n
+            elif b == 125 or b == 93:
+                depth -= 1
+                if depth == 0:
+                    return i + 1
+            i += 1
+        return n
+    start = i
+    while i < n and is_word_byte(buf[i]):
+        i += 1
+    return i if i > start else n
+
+
+def is_word_byte(b):
+    """A byte of a bare word (a number, true, false, null): not space, not punctuation."""
+    return b > 32 and b != 44 and b != 58 and b != 34 and b != 123 and b != 125 and b != 91 and b != 93
+
+
+def is_id(ident):
+    if isinstance(ident, str):
+        return True
+    if isinstance(ident, bool) or not isinstance(ident, (int, float)):
+        return False
+    return ident - ident == 0  # not infinite, not NaN: the reply must stay JSON
 
 
 class CommandError(Exception):

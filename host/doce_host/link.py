@@ -17,8 +17,9 @@ import time
 
 import serial
 
-PROTOCOL = 1
-CHUNK = 512  # bytes of rule tables per rules_chunk
+from doce.link import MAX_LINE, PROTOCOL  # the firmware's own numbers: one copy, no drift
+
+CHUNK = 96  # bytes of rule tables per rules_chunk: 128 of base64, a line of about 190 bytes
 
 
 class LinkError(Exception):
@@ -35,6 +36,13 @@ class BoardLink:
             raise LinkError(describe_open_error(port, e)) from None
         self.pending = b""
         self.events = collections.deque()
+        # End whatever partial line an earlier program left on the board (a typed arrow
+        # key), so it cannot glue itself to our first request.
+        try:
+            self.send_line(b"")
+        except LinkError:
+            self.serial.close()
+            raise
         # Ids start anywhere, so a late reply to an earlier connection's request cannot
         # pass for the answer to one of ours.
         self.next_id = random.randrange(1, 1 << 30)
@@ -69,6 +77,10 @@ class BoardLink:
                 yield message
 
     def send_line(self, data):
+        """One line to the board. It must fit the board's line (docs/protocol.md: the
+        ESP32's receive buffer holds about one line), and the caller waits for its reply."""
+        if len(data.rstrip(b"\n")) > MAX_LINE:
+            raise LinkError("%s: a line of %d bytes; the board takes at most %d" % (self.port, len(data), MAX_LINE))
         try:
             self.serial.write(data if data.endswith(b"\n") else data + b"\n")
         except (serial.SerialException, OSError) as e:
@@ -81,7 +93,7 @@ class BoardLink:
         ident = self.next_id
         self.next_id += 1
         args.update(cmd=cmd, id=ident)
-        self.send_line(json.dumps(args).encode())
+        self.send_line(encode(args))
         timeout = self.timeout if timeout is None else timeout
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -150,8 +162,8 @@ class BoardLink:
         if not blob:
             raise LinkError("%s: no rule tables to send" % self.port)
         self.ask("rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))
-        for at in range(0, len(blob), chunk):
-            self.ask("rules_chunk", offset=at, data=binascii.b2a_base64(blob[at:at + chunk]).decode().strip())
+        for request in chunks(blob, chunk):
+            self.ask(request.pop("cmd"), **request)
         return self.request("rules_commit", force=force)
 
     def pull_rules(self):
@@ -159,6 +171,17 @@ class BoardLink:
             return binascii.a2b_base64(self.ask("rules_get")["tables"])
         except (KeyError, ValueError, binascii.Error):
             raise LinkError("%s: the board sent rule tables that are not base64" % self.port) from None
+
+
+def encode(request):
+    """A request as the line the board reads: compact JSON, so it fits in MAX_LINE."""
+    return json.dumps(request, separators=(",", ":")).encode()
+
+
+def chunks(blob, chunk=CHUNK):
+    """The rules_chunk requests that carry `blob`: each line well within MAX_LINE."""
+    for at in range(0, len(blob), chunk):
+        yield {"cmd": "rules_chunk", "offset": at, "data": binascii.b2a_base64(blob[at:at + chunk]).decode().strip()}
 
 
 def describe_open_error(port, error):

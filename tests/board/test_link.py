@@ -6,7 +6,9 @@ import random
 
 import pytest
 
+from doce.link import MAX_LINE, PROTOCOL
 from doce_host import rules
+from doce_host.link import chunks, encode
 from hands import events, play
 from casebook import expand
 
@@ -26,7 +28,7 @@ def send_raw(sim, data):
 def test_hello_names_the_protocol_firmware_board_and_rules(sim):
     r = ask(sim, "hello", id=3)
     assert r["ok"] and r["id"] == 3 and r["re"] == "hello"
-    assert r["protocol"] == 1 and r["firmware"] and r["board"].startswith("DOCE board")
+    assert r["protocol"] == PROTOCOL and r["firmware"] and r["board"].startswith("DOCE board")
     assert (r["rules"], r["rules_checksum"]) == ("standard", "%08x" % rules.load_tables("standard").checksum)
 
 
@@ -109,11 +111,12 @@ def test_new_match_new_round_and_brightness(sim):
     assert sum(sim.leds()[25]) < sum(bright) and ask(sim, "state")["state"]["brightness"] == 0.5
 
 
-def push(sim, blob, chunk=256, force=False, crc=None):
+def push(sim, blob, force=False, crc=None):
+    """A rules push as the host sends it (doce_host.link's chunks)."""
     r = ask(sim, "rules_begin", size=len(blob), checksum="%08x" % (binascii.crc32(blob) if crc is None else crc))
     assert r["ok"], r
-    for at in range(0, len(blob), chunk):
-        r = ask(sim, "rules_chunk", offset=at, data=binascii.b2a_base64(blob[at:at + chunk]).decode().strip())
+    for request in chunks(blob):
+        r = ask(sim, request.pop("cmd"), **request)
         assert r["ok"], r
     return ask(sim, "rules_commit", force=force)
 
@@ -171,7 +174,8 @@ def test_rules_do_not_change_mid_round_unless_forced(sim):
 @pytest.mark.parametrize("line, error", [
     (b"garbage\n", "bad_json"),
     (b"\xff\xfe\x00\n", "bad_json"),
-    (b"[1, 2]\n", "bad_request"),
+    (b"[1, 2]\n", "bad_json"),
+    (b"{}\n", "bad_request"),
     (b'{"cmd": 5}\n', "bad_request"),
     (b'{"cmd": "dance"}\n', "unknown_command"),
     (b'{"cmd": "new_match", "first": "red"}\n', "bad_argument"),
@@ -181,6 +185,7 @@ def test_rules_do_not_change_mid_round_unless_forced(sim):
     (b'{"cmd": "rules_begin", "size": 10, "checksum": "zz"}\n', "bad_argument"),
     (b'{"cmd": "rules_chunk", "offset": 0, "data": "AAAA"}\n', "no_transfer"),
     (b"x" * 1100 + b"\n", "line_too_long"),
+    (b'{"cmd": "state", "id": "' + b"x" * MAX_LINE + b'"}\n', "line_too_long"),
 ])
 def test_bad_input_gets_an_error_and_changes_nothing(sim, line, error):
     play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
@@ -211,7 +216,8 @@ def test_ten_thousand_malformed_inputs_change_nothing(sim):
         batch += line + b"\n"
         sent += 1
         if len(batch) > 800 or sent == 10000:
-            counts = sim.command(do="send", hex=bytes(batch).hex(), summary=True)["link_summary"]
+            # paced: each line once the one before is answered, as a host sends them
+            counts = sim.command(do="send", hex=bytes(batch[:-1]).hex(), summary=True, paced=True)["link_summary"]
             for kind, n in counts.items():
                 replies += n
                 assert not kind.startswith("ok ") or kind in READ_ONLY, counts
@@ -220,3 +226,94 @@ def test_ten_thousand_malformed_inputs_change_nothing(sim):
     sim.run(5)
     assert ask(sim, "state")["state"] == before
     assert events(sim, "placed") == [] and events(sim, "new_match") == []
+
+
+# -- the link against a port as strict as the ESP32's (doce_host/sim/device/serial_port.py) --
+
+FLASH_ERASE_MS = 45  # a 4 KB sector erase, typical (Winbond W25Q32JV datasheet, AC characteristics, tSE)
+
+
+def port(sim):
+    """What the simulated serial port went through since last asked: dropped bytes, waits."""
+    return sim.command(do="port")
+
+
+def test_a_line_longer_than_the_ring_sent_while_the_board_is_busy_loses_bytes(sim):
+    port(sim)
+    line = encode({"cmd": "state", "id": "x" * 500})  # no host sends this: too long for the ring
+    replies = sim.command(do="send", line=line.decode() + "\n", busy_ms=FLASH_ERASE_MS).get("link", [])
+    assert port(sim)["dropped"] > 0
+    assert all(r["re"] != "state" for r in replies)  # what was left of it is not a request
+
+
+def test_every_line_of_a_rules_push_fits_while_the_board_is_busy(sim):
+    """The host's own lines, each sent while the board erases flash: none loses a byte."""
+    blob = variant(name="short-match", rounds=2)
+    port(sim)
+    requests = [{"cmd": "rules_begin", "size": len(blob), "checksum": "%08x" % binascii.crc32(blob)}]
+    requests += list(chunks(blob)) + [{"cmd": "rules_commit", "id": 1 << 30}]
+    for request in requests:
+        line = encode(request)
+        assert len(line) <= MAX_LINE
+        replies = sim.command(do="send", line=line.decode() + "\n", busy_ms=FLASH_ERASE_MS)["link"]
+        assert [r["ok"] for r in replies] == [True], replies
+    assert port(sim)["dropped"] == 0
+    assert ask(sim, "hello")["rules"] == "short-match"
+
+
+def test_a_long_reply_goes_out_in_parts_and_never_holds_the_scan(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2", "W a5 3", "B e1 5")])
+    sim.place("b2", "white 1")  # a problem too: the state grows
+    port(sim)
+    line = json.dumps({"cmd": "state", "id": 9}) + "\n"
+    replies = sim.command(do="send", line=line)["link"]
+    assert len(json.dumps(replies[0])) > 800  # far more than the 128-byte FIFO
+    assert port(sim)["longest_hold_us"] == 0  # written as the FIFO drains: the loop never waited
+    seqs = [e["seq"] for e in sim.take_events()]
+    assert seqs == sorted(seqs)
+
+
+def test_a_host_that_floods_the_board_gets_bytes_dropped_and_the_board_answers_after(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    before = ask(sim, "state")["state"]
+    port(sim)
+    flood = '{"cmd": "hello"}\n' * 60 + "x" * 2000 + "\n"  # 3 KB at once, no waiting for replies
+    answered = sim.command(do="send", line=flood, summary=True)["link_summary"].get("ok hello", 0)
+    assert port(sim)["dropped"] > 0 and 0 < answered < 60
+    assert ask(sim, "state")["state"] == before
+
+
+@pytest.mark.parametrize("line", [
+    b'\r {"cmd""new_match""new_match"',  # from the fuzz test on v1.24: it started a new match
+    b'{"cmd" "new_match" "first" "black"}',  # no colons: 1.28's json.loads takes it
+    b'{"cmd": "new_match"',  # no closing brace: v1.24's takes it
+    b'{"cmd": "new_match", "first"}',
+    b'{"cmd": "new_match", : "white"}',
+    b'{"cmd": "new_round",}',
+    b'{"cmd": "new_round",,}',
+    b'{"cmd": "new_round"} {"cmd": "new_match"}',
+    b'{"cmd": "new_round"}}',
+    b'{"cmd": "new_round", "cmd": "new_match"}',
+    b'{"cmd": "new_match" "first": "black"}',
+    b'{"cmd": "new_match", "first": "black" "id": 1}',
+    b'{"cmd": "new_round", "x": ' + b"[" * 200,
+    b'{"cmd": "new_round", "x": [[[[[[1]]]]]]}',
+    b' {"cmd": "new_round" ',
+    b'"cmd": "new_round"}',
+])
+def test_a_line_that_is_not_one_json_object_is_no_command(sim, line):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    before = ask(sim, "state")["state"]
+    replies = send_raw(sim, line + b"\n")
+    assert [(r["ok"], r["error"]) for r in replies] == [(False, "bad_json")] or \
+        [r["error"] for r in replies] == ["line_too_long"]
+    assert ask(sim, "state")["state"] == before
+    assert events(sim, "new_match") == [] and ask(sim, "hello")["ok"]
+
+
+def test_a_strict_line_with_spaces_and_nesting_is_a_command(sim):
+    r = send_raw(sim, b'  {  "cmd" :"hello" , "id":\t[1, {"a": "}"}] }  \r\n')
+    assert r == [{"re": "hello", "ok": True, "protocol": PROTOCOL, **{k: r[0][k] for k in r[0]
+                                                                      if k not in ("re", "ok", "protocol")}}]
+    assert "id" not in r[0]  # a list is no id
+    assert send_raw(sim, b'{"cmd": "hello", "id": 1e999}\n')[0].get("id") is None  # inf would not be JSON

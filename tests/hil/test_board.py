@@ -4,10 +4,12 @@ import base64
 import binascii
 import json
 import random
+import time
 
 from doce.game import WHITE, Game
 from doce.referee import referee
-from doce_host.link import LinkError
+from doce.link import MAX_LINE
+from doce_host.link import PROTOCOL, LinkError, chunks
 from doce_host.rules import load, compile_tables, load_tables, validate
 from test_match import MATCH
 
@@ -18,7 +20,7 @@ def piece_of(move):
 
 def test_hello_and_a_full_state(board):
     hello = board.link.hello()
-    assert hello["protocol"] == 1 and hello["rules"] == "standard"
+    assert hello["protocol"] == PROTOCOL and hello["rules"] == "standard"
     state = board.link.state()
     assert state["mode"] == "playing" and state["to_move"] == "white" and state["board"] == {}
 
@@ -85,13 +87,12 @@ def test_rules_pushes_good_corrupt_and_cut_midway(board):
     damaged = bytearray(load_tables("standard").blob)
     damaged[100] ^= 1  # a bit flipped on the way
     assert board.link.request("rules_begin", size=len(damaged), checksum="%08x" % binascii.crc32(blob))["ok"]
-    for at in range(0, len(damaged), 512):
-        chunk = base64.b64encode(damaged[at:at + 512]).decode()
-        assert board.link.request("rules_chunk", offset=at, data=chunk)["ok"]
+    for request in chunks(bytes(damaged)):  # in the host's own chunks: each line fits the board's
+        assert board.link.request(request.pop("cmd"), **request)["ok"]
     assert board.link.request("rules_commit")["error"] == "checksum_mismatch"
     standard = load_tables("standard").blob
     board.link.request("rules_begin", size=len(standard), checksum="%08x" % binascii.crc32(standard))
-    board.link.request("rules_chunk", offset=0, data=base64.b64encode(standard[:300]).decode())
+    board.link.request("rules_chunk", offset=0, data=base64.b64encode(standard[:96]).decode())
     board.connect()  # the cable is pulled and put back: the transfer is over
     assert board.link.request("rules_commit")["error"] in ("no_transfer", "incomplete")
     assert board.link.hello()["rules"] == "short-match"  # the good push stands
@@ -116,33 +117,40 @@ def test_a_power_cut_and_resume(board):
     assert board.put("e5", "white 1")["event"] == "placed"
 
 
-def test_ten_thousand_malformed_lines_change_nothing(board):
+def test_two_thousand_malformed_lines_change_nothing(board):
+    """Sent as a host may: never more unanswered than one line's worth (MAX_LINE), which the
+    board's 260-byte receive buffer holds however busy it is (docs/protocol.md)."""
     board.put("c3", "white 4")
     before = board.link.state()
     rng = random.Random(5)
     pieces = [b"{", b"}", b'"cmd"', b":", b'"new_match"', b'"first"', b'"red"', b"null", b"[", b"]", b",",
               b'"rules_commit"', b'"brightness"', b'"value"', b"-1", b"\xff", b"\x00", b" ", b"true"]
-    answered = 0
-    for batch in range(100):
-        lines = [b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 10))) for _ in range(100)]
-        board.link.serial.write(b"\n".join(lines) + b"\n")
-        answered += count_replies(board.link, len(lines))
-    assert answered == 10000
+    answered = sent = 0
+    batch = []
+    while sent < 2000:
+        line = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 10)))
+        if sum(len(b) + 1 for b in batch) + len(line) + 1 > MAX_LINE:
+            board.link.serial.write(b"\n".join(batch) + b"\n")
+            answered += count_replies(board.link, len(batch))
+            batch = []
+        batch.append(line)
+        sent += 1
+    board.link.serial.write(b"\n".join(batch) + b"\n")
+    answered += count_replies(board.link, len(batch))
+    assert answered == 2000
     after = board.link.state()
     assert after == before
 
 
-def count_replies(link, n):
+def count_replies(link, n, timeout=10):
     """Read until `n` replies have come back (each malformed line gets exactly one)."""
     got = 0
-    while got < n:
-        message = None
+    deadline = time.monotonic() + timeout
+    while got < n and time.monotonic() < deadline:
         for message in link._messages():
             if "re" in message:
                 assert not message["ok"] or message["re"] in ("state", "hello"), message
                 got += 1
-        if message is None:
-            link.serial.timeout = 0.05
     return got
 
 

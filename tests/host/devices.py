@@ -26,7 +26,7 @@ class FakeDevice:
                 return
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
-                reply = self.answer(line)
+                reply = self.answer(line) if line.strip() else None  # a board ignores blank lines
                 if reply:
                     os.write(self.master, reply)
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from devices import FakeDevice
 
-from doce_host.link import BoardLink, LinkError
+from doce_host.link import PROTOCOL, BoardLink, LinkError
 from doce_host.sim.serial_sim import SerialSim
 
 
@@ -34,7 +34,7 @@ def test_status(sim):
     run = doce("status", "--port", sim.path)
     assert run.returncode == 0 and "rules standard" in run.stdout and "W4*" in run.stdout
     data = json.loads(doce("status", "--port", sim.path, "--json").stdout)
-    assert data["hello"]["protocol"] == 1 and data["state"]["board"] == {"c3": "white 4"}
+    assert data["hello"]["protocol"] == PROTOCOL and data["state"]["board"] == {"c3": "white 4"}
 
 
 def test_rules_pull_diff_and_a_refused_push(sim, tmp_path):
@@ -84,8 +84,9 @@ def test_not_a_doce_board():
 def test_a_protocol_mismatch_names_what_to_update():
     def newer(line):
         request = json.loads(line)
-        return json.dumps({"re": "hello", "id": request["id"], "ok": True, "protocol": 2}).encode() + b"\n"
-    with pytest.raises(LinkError, match="speaks protocol 2, this doce speaks 1: update the host tools"):
+        return json.dumps({"re": "hello", "id": request["id"], "ok": True, "protocol": PROTOCOL + 1}).encode() + b"\n"
+    with pytest.raises(LinkError, match="speaks protocol %d, this doce speaks %d: update the host tools"
+                       % (PROTOCOL + 1, PROTOCOL)):
         BoardLink(FakeDevice(newer).path).hello()
 
 

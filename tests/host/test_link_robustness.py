@@ -5,8 +5,8 @@ import io
 import os
 import time
 
-from doce.link import Link
-from doce_host.link import BoardLink
+from doce.link import PROTOCOL, Link
+from doce_host.link import BoardLink, LinkError
 from doce_host.sim.serial_sim import SerialSim
 
 
@@ -15,7 +15,7 @@ def test_a_late_reply_to_another_connection_is_not_taken_for_ours(tmp_path):
         with BoardLink(sim.path) as old:
             old.send_line(b'{"cmd": "state", "id": 1}')  # and leaves before the answer
         with BoardLink(sim.path) as new:
-            assert new.hello()["protocol"] == 1
+            assert new.hello()["protocol"] == PROTOCOL
 
 
 def test_a_board_nobody_listens_to_does_not_stall(tmp_path):
@@ -38,9 +38,21 @@ def test_after_a_power_cycle_a_reset_boots_the_app(tmp_path):
         sim.power_on()
         with BoardLink(sim.path) as link:
             assert link.hello()["ok"]
-            link.send_line(b'{"cmd": "reboot"}')
-        with BoardLink(sim.path, timeout=10) as link:
-            assert link.hello()["ok"]  # the app came back, not the raw REPL
+            assert link.request("reboot")["ok"]  # the reply goes out, then the board restarts
+        assert answers_hello(sim.path)  # the app came back, not the raw REPL
+
+
+def answers_hello(path, seconds=20):
+    """Whether the board answers hello within `seconds`: a request sent while it restarts
+    is lost, as on a board, so ask again until then."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with BoardLink(path, timeout=3) as link:
+                return link.hello()["ok"]
+        except LinkError:
+            pass
+    return False
 
 
 def test_dice_moved_while_the_power_is_off_are_there_when_it_returns(tmp_path):
@@ -61,10 +73,62 @@ class BrokenApp:
 
 
 def test_a_command_that_fails_on_the_board_still_gets_its_reply_and_the_next_one_works():
-    out = io.StringIO()
+    out = io.BytesIO()
     link = Link(BrokenApp(), None, out, None, None)
     for b in b'{"cmd": "calibrate", "id": 7}\n{"cmd": "nope", "id": 8}\n':
         link._byte(b)
-    replies = out.getvalue().splitlines()
+    link.flush_all()
+    replies = out.getvalue().decode().splitlines()
     assert '"error": "failed"' in replies[0] and '"id": 7' in replies[0]
     assert '"error": "unknown_command"' in replies[1] and '"id": 8' in replies[1]
+
+
+def write_all(path, data, seconds=30):
+    """Write `data` to the serial path as fast as it takes it, reading nothing back."""
+    fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
+    deadline = time.monotonic() + seconds
+    try:
+        while data and time.monotonic() < deadline:
+            try:
+                data = data[os.write(fd, data):]
+            except BlockingIOError:
+                time.sleep(0.01)
+    finally:
+        os.close(fd)
+    return data
+
+
+def test_a_flood_while_the_board_replies_does_not_freeze_the_simulator(tmp_path):
+    with SerialSim(tmp_path) as sim:
+        flood = b'{"cmd": "rules_get"}\n' * 20 + b"x" * 20000 + b"\n"
+        assert write_all(sim.path, flood) == b""  # the bridge kept taking it, at the line's pace
+        with BoardLink(sim.path, timeout=10) as link:
+            assert link.hello()["ok"]
+
+
+def test_a_partial_line_left_on_the_link_does_not_spoil_the_next_connection(tmp_path):
+    with SerialSim(tmp_path) as sim:
+        assert write_all(sim.path, b"\x1b[A") == b""  # an arrow key, typed without Enter
+        with BoardLink(sim.path) as link:
+            assert link.hello()["ok"]
+
+
+def test_a_rules_push_in_real_time_arrives_whole(tmp_path):
+    from doce_host import rules
+    r = rules.load("standard")
+    r.update(name="short-match", rounds=2)
+    blob = rules.compile_tables(r)
+    with SerialSim(tmp_path) as sim:
+        with BoardLink(sim.path, timeout=10) as link:
+            assert link.push_rules(blob)["ok"]
+            assert link.hello()["rules"] == "short-match"
+
+
+def test_a_stray_ctrl_a_while_the_app_runs_does_not_count_as_the_raw_repl(tmp_path):
+    with SerialSim(tmp_path) as sim:
+        assert write_all(sim.path, b"\x01\n") == b""  # line noise: the app reads it as a byte
+        time.sleep(0.3)
+        assert write_all(sim.path, b"\x03") == b""  # stops the app: the friendly REPL
+        time.sleep(0.3)
+        assert write_all(sim.path, b"\x04") == b""  # a soft reset there: a board runs main.py
+        assert answers_hello(sim.path)

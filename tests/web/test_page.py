@@ -66,7 +66,9 @@ def test_a_round_played_by_clicks_lights_the_winning_line_and_scores_it(page):
     assert line.get_attribute("data-cells") == "a1 b1 c1 d1" and line.get_attribute("data-player") == "white"
     assert page.locator(".round-score[data-round='1'] text").all_text_contents() == ["1", "35", "0"]
     assert page.locator(".match-total text").all_text_contents() == ["match", "35", "0"]
-    assert "round 1: white wins by line (a1 b1 c1 d1); points white 35, black 0" in page.locator("#log").inner_text()
+    # the event follows the state on the line (paced at the baud rate): wait for it to come
+    page.locator("#log", has_text="round 1: white wins by line (a1 b1 c1 d1); points white 35, black 0").wait_for(
+        timeout=10000)
     assert page.locator(".headline").text_content().startswith("Round 1: white wins")
     # Clearing the board starts round 2, which black opens.
     page.click("#clear")

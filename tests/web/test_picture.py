@@ -9,6 +9,7 @@ import pytest
 from devices import FakeDevice
 
 from doce.lights import YELLOW, scaled
+from doce_host.link import PROTOCOL
 from doce_host.paths import load_board
 from doce_host.recorded import GameFileError, steps
 from doce_host.web import picture
@@ -103,7 +104,7 @@ def board_answering(state):
         request = json.loads(line)
         reply = {"re": request["cmd"], "id": request["id"], "ok": True, "seq": 0}
         if request["cmd"] == "hello":
-            reply.update(protocol=1, board="fake", rules="standard")
+            reply.update(protocol=PROTOCOL, board="fake", rules="standard")
         else:
             reply["state"] = state["now"]
         return json.dumps(reply).encode() + b"\n"

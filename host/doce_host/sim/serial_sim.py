@@ -26,6 +26,10 @@ from . import HEAP, prepare_flash
 from .hands import Hands
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
+BYTE_S = 10 / 115200  # one byte on the line at 115200 baud, 8N1 (ports/esp32/uart.h: MICROPY_HW_UART_REPL_BAUD)
+# What the USB-to-UART chip holds on its way to the board: the CP2102's 640-byte transmit
+# buffer (CP2102/9 datasheet, features). Past it, USB makes the host's write wait.
+BRIDGE_BUFFER = 640
 LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
@@ -45,10 +49,13 @@ class SerialSim:
         self.generation = 0  # counts boots; a restart is for the boot it saw end
         self.app_running = False
         self.raw_repl = False  # whether the host last put the board in the raw REPL
+        self.at_repl = False  # whether the app has been stopped (Ctrl-C) since it booted
         self.hide_until = None  # output to hold back until this marker (a raw-REPL reboot)
         self.held = b""
         self.heard = []  # the events the board sent, as they passed by on the line
         self.line = b""
+        self.to_board = bytearray()  # the host's bytes, waiting for their turn on the line
+        self.line_free = 0.0  # when the line to the board can carry the next byte
         self.control_path = str(self.folder / "control.sock")
         if os.path.exists(self.control_path):
             os.unlink(self.control_path)
@@ -84,11 +91,13 @@ class SerialSim:
              str(self.flash), self.control_path, str(levels)] + ([] if app else ["--no-app"]),
             stdin=device_side, stdout=device_side, stderr=subprocess.DEVNULL, close_fds=True)
         os.close(device_side)
+        os.set_blocking(device, False)  # the bridge never waits on the board: it drops, or holds back
         self.device = device
         self.control, _ = self.listener.accept()
         self.boots += 1
         self.generation += 1
         self.app_running = app  # without the app nothing scans, so the world waits for it
+        self.at_repl = not app  # a stray Ctrl-A while the app runs is just a byte to it
         while not self.replies.empty():  # a late reply from before belongs to nobody now
             self.replies.get_nowait()
         threading.Thread(target=self._listen, args=(self.control, self.generation), daemon=True).start()
@@ -98,6 +107,7 @@ class SerialSim:
         with self.lock:
             self.wanted_on = False
             self._halt()
+            self.to_board = bytearray()
 
     def _halt(self):
         self.app_running = False
@@ -146,33 +156,61 @@ class SerialSim:
     # -- the serial line and the control channel ---------------------------------------
 
     def _bridge(self):
-        """Copy bytes between the path people open and the board's serial line."""
+        """Copy bytes between the path people open and the board's serial line: towards the
+        board at the baud rate (the board's serial_port.py drops what its ring cannot hold),
+        taking from the host only what the USB-to-UART chip could hold."""
         while not self.closing:
             device = self.device
+            readers = [] if device is None else [device]
+            if len(self.to_board) < BRIDGE_BUFFER:
+                readers.append(self.user)
             try:
-                ready, _, _ = select.select([self.user] + ([device] if device is not None else []), [], [], 0.05)
+                ready, _, _ = select.select(readers, [], [], 0.002 if self.to_board else 0.05)
             except (OSError, ValueError):
                 continue  # a descriptor closed under us: power went off, or we are closing
             for fd in ready:
                 try:
-                    data = os.read(fd, 4096)
+                    data = os.read(fd, BRIDGE_BUFFER - len(self.to_board) if fd == self.user else 4096)
                 except OSError:
                     data = b""
                 if fd == self.user:
-                    self._to_board(data)
+                    self._from_host(data)
                 elif data:
                     self._to_host(data)
                 elif self.process and self.process.poll() is not None:
                     self._restart(self.generation, soft=True)  # it ended by itself: a soft reset
+            self._to_board()
 
-    def _to_board(self, data):
-        if b"\x01" in data or b"\x02" in data:  # into or out of the raw REPL
-            self.raw_repl = data.rfind(b"\x01") > data.rfind(b"\x02")
+    def _from_host(self, data):
+        if b"\x01" in data or b"\x02" in data or b"\x03" in data:
+            for b in data:  # Ctrl-C stops the app; only then does Ctrl-A enter the raw REPL
+                if b == 3:
+                    self.at_repl = True
+                elif b == 1 and self.at_repl:
+                    self.raw_repl = True
+                elif b == 2:
+                    self.raw_repl = False
+        if not self.to_board:
+            self.line_free = max(self.line_free, time.monotonic())  # the line was idle till now
+        self.to_board += data
+
+    def _to_board(self):
+        """Put on the line the bytes whose time has come, one every BYTE_S."""
+        device = self.device
+        if not self.to_board or device is None:
+            return
+        now = time.monotonic()
+        due = min(len(self.to_board), int((now - self.line_free) / BYTE_S))
+        if due <= 0:
+            return
         try:
-            if data and self.device is not None:
-                os.write(self.device, data)
+            sent = os.write(device, bytes(self.to_board[:due]))
+        except BlockingIOError:
+            sent = 0  # the board is not reading (its REPL is busy): hold them, as USB would
         except OSError:
-            pass  # the board's line went away mid-write: the power is off
+            sent = due  # the board's line went away mid-write: the power is off, the bytes lost
+        del self.to_board[:sent]
+        self.line_free = self.line_free + sent * BYTE_S if sent == due else now
 
     def _to_host(self, data):
         data = self._shown(data)

@@ -30,54 +30,74 @@ from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from doce.game import PLAYER_NAMES, square_name  # noqa: E402
 from doce.link import Link  # noqa: E402
+from serial_port import NS_PER_BYTE, Port  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
 world = machine.attach(World(board, table.start_levels(sys.argv[2])), board)
 events = []  # events the link sent since the last reply
 replies = []  # replies the link sent since the last reply
-clock = [0]
+clock = [0]  # the simulated clock, in microseconds
 app = None
 
 
-class Loopback:
-    """The USB serial port, looped back to this harness: bytes in, lines out."""
+class Loopback(Port):
+    """The USB serial port, looped back to this harness on the simulated clock: the host's
+    bytes arrive one every 86.8 us from when they are sent, into the port's ring buffer
+    (dropped when it is full); the board's lines come back whole."""
 
     def __init__(self):
-        self.incoming = bytearray()
-        self.at = 0
-        self.line = ""
+        super().__init__(lambda: clock[0], self._hold, self._out)
+        self.incoming = bytearray()  # bytes on the wire, arriving one by one
+        self.at = 0  # how many of them have arrived
+        self.since = 0  # when incoming[0] started to arrive
+        self.line = b""
+        self.handing_over = False
 
-    # the board's side
-    def readinto(self, buf):
-        if self.at >= len(self.incoming):
-            return 0
-        buf[0] = self.incoming[self.at]
-        self.at += 1
-        return 1
+    def write(self, data):
+        if self.handing_over:
+            self.fifo_ns = 0
+            self._out(data)
+            return len(data)
+        return super().write(data)
 
-    def ipoll(self, timeout):
-        return (self,) if self.at < len(self.incoming) else ()
+    def _hold(self, us):
+        clock[0] += us  # the firmware waited: simulated time passes
 
-    def write(self, text):
-        self.line += text
-        while "\n" in self.line:
-            done, self.line = self.line.split("\n", 1)
+    def _out(self, data):
+        self.line += bytes(data)
+        while b"\n" in self.line:
+            done, self.line = self.line.split(b"\n", 1)
             message = json.loads(done)
             (events if "event" in message else replies).append(message)
 
+    def take_in(self):
+        if self.at >= len(self.incoming):
+            return
+        arrived = (clock[0] - self.since) * 1000 // NS_PER_BYTE
+        while self.at < len(self.incoming) and self.at < arrived:
+            self.receive(self.incoming[self.at])
+            self.at += 1
+
     # the host's side
     def send(self, data):
+        """Bytes from the host, starting now (or once those already on the wire are through)."""
         if self.at >= len(self.incoming):
             self.incoming = bytearray()
             self.at = 0
+            self.since = clock[0]
         self.incoming.extend(data)
+
+    def waiting(self):
+        """Whether bytes are still on their way or in the ring, unread."""
+        return self.at < len(self.incoming) or self.get != self.put
 
 
 serial = Loopback()
 rebooted = []
 
 def reply(summary=False, **fields):
+    hand_over()  # the clock stands still between commands: what waits to go out goes now
     fields["events"] = events[:]
     del events[:]
     if summary:  # how many replies of each kind, rather than every reply
@@ -98,8 +118,8 @@ def run_scans(n):
     period = board.scan_period_ms
     for _ in range(n):
         world.tick()
-        clock[0] += period
-        app.step(clock[0])
+        clock[0] += period * 1000
+        app.step(clock[0] // 1000)
 
 
 
@@ -115,6 +135,22 @@ def state():
         "zone": [square_name(t, sq) for sq in g.no_play_zone(g.to_move)],
         "writes": neopixel.strips[0].writes, "flash_operations": chip.operations,
     }
+
+
+def drain(output=True, limit=20000):
+    """Scan until the host's bytes are all read and (output) the board's output has gone out."""
+    for _ in range(limit):
+        if rebooted or not (serial.waiting() or output and app.link.queue):
+            return
+        run_scans(1)
+
+
+def hand_over():
+    """What the link has still to send, handed over whole and not charged to the loop."""
+    if app is not None and app.link.queue:
+        serial.handing_over = True
+        app.link.flush_all()
+        serial.handing_over = False
 
 
 def idle_allocation(scans):
@@ -138,16 +174,32 @@ def handle(cmd):
         return result
     if do == "state":
         return {"state": state()}
-    elif do == "send":  # bytes from the host over the serial port, then one scan
-        serial.send(cmd["line"].encode() if "line" in cmd else binascii.unhexlify(cmd["hex"]))
-        while serial.at < len(serial.incoming) and not rebooted:
-            run_scans(1)  # the link takes a bounded number of bytes per scan
+    elif do == "send":  # bytes from the host over the serial port
+        data = cmd["line"].encode() if "line" in cmd else binascii.unhexlify(cmd["hex"])
+        # paced: a host that waits for each line's reply before it sends the next. Each line
+        # arrives whole while the board is busy (the hardest case for the ring: it must hold
+        # the line), and the wait for the reply is skipped (the reply handed over whole).
+        paced = cmd.get("paced")
+        for part in (data.split(b"\n") if paced else (data,)):
+            serial.send(part + b"\n" if paced else part)
+            clock[0] += cmd.get("busy_ms", 0) * 1000  # the board busy meanwhile (a flash erase)
+            if paced:
+                clock[0] += (len(part) + 1) * NS_PER_BYTE // 1000 + 1
+            drain(output=not paced)
+            if paced:
+                hand_over()
+            if rebooted:
+                break
         run_scans(cmd.get("scans", 1))
         if cmd.get("summary"):
             return {"summary": True}
         if rebooted:
             reply(rebooted=True)
             sys.exit(4)
+    elif do == "port":  # what the serial port went through since last asked
+        figures = {"dropped": serial.dropped, "held_us": serial.held_us, "longest_hold_us": serial.longest_hold_us}
+        serial.dropped = serial.held_us = serial.longest_hold_us = 0
+        return figures
     elif do == "new_match":
         app.controller.new_match(PLAYER_NAMES.index(cmd.get("first", "white")))
     elif do == "calibrate":

@@ -8,6 +8,7 @@ real main.py; Ctrl-C there stops the app and `-i` leaves MicroPython's REPL, as 
 board, so mpremote works. The world of dice is driven through CONTROL_SOCKET (see
 table.py); LEVELS is what every channel reads as it boots. Power cuts and resets end
 this process: the simulator starts it again;
+the link reads and writes through serial_port.py, the ESP32's buffers in real time;
 after a soft reset in the raw REPL it starts it with --no-app, as a board comes back
 from one straight to the raw REPL without running main.py.
 """
@@ -22,8 +23,10 @@ import flash  # noqa: E402
 chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
+import serial_port  # noqa: E402
 import table  # noqa: E402
 from doce import board as boardfile  # noqa: E402
+from doce import esp32  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
@@ -32,6 +35,7 @@ control = table.Control(sys.argv[2], world, chip)
 machine.on_scan = control.service
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
+esp32.usb_link = serial_port.usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty
 del board, boardfile, World, HERE
 
 if "--no-app" not in sys.argv:
