@@ -1,0 +1,156 @@
+"""The app's timing on CPython: ticks that wrap as MicroPython's do, lights drawn before
+events are sent, and a loop that sleeps only while the board is quiet."""
+
+from array import array
+
+import pytest
+
+from doce import app as appmodule
+from doce.app import App
+from doce.board import SENSORS_PER_SQUARE, TRITS, square_index
+from doce.board import load as load_board
+from doce_host import rules
+from doce_host.paths import BOARD_FILE
+
+# MicroPython on a 32-bit port (the ESP32) wraps ticks_ms at 2**30: extmod/modtime.c,
+# MICROPY_PY_TIME_TICKS_PERIOD = MP_SMALL_INT_POSITIVE_MASK + 1.
+PERIOD = 2 ** 30
+
+
+class WrappingTime:
+    """time as MicroPython has it: ticks_diff takes only ticks (values in [0, PERIOD)),
+    as docs.micropython.org library/time.html requires; anything else is a bug here."""
+
+    @staticmethod
+    def ticks_add(a, delta):
+        return (a + delta) % PERIOD
+
+    @staticmethod
+    def ticks_diff(a, b):
+        for v in (a, b):
+            if not 0 <= v < PERIOD:
+                raise ValueError("ticks_diff(%d, %d): not a ticks value" % (a, b))
+        return (a - b + PERIOD // 2) % PERIOD - PERIOD // 2
+
+
+class Sensors:
+    """Readings as the ADC would give them for the dice placed (no noise)."""
+
+    def __init__(self, board):
+        self.board = board
+        self.raw = array("H", [board.baseline] * board.channels)
+
+    def place(self, cell, name):
+        code = next(c for c, n in self.board.dice.items() if n == name)
+        sq = square_index(self.board.grid, cell)
+        for i in range(SENSORS_PER_SQUARE):
+            sign = (0, 1, -1)[TRITS[code[i]]]
+            self.raw[self.board.square_channels[sq * SENSORS_PER_SQUARE + i]] = (
+                self.board.baseline + sign * self.board.nominal_signal)
+
+    def read(self, groups=0xFFFF):
+        return self.raw
+
+
+class Strip:
+    def __init__(self, log):
+        self.log = log
+
+    def __setitem__(self, i, rgb):
+        pass
+
+    def write(self):
+        self.log.append("lights")
+
+
+@pytest.fixture
+def board_app(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    board = load_board(str(BOARD_FILE))
+    log = []
+    sensors = Sensors(board)
+    strip = Strip(log)
+    app = App(board, sensors, strip, strip.write, rules.load_tables("standard"),
+              lambda e: log.append(e["event"]))
+    return app, sensors, log
+
+
+def run(app, start, scans, period=1):
+    now = start
+    for _ in range(scans):
+        app.step(now)
+        now = (now + period) % PERIOD  # the board's clock, wrapping
+    return now
+
+
+def test_frame_and_retry_times_are_ticks_even_across_the_wrap(board_app, monkeypatch):
+    app, sensors, log = board_app
+    monkeypatch.setattr(appmodule, "time", WrappingTime)
+    now = run(app, PERIOD - 30, 20)  # boot: the empty board settles, a round starts
+    assert "round_start" in log
+    sensors.place("c3", "white 4")
+    sensors.place("d4", "black 2")  # two at once: a problem, blinking, so frames are animated
+    now = run(app, now, 40)
+    assert app.controller.mode == "correcting" and app.lights.animated
+    assert 0 <= app.next_frame < PERIOD
+    drawn = log.count("lights")
+    run(app, now, 2 * appmodule.FRAME_MS + 5)  # past the wrap: frames keep coming
+    assert log.count("lights") >= drawn + 2
+
+
+def test_a_failed_journal_write_is_retried_at_a_ticks_value(board_app, monkeypatch):
+    app, sensors, log = board_app
+    monkeypatch.setattr(appmodule, "time", WrappingTime)
+    full = [True]
+    writes = app.controller.journal.round_started
+
+    def round_started(*args):
+        if full[0]:
+            raise OSError(28)  # ENOSPC
+        writes(*args)
+    app.controller.journal.round_started = round_started
+    now = run(app, PERIOD - 30, 20)
+    assert "warning" in log and app.controller.unwritten
+    assert 0 <= app.retry_at < PERIOD
+    full[0] = False
+    run(app, now, appmodule.RETRY_MS + 5)  # across the wrap, and retried once due
+    assert not app.controller.unwritten
+
+
+def test_a_play_is_written_however_long_the_board_has_been_on(board_app, monkeypatch):
+    app, sensors, log = board_app
+    monkeypatch.setattr(appmodule, "time", WrappingTime)
+    now = run(app, 0, 20)
+    assert not app.controller.unwritten
+    now = run(app, PERIOD // 2 + 1000, 1)  # days later: over half the ticks period
+    sensors.place("c3", "white 4")
+    run(app, now, 20)
+    assert "placed" in log
+    assert not app.controller.unwritten  # written at once, not half a period later
+
+
+def test_the_lights_show_a_play_before_its_events_are_sent(board_app):
+    app, sensors, log = board_app
+    now = run(app, 0, 20)
+    del log[:]
+    sensors.place("c3", "white 4")
+    run(app, now, 20)
+    assert "placed" in log
+    assert log.index("lights") < log.index("placed"), log
+
+
+def test_the_loop_sleeps_only_while_nothing_moves(board_app):
+    app, sensors, log = board_app
+    now = run(app, 0, 20)
+    assert app.quiet()
+    sensors.place("c3", "white 4")
+    quiet = []
+    for _ in range(20):
+        app.step(now)
+        now += 1
+        quiet.append(app.quiet())
+        if "placed" in log:
+            break
+    assert "placed" in log
+    assert not any(quiet[:-1]), quiet  # no sleep from the first scan that saw it to its light
+    assert quiet[-1]  # settled and shown: back to sleeping between scans
