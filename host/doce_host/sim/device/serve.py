@@ -30,6 +30,7 @@ board = boardfile.load()
 world = machine.attach(World(board, table.start_levels(sys.argv[3])), board)
 control = table.Control(sys.argv[2], world, chip)
 machine.on_scan = control.service
+machine.real_time = True  # the ADC's and the LEDs' hardware time is slept, not just counted
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
 del board, boardfile, World, HERE
