@@ -1,10 +1,20 @@
 # The board firmware on the MicroPython unix port, for `make bench`. Run from a folder
 # holding board.json and rules.doct, with the firmware and the simulator's world.py on
 # MICROPYPATH:
-#   board.py heap             play a whole match through the sensors; print heap figures
-#   board.py scans N [play]   N idle scans (with `play`: a die lands after N/2): for callgrind
-#   board.py reads N          N reads of the sensor array through C-implemented stand-ins
-#                             for the pins and ADC (as machine.Pin and ADC are on the ESP32)
+#   board.py heap                 play a whole match through the sensors; print heap figures
+#   board.py scans N              N idle scans, the link polling: for callgrind
+#   board.py reads N              N reads of the sensor array through C-implemented stand-ins
+#                                 for the pins and ADC (as machine.Pin and ADC are on the ESP32)
+#   board.py land CELL PIECE [MOVES] [stop]
+#                                 play MOVES ("a1 w2 b1 b3 ..."), let the board settle, then
+#                                 put PIECE on CELL and scan until its light is sent to the
+#                                 strip; print the scans it took and the groups each read.
+#                                 With `stop`: end where the die would land (callgrind's
+#                                 baseline: the difference is the landing's own work).
+#   board.py events CELL PIECE [MOVES]
+#                                 the same landing to the end; print the bytes its events
+#                                 take on the wire, and whether the round ended
+#   board.py encode N             N JSON encodings of a round_end event
 # The sensor buffer is filled straight from the world, so only firmware work is counted.
 import gc
 import sys
@@ -20,44 +30,81 @@ from doce.board import square_index  # noqa: E402
 gc.collect()
 code = gc.mem_alloc() - heap_at_start
 
-from world import World  # noqa: E402
-
 board = boardfile.load()
-world = World(board, noise=0)
+
+
+def readings(pieces):
+    """The sensor readings, an array a channel, with `pieces` ({square: name}) flat on the
+    board and no noise. The one place the bench asks the simulator's World."""
+    from world import World
+    world = World(board, noise=0)
+    for sq in pieces:
+        world.place(sq, pieces[sq])
+    return array("H", [world.reading(ch) for ch in range(board.channels)])
 
 
 class Sensors:
-    """The readings the ADC would give, worked out when the world changes, not per scan."""
+    """The readings the ADC would give, set when the world changes, not per scan. Counts
+    the multiplexer groups each scan asks for, as the ESP32 would read them."""
 
     def __init__(self):
-        self.raw = array("H", [0] * board.channels)
-        self.refresh()
-
-    def refresh(self):
-        for ch in range(len(self.raw)):
-            self.raw[ch] = world.reading(ch)
+        self.raw = readings({})
+        self.groups = bytearray(256)  # groups read by each scan since `mark`
+        self.scans = 0
 
     def read(self, groups=0xFFFF):
+        if self.scans < len(self.groups):
+            n = 0
+            while groups:
+                n += groups & 1
+                groups >>= 1
+            self.groups[self.scans] = n
+            self.scans += 1
         return self.raw
+
+    def mark(self):
+        self.scans = 0
 
 
 class Strip:
+    """The strip; `watch` an LED to end the run as soon as a change to it is sent."""
+
     def __init__(self):
         self.buf = bytearray(3 * board.led_count)
+        self.watch = -1
+        self.changed = False
 
     def __setitem__(self, i, rgb):
+        if i == self.watch:
+            self.changed = True
         self.buf[3 * i] = rgb[1]
         self.buf[3 * i + 1] = rgb[0]
         self.buf[3 * i + 2] = rgb[2]
 
     def write(self):
-        pass
+        if self.changed:  # the light is on its way to the LED: the die-to-light path ends here
+            print('{"scans": %d, "groups": %s}' % (sensors.scans, list(sensors.groups[:sensors.scans])))
+            raise SystemExit
 
 
 class NoJournal:
     def die(self, *a):
         pass
-    blocker = round_started = new_match = die
+    blocker = round_started = new_match = round_abandoned = die
+
+
+class Out:
+    """The USB serial port, counting bytes."""
+
+    def __init__(self):
+        self.bytes = 0
+
+    def write(self, text):
+        self.bytes += len(text)
+
+
+class Poller:
+    ipoll = bytes  # a C function: ipoll(0) -> b"", nothing waiting, as an idle USB port
 
 
 # Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
@@ -89,12 +136,48 @@ def step(app, scans, after=None):
 sensors = Sensors()
 
 
-def build(journal=True):
+def build(journal=True, emit=None, link=None):
     strip = Strip()
-    app = App(board, sensors, strip, strip.write, load_rules(), lambda event: None)
+    app = App(board, sensors, strip, strip.write, load_rules(), emit or (lambda event: None))
     if not journal:
         app.controller.journal = NoJournal()
-    return app
+    if link:
+        link.app = app
+        app.link = link
+    return app, strip
+
+
+def fresh():
+    import os
+    try:
+        os.remove("journal")  # start a new match
+    except OSError:
+        pass
+
+
+def landing(args):
+    """Set up MOVES, then land the piece: (app, strip, link out)."""
+    fresh()
+    from doce.link import Link
+    out = Out()
+    link = Link(None, None, out, Poller(), None)
+    app, strip = build(journal=False, emit=link.event, link=link)
+    cell, what = square_index(board.grid, args[0]), args[1]
+    moves = args[2].split() if len(args) > 2 and args[2] != "stop" else []
+    pieces = {}
+    boards = []  # every reading the run will need, worked out before any counted work
+    for at, move in zip(moves[0::2], moves[1::2]):
+        pieces[square_index(board.grid, at)] = piece(move)
+        boards.append(readings(pieces))
+    pieces[cell] = piece(what)
+    landed = readings(pieces)
+    step(app, 10)  # boot settles
+    for raw in boards:
+        sensors.raw[:] = raw
+        step(app, board.debounce_scans + 4)
+    step(app, 4)
+    assert app.quiet(), "the board must be quiet before the die lands"
+    return app, strip, out, cell, landed
 
 
 mode = sys.argv[1]
@@ -109,40 +192,63 @@ if mode == "reads":
 elif mode == "heap":
     gc.collect()
     before_app = gc.mem_alloc()
-    app = build()
+    app, strip = build()
     step(app, 10)
     gc.collect()
-    booted = gc.mem_alloc()
-    peak = [booted]
+    app_data = gc.mem_alloc() - before_app
 
     def sample():
         gc.collect()
         peak[0] = max(peak[0], gc.mem_alloc())
+    boards = []  # (readings, after) for every move and lift, before counting the heap
     for moves in ROUNDS:
         words = moves.split()
         cells = words[0::2]
+        pieces = {}
         for cell, what in zip(cells, words[1::2]):
-            world.place(square_index(5, cell), piece(what))
-            sensors.refresh()
-            step(app, 6, sample)
+            pieces[square_index(5, cell)] = piece(what)
+            boards.append(readings(pieces))
         for cell in cells:
-            world.lift(square_index(5, cell))
-            sensors.refresh()
-            step(app, 6, sample)
+            pieces.pop(square_index(5, cell))
+            boards.append(readings(pieces))
+    gc.collect()
+    booted = gc.mem_alloc()  # the boards above are the bench's, not the firmware's
+    peak = [booted]
+    for raw in boards:
+        sensors.raw[:] = raw
+        step(app, 6, sample)
     assert app.controller.game.match_over
-    print('{"code": %d, "app": %d, "match_peak": %d}' % (code, booted - before_app, peak[0] - booted))
-else:
-    import os
-    try:
-        os.remove("journal")  # start a new match
-    except OSError:
-        pass
-    app = build(journal=False)
-    n = int(sys.argv[2])
-    step(app, 10)  # boot settles
-    step(app, n // 2)
-    if sys.argv[3:] == ["play"]:
-        world.place(square_index(5, "c3"), "white 4")
-    sensors.refresh()  # in both runs, so only the firmware's work differs
-    step(app, n - n // 2)
-    assert (app.controller.game.board[12] != 0) == (sys.argv[3:] == ["play"])
+    del boards
+    print('{"code": %d, "app": %d, "match_peak": %d}' % (code, app_data, peak[0] - booted))
+elif mode == "land":
+    app, strip, out, cell, landed = landing(sys.argv[2:])
+    if sys.argv[-1] != "stop":
+        strip.watch = board.led_of_square[cell]
+        strip.changed = False
+        sensors.mark()
+        sensors.raw[:] = landed
+        step(app, 200)
+        raise SystemExit("the light never came")
+elif mode == "events":
+    app, strip, out, cell, landed = landing(sys.argv[2:])
+    import json
+    held = []
+    link_event = app.emit
+    app.emit = lambda event: (held.append(json.dumps(event)), link_event(event))
+    before = out.bytes
+    sensors.raw[:] = landed
+    step(app, 20)
+    assert held, "the landing sent no events"
+    print('{"bytes": %d, "events": %d, "ended": %s, "largest": %s}'
+          % (out.bytes - before, len(held), "true" if app.controller.game.round_over else "false",
+             json.dumps(max(held, key=len))))
+elif mode == "encode":  # json.dumps of a round_end event, N times (the link's encoding)
+    import json
+    event = {"event": "round_end", "round": 1, "result": "white", "reason": "line", "seq": 12,
+             "lines": [["a1", "b1", "c1", "d1"]], "points": {"white": 35, "black": 0}}
+    for _ in range(int(sys.argv[2])):
+        json.dumps(event)
+    print(len(json.dumps(event)))
+else:  # idle scans, with the link polling an idle port as on the board
+    app = landing(["a1", "w4"])[0]
+    step(app, int(sys.argv[2]))
