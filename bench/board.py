@@ -3,8 +3,7 @@
 # MICROPYPATH:
 #   board.py heap                 play a whole match through the sensors; print heap figures
 #   board.py scans N              N idle scans, the link polling: for callgrind
-#   board.py reads N              N reads of the sensor array through C-implemented stand-ins
-#                                 for the pins and ADC (as machine.Pin and ADC are on the ESP32)
+#   board.py idle                 the groups and channels an idle scan reads
 #   board.py land CELL PIECE [MOVES] [stop]
 #                                 play MOVES ("a1 w2 b1 b3 ..."), let the board settle, then
 #                                 put PIECE on CELL and scan until its light is sent to the
@@ -15,7 +14,9 @@
 #                                 the same landing to the end; print the bytes its events
 #                                 take on the wire, and whether the round ended
 #   board.py encode N             N JSON encodings of a round_end event
-# The sensor buffer is filled straight from the world, so only firmware work is counted.
+# The sensor buffer is filled straight from the world; the firmware's reading code runs on C
+# stand-ins for the pins and ADC (as machine.Pin and ADC are C on the ESP32), so only
+# firmware work is counted.
 import gc
 import sys
 from array import array
@@ -44,23 +45,43 @@ def readings(pieces):
 
 
 class Sensors:
-    """The readings the ADC would give, set when the world changes, not per scan. Counts
-    the multiplexer groups each scan asks for, as the ESP32 would read them."""
+    """The readings the ADC would give, set when the world changes, not per scan. Each
+    read also drives the real HallArray through C stand-ins for the pins and the ADC, so
+    the firmware's own reading work is counted; and records, for each scan since `mark`,
+    the groups and channels it read (their hardware time is added by run.py)."""
 
     def __init__(self):
+        import micropython
+        from doce.sensors import HallArray
+        pin = set().add  # a C function of one argument, like a machine.Pin call
+        self.hall = HallArray(micropython.stack_use, [pin] * 4, [pin] * 3, pin, board)
+        self.hall.power_on_us = 0  # waiting is hardware time, added by run.py
         self.raw = readings({})
-        self.groups = bytearray(256)  # groups read by each scan since `mark`
+        self.groups = bytearray(64)  # the groups each scan since `mark` read, a bit each
+        self.masks = array("H", [0] * 64 * board.groups)  # and its channel masks
         self.scans = 0
 
-    def read(self, groups=0xFFFF):
-        if self.scans < len(self.groups):
-            n = 0
-            while groups:
-                n += groups & 1
-                groups >>= 1
-            self.groups[self.scans] = n
+    def read(self, groups=0xFFFF, masks=None):
+        self.hall.read(groups, masks)
+        if self.scans < len(self.groups):  # recorded as is, counted after the run
+            self.groups[self.scans] = groups
+            at = self.scans * board.groups
+            self.masks[at:at + board.groups] = masks
             self.scans += 1
         return self.raw
+
+    def counts(self):
+        """[groups, ...], [channels, ...] read by each scan since `mark`."""
+        groups, channels = [], []
+        for k in range(self.scans):
+            n = c = 0
+            for g in range(board.groups):
+                if self.groups[k] >> g & 1:
+                    n += 1
+                    c += bin(self.masks[k * board.groups + g]).count("1")
+            groups.append(n)
+            channels.append(c)
+        return groups, channels
 
     def mark(self):
         self.scans = 0
@@ -83,7 +104,7 @@ class Strip:
 
     def write(self):
         if self.changed:  # the light is on its way to the LED: the die-to-light path ends here
-            print('{"scans": %d, "groups": %s}' % (sensors.scans, list(sensors.groups[:sensors.scans])))
+            print('{"groups": %s, "channels": %s}' % sensors.counts())
             raise SystemExit
 
 
@@ -177,18 +198,16 @@ def landing(args):
         step(app, board.debounce_scans + 4)
     step(app, 4)
     assert app.quiet(), "the board must be quiet before the die lands"
+    gc.collect()  # the same clean heap in both runs: the GC pause is added by run.py, as time
     return app, strip, out, cell, landed
 
 
 mode = sys.argv[1]
-if mode == "reads":
-    import micropython
-    from doce.sensors import HallArray
-    pin = set().add  # a C function of one argument, like a machine.Pin call
-    hall = HallArray(micropython.stack_use, [pin] * 4, [pin] * 3, pin, board)
-    hall.power_on_us = 0  # waiting is counted separately, as time
-    for _ in range(int(sys.argv[2])):
-        hall.read()
+if mode == "idle":  # the groups and channels an idle scan reads
+    app = landing(["a1", "w4"])[0]
+    sensors.mark()
+    step(app, 1)
+    print('{"groups": %s, "channels": %s}' % sensors.counts())
 elif mode == "heap":
     gc.collect()
     before_app = gc.mem_alloc()

@@ -70,8 +70,8 @@ def board_figures(mpy):
         env = dict(ENV, MICROPYPATH=str(mpy))
         script = str(ROOT / "bench" / "board.py")
 
-        def board_run(*args, heap="256K", prefix=()):
-            out = subprocess.run([*prefix, micropython_path(), "-X", "heapsize=" + heap, script, *args],
+        def board_run(*args, heap="256K", prefix=(), binary=None):
+            out = subprocess.run([*prefix, binary or micropython_path(), "-X", "heapsize=" + heap, script, *args],
                                  capture_output=True, text=True, env=env, cwd=work, timeout=900)
             if out.returncode:
                 raise SystemExit(out.stdout + out.stderr)
@@ -84,7 +84,36 @@ def board_figures(mpy):
         print("    growth during the match, high-water:                      %6d bytes" % heap["match_peak"])
         print("    live high-water: %d bytes = %.1f KB (%.1f KB without bytecode)"
               % (total, total / 1024, (total - heap["code"]) / 1024))
+        heap32(board_run, heap)
         latency(board_run)
+
+
+# The same firmware on a 32-bit MicroPython (as on the ESP32) over the 64-bit unix port, measured
+# here 2026-11-22: v1.28.0's unix port built with MICROPY_FORCE_32BIT=1 (Debian gcc-multilib;
+# no FFI, btree, SSL or frozen modules), `board.py heap` on the same .mpy files: bytecode
+# 33,616 vs 46,720 bytes, the app's data after boot 6,320 vs 10,528 bytes.
+CODE_32_PER_64 = 33616 / 46720  # 0.72: pointers and object headers halve, bytecode does not
+DATA_32_PER_64 = 6320 / 10528  # 0.60
+
+
+def heap32(board_run, heap64):
+    """Heap figures for a 32-bit build: measured if DOCE_MICROPYTHON32 names one, else scaled."""
+    binary = os.environ.get("DOCE_MICROPYTHON32")
+    if binary:
+        heap = json.loads(board_run("heap", binary=binary).stdout)
+        how = "measured on %s" % binary
+    else:
+        heap = {"code": heap64["code"] * CODE_32_PER_64, "app": heap64["app"] * DATA_32_PER_64,
+                "match_peak": heap64["match_peak"] * DATA_32_PER_64}
+        how = ("estimated: x%.2f for bytecode, x%.2f for data, the ratios of a 32-bit v1.28.0 unix build"
+               " to this port (bench/run.py; set DOCE_MICROPYTHON32 to a 32-bit build to measure)"
+               % (CODE_32_PER_64, DATA_32_PER_64))
+    total = heap["code"] + heap["app"] + heap["match_peak"]
+    print("    32-bit, as on the ESP32 (%s):" % how)
+    print("      bytecode %.0f + data after boot %.0f + match growth %.0f = %.1f KB; the ESP32's heap starts at"
+          % (heap["code"], heap["app"], heap["match_peak"], total / 1024))
+    print("      56-64 KB (v1.24 56 KB, ESP32_GENERIC 64,000 bytes; shared/notes/toolchain.md) and grows from free"
+          " memory")
 
 
 def instructions(board_run, *args):
@@ -144,10 +173,6 @@ def transformed(moves, symmetry):
     return words
 
 
-def bits(n):
-    return bin(n).count("1")
-
-
 def latency(board_run):
     import shutil
     if not shutil.which("valgrind"):
@@ -158,23 +183,17 @@ def latency(board_run):
     board = load_board(str(BOARD_FILE))
     machine, neopixel = sim_device()
     to_us = CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1e6
-    per_group = board.channels_per_group
 
-    read_base = instructions(board_run, "reads", "0")[0]
-    per_channel = (instructions(board_run, "reads", "400")[0] - read_base) / 400 / board.channels
     idle_decide = (instructions(board_run, "scans", "400")[0] - instructions(board_run, "scans", "0")[0]) / 400
     encode_base = instructions(board_run, "encode", "0")[0]
     encoded, out = instructions(board_run, "encode", "200")
     encode_per_byte = (encoded - encode_base) / 200 / int(out)
 
-    def scan_hardware_us(groups):
-        return groups * (board.power_on_us + per_group * machine.ADC_READ_US)
+    def scan_hardware_us(groups, channels):
+        return groups * board.power_on_us + channels * machine.ADC_READ_US
 
-    def scan_reading_us(groups):
-        return groups * per_group * per_channel * to_us
-
-    idle_groups = bits(board.watch_groups)
-    idle_scan = scan_hardware_us(idle_groups) + scan_reading_us(idle_groups) + idle_decide * to_us
+    idle = json.loads(board_run("idle").stdout)
+    idle_scan = scan_hardware_us(idle["groups"][0], idle["channels"][0]) + idle_decide * to_us
     sleep_us = board.scan_period_ms * 1000
     strip_us = board.led_count * neopixel.LED_US + neopixel.RMT_SETUP_US
     fixed = idle_scan + sleep_us + strip_us + LATCH_US + GC_PAUSE_US
@@ -182,12 +201,10 @@ def latency(board_run):
     def case(cell, piece, moves=""):
         base = instructions(board_run, "land", cell, piece, moves, "stop")[0]
         count, out = instructions(board_run, "land", cell, piece, moves)
-        scans = json.loads(out)["groups"]
+        scans = json.loads(out)
         work = (count - base) * to_us
-        hardware = sum(scan_hardware_us(g) for g in scans)
-        reading = sum(scan_reading_us(g) for g in scans)
-        return {"cell": cell, "scans": scans, "work": work, "hardware": hardware, "reading": reading,
-                "total": fixed + hardware + reading + work}
+        hardware = sum(map(scan_hardware_us, scans["groups"], scans["channels"]))
+        return {"cell": cell, "scans": scans, "work": work, "hardware": hardware, "total": fixed + hardware + work}
 
     plays = [case(square_name_of(board, sq), "w4") for sq in range(board.squares)]
     wins = []
@@ -231,24 +248,26 @@ def latency(board_run):
     print("      events (JSON encode + UART %d baud, %d-byte TX FIFO, %.1f us a byte beyond it): sent after"
           % (UART_BAUD, UART_FIFO, 10e6 / UART_BAUD))
     print("        the lights are drawn (doce/app.py), so not part of die-to-light; figures below")
-    print("    measured (callgrind, unix port, .mpy): %.0f instructions to read one sensor, %.0f for an idle scan,"
-          % (per_channel, idle_decide))
-    print("      %.0f to encode a byte of JSON; a landing's own work is (run to its light) - (run to the landing)"
-          % encode_per_byte)
+    print("    measured (callgrind, unix port, .mpy; the firmware's reading code on C stand-ins for pins and ADC):")
+    print("      %.0f instructions for an idle scan (%d groups, %d channels), %.0f to encode a byte of JSON;"
+          % (idle_decide, idle["groups"][0], idle["channels"][0], encode_per_byte))
+    print("      a landing's work = (run to its light) - (run stopped where it lands), from the same clean heap")
     print("    worst case = the rest of the idle scan the die lands in (a whole one, %.2f ms) + the %d ms sleep"
           % (idle_scan / 1000, board.scan_period_ms))
-    print("      + the scans until the square settles (%d to debounce; groups read as the channel map gives)"
+    print("      + the scans until the square settles (%d to debounce; each reads the centres and the"
           % board.debounce_scans)
-    print("      + the landing's firmware work + the strip write %.2f ms + latch %.2f ms + GC %.1f ms"
+    print("      moving square's channels: %d us a group switched on, %d us a channel) + the landing's work"
+          % (board.power_on_us, machine.ADC_READ_US))
+    print("      + the strip write %.2f ms + latch %.2f ms + GC %.1f ms"
           % (strip_us / 1000, LATCH_US / 1000, GC_PAUSE_US / 1000))
-    print("    %-5s %-22s %9s %9s %9s %9s" % ("cell", "groups per scan", "hardware", "reading", "work", "total"))
+    print("    %-5s %-30s %9s %9s %9s" % ("cell", "groups/channels per scan", "hardware", "work", "total"))
     for p in sorted(plays, key=lambda p: -p["total"])[:6] + [None] + wins:
         if p is None:
             print("    ... (%d squares; the slowest above)   a die that wins the round:" % len(plays))
             continue
-        print("    %-5s %-22s %6.2f ms %6.2f ms %6.2f ms %6.2f ms"
-              % (p["cell"], ",".join(map(str, p["scans"])), p["hardware"] / 1000, p["reading"] / 1000,
-                 p["work"] / 1000, p["total"] / 1000))
+        scans = " ".join("%d/%d" % gc for gc in zip(p["scans"]["groups"], p["scans"]["channels"]))
+        print("    %-5s %-30s %6.2f ms %6.2f ms %6.2f ms"
+              % (p["cell"], scans, p["hardware"] / 1000, p["work"] / 1000, p["total"] / 1000))
     print("    worst play: %s, %.1f ms; worst measured win: %s, %.1f ms" % (
         worst_play["cell"], worst_play["total"] / 1000, worst_win["cell"], worst_win["total"] / 1000))
     print("    a win on the slowest square (its scans + the largest round-end work, %.2f ms): %.1f ms"

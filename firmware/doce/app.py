@@ -77,7 +77,7 @@ class App:
         if self.holding:
             self.held.append(event)
         else:
-            self.emit(event)
+            self.emit(event() if callable(event) else event)
 
     def quiet(self):
         """Whether nothing is moving on the board: the loop may sleep between scans."""
@@ -125,7 +125,8 @@ class App:
     def _send_held(self):
         held = self.held
         while held:  # in order; each leaves the queue before it is sent, so none goes twice
-            self.emit(held.pop(0))
+            event = held.pop(0)
+            self.emit(event() if callable(event) else event)
 
     def set_brightness(self, value):
         self.lights.set_brightness(value)

@@ -48,7 +48,7 @@ class Sensors:
             self.raw[self.board.square_channels[sq * SENSORS_PER_SQUARE + i]] = (
                 self.board.baseline + sign * self.board.nominal_signal)
 
-    def read(self, groups=0xFFFF):
+    def read(self, groups=0xFFFF, masks=None):
         return self.raw
 
 
@@ -154,3 +154,68 @@ def test_the_loop_sleeps_only_while_nothing_moves(board_app):
     assert "placed" in log
     assert not any(quiet[:-1]), quiet  # no sleep from the first scan that saw it to its light
     assert quiet[-1]  # settled and shown: back to sleeping between scans
+
+
+class Pcb:
+    """Pins and an ADC wired as on the board: the ADC reads the channel the group and
+    multiplexer select pins pick. Counts the conversions, 30-40 us each on an ESP32."""
+
+    def __init__(self, board, sensors):
+        self.board = board
+        self.sensors = sensors  # the readings, by channel
+        self.level = {}
+        self.conversions = 0
+
+    def pin(self, name):
+        def drive(value):
+            self.level[name] = value
+        return drive
+
+    def adc(self):
+        self.conversions += 1
+        group = sum(self.level.get(("group", b), 0) << b for b in range(3))
+        mux = sum(self.level.get(("mux", b), 0) << b for b in range(4))
+        assert self.level.get("enable"), "read with no group switched on"
+        return self.sensors.raw[group * self.board.channels_per_group + mux]
+
+
+def test_a_scan_converts_only_the_centres_and_the_moving_squares_sensors(tmp_path, monkeypatch):
+    from doce.sensors import HallArray
+    monkeypatch.chdir(tmp_path)
+    board = load_board(str(BOARD_FILE))
+    world = Sensors(board)
+    pcb = Pcb(board, world)
+    hall = HallArray(pcb.adc, [pcb.pin(("mux", b)) for b in range(4)], [pcb.pin(("group", b)) for b in range(3)],
+                     pcb.pin("enable"), board)
+    hall.power_on_us = 0
+    log = []
+    strip = Strip(log)
+    app = App(board, hall, strip, strip.write, rules.load_tables("standard"), lambda e: log.append(e["event"]))
+    now = run(app, 0, 20)
+    pcb.conversions = 0
+    now = run(app, now, 10)
+    assert pcb.conversions == 10 * board.squares  # idle: the 25 centres, nothing else
+    world.place("a2", "white 4")  # a square with sensors in 4 multiplexer groups
+    counts = []
+    while "placed" not in log and len(counts) < 20:
+        pcb.conversions = 0
+        now = run(app, now, 1)
+        counts.append(pcb.conversions)
+    assert "placed" in log and app.controller.game.board[square_index(5, "a2")]
+    # The scan that saw it read the centres; then, in turn, a2's five sensors alone and
+    # the centres with a2's four others; the board is handed on from a scan of the centres.
+    assert counts[0] == board.squares, counts
+    assert set(counts[1::2]) == {5} and set(counts[2::2]) == {board.squares + 4}, counts
+    assert counts[-1] == board.squares + 4
+
+
+@pytest.mark.parametrize("scans", [1, 2, 3, 4])
+def test_a_die_put_down_while_another_settles_is_handed_on_with_it(board_app, scans):
+    app, sensors, log = board_app
+    now = run(app, 0, 20)
+    del log[:]
+    sensors.place("a2", "white 4")
+    now = run(app, now, scans)  # seen, and settling
+    sensors.place("d4", "black 2")
+    run(app, now, 30)
+    assert "placed" not in log and "illegal" in log  # two at once, as when put down together
