@@ -1,16 +1,16 @@
 # The board firmware on the MicroPython unix port, for `make bench`. Run from a folder
-# holding board.json and rules.doct, with the firmware and the simulator's world.py on
-# MICROPYPATH:
+# holding board.json, rules.doct and boards.json (the sensor readings run.py works out on
+# the host, board by board, for this run), with the firmware on MICROPYPATH:
 #   board.py heap                 play a whole match through the sensors; print heap figures
 #   board.py scans N              N idle scans, the link polling: for callgrind
 #   board.py idle                 the groups and channels an idle scan reads
-#   board.py land CELL PIECE [MOVES] [stop]
-#                                 play MOVES ("a1 w2 b1 b3 ..."), let the board settle, then
-#                                 put PIECE on CELL and scan until its light is sent to the
+#   board.py land CELL [stop]     play boards.json's boards but the last (a round's moves so
+#                                 far), let each settle, then change to the last (a die on
+#                                 CELL) and scan until its light is sent to the
 #                                 strip; print the scans it took and the groups each read.
 #                                 With `stop`: end where the die would land (callgrind's
 #                                 baseline: the difference is the landing's own work).
-#   board.py events CELL PIECE [MOVES]
+#   board.py events CELL
 #                                 the same landing to the end; print the bytes its events
 #                                 take on the wire, and whether the round ended
 #   board.py encode N             N JSON encodings of a round_end event
@@ -34,14 +34,12 @@ code = gc.mem_alloc() - heap_at_start
 board = boardfile.load()
 
 
-def readings(pieces):
-    """The sensor readings, an array a channel, with `pieces` ({square: name}) flat on the
-    board and no noise. The one place the bench asks the simulator's World."""
-    from world import World
-    world = World(board, noise=0)
-    for sq in pieces:
-        world.place(sq, pieces[sq])
-    return array("H", [world.reading(ch) for ch in range(board.channels)])
+def boards():
+    """The sensor readings run.py worked out on the host for this run, in the order the run
+    needs them: an array a board, each channel's mean read_u16 (no noise)."""
+    import json
+    with open("boards.json") as f:
+        return [array("H", levels) for levels in json.load(f)]
 
 
 class Sensors:
@@ -56,7 +54,7 @@ class Sensors:
         pin = set().add  # a C function of one argument, like a machine.Pin call
         self.hall = HallArray(micropython.stack_use, [pin] * 4, [pin] * 3, pin, board)
         self.hall.power_on_us = 0  # waiting is hardware time, added by run.py
-        self.raw = readings({})
+        self.raw = array("H", [0] * board.channels)
         self.groups = bytearray(64)  # the groups each scan since `mark` read, a bit each
         self.masks = array("H", [0] * 64 * board.groups)  # and its channel masks
         self.scans = 0
@@ -128,21 +126,6 @@ class Poller:
     ipoll = bytes  # a C function: ipoll(0) -> b"", nothing waiting, as an idle USB port
 
 
-# Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
-ROUNDS = [
-    "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3",
-    "a1 b2 a5 w1 c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
-    "b1 w3 a2 b3 d1 w3 a4 b3 e4 w1 e5 b1 c1 w3 a3 b3 e2 w1 a1 b3",
-    "a1 b2 a5 w1 e1 bx c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
-]
-NAMES = {"w": "white", "b": "black"}
-
-
-def piece(text):
-    """'w2' -> 'white 2'; 'bx' -> 'black blocker'."""
-    return "%s %s" % (NAMES[text[0]], "blocker" if text[1] == "x" else text[1])
-
-
 clock = [0]
 
 
@@ -177,29 +160,23 @@ def fresh():
 
 
 def landing(args):
-    """Set up MOVES, then land the piece: (app, strip, link out)."""
+    """Play the boards before the last, then land the piece: (app, strip, link out, cell, last board)."""
     fresh()
     from doce.link import Link
     out = Out()
     link = Link(None, None, out, Poller(), None)
     app, strip = build(journal=False, emit=link.event, link=link)
-    cell, what = square_index(board.grid, args[0]), args[1]
-    moves = args[2].split() if len(args) > 2 and args[2] != "stop" else []
-    pieces = {}
-    boards = []  # every reading the run will need, worked out before any counted work
-    for at, move in zip(moves[0::2], moves[1::2]):
-        pieces[square_index(board.grid, at)] = piece(move)
-        boards.append(readings(pieces))
-    pieces[cell] = piece(what)
-    landed = readings(pieces)
+    cell = square_index(board.grid, args[0])
+    played = boards()
+    sensors.raw[:] = played[0]
     step(app, 10)  # boot settles
-    for raw in boards:
+    for raw in played[1:-1]:
         sensors.raw[:] = raw
         step(app, board.debounce_scans + 4)
     step(app, 4)
     assert app.quiet(), "the board must be quiet before the die lands"
     gc.collect()  # the same clean heap in both runs: the GC pause is added by run.py, as time
-    return app, strip, out, cell, landed
+    return app, strip, out, cell, played[-1]
 
 
 mode = sys.argv[1]
@@ -208,36 +185,25 @@ if mode == "idle":  # the groups and channels an idle scan reads
     sensors.mark()
     step(app, 1)
     print('{"groups": %s, "channels": %s}' % sensors.counts())
-elif mode == "heap":
+elif mode == "heap":  # boards.json: the empty board, then a whole match move by move and lift by lift
+    played = boards()
+    sensors.raw[:] = played[0]
     gc.collect()
     before_app = gc.mem_alloc()
     app, strip = build()
     step(app, 10)
     gc.collect()
     app_data = gc.mem_alloc() - before_app
+    booted = gc.mem_alloc()  # the boards are the bench's, not the firmware's
+    peak = [booted]
 
     def sample():
         gc.collect()
         peak[0] = max(peak[0], gc.mem_alloc())
-    boards = []  # (readings, after) for every move and lift, before counting the heap
-    for moves in ROUNDS:
-        words = moves.split()
-        cells = words[0::2]
-        pieces = {}
-        for cell, what in zip(cells, words[1::2]):
-            pieces[square_index(5, cell)] = piece(what)
-            boards.append(readings(pieces))
-        for cell in cells:
-            pieces.pop(square_index(5, cell))
-            boards.append(readings(pieces))
-    gc.collect()
-    booted = gc.mem_alloc()  # the boards above are the bench's, not the firmware's
-    peak = [booted]
-    for raw in boards:
+    for raw in played[1:]:
         sensors.raw[:] = raw
         step(app, 6, sample)
     assert app.controller.game.match_over
-    del boards
     print('{"code": %d, "app": %d, "match_peak": %d}' % (code, app_data, peak[0] - booted))
 elif mode == "land":
     app, strip, out, cell, landed = landing(sys.argv[2:])

@@ -56,7 +56,7 @@ def smallest_heap(mpy_dir, tables, *args):
 def board_figures(mpy):
     """Issue-3 figures: allocation per idle scan, heap over a match, die-to-light latency."""
     import shutil
-    from doce_host.paths import BOARD_FILE, SIM_DEVICE
+    from doce_host.paths import BOARD_FILE
     from doce_host.sim import SimBoard
     print("Board firmware (MicroPython unix port, .mpy, standard rules)")
     with SimBoard() as sim:
@@ -66,17 +66,18 @@ def board_figures(mpy):
     with tempfile.TemporaryDirectory() as work:
         shutil.copy(BOARD_FILE, os.path.join(work, "board.json"))
         Path(work, "rules.doct").write_bytes(rules.load_tables("standard").blob)
-        shutil.copy(SIM_DEVICE / "world.py", mpy / "world.py")
         env = dict(ENV, MICROPYPATH=str(mpy))
         script = str(ROOT / "bench" / "board.py")
 
-        def board_run(*args, heap="256K", prefix=(), binary=None):
+        def board_run(*args, heap="256K", prefix=(), binary=None, boards=None):
+            """board.py ARGS on the unix port, with `boards` (default: the empty board) in boards.json."""
+            Path(work, "boards.json").write_text(json.dumps(boards or [readings({})]))
             out = subprocess.run([*prefix, binary or micropython_path(), "-X", "heapsize=" + heap, script, *args],
                                  capture_output=True, text=True, env=env, cwd=work, timeout=900)
             if out.returncode:
                 raise SystemExit(out.stdout + out.stderr)
             return out
-        heap = json.loads(board_run("heap").stdout)
+        heap = json.loads(board_run("heap", boards=match_boards()).stdout)
         total = heap["code"] + heap["app"] + heap["match_peak"]
         print("  heap over a whole match through the sensors, with the journal (goal <= 32 KB):")
         print("    firmware bytecode (.mpy; 0 when frozen with manifest.py): %6d bytes" % heap["code"])
@@ -96,11 +97,62 @@ CODE_32_PER_64 = 33616 / 46720  # 0.72: pointers and object headers halve, bytec
 DATA_32_PER_64 = 6320 / 10528  # 0.60
 
 
+# Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
+ROUNDS = [
+    "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3",
+    "a1 b2 a5 w1 c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
+    "b1 w3 a2 b3 d1 w3 a4 b3 e4 w1 e5 b1 c1 w3 a3 b3 e2 w1 a1 b3",
+    "a1 b2 a5 w1 e1 bx c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
+]
+NAMES = {"w": "white", "b": "black"}
+_levels = {}
+
+
+def readings(pieces):
+    """Every channel's mean read_u16 with `pieces` ({"a1": "w4", ...}) in their wells:
+    the one place the bench asks the simulator's physics."""
+    from doce_host.sim.hands import Hands
+    key = tuple(sorted(pieces.items()))
+    if key not in _levels:
+        hands = Hands()
+        for cell, text in key:
+            hands.place(cell, "%s %s" % (NAMES[text[0]], "blocker" if text[1] == "x" else text[1]))
+        _levels[key] = hands.levels()
+    return _levels[key]
+
+
+def match_boards():
+    """The empty board, then every move and every lift of the four ROUNDS."""
+    out = [readings({})]
+    for moves in ROUNDS:
+        words = moves.split()
+        pieces = {}
+        for cell, what in zip(words[0::2], words[1::2]):
+            pieces[cell] = what
+            out.append(readings(pieces))
+        for cell in words[0::2]:
+            pieces.pop(cell)
+            out.append(readings(pieces))
+    return out
+
+
+def landing_boards(cell, piece, moves=()):
+    """The empty board, each of `moves` ("a1", "w2", ...) added in turn, then `piece` on `cell`."""
+    out = [readings({})]
+    pieces = {}
+    for at, what in zip(moves[0::2], moves[1::2]):
+        pieces[at] = what
+        out.append(readings(pieces))
+    pieces[cell] = piece
+    out.append(readings(pieces))
+    return out
+
+
 def heap32(board_run, heap64):
     """Heap figures for a 32-bit build: measured if DOCE_MICROPYTHON32 names one, else scaled."""
     binary = os.environ.get("DOCE_MICROPYTHON32")
     if binary:
-        heap = json.loads(board_run("heap", binary=binary).stdout)
+        heap = json.loads(board_run("heap", binary=binary, boards=match_boards()).stdout)
         how = "measured on %s" % binary
     else:
         heap = {"code": heap64["code"] * CODE_32_PER_64, "app": heap64["app"] * DATA_32_PER_64,
@@ -116,9 +168,9 @@ def heap32(board_run, heap64):
           " memory")
 
 
-def instructions(board_run, *args):
+def instructions(board_run, *args, boards=None):
     """(instructions the unix port ran, its stdout) for board.py ARGS, under callgrind."""
-    out = board_run(*args, prefix=("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"))
+    out = board_run(*args, prefix=("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"), boards=boards)
     for line in out.stderr.splitlines():
         if "Collected" in line:
             return int(line.split(":")[-1]), out.stdout
@@ -198,9 +250,10 @@ def latency(board_run):
     strip_us = board.led_count * neopixel.LED_US + neopixel.RMT_SETUP_US
     fixed = idle_scan + sleep_us + strip_us + LATCH_US + GC_PAUSE_US
 
-    def case(cell, piece, moves=""):
-        base = instructions(board_run, "land", cell, piece, moves, "stop")[0]
-        count, out = instructions(board_run, "land", cell, piece, moves)
+    def case(cell, piece, moves=()):
+        boards = landing_boards(cell, piece, moves)
+        base = instructions(board_run, "land", cell, "stop", boards=boards)[0]
+        count, out = instructions(board_run, "land", cell, boards=boards)
         scans = json.loads(out)
         work = (count - base) * to_us
         hardware = sum(map(scan_hardware_us, scans["groups"], scans["channels"]))
@@ -210,10 +263,10 @@ def latency(board_run):
     wins = []
     for symmetry in SYMMETRIES:
         words = transformed(WIN, symmetry)
-        cell, piece, moves = words[-2], words[-1], " ".join(words[:-2])
+        cell, piece, moves = words[-2], words[-1], words[:-2]
         if any(w["cell"] == cell for w in wins):
             continue
-        ended = json.loads(board_run("events", cell, piece, moves).stdout)
+        ended = json.loads(board_run("events", cell, boards=landing_boards(cell, piece, moves)).stdout)
         if not ended["ended"]:
             print("    (the round mirrored to end on %s does not end there under these rules; left out)" % cell)
             continue
