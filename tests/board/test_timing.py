@@ -38,6 +38,7 @@ class Sensors:
 
     def __init__(self, board):
         self.board = board
+        self.signal = board.present_above * 3 // 2  # a magnet: clearly past the threshold
         self.raw = array("H", [board.baseline] * board.channels)
 
     def place(self, cell, name):
@@ -46,7 +47,7 @@ class Sensors:
         for i in range(SENSORS_PER_SQUARE):
             sign = (0, 1, -1)[TRITS[code[i]]]
             self.raw[self.board.square_channels[sq * SENSORS_PER_SQUARE + i]] = (
-                self.board.baseline + sign * self.board.nominal_signal)
+                self.board.baseline + sign * self.signal)
 
     def read(self, groups=0xFFFF, masks=None):
         return self.raw
