@@ -92,9 +92,10 @@ def board_figures(mpy):
 # The same firmware on a 32-bit MicroPython (as on the ESP32) over the 64-bit unix port, measured
 # here 2026-11-22: v1.28.0's unix port built with MICROPY_FORCE_32BIT=1 (Debian gcc-multilib;
 # no FFI, btree, SSL or frozen modules), `board.py heap` on the same .mpy files: bytecode
-# 33,616 vs 46,720 bytes, the app's data after boot 6,320 vs 10,528 bytes.
-CODE_32_PER_64 = 33616 / 46720  # 0.72: pointers and object headers halve, bytecode does not
-DATA_32_PER_64 = 6320 / 10528  # 0.60
+# 34,816 vs 48,192 bytes, the app's data after boot 6,240 vs 9,312 bytes (runs vary by a few
+# hundred bytes with where the collector finds room).
+CODE_32_PER_64 = 34816 / 48192  # 0.72: pointers and object headers halve, bytecode does not
+DATA_32_PER_64 = 6240 / 9312  # 0.67
 
 
 # Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
