@@ -4,12 +4,13 @@
 #   board.py heap                 play a whole match through the sensors; print heap figures
 #   board.py scans N              N idle scans, the link polling: for callgrind
 #   board.py idle                 the groups and channels an idle scan reads
-#   board.py land CELL [stop]     play boards.json's boards but the last (a round's moves so
+#   board.py land CELL [stop|show]
+#                                 play boards.json's boards but the last (a round's moves so
 #                                 far), let each settle, then change to the last (a die on
-#                                 CELL) and scan until its light is sent to the
-#                                 strip; print the scans it took and the groups each read.
+#                                 CELL) and scan until its light is sent to the strip.
 #                                 With `stop`: end where the die would land (callgrind's
-#                                 baseline: the difference is the landing's own work).
+#                                 baseline: the difference is the landing's own work);
+#                                 with `show`: print the groups and channels each scan read.
 #   board.py events CELL
 #                                 the same landing to the end; print the bytes its events
 #                                 take on the wire, and whether the round ended
@@ -92,6 +93,8 @@ class Strip:
         self.buf = bytearray(3 * board.led_count)
         self.watch = -1
         self.changed = False
+        self.show = False
+        self.app = None
 
     def __setitem__(self, i, rgb):
         if i == self.watch:
@@ -102,7 +105,9 @@ class Strip:
 
     def write(self):
         if self.changed:  # the light is on its way to the LED: the die-to-light path ends here
-            print('{"groups": %s, "channels": %s}' % sensors.counts())
+            if self.show:  # a run for the scans' figures, not counted
+                print('{"groups": %s, "channels": %s}' % sensors.counts())
+            del self.app.held[:]  # the events go after the light: not this path's work
             raise SystemExit
 
 
@@ -210,6 +215,8 @@ elif mode == "land":
     if sys.argv[-1] != "stop":
         strip.watch = board.led_of_square[cell]
         strip.changed = False
+        strip.show = "show" in sys.argv
+        strip.app = app
         sensors.mark()
         sensors.raw[:] = landed
         step(app, 200)

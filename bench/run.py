@@ -254,8 +254,8 @@ def latency(board_run):
     def case(cell, piece, moves=()):
         boards = landing_boards(cell, piece, moves)
         base = instructions(board_run, "land", cell, "stop", boards=boards)[0]
-        count, out = instructions(board_run, "land", cell, boards=boards)
-        scans = json.loads(out)
+        count = instructions(board_run, "land", cell, boards=boards)[0]
+        scans = json.loads(board_run("land", cell, "show", boards=boards).stdout)
         work = (count - base) * to_us
         hardware = sum(map(scan_hardware_us, scans["groups"], scans["channels"]))
         return {"cell": cell, "scans": scans, "work": work, "hardware": hardware, "total": fixed + hardware + work}
@@ -305,7 +305,8 @@ def latency(board_run):
     print("    measured (callgrind, unix port, .mpy; the firmware's reading code on C stand-ins for pins and ADC):")
     print("      %.0f instructions for an idle scan (%d groups, %d channels), %.0f to encode a byte of JSON;"
           % (idle_decide, idle["groups"][0], idle["channels"][0], encode_per_byte))
-    print("      a landing's work = (run to its light) - (run stopped where it lands), from the same clean heap")
+    print("      a landing's work = (run to its light) - (run stopped where it lands), from the same clean heap,")
+    print("      its events held back (they go after the light)")
     print("    worst case = the rest of the idle scan the die lands in (a whole one, %.2f ms) + the %d ms sleep"
           % (idle_scan / 1000, board.scan_period_ms))
     print("      + the scans until the square settles (%d to debounce; each reads the centres and the"
