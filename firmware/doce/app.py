@@ -21,9 +21,17 @@ FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 
 
+# MicroPython's millisecond ticks wrap (at 2**30 on the ESP32: extmod/modtime.c,
+# MICROPY_PY_TIME_TICKS_PERIOD), and ticks_diff takes only values from ticks_ms or
+# ticks_add (docs.micropython.org, library/time.html): never add to a tick directly.
 def ticks_diff(a, b):
     """a - b for millisecond ticks; MicroPython's ticks wrap, so it must do the sum."""
     return time.ticks_diff(a, b) if hasattr(time, "ticks_diff") else a - b
+
+
+def ticks_add(a, delta):
+    """The tick `delta` ms after `a`, wrapped as MicroPython's ticks wrap."""
+    return time.ticks_add(a, delta) if hasattr(time, "ticks_add") else a + delta
 
 
 def load_rules(path=RULES_PATH):
@@ -40,7 +48,7 @@ class App:
         self.emit = emit
         self.link = None  # a doce.link.Link, if a host may talk to the board
         self.last_warning = None  # so a failing journal is reported once, not every scan
-        self.retry_at = 0
+        self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path
         self.calibration_path = calibration_path
         self.calibration = Calibration(board)
@@ -58,13 +66,22 @@ class App:
                 journal.new_match(WHITE, tables.checksum)
             except OSError as e:
                 emit({"event": "warning", "message": "journal cannot be written (%s)" % e})
+        self.held = []  # the controller's events of this scan, sent once the lights show it
+        self.holding = False
         self.controller = Controller(game, journal, self._event, waiting)
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         emit({"event": "boot", "round": self.controller.game.round, "mode": self.controller.mode})
 
     def _event(self, event):
-        self.emit(event)
+        if self.holding:
+            self.held.append(event)
+        else:
+            self.emit(event() if callable(event) else event)
+
+    def quiet(self):
+        """Whether nothing is moving on the board: the loop may sleep between scans."""
+        return not (self.scanner.wanted or self.scanner.pending)
 
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
@@ -72,20 +89,44 @@ class App:
         if self.link:
             self.link.poll(now_ms)  # now_ms: to pace what it sends at the line's speed
         if self.scanner.scan():
-            c.reconcile(self.scanner.settled)
-        if c.changed or (self.lights.animated and ticks_diff(now_ms, self.next_frame) >= 0):
-            c.changed = False
-            self.lights.render(c, now_ms)
-            self.next_frame = now_ms + FRAME_MS
-        if c.unwritten and ticks_diff(now_ms, self.retry_at) >= 0:
+            self._settled(now_ms)
+        self._render(now_ms)
+        if c.unwritten and (self.retry_at is None or ticks_diff(now_ms, self.retry_at) >= 0):
             note = c.commit()  # after the lights: a play shows before it is written
+            self.retry_at = None  # a stale tick would read as the future half the time
             if note:
-                self.retry_at = now_ms + RETRY_MS
+                self.retry_at = ticks_add(now_ms, RETRY_MS)
                 if note != self.last_warning:
                     self.emit({"event": "warning", "message": note})
             self.last_warning = note
         if self.link and self.link.reboot_pending:
             self.link.reboot()
+
+    # Its own function: a try block's slots would push step()'s frame onto the heap
+    # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).
+    def _settled(self, now_ms):
+        """The board settled: act on it, show it, and only then send its events (a few
+        ms of JSON and UART that the players need not wait for)."""
+        self.holding = True
+        try:
+            self.controller.reconcile(self.scanner.settled)
+            self._render(now_ms)
+        finally:
+            self.holding = False
+            self._send_held()
+
+    def _render(self, now_ms):
+        c = self.controller
+        if c.changed or (self.lights.animated and ticks_diff(now_ms, self.next_frame) >= 0):
+            c.changed = False
+            self.lights.render(c, now_ms)
+            self.next_frame = ticks_add(now_ms, FRAME_MS)
+
+    def _send_held(self):
+        held = self.held
+        while held:  # in order; each leaves the queue before it is sent, so none goes twice
+            event = held.pop(0)
+            self.emit(event() if callable(event) else event)
 
     def set_brightness(self, value):
         self.lights.set_brightness(value)

@@ -36,7 +36,7 @@ class Controller:
     def __init__(self, game, journal, emit, waiting=False):
         self.game = game
         self.journal = journal
-        self.emit = emit  # emit(event): events are dicts, sent on by the link
+        self.emit = emit  # emit(event): a dict, or a function making one when it is sent
         self.problems = [None] * game.tables.squares
         self.physical = bytearray(game.tables.squares)  # the settled board last seen
         self.looked = False  # whether the board has been read since boot: till then, physical is a guess
@@ -163,17 +163,23 @@ class Controller:
             event["value"] = face(piece)
         self._clear_problems()
         self.emit(event)
-        if len(g.rounds) > ended:
-            e = round_event(g, g.rounds[-1])
-            e["event"] = "round_end"
-            self.emit(e)
+        if len(g.rounds) > ended:  # the results are worked out once the lights show the play
+            self.emit(self._round_end)
             if g.match_over:
-                e = match_event(g)
-                e["event"] = "match_end"
-                self.emit(e)
+                self.emit(self._match_end)
         self._resume_mode()
         self.changed = True
         return None
+
+    def _round_end(self):
+        e = round_event(self.game, self.game.rounds[-1])
+        e["event"] = "round_end"
+        return e
+
+    def _match_end(self):
+        e = match_event(self.game)
+        e["event"] = "match_end"
+        return e
 
     def _start_round(self):
         """The board is clear: the next round, the first of a match, or a restarted one begins."""

@@ -74,4 +74,5 @@ def run():
             if not held and c.mode == MATCH_OVER:
                 c.new_match(1 - c.game.first)  # the other player opens the next match
             pressed_at = None
-        time.sleep_ms(period)
+        if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
+            time.sleep_ms(period)

@@ -56,7 +56,8 @@ def run():
     start = time.monotonic()
     while True:
         app.step(int((time.monotonic() - start) * 1000))
-        time.sleep(app.board.scan_period_ms / 1000)
+        if app.quiet():  # while a square moves, scan again at once
+            time.sleep(app.board.scan_period_ms / 1000)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,10 @@
 
 Each scan reads the centre sensors of every square, and all five sensors of the
 squares that are moving (every die has a centre magnet, so nothing changes on a
-square without its centre reading changing). A square whose readings changed is
+square without its centre reading changing): only those channels, as each ADC
+conversion takes 30-40 us on the ESP32. While squares are moving, every other scan
+reads only theirs, so they settle sooner; a die put down elsewhere meanwhile is
+seen one scan later, and still before the moving squares are handed on. A square whose readings changed is
 moving until it settles: it is decoded into a piece (the board file's die code) and
 debounced, changing only after reading the same for `debounce_scans` scans in a row
 (an UNSETTLED reading needs `quiet_wait_scans`, so a die being placed slowly does
@@ -12,6 +15,8 @@ arrive together. After boot, the first settled board is handed on even if empty.
 
 A scan allocates nothing.
 """
+
+from array import array
 
 from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
 
@@ -27,7 +32,15 @@ class Scanner:
         self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN
         n = board.squares
         self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
-        self.wanted = 0  # the groups to read in full next scan, for the moving squares
+        self.wanted = 0  # the groups to read next scan for the moving squares, a bit each
+        # Channels a 16-bit mask a group: the centres, the moving squares' channels
+        # wanted next scan, and those read this scan.
+        self.centres = array("H", [0] * board.groups)
+        for sq in range(n):
+            self._want(self.centres, sq * SENSORS_PER_SQUARE)
+        self.wanted_masks = array("H", [0] * board.groups)
+        self.masks = array("H", [0] * board.groups)
+        self.skipped = False  # whether the last scan left the centres out
         self.reading = bytearray(n)  # this scan's decoded squares, for diagnostics
         self.candidate = bytearray(n)
         self.count = bytearray(n)
@@ -38,12 +51,15 @@ class Scanner:
 
     def scan(self):
         """Read the board once. True when settled changes are ready to hand on."""
-        groups = self.board.watch_groups | self.wanted
-        self._classify(self.sensors.read(groups), groups)
+        skip = self.wanted and not self.skipped  # every other scan, only the moving squares
+        self.skipped = skip
+        groups = self.wanted if skip else self.board.watch_groups | self.wanted
+        self._next_masks(skip)
+        self._classify(self.sensors.read(groups, self.masks), groups)
         busy = self._update(groups)
         if self.scans < 255:  # only boot needs counting, and a big int would allocate
             self.scans += 1
-        if not self.pending:
+        if not self.pending or skip:  # handed on only from a scan that read every centre
             return False
         if (busy or self.scans < self.board.debounce_scans) and self.waited < self.board.quiet_wait_scans:
             self.waited += 1
@@ -54,18 +70,29 @@ class Scanner:
 
     # The functions below are small on purpose: MicroPython keeps a frame of up to
     # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
-    # at every call.
+    # at every call. @micropython.native on them and on HallArray's loops was tried:
+    # 10% less work for a landing (bench, x64), not worth an mpy-cross -march per target.
+    def _next_masks(self, skip):
+        for g in range(len(self.masks)):
+            self.masks[g] = (0 if skip else self.centres[g]) | self.wanted_masks[g]
+            self.wanted_masks[g] = 0
+
     def _classify(self, raw, groups):
         for group in range(self.board.groups):
             if groups >> group & 1:
                 self._classify_group(raw, group * self.board.channels_per_group)
 
-    def _classify_group(self, raw, first):
-        """Each sensor against its thresholds: a south pole, a north pole, none, or between.
-
-        A sensor whose reading changed marks its square as moving.
-        """
-        for ch in range(first, first + self.board.channels_per_group):
+    def _classify_group(self, raw, ch):
+        """Each sensor read, from channel `ch` on, against its thresholds: a south pole,
+        a north pole, none, or between. A sensor whose reading changed marks its square
+        as moving."""
+        mask = self.masks[ch // self.board.channels_per_group]
+        while mask:  # a while, not a for over range: it keeps the frame small
+            if not mask & 1:
+                mask >>= 1
+                ch += 1
+                continue
+            mask >>= 1
             d = raw[ch] - self.baseline[ch]
             t = 1
             if d < 0:
@@ -78,6 +105,7 @@ class Scanner:
             if t != self.trits[ch]:
                 self.trits[ch] = t
                 self._moved(ch)
+            ch += 1
 
     def _moved(self, ch):
         sq = self.board.square_of_channel[ch]
@@ -94,13 +122,32 @@ class Scanner:
         return busy
 
     def _update_square(self, sq, groups):
-        mine = self.board.groups_of_square[sq]
-        if mine & groups == mine:  # all five sensors read this scan, none stale
+        first = sq * SENSORS_PER_SQUARE
+        if self._read_whole(first):  # all five sensors read this scan, none stale
             self._debounce(sq, self._decode(sq))
         if self.moving[sq]:
-            self.wanted |= mine  # read all of it next scan
+            self.wanted |= self.board.groups_of_square[sq]  # read all of it next scan
+            self._want_square(first)
             return 1
         return 0
+
+    def _want_square(self, first):
+        for i in range(first, first + SENSORS_PER_SQUARE):
+            self._want(self.wanted_masks, i)
+
+    def _want(self, masks, i):
+        """Add the channel of sensor `i` (square * 5 + C, N, E, S, W) to `masks`."""
+        ch = self.board.square_channels[i]
+        per = self.board.channels_per_group
+        masks[ch // per] |= 1 << ch % per
+
+    def _read_whole(self, first):
+        per = self.board.channels_per_group
+        for i in range(first, first + SENSORS_PER_SQUARE):
+            ch = self.board.square_channels[i]
+            if not self.masks[ch // per] >> ch % per & 1:
+                return False
+        return True
 
     def _decode(self, sq):
         """The piece square `sq` reads as: its five sensors, looked up in the die code."""

@@ -6,11 +6,37 @@ and nothing (0) when no group is switched on. The values come from the World.
 """
 
 
+import time
+
 pins = {}  # GPIO number -> current level
 world = None  # set by the simulator: a world.World
 spec = None  # the board file's pins
 on_scan = None  # the real-time simulator's hook, called once per scan
 on_reset = None  # how the real-time simulator resets the board
+
+
+# Hardware time: what the ESP32's drivers block the firmware for. The real-time simulator
+# (serve.py) sets real_time and pays it in sleeps; the lockstep harness keeps its clock at
+# scan_period_ms a scan and only counts it here, in `owed_us`, for anyone who asks.
+# One ADC.read_u16 on an ESP32 (ports/esp32/machine_adc.c -> adc.c, adc_oneshot_read): 30-40 us
+# measured on ESP32s (shared/notes/toolchain.md); the slow end, for a worst case.
+ADC_READ_US = 40
+real_time = False
+owed_us = 0  # charged but not yet slept (real time), or the running total (lockstep)
+spent_us = 0  # everything charged since start, in either mode
+
+
+def charge(us):
+    """The firmware waits `us` microseconds for the hardware."""
+    global owed_us, spent_us
+    spent_us += us
+    owed_us += us
+    # The unix port's sleep_us overshoots by tens of microseconds (a timer's slack), so
+    # sleep in lumps of 1 ms or more and let the next lump make up for the overshoot.
+    if real_time and owed_us >= 1000:
+        start = time.ticks_us()
+        time.sleep_us(owed_us)
+        owed_us -= time.ticks_diff(time.ticks_us(), start)
 
 
 def attach(the_world, board):
@@ -63,6 +89,7 @@ class ADC:
         pass
 
     def read_u16(self):
+        charge(ADC_READ_US)
         if not pins.get(spec["group_enable"], 0):
             return 0  # every multiplexer off: the ADC pin floats low
         group = _bits(spec["group_select"])

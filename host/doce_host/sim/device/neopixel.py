@@ -1,6 +1,18 @@
 """A simulated `neopixel` module: MicroPython's NeoPixel interface, capturing what a
 WS2812 strip would receive (GRB bytes) instead of clocking it out of a pin."""
 
+import machine
+
+# What write() blocks for on an ESP32: micropython-lib's neopixel.py sends 24 bits an LED
+# at 400 + 850 ns a bit (30 us an LED, as a WS2812B's 800 kbit/s wants), through
+# ports/esp32/machine_bitstream.c, which installs the RMT driver, waits for the last bit
+# (rmt_wait_tx_done) and uninstalls it at every write. That driver work is taken as 300 us,
+# so 31 LEDs take 1.23 ms, the top of the 1.0-1.3 ms an ESP32 takes (issue 10). The
+# strip then latches after a low of 50 us (WS2812B) to 280 us (WS2812B-V5 datasheet):
+# later than write() returns, so not charged here.
+LED_US = 30
+RMT_SETUP_US = 300
+
 strips = []  # every strip made; the simulator reads strips[0].buf, the bytes last sent
 
 
@@ -37,5 +49,6 @@ class NeoPixel:
             self[i] = colour
 
     def write(self):
+        machine.charge(self.n * LED_US + RMT_SETUP_US)
         self.sent[:] = self.buf
         self.writes += 1

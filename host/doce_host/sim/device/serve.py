@@ -33,6 +33,7 @@ board = boardfile.load()
 world = machine.attach(World(board, table.start_levels(sys.argv[3])), board)
 control = table.Control(sys.argv[2], world, chip)
 machine.on_scan = control.service
+machine.real_time = True  # the ADC's and the LEDs' hardware time is slept, not just counted
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
 esp32.usb_link = serial_port.usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty

@@ -1,0 +1,70 @@
+"""The simulated device charges the time the ESP32's drivers block for: each ADC read and
+each NeoPixel write (counted in the lockstep harness, slept in real time)."""
+
+import importlib.util
+import sys
+
+import pytest
+
+from doce.board import load as load_board
+from doce_host.paths import BOARD_FILE, SIM_DEVICE
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location("sim_" + name, SIM_DEVICE / (name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class World:
+    def __init__(self):
+        self.asked = []
+
+    def reading(self, channel):
+        self.asked.append(channel)
+        return 1000 + channel
+
+
+@pytest.fixture
+def device(monkeypatch):
+    machine = load("machine")
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    neopixel = load("neopixel")
+    board = load_board(str(BOARD_FILE))
+    world = World()
+    machine.attach(world, board)
+    return machine, neopixel, board, world
+
+
+def test_each_adc_read_costs_its_conversion_time(device):
+    machine, neopixel, board, world = device
+    adc = machine.ADC(machine.Pin(board.pins["sensor_adc"]))
+    machine.Pin(board.pins["group_enable"], machine.Pin.OUT, value=1)
+    select = [machine.Pin(n, machine.Pin.OUT, value=0) for n in board.pins["mux_select"]]
+    select[0](1)
+    before = machine.spent_us
+    readings = [adc.read_u16() for _ in range(3)]
+    assert machine.spent_us - before == 3 * machine.ADC_READ_US
+    assert 30 <= machine.ADC_READ_US <= 40  # the range measured on ESP32s
+    assert readings == [1001] * 3 and world.asked == [1] * 3  # what it reads is the world's
+
+
+def test_a_strip_write_costs_30_us_an_led_and_the_rmt_setup(device):
+    machine, neopixel, board, world = device
+    strip = neopixel.NeoPixel(machine.Pin(board.pins["leds"]), board.led_count)
+    before = machine.spent_us
+    strip.write()
+    took = machine.spent_us - before
+    assert took == board.led_count * 30 + neopixel.RMT_SETUP_US
+    assert 1000 <= took <= 1300  # 31 LEDs: 1.0-1.3 ms on an ESP32
+
+
+def test_lockstep_counts_the_time_and_never_sleeps(device, monkeypatch):
+    machine, neopixel, board, world = device
+
+    def no_sleep(us):
+        raise AssertionError("the lockstep harness slept")
+    monkeypatch.setattr(machine.time, "sleep_us", no_sleep, raising=False)
+    machine.charge(5000)
+    assert machine.owed_us >= 5000
