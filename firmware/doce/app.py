@@ -9,7 +9,7 @@ import os
 import time
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
-from .controller import Controller
+from .controller import MATCH_OVER, Controller
 from .game import WHITE, Game
 from .journal import Journal
 from .lights import Lights
@@ -19,6 +19,8 @@ from .tables import Tables
 RULES_PATH = "rules.doct"
 FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
+BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
+DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press: the dice check
 
 
 # MicroPython's millisecond ticks wrap (at 2**30 on the ESP32: extmod/modtime.c,
@@ -71,6 +73,16 @@ class App:
         self.controller = Controller(game, journal, self._event, waiting)
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
+        self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
+        self.checking = False  # in the dice check: the game waits
+        self.pressed_at = None  # when the button went down
+        self.long_press = False  # the press being held has already acted
+        self.released_at = None  # a short press, waiting to see whether a second follows
+        if not self.calibration.measured:  # never calibrated: this chip's baseline, from a first read
+            # (last, so its passing lists leave no holes between the app's lasting objects)
+            note = self.calibration.centre(sensors.read(board.all_groups))
+            if note:
+                emit({"event": "warning", "message": note})
         emit({"event": "boot", "round": self.controller.game.round, "mode": self.controller.mode})
 
     def _event(self, event):
@@ -88,9 +100,14 @@ class App:
         c = self.controller
         if self.link:
             self.link.poll(now_ms)  # now_ms: to pace what it sends at the line's speed
-        if self.scanner.scan():
+        if self.checking:  # its square read whole every scan: a die missing its centre magnet shows too
+            self.scanner.want(self.check.square)
+        if self.scanner.scan() and not self.checking:  # in the dice check, the game does not see the board
             self._settled(now_ms)
-        self._render(now_ms)
+        if self.checking:
+            self.check.step(now_ms)
+        else:
+            self._render(now_ms)
         if c.unwritten and (self.retry_at is None or ticks_diff(now_ms, self.retry_at) >= 0):
             note = c.commit()  # after the lights: a play shows before it is written
             self.retry_at = None  # a stale tick would read as the future half the time
@@ -127,6 +144,57 @@ class App:
         while held:  # in order; each leaves the queue before it is sent, so none goes twice
             event = held.pop(0)
             self.emit(event() if callable(event) else event)
+
+    # -- the dice check (doce/dice.py, loaded on first use: the game's RAM does not carry it) -----
+
+    def dice_check(self, on):
+        """Enter the dice check, or leave it (see DiceCheck.turn). None, or why it cannot start."""
+        if self.check is None:
+            from .dice import DiceCheck
+            self.check = DiceCheck(self)
+        return self.check.turn(on)
+
+    # -- the button --------------------------------------------------------------------------------
+
+    def button(self, down, now_ms):
+        """The board's button, sampled once a scan (`down` while pressed).
+          held 3 s        recalibrate (the board must be empty)
+          a short press   after a match, the next match; in the dice check, back to the game
+          a double press  on an empty board, the dice check; in it, back to the game
+        A short press acts once no second press has followed within DOUBLE_PRESS_MS."""
+        if down:
+            if self.pressed_at is None:
+                self.pressed_at, self.long_press = now_ms, False
+            elif not self.long_press and ticks_diff(now_ms, self.pressed_at) >= BUTTON_HOLD_MS:
+                self.long_press = True
+                self.released_at = None
+                self.emit({"event": "calibrated", "error": self.calibrate()})
+        elif self.pressed_at is not None:  # released
+            self.pressed_at = None
+            if self.long_press:
+                return
+            if self.released_at is None:
+                self.released_at = now_ms
+            else:
+                self.released_at = None
+                self._pressed(True)
+        elif self.released_at is not None and ticks_diff(now_ms, self.released_at) >= DOUBLE_PRESS_MS:
+            self.released_at = None
+            self._pressed(False)
+
+    def _pressed(self, twice):
+        c = self.controller
+        if self.checking:
+            self.dice_check(False)
+        elif not twice:
+            if c.mode == MATCH_OVER:
+                c.new_match(1 - c.game.first)  # the other player opens the next match
+        elif any(self.scanner.settled):
+            self.emit({"event": "warning", "message": "the dice check starts on an empty board"})
+        else:
+            error = self.dice_check(True)
+            if error:
+                self.emit({"event": "warning", "message": error})
 
     def set_brightness(self, value):
         self.lights.set_brightness(value)

@@ -106,6 +106,8 @@ def check(spec):
          "1 to 8, and no more than the group select pins can pick")
     need(1 <= s["debounce_scans"] <= s["quiet_wait_scans"] <= 255, "sensing.debounce_scans",
          "1 to 255, and no more than quiet_wait_scans (at most 255)")
+    need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
+         "above 0 and below present_above, or a die left on a square would calibrate away")
     names = [c + str(r) for r in range(1, g + 1) for c in "abcdefghijklmno"[:g]]
     for field in ("squares", "leds.squares"):
         table = spec["squares"] if field == "squares" else spec["leds"]["squares"]
@@ -141,6 +143,8 @@ class Board:
         self.power_on_us = s["power_on_us"]
         self.baseline = s["baseline"]
         self.absent_below = s["absent_below"]
+        # How far an empty sensor's baseline may sit from the board's median (calibration.py)
+        self.baseline_spread = s["baseline_spread"]
         self.present_above = s["present_above"]
         self.nominal_signal = s["nominal_signal"]
         self.debounce_scans = s["debounce_scans"]

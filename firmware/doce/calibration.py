@@ -1,8 +1,29 @@
 """Per-sensor baselines and thresholds, measured on an empty board.
 
 Stored on the board as calibration.bin: MAGIC, then the three tables as 16-bit
-values, then a CRC-32. Without a file, the board file's nominal values apply.
+values, then a CRC-32. Without a file, the board file's nominal values apply, except
+the baseline: `Calibration.centre` takes it from the board's own first read.
 `measure` re-runs calibration (the board must be empty).
+
+Why the median, not 32768: an ESP32's ADC at 11 dB reads half of 3.3 V anywhere from
+about 29,600 to 32,800 `read_u16` counts, chip to chip, and each DRV5055's quiescent
+output differs too. One ADC reads every sensor, so the chip's offset moves all of them
+together; what tells a faulty sensor or a magnet is its distance from the board's
+median. How far a healthy sensor may sit from it is the board file's
+`sensing.baseline_spread`:
+  - DRV5055 at VCC = 3.3 V: VQ 1.591 V to 1.709 V (datasheet SBAS640, 5.5 Electrical
+    Characteristics), 118 mV between two parts at its limits;
+  - ESP32 ADC at 11 dB: at most 4095 codes over 2.97 V (zero at 0.13 V, full scale from
+    3.1 V: the chip spread in board.json "physics"), x16 for read_u16: 22,060 counts/V;
+  - so two healthy sensors differ by at most 0.118 x 22,060 = 2,600 counts. 3200 adds
+    about 25% for drift between parts and the ADC's bow.
+  - It must also stay below present_above less those 2,600 counts: a magnet the scanner
+    would read as present then always stands out, whatever its sensor's own offset.
+Gain: each sensor's sensitivity is 28.5-31.5 mV/mT (SBAS640, 5.6 Magnetic
+Characteristics, A2 at 3.3 V), +-5%. An empty board cannot show it and it is not
+measured: `make physics` draws every sensor's sensitivity within that spread and checks
+the thresholds hold. Calibrating gain with a reference die on each square is the way to
+go only if that model ever finds the margins too thin.
 """
 
 import binascii
@@ -10,7 +31,7 @@ import os
 import struct
 from array import array
 
-from .board import SENSORS_PER_SQUARE
+from .board import NO_SQUARE, SENSORS_PER_SQUARE
 
 PATH = "calibration.bin"
 MAGIC = b"DOCC"
@@ -62,6 +83,22 @@ class Calibration:
             f.write(struct.pack("<I", binascii.crc32(body)))
         os.rename(path + ".new", path)
 
+    def centre(self, raw):
+        """Never calibrated: make the nominal baseline the median of one read of every
+        sensor, `raw` (most see no magnet), instead of the board file's 32768, which a
+        chip's ADC may miss by 3000 counts. Called once at boot. A note if the median
+        cannot be half the supply (the nominal stays then)."""
+        if self.measured:
+            return None
+        levels = sorted([raw[ch] for ch in self.board.square_channels])
+        middle = levels[len(levels) // 2]  # the median
+        note = level_problem(self.board, middle)
+        if note:
+            return note
+        for ch in range(len(self.baseline)):
+            self.baseline[ch] = middle
+        return None
+
 
 def measure(sensors, board, scans=32):
     """A new Calibration from `scans` reads of an empty board; CalibrationError if it isn't."""
@@ -76,23 +113,64 @@ def measure(sensors, board, scans=32):
             total[ch] += v
             low[ch] = min(low[ch], v)
             high[ch] = max(high[ch], v)
+    means = [total[ch] // scans for ch in board.square_channels]  # square by square, C N E S W
+    middle = sorted(means)[len(means) // 2]  # the median
+    note = level_problem(board, middle)
+    if note:
+        raise CalibrationError(note)
+    far = [k for k in range(len(means)) if abs(means[k] - middle) > board.baseline_spread]
+    if far:
+        raise CalibrationError(outliers(board, far, means, middle))
     cal = Calibration(board)
-    for sq in range(board.squares):
-        for i in range(SENSORS_PER_SQUARE):
-            ch = board.square_channels[sq * SENSORS_PER_SQUARE + i]
-            mean = total[ch] // scans
-            if abs(mean - board.baseline) >= board.absent_below:
-                raise CalibrationError("square %s is not empty, or its %s sensor is faulty"
-                                       % (name_of(board, sq), "CNESW"[i]))
-            noise = high[ch] - low[ch]
-            absent = max(board.absent_below, 3 * noise)
-            if absent >= board.present_above:
-                raise CalibrationError("square %s is too noisy to read (%s sensor: %d counts)"
-                                       % (name_of(board, sq), "CNESW"[i], noise))
-            cal.baseline[ch] = mean
-            cal.absent_below[ch] = absent
+    for k in range(len(means)):
+        ch = board.square_channels[k]
+        noise = high[ch] - low[ch]
+        absent = max(board.absent_below, 3 * noise)
+        if absent >= board.present_above:
+            raise CalibrationError("square %s is too noisy to read (%s sensor: %d counts)"
+                                   % (name_of(board, k // SENSORS_PER_SQUARE), "CNESW"[k % SENSORS_PER_SQUARE:][:1],
+                                      noise))
+        cal.baseline[ch] = means[k]
+        cal.absent_below[ch] = absent
+    for ch in range(n):
+        if board.square_of_channel[ch] == NO_SQUARE:
+            cal.baseline[ch] = middle  # a spare multiplexer input: never classified
     cal.measured = True
     return cal
+
+
+def level_problem(board, middle):
+    """A note if the board's median reading cannot be half the supply: every sensor
+    unpowered, or the ADC pin loose. The ADC's chip spread and VQ's together stay within
+    about 4,500 counts of 32768; a quarter of the range is a fault, not a tolerance."""
+    if abs(middle - board.baseline) > board.baseline // 4:
+        return ("the sensors read %d on average, far from half the supply (about %d): "
+                "check the sensors' power and the ADC pin" % (middle, board.baseline))
+    return None
+
+
+def outliers(board, far, means, middle):
+    """Name every square with a sensor far from the board's median (at most three).
+    Letters are sliced from "CNESW", not indexed: indexing would intern them as qstrs."""
+    squares = []
+    for k in far:
+        if k // SENSORS_PER_SQUARE not in squares:
+            squares.append(k // SENSORS_PER_SQUARE)
+    notes = []
+    for sq in squares[:3]:
+        mine = [k for k in far if k // SENSORS_PER_SQUARE == sq]
+        which = ", ".join("CNESW"[k % SENSORS_PER_SQUARE:][:1] for k in mine)
+        reads = ", ".join("%s reads %d" % ("CNESW"[k % SENSORS_PER_SQUARE:][:1], means[k]) for k in mine)
+        plural = len(mine) > 1
+        if all(means[k] < 656 for k in mine):  # under 1% of the ADC's range: nothing connected
+            notes.append("square %s: its %s sensor%s read%s nothing (%s): not powered, or not connected"
+                         % (name_of(board, sq), which, "s" if plural else "", "" if plural else "s", reads))
+        else:
+            notes.append("square %s is not empty, or its %s sensor%s faulty (%s; the board's median is %d)"
+                         % (name_of(board, sq), which, "s are" if plural else " is", reads, middle))
+    if len(squares) > 3:
+        notes.append("and %d more squares" % (len(squares) - 3))
+    return "; ".join(notes)
 
 
 def name_of(board, sq):

@@ -13,10 +13,7 @@ import neopixel
 
 from . import board as boardfile
 from .app import App, load_rules
-from .controller import MATCH_OVER
 from .link import Link
-
-BUTTON_HOLD_MS = 3000  # hold the button this long on an empty board to recalibrate
 
 
 def usb_link():
@@ -54,25 +51,13 @@ def run():
     emit = app.emit
     button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)
     period = app.board.scan_period_ms
-    pressed_at = None  # when the button went down
-    held = False  # a long press already acted
     while True:
         now = time.ticks_ms()
         try:
             app.step(now)
+            app.button(button() == 0, now)  # pressed: pulled up, the switch goes to ground
         except Exception as e:  # a board at a café table reports a fault and plays on
             emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
             time.sleep_ms(100)
-        if button() == 0:  # pressed (pulled up, switch to ground)
-            if pressed_at is None:
-                pressed_at, held = now, False
-            elif not held and time.ticks_diff(now, pressed_at) >= BUTTON_HOLD_MS:
-                emit({"event": "calibrated", "error": app.calibrate()})
-                held = True
-        elif pressed_at is not None:  # released
-            c = app.controller
-            if not held and c.mode == MATCH_OVER:
-                c.new_match(1 - c.game.first)  # the other player opens the next match
-            pressed_at = None
         if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
             time.sleep_ms(period)

@@ -15,6 +15,9 @@ deficiencies, and every meaning also differs in brightness or blinking:
                     piece left on the board is dim vermillion until cleared away
   the match         every square pulses in the winner's colour (both, on a draw)
   turn              the edge lights of the player to move, in their colour
+  the dice check    both edges dim bluish green; its square pulses bluish green while
+                    empty, is steady bluish green for a right face, blinks vermillion
+                    for a wrong one (and for a die to take off before the game resumes)
 docs/lights.md has the same table for players.
 """
 
@@ -58,7 +61,7 @@ class Lights:
         self.shown = [None] * self.board.led_count  # the palette entry each LED shows
         # palette[colour][level]: preallocated, so drawing allocates nothing
         self.palette = [[scaled(c, level, cap) for level in range(9)]
-                        for c in (YELLOW, BLUE, PURPLE, VERMILLION)]
+                        for c in (YELLOW, BLUE, PURPLE, VERMILLION, (0, 158, 115))]  # bluish green: the dice check
 
     def render(self, controller, now_ms):
         """Draw the whole board from the controller's state, then send it. Allocates nothing."""
@@ -98,6 +101,29 @@ class Lights:
         if mode == MATCH_OVER and self.winner_of is not game:
             self.winner = game.winner()  # once per match: it sums the rounds
             self.winner_of = game
+
+    def render_check(self, check, now_ms):
+        """The dice check (doce.dice.DiceCheck): its square alone lit, both edges dim green."""
+        self.blink_on = (now_ms // BLINK_MS) % 2 == 0
+        self.pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
+        for sq in range(self.board.squares):
+            if sq != check.square:
+                self._set(self.board.led_of_square[sq], OFF)
+        self._set(self.board.led_of_square[check.square], self._checked(check))
+        for player in range(2):
+            self._turn_lights(player, self.palette[4][DIM])
+        self.show()
+
+    def _checked(self, check):
+        """Empty: pulsing green (put a face down). Right: steady green. Wrong, or a die to
+        take off before the game resumes: blinking vermillion."""
+        result = check.result
+        self.animated = result is None or check.leaving or not result["ok"]
+        if result is None:
+            return self.palette[4][self.pulse]
+        if result["ok"] and not check.leaving:
+            return self.palette[4][BRIGHT]
+        return self.palette[3][BRIGHT] if self.blink_on else OFF
 
     def colours(self):
         """The strip's colours as last drawn, (r, g, b) bytes an LED: for a host's picture."""

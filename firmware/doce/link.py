@@ -224,6 +224,18 @@ class Link:
         if error:
             raise CommandError("calibration_failed", error)
 
+    def dice_check(self, request):
+        """{"on": true}: the dice check (the game waits); {"on": false}: back to the game."""
+        on = request.get("on")
+        if not isinstance(on, bool):
+            raise BadArgument("on is true (start the dice check) or false (back to the game)")
+        error = self.app.dice_check(on)
+        if error:
+            raise CommandError("not_free", error)
+        check = self.app.check
+        return {"on": check.on, "leaving": check.leaving, "cell": square_name(self.app.tables, check.square),
+                "pieces": list(self.app.board.dice.values())}
+
     def reboot_command(self, request):
         self.reboot_asked = True  # after this reply has gone out
 
@@ -432,6 +444,7 @@ def game_state(g):
 COMMANDS = {
     "hello": Link.hello, "state": Link.state, "new_match": Link.new_match, "new_round": Link.new_round,
     "brightness": Link.brightness, "calibrate": Link.calibrate, "reboot": Link.reboot_command,
+    "dice_check": Link.dice_check,
     "rules_get": Link.rules_get, "rules_begin": Link.rules_begin, "rules_chunk": Link.rules_chunk,
     "rules_commit": Link.rules_commit, "rules_abort": Link.rules_abort,
 }

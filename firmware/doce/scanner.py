@@ -131,6 +131,11 @@ class Scanner:
             return 1
         return 0
 
+    def want(self, sq):
+        """Read all five sensors of square `sq` next scan (the dice check reads its square whole)."""
+        self.wanted |= self.board.groups_of_square[sq]
+        self._want_square(sq * SENSORS_PER_SQUARE)
+
     def _want_square(self, first):
         for i in range(first, first + SENSORS_PER_SQUARE):
             self._want(self.wanted_masks, i)

@@ -1,0 +1,141 @@
+"""The dice check: one face of a die, as the five sensors of a square read it, against
+every code of the board file, so a maker finds a magnet glued wrong before play.
+
+`verdict` is the whole comparison, pure: the board runs it in its dice-check mode and
+the host (doce dice check) words its result. The nearest code, in any of its four
+turns, is the one with the fewest positions that differ; each differing position is
+named as the maker sees it on the square (C the centre, N E S W its sides):
+  reversed  a magnet the other way up
+  missing   no magnet where the code has one
+  extra     a magnet where the code has none
+  weak      a reading between the thresholds: a weak or sunken magnet, or a die not flat
+
+`DiceCheck` is the mode's state on the board: which square, and what was last judged.
+Few names on purpose: every new name is a qstr in the board's RAM, and the game already
+fills MicroPython's qstr pools close to the point where the next pool (5-8 KB in one
+piece) would be needed. For the same reason one-letter strings are sliced, not indexed:
+indexing a str interns the letter as a new qstr at run time, when no such piece may be free.
+"""
+
+from .app import FRAME_MS, ticks_diff
+from .board import BETWEEN, EMPTY, SENSORS_PER_SQUARE, TRITS, UNSETTLED
+from .game import square_name
+
+
+def verdict(read, codes):
+    """What one square's reading is, as a dict for the dice_face event; None if empty.
+
+    `read`: the five trits C, N, E, S, W (0 none, 1 '+', 2 '-', 3 between);
+    `codes`: the board file's die table, {code: piece name}.
+      {"face": "white 3", "ok": True, "wrong": [], "read": "+0-+-"}
+      {"face": "white 3", "ok": False, "wrong": [["E", "reversed"]], "read": "+0++-",
+       "or": [{"face": "black 4", "wrong": [["C", "reversed"]]}]}
+    "face" is the nearest piece; "or" lists every other piece just as near, each with
+    what would be wrong if it were that one (the maker knows which die is in hand).
+    """
+    read = [read[i] for i in range(SENSORS_PER_SQUARE)]
+    if not any(read):
+        return None
+    best = []  # (name, wrong) of each piece at the smallest distance so far
+    for code, name in codes.items():
+        trits = [TRITS[c] for c in code]
+        for turn in range(4):
+            expected = trits[:1] + trits[1 + turn:] + trits[1:1 + turn]  # the ring turned, as decode_table turns it
+            wrong = []
+            for i in range(SENSORS_PER_SQUARE):
+                want, got = expected[i], read[i]
+                if want != got:
+                    wrong.append(["CNESW"[i:i + 1], "weak" if got == BETWEEN else "extra" if want == 0
+                                  else "missing" if got == 0 else "reversed"])
+            if not best or len(wrong) < len(best[0][1]):
+                best = [(name, wrong)]
+            elif len(wrong) == len(best[0][1]) and all(name != b[0] for b in best):
+                best.append((name, wrong))
+    name, wrong = best[0]
+    result = {"face": name, "ok": not wrong, "wrong": wrong, "read": "".join("0+-?"[t:t + 1] for t in read)}
+    if wrong:
+        result["or"] = [{"face": b[0], "wrong": b[1]} for b in best[1:]]
+    return result
+
+
+class DiceCheck:
+    """The dice-check mode of an App: the game waits, untouched, while faces are judged on
+    one square (the centre one).
+
+    on       in the mode
+    leaving  asked to leave while a die is still on the square: the game resumes once it
+             is taken off, so the die cannot pass for a play
+    result   the verdict on what the square holds (None: nothing)
+    """
+
+    def __init__(self, app):
+        self.app = app
+        self.board = board = app.board
+        self.square = (board.grid // 2) * board.grid + board.grid // 2
+        self.on = False
+        self.leaving = False
+        self.result = None
+        self.judged = EMPTY  # the square's settled value last judged
+
+    def turn(self, on):
+        """Enter the dice check (the game waits as it is), or leave it: at once if the square
+        is empty, else once the die is off it. None, or why it cannot start."""
+        app = self.app
+        app.controller.changed = True  # in the mode: the check's lights need drawing
+        if not on:
+            if self.on:
+                self.leaving = True
+                if self.judged == EMPTY and not app.scanner.moving[self.square]:
+                    self.leave()
+            return None
+        if self.on:
+            self.leaving = False  # asked again before the die was taken off: stay
+            return None
+        cell = square_name(app.tables, self.square)
+        if app.controller.game.board[self.square] != EMPTY:
+            return "%s holds a piece of the game; the dice check needs it free" % cell
+        self.on = app.checking = True
+        self.leaving, self.result = False, None
+        self.judged = UNSETTLED + 1  # no settled value: whatever is there gets judged
+        app.emit({"event": "dice_check", "on": True, "cell": cell})
+        return None
+
+    def leave(self):
+        app = self.app
+        self.on = self.leaving = app.checking = False
+        app.emit({"event": "dice_check", "on": False})
+        app.controller.changed = True
+        app.controller.reconcile(app.scanner.settled)  # the game as it was, against the board as it is
+
+    def step(self, now_ms):
+        """After each scan in the mode: judge what settled, and draw."""
+        app = self.app
+        if self.look(app.scanner):
+            app.controller.changed = True
+            if self.result is not None:
+                event = {"event": "dice_face", "cell": square_name(app.tables, self.square)}
+                event.update(self.result)
+                app.emit(event)
+        if self.leaving and self.judged == EMPTY:
+            self.leave()
+        elif app.controller.changed or (app.lights.animated and ticks_diff(now_ms, app.next_frame) >= 0):
+            app.controller.changed = False
+            app.lights.render_check(self, now_ms)
+            app.next_frame = now_ms + FRAME_MS
+
+    def look(self, scanner):
+        """After a scan: True if the square has settled on something new, now in .result."""
+        settled = scanner.settled[self.square]
+        if scanner.moving[self.square] or settled == self.judged:
+            return False
+        self.result = verdict(self.trits(scanner), self.board.dice)
+        self.judged = settled  # after the verdict: a failure there is tried again next scan
+        return True
+
+    def trits(self, scanner):
+        """The square's five trits as the scanner last classified them. (A separate function:
+        MicroPython puts a frame of more than 11 slots on the heap at every call, and look()
+        runs every scan in the mode.)"""
+        c = self.board.square_channels
+        first = self.square * SENSORS_PER_SQUARE
+        return [scanner.trits[c[first + i]] for i in range(SENSORS_PER_SQUARE)]

@@ -1,0 +1,253 @@
+"""The dice check: the board judges each face put on its centre square, names a wrong
+magnet, and leaves the game exactly as it was. On fake sensors under CPython (faces no
+simulator die can show) and on the simulated board through its link."""
+
+import json
+
+import fakes
+import pytest
+from hands import events
+
+from fakes import turned
+
+WHITE = ["white %d" % f for f in range(1, 7)] + ["white blocker"]
+SIGN = "0+-"
+# A made-up code table in which one wrong magnet is nearer its own code than any other,
+# so the faults below are named whatever the board file's table is while it is designed.
+MARGIN = {"+00++": "white 1", "+0+0+": "white 2", "+0-+-": "white 3", "+0+--": "white 4", "++++-": "white 5",
+          "+----": "white 6", "+000-": "white blocker", "-00--": "black 1", "-0-0-": "black 2", "-0+-+": "black 3",
+          "-0-++": "black 4", "-+---": "black 5", "-++++": "black 6", "-000+": "black blocker"}
+
+
+def nearest(read, codes):
+    """Every (distance, name) of the table against a reading, written out plainly."""
+    return sorted((sum(a != b for a, b in zip(turned(code, turn), read)), name)
+                  for code, name in codes.items() for turn in range(4))
+
+
+def faulty_face(b, position, fault):
+    """A face of the dice with its magnet at `position` changed by `fault` (a function of
+    the trit), that one turn of its own code is nearer than anything else: (name, reading)."""
+    for code, name in b.dice.items():
+        read = turned(code, 0)
+        if fault(read[position]) is None:
+            continue
+        read[position] = fault(read[position])
+        ranked = nearest(read, b.dice)
+        if ranked[0][0] == 1 and ranked.count((1, name)) == 1:
+            return name, "".join(SIGN[t] for t in read)
+    raise AssertionError("no face of this code table has such a fault at a unique nearest code")
+
+
+def candidates(event):
+    """Every (face, what is wrong) a dice_face event offers."""
+    return [(c["face"], c["wrong"]) for c in [event] + event.get("or", [])]
+
+
+def game_in_play(tmp_path, dice=None):
+    sensors = fakes.FakeSensors(fakes.board(dice=dice), offset=-2000)
+    rig = fakes.Rig(tmp_path, sensors)
+    rig.settle()
+    sensors.place("a1", "white 4")  # a game in play
+    rig.settle()
+    assert rig.take("placed")
+    return rig
+
+
+def test_each_face_is_judged_and_the_game_waits_untouched(rig, tmp_path):
+    app, sensors = rig.app, rig.sensors
+    journal = (tmp_path / "journal").read_bytes()
+    board = bytes(app.controller.game.board)
+    assert app.dice_check(True) is None
+    rig.run(2)
+    assert rig.take() == [{"event": "dice_check", "on": True, "cell": "c3"}]
+    assert rig.led("c3") != (0, 0, 0) and rig.led("a1") == (0, 0, 0)  # only the check square lit
+    for turn, name in enumerate(WHITE):
+        sensors.place("c3", name, turn=turn)
+        rig.settle()
+        face = rig.take()
+        assert [(e["event"], e["face"], e["ok"], e["wrong"]) for e in face] == [("dice_face", name, True, [])]
+        assert rig.led("c3") == app.lights.palette[4][8]  # steady green
+        sensors.lift("c3")
+        rig.settle()
+        assert rig.take() == []
+    sensors.place("e5", "black 2")  # the check ignores the rest of the board
+    rig.settle()
+    sensors.lift("e5")
+    rig.settle()
+    assert rig.take() == []
+    app.dice_check(False)
+    rig.run(2)
+    assert rig.take() == [{"event": "dice_check", "on": False}]
+    assert bytes(app.controller.game.board) == board and app.controller.mode == "playing"
+    assert (tmp_path / "journal").read_bytes() == journal
+    assert rig.led("a1") != (0, 0, 0)  # the game's lights are back
+
+
+@pytest.fixture(params=["board file", "margin"])
+def rig(tmp_path, request):
+    return game_in_play(tmp_path, MARGIN if request.param == "margin" else None)
+
+
+@pytest.fixture
+def margin_rig(tmp_path):
+    return game_in_play(tmp_path, MARGIN)
+
+
+def test_a_reversed_magnet_is_named(margin_rig):
+    rig = margin_rig
+    name, read = faulty_face(rig.sensors.board, 2, lambda t: {1: 2, 2: 1}.get(t))
+    rig.app.dice_check(True)
+    rig.sensors.put("c3", read)
+    rig.settle()
+    face = rig.take("dice_face")
+    assert len(face) == 1 and not face[0]["ok"] and face[0]["read"] == read
+    assert (name, [["E", "reversed"]]) in candidates(face[0])
+    seen = set()
+    for _ in range(40):  # over 800 ms: blinking vermillion
+        rig.run(20)
+        seen.add(rig.led("c3"))
+    assert seen == {(0, 0, 0), rig.app.lights.palette[3][8]}
+
+
+def test_a_die_missing_its_centre_magnet_is_seen(margin_rig):
+    """The game only watches centre sensors; the dice check reads its square whole."""
+    rig = margin_rig
+    name, read = faulty_face(rig.sensors.board, 0, lambda t: 0)
+    rig.app.dice_check(True)
+    rig.settle()
+    rig.sensors.put("c3", read)
+    rig.settle()
+    face = rig.take("dice_face")
+    assert len(face) == 1 and (name, [["C", "missing"]]) in candidates(face[0])
+
+
+def test_leaving_with_a_die_on_the_square_waits_until_it_is_taken_off(rig):
+    app = rig.app
+    app.dice_check(True)
+    rig.sensors.place("c3", "white 2")
+    rig.settle()
+    rig.take()
+    app.dice_check(False)
+    rig.settle()
+    assert app.checking and app.check.leaving and rig.take() == []  # the die is not a play
+    rig.sensors.lift("c3")
+    rig.settle()
+    assert rig.take() == [{"event": "dice_check", "on": False}]
+    assert app.controller.mode == "playing" and app.controller.game.to_move == 1
+
+
+def test_the_check_square_must_be_free_in_the_game(tmp_path):
+    sensors = fakes.FakeSensors(fakes.board())
+    rig = fakes.Rig(tmp_path, sensors)
+    rig.settle()
+    sensors.place("c3", "white 1")
+    rig.settle()
+    assert rig.app.dice_check(True) == "c3 holds a piece of the game; the dice check needs it free"
+    assert not rig.app.checking
+
+
+def hold(rig, ms):
+    for _ in range(ms // 10):
+        rig.run(10)
+        rig.app.button(True, rig.now)
+    rig.run(1)
+    rig.app.button(False, rig.now)
+
+
+def wait(rig, ms):
+    for _ in range(ms // 10):
+        rig.run(10)
+        rig.app.button(False, rig.now)
+
+
+def test_a_double_press_on_an_empty_board_starts_the_dice_check_and_a_press_leaves_it(tmp_path):
+    sensors = fakes.FakeSensors(fakes.board())
+    rig = fakes.Rig(tmp_path, sensors)
+    rig.settle()
+    rig.take()
+    hold(rig, 100)
+    wait(rig, 800)  # one press, on a board playing: nothing
+    assert not rig.app.checking and rig.take() == []
+    hold(rig, 100)
+    wait(rig, 200)
+    hold(rig, 100)
+    wait(rig, 800)
+    assert rig.take() == [{"event": "dice_check", "on": True, "cell": "c3"}]
+    sensors.place("c3", "white 6")
+    rig.settle()
+    assert [(e["face"], e["ok"]) for e in rig.take()] == [("white 6", True)]
+    sensors.lift("c3")
+    rig.settle()
+    hold(rig, 100)  # a short press
+    wait(rig, 800)
+    assert rig.take() == [{"event": "dice_check", "on": False}]
+    assert rig.app.controller.mode == "playing"
+
+
+def test_a_double_press_with_dice_on_the_board_only_says_why_not(tmp_path):
+    sensors = fakes.FakeSensors(fakes.board())
+    rig = fakes.Rig(tmp_path, sensors)
+    rig.settle()
+    sensors.place("b2", "white 6")
+    rig.settle()
+    rig.take()
+    hold(rig, 100)
+    wait(rig, 100)
+    hold(rig, 100)
+    wait(rig, 800)
+    assert rig.take() == [{"event": "warning", "message": "the dice check starts on an empty board"}]
+    assert not rig.app.checking
+
+
+def test_a_long_press_on_an_empty_board_still_recalibrates(tmp_path):
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.take()
+    hold(rig, 3100)
+    assert rig.take() == [{"event": "calibrated", "error": None}] and rig.app.calibration.measured
+
+
+def test_a_short_press_after_the_match_starts_the_next(tmp_path):
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.take()
+    rig.app.controller.mode = "match_over"
+    hold(rig, 100)
+    wait(rig, 300)
+    assert rig.take("new_match") == []  # not yet: a second press may follow
+    wait(rig, 300)
+    assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
+
+
+# -- through the link, on the simulated board (MicroPython) --------------------------------
+
+
+def send(sim, **request):
+    replies = sim.command(do="send", line=json.dumps(request) + "\n").get("link", [])
+    assert len(replies) == 1, replies
+    return replies[0]
+
+
+def test_dice_check_over_the_link(sim):
+    sim.place("a1", "white 3")
+    reply = send(sim, cmd="dice_check", on=True, id=1)
+    assert reply["ok"] and reply["on"] and reply["cell"] == "c3" and "white blocker" in reply["pieces"]
+    assert events(sim, "dice_check") == [{"event": "dice_check", "on": True, "cell": "c3"}]
+    sim.place("c3", "black 5", turn=2)
+    sim.run(sim.quiet)
+    assert [(e["face"], e["ok"]) for e in events(sim, "dice_face")] == [("black 5", True)]
+    assert sim.command(do="idle_allocation", scans=200)["bytes"] == 0
+    reply = send(sim, cmd="dice_check", on=False)
+    assert reply["ok"] and reply["on"] and reply["leaving"]
+    sim.lift("c3")
+    assert events(sim, "dice_check") == [{"event": "dice_check", "on": False}]
+    assert sim.state()["mode"] == "playing" and not events(sim, "placed")
+    assert send(sim, cmd="dice_check", on="yes")["error"] == "bad_argument"
+    assert send(sim, cmd="dice_check", on=True)["ok"]
+    assert sim.command(do="idle_allocation", scans=200)["bytes"] == 0  # the empty square pulsing
+    assert not send(sim, cmd="dice_check", on=False)["leaving"]
+    sim.place("c3", "black 4")
+    assert events(sim, "placed") == [{"event": "placed", "player": "black", "cell": "c3", "value": 4}]  # the game
+    reply = send(sim, cmd="dice_check", on=True)
+    assert reply["error"] == "not_free" and "c3 holds a piece of the game" in reply["message"]
