@@ -146,7 +146,6 @@ class Board:
         # How far an empty sensor's baseline may sit from the board's median (calibration.py)
         self.baseline_spread = s["baseline_spread"]
         self.present_above = s["present_above"]
-        self.nominal_signal = s["nominal_signal"]
         self.debounce_scans = s["debounce_scans"]
         self.quiet_wait_scans = s["quiet_wait_scans"]
         self.scan_period_ms = s["scan_period_ms"]
