@@ -9,7 +9,7 @@ import sys
 from devices import FakeDevice
 
 from doce_host.cli import describe_face as describe
-from doce_host.link import BoardLink
+from doce_host.link import PROTOCOL, BoardLink
 from doce_host.sim.serial_sim import SerialSim
 
 WHITE = ["white %d" % f for f in range(1, 7)] + ["white blocker"]
@@ -66,7 +66,7 @@ class FakeBoard:
         reply = {"re": request["cmd"], "id": request["id"], "ok": True}
         out = []
         if request["cmd"] == "hello":
-            reply.update(protocol=1, firmware="0.1.0", board="fake", rules="standard", rules_checksum="0")
+            reply.update(protocol=PROTOCOL, firmware="0.1.0", board="fake", rules="standard", rules_checksum="0")
         elif request["cmd"] == "dice_check":
             reply.update(on=request["on"], leaving=False, cell="c3", pieces=WHITE + ["black 1"])
             if request["on"]:
