@@ -125,3 +125,20 @@ def test_the_drawing_of_the_code_is_the_board_files():
     from doce_host.physics.drawing import draw
     assert (ROOT / "hardware" / "die-code.svg").read_text() == draw(SPEC), \
         "run: python -m doce_host.physics.drawing > hardware/die-code.svg"
+
+
+def test_a_bad_move_is_refused_and_changes_nothing():
+    from doce_host.sim.hands import Hands
+    hands = Hands(1)
+    before = hands.levels()
+    for move, args in [("place", ("z9", "white 1")), ("place", ("c3", "white 9")), ("place", ("c33", "white 1")),
+                       ("lift", ("q1",)), ("tilt", ("c3",)), ("slide", ("c3", "c4")), ("hover", ("a1", 3)),
+                       ("break_sensor", ("c3", "Q")), ("pass_over", ("x1",))]:
+        with pytest.raises(ValueError):
+            getattr(hands, move)(*args)
+    assert hands.levels() == before and hands.pieces == {}
+    hands.place("c3", "white 1")
+    for move, args in [("tilt", ("c3", -50)), ("hover", ("c3", -5)), ("slide", ("c3", "c3")), ("slide", ("c3", "z9"))]:
+        with pytest.raises(ValueError):
+            getattr(hands, move)(*args)
+    assert hands.pieces == {"c3": ("white 1", 0)} and hands.levels() == hands.sent

@@ -45,8 +45,17 @@ class Hands:
 
     # -- moves --------------------------------------------------------------------------
 
+    def _square(self, square):
+        """Check a square's name before anything moves: a bad one changes nothing."""
+        if square not in self.spec["squares"]:
+            raise ValueError("no square %r on this board" % (square,))
+        return square
+
     def place(self, square, piece, turn=0):
         """A die put into its well, `turn` quarter turns round, wherever the well lets it sit."""
+        self._square(square)
+        if not isinstance(turn, int) or isinstance(turn, bool):
+            raise ValueError("turn is a whole number of quarter turns")
         if piece not in self.spec["dice"].values():
             raise ValueError("no piece %r (pieces: 'white 4', 'black blocker', ...)" % piece)
         self.scene.put(square, piece, self.scene.seated(square, piece, turn))
@@ -54,7 +63,7 @@ class Hands:
         return self._changes()
 
     def lift(self, square):
-        self.scene.remove(square)
+        self.scene.remove(self._square(square))
         self.turns.pop(square, None)
         return self._changes()
 
@@ -62,6 +71,8 @@ class Hands:
         """The die on `square` left leaning on one bottom edge, `degrees` up off its face.
         In its well it jams against the walls beyond a degree or two, so leaning further
         it rests on the well's rim."""
+        if not 0 <= degrees <= 90:
+            raise ValueError("a die leans 0 to 90 degrees")
         piece, pose = self._on(square)
         rim = self.well_depth if degrees > self.jam else 0.0
         self.scene.put(square, piece, _moved(pose, tilt=degrees, tilt_to=towards, lift=rim))
@@ -69,6 +80,8 @@ class Hands:
 
     def hover(self, square, mm):
         """The die on `square` held `mm` above its well floor, level."""
+        if not 0 <= mm <= 1000:
+            raise ValueError("a die is held 0 to 1000 mm above its well")
         piece, pose = self._on(square)
         self.scene.put(square, piece, _moved(pose, lift=mm, tilt=0))
         return self._changes()
@@ -83,6 +96,8 @@ class Hands:
         """Per scan: the die on `start` lifted out of its well, carried over to `end`, and
         dropped in, through every reading in between."""
         piece, pose = self._on(start)
+        if self._square(end) == start or end in self.scene.dice:
+            raise ValueError("a die slides to another, empty square")
         (x0, y0), (x1, y1) = square_centre(self.spec, start), square_centre(self.spec, end)
         frames = [self.hover(start, self.well_depth + 0.5)]
         self.scene.remove(start)
@@ -99,11 +114,16 @@ class Hands:
 
     def pass_over(self, square, mm=8.0, piece="white 1"):
         """A die in a hand, `mm` above the board over `square`, on its way elsewhere."""
+        self._square(square)
+        if not 0 <= mm <= 1000 or piece not in self.spec["dice"].values():
+            raise ValueError("a piece held 0 to 1000 mm up")
         self.scene.hold(square, piece, Pose(down=face_down(piece), lift=mm + self.well_depth))
         return self._changes()
 
     def break_sensor(self, square, which="C", volts=0.0):
         """A sensor that failed: its output stuck at `volts` (0: dead or unsoldered)."""
+        if which not in ("C", "N", "E", "S", "W") or not 0 <= volts <= 3.3:
+            raise ValueError("a sensor is C, N, E, S or W, stuck at 0 to 3.3 V")
         self.scene.broken[self.spec["squares"][square]["CNESW".index(which)]] = volts
         return self._changes()
 
@@ -112,7 +132,7 @@ class Hands:
         return self._changes()
 
     def _on(self, square):
-        if square not in self.scene.dice:
+        if self._square(square) not in self.scene.dice:
             raise ValueError("no die on %s" % square)
         return self.scene.dice[square]
 
