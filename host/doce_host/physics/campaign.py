@@ -26,6 +26,7 @@ import json
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from doce.board import BETWEEN, EMPTY, UNSETTLED, Board, piece as piece_value
 
 from ..paths import BOARD_FILE
 from . import dice, readout
-from .scene import well_limits
+from .scene import face_down, well_limits
 
 CASES = (("seated", 0.40), ("crowded", 0.15), ("empty", 0.08), ("tilted", 0.08), ("lifted", 0.08),
          ("sliding", 0.07), ("outside", 0.04), ("misbuilt", 0.10))
@@ -69,8 +70,8 @@ class Campaign:
 
     def _seated(self, piece):
         dx, dy = self.rng.uniform(-self.offset, self.offset, 2)
-        return dice.Pose(down=_down(piece), turn=90 * self.rng.integers(4) + self.rng.uniform(-self.twist, self.twist),
-                         dx=dx, dy=dy)
+        turn = 90 * self.rng.integers(4) + self.rng.uniform(-self.twist, self.twist)
+        return dice.Pose(down=face_down(piece), turn=turn, dx=dx, dy=dy)
 
     def draw(self, case):
         """One placement: (piece or None, (magnets, side), pose, neighbours)."""
@@ -80,22 +81,22 @@ class Campaign:
         pose = None if piece is None else self._seated(piece)
         if case == "tilted":  # in its well it jams against the walls at the turn limit
             if rng.random() < 0.5:
-                pose = _with(pose, tilt=rng.uniform(0, self.twist), tilt_to=rng.uniform(0, 360))
+                pose = replace(pose, tilt=rng.uniform(0, self.twist), tilt_to=rng.uniform(0, 360))
             else:
-                pose = _with(pose, tilt=rng.uniform(3, 45), tilt_to=rng.uniform(0, 360),
+                pose = replace(pose, tilt=rng.uniform(3, 45), tilt_to=rng.uniform(0, 360),
                              lift=self.ph["well_depth_mm"])
         elif case == "lifted":
-            pose = _with(pose, lift=rng.uniform(0.2, 15))
+            pose = replace(pose, lift=rng.uniform(0.2, 15))
         elif case == "sliding":
             a, r = rng.uniform(0, 2 * np.pi), rng.uniform(2, 25)
-            pose = _with(pose, dx=r * np.cos(a), dy=r * np.sin(a), lift=self.ph["well_depth_mm"] + rng.uniform(0, 3))
+            pose = replace(pose, dx=r * np.cos(a), dy=r * np.sin(a), lift=self.ph["well_depth_mm"] + rng.uniform(0, 3))
         elif case == "outside":  # too far out to drop into the well: it rests on the rim
             rim = self.ph["well_depth_mm"]
             if rng.random() < 0.5:
-                pose = _with(pose, turn=pose.turn + 45, lift=rim)
+                pose = replace(pose, turn=pose.turn + 45, lift=rim)
             else:
                 a = rng.uniform(0, 2 * np.pi)
-                pose = _with(pose, dx=3 * np.cos(a), dy=3 * np.sin(a), lift=rim)
+                pose = replace(pose, dx=3 * np.cos(a), dy=3 * np.sin(a), lift=rim)
         elif case == "misbuilt":
             code = self.codes[piece]
             k = int(rng.integers(5))
@@ -251,17 +252,6 @@ class _Rows:
         b = dice.bz_pairs(at, axis, pol, size, obs, dipole)  # (m, 5)
         np.add.at(out, (index[:, None] * 5 + np.arange(5)).ravel(), b.ravel())
         return out.reshape(n, 5)
-
-
-def _down(piece):
-    what = piece.split()[1]
-    return 6 if what == "blocker" else 7 - int(what)
-
-
-def _with(pose, **change):
-    fields = dict(pose.__dict__)
-    fields.update(change)
-    return dice.Pose(**fields)
 
 
 def _sign(mark):

@@ -7,6 +7,7 @@ takes time, one such list per scan.
 """
 
 import json
+from dataclasses import replace
 
 from ..paths import BOARD_FILE
 from ..physics.dice import Pose
@@ -75,7 +76,7 @@ class Hands:
             raise ValueError("a die leans 0 to 90 degrees")
         piece, pose = self._on(square)
         rim = self.well_depth if degrees > self.jam else 0.0
-        self.scene.put(square, piece, _moved(pose, tilt=degrees, tilt_to=towards, lift=rim))
+        self.scene.put(square, piece, replace(pose, tilt=degrees, tilt_to=towards, lift=rim))
         return self._changes()
 
     def hover(self, square, mm):
@@ -83,7 +84,7 @@ class Hands:
         if not 0 <= mm <= 1000:
             raise ValueError("a die is held 0 to 1000 mm above its well")
         piece, pose = self._on(square)
-        self.scene.put(square, piece, _moved(pose, lift=mm, tilt=0))
+        self.scene.put(square, piece, replace(pose, lift=mm, tilt=0))
         return self._changes()
 
     def settle(self, square):
@@ -103,7 +104,7 @@ class Hands:
         self.scene.remove(start)
         for i in range(1, SLIDE_STEPS):
             f = i / SLIDE_STEPS
-            step = _moved(pose, dx=pose.dx + f * (x1 - x0), dy=pose.dy + f * (y1 - y0), lift=self.well_depth + 0.5)
+            step = replace(pose, dx=pose.dx + f * (x1 - x0), dy=pose.dy + f * (y1 - y0), lift=self.well_depth + 0.5)
             self.scene.hold(start, piece, step)
             frames.append(self._changes())
         self.scene.let_go()
@@ -135,10 +136,4 @@ class Hands:
         if self._square(square) not in self.scene.dice:
             raise ValueError("no die on %s" % square)
         return self.scene.dice[square]
-
-
-def _moved(pose, **change):
-    fields = dict(pose.__dict__)
-    fields.update(change)
-    return Pose(**fields)
 
