@@ -7,7 +7,6 @@ import pytest
 from doce.board import Board
 from doce.lights import Lights
 from doce_host.paths import BOARD_FILE
-from hands import looks
 
 SPEC = json.loads(BOARD_FILE.read_text())
 
@@ -29,7 +28,10 @@ def test_the_brightest_picture_stays_within_the_led_power_budget(wifi):
 
 def test_the_strip_receives_grb_bytes(sim):
     sim.place("c3", "white 4")
-    raw = sim.command(do="leds")["leds"][sim.led("c3")]  # decoded from the GRB bytes sent
-    assert looks(tuple(raw)) == "yellow" and raw[0] > raw[2]
+    sim.place("a1", "black 2")  # black's last die: blue, (0, 114, 178) with no red
+    sent = bytes.fromhex(sim.command(do="leds")["bytes"])  # the bytes on the wire, not decoded
+    at = sim.led("a1") * 3
+    green, red, blue = sent[at:at + 3]  # the WS2812B datasheet's order: G7..G0, R7..R0, B7..B0
+    assert red == 0 and 0 < green < blue
     state = sim.state()
     assert state["writes"] >= 2  # drawn at boot, and after the play

@@ -20,7 +20,7 @@ def test_a_legal_die_is_accepted_and_lit(sim):
     # White to move: white's no-play zone around c3 is lit, and both markers.
     assert {looks(leds[sim.led(c)]) for c in ("b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4")} == {"purple"}
     assert looks(leds[sim.led("a1")]) == "blue" and looks(leds[sim.led("e5")]) == "off"
-    assert sum(leds[sim.led("c3")]) > sum(leds[sim.led("a1")]) * 0  # both lit
+    assert sum(leds[sim.led("c3")]) > 0 and sum(leds[sim.led("a1")]) > 0  # both lit
     state = sim.state()
     assert state["mode"] == "playing" and state["to_move"] == "white"
 

@@ -4,10 +4,10 @@ host's clear errors for every way a port can be wrong."""
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 from devices import FakeDevice
+from waiting import Lines, has_open, until
 
 from doce_host.link import PROTOCOL, BoardLink, LinkError
 from doce_host.sim.serial_sim import SerialSim
@@ -54,11 +54,11 @@ def test_monitor_shows_events_as_they_happen(sim):
     monitor = subprocess.Popen([sys.executable, "-m", "doce_host.cli", "monitor", "--port", sim.path, "--json"],
                                stdout=subprocess.PIPE, text=True)
     try:
-        time.sleep(1.5)
+        until(lambda: has_open(monitor.pid, sim.path), what="the monitor opening the port")
         sim.place("a1", "black 2")
-        seen = []
+        lines, seen = Lines(monitor.stdout), []
         while not seen or seen[-1].get("cell") != "a1":  # earlier events may still be in the line
-            seen.append(json.loads(monitor.stdout.readline()))
+            seen.append(json.loads(lines.next(timeout=10)))
             assert len(seen) < 20, seen
         assert seen[-1]["event"] == "placed"
     finally:

@@ -5,6 +5,8 @@ import io
 import os
 import time
 
+import serial
+from waiting import until
 from doce.link import PROTOCOL, Link
 from doce_host.link import BoardLink, LinkError
 from doce_host.sim.serial_sim import SerialSim
@@ -63,8 +65,7 @@ def test_dice_moved_while_the_power_is_off_are_there_when_it_returns(tmp_path):
         sim.power_on()
         with BoardLink(sim.path) as link:
             link.hello()
-            time.sleep(0.5)  # a few scans, and the die is felt
-        assert any(sum(c) for c in sim.leds())
+        until(lambda: any(sum(c) for c in sim.leds()), what="the die being felt and lit")
 
 
 class BrokenApp:
@@ -127,8 +128,10 @@ def test_a_rules_push_in_real_time_arrives_whole(tmp_path):
 def test_a_stray_ctrl_a_while_the_app_runs_does_not_count_as_the_raw_repl(tmp_path):
     with SerialSim(tmp_path) as sim:
         assert write_all(sim.path, b"\x01\n") == b""  # line noise: the app reads it as a byte
-        time.sleep(0.3)
-        assert write_all(sim.path, b"\x03") == b""  # stops the app: the friendly REPL
-        time.sleep(0.3)
-        assert write_all(sim.path, b"\x04") == b""  # a soft reset there: a board runs main.py
+        assert answers_hello(sim.path)  # and has read past it
+        with serial.Serial(sim.path, timeout=0.1) as port:
+            port.write(b"\x03")  # stops the app: the friendly REPL
+            seen = bytearray()
+            until(lambda: seen.extend(port.read(256)) or b">>> " in seen, what="the friendly REPL's prompt")
+            port.write(b"\x04")  # a soft reset there: a board runs main.py
         assert answers_hello(sim.path)

@@ -90,6 +90,20 @@ def act(sim, words):
     return None
 
 
+def settle(sim, answer_within=0.3, quiet=0.1, longest=2.0):
+    """Wait until the board has answered a move: its lights and events stop changing
+    (`quiet` s after a change), or nothing has changed `answer_within` s on."""
+    start = last_change = time.monotonic()
+    seen, changed = (sim.leds(), len(sim.heard)), False
+    while time.monotonic() - start < longest:
+        time.sleep(0.02)
+        now = (sim.leds(), len(sim.heard))
+        if now != seen:
+            seen, changed, last_change = now, True, time.monotonic()
+        elif time.monotonic() - last_change >= (quiet if changed else answer_within):
+            return
+
+
 def play(sim, stdin, out, ansi=False):
     scores = {"white": 0, "black": 0}
 
@@ -97,7 +111,7 @@ def play(sim, stdin, out, ansi=False):
         print(*[line for line in lines if line], sep="\n", file=out, flush=True)
 
     def show():
-        time.sleep(0.3)  # the board scans, decides and lights up
+        settle(sim)
         heard = sim.take_heard()
         for event in heard:
             if event["event"] == "round_end":
