@@ -28,14 +28,21 @@ def output(name):
     return lambda value: setattr(io, "value", bool(value))
 
 
-def mcp3008():
+def mcp3008(chip_select):
     """The sensor ADC: channel 0 of an MCP3008 on SPI0, read as 0-65535."""
     import busio
     from adafruit_mcp3xxx.analog_in import AnalogIn
     from adafruit_mcp3xxx.mcp3008 import MCP3008, P0
     spi = busio.SPI(clock=pins.SCK, MISO=pins.MISO, MOSI=pins.MOSI)
-    channel = AnalogIn(MCP3008(spi, digitalio.DigitalInOut(pins.CE0)), P0)
+    channel = AnalogIn(MCP3008(spi, digitalio.DigitalInOut(getattr(pins, chip_select))), P0)
     return lambda: channel.value
+
+
+def pressed(name):
+    """The button as a callable: true while pressed (pulled up, the switch goes to ground)."""
+    io = digitalio.DigitalInOut(getattr(pins, name))
+    io.switch_to_input(pull=digitalio.Pull.UP)
+    return lambda: not io.value
 
 
 def build(adc, pin=output, strip=neopixel.NeoPixel, led_pin=None, emit=emit):
@@ -52,10 +59,14 @@ def build(adc, pin=output, strip=neopixel.NeoPixel, led_pin=None, emit=emit):
 
 
 def run():
-    app = build(mcp3008())
+    names = boardfile.load_spec()["linux_pins"]
+    app = build(mcp3008(names["sensor_adc_cs"]))
+    button = pressed(names["button"])
     start = time.monotonic()
     while True:
-        app.step(int((time.monotonic() - start) * 1000))
+        now = int((time.monotonic() - start) * 1000)
+        app.step(now)
+        app.button(button(), now)
         if app.quiet():  # while a square moves, scan again at once
             time.sleep(app.board.scan_period_ms / 1000)
 

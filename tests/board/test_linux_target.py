@@ -6,6 +6,7 @@ bytes it would clock out are compared with what the MicroPython build sent.
 """
 
 import importlib.util
+import json
 import os
 import shutil
 
@@ -69,3 +70,21 @@ def test_a_play_on_linux_sends_the_same_bytes_as_on_the_esp32(linux_board, sim):
     sim.place("c3", "white 4")
     assert app.lights.pixels.sent.hex() == sim.command(do="leds")["bytes"]
     assert app.lights.pixels.sent[3 * sim.led("c3"):3 * sim.led("c3") + 3] != bytes(3)
+
+
+def test_the_button_is_read_from_the_board_files_linux_pin(monkeypatch):
+    made = {}
+
+    class Line:  # a Blinka DigitalInOut: idle high through its pull-up
+        def __init__(self, pin):
+            made["pin"], self.value = pin, True
+
+        def switch_to_input(self, pull=None):
+            made["pull"] = pull
+
+    monkeypatch.setattr(linux.digitalio, "DigitalInOut", Line)
+    name = json.loads(BOARD_FILE.read_text())["linux_pins"]["button"]
+    monkeypatch.setattr(linux, "pins", type("Pins", (), {name: "the button's pin"}))  # a Raspberry Pi's names
+    button = linux.pressed(name)
+    assert made["pin"] == "the button's pin"
+    assert made["pull"] == linux.digitalio.Pull.UP and button() is False
