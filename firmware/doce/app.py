@@ -49,6 +49,7 @@ class App:
         self.tables = tables
         self.emit = emit
         self.link = None  # a doce.link.Link, if a host may talk to the board
+        self.net = None  # a doce.net.Net, on a board with Wi-Fi set up
         self.last_warning = None  # so a failing journal is reported once, not every scan
         self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path
@@ -100,6 +101,8 @@ class App:
         c = self.controller
         if self.link:
             self.link.poll(now_ms)  # now_ms: to pace what it sends at the line's speed
+        if self.net:
+            self.net.poll(now_ms)  # a little of the network's work; it never waits
         if self.checking:  # its square read whole every scan: a die missing its centre magnet shows too
             self.scanner.want(self.check.square)
         if self.scanner.scan() and not self.checking:  # in the dice check, the game does not see the board

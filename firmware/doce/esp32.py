@@ -4,6 +4,7 @@ Also used by the simulator, which puts its own `machine` and `neopixel` modules
 on the path: these same lines then drive simulated hardware.
 """
 
+import os
 import select
 import sys
 import time
@@ -43,6 +44,9 @@ def build(link=None, emit=None):
     app = App(board, sensors, strip, strip.write, load_rules(), link.event)
     link.app = app
     app.link = link
+    if "net.json" in os.listdir():  # Wi-Fi set up (doce/net.py, loaded only then)
+        from .net import start
+        start(app, link)
     return app
 
 

@@ -67,6 +67,8 @@ class Link:
         self.backlog = 0  # bytes waiting in the queue
         self.fifo = 0  # bytes we reckon are still in the transmit FIFO
         self.fifo_at = None  # when we last reckoned
+        self.net = None  # doce.net.Net on a board with Wi-Fi: it sends the events to the broker too
+        self.to = None  # where replies go instead of the USB port (net: a command that came by MQTT)
 
     @property
     def reboot_pending(self):
@@ -153,6 +155,8 @@ class Link:
     def event(self, event):
         self.seq += 1
         event["seq"] = self.seq
+        if self.net:
+            self.net.event(event)
         self.send(event)
 
     def reply(self, cmd, ident, error=None, message=None, **fields):
@@ -163,7 +167,7 @@ class Link:
         if error:
             fields["error"] = error
             fields["message"] = message
-        self.send(fields)
+        (self.to or self.send)(fields)
 
     # -- requests ---------------------------------------------------------------------
 
@@ -287,6 +291,10 @@ class Link:
 
     def rules_abort(self, request):
         self.transfer = None
+
+    def net_command(self, request):  # Wi-Fi and MQTT (doce/net.py: loaded only when used)
+        from .net import command
+        return command(self, request)
 
 
 def members_of(buf, n):
@@ -447,4 +455,5 @@ COMMANDS = {
     "dice_check": Link.dice_check,
     "rules_get": Link.rules_get, "rules_begin": Link.rules_begin, "rules_chunk": Link.rules_chunk,
     "rules_commit": Link.rules_commit, "rules_abort": Link.rules_abort,
+    "wifi": Link.net_command, "mqtt": Link.net_command, "net": Link.net_command,
 }

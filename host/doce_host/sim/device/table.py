@@ -27,6 +27,9 @@ def act(world, cmd):
         world.queue(cmd["frames"])
     elif do == "noise":
         world.noise = cmd["level"]
+    elif do == "wifi":  # the room's Wi-Fi goes off the air, or comes back
+        import network
+        network.set_air(cmd["up"])
     else:
         return None
     return {}

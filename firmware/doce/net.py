@@ -1,0 +1,445 @@
+"""The board on Wi-Fi and MQTT: one room of boards on one broker (docs/protocol.md, "MQTT").
+
+Loaded only on a board whose Wi-Fi is set up (net.json), so a board on USB alone pays nothing.
+Topics, under the organiser's prefix and this board's id:
+  <prefix>/<id>/state    retained: the same state as the USB `state` reply
+  <prefix>/<id>/events   QoS 1: the same events as on USB, with their seq
+  <prefix>/<id>/cmd      the same commands as on USB, handled by the same code (doce/link.py)
+  <prefix>/<id>/reply    their replies
+  <prefix>/<id>/status   retained: online, or offline (the broker's last will)
+
+The MQTT packets are umqtt.simple's (micropython-lib, MIT; put in the image from its registry
+package by doce_host/image.py). It reads and writes a socket and waits for the broker; here it
+reads and writes two buffers instead, and this module moves them to and from a non-blocking
+socket a little every scan: nothing here waits on the network. Events wait in `outbox` until the
+broker acknowledges them, and go again, in order, after a reconnect.
+"""
+
+import json
+import os
+import select
+import socket
+
+from umqtt import simple
+
+from .app import ticks_add, ticks_diff
+from .link import BadArgument
+
+CONFIG = "net.json"
+KEEPALIVE_S = 60  # the broker drops us after 1.5x this without a packet (MQTT 3.1.1, 3.1.2.10)
+RETRY_MS = 2000  # between attempts to reach the broker
+JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
+STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
+OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
+CHUNK = 256  # bytes read or written a scan, at most
+MAX_IN = 1024  # an incoming packet larger than this is not a command: the connection goes
+WIFI_KEYS = ("ssid", "password")
+MQTT_KEYS = ("broker", "port", "prefix", "board_id", "name", "user", "mqtt_password")
+SECRET = ("password", "mqtt_password")
+
+
+class Pending(Exception):
+    """umqtt.simple asked for a reply that has not come yet: it comes later, in poll()."""
+
+
+class Pipe:
+    """What umqtt.simple takes for its socket: writes go to `out`, reads come from `inbox`."""
+
+    def __init__(self):
+        self.out = bytearray()
+        self.inbox = bytearray()
+        self.hold = False  # inside a request: its reply is read by poll(), not by umqtt
+
+    def write(self, data, n=None):
+        self.out.extend(data if n is None else memoryview(data)[:n])
+
+    def read(self, n):
+        if self.hold or len(self.inbox) < n:
+            raise Pending
+        data = bytes(self.inbox[:n])
+        self.inbox[:n] = b""
+        return data
+
+    def setblocking(self, flag):
+        pass
+
+    def connect(self, addr):
+        pass
+
+    def close(self):
+        pass
+
+
+class _Sockets:
+    """Stands for the socket module inside umqtt.simple: its socket is our Pipe."""
+
+    def __init__(self, pipe):
+        self.pipe = pipe
+
+    def socket(self):
+        return self.pipe
+
+    def getaddrinfo(self, host, port):
+        return ((0, 0, 0, "", None),)
+
+
+def load_config(path=CONFIG):
+    try:
+        with open(path) as f:
+            config = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def board_id(wlan):
+    """The id a board has until the organiser gives it one: its MAC, as 12 hex digits."""
+    return "".join("%02x" % b for b in wlan.config("mac"))
+
+
+class Net:
+    def __init__(self, app, link, config, network):
+        self.app = app
+        self.link = link
+        self.config = config
+        self.wlan = network.WLAN(network.STA_IF)
+        self.wlan.active(True)
+        self.id = config.get("board_id") or board_id(self.wlan)
+        base = "%s/%s/" % (config.get("prefix") or "doce", self.id)
+        self.topics = {k: (base + k).encode() for k in ("state", "events", "cmd", "reply", "status")}
+        self.pipe = Pipe()
+        self.client = None
+        self.sock = None
+        self.poller = None
+        self.up = False  # the broker has accepted us
+        self.joining = None  # while joining the Wi-Fi: when to ask again
+        self.next_try = None
+        self.outbox = []  # [seq, payload, packet id or 0 if not sent on this connection]
+        self.lost = 0  # events dropped from a full outbox (the state still shows the game)
+        self.state_due = True
+        self.state_at = None
+        self.ping_at = None
+        self.commands = []  # payloads from cmd, handled one a scan
+        self.skip = 0  # bytes still to come of a packet too big to read
+        self.connects = 0
+        self.fault = None  # the last thing that went wrong, for `net`
+        self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
+        # Wi-Fi on: the LEDs' cap drops so strip and radio fit in USB power (hardware/board.json)
+        from .board import load_spec
+        self.cap = app.board.brightness_cap
+        app.board.brightness_cap = load_spec()["power"]["brightness_cap_wifi"]
+        app.set_brightness(app.lights.brightness)
+
+    # -- what the board sends ------------------------------------------------------
+
+    def event(self, event):
+        """An event the link just numbered: it waits in the outbox until the broker has it."""
+        if len(self.outbox) >= OUTBOX:
+            self.outbox.pop(0)
+            self.lost += 1
+        self.outbox.append([event["seq"], json.dumps(event).encode(), 0])
+        self.state_due = True
+
+    def reply(self, message):
+        if self.up:
+            self._publish(self.topics["reply"], json.dumps(message).encode(), False, 0)
+
+    def _publish(self, topic, payload, retain, qos):
+        if self.client.pid > 65000:  # packet ids are 16 bits, and umqtt.simple counts on
+            self.client.pid = 0
+        self.pipe.hold = True
+        try:
+            self.client.publish(topic, payload, retain, qos)
+        except Pending:  # a QoS 1 publish: its PUBACK comes later
+            pass
+        finally:
+            self.pipe.hold = False
+        return self.client.pid
+
+    # -- once a scan -------------------------------------------------------------
+
+    def poll(self, now):
+        """Never raises: whatever the network does, play goes on."""
+        try:
+            self._poll(now)
+        except Exception as e:  # noqa: BLE001  (a broker's bad packet, a socket's odd error)
+            self.fault = "%s: %s" % (type(e).__name__, e)
+            self.drop(now)
+
+    def _poll(self, now):
+        if not self.wlan.isconnected():
+            if self.sock:
+                self.drop(now)
+            self.next_try = None  # the broker was not at fault: try it as soon as the Wi-Fi is back
+            if self.joining is None or ticks_diff(now, self.joining) >= 0:  # (again, if it gave up)
+                self.wlan.connect(self.config.get("ssid", ""), self.config.get("password", ""))
+                self.joining = ticks_add(now, JOIN_MS)
+            return
+        self.joining = None
+        if self.sock is None:
+            if self._due(now):
+                self.open(now)
+            return
+        for _, flags in self.poller.ipoll(0):
+            if flags & (select.POLLERR | select.POLLHUP):
+                return self.drop(now)
+            if flags & select.POLLIN and self.client and not self.receive():
+                return self.drop(now)
+            if flags & select.POLLOUT and self.client is None:
+                self.hello()
+        if self.client is None:
+            return
+        if not self.up and len(self.pipe.inbox) >= 4:
+            self.connack(now)
+        if self.up:
+            if not self.process():
+                return self.drop(now)
+            self.work(now)
+        self.send(now)
+
+    def _due(self, now):
+        return self.next_try is None or ticks_diff(now, self.next_try) >= 0
+
+    def open(self, now):
+        """Start a TCP connection to the broker; poll() sees it finish (or fail)."""
+        self.next_try = ticks_add(now, RETRY_MS)
+        c = self.config
+        try:
+            # an IP address needs no lookup; a name would wait on DNS (docs/protocol.md says so)
+            addr = socket.getaddrinfo(c.get("broker", ""), c.get("port", 1883))[0][-1]
+            sock = socket.socket()
+            sock.setblocking(False)
+            try:
+                sock.connect(addr)
+            except OSError as e:
+                if e.args[0] not in (115, 119):  # EINPROGRESS (Linux, lwIP): it goes on in the background
+                    sock.close()
+                    raise
+        except (OSError, IndexError):
+            return
+        self.sock = sock
+        self.poller = select.poll()
+        self.poller.register(sock, select.POLLIN | select.POLLOUT)
+
+    def hello(self):
+        """Connected: umqtt.simple writes its CONNECT, with the last will."""
+        c = self.config
+        self.pipe.out[:] = b""
+        self.pipe.inbox[:] = b""
+        simple.socket = _Sockets(self.pipe)
+        user = c.get("user")
+        client = simple.MQTTClient(self.id.encode(), "", user=user.encode() if user else None,
+                                   password=(c.get("mqtt_password") or "").encode(), keepalive=KEEPALIVE_S)
+        client.set_callback(self.incoming)
+        client.set_last_will(self.topics["status"], self._status(False), True, 1)
+        self.pipe.hold = True
+        try:
+            client.connect()
+        except Pending:
+            pass
+        finally:
+            self.pipe.hold = False
+        self.client = client
+        self.poller.modify(self.sock, select.POLLIN)
+
+    def _status(self, online):
+        # boot: this power-on's own number, since seq starts again at every boot (docs/protocol.md)
+        return json.dumps({"online": online, "id": self.id, "name": self.config.get("name") or self.id,
+                           "boot": self.boot, "seq": self.link.seq}).encode()
+
+    def connack(self, now):
+        answer = self.pipe.read(4)
+        if answer[0] != 0x20 or answer[3] != 0:  # refused: bad credentials, say
+            self.drop(now)
+            self.next_try = ticks_add(now, RETRY_MS * 5)
+            return
+        self.up = True
+        self.connects += 1
+        self.ping_at = ticks_add(now, KEEPALIVE_S * 500)
+        self.pipe.hold = True
+        try:
+            self.client.subscribe(self.topics["cmd"], 1)
+        except Pending:
+            pass
+        finally:
+            self.pipe.hold = False
+        self._publish(self.topics["status"], self._status(True), True, 1)
+        self.state_due = True
+        for item in self.outbox:
+            item[2] = 0  # not acknowledged on the last connection: sent again, in order
+
+    def work(self, now):
+        for item in self.outbox:  # in order; QoS 1 until acknowledged
+            if not item[2]:
+                item[2] = self._publish(self.topics["events"], item[1], False, 1)
+        if self.commands:
+            self.handle(self.commands.pop(0))
+        if self.state_due and (self.state_at is None or ticks_diff(now, self.state_at) >= 0):
+            from .link import snapshot
+            self.state_due = False
+            self.state_at = ticks_add(now, STATE_MS)
+            state = json.dumps({"state": snapshot(self.app), "seq": self.link.seq}).encode()
+            self._publish(self.topics["state"], state, True, 0)
+        if ticks_diff(now, self.ping_at) >= 0:
+            self.ping_at = ticks_add(now, KEEPALIVE_S * 500)
+            self.client.ping()
+
+    def handle(self, payload):
+        """A command from cmd: the USB link's handler, its reply sent to reply."""
+        link = self.link
+        link.to = self.reply
+        try:
+            if payload is None or len(payload) > 200:  # doce/link.py MAX_LINE: one protocol, one limit
+                link.reply(None, None, error="line_too_long", message="a line is at most 200 bytes")
+            else:
+                link.handle(payload, len(payload))
+        finally:
+            link.to = None
+
+    def incoming(self, topic, msg):
+        if topic == self.topics["cmd"] and len(self.commands) < 4:  # more would be a flood
+            self.commands.append(msg)
+
+    # -- bytes to and from the socket ----------------------------------------------------
+
+    def receive(self):
+        """Take what has arrived. False: the connection is over."""
+        try:
+            data = self.sock.read(CHUNK)
+        except OSError:
+            return False
+        if not data:
+            return data is None  # None: nothing yet; b"": the broker closed
+        self.pipe.inbox.extend(data)
+        return True
+
+    def process(self):
+        """Act on each whole packet that has arrived. False: the broker sent nonsense."""
+        pipe = self.pipe
+        while True:
+            if self.skip:  # the rest of a packet too big to be a command: let it pass
+                n = min(self.skip, len(pipe.inbox))
+                pipe.inbox[:n] = b""
+                self.skip -= n
+                if self.skip:
+                    return True
+            size = packet_size(pipe.inbox)
+            if size < 0:
+                return False
+            if size > MAX_IN:
+                self.skip = size
+                if len(self.commands) < 4:
+                    self.commands.append(None)  # answered as a line too long
+                continue
+            if size == 0 or len(pipe.inbox) < size:
+                return True
+            kind = pipe.inbox[0] & 0xF0
+            try:
+                if kind == 0x30:  # PUBLISH: umqtt.simple reads it and answers its PUBACK
+                    self.client.wait_msg()
+                else:
+                    self.acked(kind, pipe.read(size))
+            except (Pending, AssertionError, IndexError):
+                return False
+        return True
+
+    def acked(self, kind, packet):
+        if kind == 0x40:  # PUBACK
+            pid = packet[2] << 8 | packet[3]
+            for i, item in enumerate(self.outbox):
+                if item[2] == pid:
+                    self.outbox.pop(i)
+                    return
+
+    def send(self, now):
+        out = self.pipe.out
+        if not out:
+            return
+        try:
+            n = self.sock.write(out[:CHUNK])
+        except OSError:
+            return self.drop(now)
+        if n:
+            out[:n] = b""
+
+    def drop(self, now):
+        """The connection is over: the next try comes in RETRY_MS; the outbox stays."""
+        if self.sock:
+            self.sock.close()
+        self.sock = self.client = self.poller = None
+        self.up = False
+        self.skip = 0
+        self.next_try = ticks_add(now, RETRY_MS)
+
+    def stop(self):
+        self.drop(0)
+        self.wlan.active(False)
+        self.app.board.brightness_cap = self.cap
+        self.app.set_brightness(self.app.lights.brightness)
+
+    def status(self):
+        stage = "up" if self.up else "mqtt" if self.client else "tcp" if self.sock else "wifi"
+        return {"wifi": self.wlan.isconnected(), "broker": self.up, "stage": stage, "out": len(self.pipe.out),
+                "in": len(self.pipe.inbox), "board_id": self.id,
+                "waiting": len(self.outbox), "lost": self.lost, "connects": self.connects, "fault": self.fault}
+
+
+def packet_size(buf):
+    """The whole length of the MQTT packet that starts buf: 0 if its header is not all here
+    yet, -1 if the header is not MQTT's (MQTT 3.1.1, 2.2.3: at most 4 length bytes)."""
+    size = 0
+    for i in range(1, 5):
+        if i >= len(buf):
+            return 0
+        size |= (buf[i] & 0x7F) << (7 * (i - 1))
+        if not buf[i] & 0x80:
+            return size + i + 1
+    return -1
+
+
+def start(app, link):
+    """Wi-Fi and MQTT as net.json says, if it says enough; the Net, or None."""
+    config = load_config()
+    if not config.get("ssid") or not config.get("broker"):
+        return None
+    import network
+    net = Net(app, link, config, network)
+    app.net = link.net = net
+    return net
+
+
+# -- the USB commands that set it up (doce/link.py hands them here) --------------------------
+
+
+def command(link, request):
+    """wifi, mqtt: store settings (a password is never sent back); net: settings and status."""
+    cmd = request["cmd"]
+    config = load_config()
+    if cmd != "net":
+        keys = WIFI_KEYS if cmd == "wifi" else MQTT_KEYS
+        for key, value in request.items():
+            if key in ("cmd", "id"):  # the request's own, not settings
+                continue
+            if key not in keys:
+                raise BadArgument("%s takes %s" % (cmd, ", ".join(keys)))
+            if key == "port":
+                if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 65536:
+                    raise BadArgument("port is a number from 1 to 65535")
+            elif not isinstance(value, str) or len(value) > 64 or (key == "prefix" and ("#" in value or "+" in value)):
+                raise BadArgument("%s is text of at most 64 characters" % key)
+            config[key] = value
+        with open(CONFIG + ".new", "w") as f:
+            json.dump(config, f)
+        os.rename(CONFIG + ".new", CONFIG)
+        app = link.app
+        if link.net:
+            link.net.stop()
+            app.net = link.net = None
+        start(app, link)
+    shown = {k: v for k, v in config.items() if k not in SECRET}
+    for key in SECRET:
+        shown[key + "_set"] = bool(config.get(key))
+    result = {"config": shown}
+    if link.net:
+        result["status"] = link.net.status()
+    return result

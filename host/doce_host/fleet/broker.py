@@ -1,0 +1,171 @@
+"""Brokers for `doce fleet`: an embedded one (amqtt, pure Python) on loopback when none is
+given, a Mosquitto the tests start, and the parsing of --broker URLs.
+
+Every listener here is on 127.0.0.1: a board room's broker open to the whole network is a
+decision for its organiser (a Mosquitto config), never a default.
+"""
+
+import asyncio
+import logging
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+LOOPBACK = "127.0.0.1"
+START_S = 10  # a broker that does not listen by then has failed
+
+
+class BrokerError(RuntimeError):
+    pass
+
+
+def parse_url(url):
+    """(host, port) from mqtt://host:port (port 1883 if left out)."""
+    parts = urlsplit(url if "://" in url else "mqtt://" + url)
+    if parts.scheme != "mqtt" or not parts.hostname:
+        raise BrokerError("a broker is mqtt://HOST:PORT, not %r" % url)
+    try:
+        return parts.hostname, parts.port or 1883
+    except ValueError:
+        raise BrokerError("a broker's port is a number from 1 to 65535: %r" % url) from None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind((LOOPBACK, 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(host, port, process=None, timeout=START_S):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise BrokerError("the broker stopped as it started")
+        try:
+            socket.create_connection((host, port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise BrokerError("no broker listening on %s:%d after %d s" % (host, port, timeout))
+
+
+class EmbeddedBroker:
+    """amqtt's broker on loopback, in a thread of its own, for as long as the `with` lasts."""
+
+    def __init__(self, port=None):
+        self.host = LOOPBACK
+        self.port = port or free_port()
+        self.url = "mqtt://%s:%d" % (self.host, self.port)
+        self.loop = None
+        self.broker = None
+        self.thread = None
+        self.failed = None
+
+    def start(self):
+        ready = threading.Event()
+        self.loop = asyncio.new_event_loop()
+
+        async def begin():
+            from amqtt.broker import Broker
+            config = {"listeners": {"default": {"type": "tcp", "bind": "%s:%d" % (self.host, self.port)}},
+                      "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}}
+            self.broker = Broker(config)
+            await self.broker.start()
+
+        def run():
+            asyncio.set_event_loop(self.loop)
+            try:
+                self.loop.run_until_complete(begin())
+            except Exception as e:  # reported by start(), in the caller's thread
+                self.failed = e
+                ready.set()
+                return
+            ready.set()
+            self.loop.run_forever()
+
+        for name in ("amqtt", "transitions"):  # its per-packet logging is for its own developers
+            logging.getLogger(name).setLevel(logging.WARNING)
+        self.thread = threading.Thread(target=run, name="doce-broker", daemon=True)
+        self.thread.start()
+        if not ready.wait(START_S) or self.failed:
+            raise BrokerError("the embedded broker did not start (%s)" % (self.failed or "timed out"))
+        wait_listening(self.host, self.port)
+        return self
+
+    def stop(self):
+        if self.broker is not None and self.loop.is_running():
+            future = asyncio.run_coroutine_threadsafe(self.broker.shutdown(), self.loop)
+            try:
+                future.result(START_S)
+            except Exception:  # noqa: BLE001  a broker that will not stop cleanly still stops below
+                pass
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(START_S)
+        self.broker = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def mosquitto_binary():
+    return shutil.which("mosquitto") or next((p for p in ("/usr/sbin/mosquitto",) if Path(p).exists()), None)
+
+
+class Mosquitto:
+    """A Mosquitto process on loopback with a config written here (tests; `doce fleet` users run
+    their own). `extra` lines go into its config (password file, ACL)."""
+
+    def __init__(self, port=None, extra=(), folder=None):
+        self.binary = mosquitto_binary()
+        if not self.binary:
+            raise BrokerError("mosquitto is not installed (Debian: apt-get install mosquitto)")
+        self.host = LOOPBACK
+        self.port = port or free_port()
+        self.url = "mqtt://%s:%d" % (self.host, self.port)
+        self.extra = list(extra)
+        self._tmp = None if folder else tempfile.TemporaryDirectory(prefix="doce-mosquitto-")
+        self.folder = Path(folder or self._tmp.name)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.process = None
+
+    def start(self):
+        conf = self.folder / "mosquitto.conf"
+        lines = ["listener %d %s" % (self.port, self.host), "persistence false"]
+        if not any(line.startswith("password_file") for line in self.extra):
+            lines.append("allow_anonymous true")
+        conf.write_text("\n".join(lines + self.extra) + "\n")
+        self.log = open(self.folder / "mosquitto.log", "ab")
+        self.process = subprocess.Popen([self.binary, "-c", str(conf)], stdout=self.log, stderr=subprocess.STDOUT)
+        wait_listening(self.host, self.port, self.process)
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(START_S)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(START_S)
+        self.process = None
+        if getattr(self, "log", None):
+            self.log.close()
+
+    def close(self):
+        self.stop()
+        if self._tmp:
+            self._tmp.cleanup()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()

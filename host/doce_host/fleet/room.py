@@ -1,0 +1,151 @@
+"""The organiser's view of a room of boards, over MQTT (paho-mqtt).
+
+Every board publishes under <prefix>/<id>/ (doce/net.py, docs/protocol.md "MQTT"): a retained
+status and state, QoS 1 events, and replies to commands sent on its cmd topic. A Room
+subscribes to all of them and keeps, per board, the latest of each and the events in order:
+an event the board sends again (QoS 1 is at least once: a lost PUBACK means a repeat) is
+recognised by its seq and kept once.
+"""
+
+import itertools
+import json
+import threading
+import time
+
+import paho.mqtt.client as mqtt
+
+from .broker import BrokerError, parse_url
+
+CONNECT_S = 10
+
+
+class Board:
+    def __init__(self, ident):
+        self.id = ident
+        self.name = ident
+        self.online = None
+        self.boot = None
+        self.state = None
+        self.seq = 0  # the last event kept, this boot
+        self.events = []  # (boot, event), in the order the board numbered them
+        self.repeats = 0  # events the board sent again, dropped here
+        self.last_seen = None
+
+    def row(self):
+        s = (self.state or {}).get("state") or {}
+        return {"id": self.id, "name": self.name, "online": bool(self.online), "rules": s.get("rules"),
+                "rules_checksum": s.get("rules_checksum"), "round": s.get("round"), "totals": s.get("totals"),
+                "mode": s.get("mode"), "last_seen": self.last_seen, "events": len(self.events)}
+
+
+class Room:
+    def __init__(self, url, prefix="doce", user=None, password=None):
+        self.host, self.port = parse_url(url)
+        self.prefix = prefix
+        self.boards = {}
+        self.replies = []
+        self.lock = threading.Lock()
+        self.connected = threading.Event()
+        self.ids = itertools.count(1)
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="doce-fleet-%d" % id(self))
+        if user:
+            self.client.username_pw_set(user, password)
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self.refused = None
+
+    def connect(self, timeout=CONNECT_S):
+        try:
+            self.client.connect(self.host, self.port, keepalive=30)
+        except OSError as e:
+            raise BrokerError("cannot reach the broker at %s:%d (%s)" % (self.host, self.port, e)) from None
+        self.client.loop_start()
+        if not self.connected.wait(timeout) or self.refused:
+            self.close()
+            raise BrokerError("the broker at %s:%d %s" % (self.host, self.port, self.refused or "did not answer"))
+        return self
+
+    def _on_connect(self, client, userdata, flags, reason, properties=None):
+        if reason.is_failure:
+            self.refused = "refused the connection (%s)" % reason
+        else:
+            client.subscribe("%s/+/+" % self.prefix, qos=1)
+        self.connected.set()
+
+    def board(self, ident):
+        if ident not in self.boards:
+            self.boards[ident] = Board(ident)
+        return self.boards[ident]
+
+    def _on_message(self, client, userdata, msg):
+        parts = msg.topic.split("/")
+        if len(parts) < 3:
+            return
+        ident, kind = parts[-2], parts[-1]
+        try:
+            payload = json.loads(msg.payload)
+        except ValueError:
+            return  # not a board's (a board sends JSON): nothing to keep
+        if not isinstance(payload, dict):
+            return
+        with self.lock:
+            if kind == "cmd":
+                return
+            b = self.board(ident)
+            b.last_seen = time.time()
+            if kind == "status":
+                b.online = payload.get("online") is True
+                b.name = str(payload.get("name") or ident)
+                if payload.get("boot") != b.boot:  # a new power-on: its seq starts again
+                    b.boot = payload.get("boot")
+                    b.seq = 0
+            elif kind == "state":
+                b.state = payload
+            elif kind == "events":
+                seq = payload.get("seq")
+                if not isinstance(seq, int) or seq <= b.seq:
+                    b.repeats += 1
+                    return
+                b.seq = seq
+                b.events.append((b.boot, payload))
+            elif kind == "reply":
+                self.replies.append((ident, payload))
+
+    def command(self, ident, cmd, timeout=5.0, pump=None, **args):
+        """Send a command to one board and wait (at most `timeout` s) for its reply, or None.
+        `pump` is called while waiting (a lockstep simulator must scan to answer)."""
+        request_id = "fleet-%d" % next(self.ids)
+        args.update(cmd=cmd, id=request_id)
+        self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args), qos=1)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                for i, (who, reply) in enumerate(self.replies):
+                    if who == ident and reply.get("id") == request_id:
+                        return self.replies.pop(i)[1]
+            pump() if pump else time.sleep(0.02)
+        return None
+
+    def rows(self):
+        with self.lock:
+            return [self.boards[k].row() for k in sorted(self.boards)]
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+    def __enter__(self):
+        return self.connect()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def wait_until(condition, timeout, pump=None):
+    """Wait for condition() (at most `timeout` s), calling pump() between looks. Its last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value or time.monotonic() >= deadline:
+            return value
+        pump() if pump else time.sleep(0.02)
