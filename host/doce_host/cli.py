@@ -314,6 +314,9 @@ def cmd_flash(args):
 
 
 def cmd_sim(args):
+    if args.boards:  # a room of boards on MQTT (doce_host/fleet/simroom.py)
+        from .fleet.simroom import run
+        return run(args)
     from .sim.serial_sim import SerialSim
     with SerialSim(args.folder, rules=args.rules) as sim:
         if args.serial_only:
@@ -474,6 +477,8 @@ def parser():
     m.add_argument("--folder", metavar="DIR",
                    help="keep the board's flash here, so the game survives quitting (default: forget it)")
     page_args(m)
+    m.add_argument("--boards", type=int, metavar="N", help="run N boards on an MQTT broker instead (no page)")
+    m.add_argument("--broker", metavar="mqtt://HOST:PORT", help="with --boards: the broker (default: an embedded one)")
     how = m.add_mutually_exclusive_group()
     how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
     how.add_argument("--serial-only", action="store_true",
@@ -514,6 +519,9 @@ def parser():
                        description="Play a match of DOCE for two players at one terminal.")
     g.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
     g.set_defaults(run=cmd_play)
+
+    from .fleet.commands import add_parsers as fleet_parsers  # doce config, doce fleet
+    fleet_parsers(sub, board_args)
     return p
 
 

@@ -34,8 +34,10 @@ LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
 class SerialSim:
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1):
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None):
+        """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
+        self.env = dict(os.environ, DOCE_SIM_MAC=mac) if mac else None
         self.heap = heap
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.hands_lock = threading.Lock()
@@ -89,7 +91,7 @@ class SerialSim:
         self.process = subprocess.Popen(
             [tool("micropython"), "-X", "heapsize=" + self.heap, "-i", str(SIM_DEVICE / "serve.py"),
              str(self.flash), self.control_path, str(levels)] + ([] if app else ["--no-app"]),
-            stdin=device_side, stdout=device_side, stderr=subprocess.DEVNULL, close_fds=True)
+            stdin=device_side, stdout=device_side, stderr=subprocess.DEVNULL, close_fds=True, env=self.env)
         os.close(device_side)
         os.set_blocking(device, False)  # the bridge never waits on the board: it drops, or holds back
         self.device = device
@@ -314,6 +316,10 @@ class SerialSim:
         """(r, g, b) per LED as the strip last received them; all dark while the power is off."""
         reply = self._ask({"do": "leds"})
         return [tuple(c) for c in reply["leds"]] if "leds" in reply else [(0, 0, 0)] * LED_COUNT
+
+    def wifi(self, up):
+        """The room's Wi-Fi goes off the air (False), or comes back (True)."""
+        self._ask({"do": "wifi", "up": up})
 
     def cut_power_at_flash_write(self, after=1, torn=True):
         self._ask({"do": "cut_power", "after": after, "torn": torn})

@@ -1,0 +1,186 @@
+"""`doce config wifi|mqtt|show` (a board's network settings, over USB) and `doce fleet`
+(a room of boards over MQTT). cli.py hands these their parsers."""
+
+import getpass
+import json
+import sys
+import time
+
+from .broker import BrokerError, EmbeddedBroker, parse_url
+
+EMBEDDED_PORT = 1883  # MQTT's own port (OASIS MQTT 3.1.1, 4.8), on loopback
+
+
+def usage_error(message):
+    from ..cli import UsageError
+    return UsageError(message)
+
+
+def read_secret(args, what):
+    """A password: a line of stdin with --password-stdin, else asked for at a terminal, else none.
+    Never an argument: those show in the process list."""
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    if sys.stdin.isatty():
+        return getpass.getpass("%s (empty for none): " % what)
+    return ""
+
+
+def ask_board(args, requests):
+    """Send each request to the board on --port; the last reply."""
+    from ..cli import open_link
+    from ..link import LinkError
+    link, _ = open_link(args)
+    with link:
+        try:
+            for request in requests:
+                reply = link.request(**request)
+                if not reply.get("ok"):
+                    raise usage_error("%s: %s: %s" % (args.port, request["cmd"], reply.get("message")))
+        except LinkError as e:
+            raise usage_error(str(e)) from None
+    return reply
+
+
+def show(args, reply):
+    if args.json:
+        print(json.dumps({"config": reply["config"], "status": reply.get("status")}))
+        return
+    for key, value in sorted(reply["config"].items()):
+        print("%-18s %s" % (key, value))
+    status = reply.get("status")
+    if status:
+        print("%-18s %s" % ("connection", ", ".join("%s %s" % kv for kv in sorted(status.items()))))
+
+
+def cmd_config_wifi(args):
+    password = read_secret(args, "Wi-Fi password")
+    show(args, ask_board(args, [{"cmd": "wifi", "ssid": args.ssid, "password": password}]))
+
+
+def cmd_config_mqtt(args):
+    try:
+        host, port = parse_url(args.broker)
+    except BrokerError as e:
+        raise usage_error(str(e)) from None
+    first = {"cmd": "mqtt", "broker": host, "port": port}
+    for key in ("prefix", "board_id", "name"):
+        if getattr(args, key) is not None:
+            first[key] = getattr(args, key)
+    requests = [first]  # the board reads lines of at most 200 bytes: credentials go in a second
+    if args.user is not None:
+        requests.append({"cmd": "mqtt", "user": args.user, "mqtt_password": read_secret(args, "MQTT password")})
+    show(args, ask_board(args, requests))
+
+
+def cmd_config_show(args):
+    show(args, ask_board(args, [{"cmd": "net"}]))
+
+
+def room_for(args):
+    """(Room, broker or None): the room on --broker, or on an embedded broker started here."""
+    from .room import Room
+    broker = None
+    url = args.broker
+    try:
+        if not url:
+            broker = EmbeddedBroker(args.embedded_port).start()
+            url = broker.url
+        room = Room(url, prefix=args.prefix, user=args.user,
+                    password=read_secret(args, "MQTT password") if args.user else None).connect()
+    except BrokerError as e:
+        if broker:
+            broker.stop()
+        raise usage_error(str(e)) from None
+    return room, broker
+
+
+def cmd_fleet_status(args):
+    room, broker = room_for(args)
+    try:
+        time.sleep(args.wait)  # retained status and state come at once; boards joining a new broker, within it
+        rows = room.rows()
+    finally:
+        room.close()
+        if broker:
+            broker.stop()
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return
+    if not rows:
+        print("no boards on %s under %s/ (waited %g s)" % (room.host + ":%d" % room.port, args.prefix, args.wait))
+        return
+    print("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %s" % ("id", "name", "online", "rules", "checksum", "round",
+                                                       "score", "last seen"))
+    for r in rows:
+        totals = r["totals"] or {}
+        score = "%s-%s" % (totals.get("white", "?"), totals.get("black", "?")) if totals else "-"
+        seen = time.strftime("%H:%M:%S", time.localtime(r["last_seen"])) if r["last_seen"] else "-"
+        print("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %s" % (r["id"], r["name"][:16], "yes" if r["online"] else "no",
+                                                           r["rules"] or "-", r["rules_checksum"] or "-",
+                                                           r["round"] or "-", score, seen))
+
+
+def cmd_fleet_broker(args):
+    try:
+        broker = EmbeddedBroker(args.embedded_port).start()
+    except BrokerError as e:
+        raise usage_error(str(e)) from None
+    print("an MQTT broker on %s (this computer only). Ctrl-C to stop." % broker.url, flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        broker.stop()
+
+
+def add_parsers(sub, board_args):
+    config = sub.add_parser("config", help="a board's Wi-Fi and MQTT settings, over USB",
+                            description="Store a board's Wi-Fi and MQTT settings on it, over USB. "
+                                        "Passwords are read from a prompt or --password-stdin, and the "
+                                        "board never sends them back.")
+    csub = config.add_subparsers(dest="action", required=True, metavar="ACTION")
+    w = csub.add_parser("wifi", help="the network the board joins")
+    w.add_argument("--ssid", required=True, help="the network's name")
+    w.add_argument("--password-stdin", action="store_true", help="read the password from a line of stdin")
+    board_args(w)
+    w.set_defaults(run=cmd_config_wifi)
+    m = csub.add_parser("mqtt", help="the broker the board talks to, and its name there")
+    m.add_argument("--broker", required=True, metavar="mqtt://HOST:PORT",
+                   help="the broker; give HOST as an IP address: a board resolving a name would wait on DNS")
+    m.add_argument("--prefix", help="the organiser's topic prefix (default doce)")
+    m.add_argument("--board-id", help="this board's id in topics (default: from its MAC)")
+    m.add_argument("--name", help="a name people know the board by, like 'Table 4'")
+    m.add_argument("--user", help="this board's MQTT user name (its password is asked for)")
+    m.add_argument("--password-stdin", action="store_true", help="read the MQTT password from a line of stdin")
+    board_args(m)
+    m.set_defaults(run=cmd_config_mqtt)
+    s = csub.add_parser("show", help="the settings (no passwords) and the connection")
+    board_args(s)
+    s.set_defaults(run=cmd_config_show)
+
+    fleet = sub.add_parser("fleet", help="a room of boards on one MQTT broker",
+                           description="Watch and run a room of boards over MQTT. Without --broker, an "
+                                       "embedded broker (amqtt) runs on this computer's loopback.")
+    fsub = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def broker_args(p):
+        p.add_argument("--broker", metavar="mqtt://HOST:PORT", help="the broker (default: an embedded one)")
+        p.add_argument("--embedded-port", type=int, default=EMBEDDED_PORT, metavar="PORT",
+                       help="the embedded broker's port on 127.0.0.1 (default %d)" % EMBEDDED_PORT)
+        p.add_argument("--prefix", default="doce", help="the topic prefix the boards use (default doce)")
+        p.add_argument("--user", help="the organiser's MQTT user name (its password is asked for)")
+        p.add_argument("--password-stdin", action="store_true", help="read the MQTT password from stdin")
+        p.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+    st = fsub.add_parser("status", help="one row per board: id, name, online, rules, round, scores, last seen")
+    broker_args(st)
+    st.add_argument("--wait", type=float, default=2.0, metavar="S",
+                    help="seconds to listen before printing (default 2)")
+    st.set_defaults(run=cmd_fleet_status)
+    br = fsub.add_parser("broker", help="run the embedded broker until Ctrl-C")
+    broker_args(br)
+    br.set_defaults(run=cmd_fleet_broker)

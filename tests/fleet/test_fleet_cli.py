@@ -1,0 +1,79 @@
+"""doce config (a board's network settings over USB), doce fleet status, and a room of
+simulated boards in real time (doce sim --boards)."""
+
+import io
+import json
+
+import pytest
+from conftest import mosquitto_or_skip
+
+from doce_host.cli import main
+from doce_host.fleet.broker import free_port
+from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.simroom import SimRoom, mac_of
+from doce_host.sim.serial_sim import SerialSim
+
+WAIT_S = 30
+
+
+@pytest.fixture
+def serial_sim(tmp_path):
+    with SerialSim(tmp_path / "board", mac="0200000000aa") as sim:
+        yield sim
+
+
+def test_config_sets_a_board_on_the_broker_and_fleet_status_lists_it(serial_sim, mosquitto, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("club-secret\n"))
+    assert main(["config", "wifi", "--port", serial_sim.path, "--ssid", "club", "--password-stdin", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["config"]["ssid"] == "club" and shown["config"]["password_set"]
+    assert main(["config", "mqtt", "--port", serial_sim.path, "--broker", mosquitto.url, "--name", "Table 4"]) == 0
+    out = capsys.readouterr().out
+    assert "club-secret" not in out and "Table 4" in out
+    with Room(mosquitto.url) as room:  # the board comes online (its id from its MAC)
+        assert wait_until(lambda: room.boards.get("0200000000aa") and room.boards["0200000000aa"].online, WAIT_S)
+    assert main(["fleet", "status", "--broker", mosquitto.url, "--wait", "0.5", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["id"], r["name"], r["online"], r["rules"]) for r in rows] == [
+        ("0200000000aa", "Table 4", True, "standard")]
+    assert main(["fleet", "status", "--broker", mosquitto.url, "--wait", "0.5"]) == 0
+    table = capsys.readouterr().out
+    assert "Table 4" in table and "yes" in table
+
+
+def test_config_refuses_a_bad_broker_in_one_line(serial_sim, capsys):
+    assert main(["config", "mqtt", "--port", serial_sim.path, "--broker", "http://x:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("doce: ") and len(err.strip().splitlines()) == 1
+
+
+def test_fleet_status_without_a_broker_runs_the_embedded_one(capsys):
+    port = free_port()
+    assert main(["fleet", "status", "--embedded-port", str(port), "--wait", "0.2"]) == 0
+    assert "no boards on 127.0.0.1:%d" % port in capsys.readouterr().out
+
+
+def test_fleet_status_names_a_broker_it_cannot_reach(capsys):
+    assert main(["fleet", "status", "--broker", "mqtt://127.0.0.1:%d" % free_port(), "--wait", "0"]) == 2
+    assert "cannot reach the broker" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["mosquitto", "embedded"])
+def test_a_room_of_simulated_boards_each_with_its_own_id(kind, request, tmp_path):
+    if kind == "mosquitto":
+        mosquitto_or_skip()
+    broker = request.getfixturevalue(kind)
+    with Room(broker.url) as room, SimRoom(3, broker.url, folder=tmp_path) as sims:
+        ids = [mac_of(n) for n in (1, 2, 3)]
+        assert wait_until(lambda: all(room.boards.get(i) and room.boards[i].online for i in ids), WAIT_S)
+        assert sorted(room.boards) == ids
+        sims.boards[1].place("c3", "white 4")
+        b = room.boards[ids[1]]
+        assert wait_until(lambda: any(e["event"] == "placed" for _, e in b.events), WAIT_S)
+        assert not any(room.boards[i].events for i in (ids[0], ids[2]))
+        sims.boards[2].wifi(False)  # one board loses the Wi-Fi: the broker says it is gone; play goes on
+        assert wait_until(lambda: not room.boards[ids[2]].online, WAIT_S)
+        sims.boards[2].place("d4", "white 2")
+        sims.boards[2].wifi(True)
+        assert wait_until(lambda: any(e["event"] == "placed" for _, e in room.boards[ids[2]].events), WAIT_S)
+        assert room.boards[ids[2]].online
