@@ -138,7 +138,9 @@ class Mosquitto:
 
     def start(self):
         conf = self.folder / "mosquitto.conf"
-        lines = ["listener %d %s" % (self.port, self.host), "persistence false"]
+        lines = ["listener %d %s" % (self.port, self.host)]
+        if not any(line.startswith("persistence ") for line in self.extra):
+            lines.append("persistence false")
         if not any(line.startswith("password_file") for line in self.extra):
             lines.append("allow_anonymous true")
         conf.write_text("\n".join(lines + self.extra) + "\n")

@@ -122,6 +122,52 @@ def cmd_fleet_status(args):
                                                            r["round"] or "-", score, seen))
 
 
+def cmd_fleet_rules_push(args):
+    """Rules to every board (or --boards): each board's result. A board offline, or in the middle
+    of a round (unless --force), is tried again until --wait runs out."""
+    from ..cli import load_tables
+    tables = load_tables(args.rules)
+    room, broker = room_for(args)
+    results = {}
+    try:
+        time.sleep(min(args.wait, 1.0))  # the retained statuses: who is there
+        wanted = args.boards.split(",") if args.boards else None
+        deadline = time.monotonic() + args.wait
+        while True:
+            with room.lock:
+                known = {i: b.online for i, b in room.boards.items()}
+            for ident in wanted or sorted(known):
+                if results.get(ident, {}).get("ok") or results.get(ident, {}).get("final"):
+                    continue
+                if not known.get(ident):
+                    results[ident] = {"ok": False, "error": "offline", "message": "not on the broker"}
+                    continue
+                reply = room.push_rules(ident, tables.blob, force=args.force, timeout=args.timeout)
+                final = reply.get("ok") or reply.get("error") not in ("mid_round", "no_answer")
+                results[ident] = dict(reply, final=final)
+            if all(r.get("ok") or r.get("final") for r in results.values()) or time.monotonic() >= deadline:
+                break
+            time.sleep(0.5)
+    finally:
+        room.close()
+        if broker:
+            broker.stop()
+    failed = 0
+    for ident in sorted(results):
+        r = results[ident]
+        failed += not r.get("ok")
+        if args.json:
+            print(json.dumps({"board": ident, "ok": bool(r.get("ok")), "error": r.get("error"),
+                              "message": r.get("message"), "rules": tables.name,
+                              "rules_checksum": "%08x" % tables.checksum}))
+        else:
+            print("%-14s %s" % (ident, "now playing %s (%08x)" % (tables.name, tables.checksum) if r.get("ok")
+                                else "kept its rules: %s (%s)" % (r.get("message"), r.get("error"))))
+    if not results and not args.json:
+        print("no boards on the broker")
+    return 1 if failed or not results else 0
+
+
 def cmd_fleet_broker(args):
     try:
         broker = EmbeddedBroker(args.embedded_port).start()
@@ -181,6 +227,20 @@ def add_parsers(sub, board_args):
     st.add_argument("--wait", type=float, default=2.0, metavar="S",
                     help="seconds to listen before printing (default 2)")
     st.set_defaults(run=cmd_fleet_status)
+    rules = fsub.add_parser("rules", help="rule tables for every board at once")
+    rsub = rules.add_subparsers(dest="rules_action", required=True, metavar="ACTION")
+    push = rsub.add_parser("push", help="send rules to every board, or --boards ID,ID",
+                           description="Send rules to every board on the broker, or to those named. "
+                                       "Prints each board's result; exits 1 if any kept its old rules. A "
+                                       "board offline or mid-round is tried again until --wait runs out.")
+    push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
+    push.add_argument("--boards", metavar="ID,ID", help="only these boards")
+    push.add_argument("--force", action="store_true", help="change rules mid-round (abandons the match)")
+    push.add_argument("--wait", type=float, default=5.0, metavar="S",
+                      help="seconds to keep trying boards offline or mid-round (default 5)")
+    push.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for each reply")
+    broker_args(push)
+    push.set_defaults(run=cmd_fleet_rules_push)
     br = fsub.add_parser("broker", help="run the embedded broker until Ctrl-C")
     broker_args(br)
     br.set_defaults(run=cmd_fleet_broker)

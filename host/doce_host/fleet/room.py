@@ -7,6 +7,7 @@ an event the board sends again (QoS 1 is at least once: a lost PUBACK means a re
 recognised by its seq and kept once.
 """
 
+import binascii
 import itertools
 import json
 import threading
@@ -39,7 +40,9 @@ class Board:
 
 
 class Room:
-    def __init__(self, url, prefix="doce", user=None, password=None):
+    def __init__(self, url, prefix="doce", user=None, password=None, session=None):
+        """session: a name for a lasting session: the broker keeps what comes for this Room while
+        it is away (a broker restart, a lost link) and hands it over when it is back."""
         self.host, self.port = parse_url(url)
         self.prefix = prefix
         self.boards = {}
@@ -47,7 +50,9 @@ class Room:
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.ids = itertools.count(1)
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="doce-fleet-%d" % id(self))
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or "doce-fleet-%d" % id(self),
+                                  clean_session=session is None)
+        self.client.reconnect_delay_set(0.2, 2)  # a broker back from a restart is used again at once
         if user:
             self.client.username_pw_set(user, password)
         self.client.on_connect = self._on_connect
@@ -116,7 +121,8 @@ class Room:
         `pump` is called while waiting (a lockstep simulator must scan to answer)."""
         request_id = "fleet-%d" % next(self.ids)
         args.update(cmd=cmd, id=request_id)
-        self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args), qos=1)
+        # compact, as on USB: a command is one line of at most 200 bytes (docs/protocol.md)
+        self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args, separators=(",", ":")), qos=1)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
@@ -125,6 +131,20 @@ class Room:
                         return self.replies.pop(i)[1]
             pump() if pump else time.sleep(0.02)
         return None
+
+    def push_rules(self, ident, blob, force=False, timeout=5.0, pump=None):
+        """Send rule tables to one board, as `doce rules push` does over USB: the commit's reply,
+        or {"ok": false, "error": "no_answer"} if a step got none in time."""
+        from ..link import chunks
+        steps = [dict(cmd="rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))]
+        steps += list(chunks(blob)) + [dict(cmd="rules_commit", force=force)]
+        for step in steps:
+            reply = self.command(ident, step.pop("cmd"), timeout=timeout, pump=pump, **step)
+            if reply is None:
+                return {"ok": False, "error": "no_answer", "message": "no reply within %g s" % timeout}
+            if not reply.get("ok"):
+                return reply
+        return reply
 
     def rows(self):
         with self.lock:
