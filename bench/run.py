@@ -420,6 +420,8 @@ def main():
         board_figures(mpy)
     link_figures()
     web_figures()
+    from fleet import fleet_figures  # issue 11: a room of boards on MQTT
+    fleet_figures()
 
 
 if __name__ == "__main__":
