@@ -6,6 +6,7 @@ decision for its organiser (a Mosquitto config), never a default.
 """
 
 import asyncio
+import getpass
 import logging
 import shutil
 import socket
@@ -138,7 +139,9 @@ class Mosquitto:
 
     def start(self):
         conf = self.folder / "mosquitto.conf"
-        lines = ["listener %d %s" % (self.port, self.host)]
+        # as the user running this: started by root, Mosquitto would switch to its own user, which
+        # cannot read this user's private files (the password file is 0600)
+        lines = ["listener %d %s" % (self.port, self.host), "user %s" % getpass.getuser()]
         if not any(line.startswith("persistence ") for line in self.extra):
             lines.append("persistence false")
         if not any(line.startswith("password_file") for line in self.extra):

@@ -168,6 +168,21 @@ def cmd_fleet_rules_push(args):
     return 1 if failed or not results else 0
 
 
+def cmd_fleet_secure(args):
+    from .security import SecurityError, write_room
+    try:
+        credentials = write_room(args.folder, [i for i in args.boards.split(",") if i], args.prefix)
+    except SecurityError as e:
+        raise usage_error(str(e)) from None
+    if args.json:
+        print(json.dumps({"folder": args.folder, "users": sorted(credentials)}))
+        return
+    print("%s: passwords, acl, mosquitto.conf (include it in Mosquitto's) and credentials.json (private)"
+          % args.folder)
+    print("each board: doce config mqtt --port P --broker URL --board-id ID --user ID  (its password from "
+          "credentials.json); the organiser: --user organiser")
+
+
 def cmd_fleet_broker(args):
     try:
         broker = EmbeddedBroker(args.embedded_port).start()
@@ -241,6 +256,15 @@ def add_parsers(sub, board_args):
     push.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
     push.set_defaults(run=cmd_fleet_rules_push)
+    sec = fsub.add_parser("secure", help="per-board credentials and a Mosquitto ACL",
+                          description="Write a Mosquitto password file and ACL for these boards: each board "
+                                      "(user name = its id) may publish only its own topics and read only its "
+                                      "own cmd; only the organiser may send commands; no anonymous access.")
+    sec.add_argument("folder", metavar="DIR", help="where to write them")
+    sec.add_argument("--boards", required=True, metavar="ID,ID", help="the boards' ids")
+    sec.add_argument("--prefix", default="doce", help="the topic prefix (default doce)")
+    sec.add_argument("--json", action="store_true", help="print JSON for scripts")
+    sec.set_defaults(run=cmd_fleet_secure)
     br = fsub.add_parser("broker", help="run the embedded broker until Ctrl-C")
     broker_args(br)
     br.set_defaults(run=cmd_fleet_broker)

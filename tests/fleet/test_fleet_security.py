@@ -1,0 +1,85 @@
+"""A secured room on Mosquitto: per-board users, an ACL, no anonymous access."""
+
+import json
+import threading
+
+import paho.mqtt.client as mqtt
+import pytest
+from conftest import mosquitto_or_skip
+
+from doce_host.cli import main
+from doce_host.fleet.broker import Mosquitto
+from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.security import config_lines
+
+WAIT_S = 20
+
+
+@pytest.fixture
+def secured(tmp_path):
+    mosquitto_or_skip()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1,b2"]) == 0
+    credentials = json.loads((tmp_path / "room" / "credentials.json").read_text())
+    with Mosquitto(folder=tmp_path / "broker", extra=config_lines(tmp_path / "room")) as broker:
+        yield broker, credentials
+
+
+def client(broker, user=None, password=None):
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    if user:
+        c.username_pw_set(user, password)
+    result = {}
+    ready = threading.Event()
+
+    def on_connect(cl, u, flags, reason, props=None):
+        result["reason"] = reason
+        ready.set()
+    c.on_connect = on_connect
+    c.connect(broker.host, broker.port)
+    c.loop_start()
+    assert ready.wait(WAIT_S)
+    return c, result["reason"]
+
+
+def test_an_unauthenticated_client_gets_nothing(secured):
+    broker, _ = secured
+    c, reason = client(broker)
+    c.loop_stop()
+    assert reason.is_failure
+    c2, reason = client(broker, "b1", "not-its-password")
+    c2.loop_stop()
+    assert reason.is_failure
+
+
+def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
+    broker, credentials = secured
+    with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:
+        b1, reason = client(broker, "b1", credentials["b1"])
+        assert not reason.is_failure
+        heard = []
+        b1.on_message = lambda c, u, m: heard.append(m.topic)
+        b1.subscribe("doce/+/cmd", 1)
+        b1.publish("doce/b2/events", json.dumps({"event": "placed", "seq": 1}), qos=1)  # as b2: dropped
+        b1.publish("doce/b2/status", json.dumps({"online": True}), qos=1)
+        b1.publish("doce/b1/events", json.dumps({"event": "placed", "seq": 1}), qos=1)  # its own: passes
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].events, WAIT_S)
+        room.client.publish("doce/b2/cmd", '{"cmd":"hello"}', qos=1)
+        room.client.publish("doce/b1/cmd", '{"cmd":"hello"}', qos=1)
+        assert wait_until(lambda: "doce/b1/cmd" in heard, WAIT_S)
+        b1.publish("doce/b1/cmd", '{"cmd":"reboot"}', qos=1)  # a board cannot command, even itself
+        wait_until(lambda: False, 1.0)
+        b1.loop_stop()
+        assert "b2" not in room.boards
+        assert heard == ["doce/b1/cmd"]
+
+
+def test_a_simulated_board_joins_a_secured_room_with_its_own_credentials(secured, sim):
+    from conftest import link
+    broker, credentials = secured
+    with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:
+        assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+        assert link(sim, cmd="mqtt", broker=broker.host, port=broker.port, board_id="b1")["ok"]
+        assert link(sim, cmd="mqtt", user="b1", mqtt_password=credentials["b1"])["ok"]
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, lambda: sim.run(2))
+        reply = room.command("b1", "hello", timeout=WAIT_S, pump=lambda: sim.run(2))
+        assert reply and reply["ok"]
