@@ -183,6 +183,26 @@ def cmd_fleet_secure(args):
           "credentials.json); the organiser: --user organiser")
 
 
+def cmd_fleet_record(args):
+    from .record import Recorder
+    recorder = Recorder(args.folder, say=lambda line: print(line, flush=True))
+    room, broker = room_for(args)
+    room.on_event = recorder.event  # in the MQTT client's thread, one event at a time
+    print("recording every board's games into %s; Ctrl-C to stop" % args.folder, flush=True)
+    try:
+        if args.wait is None:
+            while True:
+                time.sleep(3600)
+        time.sleep(args.wait)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        room.close()
+        if broker:
+            broker.stop()
+    return 1 if recorder.disagreements else 0
+
+
 def cmd_fleet_broker(args):
     try:
         broker = EmbeddedBroker(args.embedded_port).start()
@@ -256,6 +276,14 @@ def add_parsers(sub, board_args):
     push.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
     push.set_defaults(run=cmd_fleet_rules_push)
+    rec = fsub.add_parser("record", help="every board's games as recorded-game files, refereed as they come",
+                          description="Write every board's games into DIR as recorded-game files (doce referee "
+                                      "reads them), and referee each round as it ends beside the board's own "
+                                      "score. Exits 1 if they ever disagreed.")
+    rec.add_argument("folder", metavar="DIR", help="where the game files go")
+    rec.add_argument("--wait", type=float, metavar="S", help="stop after S seconds (default: at Ctrl-C)")
+    broker_args(rec)
+    rec.set_defaults(run=cmd_fleet_record)
     sec = fsub.add_parser("secure", help="per-board credentials and a Mosquitto ACL",
                           description="Write a Mosquitto password file and ACL for these boards: each board "
                                       "(user name = its id) may publish only its own topics and read only its "

@@ -58,6 +58,7 @@ class Room:
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.refused = None
+        self.on_event = None  # called (board id, event, its latest state) for each event kept
 
     def connect(self, timeout=CONNECT_S):
         try:
@@ -113,6 +114,8 @@ class Room:
                     return
                 b.seq = seq
                 b.events.append((b.boot, payload))
+                if self.on_event:
+                    self.on_event(ident, payload, b.state)
             elif kind == "reply":
                 self.replies.append((ident, payload))
 

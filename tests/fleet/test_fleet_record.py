@@ -1,0 +1,47 @@
+"""doce fleet record: a board's game as a recorded-game file, refereed as the round ends."""
+
+import json
+
+from conftest import join
+
+from doce_host.cli import main
+from doce_host.fleet.record import Recorder
+from doce_host.fleet.room import Room, wait_until
+
+WAIT_S = 20
+# A round white wins on a line a1-d1 (tests/board/test_match.py ALL_OWN): 35 points to 0.
+ROUND = [("white", "a1", 2), ("black", "a5", 1), ("white", "c1", 4), ("black", "c5", 1), ("white", "e3", 1),
+         ("black", "e5", 1), ("white", "b1", 3), ("black", "a3", 1), ("white", "d1", 3)]
+
+
+def test_a_boards_round_is_recorded_and_refereed_as_it_ends(sim, mosquitto, tmp_path):
+    said = []
+    recorder = Recorder(tmp_path / "games", say=said.append)
+    with Room(mosquitto.url) as room:
+        room.on_event = recorder.event
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online and room.boards["b1"].state,
+                          WAIT_S, lambda: sim.run(2))
+        for player, cell, value in ROUND:
+            sim.place(cell, "%s %d" % (player, value))
+        assert wait_until(lambda: said, WAIT_S, lambda: sim.run(2))
+    assert said == ['b1 round 1: board {"white": 35, "black": 0}, referee {"white": 35, "black": 0}']
+    recorded = json.loads((tmp_path / "games" / "b1-1.json").read_text())
+    assert recorded["rules"] == "standard" and recorded["first"] == "white"
+    assert [(m["player"], m["cell"], m["value"]) for m in recorded["moves"]] == ROUND
+    assert recorder.disagreements == 0
+
+
+def test_the_referee_disagreeing_with_a_board_is_said(tmp_path):
+    said = []
+    recorder = Recorder(tmp_path, say=said.append)
+    state = {"state": {"round": 1, "board": {}, "rules": "standard", "first": "white"}}
+    for seq, (player, cell, value) in enumerate(ROUND, 1):
+        recorder.event("x", {"event": "placed", "player": player, "cell": cell, "value": value, "seq": seq}, state)
+    recorder.event("x", {"event": "round_end", "round": 1, "points": {"white": 0, "black": 12}}, state)
+    assert recorder.disagreements == 1 and "DISAGREE" in said[0]
+
+
+def test_fleet_record_stops_after_its_wait(embedded, tmp_path, capsys):
+    assert main(["fleet", "record", str(tmp_path / "games"), "--broker", embedded.url, "--wait", "0.2"]) == 0
+    assert "recording every board's games" in capsys.readouterr().out
