@@ -36,6 +36,7 @@ MAX_IN = 1024  # an incoming packet larger than this is not a command: the conne
 WIFI_KEYS = ("ssid", "password")
 MQTT_KEYS = ("broker", "port", "prefix", "board_id", "name", "user", "mqtt_password")
 SECRET = ("password", "mqtt_password")
+EAGAIN = 11  # Linux and lwIP (py/mperrno.h MP_EAGAIN)
 
 
 class Pending(Exception):
@@ -306,8 +307,8 @@ class Net:
         """Take what has arrived. False: the connection is over."""
         try:
             data = self.sock.read(CHUNK)
-        except OSError:
-            return False
+        except OSError as e:
+            return e.args[0] == EAGAIN  # nothing yet, as some ports say it
         if not data:
             return data is None  # None: nothing yet; b"": the broker closed
         self.pipe.inbox.extend(data)
@@ -357,8 +358,10 @@ class Net:
             return
         try:
             n = self.sock.write(out[:CHUNK])
-        except OSError:
-            return self.drop(now)
+        except OSError as e:
+            if e.args[0] != EAGAIN:  # EAGAIN: the socket's buffer is full; the rest goes next scan
+                self.drop(now)
+            return
         if n:
             out[:n] = b""
 
