@@ -4,7 +4,7 @@ port, its Wi-Fi simulated, its MQTT over real sockets to a real broker."""
 import json
 import random
 
-from conftest import join, link
+from fleet_helpers import join, link
 
 from doce_host.fleet.room import Room, wait_until
 

@@ -5,7 +5,7 @@ import io
 import json
 
 import pytest
-from conftest import mosquitto_or_skip
+from fleet_helpers import mosquitto_or_skip
 
 from doce_host.cli import main
 from doce_host.fleet.broker import free_port

@@ -2,7 +2,7 @@
 
 import json
 
-from conftest import join
+from fleet_helpers import join
 
 from doce_host.cli import main
 from doce_host.fleet.record import Recorder

@@ -4,7 +4,7 @@ import json
 import threading
 from pathlib import Path
 
-from conftest import join
+from fleet_helpers import join
 
 from doce_host.cli import main
 from doce_host.fleet.broker import Mosquitto
@@ -61,7 +61,7 @@ def test_a_board_mid_round_keeps_its_rules_unless_forced(embedded, tmp_path, cap
 
 
 def test_a_broker_restart_mid_match_loses_no_event_and_repeats_none(sim, tmp_path):
-    from conftest import mosquitto_or_skip
+    from fleet_helpers import mosquitto_or_skip
     mosquitto_or_skip()
     broker = Mosquitto(folder=tmp_path / "broker",
                        extra=["persistence true", "persistence_location %s/" % (tmp_path / "broker")])

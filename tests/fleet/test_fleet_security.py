@@ -5,7 +5,7 @@ import threading
 
 import paho.mqtt.client as mqtt
 import pytest
-from conftest import mosquitto_or_skip
+from fleet_helpers import mosquitto_or_skip
 
 from doce_host.cli import main
 from doce_host.fleet.broker import Mosquitto
@@ -74,7 +74,7 @@ def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
 
 
 def test_a_simulated_board_joins_a_secured_room_with_its_own_credentials(secured, sim):
-    from conftest import link
+    from fleet_helpers import link
     broker, credentials = secured
     with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:
         assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]

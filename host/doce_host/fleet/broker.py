@@ -95,8 +95,7 @@ class EmbeddedBroker:
         self.thread.start()
         if not ready.wait(START_S) or self.failed:
             raise BrokerError("the embedded broker did not start (%s)" % (self.failed or "timed out"))
-        wait_listening(self.host, self.port)
-        return self
+        return self  # listening: Broker.start() returns once its listeners are up
 
     def stop(self):
         if self.broker is not None and self.loop.is_running():
