@@ -24,18 +24,18 @@ def club_rules(folder):
     return str(path)
 
 
-def test_a_rules_sync_reaches_boards_that_were_offline_once_they_are_back(embedded, tmp_path, capsys):
-    with Room(embedded.url) as room, SimRoom(4, embedded.url, folder=tmp_path) as sims:
-        ids = [mac_of(n) for n in (1, 2, 3, 4)]
+def test_a_rules_sync_to_16_boards_reaches_the_two_offline_once_they_are_back(mosquitto, tmp_path, capsys):
+    with Room(mosquitto.url) as room, SimRoom(16, mosquitto.url, folder=tmp_path) as sims:
+        ids = [mac_of(n) for n in range(1, 17)]
         assert wait_until(lambda: all(room.boards.get(i) and room.boards[i].online for i in ids), WAIT_S)
         away = sims.boards[1:3]
         for sim in away:
             sim.wifi(False)
         assert wait_until(lambda: not room.boards[ids[1]].online and not room.boards[ids[2]].online, WAIT_S)
-        back = threading.Timer(2.0, lambda: [sim.wifi(True) for sim in away])
+        back = threading.Timer(4.0, lambda: [sim.wifi(True) for sim in away])
         back.start()
         try:
-            code = main(["fleet", "rules", "push", club_rules(tmp_path), "--broker", embedded.url, "--wait", "25",
+            code = main(["fleet", "rules", "push", club_rules(tmp_path), "--broker", mosquitto.url, "--wait", "25",
                          "--boards", ",".join(ids), "--json"])
         finally:
             back.cancel()
