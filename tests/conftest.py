@@ -36,3 +36,18 @@ def sim(tmp_path):
     board = SimBoard(tmp_path)
     yield board
     board.close()
+
+
+@pytest.fixture(autouse=True)
+def protocol_checked(request, monkeypatch):
+    """Every message a board sends during the test must have the protocol schema's shape."""
+    from protocol_check import Checked
+    checked = Checked()
+    if request.node.get_closest_marker("board_may_lie") is None:
+        checked.wrap_link(monkeypatch)
+        checked.wrap_sim(monkeypatch)
+        checked.wrap_room(monkeypatch)
+    yield checked
+    if checked.problems:
+        pytest.fail("messages from the board that do not fit docs/protocol.schema.json:\n"
+                    + "\n".join(checked.problems), pytrace=False)

@@ -51,6 +51,7 @@ def test_an_unauthenticated_client_gets_nothing(secured):
     assert reason.is_failure
 
 
+@pytest.mark.board_may_lie  # one board publishes a forged event as another
 def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
     broker, credentials = secured
     with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:

@@ -8,19 +8,25 @@ import xml.etree.ElementTree as ET
 import pytest
 from devices import FakeDevice
 
+from doce.game import Game
 from doce.lights import YELLOW, scaled
 from doce_host.link import PROTOCOL
 from doce_host.paths import load_board
-from doce_host.recorded import GameFileError, steps
+from doce_host.protocol import problem
+from doce_host.recorded import GameFileError, board_state, steps
+from doce_host.rules import load_tables
 from doce_host.web import picture
 from doce_host.web.watch import Watch
 
 SVG = "{http://www.w3.org/2000/svg}"
-EMPTY = {"mode": "playing", "round": 1, "rounds": 4, "first": "white", "to_move": "white",
-         "blocker_this_turn": False, "board": {}, "zones": {"white": [], "black": []},
-         "last": {"white": None, "black": None}, "dice_left": {"white": 10, "black": 10},
-         "blockers_left": {"white": 1, "black": 1}, "scores": [], "totals": {"white": 0, "black": 0},
-         "problems": {}, "seen": {}, "leds": "", "animated": False, "brightness": 1.0}
+# A new game's state as a board reports it: from the firmware's own state builder (by way of
+# the recorded-game replay), and checked against the protocol schema below.
+EMPTY = board_state(Game(load_tables("standard")))
+
+
+def test_the_fixture_state_is_one_a_board_could_send():
+    assert problem(EMPTY, "state") is None
+    assert problem(dict(EMPTY, mode="sleeping"), "state")  # and the check can fail
 
 
 def squares(svg):
@@ -111,6 +117,7 @@ def board_answering(state):
     return FakeDevice(answer)
 
 
+@pytest.mark.board_may_lie  # its fake board leaves fields out on purpose
 def test_a_reply_the_page_cannot_show_is_reported_and_the_watch_goes_on():
     state = {"now": dict(EMPTY, leds="not hex")}
     board = board_answering(state)
