@@ -25,7 +25,7 @@ def blink(sim, cell, ms=800):
     """What the light under `cell` shows over `ms`, looked at every 20 ms, as a set of names."""
     seen = set()
     for _ in range(ms // 20):
-        sim.wait(20)
+        sim.wait(0.02)
         seen.add(looks(light(sim, cell)))
     return seen
 

@@ -8,7 +8,7 @@ from hands import events
 def test_calibration_is_measured_stored_and_used_after_a_reboot(sim):
     sim.command(do="noise", level=900)
     assert sim.command(do="calibrate")["error"] is None
-    sim.restart()
+    sim.power_on()
     assert not any(e["event"] == "warning" for e in events(sim))
     sim.place("c3", "white 4")
     assert events(sim, "placed")

@@ -23,7 +23,7 @@ def test_every_board_built_within_tolerance_calibrates_and_reads(tmp_path, seed)
         sim.place("c3", "white 4")
         sim.place("a1", "black blocker")
         state = sim.state()
-        assert state["problems"] == {} and state["board"][12] and state["board"][0]
+        assert state["problems"] == {} and state["board"] == {"c3": "white 4", "a1": "black blocker"}
 
 
 @pytest.mark.parametrize("which", ["C", "W"])

@@ -33,5 +33,5 @@ def test_the_strip_receives_grb_bytes(sim):
     at = sim.led("a1") * 3
     green, red, blue = sent[at:at + 3]  # the WS2812B datasheet's order: G7..G0, R7..R0, B7..B0
     assert red == 0 and 0 < green < blue
-    state = sim.state()
+    state = sim.debug_state()
     assert state["writes"] >= 2  # drawn at boot, and after the play

@@ -74,12 +74,12 @@ def test_state_shows_the_lights_what_the_sensors_see_and_the_won_line(sim):
 
 def test_a_board_just_booted_does_not_report_its_dice_missing(sim):
     play(sim, [expand(m) for m in ("W a1 2", "B a5 1")])
-    sim.restart(settle=False)  # the dice stay; the sensors have not settled yet
+    sim.power_on(settle=False)  # the dice stay; the sensors have not settled yet
     assert ask(sim, "state")["state"]["seen"] == {}
     sim.settle()
     assert ask(sim, "state")["state"]["seen"] == {} and events(sim, "illegal") == []
     sim.lift("a5")  # taken while the board was off: the first look finds it gone
-    sim.restart()
+    sim.power_on()
     sim.settle()
     assert ask(sim, "state")["state"]["seen"] == {"a5": None}
 
@@ -100,7 +100,7 @@ def test_new_match_new_round_and_brightness(sim):
     sim.lift("a1")
     s = ask(sim, "state")["state"]
     assert s["mode"] == "playing" and s["board"] == {} and s["to_move"] == "white"
-    sim.restart()  # the restart was journaled
+    sim.power_on()  # the restart was journaled
     sim.settle()
     assert ask(sim, "state")["state"]["board"] == {}
     assert ask(sim, "new_match", first="black")["ok"]
@@ -133,7 +133,7 @@ def test_a_rules_push_swaps_the_tables_whole(sim):
     r = push(sim, blob)
     assert r["ok"] and r["rules"] == "short-match"
     assert ask(sim, "state")["state"]["rounds"] == 2
-    sim.restart()  # the new tables are on the board's flash
+    sim.power_on()  # the new tables are on the board's flash
     assert ask(sim, "hello")["rules"] == "short-match"
     pulled = binascii.a2b_base64(ask(sim, "rules_get")["tables"])
     assert pulled == blob
@@ -157,7 +157,7 @@ def test_a_push_cut_midway_changes_nothing(sim):
     assert ask(sim, "rules_commit")["error"] == "incomplete"
     assert ask(sim, "rules_commit")["error"] == "no_transfer"  # that transfer is over
     assert ask(sim, "rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))["ok"]
-    sim.restart()  # the cable is pulled: a transfer does not survive
+    sim.power_on()  # the cable is pulled: a transfer does not survive
     assert ask(sim, "rules_commit")["error"] == "no_transfer"
     assert ask(sim, "hello")["rules"] == "standard"
 

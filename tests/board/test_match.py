@@ -38,7 +38,7 @@ def test_a_won_round_lights_the_line_and_waits_for_a_clear_board(sim):
     # The winning line pulses in white's colour: the same hue, changing brightness.
     frames = set()
     for _ in range(12):
-        sim.wait(25)
+        sim.wait(0.025)
         frames.add(light(sim, "b1"))
     assert {looks(f) for f in frames} == {"yellow"} and len(frames) > 2
     assert looks(light(sim, "e3")) == "vermillion"  # not on the line: a die to clear away
@@ -59,7 +59,7 @@ def test_a_double_line_lights_both_lines_in_their_colours(sim):
     assert events(sim, "round_end")[0]["reason"] == "double_line"
     seen = {cell: set() for cell in ("b1", "a2", "a1")}
     for _ in range(12):
-        sim.wait(25)
+        sim.wait(0.025)
         for cell in seen:
             seen[cell].add(looks(light(sim, cell)))
     assert seen["b1"] == {"yellow"} and seen["a2"] == {"blue"}
@@ -86,15 +86,15 @@ def test_the_winner_shows_until_a_new_match(sim):
         play(sim, round_moves)
         clear(sim)
     events(sim)
-    sim.wait(3000)  # a long while after
+    sim.wait(3)  # a long while after
     assert blink(sim, "c3") == {"blue"}  # black won: every square in black's colour
     assert events(sim, "round_start") == []
     sim.command(do="new_match", first="white")
     sim.run(5)
     assert events(sim, "round_start") == [{"event": "round_start", "round": 1, "first": "white"}]
     state = sim.state()
-    assert state["mode"] == "playing" and state["board"] == [0] * 25 and state["scores"] == []
-    sim.restart()  # the new match is what the journal holds
+    assert state["mode"] == "playing" and state["board"] == {} and state["scores"] == []
+    sim.power_on()  # the new match is what the journal holds
     sim.settle()
     assert sim.state()["scores"] == [] and sim.state()["mode"] == "playing"
 
@@ -115,7 +115,7 @@ def test_a_new_match_waits_for_a_clear_board_even_across_a_reboot(sim):
             sim.lift(cell)
     assert sim.pieces["c1"] == ("black 4", 0)
     events(sim)
-    sim.restart()
+    sim.power_on()
     sim.run(sim.debounce + sim.quiet)
     assert events(sim, "placed") == [] and sim.state()["mode"] == "clearing"
     sim.lift("c1")

@@ -36,15 +36,15 @@ def reference(tmp_path_factory):
     with SimBoard(tmp_path_factory.mktemp("reference")) as sim:
         states, writes = [], []
         for act in ACTIONS:
-            before = sim.state()["flash_operations"]
+            before = sim.debug_state()["flash_operations"]
             act(sim)
             states.append(snapshot(sim))
-            writes.append(sim.state()["flash_operations"] - before)
+            writes.append(sim.debug_state()["flash_operations"] - before)
     return states, writes
 
 
 def resumed(sim):
-    sim.restart()
+    sim.power_on()
     sim.run(sim.debounce + sim.quiet)  # settle, and the quiet wait
     return snapshot(sim)
 
@@ -58,7 +58,7 @@ def test_a_power_cut_during_any_write_loses_at_most_that_action(k, reference, tm
         with SimBoard(folder) as sim:
             for act in ACTIONS[:k]:
                 act(sim)
-            sim.cut_power(after=write, torn=True)
+            sim.cut_power_at_flash_write(after=write, torn=True)
             ACTIONS[k](sim)
             if not sim.power_was_cut:
                 break  # this action needed fewer writes: every one has been cut
@@ -76,7 +76,7 @@ def test_a_power_cut_during_any_write_loses_at_most_that_action(k, reference, tm
 
 
 def resumed_default(sim, before):
-    return before or {"board": [0] * 25, "mode": "playing", "round": 1, "to_move": "white",
+    return before or {"board": {}, "mode": "playing", "round": 1, "to_move": "white",
                       "scores": [], "problems": {}}
 
 

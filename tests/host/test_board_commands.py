@@ -21,41 +21,41 @@ def doce(*args, timeout=60):
 
 
 @pytest.fixture(scope="module")
-def sim(tmp_path_factory):
-    with SerialSim(tmp_path_factory.mktemp("sim")) as sim:
-        with BoardLink(sim.path) as link:
+def serial_sim(tmp_path_factory):
+    with SerialSim(tmp_path_factory.mktemp("serial_sim")) as serial_sim:
+        with BoardLink(serial_sim.path) as link:
             link.wait_for("round_start", timeout=10)
-            sim.place("c3", "white 4")
+            serial_sim.place("c3", "white 4")
             link.wait_for("placed", timeout=10)
-        yield sim
+        yield serial_sim
 
 
-def test_status(sim):
-    run = doce("status", "--port", sim.path)
+def test_status(serial_sim):
+    run = doce("status", "--port", serial_sim.path)
     assert run.returncode == 0 and "rules standard" in run.stdout and "W4*" in run.stdout
-    data = json.loads(doce("status", "--port", sim.path, "--json").stdout)
+    data = json.loads(doce("status", "--port", serial_sim.path, "--json").stdout)
     assert data["hello"]["protocol"] == PROTOCOL and data["state"]["board"] == {"c3": "white 4"}
 
 
-def test_rules_pull_diff_and_a_refused_push(sim, tmp_path):
+def test_rules_pull_diff_and_a_refused_push(serial_sim, tmp_path):
     out = tmp_path / "board.doct"
-    assert doce("rules", "pull", "--port", sim.path, "-o", str(out)).returncode == 0
+    assert doce("rules", "pull", "--port", serial_sim.path, "-o", str(out)).returncode == 0
     assert out.stat().st_size == 747
-    assert "exactly these rules" in doce("rules", "diff", "standard", "--port", sim.path).stdout
-    diff = json.loads(doce("rules", "diff", "six-by-six", "--port", sim.path, "--json").stdout)
+    assert "exactly these rules" in doce("rules", "diff", "standard", "--port", serial_sim.path).stdout
+    diff = json.loads(doce("rules", "diff", "six-by-six", "--port", serial_sim.path, "--json").stdout)
     assert diff["differences"]["grid"] == {"board": 5, "file": 6}
-    run = doce("rules", "push", "four-by-four", "--port", sim.path)
+    run = doce("rules", "push", "four-by-four", "--port", serial_sim.path)
     assert run.returncode == 2 and "the board kept its rules: rules for a 4x4 grid" in run.stderr
-    run = doce("rules", "push", "standard", "--port", sim.path)  # a round is in play
+    run = doce("rules", "push", "standard", "--port", serial_sim.path)  # a round is in play
     assert run.returncode == 2 and "a round is in play" in run.stderr
 
 
-def test_monitor_shows_events_as_they_happen(sim):
-    monitor = subprocess.Popen([sys.executable, "-m", "doce_host.cli", "monitor", "--port", sim.path, "--json"],
+def test_monitor_shows_events_as_they_happen(serial_sim):
+    monitor = subprocess.Popen([sys.executable, "-m", "doce_host.cli", "monitor", "--port", serial_sim.path, "--json"],
                                stdout=subprocess.PIPE, text=True)
     try:
-        until(lambda: has_open(monitor.pid, sim.path), what="the monitor opening the port")
-        sim.place("a1", "black 2")
+        until(lambda: has_open(monitor.pid, serial_sim.path), what="the monitor opening the port")
+        serial_sim.place("a1", "black 2")
         lines, seen = Lines(monitor.stdout), []
         while not seen or seen[-1].get("cell") != "a1":  # earlier events may still be in the line
             seen.append(json.loads(lines.next(timeout=10)))
@@ -66,12 +66,12 @@ def test_monitor_shows_events_as_they_happen(sim):
         monitor.wait(timeout=10)
 
 
-def test_no_such_port_and_a_busy_port(sim):
+def test_no_such_port_and_a_busy_port(serial_sim):
     run = doce("status", "--port", "/dev/no-such-board")
     assert run.returncode == 2 and "no such port" in run.stderr
     import serial
-    with serial.Serial(sim.path, exclusive=True):
-        run = doce("status", "--port", sim.path)
+    with serial.Serial(serial_sim.path, exclusive=True):
+        run = doce("status", "--port", serial_sim.path)
     assert run.returncode == 2 and "port busy" in run.stderr
 
 

@@ -6,8 +6,14 @@
         board.leds()[board.led("c3")]      # the colour under c3, as the strip received it
         board.events                       # what the firmware reported
 
-The board's flash is a LittleFS image file, so a game survives `restart()` and
-`cut_power()` exactly as it would on a board.
+The board's flash is a LittleFS image file, so a game survives `cut_power()` and
+`power_on()` exactly as it would on a board.
+
+Two simulators share one set of verbs (`SimulatedBoard`): `SimBoard` steps the firmware
+scan by scan in simulated time, for tests; `serial_sim.SerialSim` runs it in real time on a
+serial path, for `doce sim` and the hardware-in-the-loop tests. Both take seconds for time,
+give the protocol's `state()` (docs/protocol.md) and a `debug_state()` for what only a
+simulator knows, and raise `SimError`.
 """
 
 import json
@@ -49,11 +55,59 @@ def prepare_flash(folder, rules):
 
 
 class SimError(RuntimeError):
-    pass
+    """The simulated board could not do what was asked (it is off, or it stopped)."""
 
 
-class SimBoard:
-    """A simulated board. Each method is one thing a hand (or a clock) does to it."""
+class SimulatedBoard:
+    """The verbs both simulators share: each is one thing a hand does to the dice on the
+    table, worked out by the physics in `Hands` and told to the board by `_move`."""
+
+    def _move(self, how, *args):
+        raise NotImplementedError
+
+    @property
+    def pieces(self):
+        """{cell: (piece, quarter turns)}: the dice on the table."""
+        return self.hands.pieces
+
+    def place(self, cell, piece, turn=0):
+        """Put a die into its well: piece is 'white 4', 'black 1' or 'white blocker'."""
+        return self._move("place", cell, piece, turn)
+
+    def lift(self, cell):
+        return self._move("lift", cell)
+
+    def slide(self, start, end):
+        """Lift the die on `start` out of its well and carry it across to `end`."""
+        return self._move("slide", start, end)
+
+    def tilt(self, cell, degrees=3):
+        """Leave the die on `cell` leaning on one edge, `degrees` off flat."""
+        return self._move("tilt", cell, degrees)
+
+    def hover(self, cell, mm):
+        """Hold the die on `cell` `mm` above its well."""
+        return self._move("hover", cell, mm)
+
+    def drop(self, cell):
+        """The die on `cell` drops back into its well (after tilt or hover)."""
+        return self._move("settle", cell)
+
+    def pass_over(self, cell, mm=8.0):
+        """A die in a hand, `mm` above `cell`; clear_stray() takes it away."""
+        return self._move("pass_over", cell, mm)
+
+    def clear_stray(self):
+        return self._move("clear_stray")
+
+    def break_sensor(self, cell, which="C", volts=0.0):
+        """Sensor `which` (C, N, E, S or W) under `cell` fails, its output stuck at `volts`."""
+        return self._move("break_sensor", cell, which, volts)
+
+
+class SimBoard(SimulatedBoard):
+    """A simulated board stepped scan by scan: time passes only when asked (`wait`, `run`),
+    and a hand's place, lift and slide wait for the board to settle unless told not to."""
 
     def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1):
         """seed: which board and dice, as built within their tolerances (None: all nominal)."""
@@ -110,12 +164,8 @@ class SimBoard:
             self.power_was_cut = True
         return reply
 
-    @property
-    def alive(self):
-        return self.process is not None and self.process.poll() is None
-
-    def restart(self, settle=True):
-        """Power on again (after cut_power, or a plain reset). The dice stay where they are.
+    def power_on(self, settle=True):
+        """Power on again (after cut_power, or as a reset). The dice stay where they are.
         settle=False: return before the board's first scans."""
         self.stop()
         self.power_was_cut = False
@@ -147,54 +197,28 @@ class SimBoard:
         """Let the board scan `scans` times (each scan is one scan period of simulated time)."""
         return self.command(do="run", scans=scans)
 
-    def wait(self, ms):
-        """Let `ms` of simulated time pass, scanning all the while."""
-        return self.run(max(1, ms // self.period_ms))
+    def wait(self, seconds):
+        """Let `seconds` of simulated time pass, scanning all the while."""
+        return self.run(max(1, round(seconds * 1000) // self.period_ms))
 
     def settle(self):
         """Scan until a change has settled: the debounce and a little more."""
         return self.run(self.debounce + 2)
 
-    @property
-    def pieces(self):
-        """{cell: (piece, quarter turns)}: the dice on the table."""
-        return self.hands.pieces
-
-    def sense(self, changes):
-        """Tell the device what its sensors now read (a hand moved something)."""
-        return self.command(do="sense", set=changes) if changes else None
+    def _move(self, how, *args, settle=False):
+        if how == "slide":
+            self.command(do="frames", frames=self.hands.slide(*args))
+            return self.settle()
+        changes = getattr(self.hands, how)(*args)
+        if changes:
+            self.command(do="sense", set=changes)
+        return self.settle() if settle else None
 
     def place(self, cell, piece, turn=0, settle=True):
-        """Put a die into its well: piece is 'white 4', 'black 1' or 'white blocker'."""
-        self.sense(self.hands.place(cell, piece, turn))
-        return self.settle() if settle else None
+        return self._move("place", cell, piece, turn, settle=settle)
 
     def lift(self, cell, settle=True):
-        self.sense(self.hands.lift(cell))
-        return self.settle() if settle else None
-
-    def tilt(self, cell, degrees=3):
-        """Leave the die on `cell` leaning on one edge, `degrees` off flat."""
-        return self.sense(self.hands.tilt(cell, degrees))
-
-    def hover(self, cell, mm):
-        """Hold the die on `cell` `mm` above its well."""
-        return self.sense(self.hands.hover(cell, mm))
-
-    def drop(self, cell):
-        """The die on `cell` drops back into its well (after tilt or hover)."""
-        return self.sense(self.hands.settle(cell))
-
-    def pass_over(self, cell, mm=8.0):
-        """A die in a hand, `mm` above `cell`; clear_stray() takes it away."""
-        return self.sense(self.hands.pass_over(cell, mm))
-
-    def clear_stray(self):
-        return self.sense(self.hands.clear_stray())
-
-    def break_sensor(self, cell, which="C", volts=0.0):
-        """Sensor `which` (C, N, E, S or W) under `cell` fails, its output stuck at `volts`."""
-        return self.sense(self.hands.break_sensor(cell, which, volts))
+        return self._move("lift", cell, settle=settle)
 
     def turn(self, cell, face, scans_in_hand=3):
         """Pick the die on `cell` up a little, turn it to `face`, put it back."""
@@ -203,13 +227,17 @@ class SimBoard:
         self.run(scans_in_hand)
         return self.place(cell, "%s %d" % (piece.split()[0], face), turn + 1)
 
-    def slide(self, start, end):
-        """Lift the die on `start` out of its well and carry it to `end`, one scan per step."""
-        self.command(do="frames", frames=self.hands.slide(start, end))
-        return self.settle()
+    # -- power ------------------------------------------------------------------
 
-    def cut_power(self, after=1, torn=True):
-        """The power goes during the `after`-th flash write from now."""
+    def cut_power(self):
+        """The power goes now. The dice stay where they are."""
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+        self.stop()
+        self.power_was_cut = True
+
+    def cut_power_at_flash_write(self, after=1, torn=True):
+        """The power goes during the `after`-th flash write from now (torn: that write half done)."""
         return self.command(do="cut_power", after=after, torn=torn)
 
     # -- what the board shows -----------------------------------------------------
@@ -222,7 +250,13 @@ class SimBoard:
         return self.led_of[cell]
 
     def state(self):
+        """The game as the board reports it to a host (docs/protocol.md, `state`)."""
         return self.command(do="state")["state"]
+
+    def debug_state(self):
+        """What only a simulator can see: the board as cell codes, the scanner's readings,
+        the LED writes and flash operations so far."""
+        return self.command(do="debug_state")["state"]
 
     def take_events(self):
         taken, self.events = self.events, []

@@ -22,7 +22,7 @@ import time
 import tty
 
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
-from . import HEAP, prepare_flash
+from . import HEAP, SimError, SimulatedBoard, prepare_flash
 from .hands import Hands
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
@@ -30,10 +30,11 @@ BYTE_S = 10 / 115200  # one byte on the line at 115200 baud, 8N1 (ports/esp32/ua
 # What the USB-to-UART chip holds on its way to the board: the CP2102's 640-byte transmit
 # buffer (CP2102/9 datasheet, features). Past it, USB makes the host's write wait.
 BRIDGE_BUFFER = 640
+STARTING = "the app has not started yet"  # sim/device/table.py's answer while main.py builds it
 LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
-class SerialSim:
+class SerialSim(SimulatedBoard):
     def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None):
         """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
@@ -233,7 +234,8 @@ class SerialSim:
                 except ValueError:
                     pass
 
-    def take_heard(self):
+    def take_events(self):
+        """The events the board sent since last asked, as they passed by on the line."""
         heard, self.heard = self.heard, []
         return heard
 
@@ -271,51 +273,64 @@ class SerialSim:
                     self.replies.put(message)
 
     def _ask(self, cmd, timeout=10):
+        """One command on the control channel, and its reply; SimError if the board is off
+        (or at its REPL, where nothing scans) or goes down before it answers."""
         control = self.control
         if not self.app_running or control is None:
-            return {}  # off, or at the REPL: the dice are noted, and felt once the app runs
+            raise SimError("the simulated board is off" if not self.wanted_on else "the app is not running")
         try:
             control.sendall(json.dumps(cmd).encode() + b"\n")
             reply = self.replies.get(timeout=timeout)
         except (OSError, queue.Empty):
-            return {}  # the board went down meanwhile; the dice are noted all the same
+            raise SimError("the simulated board went down before it answered") from None
         if reply.get("error"):
-            raise ValueError(reply["error"])
+            raise SimError(reply["error"])
         return reply
 
     # -- hands --------------------------------------------------------------------------
 
-    @property
-    def pieces(self):
-        """{cell: (piece, quarter turns)}: the dice on the table."""
-        return self.hands.pieces
-
     def _move(self, how, *args):
         """One hand's move, worked out in the world and told to the board. Hands take
-        turns (the page's clicks may come at once); the board hears them in order."""
+        turns (the page's clicks may come at once); the board hears them in order. With
+        the board off, the dice are moved all the same, and it feels them when it boots."""
         with self.hands_lock:
             changes = getattr(self.hands, how)(*args)
-            if how == "slide":
-                self._ask({"do": "frames", "frames": changes})
-            elif changes:
-                self._ask({"do": "sense", "set": changes})
-
-    def place(self, cell, piece, turn=0):
-        self._move("place", cell, piece, turn)
-
-    def lift(self, cell):
-        self._move("lift", cell)
-
-    def slide(self, start, end):
-        self._move("slide", start, end)
-
-    def tilt(self, cell, degrees=3):
-        self._move("tilt", cell, degrees)
+            if not self.app_running or not changes:
+                return
+            try:
+                if how == "slide":
+                    self._ask({"do": "frames", "frames": changes})
+                else:
+                    self._ask({"do": "sense", "set": changes})
+            except SimError:
+                pass  # it went down meanwhile: the dice are where the hands left them
 
     def leds(self):
         """(r, g, b) per LED as the strip last received them; all dark while the power is off."""
-        reply = self._ask({"do": "leds"})
-        return [tuple(c) for c in reply["leds"]] if "leds" in reply else [(0, 0, 0)] * LED_COUNT
+        try:
+            reply = self._ask({"do": "leds"})
+        except SimError:
+            return [(0, 0, 0)] * LED_COUNT
+        return [tuple(c) for c in reply["leds"]]
+
+    def state(self):
+        """The game as the board reports it to a host (docs/protocol.md, `state`)."""
+        return self._ask_app("state")
+
+    def debug_state(self):
+        """What only a simulator can see (see SimBoard.debug_state)."""
+        return self._ask_app("debug_state")
+
+    def _ask_app(self, what, timeout=10):
+        """Ask the firmware's app, waiting (at most `timeout` s) while main.py is still building it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                return self._ask({"do": what})["state"]
+            except SimError as e:
+                if str(e) != STARTING or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.02)
 
     def wifi(self, up):
         """The room's Wi-Fi goes off the air (False), or comes back (True)."""
@@ -325,4 +340,5 @@ class SerialSim:
         self._ask({"do": "cut_power", "after": after, "torn": torn})
 
     def wait(self, seconds):
+        """Let `seconds` pass: in real time, as the board runs."""
         time.sleep(seconds)

@@ -112,7 +112,7 @@ def play(sim, stdin, out, ansi=False):
 
     def show():
         settle(sim)
-        heard = sim.take_heard()
+        heard = sim.take_events()
         for event in heard:
             if event["event"] == "round_end":
                 for p in scores:

@@ -25,11 +25,10 @@ chip = flash.mount(sys.argv[1])
 import machine  # noqa: E402
 import table  # noqa: E402
 import micropython  # noqa: E402
-import neopixel  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
-from doce.game import PLAYER_NAMES, square_name  # noqa: E402
-from doce.link import Link  # noqa: E402
+from doce.game import PLAYER_NAMES  # noqa: E402
+from doce.link import Link, snapshot  # noqa: E402
 from serial_port import NS_PER_BYTE, Port  # noqa: E402
 from world import World  # noqa: E402
 
@@ -123,20 +122,6 @@ def run_scans(n):
 
 
 
-def state():
-    c = app.controller
-    g = c.game
-    t = g.tables
-    return {
-        "mode": c.mode, "round": g.round, "to_move": PLAYER_NAMES[g.to_move],
-        "board": list(g.board), "settled": list(app.scanner.settled), "reading": list(app.scanner.reading),
-        "problems": {square_name(t, sq): p for sq, p in enumerate(c.problems) if p},
-        "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
-        "zone": [square_name(t, sq) for sq in g.no_play_zone(g.to_move)],
-        "writes": neopixel.strips[0].writes, "flash_operations": chip.operations,
-    }
-
-
 def drain(output=True, limit=20000):
     """Scan until the host's bytes are all read and (output) the board's output has gone out."""
     for _ in range(limit):
@@ -172,8 +157,10 @@ def handle(cmd):
         if do == "frames":
             run_scans(len(world.frames))
         return result
-    if do == "state":
-        return {"state": state()}
+    if do == "state":  # as a host gets it over the link
+        return {"state": snapshot(app)}
+    if do == "debug_state":
+        return {"state": table.debug_state(app, chip)}
     elif do == "send":  # bytes from the host over the serial port
         data = cmd["line"].encode() if "line" in cmd else binascii.unhexlify(cmd["hex"])
         # paced: a host that waits for each line's reply before it sends the next. Each line

@@ -31,12 +31,20 @@ from world import World  # noqa: E402
 
 board = boardfile.load()
 world = machine.attach(World(board, table.start_levels(sys.argv[3])), board)
-control = table.Control(sys.argv[2], world, chip)
+links = []  # the firmware's link, once main.py has made it: the simulator's way to its App
+
+
+def usb_link():
+    links.append(serial_port.usb_link())
+    return links[-1]
+
+
+control = table.Control(sys.argv[2], world, chip, lambda: links[-1].app if links and links[-1].app else None)
 machine.on_scan = control.service
 machine.real_time = True  # the ADC's and the LEDs' hardware time is slept, not just counted
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
-esp32.usb_link = serial_port.usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty
+esp32.usb_link = usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty
 del board, boardfile, World, HERE
 
 if "--no-app" not in sys.argv:

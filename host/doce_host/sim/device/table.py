@@ -45,13 +45,30 @@ def start_levels(path):
         return None
 
 
+def debug_state(app, chip):
+    """What only a simulator sees: cell codes, the scanner's readings, LED writes, flash operations."""
+    from doce.game import PLAYER_NAMES, square_name
+    c = app.controller
+    g = c.game
+    t = g.tables
+    return {
+        "mode": c.mode, "round": g.round, "to_move": PLAYER_NAMES[g.to_move],
+        "board": list(g.board), "settled": list(app.scanner.settled), "reading": list(app.scanner.reading),
+        "problems": {square_name(t, sq): p for sq, p in enumerate(c.problems) if p},
+        "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
+        "zone": [square_name(t, sq) for sq in g.no_play_zone(g.to_move)],
+        "writes": neopixel.strips[0].writes, "flash_operations": chip.operations,
+    }
+
+
 class Control:
     """The simulator's side channel, while the firmware runs in real time: a UNIX socket
     read once per scan (from the simulated ADC), one JSON command per line."""
 
-    def __init__(self, path, world, chip):
+    def __init__(self, path, world, chip, app_of):
         self.world = world
         self.chip = chip
+        self.app_of = app_of  # the running App, or None before main.py has built it
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.sock.connect(struct.pack("<H", socket.AF_UNIX) + path.encode() + b"\x00")
         self.poller = select.poll()
@@ -72,9 +89,19 @@ class Control:
 
     def answer(self, cmd):
         try:
-            if cmd["do"] == "cut_power":
+            do = cmd["do"]
+            if do == "cut_power":
                 self.chip.cut_after(cmd["after"], cmd.get("torn", True))
                 result = {}
+            elif do in ("state", "debug_state"):
+                app = self.app_of()
+                if app is None:
+                    result = {"error": "the app has not started yet"}
+                elif do == "state":
+                    from doce.link import snapshot
+                    result = {"state": snapshot(app)}
+                else:
+                    result = {"state": debug_state(app, self.chip)}
             else:
                 result = act(self.world, cmd)
                 if result is None:

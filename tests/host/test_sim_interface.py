@@ -1,0 +1,62 @@
+"""The two simulators are one interface: the same verbs, in the same units, the protocol's
+state from both, and SimError for what they cannot do."""
+
+import inspect
+
+import pytest
+from waiting import until
+
+from doce_host.protocol import problem
+from doce_host.sim import SimBoard, SimError, SimulatedBoard
+from doce_host.sim.serial_sim import SerialSim
+
+SHARED = ["place", "lift", "slide", "tilt", "hover", "drop", "pass_over", "clear_stray", "break_sensor",
+          "leds", "state", "debug_state", "wait", "take_events", "cut_power", "cut_power_at_flash_write",
+          "power_on", "close"]
+
+
+@pytest.mark.parametrize("verb", SHARED)
+def test_both_simulators_have_the_verb_with_the_same_arguments(verb):
+    step, live = getattr(SimBoard, verb), getattr(SerialSim, verb)
+    assert callable(step) and callable(live)
+    # SimBoard may add keyword-only or defaulted extras (settle=...), never change the shared ones.
+    shared = list(inspect.signature(live).parameters)
+    assert list(inspect.signature(step).parameters)[:len(shared)] == shared
+
+
+def test_the_hands_are_written_once():
+    for verb in ("tilt", "hover", "drop", "pass_over", "clear_stray", "break_sensor", "slide"):
+        assert getattr(SerialSim, verb) is getattr(SimulatedBoard, verb)
+
+
+def test_time_is_in_seconds_for_both():
+    board = SimBoard.__new__(SimBoard)  # no process: only the arithmetic
+    board.period_ms = 10
+    board.run = lambda scans: scans
+    assert board.wait(0.5) == 50 and board.wait(2) == 200 and board.wait(0.001) == 1
+
+
+def test_state_is_the_protocols_from_both(sim, tmp_path):
+    sim.place("c3", "white 4")
+    stepped = sim.state()
+    assert problem(stepped, "state") is None and stepped["board"] == {"c3": "white 4"}
+    assert sim.debug_state()["board"][12] != 0  # cell codes: only a simulator shows those
+    with SerialSim(tmp_path / "live") as live:
+        until(lambda: live.state()["mode"] == "playing", what="the live board starting its round")
+        live.place("c3", "white 4")
+        state = until(lambda: (lambda s: s if s["board"] else None)(live.state()), what="the play")
+        assert problem(state, "state") is None
+        assert state["board"] == stepped["board"] and state["to_move"] == stepped["to_move"] == "black"
+        assert live.debug_state()["board"] == sim.debug_state()["board"]
+
+
+def test_an_unpowered_board_says_so_and_the_hands_still_move(tmp_path):
+    with SerialSim(tmp_path) as live:
+        live.cut_power()
+        with pytest.raises(SimError, match="off"):
+            live.state()
+        with pytest.raises(SimError, match="off"):
+            live.cut_power_at_flash_write()
+        assert live.leds() == [(0, 0, 0)] * len(live.leds())  # dark
+        live.place("a1", "black 2")  # a hand moves a die on a board that is off
+        assert "a1" in live.pieces
