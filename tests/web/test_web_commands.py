@@ -12,6 +12,7 @@ import aiohttp
 import pytest
 
 from pages import Page
+from waiting import until
 from doce_host.sim.serial_sim import SerialSim
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -63,7 +64,7 @@ def test_doce_web_names_a_wrong_port_in_one_line():
 
 def test_snapshot_from_a_serial_port_and_from_a_page(board, tmp_path):
     board.place("c3", "white 4")
-    board.wait(0.3)
+    until(lambda: board.state()["board"] == {"c3": "white 4"}, what="the board counting the die")
     out = tmp_path / "board.svg"
     run = doce("snapshot", "--port", board.path, "--svg", str(out))
     assert run.returncode == 0, run.stderr

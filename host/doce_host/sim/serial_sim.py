@@ -303,7 +303,9 @@ class SerialSim(SimulatedBoard):
                 else:
                     self._ask({"do": "sense", "set": changes})
             except SimError:
-                pass  # it went down meanwhile: the dice are where the hands left them
+                if self.app_running:
+                    raise  # the board refused it
+                # it went down meanwhile: the dice are where the hands left them
 
     def leds(self):
         """(r, g, b) per LED as the strip last received them; all dark while the power is off."""

@@ -11,6 +11,7 @@ import time
 from doce.lights import BLUE, PURPLE, VERMILLION, YELLOW
 
 from ..paths import BOARD_FILE
+from . import SimError
 from ..view import describe
 
 HELP = """Put a die down: "c3 w4" (white, 4 up), "c3 b2" (black, 2 up), "c3 wx" or "c3 bx"
@@ -136,7 +137,7 @@ def play(sim, stdin, out, ansi=False):
             continue
         try:
             problem = act(sim, words)
-        except ValueError as e:  # a bad square name, for one: say so, and carry on
+        except (ValueError, SimError) as e:  # a bad square name, for one: say so, and carry on
             problem = str(e)
         if problem:
             say(problem)

@@ -26,6 +26,7 @@ from doce.game import parse_square
 
 from ..paths import load_board
 from ..recorded import GameFileError, steps
+from ..sim import SimError
 from . import picture
 from .watch import ANIMATED_EVERY, Watch
 
@@ -118,7 +119,7 @@ class Server:
         try:
             async with self.hands:  # one hand at a time: the simulated world is not shared
                 await self.act(request)
-        except (Refused, ValueError) as e:  # ValueError: the simulated world's own refusal
+        except (Refused, ValueError, SimError) as e:  # the simulated world's own refusal
             reply.update(type="refused", message=str(e))
         return reply
 
