@@ -403,14 +403,19 @@ def player_argument(request, key, default):
 
 def snapshot(app):
     """Everything a host needs to draw the game, as plain JSON values."""
-    c = app.controller
+    return board_snapshot(app.controller, app.lights)
+
+
+def board_snapshot(c, lights):
+    """The game as controller `c` sees it and `lights` show it: the board's `state`, and the
+    recorded-game replay's (doce_host.recorded), so the two cannot drift apart."""
     state = game_state(c.game)
     state["mode"] = c.mode
     state["problems"] = {square_name(c.game.tables, sq): p for sq, p in enumerate(c.problems) if p}
     state["seen"] = seen(c)
-    state["leds"] = binascii.hexlify(app.lights.colours()).decode()
-    state["animated"] = app.lights.animated
-    state["brightness"] = app.lights.brightness
+    state["leds"] = binascii.hexlify(lights.colours()).decode()
+    state["animated"] = lights.animated
+    state["brightness"] = lights.brightness
     return state
 
 

@@ -2,14 +2,11 @@
 (`doce referee`) or stepped through move by move (the web page's replay)."""
 
 import json
-from types import SimpleNamespace
 
-from doce.board import piece_name
-from doce.controller import CLEARING, CORRECTING, MATCH_OVER, PLAYING
-from doce.game import BLACK, WHITE, Game, blocker, die, parse_square
-from doce.game import MATCH_OVER as MATCH_ENDED
+from doce.controller import Controller
+from doce.game import BLACK, MATCH_OVER, WHITE, Game, blocker, die, parse_square
 from doce.lights import PULSE, PULSE_MS, Lights
-from doce.link import game_state
+from doce.link import board_snapshot
 from doce.referee import referee
 
 from . import rules as rulesfiles
@@ -69,7 +66,7 @@ def steps(recorded, most=MOST_MOVES):
                 out[-1] = (state, note + "; " + describe(dict(event, event="round_end")))
             continue
         i = event["move"]
-        if event.get("error") == MATCH_ENDED:  # refused: the match has ended
+        if event.get("error") == MATCH_OVER:  # refused: the match has ended
             out[-1] = (out[-1][0], out[-1][1] + "; the match is over, %d later move(s) left out" % (len(moves) - i))
             break
         if event["ok"]:
@@ -83,30 +80,27 @@ def steps(recorded, most=MOST_MOVES):
 
 
 def board_state(game, refused=None):
-    """The state a board would report for `game`, lit as its firmware would light it.
-    `refused`: (move, why) for a move the game refused, shown where it was put."""
-    mode = MATCH_OVER if game.match_over else CLEARING if game.round_over else PLAYING
-    problems = [None] * game.tables.squares
-    physical = bytearray(game.board)
-    seen, marked = {}, {}
+    """The state a board would report for `game`, built by the board's own code: its
+    controller sees the pieces (with a refused move's die where it was put, which changes
+    nothing), its lights draw them, and link.board_snapshot reports them.
+    `refused`: (move, why) for a move the game refused."""
+    controller = Controller(game, None, lambda event: None)  # no journal: nothing is played here
     if refused and shown(refused[0], game):
-        move, why = refused
+        move = refused[0]
         sq = parse_square(game.tables, move["cell"])
-        if not game.board[sq]:
-            player = WHITE if move["player"] == "white" else BLACK
-            physical[sq] = blocker(player) if move.get("blocker") is True else die(player, move["value"])
-            problems[sq] = why
-            seen[move["cell"]] = piece_name(physical[sq])
-            marked[move["cell"]] = why
-            mode = CORRECTING
+        player = WHITE if move["player"] == "white" else BLACK
+        if move.get("blocker") is True:
+            piece, why = blocker(player), game.refusal(player, sq, blocker=True)
+        else:
+            piece, why = die(player, move["value"]), game.refusal(player, sq, move["value"])
+        if why and not game.board[sq]:
+            physical = bytearray(game.board)
+            physical[sq] = piece
+            controller.reconcile(physical)  # a problem to correct, as on the board
     board = load_board()
     lights = Lights([(0, 0, 0)] * board.led_count, lambda: None, board)
-    controller = SimpleNamespace(game=game, mode=mode, problems=problems, physical=physical)
     lights.render(controller, PULSE.index(max(PULSE)) * PULSE_MS)  # the frame where lines are brightest
-    state = game_state(game)
-    state.update(mode=mode, seen=seen, leds=lights.colours().hex(), animated=lights.animated, brightness=1.0,
-                 problems=marked)
-    return state
+    return board_snapshot(controller, lights)
 
 
 def shown(move, game):
