@@ -63,6 +63,7 @@ def test_doce_web_names_a_wrong_port_in_one_line():
 
 
 def test_snapshot_from_a_serial_port_and_from_a_page(board, tmp_path):
+    until(lambda: board.state()["mode"] == "playing", what="the board starting its round")
     board.place("c3", "white 4")
     until(lambda: board.state()["board"] == {"c3": "white 4"}, what="the board counting the die")
     out = tmp_path / "board.svg"
