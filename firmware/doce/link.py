@@ -12,8 +12,9 @@ import binascii
 import json
 
 from .app import ticks_diff
-from .board import UNSETTLED, piece_name
-from .game import PLAYER_NAMES, square_name
+from .board import UNSETTLED
+from .game import PLAYER_NAMES
+from .squares import piece_name, square_name
 from .referee import round_event
 
 PROTOCOL = 2  # 2: lines of at most MAX_LINE bytes, strict framing
@@ -237,7 +238,7 @@ class Link:
         if error:
             raise CommandError("not_free", error)
         check = self.app.check
-        return {"on": check.on, "leaving": check.leaving, "cell": square_name(self.app.tables, check.square),
+        return {"on": check.on, "leaving": check.leaving, "cell": square_name(self.app.tables.grid, check.square),
                 "pieces": list(self.app.board.dice.values())}
 
     def reboot_command(self, request):
@@ -406,7 +407,7 @@ def snapshot(app):
     c = app.controller
     state = game_state(c.game)
     state["mode"] = c.mode
-    state["problems"] = {square_name(c.game.tables, sq): p for sq, p in enumerate(c.problems) if p}
+    state["problems"] = {square_name(c.game.tables.grid, sq): p for sq, p in enumerate(c.problems) if p}
     state["seen"] = seen(c)
     state["leds"] = binascii.hexlify(app.lights.colours()).decode()
     state["animated"] = app.lights.animated
@@ -420,7 +421,7 @@ def seen(c):
         return {}  # just booted: the sensors have not settled yet, so nothing is known to differ
     board = c.game.board
     t = c.game.tables
-    return {square_name(t, sq): "unreadable" if got == UNSETTLED else piece_name(got)
+    return {square_name(t.grid, sq): "unreadable" if got == UNSETTLED else piece_name(got)
             for sq, got in enumerate(c.physical) if got != board[sq]}
 
 
@@ -431,9 +432,9 @@ def game_state(g):
     state = {
         "round": g.round, "rounds": t.rounds, "first": names[g.first],
         "to_move": names[g.to_move], "blocker_this_turn": g.blocker_this_turn,
-        "board": {square_name(t, sq): piece_name(cell) for sq, cell in enumerate(g.board) if cell},
-        "zones": {names[p]: [square_name(t, sq) for sq in g.no_play_zone(p)] for p in (0, 1)},
-        "last": {names[p]: square_name(t, g.last_placed[p]) if g.last_placed[p] < t.squares else None
+        "board": {square_name(t.grid, sq): piece_name(cell) for sq, cell in enumerate(g.board) if cell},
+        "zones": {names[p]: [square_name(t.grid, sq) for sq in g.no_play_zone(p)] for p in (0, 1)},
+        "last": {names[p]: square_name(t.grid, g.last_placed[p]) if g.last_placed[p] < t.squares else None
                  for p in (0, 1)},
         "dice_left": {names[p]: g.dice_left[p] for p in (0, 1)},
         "blockers_left": {names[p]: g.blockers_left[p] for p in (0, 1)},

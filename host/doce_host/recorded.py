@@ -4,13 +4,13 @@
 import json
 from types import SimpleNamespace
 
-from doce.board import piece_name
 from doce.controller import CLEARING, CORRECTING, MATCH_OVER, PLAYING
 from doce.game import BLACK, WHITE, Game, blocker, die, parse_square
 from doce.game import MATCH_OVER as MATCH_ENDED
 from doce.lights import PULSE, PULSE_MS, Lights
 from doce.link import game_state
 from doce.referee import referee
+from doce.squares import piece_name
 
 from . import rules as rulesfiles
 from .paths import load_board
