@@ -59,23 +59,6 @@ def face(cell):
     return cell & 0x0F
 
 
-def square_name(tables, square):
-    """'a1' is white's left corner: column letter from the left, row from white's edge."""
-    return "abcdefghijklmnop"[square % tables.grid] + str(square // tables.grid + 1)
-
-
-def parse_square(tables, name):
-    """The square named like 'c3', or None if that is no square of this grid."""
-    if not isinstance(name, str) or len(name) < 2:
-        return None
-    col = ord(name[0]) - ord("a")
-    row = name[1:]
-    if not (0 <= col < tables.grid and row.isdigit() and row[0] != "0"):
-        return None
-    row = int(row) - 1
-    return row * tables.grid + col if row < tables.grid else None
-
-
 class RoundEnd:
     """How a round ended. `lines` holds (player, line index) for each winning line."""
 

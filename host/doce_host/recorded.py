@@ -5,12 +5,12 @@ import json
 from types import SimpleNamespace
 
 from doce.controller import CLEARING, CORRECTING, MATCH_OVER, PLAYING
-from doce.game import BLACK, WHITE, Game, blocker, die, parse_square
+from doce.game import BLACK, WHITE, Game, blocker, die
 from doce.game import MATCH_OVER as MATCH_ENDED
 from doce.lights import PULSE, PULSE_MS, Lights
 from doce.link import game_state
 from doce.referee import referee
-from doce.squares import piece_name
+from doce.squares import parse_square, piece_name
 
 from . import rules as rulesfiles
 from .paths import load_board
@@ -91,7 +91,7 @@ def board_state(game, refused=None):
     seen, marked = {}, {}
     if refused and shown(refused[0], game):
         move, why = refused
-        sq = parse_square(game.tables, move["cell"])
+        sq = parse_square(game.tables.grid, move["cell"])
         if not game.board[sq]:
             player = WHITE if move["player"] == "white" else BLACK
             physical[sq] = blocker(player) if move.get("blocker") is True else die(player, move["value"])
@@ -113,7 +113,7 @@ def shown(move, game):
     """Whether a refused move is a piece that could be put on the board, to show where."""
     if not isinstance(move, dict) or move.get("player") not in ("white", "black"):
         return False
-    if parse_square(game.tables, move.get("cell")) is None:
+    if parse_square(game.tables.grid, move.get("cell")) is None:
         return False
     value = move.get("value")
     return move.get("blocker") is True or (type(value) is int and 1 <= value <= game.tables.faces)

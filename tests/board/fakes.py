@@ -115,5 +115,5 @@ class Rig:
         return [e for e in taken if kind is None or e["event"] == kind]
 
     def led(self, cell):
-        from doce.game import parse_square
-        return self.strip[self.sensors.board.led_of_square[parse_square(self.sensors.board, cell)]]
+        from doce.squares import parse_square
+        return self.strip[self.sensors.board.led_of_square[parse_square(self.sensors.board.grid, cell)]]

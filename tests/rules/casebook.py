@@ -11,8 +11,9 @@ A case names the rule it checks, the moves (recorded format, or the short form
 
 import json
 
-from doce.game import Game, WHITE, BLACK, PLAYER_NAMES, square_name
+from doce.game import Game, WHITE, BLACK, PLAYER_NAMES
 from doce.referee import referee
+from doce.squares import square_name
 
 
 def expand(move):
@@ -59,7 +60,7 @@ def run(case, tables):
         problems.append("match: expected %s, got %s" % (case.get("match"), match))
     for name, want in case.get("zones", {}).items():
         player = PLAYER_NAMES.index(name)
-        got = sorted(square_name(tables, sq) for sq in game.no_play_zone(player))
+        got = sorted(square_name(tables.grid, sq) for sq in game.no_play_zone(player))
         if got != sorted(want):
             problems.append("%s's zone: expected %s, got %s" % (name, sorted(want), got))
     if "to_move" in case and PLAYER_NAMES[game.to_move] != case["to_move"]:

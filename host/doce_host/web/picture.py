@@ -10,8 +10,8 @@ import re
 from xml.sax.saxutils import quoteattr
 from xml.sax.saxutils import escape as text
 
-from doce.game import parse_square, square_name
 from doce.lights import BLUE, YELLOW
+from doce.squares import parse_square, square_name
 
 from ..paths import load_board
 from ..view import reason
@@ -72,12 +72,12 @@ def draw(state, title=None):
     for player, y in (("black", TOP - 9), ("white", TOP + side + 9)):
         out.append(turn_lights(player, y, side, [lights[led] for led in board.turn_leds[player == "black"]]))
     for sq in range(board.squares):  # the board file's grid is the tables' grid: names agree
-        out.append(square(state, sq, square_name(board, sq), grid, lights[board.led_of_square[sq]]))
+        out.append(square(state, sq, square_name(grid, sq), grid, lights[board.led_of_square[sq]]))
     out.extend(winning_lines(state, board))
     for i in range(grid):
         x, y = origin(i, grid)
         out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%s</text>'
-                   % (x + SIZE / 2, TOP + side + 40, square_name(board, i)[0]))
+                   % (x + SIZE / 2, TOP + side + 40, square_name(grid, i)[0]))
         x, y = origin(i * grid, grid)
         out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%d</text>'
                    % (LEFT - 18, y + SIZE / 2 + 5, i + 1))
@@ -188,7 +188,7 @@ def winning_lines(state, board):
         return []
     out = []
     for line in end["lines"]:
-        squares = [parse_square(board, c) for c in line]
+        squares = [parse_square(board.grid, c) for c in line]
         if None in squares:
             continue  # not squares of this board: nothing to draw the line through
         owners = [state["board"].get(c, "").split(" ")[0] for c in line]

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from aiohttp import WSMsgType, web
-from doce.game import parse_square
+from doce.squares import parse_square
 
 from ..paths import load_board
 from ..recorded import GameFileError, steps
@@ -163,7 +163,7 @@ class Server:
 
     def _cell(self, request):
         cell = request.get("cell")
-        if parse_square(self.board, cell) is None:
+        if parse_square(self.board.grid, cell) is None:
             raise Refused("%s is not a square of this board" % json.dumps(cell))
         return cell
 

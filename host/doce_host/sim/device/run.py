@@ -28,8 +28,9 @@ import micropython  # noqa: E402
 import neopixel  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
-from doce.game import PLAYER_NAMES, square_name  # noqa: E402
+from doce.game import PLAYER_NAMES  # noqa: E402
 from doce.link import Link  # noqa: E402
+from doce.squares import square_name  # noqa: E402
 from serial_port import NS_PER_BYTE, Port  # noqa: E402
 from world import World  # noqa: E402
 
@@ -130,9 +131,9 @@ def state():
     return {
         "mode": c.mode, "round": g.round, "to_move": PLAYER_NAMES[g.to_move],
         "board": list(g.board), "settled": list(app.scanner.settled), "reading": list(app.scanner.reading),
-        "problems": {square_name(t, sq): p for sq, p in enumerate(c.problems) if p},
+        "problems": {square_name(t.grid, sq): p for sq, p in enumerate(c.problems) if p},
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
-        "zone": [square_name(t, sq) for sq in g.no_play_zone(g.to_move)],
+        "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
         "writes": neopixel.strips[0].writes, "flash_operations": chip.operations,
     }
 
