@@ -5,8 +5,10 @@ import json
 
 import pytest
 
-from doce.game import BLACK, WHITE, blocker, die
+from doce.game import BLACK, OFF_BOARD, WHITE, Game, blocker, die
+from doce.referee import play_move
 from doce.squares import parse_square, piece, piece_name, square_name
+from doce_host.rules import load_tables
 
 # Not squares of a 5x5 board, though str.isdigit() and int() accept some of them as digits.
 NOT_SQUARES = ["c３", "a²", "c٣", "c⁵", "c 3", "c+3", "c-3", "c03", "c0", "c6", "f1", "C3", "c", "", "3c",
@@ -27,6 +29,13 @@ def test_every_square_name_reads_back_as_its_square(grid):
 @pytest.mark.parametrize("name", NOT_SQUARES)
 def test_only_ascii_names_of_the_board_are_squares(name):
     assert parse_square(5, name) is None
+
+
+@pytest.mark.parametrize("cell", ["c３", "a²", "c٣"])
+def test_the_referee_refuses_a_square_written_in_other_digits(cell):
+    game = Game(load_tables("standard"))
+    assert play_move(game, {"player": "white", "cell": cell, "value": 4}) == OFF_BOARD
+    assert not any(game.board)
 
 
 def test_every_piece_name_reads_back_as_its_piece():
