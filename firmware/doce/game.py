@@ -21,7 +21,7 @@ BLOCKER = 0x30  # | player: each player's blocker is their own
 NOWHERE = 0xFF  # no last-placed die yet this round
 
 # Why a play is refused. These strings are also the referee's and the link's codes.
-MATCH_OVER = "match_over"
+MATCH_ENDED = "match_over"
 ROUND_OVER = "round_over"  # the round has ended; start the next one first
 OFF_BOARD = "off_board"
 NOT_YOUR_TURN = "not_your_turn"
@@ -148,7 +148,7 @@ class Game:
         The checks run in the order the referee reports them.
         """
         if self.match_over:
-            return MATCH_OVER
+            return MATCH_ENDED
         if self.round_over:
             return ROUND_OVER
         if not 0 <= square < self.tables.squares:

@@ -5,7 +5,7 @@ The format is fixed by `doce referee` (README): a move is
 {"player": ..., "cell": ..., "blocker": true}. Events are plain dicts.
 """
 
-from .game import MATCH_OVER, OFF_BOARD, PLAYER_NAMES, WHITE, BLACK
+from .game import MATCH_ENDED, OFF_BOARD, PLAYER_NAMES, WHITE, BLACK
 from .squares import parse_square, square_name
 
 BAD_MOVE = "bad_move"
@@ -14,7 +14,7 @@ BAD_MOVE = "bad_move"
 def play_move(game, move):
     """Apply one recorded move to `game`; return its refusal code or None."""
     if game.match_over:
-        return MATCH_OVER
+        return MATCH_ENDED
     if not isinstance(move, dict) or move.get("player") not in ("white", "black"):
         return BAD_MOVE
     player = WHITE if move["player"] == "white" else BLACK

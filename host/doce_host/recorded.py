@@ -5,8 +5,7 @@ import json
 from types import SimpleNamespace
 
 from doce.controller import CLEARING, CORRECTING, MATCH_OVER, PLAYING
-from doce.game import BLACK, WHITE, Game, blocker, die
-from doce.game import MATCH_OVER as MATCH_ENDED
+from doce.game import BLACK, MATCH_ENDED, WHITE, Game, blocker, die
 from doce.lights import PULSE, PULSE_MS, Lights
 from doce.link import game_state
 from doce.referee import referee
