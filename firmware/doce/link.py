@@ -18,7 +18,7 @@ from .squares import piece_name, square_name
 from .referee import round_event
 
 PROTOCOL = 2  # 2: lines of at most MAX_LINE bytes, strict framing
-FIRMWARE = "0.1.0"
+FIRMWARE_VERSION = "0.1.0"
 # The ESP32 port keeps what the host sends in a 260-byte ring buffer and drops what does not
 # fit (ports/esp32/mphalport.c, uart.c), whatever the firmware is busy with. The host sends one
 # line and waits for its reply, so the ring never holds more than one line: one line at most
@@ -204,7 +204,7 @@ class Link:
 
     def hello(self, request):
         app = self.app
-        return {"protocol": PROTOCOL, "firmware": FIRMWARE, "board": app.board.name,
+        return {"protocol": PROTOCOL, "firmware": FIRMWARE_VERSION, "board": app.board.name,
                 "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum}
 
     def state(self, request):
