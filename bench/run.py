@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import micropython_path  # noqa: E402
-from doce.squares import square_name  # noqa: E402
+from doce.squares import parse_square, square_name  # noqa: E402
 from doce_host import rules  # noqa: E402
 from web import web_figures  # noqa: E402
 
@@ -222,7 +222,8 @@ def transformed(moves, symmetry):
     """The same round turned or mirrored on the board: the last die wins on another square."""
     words = moves.split()
     for i in range(0, len(words), 2):
-        c, r = symmetry(ord(words[i][0]) - ord("a"), int(words[i][1]) - 1)
+        sq = parse_square(5, words[i])
+        c, r = symmetry(sq % 5, sq // 5)
         words[i] = square_name(5, r * 5 + c)
     return words
 

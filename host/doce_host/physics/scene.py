@@ -8,7 +8,9 @@ sensor is computed once per pose and cached, so a scene of 25 dice costs a sum.
 import zlib
 
 import numpy as np
+from doce.game import face, is_blocker
 from doce.squares import parse_square
+from doce.squares import piece as piece_value
 
 from . import dice, readout
 
@@ -119,5 +121,5 @@ class Scene:
 
 def face_down(piece):
     """The pips on the face down for a piece named by its face up (a blocker: any face)."""
-    what = piece.split()[1]
-    return 6 if what == "blocker" else 7 - int(what)
+    value = piece_value(piece)
+    return 6 if is_blocker(value) else 7 - face(value)
