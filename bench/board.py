@@ -27,7 +27,7 @@ heap_at_start = gc.mem_alloc()
 
 from doce import board as boardfile  # noqa: E402
 from doce.app import App, load_rules  # noqa: E402
-from doce.board import square_index  # noqa: E402
+from doce.squares import parse_square  # noqa: E402
 
 gc.collect()
 code = gc.mem_alloc() - heap_at_start
@@ -171,7 +171,7 @@ def landing(args):
     out = Out()
     link = Link(None, None, out, Poller(), None)
     app, strip = build(journal=False, emit=link.event, link=link)
-    cell = square_index(board.grid, args[0])
+    cell = parse_square(board.grid, args[0])
     played = boards()
     sensors.raw[:] = played[0]
     step(app, 10)  # boot settles

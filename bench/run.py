@@ -10,6 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 from conftest import micropython_path  # noqa: E402
+from doce.squares import parse_square, square_name  # noqa: E402
 from doce_host import rules  # noqa: E402
 from web import web_figures  # noqa: E402
 
@@ -105,7 +106,6 @@ ROUNDS = [
     "b1 w3 a2 b3 d1 w3 a4 b3 e4 w1 e5 b1 c1 w3 a3 b3 e2 w1 a1 b3",
     "a1 b2 a5 w1 e1 bx c1 b4 c5 w1 e3 b1 e5 w1 b1 b3 a3 w1 d1 b3",
 ]
-NAMES = {"w": "white", "b": "black"}
 _levels = {}
 
 
@@ -113,11 +113,12 @@ def readings(pieces):
     """Every channel's mean read_u16 with `pieces` ({"a1": "w4", ...}) in their wells:
     the one place the bench asks the simulator's physics."""
     from doce_host.sim.hands import Hands
+    from doce_host.sim.terminal import typed_piece
     key = tuple(sorted(pieces.items()))
     if key not in _levels:
         hands = Hands()
         for cell, text in key:
-            hands.place(cell, "%s %s" % (NAMES[text[0]], "blocker" if text[1] == "x" else text[1]))
+            hands.place(cell, typed_piece(text))
         _levels[key] = hands.levels()
     return _levels[key]
 
@@ -221,8 +222,9 @@ def transformed(moves, symmetry):
     """The same round turned or mirrored on the board: the last die wins on another square."""
     words = moves.split()
     for i in range(0, len(words), 2):
-        c, r = symmetry(ord(words[i][0]) - ord("a"), int(words[i][1]) - 1)
-        words[i] = "%s%d" % ("abcde"[c], r + 1)
+        sq = parse_square(5, words[i])
+        c, r = symmetry(sq % 5, sq // 5)
+        words[i] = square_name(5, r * 5 + c)
     return words
 
 
@@ -260,7 +262,7 @@ def latency(board_run):
         hardware = sum(map(scan_hardware_us, scans["groups"], scans["channels"]))
         return {"cell": cell, "scans": scans, "work": work, "hardware": hardware, "total": fixed + hardware + work}
 
-    plays = [case(square_name_of(board, sq), "w4") for sq in range(board.squares)]
+    plays = [case(square_name(board.grid, sq), "w4") for sq in range(board.squares)]
     wins = []
     for symmetry in SYMMETRIES:
         words = transformed(WIN, symmetry)
@@ -337,10 +339,6 @@ def latency(board_run):
           % (ev["events"], ev["bytes"], encode / 1000, beyond * 10e3 / UART_BAUD))
     print("      (up to %d ms if each full FIFO waits a %d ms tick); it delays the next scan, not this light"
           % (-(-beyond // UART_FIFO) * UART_FULL_WAIT_MS, UART_FULL_WAIT_MS))
-
-
-def square_name_of(board, sq):
-    return chr(ord("a") + sq % board.grid) + str(sq // board.grid + 1)
 
 
 ALL_OWN = ["a1 white 2", "a5 black 1", "c1 white 4", "c5 black 1", "e3 white 1", "e5 black 1",

@@ -10,24 +10,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "web"))
+sys.path.insert(0, str(ROOT / "tests" / "rules"))
+from casebook import expand, piece_of  # noqa: E402
 from pages import Page  # noqa: E402
 
 ROUND = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
-SWAP = {"W": "black", "B": "white"}
-SAME = {"W": "white", "B": "black"}
+SWAP = {"white": "black", "black": "white"}
+SAME = {"white": "white", "black": "black"}
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 def play_round(tab, colours):
-    for move in ROUND:
-        who, cell, face = move.split()
-        piece = "%s %s" % (colours[who], face)
+    for move in map(expand, ROUND):
+        cell, piece = move["cell"], piece_of(dict(move, player=colours[move["player"]]))
         tab.click('#board .square[data-cell="%s"]' % cell)
         tab.click('#picker button[data-piece="%s"]' % piece)
         tab.wait_for_selector('#board .square[data-cell="%s"][data-piece="%s"]' % (cell, piece))
-    for move in ROUND:  # clear the board by hand, a click per die
-        cell = move.split()[1]
+    for move in map(expand, ROUND):  # clear the board by hand, a click per die
+        cell = move["cell"]
         tab.click('#board .square[data-cell="%s"]' % cell)
         tab.wait_for_selector('#board .square[data-cell="%s"][data-piece=""]' % cell)
 

@@ -13,7 +13,7 @@ from doce import link
 from doce_host.protocol import problem, schema
 
 ROOT = Path(__file__).resolve().parent.parent
-FIRMWARE = ROOT / "firmware" / "doce"
+FIRMWARE_SOURCES = ROOT / "firmware" / "doce"
 
 
 def examples():
@@ -56,7 +56,7 @@ def test_every_command_the_firmware_knows_is_in_the_schema():
 
 
 def test_every_event_and_error_the_firmware_sends_is_in_the_schema():
-    source = "\n".join(p.read_text() for p in FIRMWARE.glob("*.py"))
+    source = "\n".join(p.read_text() for p in FIRMWARE_SOURCES.glob("*.py"))
     events = set(re.findall(r'"event": "(\w+)"', source))
     assert len(events) >= 12
     assert events <= set(schema()["$defs"]["event"]["properties"]["event"]["enum"])

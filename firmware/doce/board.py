@@ -18,7 +18,8 @@ reads a square's ring only while it moves.
 
 import json
 
-from .game import BLACK, EMPTY, PLAYER_NAMES, WHITE, blocker, die, is_blocker
+from .game import EMPTY
+from .squares import parse_square, piece, square_name
 
 UNSETTLED = 0xFF  # a reading that matches no code: a die in motion, tilted, half on
 NO_SQUARE = 0xFF  # a multiplexer input with no sensor
@@ -36,22 +37,6 @@ def key(trits):
     return k
 
 
-def piece(name):
-    """'white 4' -> the engine's square value for a white die showing 4; 'black blocker'."""
-    colour, what = name.split()
-    player = {"white": WHITE, "black": BLACK}[colour]
-    return blocker(player) if what == "blocker" else die(player, int(what))
-
-
-def piece_name(cell):
-    """The engine's square value as 'white 4' or 'black blocker' (None if empty)."""
-    if cell == EMPTY:
-        return None
-    if is_blocker(cell):
-        return PLAYER_NAMES[cell & 1] + " blocker"
-    return "%s %d" % ("white" if cell >> 4 == WHITE + 1 else "black", cell & 0x0F)
-
-
 def decode_table(codes):
     """bytearray(1024): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError for a
     code table without margin: any code one change (or a mirror image) from another."""
@@ -65,6 +50,8 @@ def decode_table(codes):
         if code[0] == "0":
             raise ValueError("board file: die code %r has no centre magnet" % code)
         value = piece(name)
+        if value is None:
+            raise ValueError("board file: die code %r: %r is no piece ('white 4', 'black blocker')" % (code, name))
         for k in _turns(code):
             if table[k] not in (UNSETTLED, value):
                 raise ValueError("board file: die code %r is another code turned" % code)
@@ -88,10 +75,6 @@ def _turns(code):
     return [key([trits[0]] + ring[t:] + ring[:t]) for t in range(4)]
 
 
-def square_index(grid, name):
-    return (int(name[1:]) - 1) * grid + ord(name[0]) - ord("a")
-
-
 def check(spec):
     """Raise ValueError naming the first field of a board file that cannot be right."""
     def need(ok, field, why):
@@ -108,7 +91,7 @@ def check(spec):
          "1 to 255, and no more than quiet_wait_scans (at most 255)")
     need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
          "above 0 and below present_above, or a die left on a square would calibrate away")
-    names = [c + str(r) for r in range(1, g + 1) for c in "abcdefghijklmno"[:g]]
+    names = [square_name(g, sq) for sq in range(g * g)]
     for field in ("squares", "leds.squares"):
         table = spec["squares"] if field == "squares" else spec["leds"]["squares"]
         need(sorted(table) == sorted(names), field,
@@ -161,7 +144,7 @@ class Board:
         self.groups_of_square = bytearray(self.squares)
         self.watch_groups = 0
         for name, channels in spec["squares"].items():
-            sq = square_index(g, name)
+            sq = parse_square(g, name)
             for i in range(SENSORS_PER_SQUARE):
                 self.square_channels[sq * SENSORS_PER_SQUARE + i] = channels[i]
                 self.square_of_channel[channels[i]] = sq

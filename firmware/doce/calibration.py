@@ -32,6 +32,7 @@ import struct
 from array import array
 
 from .board import NO_SQUARE, SENSORS_PER_SQUARE
+from .squares import square_name
 
 PATH = "calibration.bin"
 MAGIC = b"DOCC"
@@ -128,8 +129,8 @@ def measure(sensors, board, scans=32):
         absent = max(board.absent_below, 3 * noise)
         if absent >= board.present_above:
             raise CalibrationError("square %s is too noisy to read (%s sensor: %d counts)"
-                                   % (name_of(board, k // SENSORS_PER_SQUARE), "CNESW"[k % SENSORS_PER_SQUARE:][:1],
-                                      noise))
+                                   % (square_name(board.grid, k // SENSORS_PER_SQUARE),
+                                      "CNESW"[k % SENSORS_PER_SQUARE:][:1], noise))
         cal.baseline[ch] = means[k]
         cal.absent_below[ch] = absent
     for ch in range(n):
@@ -164,14 +165,10 @@ def outliers(board, far, means, middle):
         plural = len(mine) > 1
         if all(means[k] < 656 for k in mine):  # under 1% of the ADC's range: nothing connected
             notes.append("square %s: its %s sensor%s read%s nothing (%s): not powered, or not connected"
-                         % (name_of(board, sq), which, "s" if plural else "", "" if plural else "s", reads))
+                         % (square_name(board.grid, sq), which, "s" if plural else "", "" if plural else "s", reads))
         else:
             notes.append("square %s is not empty, or its %s sensor%s faulty (%s; the board's median is %d)"
-                         % (name_of(board, sq), which, "s are" if plural else " is", reads, middle))
+                         % (square_name(board.grid, sq), which, "s are" if plural else " is", reads, middle))
     if len(squares) > 3:
         notes.append("and %d more squares" % (len(squares) - 3))
     return "; ".join(notes)
-
-
-def name_of(board, sq):
-    return "abcdefghijklmnop"[sq % board.grid] + str(sq // board.grid + 1)

@@ -15,8 +15,9 @@ round starts; after the match, the result stays until a new match is started.
 import gc
 
 from .board import UNSETTLED
-from .game import EMPTY, PLAYER_NAMES, Game, face, is_blocker, owner, square_name
+from .game import EMPTY, PLAYER_NAMES, Game, face, is_blocker, owner
 from .referee import match_event, round_event
+from .squares import square_name
 
 PLAYING = "playing"
 CORRECTING = "correcting"
@@ -152,7 +153,7 @@ class Controller:
         if why:
             return why
         ended = len(g.rounds)
-        event = {"event": "placed", "player": PLAYER_NAMES[player], "cell": square_name(g.tables, sq)}
+        event = {"event": "placed", "player": PLAYER_NAMES[player], "cell": square_name(g.tables.grid, sq)}
         if is_blocker(piece):
             g.place_blocker(player, sq)
             self.unwritten.append((self.journal.blocker, (player, sq)))
@@ -206,7 +207,7 @@ class Controller:
         by_reason = {}
         for sq in range(len(problems)):
             if problems[sq]:
-                by_reason.setdefault(problems[sq], []).append(square_name(self.game.tables, sq))
+                by_reason.setdefault(problems[sq], []).append(square_name(self.game.tables.grid, sq))
         for reason in sorted(by_reason):
             self.emit({"event": "illegal", "reason": reason, "cells": by_reason[reason]})
 

@@ -19,7 +19,7 @@ indexing a str interns the letter as a new qstr at run time, when no such piece 
 
 from .app import FRAME_MS, ticks_diff
 from .board import BETWEEN, EMPTY, SENSORS_PER_SQUARE, TRITS, UNSETTLED
-from .game import square_name
+from .squares import square_name
 
 
 def verdict(read, codes):
@@ -91,7 +91,7 @@ class DiceCheck:
         if self.on:
             self.leaving = False  # asked again before the die was taken off: stay
             return None
-        cell = square_name(app.tables, self.square)
+        cell = square_name(app.tables.grid, self.square)
         if app.controller.game.board[self.square] != EMPTY:
             return "%s holds a piece of the game; the dice check needs it free" % cell
         self.on = app.checking = True
@@ -113,7 +113,7 @@ class DiceCheck:
         if self.look(app.scanner):
             app.controller.changed = True
             if self.result is not None:
-                event = {"event": "dice_face", "cell": square_name(app.tables, self.square)}
+                event = {"event": "dice_face", "cell": square_name(app.tables.grid, self.square)}
                 event.update(self.result)
                 app.emit(event)
         if self.leaving and self.judged == EMPTY:

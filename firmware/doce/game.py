@@ -21,7 +21,7 @@ BLOCKER = 0x30  # | player: each player's blocker is their own
 NOWHERE = 0xFF  # no last-placed die yet this round
 
 # Why a play is refused. These strings are also the referee's and the link's codes.
-MATCH_OVER = "match_over"
+MATCH_ENDED = "match_over"
 ROUND_OVER = "round_over"  # the round has ended; start the next one first
 OFF_BOARD = "off_board"
 NOT_YOUR_TURN = "not_your_turn"
@@ -57,23 +57,6 @@ def owner(cell):
 
 def face(cell):
     return cell & 0x0F
-
-
-def square_name(tables, square):
-    """'a1' is white's left corner: column letter from the left, row from white's edge."""
-    return "abcdefghijklmnop"[square % tables.grid] + str(square // tables.grid + 1)
-
-
-def parse_square(tables, name):
-    """The square named like 'c3', or None if that is no square of this grid."""
-    if not isinstance(name, str) or len(name) < 2:
-        return None
-    col = ord(name[0]) - ord("a")
-    row = name[1:]
-    if not (0 <= col < tables.grid and row.isdigit() and row[0] != "0"):
-        return None
-    row = int(row) - 1
-    return row * tables.grid + col if row < tables.grid else None
 
 
 class RoundEnd:
@@ -165,7 +148,7 @@ class Game:
         The checks run in the order the referee reports them.
         """
         if self.match_over:
-            return MATCH_OVER
+            return MATCH_ENDED
         if self.round_over:
             return ROUND_OVER
         if not 0 <= square < self.tables.squares:

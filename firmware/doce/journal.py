@@ -22,8 +22,8 @@ import struct
 from .game import BLACK, WHITE, Game
 
 PATH = "journal"
-NEW_MATCH, DIE, BLOCKER, ROUND, ABANDON = b"M", b"D", b"B", b"R", b"X"
-PAYLOAD = {NEW_MATCH: 5, DIE: 3, BLOCKER: 2, ROUND: 1, ABANDON: 1}
+NEW_MATCH, DIE, PUT_BLOCKER, ROUND, ABANDON = b"M", b"D", b"B", b"R", b"X"
+PAYLOAD = {NEW_MATCH: 5, DIE: 3, PUT_BLOCKER: 2, ROUND: 1, ABANDON: 1}
 
 
 def record(kind, payload):
@@ -67,7 +67,7 @@ class Journal:
         self._append(record(DIE, bytes((player, square, face))))
 
     def blocker(self, player, square):
-        self._append(record(BLOCKER, bytes((player, square))))
+        self._append(record(PUT_BLOCKER, bytes((player, square))))
 
     def round_started(self, number):
         self._append(record(ROUND, bytes((number,))))
@@ -126,7 +126,7 @@ class Journal:
             return None  # no play before the round has begun
         if kind == DIE:
             return False if game.place(payload[0], payload[1], payload[2]) is None else None
-        if kind == BLOCKER:
+        if kind == PUT_BLOCKER:
             return False if game.place_blocker(payload[0], payload[1]) is None else None
         return None
 

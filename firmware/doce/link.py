@@ -12,12 +12,13 @@ import binascii
 import json
 
 from .app import ticks_diff
-from .board import UNSETTLED, piece_name
-from .game import PLAYER_NAMES, square_name
+from .board import UNSETTLED
+from .game import PLAYER_NAMES
+from .squares import piece_name, square_name
 from .referee import round_event
 
 PROTOCOL = 2  # 2: lines of at most MAX_LINE bytes, strict framing
-FIRMWARE = "0.1.0"
+FIRMWARE_VERSION = "0.1.0"
 # The ESP32 port keeps what the host sends in a 260-byte ring buffer and drops what does not
 # fit (ports/esp32/mphalport.c, uart.c), whatever the firmware is busy with. The host sends one
 # line and waits for its reply, so the ring never holds more than one line: one line at most
@@ -203,7 +204,7 @@ class Link:
 
     def hello(self, request):
         app = self.app
-        return {"protocol": PROTOCOL, "firmware": FIRMWARE, "board": app.board.name,
+        return {"protocol": PROTOCOL, "firmware": FIRMWARE_VERSION, "board": app.board.name,
                 "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum}
 
     def state(self, request):
@@ -237,7 +238,7 @@ class Link:
         if error:
             raise CommandError("not_free", error)
         check = self.app.check
-        return {"on": check.on, "leaving": check.leaving, "cell": square_name(self.app.tables, check.square),
+        return {"on": check.on, "leaving": check.leaving, "cell": square_name(self.app.tables.grid, check.square),
                 "pieces": list(self.app.board.dice.values())}
 
     def reboot_command(self, request):
@@ -411,7 +412,7 @@ def board_snapshot(c, lights):
     recorded-game replay's (doce_host.recorded), so the two cannot drift apart."""
     state = game_state(c.game)
     state["mode"] = c.mode
-    state["problems"] = {square_name(c.game.tables, sq): p for sq, p in enumerate(c.problems) if p}
+    state["problems"] = {square_name(c.game.tables.grid, sq): p for sq, p in enumerate(c.problems) if p}
     state["seen"] = seen(c)
     state["leds"] = binascii.hexlify(lights.colours()).decode()
     state["animated"] = lights.animated
@@ -425,7 +426,7 @@ def seen(c):
         return {}  # just booted: the sensors have not settled yet, so nothing is known to differ
     board = c.game.board
     t = c.game.tables
-    return {square_name(t, sq): "unreadable" if got == UNSETTLED else piece_name(got)
+    return {square_name(t.grid, sq): "unreadable" if got == UNSETTLED else piece_name(got)
             for sq, got in enumerate(c.physical) if got != board[sq]}
 
 
@@ -436,9 +437,9 @@ def game_state(g):
     state = {
         "round": g.round, "rounds": t.rounds, "first": names[g.first],
         "to_move": names[g.to_move], "blocker_this_turn": g.blocker_this_turn,
-        "board": {square_name(t, sq): piece_name(cell) for sq, cell in enumerate(g.board) if cell},
-        "zones": {names[p]: [square_name(t, sq) for sq in g.no_play_zone(p)] for p in (0, 1)},
-        "last": {names[p]: square_name(t, g.last_placed[p]) if g.last_placed[p] < t.squares else None
+        "board": {square_name(t.grid, sq): piece_name(cell) for sq, cell in enumerate(g.board) if cell},
+        "zones": {names[p]: [square_name(t.grid, sq) for sq in g.no_play_zone(p)] for p in (0, 1)},
+        "last": {names[p]: square_name(t.grid, g.last_placed[p]) if g.last_placed[p] < t.squares else None
                  for p in (0, 1)},
         "dice_left": {names[p]: g.dice_left[p] for p in (0, 1)},
         "blockers_left": {names[p]: g.blockers_left[p] for p in (0, 1)},

@@ -5,8 +5,8 @@ The format is fixed by `doce referee` (README): a move is
 {"player": ..., "cell": ..., "blocker": true}. Events are plain dicts.
 """
 
-from .game import (MATCH_OVER, OFF_BOARD, PLAYER_NAMES, WHITE, BLACK,
-                   parse_square, square_name)
+from .game import MATCH_ENDED, OFF_BOARD, PLAYER_NAMES, WHITE, BLACK
+from .squares import parse_square, square_name
 
 BAD_MOVE = "bad_move"
 
@@ -14,11 +14,11 @@ BAD_MOVE = "bad_move"
 def play_move(game, move):
     """Apply one recorded move to `game`; return its refusal code or None."""
     if game.match_over:
-        return MATCH_OVER
+        return MATCH_ENDED
     if not isinstance(move, dict) or move.get("player") not in ("white", "black"):
         return BAD_MOVE
     player = WHITE if move["player"] == "white" else BLACK
-    square = parse_square(game.tables, move.get("cell"))
+    square = parse_square(game.tables.grid, move.get("cell"))
     if square is None:
         return OFF_BOARD
     if move.get("blocker") is True:
@@ -35,7 +35,7 @@ def round_event(game, end):
         "round": end.number,
         "result": PLAYER_NAMES[end.result],
         "reason": end.reason,
-        "lines": [[square_name(t, sq) for sq in t.line_squares(line)] for _, line in end.lines],
+        "lines": [[square_name(t.grid, sq) for sq in t.line_squares(line)] for _, line in end.lines],
         "points": {"white": end.points[0], "black": end.points[1]},
     }
 

@@ -13,7 +13,7 @@ from littlefs import LittleFS
 
 from . import rules
 from .fleet import vendor
-from .paths import BOARD_FILE, FIRMWARE, tool
+from .paths import BOARD_FILE, FIRMWARE_DIR, tool
 
 BLOCK_SIZE = 4096
 # 2 MiB: the vfs partition of a 4 MiB module (from 0x200000 to the end of flash); the
@@ -28,10 +28,10 @@ def app_files(rules_name="standard", bytecode=True):
     With `bytecode`, the doce package goes as .mpy (mpy-cross): the board then
     does not compile it at boot, which would take most of its heap.
     """
-    files = {"main.py": (FIRMWARE / "main.py").read_bytes(),
+    files = {"main.py": (FIRMWARE_DIR / "main.py").read_bytes(),
              "board.json": BOARD_FILE.read_bytes(),
              "rules.doct": rules.load_tables(rules_name).blob}
-    for source in sorted((FIRMWARE / "doce").glob("*.py")):
+    for source in sorted((FIRMWARE_DIR / "doce").glob("*.py")):
         if bytecode:
             files["doce/" + source.stem + ".mpy"] = compile_mpy(source)
         else:

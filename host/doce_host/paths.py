@@ -12,8 +12,8 @@ from pathlib import Path
 import doce
 from doce.board import load
 
-FIRMWARE = Path(doce.__file__).resolve().parent.parent
-ROOT = FIRMWARE.parent
+FIRMWARE_DIR = Path(doce.__file__).resolve().parent.parent
+ROOT = FIRMWARE_DIR.parent
 BOARD_FILE = ROOT / "hardware" / "board.json"
 SIM_DEVICE = Path(__file__).resolve().parent / "sim" / "device"
 

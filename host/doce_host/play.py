@@ -2,6 +2,7 @@
 
 from doce.game import DRAW, PLAYER_NAMES, Game, WHITE
 from doce.referee import play_move, round_event, match_event
+from doce.squares import number
 
 from . import view
 from .recorded import board_state
@@ -40,8 +41,8 @@ def parse(game, text):
     move["cell"] = parts[0].lower()
     if parts[1].lower() in ("b", "blocker"):
         move["blocker"] = True
-    elif parts[1].isdigit():
-        move["value"] = int(parts[1])
+    elif number(parts[1]) is not None:  # ASCII digits only: not "４" or "²"
+        move["value"] = number(parts[1])
     else:
         return None
     return move

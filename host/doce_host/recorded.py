@@ -4,10 +4,11 @@
 import json
 
 from doce.controller import Controller
-from doce.game import BLACK, MATCH_OVER, WHITE, Game, blocker, die, parse_square
+from doce.game import BLACK, MATCH_ENDED, WHITE, Game, blocker, die
 from doce.lights import PULSE, PULSE_MS, Lights
 from doce.link import board_snapshot
 from doce.referee import referee
+from doce.squares import parse_square
 
 from . import rules as rulesfiles
 from .paths import load_board
@@ -66,7 +67,7 @@ def steps(recorded, most=MOST_MOVES):
                 out[-1] = (state, note + "; " + describe(dict(event, event="round_end")))
             continue
         i = event["move"]
-        if event.get("error") == MATCH_OVER:  # refused: the match has ended
+        if event.get("error") == MATCH_ENDED:  # refused: the match has ended
             out[-1] = (out[-1][0], out[-1][1] + "; the match is over, %d later move(s) left out" % (len(moves) - i))
             break
         if event["ok"]:
@@ -87,7 +88,7 @@ def board_state(game, refused=None):
     controller = Controller(game, None, lambda event: None)  # no journal: nothing is played here
     if refused and shown(refused[0], game):
         move = refused[0]
-        sq = parse_square(game.tables, move["cell"])
+        sq = parse_square(game.tables.grid, move["cell"])
         player = WHITE if move["player"] == "white" else BLACK
         if move.get("blocker") is True:
             piece, why = blocker(player), game.refusal(player, sq, blocker=True)
@@ -107,7 +108,7 @@ def shown(move, game):
     """Whether a refused move is a piece that could be put on the board, to show where."""
     if not isinstance(move, dict) or move.get("player") not in ("white", "black"):
         return False
-    if parse_square(game.tables, move.get("cell")) is None:
+    if parse_square(game.tables.grid, move.get("cell")) is None:
         return False
     value = move.get("value")
     return move.get("blocker") is True or (type(value) is int and 1 <= value <= game.tables.faces)

@@ -1,6 +1,10 @@
 """The board as text, drawn from a protocol state (docs/protocol.md): one picture for
 `doce status`, `doce monitor` and `doce play`."""
 
+from doce.squares import square_name
+
+from .paths import load_board
+
 # Why a square is marked, in a player's words (docs/protocol.md lists the codes).
 REASONS = {
     "no_play_zone": "in the no-play zone of the player to move",
@@ -22,15 +26,17 @@ def reason(code):
 LEGEND = "W4/B2 dice (* last placed), #W/#B blockers, ~ the mover's no-play zone, ! a problem"
 
 
-def draw(state, grid=5):
+def draw(state, grid=None):
+    """`grid`: squares a side, the board file's unless given (a state does not say)."""
+    grid = grid or load_board().grid
     board = state["board"]
     zone = set(state["zones"].get(state["to_move"], [])) if state["mode"] == "playing" else set()
     last = {cell for cell in state["last"].values() if cell}
     rows = []
     for row in range(grid, 0, -1):
         cells = []
-        for col in "abcdefghijklmno"[:grid]:
-            cell = col + str(row)
+        for col in range(grid):
+            cell = square_name(grid, (row - 1) * grid + col)
             piece = board.get(cell)
             if piece is None:
                 text = "~" if cell in zone else "."
@@ -42,7 +48,7 @@ def draw(state, grid=5):
                 text += "!"
             cells.append(text.center(4))
         rows.append("%2d %s" % (row, "".join(cells)))
-    rows.append("   " + "".join(c.center(4) for c in "abcdefghijklmno"[:grid]))
+    rows.append("   " + "".join(square_name(grid, col)[0].center(4) for col in range(grid)))
     return "\n".join(rows)
 
 

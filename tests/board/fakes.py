@@ -65,7 +65,8 @@ class FakeSensors:
         return self.raw
 
     def channels(self, cell):
-        sq = (int(cell[1:]) - 1) * self.board.grid + ord(cell[0]) - ord("a")
+        from doce.squares import parse_square
+        sq = parse_square(self.board.grid, cell)
         return [self.board.square_channels[sq * SENSORS_PER_SQUARE + i] for i in range(SENSORS_PER_SQUARE)]
 
     def put(self, cell, code, turn=0, signal=None):
@@ -115,5 +116,5 @@ class Rig:
         return [e for e in taken if kind is None or e["event"] == kind]
 
     def led(self, cell):
-        from doce.game import parse_square
-        return self.strip[self.sensors.board.led_of_square[parse_square(self.sensors.board, cell)]]
+        from doce.squares import parse_square
+        return self.strip[self.sensors.board.led_of_square[parse_square(self.sensors.board.grid, cell)]]

@@ -1,5 +1,6 @@
 """What a player's eyes and hands do at the board, for the board tests."""
 
+from casebook import piece_of
 from doce.lights import BLUE, PURPLE, VERMILLION, YELLOW
 
 NAMED = {"yellow": YELLOW, "blue": BLUE, "purple": PURPLE, "vermillion": VERMILLION}
@@ -41,5 +42,4 @@ def events(sim, kind=None):
 def play(sim, moves):
     """Put each recorded move's piece on the board, as a player would."""
     for m in moves:
-        piece = "%s %s" % (m["player"], "blocker" if m.get("blocker") else m["value"])
-        sim.place(m["cell"], piece)
+        sim.place(m["cell"], piece_of(m))

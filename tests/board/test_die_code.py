@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from doce.board import CODES, TRITS, UNSETTLED, decode_table, key, piece
+from doce.board import CODES, TRITS, UNSETTLED, decode_table, key
 from doce.game import BLOCKER, EMPTY, WHITE, BLACK
+from doce.squares import piece
 from doce_host.paths import BOARD_FILE
 
 SPEC = json.loads(BOARD_FILE.read_text())

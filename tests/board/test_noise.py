@@ -2,6 +2,7 @@
 
 import random
 
+from doce.squares import square_name
 from hands import events, play
 from casebook import expand
 
@@ -12,7 +13,7 @@ def test_a_noise_soak_makes_no_false_action(sim):
     events(sim)
     sim.command(do="noise", level=1500)  # half the no-magnet threshold, on every read
     rng = random.Random(2024)
-    empty = [c + r for c in "abcde" for r in "12345" if c + r not in sim.pieces]
+    empty = [c for c in map(square_name, [5] * 25, range(25)) if c not in sim.pieces]
     scans = 0
     while scans < 3000:
         what = rng.random()

@@ -2,6 +2,7 @@
 
 import pytest
 
+from casebook import piece_of
 from doce_host.sim import SimBoard
 from test_match import ALL_OWN, swapped
 
@@ -12,8 +13,7 @@ def new_match(sim):
 
 
 def placing(move):
-    piece = "%s %s" % (move["player"], "blocker" if move.get("blocker") else move["value"])
-    return lambda sim: sim.place(move["cell"], piece)
+    return lambda sim: sim.place(move["cell"], piece_of(move))
 
 
 def lifting(cell):

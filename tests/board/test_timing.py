@@ -7,8 +7,9 @@ import pytest
 
 from doce import app as appmodule
 from doce.app import App
-from doce.board import SENSORS_PER_SQUARE, TRITS, square_index
+from doce.board import SENSORS_PER_SQUARE, TRITS
 from doce.board import load as load_board
+from doce.squares import parse_square
 from doce_host import rules
 from doce_host.paths import BOARD_FILE
 
@@ -43,7 +44,7 @@ class Sensors:
 
     def place(self, cell, name):
         code = next(c for c, n in self.board.dice.items() if n == name)
-        sq = square_index(self.board.grid, cell)
+        sq = parse_square(self.board.grid, cell)
         for i in range(SENSORS_PER_SQUARE):
             sign = (0, 1, -1)[TRITS[code[i]]]
             self.raw[self.board.square_channels[sq * SENSORS_PER_SQUARE + i]] = (
@@ -202,7 +203,7 @@ def test_a_scan_converts_only_the_centres_and_the_moving_squares_sensors(tmp_pat
         pcb.conversions = 0
         now = run(app, now, 1)
         counts.append(pcb.conversions)
-    assert "placed" in log and app.controller.game.board[square_index(5, "a2")]
+    assert "placed" in log and app.controller.game.board[parse_square(5, "a2")]
     # The scan that saw it read the centres; then, in turn, a2's five sensors alone and
     # the centres with a2's four others; the board is handed on from a scan of the centres.
     assert counts[0] == board.squares, counts

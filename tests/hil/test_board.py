@@ -12,10 +12,7 @@ from doce.link import MAX_LINE
 from doce_host.link import PROTOCOL, LinkError, chunks
 from doce_host.rules import load, compile_tables, load_tables, validate
 from test_match import MATCH
-
-
-def piece_of(move):
-    return "%s %s" % (move["player"], "blocker" if move.get("blocker") else move["value"])
+from casebook import piece_of
 
 
 def test_hello_and_a_full_state(board):

@@ -17,7 +17,7 @@ import pytest
 import esp_images
 from doce_host import flash, image, micropython
 from doce_host.espimage import FirmwareError
-from doce_host.paths import FIRMWARE
+from doce_host.paths import FIRMWARE_DIR
 from doce_host.sim.serial_sim import SerialSim
 
 MIB = 1 << 20
@@ -54,7 +54,7 @@ def test_the_simulators_image_holds_the_app_and_fills_a_4mib_modules_vfs():
     assert image.read(built) == files
     names = set(files)
     assert {"main.py", "board.json", "rules.doct"} <= names
-    sources = {p.stem for p in (FIRMWARE / "doce").glob("*.py")}
+    sources = {p.stem for p in (FIRMWARE_DIR / "doce").glob("*.py")}
     assert {n[5:-4] for n in names if n.startswith("doce/")} == sources  # every module, as .mpy
 
 

@@ -31,6 +31,13 @@ def test_refusals_are_explained_and_change_nothing():
     assert game.to_move == 1 and game.blocker_this_turn  # black still owes a numbered die
 
 
+def test_only_ascii_digits_name_a_square_or_a_face():
+    game, out = run(["c３ 4", "c3 ４", "c3 ²", "quit"])
+    assert "Refused: that is not a square on this board" in out
+    assert out.count('Refused: type a square and a face, like "c3 4"') == 2
+    assert not any(game.board)
+
+
 def test_the_board_shows_dice_and_the_zone():
     _, out = run(["c3 4", "quit"])
     assert "W4*" in out

@@ -7,7 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from doce.board import EMPTY, UNSETTLED, Board, piece as piece_value
+from doce.board import EMPTY, UNSETTLED, Board
+from doce.squares import piece as piece_value
 from doce_host.paths import BOARD_FILE
 from doce_host.physics import dice, readout
 from doce_host.physics.campaign import Campaign

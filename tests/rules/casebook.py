@@ -1,7 +1,8 @@
 """Run the rule cases in cases.json against the engine: on CPython (pytest) and MicroPython.
 
 A case names the rule it checks, the moves (recorded format, or the short form
-"W c3 4" / "B c3 b" for a blocker) and what must follow:
+"W c3 4" / "B c3 b" for a blocker) and what must follow. Every test writes moves in this
+short form (expand) and puts a recorded move's piece down by name (piece_of):
   refused  {move index: code} -- every other move must be accepted
   rounds   the round events, in order, exactly as the referee prints them
   match    the match event, if the match ends
@@ -11,8 +12,9 @@ A case names the rule it checks, the moves (recorded format, or the short form
 
 import json
 
-from doce.game import Game, WHITE, BLACK, PLAYER_NAMES, square_name
+from doce.game import Game, WHITE, BLACK, PLAYER_NAMES, blocker, die
 from doce.referee import referee
+from doce.squares import piece_name, square_name
 
 
 def expand(move):
@@ -27,6 +29,12 @@ def expand(move):
     else:
         move["value"] = int(what)
     return move
+
+
+def piece_of(move):
+    """The piece a recorded move puts down, by name: 'white 4', 'black blocker'."""
+    player = PLAYER_NAMES.index(move["player"])
+    return piece_name(blocker(player) if move.get("blocker") else die(player, move["value"]))
 
 
 def load(path):
@@ -59,7 +67,7 @@ def run(case, tables):
         problems.append("match: expected %s, got %s" % (case.get("match"), match))
     for name, want in case.get("zones", {}).items():
         player = PLAYER_NAMES.index(name)
-        got = sorted(square_name(tables, sq) for sq in game.no_play_zone(player))
+        got = sorted(square_name(tables.grid, sq) for sq in game.no_play_zone(player))
         if got != sorted(want):
             problems.append("%s's zone: expected %s, got %s" % (name, sorted(want), got))
     if "to_move" in case and PLAYER_NAMES[game.to_move] != case["to_move"]:

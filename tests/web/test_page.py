@@ -7,15 +7,10 @@ come from the rulebook's geometry and the referee, not from the page.
 
 import json
 
+from casebook import expand, piece_of
 from hands import looks
 
 ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
-NAMES = {"W": "white", "B": "black"}
-
-
-def piece_of(move):
-    who, cell, what = move.split()
-    return cell, "%s %s" % (NAMES[who], "blocker" if what == "b" else what)
 
 
 def square(page, cell):
@@ -36,7 +31,7 @@ def lift(page, cell):
 
 def play(page, *moves):
     for move in moves:
-        place(page, *piece_of(move))
+        place(page, expand(move)["cell"], piece_of(expand(move)))
 
 
 def squares(page, attribute):
@@ -153,12 +148,7 @@ def test_a_click_that_cannot_be_carried_out_says_why(page):
 
 
 def test_a_recorded_game_replays_move_by_move(page, tmp_path, shots):
-    moves = []
-    for move in ALL_OWN[:4] + ("W b2 1",) + ALL_OWN[4:]:  # W b2 1: refused, in white's zone
-        cell, piece = piece_of(move)
-        who, what = piece.split()
-        moves.append({"player": who, "cell": cell, **({"blocker": True} if what == "blocker"
-                                                       else {"value": int(what)})})
+    moves = [expand(m) for m in ALL_OWN[:4] + ("W b2 1",) + ALL_OWN[4:]]  # W b2 1: refused, in white's zone
     recorded = tmp_path / "game.json"
     recorded.write_text(json.dumps({"first": "white", "moves": moves}))
     page.set_input_files("#replay-file", str(recorded))

@@ -13,6 +13,7 @@ import pytest
 
 from pages import Page
 from waiting import until
+from doce_host.paths import BOARD_FILE
 from doce_host.sim.serial_sim import SerialSim
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -105,7 +106,10 @@ def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
                 while not frame["svg"]:  # the page may come before the board has answered
                     assert frame["problem"].startswith("connecting to /dev/")
                     frame = json.loads((await ws.receive()).data)
-                assert frame["type"] == "frame" and frame["sim"] == {"power": True} and frame["svg"].startswith("<svg")
+                assert frame["type"] == "frame" and frame["sim"]["power"] is True and frame["svg"].startswith("<svg")
+                # the page's picker offers what a hand can put down: the pieces the board file's die code reads
+                dice = json.loads(BOARD_FILE.read_text())["dice"]
+                assert sorted(frame["sim"]["pieces"]) == sorted(set(dice.values()))
                 for odd in ('{"do": "place", "cell": [1], "piece": "white 1"}', "[" * 2000 + "]" * 2000):
                     await ws.send_str(odd)
                     reply = json.loads((await ws.receive()).data)

@@ -30,7 +30,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from doce.board import BETWEEN, EMPTY, UNSETTLED, Board, piece as piece_value
+from doce.board import BETWEEN, EMPTY, UNSETTLED, Board
+from doce.squares import piece as piece_value
 
 from ..paths import BOARD_FILE
 from . import dice, readout

@@ -8,10 +8,12 @@ sensor is computed once per pose and cached, so a scene of 25 dice costs a sum.
 import zlib
 
 import numpy as np
+from doce.game import face, is_blocker
+from doce.squares import parse_square
+from doce.squares import piece as piece_value
 
 from . import dice, readout
 
-SQUARE_NAMES = "abcdefghijklmno"
 RING = ((0, 0), (0, 1), (1, 0), (0, -1), (-1, 0))  # C, N, E, S, W as (x, y) steps
 
 
@@ -30,8 +32,8 @@ def sensor_positions(spec):
 
 
 def square_centre(spec, name):
-    pitch = spec["physics"]["square_mm"]
-    return SQUARE_NAMES.index(name[0]) * pitch, (int(name[1:]) - 1) * pitch
+    pitch, sq = spec["physics"]["square_mm"], parse_square(spec["grid"], name)
+    return sq % spec["grid"] * pitch, sq // spec["grid"] * pitch
 
 
 def well_limits(physics):
@@ -119,5 +121,5 @@ class Scene:
 
 def face_down(piece):
     """The pips on the face down for a piece named by its face up (a blocker: any face)."""
-    what = piece.split()[1]
-    return 6 if what == "blocker" else 7 - int(what)
+    value = piece_value(piece)
+    return 6 if is_blocker(value) else 7 - face(value)

@@ -30,7 +30,7 @@ BYTE_S = 10 / 115200  # one byte on the line at 115200 baud, 8N1 (ports/esp32/ua
 # What the USB-to-UART chip holds on its way to the board: the CP2102's 640-byte transmit
 # buffer (CP2102/9 datasheet, features). Past it, USB makes the host's write wait.
 BRIDGE_BUFFER = 640
-STARTING = "the app has not started yet"  # sim/device/table.py's answer while main.py builds it
+STARTING = "the app has not started yet"  # sim/device/side_channel.py's answer while main.py builds it
 LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 

@@ -9,6 +9,7 @@ import json
 import time
 
 from doce.lights import BLUE, PURPLE, VERMILLION, YELLOW
+from doce.squares import square_name
 
 from ..paths import BOARD_FILE
 from . import SimError
@@ -22,6 +23,8 @@ new_match from a host, or press the board's button after a match."""
 NAMES = {YELLOW: "yellow", BLUE: "blue", PURPLE: "purple", VERMILLION: "red"}
 _SPEC = json.loads(BOARD_FILE.read_text())
 LED_OF = _SPEC["leds"]["squares"]
+GRID = _SPEC["grid"]
+DICE = set(_SPEC["dice"].values())  # the pieces the board's die code reads: what a hand can put down
 TURN = _SPEC["leds"]["turn"]
 
 
@@ -41,10 +44,10 @@ def cell_text(piece):
 
 def draw(sim, leds, ansi):
     rows = []
-    for row in range(5, 0, -1):
+    for row in range(GRID, 0, -1):
         cells = []
-        for col in "abcde":
-            cell = col + str(row)
+        for col in range(GRID):
+            cell = square_name(GRID, (row - 1) * GRID + col)
             text = cell_text(sim.pieces.get(cell, (None,))[0]).ljust(4)
             ref = colour_of(leds[LED_OF[cell]])
             if ansi and ref:
@@ -53,7 +56,7 @@ def draw(sim, leds, ansi):
                 text = text[:3] + NAMES[ref][0]
             cells.append(text)
         rows.append("%d %s" % (row, "".join(cells)))
-    rows.append("   a   b   c   d   e")
+    rows.append("   " + "   ".join(square_name(GRID, col)[0] for col in range(GRID)))
     return "\n".join(rows)
 
 
@@ -79,16 +82,22 @@ def act(sim, words):
         sim.cut_power()
         time.sleep(0.3)
         sim.power_on()
-    elif len(words) == 2 and len(words[1]) == 2 and words[1][0] in "wb" and words[1][1] in "123456x":
+    elif len(words) == 2 and typed_piece(words[1]):
         if words[0] in sim.pieces:
             return "there is a die on %s already: lift it first" % words[0]
-        colour = {"w": "white", "b": "black"}[words[1][0]]
-        sim.place(words[0], colour + (" blocker" if words[1][1] == "x" else " " + words[1][1]))
+        sim.place(words[0], typed_piece(words[1]))
     elif len(words) == 2:
         return 'type a square and a die, like "c3 w4"'
     else:
         return "unknown command; type help"
     return None
+
+
+def typed_piece(short):
+    """'w4' -> 'white 4', 'bx' -> 'black blocker': a piece of this board's dice, or None."""
+    colour = {"w": "white ", "b": "black "}.get(short[:1])
+    name = colour and colour + ("blocker" if short[1:] == "x" else short[1:])
+    return name if name in DICE else None
 
 
 def settle(sim, answer_within=0.3, quiet=0.1, longest=2.0):

@@ -6,12 +6,12 @@ square is a <g class="square" data-cell="c3"> carrying what it shows as data att
 """
 
 import math
-import re
 from xml.sax.saxutils import quoteattr
 from xml.sax.saxutils import escape as text
 
-from doce.game import parse_square, square_name
 from doce.lights import BLUE, YELLOW
+from doce.squares import parse_square, square_name
+from doce.squares import piece as piece_value
 
 from ..paths import load_board
 from ..view import reason
@@ -24,8 +24,6 @@ PLAYER_LIGHT = {"white": "#%02x%02x%02x" % YELLOW, "black": "#%02x%02x%02x" % BL
 BODY = {"white": "#f4f0e6", "black": "#26262b"}
 PIP = {"white": "#26262b", "black": "#f4f0e6"}
 PROBLEM = "#d55e00"  # vermillion, as on the board
-# The state comes from a device over a wire: nothing in it goes into the SVG unchecked.
-PIECE = re.compile(r"^(white|black) ([1-9]|1[0-5]|blocker)$")
 # Pip places on a die, in thirds of its side, per face.
 PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0), (2, 0), (0, 2), (2, 2)],
         5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)], 6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)]}
@@ -72,12 +70,12 @@ def draw(state, title=None):
     for player, y in (("black", TOP - 9), ("white", TOP + side + 9)):
         out.append(turn_lights(player, y, side, [lights[led] for led in board.turn_leds[player == "black"]]))
     for sq in range(board.squares):  # the board file's grid is the tables' grid: names agree
-        out.append(square(state, sq, square_name(board, sq), grid, lights[board.led_of_square[sq]]))
+        out.append(square(state, sq, square_name(grid, sq), grid, lights[board.led_of_square[sq]]))
     out.extend(winning_lines(state, board))
     for i in range(grid):
         x, y = origin(i, grid)
         out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%s</text>'
-                   % (x + SIZE / 2, TOP + side + 40, square_name(board, i)[0]))
+                   % (x + SIZE / 2, TOP + side + 40, square_name(grid, i)[0]))
         x, y = origin(i * grid, grid)
         out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%d</text>'
                    % (LEFT - 18, y + SIZE / 2 + 5, i + 1))
@@ -162,7 +160,8 @@ def draw_piece(piece, x, y):
         return ('<g transform="rotate(18 %d %d)"><rect x="%d" y="%d" width="50" height="50" rx="9" '
                 'fill="#bbb" stroke="#444" stroke-width="2"/></g><text x="%d" y="%d" font-size="30" '
                 'text-anchor="middle" fill="#222">?</text>' % (x + 44, y + 44, x + 19, y + 19, x + 44, y + 55))
-    if not PIECE.match(piece):  # not a piece this drawing knows: shown as unreadable, never as text
+    # The state comes from a device over a wire: nothing in it goes into the SVG unchecked.
+    if piece_value(piece) is None:  # not a piece: shown as unreadable, never as text
         return draw_piece("unreadable", x, y)
     player, what = piece.split()
     if what == "blocker":  # a disc with a bar: nobody plays here
@@ -188,7 +187,7 @@ def winning_lines(state, board):
         return []
     out = []
     for line in end["lines"]:
-        squares = [parse_square(board, c) for c in line]
+        squares = [parse_square(board.grid, c) for c in line]
         if None in squares:
             continue  # not squares of this board: nothing to draw the line through
         owners = [state["board"].get(c, "").split(" ")[0] for c in line]

@@ -15,14 +15,14 @@ import asyncio
 import collections
 import errno
 import json
-import re
 import socket
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from aiohttp import WSMsgType, web
-from doce.game import parse_square
+from doce.squares import parse_square
+from doce.squares import piece as piece_value
 
 from ..paths import load_board
 from ..recorded import GameFileError, steps
@@ -31,7 +31,6 @@ from . import picture
 from .watch import ANIMATED_EVERY, Watch
 
 STATIC = Path(__file__).resolve().parent / "static"
-PIECE = re.compile(r"^(white|black) ([1-6]|blocker)$")
 POWER_OFF_S = 1.5  # how long a "cut power" leaves the simulated board dark
 MAX_MESSAGE = 4096  # bytes of one message from the page
 
@@ -52,6 +51,8 @@ class Server:
         self.frame = None  # the watch's last frame, before the server adds its own fields
         self.loop = None
         self.board = load_board()
+        # What a hand can put down: the pieces the board's die code reads. The page's picker shows these.
+        self.pieces = sorted(set(self.board.dice.values()), key=piece_value)
 
     # -- frames out ---------------------------------------------------------------------
 
@@ -65,7 +66,7 @@ class Server:
     def _publish(self, frame=None):
         """Send a frame to every page: the watch's, or (frame None) one made now."""
         self.frame = frame or self.watch.frame()
-        sim = {"power": self.world.wanted_on} if self.world else None
+        sim = {"power": self.world.wanted_on, "pieces": self.pieces} if self.world else None
         self.latest = json.dumps(dict(self.frame, type="frame", sim=sim))
         for client in self.clients:
             client.offer_frame(self.latest)
@@ -138,8 +139,9 @@ class Server:
         run = asyncio.get_running_loop().run_in_executor
         if do == "place":
             cell, piece = self._cell(request), request.get("piece")
-            if not isinstance(piece, str) or not PIECE.match(piece):
-                raise Refused('a piece is "white 1" to "white 6", "white blocker", or the same for black')
+            if piece not in self.pieces:
+                white = [p for p in self.pieces if p.startswith("white ") and p != "white blocker"]
+                raise Refused('a piece is "%s" to "%s", "white blocker", or the same for black' % (white[0], white[-1]))
             if cell in world.pieces:
                 raise Refused("%s has a piece on it: lift it first" % cell)
             await run(None, world.place, cell, piece)
@@ -164,7 +166,7 @@ class Server:
 
     def _cell(self, request):
         cell = request.get("cell")
-        if parse_square(self.board, cell) is None:
+        if parse_square(self.board.grid, cell) is None:
             raise Refused("%s is not a square of this board" % json.dumps(cell))
         return cell
 

@@ -3,7 +3,7 @@
 The unix port has no `network` module; this one stands in for it. Joining takes a few
 polls, as on a board where WLAN.connect() returns at once and the join goes on in the
 background (docs.micropython.org, library/network.WLAN.html). The air itself is `air`:
-the simulator takes it down and brings it back (table.act, "wifi"), and a board that
+the simulator takes it down and brings it back (side_channel.act, "wifi"), and a board that
 was joined then reads as not connected, as after a real drop. Sockets are the unix
 port's own, so MQTT goes to a real broker over real TCP.
 """

@@ -23,7 +23,7 @@ import flash  # noqa: E402
 chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
-import table  # noqa: E402
+import side_channel  # noqa: E402
 import micropython  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
@@ -33,7 +33,7 @@ from serial_port import NS_PER_BYTE, Port  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
-world = machine.attach(World(board, table.start_levels(sys.argv[2])), board)
+world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board)
 events = []  # events the link sent since the last reply
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
@@ -152,7 +152,7 @@ def handle(cmd):
     if do == "run":
         run_scans(cmd.get("scans", 1))
         return {}
-    result = table.act(world, cmd)
+    result = side_channel.act(world, cmd)
     if result is not None:
         if do == "frames":
             run_scans(len(world.frames))
@@ -160,7 +160,7 @@ def handle(cmd):
     if do == "state":  # as a host gets it over the link
         return {"state": snapshot(app)}
     if do == "debug_state":
-        return {"state": table.debug_state(app, chip)}
+        return {"state": side_channel.debug_state(app, chip)}
     elif do == "send":  # bytes from the host over the serial port
         data = cmd["line"].encode() if "line" in cmd else binascii.unhexlify(cmd["hex"])
         # paced: a host that waits for each line's reply before it sends the next. Each line

@@ -6,7 +6,7 @@ stdin and stdout are the board's USB serial port (a pseudo-terminal the simulato
 bridges to the path it prints). The board boots from the flash image and runs its
 real main.py; Ctrl-C there stops the app and `-i` leaves MicroPython's REPL, as on a
 board, so mpremote works. The world of dice is driven through CONTROL_SOCKET (see
-table.py); LEVELS is what every channel reads as it boots. Power cuts and resets end
+side_channel.py); LEVELS is what every channel reads as it boots. Power cuts and resets end
 this process: the simulator starts it again;
 the link reads and writes through serial_port.py, the ESP32's buffers in real time;
 after a soft reset in the raw REPL it starts it with --no-app, as a board comes back
@@ -24,13 +24,13 @@ chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
 import serial_port  # noqa: E402
-import table  # noqa: E402
+import side_channel  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
-world = machine.attach(World(board, table.start_levels(sys.argv[3])), board)
+world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board)
 links = []  # the firmware's link, once main.py has made it: the simulator's way to its App
 
 
@@ -39,7 +39,7 @@ def usb_link():
     return links[-1]
 
 
-control = table.Control(sys.argv[2], world, chip, lambda: links[-1].app if links and links[-1].app else None)
+control = side_channel.Control(sys.argv[2], world, chip, lambda: links[-1].app if links and links[-1].app else None)
 machine.on_scan = control.service
 machine.real_time = True  # the ADC's and the LEDs' hardware time is slept, not just counted
 machine.on_reset = lambda: control.hang({"reset": True})

@@ -12,6 +12,7 @@ const view = {
   timings: [],       // ms from a click to the picture that shows it (read by make bench)
   nextId: 1,
   drawn: null,       // the SVG text on screen, so an unchanged picture is not redrawn
+  pieces: null,      // what a hand can put down, as the server names them ("white 4", "black blocker")
 };
 window.doceTimings = view.timings;
 
@@ -52,6 +53,7 @@ function showFrame(frame) {
   $("source").textContent = (sim ? "simulated board" : "board") +
     (frame.hello ? ": " + frame.hello.board + ", rules " + frame.hello.rules : "");
   document.querySelectorAll(".sim-only").forEach((el) => { el.hidden = !sim; });
+  if (sim && !view.pieces) buildPicker(sim.pieces);
   showLog(frame.log);
   if (view.replay) return;  // a replay is on screen; "Back to the board" shows this frame
   const off = sim && !sim.power;
@@ -117,18 +119,23 @@ function openPicker(cell, square) {
   picker.querySelector(".row.to-move button").focus();
 }
 
-function buildPicker() {
+function buildPicker(pieces) {
+  view.pieces = pieces;
   document.querySelectorAll("#picker .row").forEach((row) => {
-    for (const what of ["1", "2", "3", "4", "5", "6", "blocker"]) {
+    for (const piece of pieces.filter((p) => p.startsWith(row.dataset.player + " "))) {
+      const what = piece.slice(row.dataset.player.length + 1);
       const button = document.createElement("button");
       button.type = "button";
       button.className = "piece";
       button.textContent = what;
-      button.dataset.piece = row.dataset.player + " " + what;
+      button.dataset.piece = piece;
       button.setAttribute("aria-label", row.dataset.player + " " + (what === "blocker" ? "blocker" : what + " up"));
       row.append(button);
     }
   });
+}
+
+function wirePicker() {
   $("picker").addEventListener("click", (e) => {
     const button = e.target.closest("button.piece");
     if (!button) return;
@@ -190,7 +197,7 @@ function leaveReplay() {
 
 // -- wiring -------------------------------------------------------------------------------
 
-buildPicker();
+wirePicker();
 // pointerup, not click: a blinking picture may be redrawn between press and release,
 // and a click needs both on the same element.
 $("board").addEventListener("pointerup", (e) => { if (e.button === 0) onBoardClick(e); });

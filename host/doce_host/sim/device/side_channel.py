@@ -47,16 +47,17 @@ def start_levels(path):
 
 def debug_state(app, chip):
     """What only a simulator sees: cell codes, the scanner's readings, LED writes, flash operations."""
-    from doce.game import PLAYER_NAMES, square_name
+    from doce.game import PLAYER_NAMES
+    from doce.squares import square_name
     c = app.controller
     g = c.game
     t = g.tables
     return {
         "mode": c.mode, "round": g.round, "to_move": PLAYER_NAMES[g.to_move],
         "board": list(g.board), "settled": list(app.scanner.settled), "reading": list(app.scanner.reading),
-        "problems": {square_name(t, sq): p for sq, p in enumerate(c.problems) if p},
+        "problems": {square_name(t.grid, sq): p for sq, p in enumerate(c.problems) if p},
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
-        "zone": [square_name(t, sq) for sq in g.no_play_zone(g.to_move)],
+        "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
         "writes": neopixel.strips[0].writes, "flash_operations": chip.operations,
     }
 
