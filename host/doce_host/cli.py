@@ -22,10 +22,9 @@ def read_json(path):
     except UnicodeDecodeError:
         raise UsageError("%s: not UTF-8 text" % path) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UsageError("%s: not valid JSON (line %d, column %d: %s)"
-                         % (path, e.lineno, e.colno, e.msg)) from None
+        return rulesfiles.parse_json(text)
+    except ValueError as e:
+        raise UsageError("%s: %s" % (path, e)) from None
 
 
 def cmd_referee(args):
@@ -59,12 +58,20 @@ def cmd_rules_validate(args):
 def cmd_rules_compile(args):
     t = load_tables(args.rules)
     out = args.output or t.name + ".doct"
-    with open(out, "wb") as f:
-        f.write(t.blob)
+    write_file(out, t.blob)
     if args.json:
         print(json.dumps({"file": out, "size": len(t.blob), "checksum": "%08x" % t.checksum}))
     else:
         print("%s: %d bytes, checksum %08x" % (out, len(t.blob), t.checksum))
+
+
+def write_file(out, data):
+    """Write `data` to `out`; a missing folder, a directory or a full disk is one line."""
+    try:
+        with open(out, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise UsageError("%s: cannot write (%s)" % (out, e.strerror or e)) from None
 
 
 def cmd_play(args):
@@ -272,11 +279,7 @@ def cmd_rules_pull(args):
     t = board_tables(args)
     blob = t.blob
     out = args.output or t.name + ".doct"
-    try:
-        with open(out, "wb") as f:
-            f.write(blob)
-    except OSError as e:
-        raise UsageError("%s: cannot write (%s)" % (out, e.strerror)) from None
+    write_file(out, blob)
     if args.json:
         print(json.dumps({"file": out, "rules": t.name, "checksum": "%08x" % t.checksum, "size": len(blob)}))
     else:
