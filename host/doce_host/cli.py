@@ -330,8 +330,17 @@ def cmd_sim(args):
     if args.boards:  # a room of boards on MQTT (doce_host/fleet/simroom.py)
         from .fleet.simroom import run
         return run(args)
+    from .sim import FlashDamaged
     from .sim.serial_sim import SerialSim
-    with SerialSim(args.folder, rules=args.rules) as sim:
+    load_tables(args.rules)  # an unknown name or a bad file is one line, before any board starts
+    try:
+        sim = SerialSim(args.folder, rules=args.rules)
+    except FlashDamaged as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:  # --folder is a file, or a place we cannot write
+        raise UsageError("--folder %s: cannot keep the board's flash there (%s)"
+                         % (args.folder, e.strerror or e)) from None
+    with sim:
         if args.serial_only:
             print(sim.path, flush=True)
             try:
