@@ -22,10 +22,9 @@ def read_json(path):
     except UnicodeDecodeError:
         raise UsageError("%s: not UTF-8 text" % path) from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise UsageError("%s: not valid JSON (line %d, column %d: %s)"
-                         % (path, e.lineno, e.colno, e.msg)) from None
+        return rulesfiles.parse_json(text)
+    except ValueError as e:
+        raise UsageError("%s: %s" % (path, e)) from None
 
 
 def cmd_referee(args):
@@ -59,12 +58,20 @@ def cmd_rules_validate(args):
 def cmd_rules_compile(args):
     t = load_tables(args.rules)
     out = args.output or t.name + ".doct"
-    with open(out, "wb") as f:
-        f.write(t.blob)
+    write_file(out, t.blob)
     if args.json:
         print(json.dumps({"file": out, "size": len(t.blob), "checksum": "%08x" % t.checksum}))
     else:
         print("%s: %d bytes, checksum %08x" % (out, len(t.blob), t.checksum))
+
+
+def write_file(out, data):
+    """Write `data` to `out`; a missing folder, a directory or a full disk is one line."""
+    try:
+        with open(out, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise UsageError("%s: cannot write (%s)" % (out, e.strerror or e)) from None
 
 
 def cmd_play(args):
@@ -102,8 +109,8 @@ def cmd_status(args):
     if args.json:
         print(json.dumps({"hello": hello, "state": state}))
         return
-    print("%s, firmware %s, rules %s (%s)" % (hello["board"], hello["firmware"], hello["rules"],
-                                            hello["rules_checksum"]))
+    print(view.printable("%s, firmware %s, rules %s (%s)" % (hello["board"], hello["firmware"], hello["rules"],
+                                                           hello["rules_checksum"])))
     print(view.draw(state))
     print(view.summary(state))
 
@@ -114,7 +121,7 @@ def cmd_monitor(args):
     link, hello = open_link(args)
     with link:
         if not args.json:
-            print("%s on %s. Ctrl-C to stop." % (hello["board"], args.port))
+            print("%s on %s. Ctrl-C to stop." % (view.printable(hello["board"]), args.port))
             state = link.state()
             print(view.draw(state), view.summary(state), sep="\n")
         last_seq = None
@@ -267,25 +274,31 @@ def board_tables(args):
         raise UsageError("%s: %s" % (args.port, e)) from None
 
 
+def file_name(board_string):
+    """A file name in this folder made of a name a board sent: no separator, no '..', no
+    control character survives (a board naming its rules '../x' must not choose the place)."""
+    import re
+    return re.sub(r"[^A-Za-z0-9_-]", "_", board_string)[:64] or "rules"
+
+
 @link_errors
 def cmd_rules_pull(args):
+    from .view import printable
     t = board_tables(args)
     blob = t.blob
-    out = args.output or t.name + ".doct"
-    try:
-        with open(out, "wb") as f:
-            f.write(blob)
-    except OSError as e:
-        raise UsageError("%s: cannot write (%s)" % (out, e.strerror)) from None
+    out = args.output or file_name(t.name) + ".doct"
+    write_file(out, blob)
     if args.json:
         print(json.dumps({"file": out, "rules": t.name, "checksum": "%08x" % t.checksum, "size": len(blob)}))
     else:
-        print("%s: %s (%08x), %d bytes" % (out, t.name, t.checksum, len(blob)))
+        print("%s: %s (%08x), %d bytes" % (printable(out), printable(t.name), t.checksum, len(blob)))
 
 
 @link_errors
 def cmd_rules_diff(args):
     from doce.tables import PARAMS
+
+    from .view import printable
     mine = load_tables(args.rules)
     theirs = board_tables(args)
     fields = ("name",) + tuple(p for p in PARAMS if p != "flags") + ("diagonals", "opponent_end")
@@ -297,7 +310,7 @@ def cmd_rules_diff(args):
         print("the board plays exactly these rules (%08x)" % mine.checksum)
     else:
         for f, d in differences.items():
-            print("%-22s board %-14s file %s" % (f, d["board"], d["file"]))
+            print(printable("%-22s board %-14s file %s" % (f, d["board"], d["file"])))
 
 
 @link_errors
@@ -317,8 +330,17 @@ def cmd_sim(args):
     if args.boards:  # a room of boards on MQTT (doce_host/fleet/simroom.py)
         from .fleet.simroom import run
         return run(args)
+    from .sim import FlashDamaged
     from .sim.serial_sim import SerialSim
-    with SerialSim(args.folder, rules=args.rules) as sim:
+    load_tables(args.rules)  # an unknown name or a bad file is one line, before any board starts
+    try:
+        sim = SerialSim(args.folder, rules=args.rules)
+    except FlashDamaged as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:  # --folder is a file, or a place we cannot write
+        raise UsageError("--folder %s: cannot keep the board's flash there (%s)"
+                         % (args.folder, e.strerror or e)) from None
+    with sim:
         if args.serial_only:
             print(sim.path, flush=True)
             try:
@@ -338,7 +360,8 @@ def cmd_sim(args):
 def cmd_web(args):
     link, hello = open_link(args)  # a wrong port is one line here, not a page that never fills
     link.close()
-    serve_page(args, args.port, None, "Watching %s on %s." % (hello["board"], args.port))
+    from .view import printable
+    serve_page(args, args.port, None, "Watching %s on %s." % (printable(hello["board"]), args.port))
 
 
 def serve_page(args, port, world, what):
@@ -390,6 +413,18 @@ def cmd_snapshot(args):
     print(out)
 
 
+def seconds(text):
+    """A time given on the command line: a number of seconds above 0 (not nan, inf, 0 or -5)."""
+    import math
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError("%r: give a number of seconds above 0, like 5" % text)
+    return value
+
+
 def parser():
     p = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -405,7 +440,7 @@ def parser():
     rsub = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
     def board_args(p):
         p.add_argument("--port", required=True, help="the board's serial port (doce sim --serial-only prints its path)")
-        p.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for an answer")
+        p.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
         p.add_argument("--json", action="store_true", help="print JSON for scripts")
 
     v = rsub.add_parser("validate", help="check rules files", description="Check rules files.")
@@ -500,7 +535,7 @@ def parser():
     kind = sn.add_mutually_exclusive_group(required=True)
     kind.add_argument("--svg", metavar="FILE", help="write SVG")
     kind.add_argument("--png", metavar="FILE", help="write PNG (needs the cairo library)")
-    sn.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for an answer")
+    sn.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
     sn.set_defaults(run=cmd_snapshot, json=False)
 
     dice = sub.add_parser("dice", help="check dice on a board", description="Check dice on a board.")
@@ -512,7 +547,7 @@ def parser():
                                      "all seven are seen. Exits 0 if all were right, 1 if any was wrong. The "
                                      "game waits meanwhile and resumes as it was.")
     board_args(dc)
-    dc.add_argument("--wait", type=float, metavar="S", help="stop after S seconds (default: until done or Ctrl-C)")
+    dc.add_argument("--wait", type=seconds, metavar="S", help="stop after S seconds (default: until done or Ctrl-C)")
     dc.set_defaults(run=cmd_dice_check)
 
     g = sub.add_parser("play", help="play a match in the terminal",

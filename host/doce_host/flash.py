@@ -29,6 +29,11 @@ CHIPS = tuple(micropython.BOARDS)
 BAUD = 460800
 KEEP = ("journal", "calibration.bin")  # the board's own files, kept by --app-only
 ASSUMED_FLASH = 4 << 20  # a dry run does not ask the board: the smallest module MicroPython fits
+# mpremote has no timeout of its own. The app is about 150 KB: at 115200 baud (11.5 KB/s,
+# ports/esp32/uart.h MICROPY_HW_UART_REPL_BAUD) that is under 15 s of bytes; a tool still busy
+# after this long is stuck on a board that stopped answering.
+TOOL_SECONDS = 300
+REPL_SECONDS = 5  # Ctrl-C to the prompt: a running app stops within a scan
 
 
 def firmware_offset(chip):
@@ -108,9 +113,33 @@ def probe(port):
     return chip, size
 
 
-def run(command):
-    """Run esptool or mpremote; they show their own progress."""
-    return subprocess.run(command)
+def run(command, timeout=TOOL_SECONDS):
+    """Run esptool or mpremote; they show their own progress. A tool that hangs is stopped."""
+    try:
+        return subprocess.run(command, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise LinkError("%s did not finish within %d s: the board stopped answering; press its reset "
+                        "and try again" % (Path(command[0]).name, timeout)) from None
+
+
+def repl_answers(port, seconds=REPL_SECONDS):
+    """Whether MicroPython's REPL answers on `port`: Ctrl-C stops the app and its prompt comes
+    back. Asked before mpremote, which would wait forever on a silent or chattering port."""
+    import serial
+
+    from .link import describe_open_error
+    try:
+        with serial.Serial(port, 115200, timeout=0.1, exclusive=True) as line:
+            line.write(b"\r\x03\x03\r")
+            seen = b""
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                seen = seen[-64:] + line.read(256)
+                if b">>> " in seen or b"raw REPL" in seen:
+                    return True
+    except (serial.SerialException, OSError) as e:
+        raise LinkError(describe_open_error(port, e)) from None
+    return False
 
 
 def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, out=None):
@@ -183,6 +212,10 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             commands = [[tool("mpremote")] + mpremote_args(port, tmp, files)]
+            if not dry_run and not repl_answers(port):
+                raise LinkError("%s: no MicroPython prompt answers there (silent, or something else talking); "
+                                "is it the board's port? A board without MicroPython needs a full install "
+                                "(doce flash --firmware)" % port)
         else:
             if firmware is None or not Path(firmware).is_file():
                 raise LinkError("--firmware: no such file %s (get %s from %s)" % (

@@ -19,6 +19,9 @@ import serial
 
 from doce.link import MAX_LINE, PROTOCOL  # the firmware's own numbers: one copy, no drift
 
+from .protocol import problem
+from .view import printable
+
 CHUNK = 96  # bytes of rule tables per rules_chunk: 128 of base64, a line of about 190 bytes
 
 
@@ -89,7 +92,19 @@ class BoardLink:
     # -- requests and events ------------------------------------------------------------
 
     def request(self, cmd, timeout=None, **args):
-        """Send a request and return its reply (with ok false, if the board refused it)."""
+        """Send a request and return its reply (with ok false, if the board refused it).
+        The reply has the protocol's shape (docs/protocol.schema.json), or LinkError says
+        where it does not: a board is untrusted, so callers can read its fields."""
+        return self._checked(self._request(cmd, timeout, args), "its reply to %s" % cmd)
+
+    def _checked(self, message, what):
+        found = problem(message)
+        if found:
+            raise LinkError("%s: the board sent %s that does not fit the protocol (%s)"
+                            % (self.port, what, printable(found)))
+        return message
+
+    def _request(self, cmd, timeout, args):
         ident = self.next_id
         self.next_id += 1
         args.update(cmd=cmd, id=ident)
@@ -114,7 +129,7 @@ class BoardLink:
     def hello(self):
         """The board's hello, after checking it is a DOCE board speaking this protocol."""
         try:
-            reply = self.request("hello", timeout=min(self.timeout, 3))
+            reply = self._request("hello", min(self.timeout, 3), {})
         except LinkError:
             raise LinkError("%s: not a DOCE board, or its app is not running (no answer to hello); "
                             "press reset, or install it with doce flash" % self.port) from None
@@ -123,7 +138,7 @@ class BoardLink:
                             % (self.port, reply.get("protocol"), PROTOCOL,
                                "board (doce flash --app-only)" if (reply.get("protocol") or 0) < PROTOCOL
                                else "host tools"))
-        return reply
+        return self._checked(reply, "a hello")
 
     def next_event(self, timeout=None):
         """The next event, or None if none came within `timeout` seconds."""
@@ -134,7 +149,7 @@ class BoardLink:
                     self.events.append(message)
             if time.monotonic() >= deadline:
                 return None
-        return self.events.popleft()
+        return self._checked(self.events.popleft(), "an event")
 
     def wait_for(self, kind, timeout=None, **match):
         """Events until one of `kind` (with the given fields); returns it and what came before."""

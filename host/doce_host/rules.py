@@ -34,7 +34,8 @@ def shipped_names():
 def load(name_or_path):
     """Rules by shipped name ('standard') or from a file path, validated."""
     text_source = str(name_or_path)
-    if "/" not in text_source and not text_source.endswith(".json"):
+    if "/" not in text_source and not text_source.endswith(".json") and not (
+            text_source not in shipped_names() and Path(text_source).is_file()):
         if text_source not in shipped_names():
             raise RulesError("%s: no such rules; shipped rules are %s"
                              % (text_source, ", ".join(shipped_names())))
@@ -42,25 +43,46 @@ def load(name_or_path):
     else:
         source = Path(text_source)
     try:
-        text = source.read_text()
+        text = source.read_text(encoding="utf-8")
     except OSError as e:
         raise RulesError("%s: cannot read (%s)" % (text_source, e.strerror)) from None
+    except UnicodeDecodeError:
+        raise RulesError("%s: not UTF-8 text" % text_source) from None
     try:
-        rules = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise RulesError("%s: not valid JSON (line %d, column %d: %s)"
-                         % (text_source, e.lineno, e.colno, e.msg)) from None
+        rules = parse_json(text)
+    except ValueError as e:
+        raise RulesError("%s: %s" % (text_source, e)) from None
     try:
         validate(rules)
     except RulesError as e:
         raise RulesError("%s: %s" % (text_source, e)) from None
+    except RecursionError:
+        raise RulesError("%s: nested too deep to be rules" % text_source) from None
     return rules
+
+
+def parse_json(text):
+    """A JSON text, or ValueError in one line: a syntax error's place, or nesting deeper than
+    the parser's recursion limit (a file of 100,000 '[' is no rules and no game)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError("not valid JSON (line %d, column %d: %s)" % (e.lineno, e.colno, e.msg)) from None
+    except RecursionError:
+        raise ValueError("not valid JSON (nested too deep)") from None
+
+
+# JSON Schema counts 5.0 as an integer; the tables (and range(), and struct) do not: an
+# integer here is a JSON number written without a fraction or exponent.
+Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, value: isinstance(value, int) and not isinstance(value, bool)))
 
 
 def validate(rules):
     """Raise RulesError for the first problem found in a parsed rules object."""
-    error = jsonschema.exceptions.best_match(
-        jsonschema.Draft202012Validator(SCHEMA).iter_errors(rules))
+    error = jsonschema.exceptions.best_match(Validator(SCHEMA).iter_errors(rules))
     if error is not None:
         where = ".".join(str(p) for p in error.absolute_path) or "rules"
         raise RulesError("%s: %s" % (where, _plain(error)))

@@ -19,6 +19,15 @@ REASONS = {
 }
 
 
+def printable(text):
+    """A string from a board, safe to show on a terminal: control characters (escape codes,
+    a carriage return, a bidi override) written as Python escapes, '\\x1b', not sent."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def reason(code):
     return REASONS.get(code, code.replace("_", " "))
 
@@ -98,7 +107,7 @@ def describe(event):
     if kind == "calibrated":
         return "sensors calibrated" if not event.get("error") else "calibration failed: %s" % event["error"]
     if kind in ("warning", "error"):
-        return "%s: %s" % (kind, event["message"])
+        return "%s: %s" % (kind, printable(event["message"]))
     return json_line(event)
 
 

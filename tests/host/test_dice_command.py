@@ -66,17 +66,17 @@ class FakeBoard:
         reply = {"re": request["cmd"], "id": request["id"], "ok": True}
         out = []
         if request["cmd"] == "hello":
-            reply.update(protocol=PROTOCOL, firmware="0.1.0", board="fake", rules="standard", rules_checksum="0")
+            reply.update(protocol=PROTOCOL, firmware="0.1.0", board="fake", rules="standard", rules_checksum="00000000")
         elif request["cmd"] == "dice_check":
             reply.update(on=request["on"], leaving=False, cell="c3", pieces=WHITE + ["black 1"])
             if request["on"]:
-                out = [dict(face, event="dice_face", cell="c3") for face in self.faces]
+                out = [dict(face, event="dice_face", cell="c3", seq=n + 1) for n, face in enumerate(self.faces)]
         return b"".join(json.dumps(m).encode() + b"\n" for m in [reply] + out)
 
 
 def test_a_wrong_face_is_named_and_the_exit_code_says_so():
     wrong = wrong_face()
-    faces = [{"face": name, "ok": True, "wrong": [], "read": "?"} for name in WHITE if name != "white 3"]
+    faces = [{"face": name, "ok": True, "wrong": [], "read": "+0000"} for name in WHITE if name != "white 3"]
     faces.insert(2, wrong)
     board = FakeBoard(faces)
     try:
@@ -93,7 +93,7 @@ def test_a_wrong_face_is_named_and_the_exit_code_says_so():
 
 
 def test_json_output_and_an_incomplete_check():
-    board = FakeBoard([{"face": "white 1", "ok": True, "wrong": [], "read": "?"}])
+    board = FakeBoard([{"face": "white 1", "ok": True, "wrong": [], "read": "+0000"}])
     try:
         run = subprocess.run([sys.executable, "-m", "doce_host.cli", "dice", "check", "--port", board.path,
                               "--wait", "1", "--json"], capture_output=True, text=True, timeout=60)

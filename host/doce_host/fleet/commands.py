@@ -96,6 +96,7 @@ def room_for(args):
 
 
 def cmd_fleet_status(args):
+    from ..view import printable
     room, broker = room_for(args)
     try:
         time.sleep(args.wait)  # retained status and state come at once; boards joining a new broker, within it
@@ -117,9 +118,9 @@ def cmd_fleet_status(args):
         totals = r["totals"] or {}
         score = "%s-%s" % (totals.get("white", "?"), totals.get("black", "?")) if totals else "-"
         seen = time.strftime("%H:%M:%S", time.localtime(r["last_seen"])) if r["last_seen"] else "-"
-        print("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %s" % (r["id"], r["name"][:16], "yes" if r["online"] else "no",
-                                                           r["rules"] or "-", r["rules_checksum"] or "-",
-                                                           r["round"] or "-", score, seen))
+        print(printable("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %s" % (
+            r["id"], r["name"][:16], "yes" if r["online"] else "no", r["rules"] or "-", r["rules_checksum"] or "-",
+            r["round"] or "-", score, seen)))  # names and rules are a board's strings: escapes escaped
 
 
 def cmd_fleet_rules_push(args):
@@ -219,6 +220,7 @@ def cmd_fleet_broker(args):
 
 
 def add_parsers(sub, board_args):
+    from ..cli import seconds
     config = sub.add_parser("config", help="a board's Wi-Fi and MQTT settings, over USB",
                             description="Store a board's Wi-Fi and MQTT settings on it, over USB. "
                                         "Passwords are read from a prompt or --password-stdin, and the "
@@ -273,7 +275,7 @@ def add_parsers(sub, board_args):
     push.add_argument("--force", action="store_true", help="change rules mid-round (abandons the match)")
     push.add_argument("--wait", type=float, default=5.0, metavar="S",
                       help="seconds to keep trying boards offline or mid-round (default 5)")
-    push.add_argument("--timeout", type=float, default=5.0, metavar="S", help="seconds to wait for each reply")
+    push.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
     push.set_defaults(run=cmd_fleet_rules_push)
     rec = fsub.add_parser("record", help="every board's games as recorded-game files, refereed as they come",

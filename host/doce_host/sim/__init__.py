@@ -51,7 +51,27 @@ def prepare_flash(folder, rules):
         if rules not in _images:
             _images[rules] = image.build(image.app_files(rules))
         flash.write_bytes(_images[rules])
+    else:
+        check_flash(flash)
     return tmp, folder, flash
+
+
+class FlashDamaged(RuntimeError):
+    """A kept flash.img the board cannot boot from, in one line."""
+
+
+def check_flash(flash):
+    """A kept flash must be a LittleFS image of the simulator's size holding main.py: else the
+    board would never come up (the unix port has no inisetup.py to format it)."""
+    data = flash.read_bytes()
+    try:
+        if len(data) != image.BLOCK_SIZE * image.BLOCK_COUNT:
+            raise ValueError("%d bytes, not %d" % (len(data), image.BLOCK_SIZE * image.BLOCK_COUNT))
+        if "main.py" not in image.read(data):
+            raise ValueError("no main.py on it")
+    except Exception as e:  # littlefs's LittleFSError, or ours: the image is not a board's flash
+        raise FlashDamaged("%s: the board's flash is damaged (%s); delete it (the game kept there is lost) "
+                           "to start a fresh board" % (flash, str(e) or type(e).__name__)) from None
 
 
 class SimError(RuntimeError):

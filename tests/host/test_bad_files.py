@@ -1,0 +1,80 @@
+"""Issue 14, item 9: every bad rules or game file, and every place compile cannot write,
+is one line on stderr and exit status 2, never a traceback."""
+
+import json
+
+import pytest
+
+from doce_host import cli
+from doce_host.paths import ROOT
+
+STANDARD = json.loads((ROOT / "rules" / "standard.json").read_text())
+
+
+def refused(capsys, *argv):
+    """Run doce in this process: it must exit 2 with one line on stderr (a traceback fails the test)."""
+    assert cli.main(list(argv)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("doce: ") and err.count("\n") == 1, err
+    return err
+
+
+def rules_file(tmp_path, file="rules.json", **changes):
+    path = tmp_path / file
+    path.write_text(json.dumps(dict(STANDARD, **changes)))
+    return path
+
+
+DEEP = "[" * 100000 + "]" * 100000
+
+
+@pytest.mark.parametrize("command", [["rules", "validate"], ["rules", "compile"], ["play", "--rules"]])
+@pytest.mark.parametrize("content, said", [
+    (b"\xff\xfe{}", "not UTF-8"),
+    (DEEP.encode(), "nested too deep"),
+    (json.dumps(dict(STANDARD, grid=5.0)).encode(), "grid: 5.0 is not of type 'integer'"),
+    (json.dumps(dict(STANDARD, scoring=dict(STANDARD["scoring"], win=2.0))).encode(), "not of type 'integer'"),
+])
+def test_a_bad_rules_file_is_one_line(tmp_path, capsys, monkeypatch, command, content, said):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    assert said in refused(capsys, *command, str(path))
+
+
+@pytest.mark.parametrize("content, said", [
+    (b"\xff\xfe{}", "not UTF-8"),
+    (('{"moves": %s}' % DEEP).encode(), "nested too deep"),
+])
+def test_a_bad_game_file_is_one_line(tmp_path, capsys, content, said):
+    path = tmp_path / "game.json"
+    path.write_bytes(content)
+    assert said in refused(capsys, "referee", str(path))
+
+
+def test_the_referee_with_a_bad_rules_file_is_one_line(tmp_path, capsys):
+    game = tmp_path / "game.json"
+    game.write_text(json.dumps({"moves": []}))
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff\xfe{}")
+    assert "not UTF-8" in refused(capsys, "referee", str(game), "--rules", str(bad))
+    assert "not of type 'integer'" in refused(capsys, "referee", str(game), "--rules",
+                                              str(rules_file(tmp_path, rounds=3.0)))
+
+
+@pytest.mark.parametrize("where, said", [
+    ("missing/folder/out.doct", "cannot write"),
+    (".", "cannot write"),
+    ("/dev/full", "cannot write"),
+])
+def test_compile_into_a_place_it_cannot_write_is_one_line(tmp_path, capsys, monkeypatch, where, said):
+    monkeypatch.chdir(tmp_path)
+    assert said in refused(capsys, "rules", "compile", "standard", "-o", where)
+
+
+def test_a_rules_file_of_any_name_is_read_as_a_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rules_file(tmp_path, "rules.txt", name="from-a-txt")
+    assert cli.main(["rules", "validate", "rules.txt"]) == 0
+    assert "from-a-txt" in capsys.readouterr().out
+    assert "no such rules" in refused(capsys, "rules", "validate", "nothing-here")

@@ -1,0 +1,40 @@
+"""Issue 14, item 10: `doce sim` with a bad --folder, --rules or a damaged flash.img says so
+in one line and exits 2, at once (not after a 30 s wait, not with a traceback)."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def sim(*argv):
+    run = subprocess.run([sys.executable, "-m", "doce_host.cli", "sim", "--serial-only", *map(str, argv)],
+                         capture_output=True, text=True, timeout=25)  # a 30 s wait fails here
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.startswith("doce: ") and run.stderr.count("\n") == 1, run.stderr
+    return run.stderr
+
+
+def test_a_folder_that_is_a_file_or_out_of_reach(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert "cannot keep the board's flash there" in sim("--folder", afile)
+    assert "cannot keep the board's flash there" in sim("--folder", afile / "below")
+    if os.geteuid() != 0:  # root reaches everywhere
+        assert "cannot keep" in sim("--folder", "/proc/doce")
+
+
+def test_unknown_or_malformed_rules(tmp_path):
+    assert "no such rules" in sim("--rules", "no-such-rules", "--folder", tmp_path / "a")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert "not valid JSON" in sim("--rules", bad, "--folder", tmp_path / "b")
+
+
+@pytest.mark.parametrize("content", [b"", b"\0" * (2 << 20), os.urandom(2 << 20), os.urandom(1000)],
+                         ids=["empty", "zeros", "random", "short"])
+def test_a_damaged_flash_is_named_with_how_to_start_fresh(tmp_path, content):
+    (tmp_path / "flash.img").write_bytes(content)
+    said = sim("--folder", tmp_path)
+    assert "flash is damaged" in said and "delete it" in said and "flash.img" in said
