@@ -8,7 +8,7 @@ import pytest
 
 from doce.link import MAX_LINE, PROTOCOL
 from doce_host import rules
-from doce_host.link import chunks, encode
+from doce_host.link import begin, chunks, encode
 from hands import events, play
 from casebook import expand
 
@@ -113,7 +113,10 @@ def test_new_match_new_round_and_brightness(sim):
 
 def push(sim, blob, force=False, crc=None):
     """A rules push as the host sends it (doce_host.link's chunks)."""
-    r = ask(sim, "rules_begin", size=len(blob), checksum="%08x" % (binascii.crc32(blob) if crc is None else crc))
+    request = begin(blob)
+    if crc is not None:
+        request["checksum"] = "%08x" % crc
+    r = ask(sim, **request)
     assert r["ok"], r
     for request in chunks(blob):
         r = ask(sim, request.pop("cmd"), **request)
@@ -141,7 +144,7 @@ def test_a_rules_push_swaps_the_tables_whole(sim):
 
 def test_a_corrupt_or_unfitting_push_keeps_the_old_rules(sim):
     blob = variant(name="short-match", rounds=2)
-    assert push(sim, blob, crc=binascii.crc32(blob) ^ 1)["error"] == "checksum_mismatch"
+    assert push(sim, blob, crc=binascii.crc32(blob[:-4]) ^ 1)["error"] == "checksum_mismatch"
     six = rules.load_tables("six-by-six").blob
     assert push(sim, six)["error"] == "wrong_grid"
     damaged = bytearray(blob)
@@ -152,11 +155,11 @@ def test_a_corrupt_or_unfitting_push_keeps_the_old_rules(sim):
 
 def test_a_push_cut_midway_changes_nothing(sim):
     blob = variant(name="short-match", rounds=2)
-    assert ask(sim, "rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))["ok"]
+    assert ask(sim, **begin(blob))["ok"]
     assert ask(sim, "rules_chunk", offset=0, data=binascii.b2a_base64(blob[:100]).decode().strip())["ok"]
     assert ask(sim, "rules_commit")["error"] == "incomplete"
     assert ask(sim, "rules_commit")["error"] == "no_transfer"  # that transfer is over
-    assert ask(sim, "rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))["ok"]
+    assert ask(sim, **begin(blob))["ok"]
     sim.restart()  # the cable is pulled: a transfer does not survive
     assert ask(sim, "rules_commit")["error"] == "no_transfer"
     assert ask(sim, "hello")["rules"] == "standard"
@@ -250,7 +253,7 @@ def test_every_line_of_a_rules_push_fits_while_the_board_is_busy(sim):
     """The host's own lines, each sent while the board erases flash: none loses a byte."""
     blob = variant(name="short-match", rounds=2)
     port(sim)
-    requests = [{"cmd": "rules_begin", "size": len(blob), "checksum": "%08x" % binascii.crc32(blob)}]
+    requests = [begin(blob)]
     requests += list(chunks(blob)) + [{"cmd": "rules_commit", "id": 1 << 30}]
     for request in requests:
         line = encode(request)
@@ -311,9 +314,10 @@ def test_a_line_that_is_not_one_json_object_is_no_command(sim, line):
     assert events(sim, "new_match") == [] and ask(sim, "hello")["ok"]
 
 
-def test_a_strict_line_with_spaces_and_nesting_is_a_command(sim):
-    r = send_raw(sim, b'  {  "cmd" :"hello" , "id":\t[1, {"a": "}"}] }  \r\n')
-    assert r == [{"re": "hello", "ok": True, "protocol": PROTOCOL, **{k: r[0][k] for k in r[0]
-                                                                      if k not in ("re", "ok", "protocol")}}]
-    assert "id" not in r[0]  # a list is no id
-    assert send_raw(sim, b'{"cmd": "hello", "id": 1e999}\n')[0].get("id") is None  # inf would not be JSON
+def test_a_strict_line_with_spaces_and_nesting_is_a_request(sim):
+    r = send_raw(sim, b'  {  "cmd" :"hello" , "id":\t7 }  \r\n')
+    assert len(r) == 1 and r[0]["ok"] and r[0]["id"] == 7 and r[0]["protocol"] == PROTOCOL
+    r = send_raw(sim, b'{"cmd": "hello", "id": [1, {"a": "}"}]}\n')  # one object, parsed; a list is no id
+    assert [(x["re"], x["error"], "id" in x) for x in r] == [("hello", "bad_argument", False)]
+    r = send_raw(sim, b'{"cmd": "hello", "id": 1e999}\n')  # inf would not be JSON
+    assert [(x["error"], "id" in x) for x in r] == [("bad_argument", False)]
