@@ -237,3 +237,28 @@ def test_deep_nesting_within_a_line_gets_one_reply_and_the_board_goes_on(sim):
     assert [r["error"] for r in send_raw(sim, line + b"\n")] == ["bad_json"]
     assert [r["error"] for r in send_raw(sim, b"[" * 199 + b"\n")] == ["bad_json"]
     assert ask(sim, "hello")["ok"]
+
+
+# -- item 15: a reading at the detection threshold -----------------------------------------------
+
+def test_a_die_read_at_the_detection_threshold_is_reported_once_the_quiet_wait_passes(sim):
+    spec = json.loads((ROOT / "hardware" / "board.json").read_text())
+    assert sim.command(do="calibrate")["error"] is None  # each sensor's baseline, to the count
+    centre = spec["squares"]["c3"][0]
+    # a die half on c3: its centre sensor's mean right at the no-magnet threshold, so each read's
+    # noise puts it one side or the other (the ring sensors see nothing)
+    sim.sense([centre, sim.hands.sent[centre] + spec["sensing"]["absent_below"]])
+    sim.run(sim.quiet + 3 * sim.debounce)
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "unreadable", "cells": ["c3"]}]
+    s = ask(sim, "state")["state"]
+    assert s["seen"] == {"c3": "unreadable"} and s["problems"] == {"c3": "unreadable"}
+    sim.sense([centre, sim.hands.sent[centre]])  # taken away
+    sim.run(sim.quiet)
+    assert events(sim, "corrected") and ask(sim, "state")["state"]["seen"] == {}
+
+
+def test_the_threshold_hold_outlasts_the_adcs_noise():
+    from doce.scanner import HOLD_BETWEEN
+    spec = json.loads((ROOT / "hardware" / "board.json").read_text())
+    noise = spec["physics"]["adc"]["noise_counts"]
+    assert 2 * noise <= HOLD_BETWEEN < spec["sensing"]["absent_below"] - spec["sensing"]["baseline_spread"]
