@@ -17,7 +17,7 @@ from .scanner import Scanner
 from .tables import Tables
 
 RULES_PATH = "rules.doct"
-DEFAULT_RULES_PATH = "doce/default.doct"  # the tables installed with the firmware (doce_host/image.py)
+DEFAULT_RULES_PATH = "default.doct"  # the tables installed with the firmware (doce_host/image.py)
 FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
