@@ -17,6 +17,7 @@ from .scanner import Scanner
 from .tables import Tables
 
 RULES_PATH = "rules.doct"
+DEFAULT_RULES_PATH = "default.doct"  # the tables installed with the firmware (doce_host/image.py)
 FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
@@ -37,8 +38,16 @@ def ticks_add(a, delta):
 
 
 def load_rules(path=RULES_PATH):
-    with open(path, "rb") as f:
-        return Tables(f.read())
+    """The stored tables; if they are missing or will not load (stored by a firmware that checked
+    less), the tables installed with the firmware, with a `warning` for the App to send."""
+    try:
+        with open(path, "rb") as f:
+            return Tables(f.read())
+    except (OSError, ValueError) as e:
+        with open(DEFAULT_RULES_PATH, "rb") as f:
+            tables = Tables(f.read())
+        tables.warning = "%s: %s; playing the installed %s rules" % (path, e, tables.name)
+        return tables
 
 
 class App:
@@ -59,6 +68,8 @@ class App:
         if note:
             emit({"event": "warning", "message": note})
         self.scanner = Scanner(sensors, board, self.calibration)
+        if getattr(tables, "warning", None):
+            emit({"event": "warning", "message": tables.warning})
         journal = Journal(journal_path)
         game, waiting, note = journal.replay(tables)
         if note:
@@ -214,9 +225,9 @@ class App:
             return "wrong_grid", "rules for a %dx%d grid; this board is %dx%d" % (
                 tables.grid, tables.grid, self.board.grid, self.board.grid)
         g = self.controller.game
-        in_play = not g.round_over and any(g.board)
-        if in_play and not force:
-            return "mid_round", "a round is in play: finish it, or force the change"
+        if not force and not g.match_over and (g.rounds or any(g.board)):  # from its first play to its end
+            return "mid_round", "a match is in play (round %d of %d): finish it, or force the change" % (
+                g.round, g.tables.rounds)
         try:
             with open(self.rules_path + ".new", "wb") as f:
                 f.write(tables.blob)

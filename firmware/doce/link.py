@@ -186,12 +186,16 @@ class Link:
             return self.reply(None, None, error="bad_request", message='a request is {"cmd": NAME, ...}')
         cmd = request["cmd"]
         ident = request.get("id")
-        if not is_id(ident):
-            ident = None  # a finite number or a string, echoed; anything else is not an id
+        if ident is not None and not is_id(ident):  # echoed in the reply, which must stay JSON: refused, not echoed
+            return self.reply(cmd, None, error="bad_argument", message="id is a finite number or a string")
         command = COMMANDS.get(cmd)
         if command is None:
             return self.reply(cmd, ident, error="unknown_command",
                               message="commands: " + ", ".join(sorted(COMMANDS)))
+        command, takes = command
+        for key in request:  # a misspelt argument must not pass for its default
+            if takes is not None and key != "cmd" and key != "id" and key not in takes:
+                return self.reply(cmd, ident, error="bad_argument", message="%s takes no %s" % (cmd, key))
         try:
             result = command(self, request)
         except BadArgument as e:
@@ -255,8 +259,7 @@ class Link:
         if (not isinstance(checksum, str) or len(checksum) != 8
                 or any(c not in "0123456789abcdefABCDEF" for c in checksum)):
             raise BadArgument("checksum is the tables' CRC-32 as 8 hex digits")
-        crc = int(checksum, 16)
-        self.transfer = [bytearray(size), 0, crc]
+        self.transfer = [bytearray(size), 0, int(checksum, 16)]
 
     def rules_chunk(self, request):
         if self.transfer is None:
@@ -264,12 +267,15 @@ class Link:
         data = request.get("data")
         offset = request.get("offset")
         blob, received, _ = self.transfer
-        if offset != received:
+        if offset != received or not isinstance(offset, int) or isinstance(offset, bool):
             raise BadArgument("offset must be %d, the bytes received so far" % received)
         try:
             chunk = binascii.a2b_base64(data)
         except (TypeError, ValueError):
-            raise BadArgument("data is base64")
+            chunk = b""
+        # MicroPython's decoder skips what is not base64: only data that encodes back the same is
+        if not chunk or binascii.b2a_base64(chunk)[:-1] != data.encode():
+            raise BadArgument("data is base64 of at least one byte")
         if received + len(chunk) > len(blob):
             raise BadArgument("more bytes than rules_begin announced")
         blob[received:received + len(chunk)] = chunk
@@ -283,7 +289,8 @@ class Link:
         self.transfer = None  # whatever happens next, this transfer is over
         if received != len(blob):
             raise CommandError("incomplete", "received %d of %d bytes" % (received, len(blob)))
-        if binascii.crc32(blob) & 0xFFFFFFFF != crc:
+        # the tables' own CRC-32 (of all but its last 4 bytes, which hold it), as hello reports it
+        if binascii.crc32(memoryview(blob)[:-4]) & 0xFFFFFFFF != crc:
             raise CommandError("checksum_mismatch", "the tables arrived damaged; the old rules stay")
         error = self.app.set_rules(bytes(blob), force=request.get("force") is True)
         if error:
@@ -335,14 +342,53 @@ def skip_space(buf, i, n):
 
 
 def end_of_string(buf, i, n):
-    """Just past the string that opens at buf[i] (n if it never closes)."""
+    """Just past the string that opens at buf[i]; n if it never closes, or holds what strict
+    JSON refuses and MicroPython's parser takes (and would echo back): a control character,
+    bytes that are not UTF-8, or a \\uD800-\\uDFFF escape (that parser makes each half of a
+    UTF-16 pair a character of its own: bytes that are not UTF-8)."""
     i += 1
     while i < n:
         b = buf[i]
         if b == 34:
             return i + 1
-        i += 2 if b == 92 else 1  # a backslash escapes the next byte
+        if b < 32:
+            return n
+        if b == 92:  # a backslash escapes the next byte
+            if i + 3 < n and buf[i + 1] == 117 and buf[i + 2] | 32 == 100 and (
+                    56 <= buf[i + 3] <= 57 or 97 <= buf[i + 3] | 32 <= 102):  # \uD8.. to \uDF..
+                return n
+            i += 2
+        elif b > 127:
+            i = end_of_character(buf, i, n)
+        else:
+            i += 1
     return n
+
+
+def end_of_character(buf, i, n):
+    """Just past the UTF-8 character that starts at buf[i]; n if it is not one (RFC 3629: no
+    overlong form, no surrogate, nothing past U+10FFFF)."""
+    b = buf[i]
+    low = 0x80
+    high = 0xBF
+    if 0xC2 <= b <= 0xDF:
+        more = 1
+    elif 0xE0 <= b <= 0xEF:
+        more = 2
+        low = 0xA0 if b == 0xE0 else low
+        high = 0x9F if b == 0xED else high
+    elif 0xF0 <= b <= 0xF4:
+        more = 3
+        low = 0x90 if b == 0xF0 else low
+        high = 0x8F if b == 0xF4 else high
+    else:
+        return n
+    if i + more >= n or not low <= buf[i + 1] <= high:
+        return n
+    for j in range(i + 2, i + more + 1):
+        if not 0x80 <= buf[j] <= 0xBF:
+            return n
+    return i + more + 1
 
 
 def end_of_value(buf, i, n):
@@ -455,11 +501,13 @@ def game_state(g):
     return state
 
 
+# Each command and the arguments it takes besides cmd and id (None: it checks its own).
 COMMANDS = {
-    "hello": Link.hello, "state": Link.state, "new_match": Link.new_match, "new_round": Link.new_round,
-    "brightness": Link.brightness, "calibrate": Link.calibrate, "reboot": Link.reboot_command,
-    "dice_check": Link.dice_check,
-    "rules_get": Link.rules_get, "rules_begin": Link.rules_begin, "rules_chunk": Link.rules_chunk,
-    "rules_commit": Link.rules_commit, "rules_abort": Link.rules_abort,
-    "wifi": Link.net_command, "mqtt": Link.net_command, "net": Link.net_command,
+    "hello": (Link.hello, ()), "state": (Link.state, ()), "new_match": (Link.new_match, ("first",)),
+    "new_round": (Link.new_round, ()), "brightness": (Link.brightness, ("value",)),
+    "calibrate": (Link.calibrate, ()), "reboot": (Link.reboot_command, ()),
+    "dice_check": (Link.dice_check, ("on",)), "rules_get": (Link.rules_get, ()),
+    "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
+    "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
+    "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
 }

@@ -20,6 +20,12 @@ from array import array
 
 from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
 
+# A sensor reading between the thresholds reads "no magnet" again only below absent_below less
+# this: twice the ADC's peak noise (hardware/board.json physics.adc.noise_counts, 250). Else a
+# magnet whose field sits at the threshold (a die half on its square) reads empty and unreadable
+# by turns, its square never settles, and it is never reported.
+HOLD_BETWEEN = 500
+
 
 class Scanner:
     def __init__(self, sensors, board, calibration):
@@ -100,6 +106,8 @@ class Scanner:
                 t = 2
             if d < self.absent_below[ch]:
                 t = 0
+                if self.trits[ch] == BETWEEN and d >= self.absent_below[ch] - HOLD_BETWEEN:
+                    t = BETWEEN
             elif d < self.present_above[ch]:
                 t = BETWEEN
             if t != self.trits[ch]:

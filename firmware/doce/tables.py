@@ -34,6 +34,28 @@ PARAMS = (
 HEADER = "<4sB" + "B" * len(PARAMS) + "BB"  # ..., name length, line count
 DIAGONALS = 1  # flags bits
 OPPONENT_END = 2
+# What a board can play, (lowest, highest) for each of PARAMS in order; `bad_field` adds the
+# limits between fields. The host's rules compiler asks bad_field too (doce_host/rules.py), and
+# rules/rules.schema.json gives the same ranges (a test holds them equal).
+LIMITS = ((3, 15), (2, 15), (1, 90), (2, 6), (1, 112), (0, 112), (0, 7), (0, 3), (1, 99),
+          (0, 255), (0, 255), (0, 255), (0, 255), (1, 255), (0, 255), (0, 255))
+
+
+def bad_field(values):
+    """The name of the first field of `values` (in PARAMS order) a board cannot play by, or None."""
+    for name, value, limit in zip(PARAMS, values, LIMITS):
+        if not limit[0] <= value <= limit[1]:
+            return name
+    grid, length, target, faces, dice, blockers = values[:6]
+    if length > grid:
+        return "line_length"
+    if not length <= target <= length * faces:  # else no line can ever win
+        return "target"
+    if 2 * (dice + blockers) > grid * grid:
+        return "dice_per_player"
+    if values[7] & OPPONENT_END and length < 3:  # every line of one die each would win for both
+        return "opponent_end"
+    return None
 
 
 def through_stride(line_length, diagonals):
@@ -73,9 +95,14 @@ class Tables:
         fields = struct.unpack_from(HEADER, blob)
         if fields[1] != VERSION:
             raise ValueError("rules tables: version %d, this firmware reads %d" % (fields[1], VERSION))
+        # The checksum proves the bytes arrived whole, not that they make sense: every field
+        # is checked before any is used (a group of 0 would divide by zero, 0 rounds end nothing).
+        name_len, self.line_count = fields[-2], fields[-1]
+        field = bad_field(fields[2:-2]) or (not 0 < self.line_count < END and "line_count")
+        if field:
+            raise ValueError("rules tables: %s out of range" % field)
         for name, value in zip(PARAMS, fields[2:]):
             setattr(self, name, value)
-        name_len, self.line_count = fields[-2], fields[-1]
         self.squares = self.grid * self.grid
         self.diagonals = bool(self.flags & DIAGONALS)
         self.opponent_end = bool(self.flags & OPPONENT_END)
@@ -83,7 +110,12 @@ class Tables:
         self.zone_stride = zone_stride(self.no_play_radius)
 
         at = struct.calcsize(HEADER)
-        self.name = blob[at:at + name_len].decode()
+        name = blob[at:at + name_len]
+        # shown by every host, and a file name there: 1 to 32 of a-z, 0-9 and -, as rules files name it
+        if not 0 < len(name) <= 32 or name[0] == 45 or any(not (97 <= c <= 122 or 48 <= c <= 57 or c == 45)
+                                                           for c in name):
+            raise ValueError("rules tables: name out of range (1 to 32 of a-z, 0-9 and -)")
+        self.name = name.decode()
         at += name_len
         sizes = (self.line_count * self.line_length,
                  self.squares * self.through_stride,
@@ -99,8 +131,7 @@ class Tables:
         self.blob = blob
         # A correct checksum only proves the bytes arrived intact, not that
         # whoever compiled them made sense: indices must stay on the board.
-        if (self.line_length < 2 or not 1 <= self.faces <= 15
-                or _out_of_range(self.lines, self.squares, False)
+        if (_out_of_range(self.lines, self.squares, False)
                 or _out_of_range(self.through, self.line_count, True)
                 or _out_of_range(self.zone, self.squares, True)):
             raise ValueError("rules tables: an index points off the board")

@@ -31,6 +31,7 @@ def app_files(rules_name="standard", bytecode=True):
     files = {"main.py": (FIRMWARE_DIR / "main.py").read_bytes(),
              "board.json": BOARD_FILE.read_bytes(),
              "rules.doct": rules.load_tables(rules_name).blob}
+    files["default.doct"] = files["rules.doct"]  # what the board falls back to (doce/app.py)
     for source in sorted((FIRMWARE_DIR / "doce").glob("*.py")):
         if bytecode:
             files["doce/" + source.stem + ".mpy"] = compile_mpy(source)

@@ -176,7 +176,7 @@ class BoardLink:
         old rules). Raises LinkError if a step before the commit fails."""
         if not blob:
             raise LinkError("%s: no rule tables to send" % self.port)
-        self.ask("rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))
+        self.ask(**begin(blob))
         for request in chunks(blob, chunk):
             self.ask(request.pop("cmd"), **request)
         return self.request("rules_commit", force=force)
@@ -191,6 +191,12 @@ class BoardLink:
 def encode(request):
     """A request as the line the board reads: compact JSON, so it fits in MAX_LINE."""
     return json.dumps(request, separators=(",", ":")).encode()
+
+
+def begin(blob):
+    """The rules_begin request for `blob`: its checksum is the tables' own (all but their last 4
+    bytes), the one hello and state report."""
+    return {"cmd": "rules_begin", "size": len(blob), "checksum": "%08x" % binascii.crc32(blob[:-4])}
 
 
 def chunks(blob, chunk=CHUNK):

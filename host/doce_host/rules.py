@@ -87,6 +87,9 @@ def validate(rules):
         where = ".".join(str(p) for p in error.absolute_path) or "rules"
         raise RulesError("%s: %s" % (where, _plain(error)))
     check_sense(rules)
+    field = tables.bad_field([params(rules)[p] for p in tables.PARAMS])  # what the board will check
+    if field:
+        raise RulesError("%s: out of the range a board plays (doce/tables.py LIMITS)" % field)
 
 
 def _plain(error):
@@ -142,17 +145,22 @@ def zone(grid, square, radius):
             if (r, c) != (row, col)]
 
 
+def params(rules):
+    """The tables' header fields (tables.PARAMS) of validated rules."""
+    found = dict(rules["scoring"], **{k: rules[k] for k in tables.PARAMS if k in rules})
+    found["flags"] = ((tables.DIAGONALS if rules["diagonals"] else 0)
+                      | (tables.OPPONENT_END if rules["opponent_end"] else 0))
+    return found
+
+
 def compile_tables(rules):
     """The compiled tables (bytes) for validated rules."""
     grid = rules["grid"]
     all_lines = lines(grid, rules["line_length"], rules["diagonals"])
-    params = dict(rules["scoring"], **{k: rules[k] for k in tables.PARAMS if k in rules})
-    params["flags"] = ((tables.DIAGONALS if rules["diagonals"] else 0)
-                       | (tables.OPPONENT_END if rules["opponent_end"] else 0))
     squares = range(grid * grid)
     through = [[i for i, line in enumerate(all_lines) if sq in line] for sq in squares]
     zones = [zone(grid, sq, rules["no_play_radius"]) for sq in squares]
-    return tables.pack(params, rules["name"], all_lines, through, zones)
+    return tables.pack(params(rules), rules["name"], all_lines, through, zones)
 
 
 def load_tables(name_or_path):

@@ -46,8 +46,8 @@ def test_rules_pull_diff_and_a_refused_push(serial_sim, tmp_path):
     assert diff["differences"]["grid"] == {"board": 5, "file": 6}
     run = doce("rules", "push", "four-by-four", "--port", serial_sim.path)
     assert run.returncode == 2 and "the board kept its rules: rules for a 4x4 grid" in run.stderr
-    run = doce("rules", "push", "standard", "--port", serial_sim.path)  # a round is in play
-    assert run.returncode == 2 and "a round is in play" in run.stderr
+    run = doce("rules", "push", "standard", "--port", serial_sim.path)  # a match is in play
+    assert run.returncode == 2 and "a match is in play" in run.stderr
 
 
 def test_monitor_shows_events_as_they_happen(serial_sim):

@@ -7,7 +7,6 @@ an event the board sends again (QoS 1 is at least once: a lost PUBACK means a re
 recognised by its seq and kept once.
 """
 
-import binascii
 import itertools
 import json
 import threading
@@ -138,8 +137,8 @@ class Room:
     def push_rules(self, ident, blob, force=False, timeout=5.0, pump=None):
         """Send rule tables to one board, as `doce rules push` does over USB: the commit's reply,
         or {"ok": false, "error": "no_answer"} if a step got none in time."""
-        from ..link import chunks
-        steps = [dict(cmd="rules_begin", size=len(blob), checksum="%08x" % binascii.crc32(blob))]
+        from ..link import begin, chunks
+        steps = [begin(blob)]
         steps += list(chunks(blob)) + [dict(cmd="rules_commit", force=force)]
         for step in steps:
             reply = self.command(ident, step.pop("cmd"), timeout=timeout, pump=pump, **step)
