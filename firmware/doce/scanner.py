@@ -16,9 +16,15 @@ arrive together. After boot, the first settled board is handed on even if empty.
 A scan allocates nothing.
 """
 
+import sys
 from array import array
 
 from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
+
+if sys.implementation.name == "micropython":
+    import micropython
+else:  # CPython (where a package may take the name `micropython`): viper's decorator and casts do nothing
+    from .cpython import micropython, ptr8, ptr16
 
 
 class Scanner:
@@ -72,53 +78,62 @@ class Scanner:
     # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
     # at every call. @micropython.native on them and on HallArray's loops was tried:
     # 10% less work for a landing (bench, x64), not worth an mpy-cross -march per target.
-    def _next_masks(self, skip):
-        for g in range(len(self.masks)):
-            self.masks[g] = (0 if skip else self.centres[g]) | self.wanted_masks[g]
-            self.wanted_masks[g] = 0
+    @micropython.viper
+    def _next_masks(self, skip: int):
+        masks = ptr16(self.masks)
+        centres = ptr16(self.centres)
+        wanted = ptr16(self.wanted_masks)
+        for g in range(int(len(self.masks))):
+            masks[g] = (0 if skip else centres[g]) | wanted[g]
+            wanted[g] = 0
 
-    def _classify(self, raw, groups):
-        for group in range(self.board.groups):
-            if groups >> group & 1:
-                self._classify_group(raw, group * self.board.channels_per_group)
-
-    def _classify_group(self, raw, ch):
-        """Each sensor read, from channel `ch` on, against its thresholds: a south pole,
-        a north pole, none, or between. A sensor whose reading changed marks its square
-        as moving."""
-        mask = self.masks[ch // self.board.channels_per_group]
-        while mask:  # a while, not a for over range: it keeps the frame small
-            if not mask & 1:
+    @micropython.viper
+    def _classify(self, raw, groups: int):
+        """Each sensor read this scan, against its thresholds: a south pole, a north
+        pole, none, or between. A sensor whose reading changed marks its square as moving."""
+        per = int(self.board.channels_per_group)
+        masks = ptr16(self.masks)
+        r = ptr16(raw)
+        base = ptr16(self.baseline)
+        lo = ptr16(self.absent_below)
+        hi = ptr16(self.present_above)
+        trits = ptr8(self.trits)
+        where = ptr8(self.board.square_of_channel)
+        moving = ptr8(self.moving)
+        between = int(BETWEEN)
+        nowhere = int(NO_SQUARE)
+        for group in range(int(self.board.groups)):
+            if not (groups >> group) & 1:
+                continue
+            ch = group * per
+            mask = masks[group]
+            while mask:
+                if mask & 1:
+                    d = r[ch] - base[ch]
+                    t = 1
+                    if d < 0:
+                        d = 0 - d
+                        t = 2
+                    if d < lo[ch]:
+                        t = 0
+                    elif d < hi[ch]:
+                        t = between
+                    if t != trits[ch]:
+                        trits[ch] = t
+                        if where[ch] != nowhere:
+                            moving[where[ch]] = 1
                 mask >>= 1
                 ch += 1
-                continue
-            mask >>= 1
-            d = raw[ch] - self.baseline[ch]
-            t = 1
-            if d < 0:
-                d = -d
-                t = 2
-            if d < self.absent_below[ch]:
-                t = 0
-            elif d < self.present_above[ch]:
-                t = BETWEEN
-            if t != self.trits[ch]:
-                self.trits[ch] = t
-                self._moved(ch)
-            ch += 1
 
-    def _moved(self, ch):
-        sq = self.board.square_of_channel[ch]
-        if sq != NO_SQUARE:
-            self.moving[sq] = 1
-
-    def _update(self, groups):
+    @micropython.viper
+    def _update(self, groups) -> int:
         """Decode and debounce the moving squares; the number still moving."""
         busy = 0
         self.wanted = 0
-        for sq in range(len(self.moving)):
-            if self.moving[sq]:
-                busy += self._update_square(sq, groups)
+        moving = ptr8(self.moving)
+        for sq in range(int(len(self.moving))):
+            if moving[sq]:
+                busy += int(self._update_square(sq, groups))
         return busy
 
     def _update_square(self, sq, groups):

@@ -167,6 +167,15 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
     return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip, files=parts)]
 
 
+def firmware_chip(path):
+    """The chip a firmware file is for, so the app's native code is built for its CPU ("esp32" if unknown:
+    plan() then says what is wrong with the file)."""
+    try:
+        return espimage.read_firmware(Path(path).read_bytes(), Path(path).name).chip
+    except (TypeError, OSError, ValueError, UnknownLayout):
+        return "esp32"
+
+
 def install(port, firmware=None, chip=None, app_only=False, rules="standard", dry_run=False, out=None,
             size=None):
     """Install and verify. Returns the board's hello (None for a dry run).
@@ -175,7 +184,7 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
     out = out or sys.stdout
     if chip is not None:
         firmware_offset(chip)  # an unknown chip is a ValueError here, before any work
-    files = image.app_files(rules)
+    files = image.app_files(rules, chip=chip or firmware_chip(firmware))
     with tempfile.TemporaryDirectory() as tmp:
         if app_only:
             for name, data in files.items():

@@ -1,0 +1,17 @@
+"""Stand-ins, on CPython, for what MicroPython's viper emitter provides: the firmware's
+fast loops then run as plain Python, reading the same arrays."""
+
+
+class micropython:  # noqa: N801 - the module's name in MicroPython
+    @staticmethod
+    def viper(f):
+        return f
+
+    native = viper
+
+
+def ptr8(buffer):
+    return buffer
+
+
+ptr16 = ptr8
