@@ -22,15 +22,15 @@ BLOCK_COUNT = 512
 ERASED = 0xFF  # what erased NOR flash reads as
 
 
-def app_files(rules_name="standard", bytecode=True, chip="esp32"):
+def app_files(rules_name="standard", bytecode=True, chip="esp32", march=None):
     """{path on the board: bytes} for a fresh install.
 
     With `bytecode`, the doce package goes as .mpy (mpy-cross): the board then
     does not compile it at boot, which would take most of its heap. Its native code
     (the @micropython.viper scan loops) is for `chip`'s CPU, or "host": this machine's,
-    for the simulator on the unix port.
+    for the simulator on the unix port; or for `march` (mpy-cross -march), if given.
     """
-    march = "host" if chip == "host" else micropython.MARCH[chip]
+    march = march or ("host" if chip == "host" else micropython.MARCH[chip])
     files = {"main.py": (FIRMWARE / "main.py").read_bytes(),
              "board.json": BOARD_FILE.read_bytes(),
              "rules.doct": rules.load_tables(rules_name).blob}
