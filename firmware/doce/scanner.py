@@ -74,10 +74,10 @@ class Scanner:
         self.waited = 0
         return True
 
-    # The functions below are small on purpose: MicroPython keeps a frame of up to
-    # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
-    # at every call. @micropython.native on them and on HallArray's loops was tried:
-    # 10% less work for a landing (bench, x64), not worth an mpy-cross -march per target.
+    # The loops run every scan, so they are viper native code: a third of the idle scan's
+    # work in bytecode (bench/run.py). Native frames live on the C stack, whatever their
+    # size; the bytecode functions stay small, as MicroPython puts a frame of more than
+    # 11 slots on the heap at every call. On CPython the viper casts do nothing.
     @micropython.viper
     def _next_masks(self, skip: int):
         masks = ptr16(self.masks)
