@@ -3,9 +3,11 @@
 Each scan reads the centre sensors of every square, and all five sensors of the
 squares that are moving (every die has a centre magnet, so nothing changes on a
 square without its centre reading changing): only those channels, as each ADC
-conversion takes 30-40 us on the ESP32. While squares are moving, every other scan
-reads only theirs, so they settle sooner; a die put down elsewhere meanwhile is
-seen one scan later, and still before the moving squares are handed on. A square whose readings changed is
+conversion takes 30-40 us on the ESP32. While squares are moving, a scan reads only
+theirs, so they settle sooner, but every centre is read again at the scan where one of
+them may settle (settled squares are handed on only from such a scan) and at least every
+`debounce_scans` scans: a die put down elsewhere meanwhile is seen within that, and still
+before the moving squares are handed on. A square whose readings changed is
 moving until it settles: it is decoded into a piece (the board file's die code) and
 debounced, changing only after reading the same for `debounce_scans` scans in a row
 (an UNSETTLED reading needs `quiet_wait_scans`, so a die being placed slowly does
@@ -46,7 +48,8 @@ class Scanner:
             self._want(self.centres, sq * SENSORS_PER_SQUARE)
         self.wanted_masks = array("H", [0] * board.groups)
         self.masks = array("H", [0] * board.groups)
-        self.skipped = False  # whether the last scan left the centres out
+        self.skipped = 0  # scans in a row that left the centres out
+        self.due = False  # a moving square may settle at the next scan: read every centre then
         self.reading = bytearray(n)  # this scan's decoded squares, for diagnostics
         self.candidate = bytearray(n)
         self.count = bytearray(n)
@@ -57,8 +60,10 @@ class Scanner:
 
     def scan(self):
         """Read the board once. True when settled changes are ready to hand on."""
-        skip = self.wanted and not self.skipped  # every other scan, only the moving squares
-        self.skipped = skip
+        # only the moving squares, until one may settle or the others have waited long enough
+        skip = self.wanted and not self.due and self.skipped < self.board.debounce_scans - 1
+        self.skipped = self.skipped + 1 if skip else 0
+        self.due = False
         groups = self.wanted if skip else self.board.watch_groups | self.wanted
         self._next_masks(skip)
         self._classify(self.sensors.read(groups, self.masks), groups)
@@ -193,5 +198,7 @@ class Scanner:
         if piece != self.settled[sq] and self.count[sq] >= needed:
             self.settled[sq] = piece
             self.pending = True
+        elif self.count[sq] + 1 >= needed:
+            self.due = True
         if piece == self.settled[sq]:
             self.moving[sq] = 0
