@@ -26,7 +26,7 @@ from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
 if sys.implementation.name == "micropython":
     import micropython
 else:  # CPython (where a package may take the name `micropython`): viper's decorator and casts do nothing
-    from .cpython import micropython, ptr8, ptr16
+    from .native import micropython, ptr8, ptr16
 
 
 class Scanner:
@@ -79,8 +79,8 @@ class Scanner:
         self.waited = 0
         return True
 
-    # The loops run every scan, so they are viper native code: a third of the idle scan's
-    # work in bytecode (bench/run.py). Native frames live on the C stack, whatever their
+    # The loops run every scan, so they are viper native code: as bytecode, they and
+    # HallArray's were three quarters of an idle scan's work. Native frames live on the C stack, whatever their
     # size; the bytecode functions stay small, as MicroPython puts a frame of more than
     # 11 slots on the heap at every call. On CPython the viper casts do nothing.
     @micropython.viper

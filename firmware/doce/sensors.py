@@ -16,7 +16,7 @@ from array import array
 if sys.implementation.name == "micropython":
     import micropython
 else:  # CPython (where a package may take the name `micropython`): viper's decorator and casts do nothing
-    from .cpython import micropython, ptr8, ptr16
+    from .native import micropython, ptr8, ptr16
 
 sleep_us = getattr(time, "sleep_us", lambda us: time.sleep(us / 1e6))  # CPython has no sleep_us
 

@@ -1,5 +1,6 @@
 """Stand-ins, on CPython, for what MicroPython's viper emitter provides: the firmware's
-fast loops then run as plain Python, reading the same arrays."""
+fast loops then run as plain Python, reading the same arrays. (Named `native`, a name
+MicroPython already holds: a new module name would take a place in its string pool.)"""
 
 
 class micropython:  # noqa: N801 - the module's name in MicroPython
