@@ -320,10 +320,11 @@ def latency(board_run):
     print("      its events held back (they go after the light)")
     print("    worst case = the rest of the idle scan the die lands in (a whole one, %.2f ms) + the %d ms sleep"
           % (idle_scan / 1000, board.scan_period_ms))
-    print("      + the scans until the square settles (%d to debounce; each reads the centres and the"
+    print("      + the scans until the square settles (%d to debounce: the square's own channels, and at the"
           % board.debounce_scans)
-    print("      moving square's channels: %d us a group switched on, %d us a channel) + the landing's work"
+    print("      scan where it may settle the centres too; %d us a group switched on, %d us a channel)"
           % (board.power_on_us, machine.ADC_READ_US))
+    print("      + the landing's work")
     print("      + the strip write %.2f ms + latch %.2f ms + GC %.1f ms"
           % (strip_us / 1000, LATCH_US / 1000, GC_PAUSE_US / 1000))
     print("    %-5s %-30s %9s %9s %9s" % ("cell", "groups/channels per scan", "hardware", "work", "total"))
