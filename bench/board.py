@@ -65,7 +65,8 @@ class Sensors:
         if self.scans < len(self.groups):  # recorded as is, counted after the run
             self.groups[self.scans] = groups
             at = self.scans * board.groups
-            self.masks[at:at + board.groups] = masks
+            for g in range(board.groups):  # no masks: every channel of the group
+                self.masks[at + g] = 0xFFFF if masks is None else masks[g]
             self.scans += 1
         return self.raw
 

@@ -29,7 +29,8 @@ def precompile(out):
     sources = [(p, out / "doce" / (p.stem + ".mpy")) for p in (ROOT / "firmware" / "doce").glob("*.py")]
     sources.append((ROOT / "bench" / "matches.py", out / "matches.mpy"))
     for src, dst in sources:
-        subprocess.run([str(cross), "-o", str(dst), str(src)], check=True)
+        # native code (the viper scan loops) for this machine, as the board's is for its own
+        subprocess.run([str(cross), "-march=host", "-o", str(dst), str(src)], check=True)
     return out
 
 
@@ -207,6 +208,11 @@ ESP32_PYSTONES = 1661  # pystones/s, MicroPython on an ESP32 at 240 MHz (shared/
 # (Proc0(20000) - Proc0(0)) / 20000 = 42,207. Same bytecode VM, so the ratio carries to the firmware.
 UNIX_INSTRUCTIONS_PER_PYSTONE = 42207
 CYCLES_PER_UNIX_INSTRUCTION = ESP32_HZ / ESP32_PYSTONES / UNIX_INSTRUCTIONS_PER_PYSTONE  # 3.42
+# The scan loops are viper native code (doce/scanner.py, doce/sensors.py): x86-64 here, Xtensa on the
+# board. Their instructions are charged at the same rate, an upper bound: on the ESP32 native code runs
+# from internal RAM (ports/esp32/main.c, esp_native_code_commit: heap_caps_malloc(MALLOC_CAP_EXEC)), not
+# through the flash cache, and an LX6 core gives 1.25 DMIPS/MHz (up to 600 DMIPS from two cores at
+# 240 MHz: ESP-IDF docs/en/about.rst), so 3.42 cycles would take over 3 Xtensa instructions per x86-64 one.
 LATCH_US = 280  # the strip shows new data after a low of >= 280 us (WS2812B-V5 datasheet; WS2812B: >= 50 us)
 GC_PAUSE_US = 2000  # one collection on an ESP32 without PSRAM (shared/notes/toolchain.md): a landing allocates
 UART_BAUD = 115200  # the USB serial port (doce/link.py, docs/protocol.md)
@@ -290,6 +296,11 @@ def latency(board_run):
           % UNIX_INSTRUCTIONS_PER_PYSTONE)
     print("        as .mpy): 240e6 / %d / %d = %.2f ESP32 cycles per unix-port instruction"
           % (ESP32_PYSTONES, UNIX_INSTRUCTIONS_PER_PYSTONE, CYCLES_PER_UNIX_INSTRUCTION))
+    print("      native code (the viper scan loops): charged at the same %.2f cycles per x86-64 instruction, an"
+          % CYCLES_PER_UNIX_INSTRUCTION)
+    print("        upper bound: on the ESP32 it runs from internal RAM (ports/esp32/main.c esp_native_code_commit,")
+    print("        MALLOC_CAP_EXEC), no flash cache, on a core of 1.25 DMIPS/MHz (ESP-IDF docs/en/about.rst:")
+    print("        600 DMIPS from two cores at 240 MHz); the pins and ADC calls it makes are the same C as bytecode's")
     print("      ADC read_u16: %d us each (30-40 us measured on ESP32s; host/doce_host/sim/device/machine.py)"
           % machine.ADC_READ_US)
     print("      sensor group power-on: %d us a group (hardware/board.json sensing.power_on_us)" % board.power_on_us)
@@ -311,10 +322,11 @@ def latency(board_run):
     print("      its events held back (they go after the light)")
     print("    worst case = the rest of the idle scan the die lands in (a whole one, %.2f ms) + the %d ms sleep"
           % (idle_scan / 1000, board.scan_period_ms))
-    print("      + the scans until the square settles (%d to debounce; each reads the centres and the"
+    print("      + the scans until the square settles (%d to debounce: the square's own channels, and at the"
           % board.debounce_scans)
-    print("      moving square's channels: %d us a group switched on, %d us a channel) + the landing's work"
+    print("      scan where it may settle the centres too; %d us a group switched on, %d us a channel)"
           % (board.power_on_us, machine.ADC_READ_US))
+    print("      + the landing's work")
     print("      + the strip write %.2f ms + latch %.2f ms + GC %.1f ms"
           % (strip_us / 1000, LATCH_US / 1000, GC_PAUSE_US / 1000))
     print("    %-5s %-30s %9s %9s %9s" % ("cell", "groups/channels per scan", "hardware", "work", "total"))

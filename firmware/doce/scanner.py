@@ -3,9 +3,11 @@
 Each scan reads the centre sensors of every square, and all five sensors of the
 squares that are moving (every die has a centre magnet, so nothing changes on a
 square without its centre reading changing): only those channels, as each ADC
-conversion takes 30-40 us on the ESP32. While squares are moving, every other scan
-reads only theirs, so they settle sooner; a die put down elsewhere meanwhile is
-seen one scan later, and still before the moving squares are handed on. A square whose readings changed is
+conversion takes 30-40 us on the ESP32. While squares are moving, a scan reads only
+theirs, so they settle sooner, but every centre is read again at the scan where one of
+them may settle (settled squares are handed on only from such a scan) and at least every
+`debounce_scans` scans: a die put down elsewhere meanwhile is seen within that, and still
+before the moving squares are handed on. A square whose readings changed is
 moving until it settles: it is decoded into a piece (the board file's die code) and
 debounced, changing only after reading the same for `debounce_scans` scans in a row
 (an UNSETTLED reading needs `quiet_wait_scans`, so a die being placed slowly does
@@ -16,6 +18,7 @@ arrive together. After boot, the first settled board is handed on even if empty.
 A scan allocates nothing.
 """
 
+import sys
 from array import array
 
 from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
@@ -25,6 +28,11 @@ from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
 # magnet whose field sits at the threshold (a die half on its square) reads empty and unreadable
 # by turns, its square never settles, and it is never reported.
 HOLD_BETWEEN = 500
+
+if sys.implementation.name == "micropython":
+    import micropython
+else:  # CPython (where a package may take the name `micropython`): viper's decorator and casts do nothing
+    from .native import micropython, ptr8, ptr16
 
 
 class Scanner:
@@ -46,7 +54,8 @@ class Scanner:
             self._want(self.centres, sq * SENSORS_PER_SQUARE)
         self.wanted_masks = array("H", [0] * board.groups)
         self.masks = array("H", [0] * board.groups)
-        self.skipped = False  # whether the last scan left the centres out
+        self.skipped = 0  # scans in a row that left the centres out
+        self.due = False  # a moving square may settle at the next scan: read every centre then
         self.reading = bytearray(n)  # this scan's decoded squares, for diagnostics
         self.candidate = bytearray(n)
         self.count = bytearray(n)
@@ -57,8 +66,10 @@ class Scanner:
 
     def scan(self):
         """Read the board once. True when settled changes are ready to hand on."""
-        skip = self.wanted and not self.skipped  # every other scan, only the moving squares
-        self.skipped = skip
+        # only the moving squares, until one may settle or the others have waited long enough
+        skip = self.wanted and not self.due and self.skipped < self.board.debounce_scans - 1
+        self.skipped = self.skipped + 1 if skip else 0
+        self.due = False
         groups = self.wanted if skip else self.board.watch_groups | self.wanted
         self._next_masks(skip)
         self._classify(self.sensors.read(groups, self.masks), groups)
@@ -74,59 +85,69 @@ class Scanner:
         self.waited = 0
         return True
 
-    # The functions below are small on purpose: MicroPython keeps a frame of up to
-    # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
-    # at every call. @micropython.native on them and on HallArray's loops was tried:
-    # 10% less work for a landing (bench, x64), not worth an mpy-cross -march per target.
-    def _next_masks(self, skip):
-        for g in range(len(self.masks)):
-            self.masks[g] = (0 if skip else self.centres[g]) | self.wanted_masks[g]
-            self.wanted_masks[g] = 0
+    # The loops run every scan, so they are viper native code: as bytecode, they and
+    # HallArray's were three quarters of an idle scan's work. Native frames live on the C stack, whatever their
+    # size; the bytecode functions stay small, as MicroPython puts a frame of more than
+    # 11 slots on the heap at every call. On CPython the viper casts do nothing.
+    @micropython.viper
+    def _next_masks(self, skip: int):
+        masks = ptr16(self.masks)
+        centres = ptr16(self.centres)
+        wanted = ptr16(self.wanted_masks)
+        for g in range(int(len(self.masks))):
+            masks[g] = (0 if skip else centres[g]) | wanted[g]
+            wanted[g] = 0
 
-    def _classify(self, raw, groups):
-        for group in range(self.board.groups):
-            if groups >> group & 1:
-                self._classify_group(raw, group * self.board.channels_per_group)
-
-    def _classify_group(self, raw, ch):
-        """Each sensor read, from channel `ch` on, against its thresholds: a south pole,
-        a north pole, none, or between. A sensor whose reading changed marks its square
-        as moving."""
-        mask = self.masks[ch // self.board.channels_per_group]
-        while mask:  # a while, not a for over range: it keeps the frame small
-            if not mask & 1:
+    @micropython.viper
+    def _classify(self, raw, groups: int):
+        """Each sensor read this scan, against its thresholds: a south pole, a north
+        pole, none, or between. A sensor whose reading changed marks its square as moving."""
+        per = int(self.board.channels_per_group)
+        masks = ptr16(self.masks)
+        r = ptr16(raw)
+        base = ptr16(self.baseline)
+        lo = ptr16(self.absent_below)
+        hi = ptr16(self.present_above)
+        trits = ptr8(self.trits)
+        where = ptr8(self.board.square_of_channel)
+        moving = ptr8(self.moving)
+        between = int(BETWEEN)
+        nowhere = int(NO_SQUARE)
+        hold = int(HOLD_BETWEEN)
+        for group in range(int(self.board.groups)):
+            if not (groups >> group) & 1:
+                continue
+            ch = group * per
+            mask = masks[group]
+            while mask:
+                if mask & 1:
+                    d = r[ch] - base[ch]
+                    t = 1
+                    if d < 0:
+                        d = 0 - d
+                        t = 2
+                    if d < lo[ch]:
+                        t = 0
+                        if trits[ch] == between and d >= lo[ch] - hold:
+                            t = between
+                    elif d < hi[ch]:
+                        t = between
+                    if t != trits[ch]:
+                        trits[ch] = t
+                        if where[ch] != nowhere:
+                            moving[where[ch]] = 1
                 mask >>= 1
                 ch += 1
-                continue
-            mask >>= 1
-            d = raw[ch] - self.baseline[ch]
-            t = 1
-            if d < 0:
-                d = -d
-                t = 2
-            if d < self.absent_below[ch]:
-                t = 0
-                if self.trits[ch] == BETWEEN and d >= self.absent_below[ch] - HOLD_BETWEEN:
-                    t = BETWEEN
-            elif d < self.present_above[ch]:
-                t = BETWEEN
-            if t != self.trits[ch]:
-                self.trits[ch] = t
-                self._moved(ch)
-            ch += 1
 
-    def _moved(self, ch):
-        sq = self.board.square_of_channel[ch]
-        if sq != NO_SQUARE:
-            self.moving[sq] = 1
-
-    def _update(self, groups):
+    @micropython.viper
+    def _update(self, groups) -> int:
         """Decode and debounce the moving squares; the number still moving."""
         busy = 0
         self.wanted = 0
-        for sq in range(len(self.moving)):
-            if self.moving[sq]:
-                busy += self._update_square(sq, groups)
+        moving = ptr8(self.moving)
+        for sq in range(int(len(self.moving))):
+            if moving[sq]:
+                busy += int(self._update_square(sq, groups))
         return busy
 
     def _update_square(self, sq, groups):
@@ -186,5 +207,7 @@ class Scanner:
         if piece != self.settled[sq] and self.count[sq] >= needed:
             self.settled[sq] = piece
             self.pending = True
+        elif self.count[sq] + 1 >= needed:
+            self.due = True
         if piece == self.settled[sq]:
             self.moving[sq] = 0

@@ -9,15 +9,20 @@ Pins come in as callables (`pin(1)` drives it) and the ADC as a callable returni
 0-65535, so a machine.Pin and ADC.read_u16 fit, and so does a test's fake.
 """
 
+import sys
 import time
 from array import array
+
+if sys.implementation.name == "micropython":
+    import micropython
+else:  # CPython (where a package may take the name `micropython`): viper's decorator and casts do nothing
+    from .native import micropython, ptr8, ptr16
 
 sleep_us = getattr(time, "sleep_us", lambda us: time.sleep(us / 1e6))  # CPython has no sleep_us
 
 # Multiplexer inputs in Gray-code order, so that one select pin changes per step:
-# GRAY[i] is the i-th input read, FLIPS[i] the select bit that changed to reach it.
+# GRAY[i] is the i-th input read.
 GRAY = b"\x00\x01\x03\x02\x06\x07\x05\x04\x0c\x0d\x0f\x0e\x0a\x0b\x09\x08"
-FLIPS = b"\x00\x00\x01\x00\x02\x00\x01\x00\x03\x00\x01\x00\x02\x00\x01\x00"
 
 
 class HallArray:
@@ -42,38 +47,42 @@ class HallArray:
         self.group_enable(0)
         return self.raw
 
-    # The hot loops stay in small functions: MicroPython keeps a frame of at most
-    # 11 slots (locals and stack) on the C stack, and puts a bigger one on the heap
-    # at every call.
-    def _read_group(self, group, mask):
-        self.group_enable(0)
-        for bit in range(len(self.group_select)):
-            self.group_select[bit]((group >> bit) & 1)
-        self.group_enable(1)
+    # Native code (viper): the select logic costs next to nothing, leaving the pin and
+    # ADC calls. Inputs go in Gray-code order, and only the select pins whose bit
+    # differs from the input selected last are driven: one a step over a whole group.
+    @micropython.viper
+    def _read_group(self, group: int, mask: int):
+        enable = self.group_enable
+        enable(0)
+        select = self.group_select
+        for bit in range(int(len(select))):
+            select[bit]((group >> bit) & 1)
+        enable(1)
         sleep_us(self.power_on_us)  # the group's sensors power up
-        if mask == 0xFFFF:
-            self._read_inputs(group * self.per_group)
-        else:
-            self._read_some(group * self.per_group, mask)
-
-    def _read_some(self, base, mask):
-        """The inputs whose bits are set in `mask`, each selected directly."""
-        i = 0
-        while mask:  # a while, not a for over range: it keeps the frame small
-            if mask & 1:
-                self.mux_select[0](i & 1)
-                self.mux_select[1](i >> 1 & 1)
-                self.mux_select[2](i >> 2 & 1)
-                self.mux_select[3](i >> 3 & 1)
-                self.raw[base + i] = self.adc()
-            mask >>= 1
-            i += 1
-
-    def _read_inputs(self, base):
-        for pin in range(4):
-            self.mux_select[pin](0)
-        self.raw[base] = self.adc()
-        for i in range(1, self.per_group):
-            g = GRAY[i]
-            self.mux_select[FLIPS[i]](g >> FLIPS[i] & 1)
-            self.raw[base + g] = self.adc()
+        adc = self.adc
+        raw = ptr16(self.raw)
+        base = group * int(self.per_group)
+        mux = self.mux_select
+        s0 = mux[0]  # one by one: unpacking four would build a tuple
+        s1 = mux[1]
+        s2 = mux[2]
+        s3 = mux[3]
+        order = ptr8(GRAY)
+        now = 15  # the select pins' levels are unknown: drive all four at the first input
+        first = 1
+        for k in range(int(self.per_group)):
+            i = order[k]
+            if not (mask >> i) & 1:
+                continue
+            flip = 15 if first else i ^ now
+            first = 0
+            if flip & 1:
+                s0(i & 1)
+            if flip & 2:
+                s1((i >> 1) & 1)
+            if flip & 4:
+                s2((i >> 2) & 1)
+            if flip & 8:
+                s3((i >> 3) & 1)
+            now = i
+            raw[base + i] = int(adc())

@@ -196,6 +196,26 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
     return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip, files=parts)]
 
 
+def firmware_chip(path):
+    """The chip a firmware file is for, so the app's native code is built for its CPU ("esp32" if unknown:
+    plan() then says what is wrong with the file)."""
+    try:
+        return espimage.read_firmware(Path(path).read_bytes(), Path(path).name).chip
+    except (TypeError, OSError, ValueError, UnknownLayout):
+        return "esp32"
+
+
+def board_march(port):
+    """mpy-cross's -march for the running board on `port`, from its sys.implementation._mpy; the
+    ESP32's if it does not answer (the copy that follows then says what is wrong)."""
+    asked = subprocess.run([tool("mpremote"), "connect", port, "resume", "exec",
+                            "import sys; print(getattr(sys.implementation, '_mpy', 0))"],
+                           capture_output=True, text=True, timeout=60)
+    words = asked.stdout.split()
+    found = words[-1] if asked.returncode == 0 and words else ""
+    return (found.isdigit() and micropython.march_of_mpy(int(found))) or micropython.MARCH["esp32"]
+
+
 def install(port, firmware=None, chip=None, app_only=False, rules="standard", dry_run=False, out=None,
             size=None):
     """Install and verify. Returns the board's hello (None for a dry run).
@@ -204,7 +224,10 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
     out = out or sys.stdout
     if chip is not None:
         firmware_offset(chip)  # an unknown chip is a ValueError here, before any work
-    files = image.app_files(rules)
+    if app_only and not chip and not dry_run:  # native code for the CPU of the board that is running
+        files = image.app_files(rules, march=board_march(port))
+    else:
+        files = image.app_files(rules, chip=chip or firmware_chip(firmware))
     with tempfile.TemporaryDirectory() as tmp:
         if app_only:
             for name, data in files.items():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from littlefs import LittleFS
 
-from . import rules
+from . import micropython, rules
 from .fleet import vendor
 from .paths import BOARD_FILE, FIRMWARE_DIR, tool
 
@@ -22,19 +22,22 @@ BLOCK_COUNT = 512
 ERASED = 0xFF  # what erased NOR flash reads as
 
 
-def app_files(rules_name="standard", bytecode=True):
+def app_files(rules_name="standard", bytecode=True, chip="esp32", march=None):
     """{path on the board: bytes} for a fresh install.
 
     With `bytecode`, the doce package goes as .mpy (mpy-cross): the board then
-    does not compile it at boot, which would take most of its heap.
+    does not compile it at boot, which would take most of its heap. Its native code
+    (the @micropython.viper scan loops) is for `chip`'s CPU, or "host": this machine's,
+    for the simulator on the unix port; or for `march` (mpy-cross -march), if given.
     """
+    march = march or ("host" if chip == "host" else micropython.MARCH[chip])
     files = {"main.py": (FIRMWARE_DIR / "main.py").read_bytes(),
              "board.json": BOARD_FILE.read_bytes(),
              "rules.doct": rules.load_tables(rules_name).blob}
     files["default.doct"] = files["rules.doct"]  # what the board falls back to (doce/app.py)
     for source in sorted((FIRMWARE_DIR / "doce").glob("*.py")):
         if bytecode:
-            files["doce/" + source.stem + ".mpy"] = compile_mpy(source)
+            files["doce/" + source.stem + ".mpy"] = compile_mpy(source, march=march)
         else:
             files["doce/" + source.name] = source.read_bytes()
     # the MQTT client doce/net.py uses, from its registry package (doce_host/fleet/vendor.py)
@@ -51,10 +54,11 @@ def mqtt_client(bytecode=True):
         return {"umqtt/simple.py": source.read_bytes()}
 
 
-def compile_mpy(source, name=None):
+def compile_mpy(source, name=None, march=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.mpy"
-        subprocess.run([tool("mpy-cross"), "-o", str(out), "-s", name or "doce/" + source.name, str(source)],
+        arch = ["-march=" + march] if march else []
+        subprocess.run([tool("mpy-cross"), *arch, "-o", str(out), "-s", name or "doce/" + source.name, str(source)],
                        check=True, capture_output=True)
         return out.read_bytes()
 

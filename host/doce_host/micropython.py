@@ -23,6 +23,21 @@ MPY_VERSIONS = (((1, 23), 6, 3), ((1, 22), 6, 2), ((1, 20), 6, 1), ((1, 19), 6, 
 # The native-code architecture (py/persistentcode.h MP_NATIVE_ARCH_*) each chip runs:
 # the ESP32 and S2/S3 are windowed Xtensa, the C3/C6 are RV32IMC.
 NATIVE_ARCH = {"esp32": 10, "esp32s2": 10, "esp32s3": 10, "esp32c3": 11, "esp32c6": 11}
+# The same, as mpy-cross's -march names it (mpy-cross --help; docs/reference/mpyfiles.rst):
+# the firmware's @micropython.viper loops (doce/scanner.py, doce/sensors.py) are native code,
+# so a .mpy is for one architecture. "host" is this machine's, for the unix port.
+MARCH = {"esp32": "xtensawin", "esp32s2": "xtensawin", "esp32s3": "xtensawin", "esp32c3": "rv32imc",
+         "esp32c6": "rv32imc"}
+# -march by architecture number (py/persistentcode.h MP_NATIVE_ARCH_*, in that order from 0).
+MARCH_OF_ARCH = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp", "xtensa",
+                 "xtensawin", "rv32imc", "rv64imc")
+
+
+def march_of_mpy(value):
+    """-march for a running MicroPython's sys.implementation._mpy: the native arch is in bits 10-13
+    (its second byte is a .mpy header's features byte: docs/reference/mpyfiles.rst)."""
+    arch = (value >> 10) & 0x0F
+    return MARCH_OF_ARCH[arch] if arch < len(MARCH_OF_ARCH) else None
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.(\d+))?")
 

@@ -200,7 +200,7 @@ BAD_IMAGES = {
                          "is MicroPython v1.24.1, but the app is built and tested for v1.28"),
     "a newer release": (lambda: esp_images.firmware(version="v1.29.0"), "v1.29.0, but the app"),
     "another .mpy": (lambda: esp_images.firmware(version="v1.18", date="2022-01-17"),
-                     "cannot load the app's .mpy files (version 6; it loads 5)"),
+                     "cannot load the app's .mpy files (version 6.0/6.3; it loads 5.0)"),  # native code: minor too
 }
 
 

@@ -49,7 +49,7 @@ def prepare_flash(folder, rules):
     flash = folder / "flash.img"
     if not flash.exists():
         if rules not in _images:
-            _images[rules] = image.build(image.app_files(rules))
+            _images[rules] = image.build(image.app_files(rules, chip="host"))  # native code for the unix port
         flash.write_bytes(_images[rules])
     else:
         check_flash(flash)

@@ -1,0 +1,78 @@
+"""The scan loops are viper native code on MicroPython (doce/scanner.py, doce/sensors.py) and
+plain Python on CPython: both must read every placement of the physics campaign as the
+campaign's own decoder does, sensor by sensor."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from conftest import ROOT, run_micropython
+
+from doce.board import BETWEEN, NO_SQUARE, Board
+from doce_host.paths import BOARD_FILE
+from doce_host.physics.campaign import Campaign
+
+SCRIPT = Path(__file__).with_name("scan_readings.py")
+SPEC = json.loads(BOARD_FILE.read_text())
+BOARD = Board(SPEC)
+FRAMES = 40  # boards of 25 placements each
+
+
+def campaign_boards():
+    """{"baseline": [...], "boards": [[raw a channel], ...]} and, for each board, the pieces and
+    sensor trits the campaign's decoder gives: placements of every case, one a square."""
+    campaign = Campaign(SPEC, seed=7)
+    seen = []
+    decode = campaign._decode
+
+    def keep(d):  # each read of a batch: (reading - baseline), and what the campaign makes of it
+        seen.append((d.copy(), decode(d)))
+        return seen[-1][1]
+    campaign._decode = keep
+    campaign.run(FRAMES * BOARD.squares, batch=FRAMES * BOARD.squares)
+    d, pieces = seen[-1]  # the last read of the batch, as one settled reading
+    a = np.abs(d)
+    trits = np.where(a < campaign.absent, 0, np.where(a < campaign.present, BETWEEN, np.where(d > 0, 1, 2)))
+    rng = np.random.default_rng(8)
+    s = SPEC["sensing"]
+    baseline = s["baseline"] + rng.integers(-s["baseline_spread"], s["baseline_spread"] + 1, BOARD.channels)
+    boards, want = [], []
+    for frame in range(FRAMES):
+        raw = baseline.copy()
+        want_trits = [0] * BOARD.channels
+        for sq in range(BOARD.squares):
+            at = frame * BOARD.squares + sq
+            for i in range(5):
+                ch = BOARD.square_channels[sq * 5 + i]
+                raw[ch] = baseline[ch] + d[at, i]
+                want_trits[ch] = int(trits[at, i])
+        assert raw.min() >= 0 and raw.max() <= 0xFFFF  # as read_u16 reads
+        boards.append([int(v) for v in raw])
+        want.append(([int(p) for p in pieces[frame * BOARD.squares:(frame + 1) * BOARD.squares]], want_trits))
+    return {"baseline": [int(v) for v in baseline], "boards": boards}, want
+
+
+def read(out):
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_native_and_plain_loops_read_every_placement_as_the_campaign(tmp_path):
+    given, want = campaign_boards()
+    readings = tmp_path / "readings.json"
+    readings.write_text(json.dumps(given))
+    plain = subprocess.run([sys.executable, str(SCRIPT), str(BOARD_FILE), str(readings)], capture_output=True,
+                           text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT / "firmware")))
+    assert plain.returncode == 0, plain.stderr
+    native = run_micropython(SCRIPT, BOARD_FILE, readings, heap="1M")
+    assert native.returncode == 0, native.stdout + native.stderr
+    outside = [ch for ch in range(BOARD.channels) if BOARD.square_of_channel[ch] == NO_SQUARE]
+    for got in (read(plain.stdout), read(native.stdout)):
+        assert len(got) == FRAMES
+        for (pieces, trits), (want_pieces, want_trits) in zip(got, want):
+            for ch in outside:
+                trits[ch] = 0  # no sensor there: whatever the scanner made of the empty input
+            assert pieces == want_pieces and trits == want_trits
+    assert plain.stdout == native.stdout
