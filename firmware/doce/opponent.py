@@ -1,0 +1,411 @@
+"""A DOCE player: the board's opponent and its hints.
+
+Pure, like the rules engine it plays through (game.py): no I/O, the same moves on
+CPython and MicroPython for the same seed, and every rule read from the tables, so
+the variants are played too. docs/opponent.md says how it thinks.
+
+A move is (blocker square or NO_BLOCKER, square, face): the optional blocker first,
+then the die, as a turn is played.
+
+Levels: 0 plays at random and sees a winning move half the time (a child learning);
+1 takes wins, blocks, and never hands over a line; 2 weighs every move (threats, two
+threats at once, the lines it builds and spoils, the points); 3 also looks at the
+opponent's best answer to its best moves, within a budget of positions.
+"""
+
+from .game import BLOCKER, EMPTY, NOWHERE, Game, die
+from .tables import END
+
+LEVELS = 4
+STRONGEST = LEVELS - 1
+NO_BLOCKER = NOWHERE
+# Level 3 looks at the opponent's answers while it has examined fewer positions (a square
+# and face each) than this: about 1 s on an ESP32 (bench/opponent.py prints the figure).
+BUDGET = 700
+ANSWERS = 6  # best moves whose answers level 3 examines, best first
+
+# Scores. A point is 10; the heuristic terms are in the same units.
+WON = 100000
+LOST = -100000
+FORK = 30000  # threats the opponent cannot all block: a win next turn
+DRAWN = 0
+
+
+class Rng:
+    """xorshift16 (Marsaglia 2003, shifts 7, 9, 8; period 65535): small ints only, so no
+    allocation on a 32-bit MicroPython, and the same numbers on every port."""
+
+    def __init__(self, seed):
+        self.x = seed % 65535 + 1
+
+    def below(self, n):
+        x = self.x
+        x ^= (x << 7) & 0xFFFF
+        x ^= x >> 9
+        x ^= (x << 8) & 0xFFFF
+        self.x = x
+        return x % n
+
+
+class Opponent:
+    def __init__(self, tables, level=STRONGEST, seed=1, budget=BUDGET):
+        if not 0 <= level < LEVELS:
+            raise ValueError("opponent level: 0 to %d" % STRONGEST)
+        self.t = tables
+        self.level = level
+        self.rng = Rng(seed)
+        self.budget = budget
+        self.g = Game(tables)  # the position it thinks on, never the real game
+        n = tables.squares
+        self.thr = (bytearray(n), bytearray(n))  # per player: 1 where a die would win now
+        self.zone = bytearray(n)  # 1 in the no-play zone of the mover's opponent
+        self.mine = bytearray(n)  # the mover's winning squares, as a list
+        self.blk = bytearray(n)  # squares worth the mover's blocker, as a list
+        self.news = bytearray(tables.through_stride)
+        self.ls = bytearray(8 * tables.through_stride)  # the lines through one square
+        self.counts = bytearray(16)  # the mover's dice on the board, per face
+        self.top = []
+        self.nodes = 0
+
+    def choose(self, game):
+        """The move for the player to move in `game`: (blocker square or NO_BLOCKER, square, face).
+
+        None if the round or match is over or no die can be placed."""
+        if game.round_over or game.match_over or not game.has_legal_square(game.to_move):
+            return None
+        me = game.to_move
+        g = self.g
+        g.board[:] = game.board
+        g.dice_left[:] = game.dice_left
+        g.blockers_left[:] = game.blockers_left
+        g.last_placed[:] = game.last_placed
+        self.may_block = not game.blocker_this_turn
+        self.nodes = 0
+        if self.level == 0:
+            return self._child(me)
+        self.top = [] if self.level == STRONGEST else None
+        self._search(me, self.level)
+        move = self.move
+        if self.top:
+            move = self._answers(me)
+        self.top = None
+        return move
+
+    # -- level 0 ------------------------------------------------------------
+
+    def _child(self, me):
+        if self.rng.below(2):
+            self._search(me, 1)
+            if self.score >= WON:
+                return self.move
+        g = self.g
+        squares = [sq for sq in range(self.t.squares) if g.is_legal_square(me, sq)]
+        return NO_BLOCKER, squares[self.rng.below(len(squares))], 1 + self.rng.below(self.t.faces)
+
+    # -- level 3: the opponent's answers ------------------------------------
+
+    def _answers(self, me):
+        """The best of `top` by the opponent's best answer, looked at while the budget lasts."""
+        g = self.g
+        b = g.board
+        opp = 1 - me
+        top = self.top
+        self.top = None
+        top.sort(reverse=True)
+        best = None
+        for score, blk, sq, f in top:
+            if score >= WON or score <= LOST // 2:  # already decided: nothing to look at
+                value = score
+            elif best is not None and self.nodes >= self.budget:
+                break
+            else:
+                last = g.last_placed[me]
+                if blk != NO_BLOCKER:
+                    b[blk] = BLOCKER | me
+                    g.blockers_left[me] -= 1
+                b[sq] = die(me, f)
+                g.last_placed[me] = sq
+                g.dice_left[me] -= 1
+                if not g.dice_left[me] and not g.dice_left[opp] or not g.has_legal_square(opp):
+                    value = DRAWN
+                else:
+                    self.may_block = True
+                    value = -self._search(opp, 2)
+                g.dice_left[me] += 1
+                g.last_placed[me] = last
+                b[sq] = EMPTY
+                if blk != NO_BLOCKER:
+                    b[blk] = EMPTY
+                    g.blockers_left[me] += 1
+            if best is None or value > best[0]:
+                best = (value, blk, sq, f)
+        return best[1], best[2], best[3]
+
+    # -- levels 1 and 2: every move, weighed ---------------------------------
+
+    def _search(self, me, level):
+        """Weigh every move of `me` in the thinking position; return the best score and
+        keep its move in self.move."""
+        g = self.g
+        t = self.t
+        opp = 1 - me
+        self.score = LOST * 2
+        self.move = None
+        self._threats()
+        self._dice(me, level, NO_BLOCKER)
+        if not (g.blockers_left[me] and self.may_block):
+            return self.score
+        # The blocker goes where the opponent would win: the only square worth its 5 points.
+        nb = 0
+        for u in range(t.squares):
+            if self.thr[opp][u] and not g.in_no_play_zone(opp, u):
+                self.blk[nb] = u
+                nb += 1
+        for i in range(nb):
+            u = self.blk[i]
+            g.board[u] = BLOCKER | me
+            g.blockers_left[me] -= 1
+            if g.has_legal_square(me):
+                self._threats()
+                self._dice(me, level, u)
+            g.blockers_left[me] += 1
+            g.board[u] = EMPTY
+        return self.score
+
+    def _threats(self):
+        """Mark, for each player, the empty squares where one of their dice would win now."""
+        t = self.t
+        g = self.g
+        b = g.board
+        n = t.line_length
+        for p in (0, 1):
+            thr = self.thr[p]
+            for q in range(t.squares):
+                thr[q] = 0
+        for line in range(t.line_count):
+            e = s = 0
+            u = NOWHERE
+            for j in range(line * n, line * n + n):
+                q = t.lines[j]
+                c = b[q]
+                if c == EMPTY:
+                    e += 1
+                    u = q
+                elif c >= BLOCKER:
+                    e = 99
+                    break
+                else:
+                    s += c & 0x0F
+            if e != 1:
+                continue
+            need = t.target - s
+            if 1 <= need <= t.faces:
+                for p in (0, 1):
+                    b[u] = die(p, need)
+                    if g.line_winner(line) == p:
+                        self.thr[p][u] = 1
+                b[u] = EMPTY
+
+    def _dice(self, me, level, blk):
+        """Weigh each legal square and face for `me`'s die, after the blocker on `blk`."""
+        g = self.g
+        t = self.t
+        b = g.board
+        opp = 1 - me
+        zone = self.zone
+        theirs = self.thr[opp]
+        mine = self.thr[me]
+        live = lat = nm = 0
+        counts = self.counts
+        for f in range(16):
+            counts[f] = 0
+        for q in range(t.squares):
+            z = 1 if g.in_no_play_zone(opp, q) else 0
+            zone[q] = z
+            if theirs[q]:
+                if z:
+                    lat += 1
+                else:
+                    live += 1
+            if mine[q]:
+                self.mine[nm] = q
+                nm += 1
+            if b[q] >> 4 == me + 1:
+                counts[b[q] & 0x0F] += 1
+        self.live_opp = live
+        self.lat_opp = lat
+        self.nm = nm
+        self.blocker_cost = 0
+        if blk != NO_BLOCKER and g.blockers_left[me] + 1 == t.blockers_per_player:
+            self.blocker_cost = 10 * t.unused_blocker
+        for sq in range(t.squares):
+            if g.is_legal_square(me, sq):
+                self._square(me, sq, level, blk)
+
+    def _seen(self, u, nn):
+        for i in range(nn):
+            if self.news[i] == u:
+                return True
+        return False
+
+    def _pot(self, x, o, e, s, other_at_end):
+        """How far a line that is not full has come towards a win of the player with `x` dice on it."""
+        need = self.t.target - s
+        if need < e or need > e * self.t.faces:
+            return 0
+        if o == 0 or o == 1 and other_at_end and self.t.opponent_end:
+            return x * x
+        return 0
+
+    def _square(self, me, sq, level, blk):
+        g = self.g
+        t = self.t
+        b = g.board
+        ls = self.ls
+        n = t.line_length
+        opp = 1 - me
+        # The lines through sq, read once: the faces only change their sums.
+        k = pot_me = pot_op = 0
+        row = sq * t.through_stride
+        for i in range(row, row + t.through_stride):
+            line = t.through[i]
+            if line == END:
+                break
+            start = line * n
+            xm = xo = s = e = 0
+            u = NOWHERE
+            for j in range(start, start + n):
+                q = t.lines[j]
+                c = b[q]
+                if c == EMPTY:
+                    e += 1
+                    if q != sq:
+                        u = q
+                elif c >= BLOCKER:
+                    e = 99
+                    break
+                elif c >> 4 == me + 1:
+                    xm += 1
+                    s += c & 0x0F
+                else:
+                    xo += 1
+                    s += c & 0x0F
+            if e == 99:
+                continue
+            first = b[t.lines[start]] >> 4
+            last = b[t.lines[start + n - 1]] >> 4
+            ends = (1 if first == me + 1 or last == me + 1 else 0) | (2 if first == opp + 1 or last == opp + 1 else 0)
+            if level >= 2:
+                pot_me += self._pot(xm, xo, e, s, ends & 2)
+                pot_op += self._pot(xo, xm, e, s, ends & 1)
+            if t.lines[start] == sq or t.lines[start + n - 1] == sq:
+                ends |= 1  # the die will sit at an end
+            ls[k] = line
+            ls[k + 1] = xm + 1
+            ls[k + 2] = xo
+            ls[k + 3] = s
+            ls[k + 4] = e - 1
+            ls[k + 5] = u
+            ls[k + 6] = ends
+            k += 8
+        # My winning squares for my next turn, as the die on sq leaves them.
+        last_placed = g.last_placed[me]
+        g.last_placed[me] = sq
+        a = z = lat = 0
+        for i in range(self.nm):
+            q = self.mine[i]
+            if q == sq:
+                continue
+            if g.in_no_play_zone(me, q):
+                lat += 1
+            elif self.zone[q]:
+                z += 1
+            else:
+                a += 1
+        live_opp = self.live_opp
+        lat_opp = self.lat_opp
+        if self.thr[opp][sq]:
+            if self.zone[sq]:
+                lat_opp -= 1
+            else:
+                live_opp -= 1
+        their_blocker = 1 if g.blockers_left[opp] else 0
+        for f in range(1, t.faces + 1):
+            self.nodes += 1
+            b[sq] = die(me, f)
+            won = lost = False
+            wline = 0
+            pm = po = 0
+            fa, fz, flat, flive, flat_opp = a, z, lat, live_opp, lat_opp
+            nn = 0
+            for j in range(0, k, 8):
+                s = ls[j + 3] + f
+                e = ls[j + 4]
+                if e == 0:
+                    if s == t.target:
+                        p = g.line_winner(ls[j])
+                        if p == me:
+                            won = True
+                            wline = ls[j]
+                        elif p == opp:
+                            lost = True
+                    continue
+                xm = ls[j + 1]
+                xo = ls[j + 2]
+                if level >= 2:
+                    pm += self._pot(xm, xo, e, s, ls[j + 6] & 2)
+                    po += self._pot(xo, xm, e, s, ls[j + 6] & 1)
+                need = t.target - s
+                if e != 1 or not 1 <= need <= t.faces:
+                    continue
+                u = ls[j + 5]
+                b[u] = die(me, need)
+                if g.line_winner(ls[j]) == me and not self.thr[me][u] and not self._seen(u, nn):
+                    self.news[nn] = u
+                    nn += 1
+                    if g.in_no_play_zone(me, u):
+                        flat += 1
+                    elif self.zone[u]:
+                        fz += 1
+                    else:
+                        fa += 1
+                b[u] = die(opp, need)
+                if g.line_winner(ls[j]) == opp and not self.thr[opp][u]:
+                    if self.zone[u]:
+                        flat_opp += 1
+                    else:
+                        flive += 1
+                b[u] = EMPTY
+            if won and lost:
+                score = DRAWN
+            elif lost:
+                score = LOST
+            elif won:
+                score = WON + 10 * g.win_points(me, wline)
+            elif flive:
+                score = LOST // 2  # the opponent wins next turn
+            elif level < 2:
+                score = self.rng.below(1000)
+            else:
+                score = FORK if fz > their_blocker or fa + fz > 1 + their_blocker else 0
+                score += (600 * (fa + fz) + 200 * flat - 400 * flat_opp
+                          + 60 * (pm - pot_me) - 50 * (po - pot_op) - self.blocker_cost)
+                if (self.counts[f] + 1) % t.same_face_group == 0:
+                    score -= 10 * t.same_face_penalty
+                score += self.rng.below(10)
+            if score > self.score:
+                self.score = score
+                self.move = (blk, sq, f)
+            top = self.top
+            if top is not None:
+                if len(top) < ANSWERS:
+                    top.append((score, blk, sq, f))
+                else:
+                    worst = 0
+                    for i in range(1, ANSWERS):
+                        if top[i][0] < top[worst][0]:
+                            worst = i
+                    if score > top[worst][0]:
+                        top[worst] = (score, blk, sq, f)
+        b[sq] = EMPTY
+        g.last_placed[me] = last_placed
