@@ -418,6 +418,8 @@ def main():
         print("    engine bytecode (.mpy; stays in flash when frozen):  %5d bytes" % heap["code"])
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
         board_figures(mpy)
+        from opponent import opponent_figures  # issue 12: the board's opponent
+        opponent_figures(mpy, matches=100 if "--quick" in sys.argv else 1000)
     link_figures()
     web_figures()
     from fleet import fleet_figures  # issue 11: a room of boards on MQTT

@@ -62,7 +62,8 @@ class Opponent:
         self.mine = bytearray(n)  # the mover's winning squares, as a list
         self.blk = bytearray(n)  # squares worth the mover's blocker, as a list
         self.news = bytearray(tables.through_stride)
-        self.ls = bytearray(8 * tables.through_stride)  # the lines through one square
+        self.ls = bytearray(4 * tables.through_stride)  # the lines through one square
+        self.acc = [0] * 16  # per face: how the die on a square changes the lines through it
         self.counts = bytearray(16)  # the mover's dice on the board, per face
         self.top = []
         self.nodes = 0
@@ -113,12 +114,14 @@ class Opponent:
         self.top = None
         top.sort(reverse=True)
         best = None
+        most = 0  # the most positions one answer took
         for score, blk, sq, f in top:
             if score >= WON or score <= LOST // 2:  # already decided: nothing to look at
                 value = score
-            elif best is not None and self.nodes >= self.budget:
-                break
+            elif best is not None and self.nodes + most > self.budget:
+                break  # another answer could overrun the budget
             else:
+                before = self.nodes
                 last = g.last_placed[me]
                 if blk != NO_BLOCKER:
                     b[blk] = BLOCKER | me
@@ -131,6 +134,7 @@ class Opponent:
                 else:
                     self.may_block = True
                     value = -self._search(opp, 2)
+                most = max(most, self.nodes - before)
                 g.dice_left[me] += 1
                 g.last_placed[me] = last
                 b[sq] = EMPTY
@@ -248,24 +252,23 @@ class Opponent:
                 return True
         return False
 
-    def _pot(self, x, o, e, s, other_at_end):
-        """How far a line that is not full has come towards a win of the player with `x` dice on it."""
-        need = self.t.target - s
-        if need < e or need > e * self.t.faces:
-            return 0
-        if o == 0 or o == 1 and other_at_end and self.t.opponent_end:
-            return x * x
-        return 0
-
     def _square(self, me, sq, level, blk):
+        """Weigh each face of `me`'s die on sq."""
         g = self.g
         t = self.t
         b = g.board
         ls = self.ls
+        acc = self.acc
         n = t.line_length
+        faces = t.faces
+        target = t.target
         opp = 1 - me
-        # The lines through sq, read once: the faces only change their sums.
-        k = pot_me = pot_op = 0
+        for f in range(faces + 1):
+            acc[f] = 0
+        # The lines through sq, read once. A line with room left adds to the faces that keep
+        # it winnable (a square of the dice on it: how far it has come); the lines a die
+        # fills or leaves one short are kept in ls for the faces to look at.
+        k = 0
         row = sq * t.through_stride
         for i in range(row, row + t.through_stride):
             line = t.through[i]
@@ -292,22 +295,36 @@ class Opponent:
                     s += c & 0x0F
             if e == 99:
                 continue
+            if e <= 2:
+                ls[k] = line
+                ls[k + 1] = e - 1
+                ls[k + 2] = u
+                ls[k + 3] = s
+                k += 4
+            if level < 2:
+                continue
             first = b[t.lines[start]] >> 4
             last = b[t.lines[start + n - 1]] >> 4
-            ends = (1 if first == me + 1 or last == me + 1 else 0) | (2 if first == opp + 1 or last == opp + 1 else 0)
-            if level >= 2:
-                pot_me += self._pot(xm, xo, e, s, ends & 2)
-                pot_op += self._pot(xo, xm, e, s, ends & 1)
-            if t.lines[start] == sq or t.lines[start + n - 1] == sq:
-                ends |= 1  # the die will sit at an end
-            ls[k] = line
-            ls[k + 1] = xm + 1
-            ls[k + 2] = xo
-            ls[k + 3] = s
-            ls[k + 4] = e - 1
-            ls[k + 5] = u
-            ls[k + 6] = ends
-            k += 8
+            mend = first == me + 1 or last == me + 1
+            oend = t.opponent_end and (first == opp + 1 or last == opp + 1)
+            need = target - s
+            if e <= need <= e * faces:  # before: the line as it stands
+                if xo == 0 or xo == 1 and oend:
+                    acc[0] -= 60 * xm * xm
+                if xm == 0 or xm == 1 and mend and t.opponent_end:
+                    acc[0] += 50 * xo * xo
+            e -= 1
+            if e == 0:
+                continue
+            mend = t.opponent_end and (mend or t.lines[start] == sq or t.lines[start + n - 1] == sq)
+            value = 0
+            if xo == 0 or xo == 1 and oend:
+                value = 60 * (xm + 1) * (xm + 1)
+            if xm == 0 and mend:
+                value -= 50 * xo * xo
+            if value:
+                for f in range(max(1, need - e * faces), min(faces, need - e) + 1):
+                    acc[f] += value
         # My winning squares for my next turn, as the die on sq leaves them.
         last_placed = g.last_placed[me]
         g.last_placed[me] = sq
@@ -330,19 +347,17 @@ class Opponent:
             else:
                 live_opp -= 1
         their_blocker = 1 if g.blockers_left[opp] else 0
-        for f in range(1, t.faces + 1):
+        for f in range(1, faces + 1):
             self.nodes += 1
             b[sq] = die(me, f)
             won = lost = False
             wline = 0
-            pm = po = 0
             fa, fz, flat, flive, flat_opp = a, z, lat, live_opp, lat_opp
             nn = 0
-            for j in range(0, k, 8):
+            for j in range(0, k, 4):
                 s = ls[j + 3] + f
-                e = ls[j + 4]
-                if e == 0:
-                    if s == t.target:
+                if ls[j + 1] == 0:
+                    if s == target:
                         p = g.line_winner(ls[j])
                         if p == me:
                             won = True
@@ -350,15 +365,10 @@ class Opponent:
                         elif p == opp:
                             lost = True
                     continue
-                xm = ls[j + 1]
-                xo = ls[j + 2]
-                if level >= 2:
-                    pm += self._pot(xm, xo, e, s, ls[j + 6] & 2)
-                    po += self._pot(xo, xm, e, s, ls[j + 6] & 1)
-                need = t.target - s
-                if e != 1 or not 1 <= need <= t.faces:
+                need = target - s
+                if not 1 <= need <= faces:
                     continue
-                u = ls[j + 5]
+                u = ls[j + 2]
                 b[u] = die(me, need)
                 if g.line_winner(ls[j]) == me and not self.thr[me][u] and not self._seen(u, nn):
                     self.news[nn] = u
@@ -389,7 +399,7 @@ class Opponent:
             else:
                 score = FORK if fz > their_blocker or fa + fz > 1 + their_blocker else 0
                 score += (600 * (fa + fz) + 200 * flat - 400 * flat_opp
-                          + 60 * (pm - pot_me) - 50 * (po - pot_op) - self.blocker_cost)
+                          + acc[0] + acc[f] - self.blocker_cost)
                 if (self.counts[f] + 1) % t.same_face_group == 0:
                     score -= 10 * t.same_face_penalty
                 score += self.rng.below(10)
