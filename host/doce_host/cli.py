@@ -69,7 +69,8 @@ def cmd_rules_compile(args):
 
 def cmd_play(args):
     from .play import play
-    play(load_tables(args.rules), sys.stdin, sys.stdout)
+    play(load_tables(args.rules), sys.stdin, sys.stdout, vs=args.vs, colour=("white", "black").index(args.colour),
+         seed=args.seed)
 
 
 def open_link(args):
@@ -516,8 +517,14 @@ def parser():
     dc.set_defaults(run=cmd_dice_check)
 
     g = sub.add_parser("play", help="play a match in the terminal",
-                       description="Play a match of DOCE for two players at one terminal.")
+                       description="Play a match of DOCE at one terminal: two players, or one against "
+                                   "the board's opponent (--vs LEVEL).")
     g.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
+    from doce.opponent import LEVELS
+    g.add_argument("--vs", type=int, choices=range(LEVELS), metavar="LEVEL",
+                   help="play the board's opponent, level 0 (a child) to %d (its strongest)" % (LEVELS - 1))
+    g.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
+    g.add_argument("--seed", type=int, default=1, help="the opponent's seed: the same moves for the same game")
     g.set_defaults(run=cmd_play)
 
     from .fleet.commands import add_parsers as fleet_parsers  # doce config, doce fleet
