@@ -72,8 +72,17 @@ class Opponent:
         """The move for the player to move in `game`: (blocker square or NO_BLOCKER, square, face).
 
         None if the round or match is over or no die can be placed."""
+        for _ in self.think(game):
+            pass
+        return self.chosen
+
+    def think(self, game):
+        """choose(), in slices: a generator to step between scans, a square's faces a step
+        (a few ms on an ESP32). The move is in self.chosen once it is done. It thinks on its
+        own copy of the position, taken at the first step."""
+        self.chosen = None
         if game.round_over or game.match_over or not game.has_legal_square(game.to_move):
-            return None
+            return
         me = game.to_move
         g = self.g
         g.board[:] = game.board
@@ -83,25 +92,26 @@ class Opponent:
         self.may_block = not game.blocker_this_turn
         self.nodes = 0
         if self.level == 0:
-            return self._child(me)
+            yield from self._child(me)
+            return
         self.top = [] if self.level == STRONGEST else None
-        self._search(me, self.level)
-        move = self.move
+        yield from self._search(me, self.level)
+        self.chosen = self.move
         if self.top:
-            move = self._answers(me)
+            yield from self._answers(me)
         self.top = None
-        return move
 
     # -- level 0 ------------------------------------------------------------
 
     def _child(self, me):
         if self.rng.below(2):
-            self._search(me, 1)
+            yield from self._search(me, 1)
             if self.score >= WON:
-                return self.move
+                self.chosen = self.move
+                return
         g = self.g
         squares = [sq for sq in range(self.t.squares) if g.is_legal_square(me, sq)]
-        return NO_BLOCKER, squares[self.rng.below(len(squares))], 1 + self.rng.below(self.t.faces)
+        self.chosen = NO_BLOCKER, squares[self.rng.below(len(squares))], 1 + self.rng.below(self.t.faces)
 
     # -- level 3: the opponent's answers ------------------------------------
 
@@ -133,7 +143,8 @@ class Opponent:
                     value = DRAWN
                 else:
                     self.may_block = True
-                    value = -self._search(opp, 2)
+                    yield from self._search(opp, 2)
+                    value = -self.score
                 most = max(most, self.nodes - before)
                 g.dice_left[me] += 1
                 g.last_placed[me] = last
@@ -143,22 +154,22 @@ class Opponent:
                     g.blockers_left[me] += 1
             if best is None or value > best[0]:
                 best = (value, blk, sq, f)
-        return best[1], best[2], best[3]
+        self.chosen = best[1], best[2], best[3]
 
     # -- levels 1 and 2: every move, weighed ---------------------------------
 
     def _search(self, me, level):
-        """Weigh every move of `me` in the thinking position; return the best score and
-        keep its move in self.move."""
+        """Weigh every move of `me` in the thinking position: the best score in self.score,
+        its move in self.move."""
         g = self.g
         t = self.t
         opp = 1 - me
         self.score = LOST * 2
         self.move = None
         self._threats()
-        self._dice(me, level, NO_BLOCKER)
+        yield from self._dice(me, level, NO_BLOCKER)
         if not (g.blockers_left[me] and self.may_block):
-            return self.score
+            return
         # The blocker goes where the opponent would win: the only square worth its 5 points.
         nb = 0
         for u in range(t.squares):
@@ -171,7 +182,7 @@ class Opponent:
             g.blockers_left[me] -= 1
             if g.has_legal_square(me):
                 self._threats()
-                self._dice(me, level, u)
+                yield from self._dice(me, level, u)
             g.blockers_left[me] += 1
             g.board[u] = EMPTY
         return self.score
@@ -245,6 +256,7 @@ class Opponent:
         for sq in range(t.squares):
             if g.is_legal_square(me, sq):
                 self._square(me, sq, level, blk)
+                yield
 
     def _seen(self, u, nn):
         for i in range(nn):

@@ -162,3 +162,20 @@ def show(game):
     from doce_host.play import draw_board
     who = ("white", "black")[game.to_move]
     return draw_board(game) + "\n%s to move, blockers %r" % (who, list(game.blockers_left))
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_thinking_in_slices_gives_the_same_move_a_square_at_a_time(name):
+    """think() is what the board steps between scans: no step weighs more than one square's faces."""
+    tables = rules.load_tables(name)
+    for i, game in enumerate(positions(tables, 60, 77)):
+        expected = Opponent(tables, STRONGEST, i).choose(game)
+        player = Opponent(tables, STRONGEST, i)
+        steps = 0
+        last = 0
+        for _ in player.think(game):
+            assert player.nodes - last <= tables.faces
+            last = player.nodes
+            steps += 1
+        assert player.chosen == expected
+        assert steps >= len(game.legal_squares(game.to_move))
