@@ -226,13 +226,24 @@ def thinking(mpy, name="standard"):
         return heap
 
 
-def opponent_figures(mpy=None, matches=MATCHES):
+def opponent_figures(mpy=None, matches=MATCHES, board=None):
+    """`board`: run.py's heap figures for the firmware over a match, to add the opponent to."""
     ladder(matches)
     if mpy is None:
         from run import precompile
         with tempfile.TemporaryDirectory() as tmp:
-            return thinking(precompile(Path(tmp) / "mpy"))
-    return thinking(mpy)
+            heap = thinking(precompile(Path(tmp) / "mpy"))
+    else:
+        heap = thinking(mpy)
+    if board:
+        from run import CODE_32_PER_64, DATA_32_PER_64
+        code = board["code"] + heap["code"]
+        data = board["app"] + board["match_peak"] + heap["data"] + heap["live"]
+        print("  the whole firmware with the opponent thinking (the board's high-water over a match, plus the")
+        print("  opponent's bytecode, data and thinking): %d bytes here; 32-bit as on the ESP32 (run.py's ratios)"
+              " %.1f KB" % (code + data, (code * CODE_32_PER_64 + data * DATA_32_PER_64) / 1024))
+        print("    (goal <= 32 KB, the board's stated budget; the opponent is imported only when chosen)")
+    return heap
 
 
 def main():
