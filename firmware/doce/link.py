@@ -13,7 +13,7 @@ import json
 
 from .app import ticks_diff
 from .board import UNSETTLED, piece_name
-from .game import PLAYER_NAMES, square_name
+from .game import NOWHERE, PLAYER_NAMES, square_name
 from .referee import round_event
 
 PROTOCOL = 2  # 2: lines of at most MAX_LINE bytes, strict framing
@@ -211,7 +211,28 @@ class Link:
 
     def new_match(self, request):
         first = player_argument(request, "first", 1 - self.app.controller.game.first)
+        against = request.get("opponent")  # {"colour": ..., "level": 0-3}: a match against the board
+        if against is not None and not isinstance(against, dict):
+            raise BadArgument('opponent is {"colour": "white" or "black", "level": 0 to 3}')
+        colour = level = None
+        if against is not None:
+            colour = player_argument(against, "colour", 1)
+            level = against.get("level", 3)
+            if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 3:
+                raise BadArgument("opponent level is 0 to 3")
         self.app.controller.new_match(first)
+        self.app.play_against(colour, level)
+
+    def hint(self, request):
+        from .versus import hint
+        g = self.app.controller.game
+        move = hint(self.app.tables, g)
+        if move is None:
+            raise CommandError("no_round", "there is no round in play")
+        out = {"cell": square_name(g.tables, move[1]), "value": move[2]}
+        if move[0] != NOWHERE:
+            out["blocker"] = square_name(g.tables, move[0])
+        return {"hint": out}
 
     def new_round(self, request):
         if not self.app.controller.restart_round():
@@ -452,7 +473,7 @@ def game_state(g):
 COMMANDS = {
     "hello": Link.hello, "state": Link.state, "new_match": Link.new_match, "new_round": Link.new_round,
     "brightness": Link.brightness, "calibrate": Link.calibrate, "reboot": Link.reboot_command,
-    "dice_check": Link.dice_check,
+    "dice_check": Link.dice_check, "hint": Link.hint,
     "rules_get": Link.rules_get, "rules_begin": Link.rules_begin, "rules_chunk": Link.rules_chunk,
     "rules_commit": Link.rules_commit, "rules_abort": Link.rules_abort,
     "wifi": Link.net_command, "mqtt": Link.net_command, "net": Link.net_command,
