@@ -101,7 +101,7 @@ def board_state(game, refused=None):
             mode = CORRECTING
     board = load_board()
     lights = Lights([(0, 0, 0)] * board.led_count, lambda: None, board)
-    controller = SimpleNamespace(game=game, mode=mode, problems=problems, physical=physical)
+    controller = SimpleNamespace(game=game, mode=mode, problems=problems, physical=physical, versus=None)
     lights.render(controller, PULSE.index(max(PULSE)) * PULSE_MS)  # the frame where lines are brightest
     state = game_state(game)
     state.update(mode=mode, seen=seen, leds=lights.colours().hex(), animated=lights.animated, brightness=1.0,
