@@ -95,6 +95,14 @@ def link_errors(run):
 
 
 @link_errors
+def cmd_play_board(args):
+    from .play import board_hint, play_board
+    link, _ = open_link(args)
+    with link:
+        print(board_hint(link) if args.hint else play_board(link, args.level, args.colour, args.first))
+
+
+@link_errors
 def cmd_status(args):
     from . import view
     link, hello = open_link(args)
@@ -454,6 +462,15 @@ def parser():
     fl.add_argument("--dry-run", action="store_true", help="check the image and print the commands, run nothing")
     fl.set_defaults(run=cmd_flash)
 
+    pb = sub.add_parser("play-board", help="play against a board: its opponent plays one colour",
+                        description="Start a match against the board's own opponent (docs/opponent.md), "
+                                    "or with --hint ask it for the strongest move for the player to move.")
+    board_args(pb)
+    pb.add_argument("--level", type=int, choices=range(4), default=3, help="0 (a child) to 3 (its strongest)")
+    pb.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
+    pb.add_argument("--first", choices=("white", "black"), help="who opens (default: the other than last match)")
+    pb.add_argument("--hint", action="store_true", help="only ask for a hint")
+    pb.set_defaults(run=cmd_play_board)
     st = sub.add_parser("status", help="a board's hello and game state",
                         description="Show a board's hello and the game as it stands.")
     board_args(st)

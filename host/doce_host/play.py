@@ -135,3 +135,23 @@ def describe_round(event):
     return "%s round %d by %s%s. Points: white %d, black %d." % (
         who, event["round"], how[event["reason"]], " (" + lines + ")" if lines else "",
         event["points"]["white"], event["points"]["black"])
+
+
+# -- against a board (doce play-board, doce hint) --------------------------------------------
+
+def play_board(link, level, colour, first=None):
+    """Start a match against the board's opponent on the board behind `link`; what to tell the player."""
+    args = {"opponent": {"colour": colour, "level": level}}
+    if first:
+        args["first"] = first
+    link.ask("new_match", **args)
+    return ("The board plays %s at level %d. The match starts once the board is clear; on its turn"
+            " it flashes its square as many times as the face (docs/lights.md): put that die down for it."
+            % (colour, level))
+
+
+def board_hint(link):
+    """The board's hint for the player to move, as a player types a move."""
+    hint = link.ask("hint", timeout=max(link.timeout, 10.0))["hint"]
+    die = "%s %d" % (hint["cell"], hint["value"])
+    return "Hint: " + ("%s b, then %s" % (hint["blocker"], die) if "blocker" in hint else die)
