@@ -219,7 +219,8 @@ def thinking(mpy, name="standard"):
             print("    median move %.0f ms, worst move %.0f ms (goal <= 1000 ms worst)" % (median, worst))
         heap["live"] = live
         print("  heap on MicroPython (unix port, 64-bit: the ESP32's 32-bit objects are smaller):")
-        print("    opponent bytecode (.mpy): %d bytes; its data: %d bytes" % (heap["code"], heap["data"]))
+        print("    opponent bytecode (opponent.mpy, versus.mpy): %d bytes; its data: %d bytes"
+              % (heap["code"], heap["data"]))
         print("    thinking, the three longest moves: %d bytes more heap needed (smallest -X heapsize that"
               " completes, less the same without thinking)" % live)
         print("    allocated while thinking, collected as it goes (gc off, worst move): %d bytes" % heap["thinking"])
@@ -241,7 +242,8 @@ def opponent_figures(mpy=None, matches=MATCHES, board=None):
         data = board["app"] + board["match_peak"] + heap["data"] + heap["live"]
         print("  the whole firmware with the opponent thinking (the board's high-water over a match, plus the")
         print("  opponent's bytecode, data and thinking): %d bytes here; 32-bit as on the ESP32 (run.py's ratios)"
-              " %.1f KB" % (code + data, (code * CODE_32_PER_64 + data * DATA_32_PER_64) / 1024))
+              " %.1f KB, %.1f KB without bytecode (frozen with manifest.py)"
+              % (code + data, (code * CODE_32_PER_64 + data * DATA_32_PER_64) / 1024, data * DATA_32_PER_64 / 1024))
         print("    (goal <= 32 KB, the board's stated budget; the opponent is imported only when chosen)")
     return heap
 

@@ -5,7 +5,7 @@
 #   opponent_think.py TABLES POSITIONS one I [stop]
 #                                                 position I's move (with `stop`: load it, do not
 #                                                 think: callgrind's baseline)
-#   opponent_think.py TABLES POSITIONS heap       print the opponent's bytecode, its data, and the
+#   opponent_think.py TABLES POSITIONS heap       print the bytecode of opponent.py and versus.py, its data, and the
 #                                                 most any move allocates while it thinks (gc off)
 # POSITIONS: a line a position, "board dice blockers last to_move" as hex bytes.
 import gc
@@ -20,6 +20,7 @@ from doce.tables import Tables  # noqa: E402
 gc.collect()
 engine = gc.mem_alloc() - at_start
 from doce.opponent import Opponent  # noqa: E402
+from doce.versus import Versus  # noqa: E402, F401  (the board loads both in a match against it)
 
 gc.collect()
 code = gc.mem_alloc() - at_start - engine
