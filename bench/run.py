@@ -89,6 +89,7 @@ def board_figures(mpy):
               % (total, total / 1024, (total - heap["code"]) / 1024))
         heap32(board_run, heap)
         latency(board_run)
+        return heap
 
 
 # The same firmware on a 32-bit MicroPython (as on the ESP32) over the 64-bit unix port, measured
@@ -427,7 +428,9 @@ def main():
               % (heap["tables"] + heap["match_peak"], heap["tables"], heap["match_peak"]))
         print("    engine bytecode (.mpy; stays in flash when frozen):  %5d bytes" % heap["code"])
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
-        board_figures(mpy)
+        board = board_figures(mpy)
+        from opponent import opponent_figures  # issue 12: the board's opponent
+        opponent_figures(mpy, matches=100 if "--quick" in sys.argv else 1000, board=board)
     link_figures()
     web_figures()
     from fleet import fleet_figures  # issue 11: a room of boards on MQTT

@@ -18,6 +18,7 @@ from .tables import Tables
 
 RULES_PATH = "rules.doct"
 DEFAULT_RULES_PATH = "default.doct"  # the tables installed with the firmware (doce_host/image.py)
+VERSUS_PATH = "versus"  # "colour level" of the board's opponent, in a match against the board
 FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
@@ -86,6 +87,12 @@ class App:
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
+        self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
+        try:
+            with open(VERSUS_PATH) as f:  # chosen before a power cut
+                self.play_against(*[int(x) for x in f.read().split()], remember=False)
+        except (OSError, ValueError, TypeError):
+            pass
         self.checking = False  # in the dice check: the game waits
         self.pressed_at = None  # when the button went down
         self.long_press = False  # the press being held has already acted
@@ -121,6 +128,8 @@ class App:
         if self.checking:
             self.check.step(now_ms)
         else:
+            if self.versus and self.versus.step(c.game):  # a slice of its thinking, between scans
+                c.changed = True
             self._render(now_ms)
         if c.unwritten and (self.retry_at is None or ticks_diff(now_ms, self.retry_at) >= 0):
             note = c.commit()  # after the lights: a play shows before it is written
@@ -210,6 +219,26 @@ class App:
             if error:
                 self.emit({"event": "warning", "message": error})
 
+    def play_against(self, colour=None, level=3, remember=True):
+        """From now on the board plays `colour` (WHITE or BLACK) at `level`; None: two players.
+        Kept in a file, so it plays on after a power cut."""
+        self.versus = None
+        if colour is not None:
+            from .versus import Versus
+            self.versus = Versus(self.tables, colour, level)
+        self.controller.versus = self.versus
+        self.controller.changed = True
+        try:
+            if not remember:
+                pass
+            elif colour is None:
+                os.remove(VERSUS_PATH)
+            else:
+                with open(VERSUS_PATH, "w") as f:
+                    f.write("%d %d" % (colour, level))
+        except OSError:
+            pass
+
     def set_brightness(self, value):
         self.lights.set_brightness(value)
         self.controller.changed = True
@@ -236,6 +265,8 @@ class App:
             return "storage", "could not store the rules (%s); the old rules stay" % e
         self.tables = tables
         self.controller.new_match(WHITE, tables)
+        if self.versus:  # it plays by the new rules
+            self.play_against(self.versus.colour, self.versus.level)
         return None
 
     def calibrate(self, scans=32):

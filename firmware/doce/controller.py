@@ -42,6 +42,7 @@ class Controller:
         self.physical = bytearray(game.tables.squares)  # the settled board last seen
         self.looked = False  # whether the board has been read since boot: till then, physical is a guess
         self.unwritten = []  # journal calls owed; written after the lights show the play
+        self.versus = None  # doce.versus.Versus in a match against the board: it says which move is its
         self._resume_mode(waiting)
         self.changed = True  # the lights need drawing again
 
@@ -150,6 +151,8 @@ class Controller:
         else:
             player = owner(piece)
             why = g.refusal(player, sq, face(piece))
+        if not why and self.versus:
+            why = self.versus.refusal(player, sq, piece)
         if why:
             return why
         ended = len(g.rounds)

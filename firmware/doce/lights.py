@@ -15,6 +15,9 @@ deficiencies, and every meaning also differs in brightness or blinking:
                     piece left on the board is dim vermillion until cleared away
   the match         every square pulses in the winner's colour (both, on a draw)
   turn              the edge lights of the player to move, in their colour
+  the board's move  in a match against the board, the square of its move flashes its
+                    colour as many times as the face, then rests dim; for its blocker
+                    the square flickers without rest
   the dice check    both edges dim bluish green; its square pulses bluish green while
                     empty, is steady bluish green for a right face, blinks vermillion
                     for a wrong one (and for a die to take off before the game resumes)
@@ -53,6 +56,8 @@ class Lights:
         self.c = self.ended = None  # this frame's controller and finished round
         self.cells = self.last = None  # this frame's board and last-placed squares
         self.animated = False  # whether the picture changes with time
+        self.move_sq = NOWHERE  # the square of the board's move, shown as move_light
+        self.move_light = OFF
 
     def set_brightness(self, brightness):
         """0.0-1.0 of the board's cap (the cap keeps the strip within USB power)."""
@@ -96,11 +101,28 @@ class Lights:
         self.ended = game.rounds[-1] if game.round_over and game.rounds else None
         mode = controller.mode
         self.animated = mode == CORRECTING or mode == MATCH_OVER or self.ended is not None
+        self.move_sq = NOWHERE
+        v = controller.versus
+        if v and v.move and mode == PLAYING:
+            self._move_frame(v.move, now_ms)
         self.blink_on = (now_ms // BLINK_MS) % 2 == 0
         self.pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
         if mode == MATCH_OVER and self.winner_of is not game:
             self.winner = game.winner()  # once per match: it sums the rounds
             self.winner_of = game
+
+    def _move_frame(self, move, now_ms):
+        """The board's move: a die's square flashes the face's count (250 ms on, 250 off), then
+        rests dim for 1 s; a blocker's square flickers (100 ms) without rest."""
+        self.animated = True
+        colour = self.palette[self.c.versus.colour]
+        if move[0] != NOWHERE:
+            self.move_sq = move[0]
+            self.move_light = colour[BRIGHT] if now_ms // 100 % 2 == 0 else OFF
+            return
+        self.move_sq = move[1]
+        step = now_ms // 250 % (2 * move[2] + 4)
+        self.move_light = colour[DIM] if step >= 2 * move[2] else colour[BRIGHT] if step % 2 == 0 else OFF
 
     def render_check(self, check, now_ms):
         """The dice check (doce.dice.DiceCheck): its square alone lit, both edges dim green."""
@@ -187,6 +209,8 @@ class Lights:
 
     def _playing(self, sq):
         # The hot path when a die lands: the frame's board and markers are cached on self.
+        if sq == self.move_sq:
+            return self.move_light
         if self.marks[sq] == ZONE:
             return self.palette[2][DIM]
         cell = self.cells[sq]

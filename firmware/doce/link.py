@@ -13,7 +13,7 @@ import json
 
 from .app import ticks_diff
 from .board import UNSETTLED
-from .game import PLAYER_NAMES
+from .game import NOWHERE, PLAYER_NAMES
 from .squares import piece_name, square_name
 from .referee import round_event
 
@@ -216,7 +216,28 @@ class Link:
 
     def new_match(self, request):
         first = player_argument(request, "first", 1 - self.app.controller.game.first)
+        against = request.get("opponent")  # {"colour": ..., "level": 0-3}: a match against the board
+        if against is not None and (not isinstance(against, dict) or set(against) - {"colour", "level"}):
+            raise BadArgument('opponent is {"colour": "white" or "black", "level": 0 to 3}')
+        colour = level = None
+        if against is not None:
+            colour = player_argument(against, "colour", 1)
+            level = against.get("level", 3)
+            if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 3:
+                raise BadArgument("opponent level is 0 to 3")
         self.app.controller.new_match(first)
+        self.app.play_against(colour, level)
+
+    def hint(self, request):
+        from .versus import hint
+        g = self.app.controller.game
+        move = hint(self.app.tables, g)
+        if move is None:
+            raise CommandError("no_round", "there is no round in play")
+        out = {"cell": square_name(g.tables.grid, move[1]), "value": move[2]}
+        if move[0] != NOWHERE:
+            out["blocker"] = square_name(g.tables.grid, move[0])
+        return {"hint": out}
 
     def new_round(self, request):
         if not self.app.controller.restart_round():
@@ -503,10 +524,10 @@ def game_state(g):
 
 # Each command and the arguments it takes besides cmd and id (None: it checks its own).
 COMMANDS = {
-    "hello": (Link.hello, ()), "state": (Link.state, ()), "new_match": (Link.new_match, ("first",)),
+    "hello": (Link.hello, ()), "state": (Link.state, ()), "new_match": (Link.new_match, ("first", "opponent")),
     "new_round": (Link.new_round, ()), "brightness": (Link.brightness, ("value",)),
     "calibrate": (Link.calibrate, ()), "reboot": (Link.reboot_command, ()),
-    "dice_check": (Link.dice_check, ("on",)), "rules_get": (Link.rules_get, ()),
+    "dice_check": (Link.dice_check, ("on",)), "hint": (Link.hint, ()), "rules_get": (Link.rules_get, ()),
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),

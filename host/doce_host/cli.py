@@ -76,7 +76,8 @@ def write_file(out, data):
 
 def cmd_play(args):
     from .play import play
-    play(load_tables(args.rules), sys.stdin, sys.stdout)
+    play(load_tables(args.rules), sys.stdin, sys.stdout, vs=args.vs, colour=("white", "black").index(args.colour),
+         seed=args.seed)
 
 
 def open_link(args):
@@ -98,6 +99,14 @@ def link_errors(run):
         except LinkError as e:
             raise UsageError(str(e)) from None
     return wrapped
+
+
+@link_errors
+def cmd_play_board(args):
+    from .play import board_hint, play_board
+    link, _ = open_link(args)
+    with link:
+        print(board_hint(link) if args.hint else play_board(link, args.level, args.colour, args.first))
 
 
 @link_errors
@@ -488,6 +497,15 @@ def parser():
     fl.add_argument("--dry-run", action="store_true", help="check the image and print the commands, run nothing")
     fl.set_defaults(run=cmd_flash)
 
+    pb = sub.add_parser("play-board", help="play against a board: its opponent plays one colour",
+                        description="Start a match against the board's own opponent (docs/opponent.md), "
+                                    "or with --hint ask it for the strongest move for the player to move.")
+    board_args(pb)
+    pb.add_argument("--level", type=int, choices=range(4), default=3, help="0 (a child) to 3 (its strongest)")
+    pb.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
+    pb.add_argument("--first", choices=("white", "black"), help="who opens (default: the other than last match)")
+    pb.add_argument("--hint", action="store_true", help="only ask for a hint")
+    pb.set_defaults(run=cmd_play_board)
     st = sub.add_parser("status", help="a board's hello and game state",
                         description="Show a board's hello and the game as it stands.")
     board_args(st)
@@ -551,8 +569,14 @@ def parser():
     dc.set_defaults(run=cmd_dice_check)
 
     g = sub.add_parser("play", help="play a match in the terminal",
-                       description="Play a match of DOCE for two players at one terminal.")
+                       description="Play a match of DOCE at one terminal: two players, or one against "
+                                   "the board's opponent (--vs LEVEL).")
     g.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
+    from doce.opponent import LEVELS
+    g.add_argument("--vs", type=int, choices=range(LEVELS), metavar="LEVEL",
+                   help="play the board's opponent, level 0 (a child) to %d (its strongest)" % (LEVELS - 1))
+    g.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
+    g.add_argument("--seed", type=int, default=1, help="the opponent's seed: the same moves for the same game")
     g.set_defaults(run=cmd_play)
 
     from .fleet.commands import add_parsers as fleet_parsers  # doce config, doce fleet

@@ -1,14 +1,17 @@
-"""Play a match at the terminal: two players, one keyboard, the real rules engine."""
+"""Play a match at the terminal: two players at one keyboard, or one against the board's
+opponent (firmware/doce/opponent.py), on the real rules engine."""
 
-from doce.game import DRAW, PLAYER_NAMES, Game, WHITE
+from doce.game import BLACK, DRAW, PLAYER_NAMES, Game, WHITE
+from doce.opponent import NO_BLOCKER, STRONGEST, Opponent
 from doce.referee import play_move, round_event, match_event
-from doce.squares import number
+from doce.squares import number, square_name
 
 from . import view
 from .recorded import board_state
 
 HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
-"board" shows the board, "quit" ends. a1 is white's left corner."""
+"board" shows the board, "hint" the move the strongest opponent would play, "quit" ends.
+a1 is white's left corner."""
 
 REASONS = {
     "not_your_turn": "it is not your turn",
@@ -48,13 +51,50 @@ def parse(game, text):
     return move
 
 
-def play(tables, stdin, out, first=WHITE):
+def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1):
+    """A match read from `stdin`; with `vs` (a level), the board's opponent plays `colour`."""
     game = Game(tables, first)
+    board = Opponent(tables, vs, seed) if vs is not None else None
 
     def say(*lines):
         print(*lines, sep="\n", file=out, flush=True)
 
-    say("DOCE, %s rules. %s" % (tables.name, HELP), "", draw_board(game), status(game))
+    def played(finished):
+        """Report the round's end if the move ended it; True once the match is over."""
+        if len(game.rounds) == finished:
+            return False
+        say(draw_board(game), describe_round(round_event(game, game.rounds[-1])))
+        if game.match_over:
+            m = match_event(game)["match"]
+            say("Match over: white %d, black %d. %s" % (
+                m["white"], m["black"],
+                "A draw!" if m["winner"] == PLAYER_NAMES[DRAW] else m["winner"].capitalize() + " wins!"))
+            return True
+        game.start_round()
+        say("", "Round %d: %s opens." % (game.round, PLAYER_NAMES[game.to_move]))
+        return False
+
+    def board_turns():
+        """The opponent's moves while it is its turn; True once the match is over."""
+        while board and game.to_move == colour and not game.round_over:
+            finished = len(game.rounds)
+            blk, sq, face = board.choose(game)
+            if blk != NO_BLOCKER:
+                play_move(game, {"player": PLAYER_NAMES[colour], "cell": square_name(tables.grid, blk),
+                                 "blocker": True})
+            play_move(game, {"player": PLAYER_NAMES[colour], "cell": square_name(tables.grid, sq), "value": face})
+            say("The board (%s) plays %s." % (PLAYER_NAMES[colour], describe_move(tables, (blk, sq, face))))
+            if played(finished):
+                return True
+        return False
+
+    say("DOCE, %s rules. %s" % (tables.name, HELP))
+    if board:
+        say("You play %s; the board plays %s at level %d of %d." % (
+            PLAYER_NAMES[1 - colour], PLAYER_NAMES[colour], vs, STRONGEST))
+    if board_turns():
+        return game
+    say("", draw_board(game), status(game))
     for text in stdin:
         text = text.strip()
         if text in ("quit", "q", "exit"):
@@ -65,6 +105,10 @@ def play(tables, stdin, out, first=WHITE):
         if text == "help":
             say(HELP)
             continue
+        if text == "hint":
+            move = Opponent(tables, STRONGEST, seed).choose(game)
+            say("Hint: " + describe_move(tables, move) if move else "No move left this round.")
+            continue
         move = parse(game, text)
         finished = len(game.rounds)
         why = play_move(game, move) if move else "bad_move"
@@ -72,18 +116,17 @@ def play(tables, stdin, out, first=WHITE):
             reason = REASONS.get(why, why.replace("_", " "))
             say("Refused: " + (reason % tables.faces if "%d" in reason else reason))
             continue
-        if len(game.rounds) > finished:
-            say(draw_board(game), describe_round(round_event(game, game.rounds[-1])))
-            if game.match_over:
-                m = match_event(game)["match"]
-                say("Match over: white %d, black %d. %s" % (
-                    m["white"], m["black"],
-                    "A draw!" if m["winner"] == PLAYER_NAMES[DRAW] else m["winner"].capitalize() + " wins!"))
-                return game
-            game.start_round()
-            say("", "Round %d: %s opens." % (game.round, PLAYER_NAMES[game.to_move]))
+        if played(finished) or board_turns():
+            return game
         say(draw_board(game), status(game))
     return game
+
+
+def describe_move(tables, move):
+    """'c3 4', or 'b2 b, then c3 4' with the blocker first: as a player types it."""
+    blk, sq, face = move
+    die = "%s %d" % (square_name(tables.grid, sq), face)
+    return die if blk == NO_BLOCKER else "%s b, then %s" % (square_name(tables.grid, blk), die)
 
 
 def describe_round(event):
@@ -94,3 +137,23 @@ def describe_round(event):
     return "%s round %d by %s%s. Points: white %d, black %d." % (
         who, event["round"], how[event["reason"]], " (" + lines + ")" if lines else "",
         event["points"]["white"], event["points"]["black"])
+
+
+# -- against a board (doce play-board, doce hint) --------------------------------------------
+
+def play_board(link, level, colour, first=None):
+    """Start a match against the board's opponent on the board behind `link`; what to tell the player."""
+    args = {"opponent": {"colour": colour, "level": level}}
+    if first:
+        args["first"] = first
+    link.ask("new_match", **args)
+    return ("The board plays %s at level %d. The match starts once the board is clear; on its turn"
+            " it flashes its square as many times as the face (docs/lights.md): put that die down for it."
+            % (colour, level))
+
+
+def board_hint(link):
+    """The board's hint for the player to move, as a player types a move."""
+    hint = link.ask("hint", timeout=max(link.timeout, 10.0))["hint"]
+    die = "%s %d" % (hint["cell"], hint["value"])
+    return "Hint: " + ("%s b, then %s" % (hint["blocker"], die) if "blocker" in hint else die)

@@ -42,3 +42,39 @@ def test_the_board_shows_dice_and_the_zone():
     _, out = run(["c3 4", "quit"])
     assert "W4*" in out
     assert out.rstrip().splitlines()[-1].startswith("Round 1 of 4   white 0 : 0 black   black to move")
+
+
+# -- against the board's opponent (doce play --vs LEVEL) -----------------------------------
+
+def hinted(out, limit=400):
+    """A player who types "hint" and then plays the hint, until the match is over."""
+    for _ in range(limit):
+        if "Match over" in out.getvalue():
+            return
+        yield "hint\n"
+        hint = out.getvalue().rsplit("Hint: ", 1)[1].splitlines()[0]
+        for move in hint.split(", then "):
+            yield move + "\n"
+    raise AssertionError("the match did not end in %d moves" % limit)
+
+
+def test_a_whole_match_against_the_board_with_hints():
+    out = io.StringIO()
+    game = play(load_tables("standard"), hinted(out), out, vs=1, colour=0)
+    text = out.getvalue()
+    assert game.match_over
+    assert "Refused" not in text
+    assert text.index("The board (white) plays") < text.index("Hint: ")  # white opens round 1: the board
+    assert text.count("The board (white) plays") >= 4 * 3
+    w, b = game.totals()
+    assert "Match over: white %d, black %d." % (w, b) in text
+    assert b > w  # the hints are the strongest level's moves; the board plays level 1
+
+
+def test_the_board_replays_the_same_match_for_the_same_seed():
+    def run_seed(seed):
+        out = io.StringIO()
+        play(load_tables("standard"), hinted(out), out, vs=2, colour=1, seed=seed)
+        return [line for line in out.getvalue().splitlines() if line.startswith("The board")]
+    assert run_seed(5) == run_seed(5)
+    assert run_seed(5) != run_seed(6)

@@ -1,0 +1,80 @@
+"""Playing against the board: its opponent thinks between scans and says which move the
+players must put down for it. Imported only when a match against the board is chosen
+(the firmware's RAM does not carry it otherwise).
+
+Pure: the app steps it once a scan, the lights read `move`, and the controller asks
+`refusal` before it accepts a piece of the board's colour.
+"""
+
+from .game import BLOCKER, face, is_blocker
+from .opponent import NO_BLOCKER, STRONGEST, Opponent
+
+NOT_THE_MOVE = "not_the_move"  # a piece of the board's colour, but not the move it chose
+
+
+def position_key(game):
+    """A number that changes with every piece played: the move is worked out afresh for it."""
+    return (((game.round * 64 + game.dice_left[0] + game.dice_left[1]) * 8
+             + game.blockers_left[0] + game.blockers_left[1]) * 2 + (1 if game.blocker_this_turn else 0))
+
+
+class Versus:
+    def __init__(self, tables, colour, level=STRONGEST):
+        self.colour = colour
+        self.level = level
+        self.player = Opponent(tables, level)
+        self.thinking = None
+        self.key = -1  # the position the move is for
+        self.move = None  # (blocker square or NO_BLOCKER, square, face) once chosen
+
+    def step(self, game):
+        """One slice of thinking, between two scans. True when `move` has changed."""
+        if game.round_over or game.to_move != self.colour:
+            return self._forget()
+        key = position_key(game)
+        if key == self.key:
+            if self.thinking is None:
+                return False
+            try:
+                next(self.thinking)
+                return False
+            except StopIteration:
+                self.thinking = None
+                self.move = self.player.chosen
+                return True
+        changed = self.move is not None
+        move = self.move
+        self.key = key
+        if move and move[0] != NO_BLOCKER and game.blocker_this_turn and game.board[move[0]] == BLOCKER | self.colour:
+            self.move = (NO_BLOCKER, move[1], move[2])  # its blocker is down: now its die
+            return True
+        self.move = None
+        # Seeded by the position, so after a power cut it chooses the very same move.
+        self.player.rng.x = key % 65535 + 1
+        self.thinking = self.player.think(game)
+        return changed
+
+    def _forget(self):
+        changed = self.move is not None
+        self.move = None
+        self.thinking = None
+        self.key = -1
+        return changed
+
+    def refusal(self, player, square, piece):
+        """NOT_THE_MOVE for a piece of the board's colour that is not its move (or before it
+        has chosen); None for anything else, which the rules engine judges as usual."""
+        if player != self.colour:
+            return None
+        move = self.move
+        if move is None:
+            return NOT_THE_MOVE
+        if is_blocker(piece):
+            return None if move[0] == square else NOT_THE_MOVE
+        return None if move[0] == NO_BLOCKER and move[1] == square and move[2] == face(piece) else NOT_THE_MOVE
+
+
+def hint(tables, game):
+    """The strongest level's move for the player to move, worked out at once (about 1 s on an
+    ESP32): (blocker square or NO_BLOCKER, square, face), or None."""
+    return Opponent(tables, STRONGEST, position_key(game)).choose(game)

@@ -1,0 +1,181 @@
+"""The opponent (firmware/doce/opponent.py): legal, it wins and blocks, and it reproduces on MicroPython."""
+
+import pytest
+
+from doce.game import Game
+from doce.opponent import LEVELS, NO_BLOCKER, STRONGEST, Opponent
+from doce_host import rules
+from opponent_matches import play_match, schedule
+
+RULES = rules.shipped_names()
+MATCHES = 25  # per level, against each other level in turn: 4 levels x 25 x 4 rounds = 400 rounds a rules file
+
+
+@pytest.fixture(scope="module", params=RULES)
+def tables(request):
+    return rules.load_tables(request.param)
+
+
+def test_never_an_illegal_move(tables):
+    """Every level, both colours, every shipped rules file: play_match asserts each move is accepted."""
+    results = [play_match(tables, w, b, seed) for w, b, seed in schedule(LEVELS, MATCHES)]
+    assert len(results) == LEVELS * MATCHES
+    assert len({r[2] for r in results}) > LEVELS * MATCHES // 2  # the seeds make different games
+
+
+def test_the_same_seed_plays_the_same_match():
+    tables = rules.load_tables("standard")
+    assert play_match(tables, STRONGEST, 1, 7) == play_match(tables, STRONGEST, 1, 7)
+    assert play_match(tables, STRONGEST, 1, 7) != play_match(tables, STRONGEST, 1, 8)
+
+
+def test_levels_out_of_range_are_refused():
+    tables = rules.load_tables("standard")
+    for level in (-1, LEVELS):
+        with pytest.raises(ValueError):
+            Opponent(tables, level)
+
+
+def test_no_move_once_the_round_is_over():
+    tables = rules.load_tables("standard")
+    game = Game(tables)
+    for sq, face in ((2, 3), (24, 1), (0, 3), (20, 1), (3, 3), (19, 1)):  # c1 a1 d1 for white
+        assert game.place(game.to_move, sq, face) is None
+    assert game.place(0, 1, 3) is None and game.round_over  # b1 completes a1-d1: 3+3+3+3
+    assert Opponent(tables).choose(game) is None
+
+
+# -- positions from seeded random play, judged by brute force through the engine ----------
+
+def clone(game):
+    g = Game(game.tables, game.first)
+    g.board[:] = game.board
+    g.dice_left[:] = game.dice_left
+    g.blockers_left[:] = game.blockers_left
+    g.last_placed[:] = game.last_placed
+    g.to_move = game.to_move
+    g.blocker_this_turn = game.blocker_this_turn
+    return g
+
+
+def after(game, move):
+    g = clone(game)
+    blk, sq, face = move
+    if blk != NO_BLOCKER:
+        assert g.place_blocker(g.to_move, blk) is None
+    assert g.place(g.to_move, sq, face) is None
+    return g
+
+
+def die_moves(game):
+    return [(NO_BLOCKER, sq, f) for sq in game.legal_squares(game.to_move) for f in range(1, game.tables.faces + 1)]
+
+
+def wins(game, move):
+    p = game.to_move
+    g = after(game, move)
+    return g.round_over and g.rounds[-1].result == p
+
+
+def can_win(game):
+    return not game.round_over and any(wins(game, m) for m in die_moves(game))
+
+
+def blocker_moves(game, squares):
+    p = game.to_move
+    if not game.blockers_left[p] or game.blocker_this_turn:
+        return []
+    out = []
+    for blk in squares:
+        g = clone(game)
+        if g.place_blocker(p, blk) is None and not g.round_over:
+            out += [(blk, sq, f) for _, sq, f in die_moves(g)]
+    return out
+
+
+def threats(game):
+    """The squares where the player not to move would win on their next turn."""
+    g = clone(game)
+    g.to_move = 1 - game.to_move
+    g.blocker_this_turn = False
+    if not g.dice_left[g.to_move]:
+        return []  # the round ends out of dice before their turn
+    return sorted({sq for _, sq, f in die_moves(g) if wins(g, (NO_BLOCKER, sq, f))})
+
+
+def stops_them(game, move):
+    g = after(game, move)
+    return g.round_over or not g.dice_left[g.to_move] or not can_win(g)
+
+
+def positions(tables, count, seed):
+    """Positions of seeded matches between level 0 players, before each move."""
+    out = []
+    while len(out) < count:
+        game = Game(tables, seed % 2)
+        players = (Opponent(tables, 0, seed), Opponent(tables, 0, seed + 1))
+        seed += 2
+        while not game.round_over:
+            out.append(clone(game))
+            blk, sq, face = players[game.to_move].choose(game)
+            if blk != NO_BLOCKER:
+                game.place_blocker(game.to_move, blk)
+            game.place(game.to_move, sq, face)
+    return out
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_takes_a_winning_move_when_there_is_one(name):
+    tables = rules.load_tables(name)
+    found = 0
+    for game in positions(tables, 1500, 1):
+        if not can_win(game):
+            continue
+        found += 1
+        for level in range(1, LEVELS):
+            move = Opponent(tables, level, found).choose(game)
+            assert wins(game, move), "level %d missed a win:\n%s" % (level, show(game))
+    assert found >= 20  # the positions held enough wins to mean something
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_blocks_a_single_winning_threat(name):
+    tables = rules.load_tables(name)
+    found = 0
+    for game in positions(tables, 1500, 1001):
+        if can_win(game):
+            continue
+        them = threats(game)
+        if len(them) != 1:
+            continue
+        moves = [m for m in die_moves(game) if m[1] in them] + blocker_moves(game, them)
+        if not any(stops_them(game, m) for m in moves):
+            continue  # it cannot be blocked
+        found += 1
+        for level in range(1, LEVELS):
+            move = Opponent(tables, level, found).choose(game)
+            assert stops_them(game, move), "level %d let a line through with %r:\n%s" % (level, move, show(game))
+    assert found >= 20
+
+
+def show(game):
+    from doce_host.play import draw_board
+    who = ("white", "black")[game.to_move]
+    return draw_board(game) + "\n%s to move, blockers %r" % (who, list(game.blockers_left))
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_thinking_in_slices_gives_the_same_move_a_square_at_a_time(name):
+    """think() is what the board steps between scans: no step weighs more than one square's faces."""
+    tables = rules.load_tables(name)
+    for i, game in enumerate(positions(tables, 60, 77)):
+        expected = Opponent(tables, STRONGEST, i).choose(game)
+        player = Opponent(tables, STRONGEST, i)
+        steps = 0
+        last = 0
+        for _ in player.think(game):
+            assert player.nodes - last <= tables.faces
+            last = player.nodes
+            steps += 1
+        assert player.chosen == expected
+        assert steps >= len(game.legal_squares(game.to_move))

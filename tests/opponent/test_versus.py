@@ -1,0 +1,86 @@
+"""Playing against the board (firmware/doce/versus.py): thinking between scans, the move it
+expects, the same move after a power cut."""
+
+from doce.game import BLACK, WHITE, Game, blocker, die
+from doce.opponent import NO_BLOCKER
+from doce.versus import NOT_THE_MOVE, Versus, hint, position_key
+from doce_host import rules
+
+TABLES = rules.load_tables("standard")
+
+
+def think(versus, game, limit=10000):
+    """Step it as the app does, once a scan, until it has a move; the scans it took."""
+    for scans in range(1, limit):
+        if versus.step(game):
+            assert versus.move is not None
+            return scans
+    raise AssertionError("no move in %d scans" % limit)
+
+
+def test_it_thinks_over_many_scans_and_only_on_its_turn():
+    game = Game(TABLES, WHITE)
+    versus = Versus(TABLES, BLACK)
+    for _ in range(50):
+        assert not versus.step(game) and versus.move is None  # white to move: nothing to think about
+    assert game.place(WHITE, 12, 4) is None
+    scans = think(versus, game)
+    assert scans > 10  # in slices, not in one go
+    blk, sq, f = versus.move
+    assert game.refusal(BLACK, sq, f) is None
+
+
+def test_only_its_chosen_move_is_accepted_for_its_colour():
+    game = Game(TABLES, WHITE)
+    versus = Versus(TABLES, BLACK, 2)
+    assert versus.refusal(BLACK, 0, die(BLACK, 1)) == NOT_THE_MOVE  # white's turn: it has not chosen
+    game.place(WHITE, 12, 4)
+    think(versus, game)
+    blk, sq, f = versus.move
+    assert versus.refusal(BLACK, sq, die(BLACK, f)) is None
+    assert versus.refusal(BLACK, sq, die(BLACK, f % 6 + 1)) == NOT_THE_MOVE  # another face
+    assert versus.refusal(BLACK, (sq + 1) % 25, die(BLACK, f)) == NOT_THE_MOVE  # another square
+    assert versus.refusal(BLACK, (sq + 1) % 25, blocker(BLACK)) == NOT_THE_MOVE  # a blocker it did not choose
+    assert versus.refusal(WHITE, (sq + 1) % 25, die(WHITE, f)) is None  # the person's own pieces: the rules judge
+
+
+def test_the_same_position_gets_the_same_move_after_a_power_cut():
+    game = Game(TABLES, WHITE)
+    for sq, f in ((12, 4), (0, 2), (6, 3), (24, 1), (18, 5)):
+        game.place(game.to_move, sq, f)
+    first = Versus(TABLES, game.to_move)
+    think(first, game)
+    again = Versus(TABLES, game.to_move)  # a new board object after the reboot, the game from the journal
+    for _ in range(3):
+        again.step(game)
+    think(again, game)
+    assert again.move == first.move
+    blk, sq, f = first.move
+    assert blk == NO_BLOCKER and game.refusal(game.to_move, sq, f) is None
+
+
+def test_after_its_blocker_is_put_down_it_asks_for_its_die():
+    """White threatens d1 and black's die may not go there (next to black's d2): the blocker."""
+    game = Game(TABLES, WHITE)
+    versus = Versus(TABLES, BLACK)
+    # white a1 c1 c4 b1, black e5 a5 d2: white's a1 b1 c1 wants a 3 on d1
+    for sq, f in ((0, 3), (24, 1), (2, 3), (20, 1), (17, 1), (8, 1), (1, 3)):
+        assert game.place(game.to_move, sq, f) is None, (sq, f)
+        versus.step(game)
+    think(versus, game)
+    blk, sq, f = versus.move
+    assert blk == 3
+    assert versus.refusal(BLACK, 3, blocker(BLACK)) is None
+    assert game.place_blocker(BLACK, 3) is None
+    assert versus.step(game)  # the blocker is down: now its die alone
+    assert versus.move == (NO_BLOCKER, sq, f)
+    assert versus.refusal(BLACK, sq, die(BLACK, f)) is None
+    assert game.place(BLACK, sq, f) is None
+
+
+def test_a_hint_is_the_strongest_move_for_the_player_to_move():
+    game = Game(TABLES, WHITE)
+    for sq, f in ((2, 3), (24, 1), (0, 3), (20, 1), (3, 3), (18, 1)):  # white c1 a1 d1: b1 with a 3 wins
+        game.place(game.to_move, sq, f)
+    assert hint(TABLES, game) == (NO_BLOCKER, 1, 3)
+    assert position_key(game) != position_key(Game(TABLES, WHITE))
