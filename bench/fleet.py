@@ -46,15 +46,20 @@ def idle_share(process, seconds=5.0):
 
 
 def idle_cost(url, folder):
+    import re
+    loop = (ROOT / "firmware" / "doce" / "esp32.py").read_text()  # it imports machine: read, not imported
+    IDLE_AFTER_MS, IDLE_MS = (int(re.search(r"^%s = (\d+)" % name, loop, re.M).group(1))
+                              for name in ("IDLE_AFTER_MS", "IDLE_MS"))
+    settle = IDLE_AFTER_MS / 1000 + 1  # past the quiet second after which the board scans at its idle pace
     with SerialSim(Path(folder) / "alone") as sim:
-        time.sleep(1)
+        time.sleep(settle)
         alone = idle_share(sim.process)
     with Room(url) as room, SimRoom(1, url, folder=Path(folder) / "room") as sims:
         wait_until(lambda: room.boards.get(mac_of(1)) and room.boards[mac_of(1)].online, 30)
-        time.sleep(1)
+        time.sleep(settle)
         networked = idle_share(sims.boards[0].process)
-    print("  an idle simulated board: %.1f%% of a core on USB alone, %.1f%% on Wi-Fi + MQTT"
-          % (alone * 100, networked * 100))
+    print("  an idle simulated board: %.1f%% of a core on USB alone, %.1f%% on Wi-Fi + MQTT (a scan every %d ms "
+          "after a quiet %.0f s: doce/esp32.py)" % (alone * 100, networked * 100, IDLE_MS, IDLE_AFTER_MS / 1000))
 
 
 def latencies(url, count, folder, placements=3):
