@@ -75,3 +75,32 @@ def test_a_power_cut_while_the_acknowledgement_is_written_costs_nothing(sim, mos
         sim.run(300)
         assert [e for e in game_events(b) if e[0] == "placed"] == [("placed", "c3"), ("placed", "a1")]
         assert b.repeats == 1  # a1, sent again and dropped
+
+
+def test_the_journal_keeps_the_acknowledgements_beside_the_game_and_a_torn_one_costs_only_itself(tmp_path):
+    import os
+
+    from doce.game import BLACK, WHITE
+    from doce.journal import Journal
+    from doce_host.rules import load_tables
+    tables = load_tables("standard")
+    os.chdir(tmp_path)
+    j = Journal()
+    j.next_tag = b"\x01\x02\x03\x04"
+    j.new_match(WHITE, tables.checksum)
+    j.round_started(1)
+    j.die(WHITE, 12, 4)
+    j.ack(3)
+    j.die(BLACK, 0, 2)
+    assert (j.moves, j.acked, j.tag) == (4, 3, b"\x01\x02\x03\x04")
+    again = Journal()
+    game, waiting, note = again.replay(tables)
+    assert note is None and not waiting and game.board[12] == 0x14 and game.board[0] == 0x22
+    assert (again.moves, again.acked, again.tag) == (4, 3, b"\x01\x02\x03\x04")
+    j.ack(4)
+    with open("journal", "r+b") as f:  # the power went while the last A record was written
+        f.truncate(os.path.getsize("journal") - 2)
+    again = Journal()
+    game, waiting, note = again.replay(tables)
+    assert "dropped 5 damaged byte(s)" in note and game.board[0] == 0x22
+    assert (again.moves, again.acked) == (4, 3)  # record 4's events go again: a host keeps them once
