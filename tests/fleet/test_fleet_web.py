@@ -103,9 +103,10 @@ class WebProcess:
             raise AssertionError("no page from doce fleet web: %s" % line) from None
         self.url = self.ready["url"]
 
-    def get(self, path):
-        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=5) as r:
-            return r.read().decode()
+    def get(self, path, headers=False):
+        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=30) as r:
+            text = r.read().decode()
+            return (text, r.headers) if headers else text
 
     def close(self):
         self.process.send_signal(signal.SIGINT)
@@ -124,7 +125,19 @@ def test_the_page_shows_every_board_live_escaped_and_opens_each(embedded, tmp_pa
         try:
             assert web.ready["round"] == 1 and web.ready["pairings"] == 2
             assert wait_until(lambda: len(json.loads(web.get("room.json"))["boards"]) == 2, WAIT_S)
+            _, headers = web.get("room.html", headers=True)
+            version = int(headers["X-Version"])
             sims.boards[0].place("c3", "white 4")
+            # what the page does: ask for news since the version it has; the answer comes with it
+            deadline = time.monotonic() + WAIT_S
+            while time.monotonic() < deadline:
+                part, headers = web.get("room.html?since=%d" % version, headers=True)
+                assert int(headers["X-Version"]) > version
+                version = int(headers["X-Version"])
+                if re.search(r'data-cell="c3"[^>]*data-piece="white 4"', part):
+                    break
+            else:
+                raise AssertionError("the die never showed on the page")
             svg = "board/%s.svg" % ids[0]
             assert wait_until(lambda: 'data-cell="c3" data-piece="white 4"' in web.get(svg)
                               or re.search(r'data-cell="c3"[^>]*data-piece="white 4"', web.get(svg)), WAIT_S)

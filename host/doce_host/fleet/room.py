@@ -62,6 +62,7 @@ class Room:
         self.client.on_message = self._on_message
         self.refused = None
         self.on_event = None  # called (board id, event, its latest state) for each event kept
+        self.version = 0  # counts the boards' messages: a page waits for it to change
 
     def connect(self, timeout=CONNECT_S):
         try:
@@ -102,6 +103,7 @@ class Room:
                 return
             b = self.board(ident)
             b.last_seen = time.time()
+            self.version += 1
             if kind == "status":
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)

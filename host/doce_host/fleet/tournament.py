@@ -14,8 +14,9 @@ rulebook's round scoring, as the boards' `totals` say) and the matches they won:
 this page saw end, credited to the players paired on that board in the round on show, and the
 matches in play as they stand.
 
-    GET /               the page (it asks for /room.html four times a second)
-    GET /room.html      the boards, standings and pairings, as HTML
+    GET /               the page (it asks for /room.html?since=V again as each answer comes)
+    GET /room.html      the boards, standings and pairings, as HTML; with ?since=V, once a board
+                        has said something since version V (or after WAIT_S), V in X-Version
     GET /room.json      the same, as JSON
     GET /board/ID       one board's page: its picture, large, and its latest events
     GET /board/ID.svg   its picture
@@ -37,6 +38,8 @@ TEXT_MAX = 64  # a name or id in the CSV: as long as a board's own settings (doc
 BAD_ID = set("/+#")  # not in an MQTT topic level (MQTT 3.1.1, 4.7)
 COLUMNS = ("round", "board", "white", "black")
 MAX_ROWS = 10000
+WAIT_S = 20  # the longest a page's request waits for news: well inside browsers' and proxies' limits
+LOOK_S = 0.01  # how often a waiting request looks: news reaches the page within this
 
 
 class PairingsError(ValueError):
@@ -238,9 +241,9 @@ def board_html(t, ident):
     board = t.room.boards[ident]
     players = t.players_of(ident)
     events = [e for _, e in board.events[-12:]]
-    out = ['<p><a href="/">&larr; every board</a></p><h1>%s</h1><p>%s &middot; %s</p>'
+    out = ['<p><a href="/">&larr; every board</a> &middot; %s &middot; %s</p>'
            '<div class="picture large">%s</div>'
-           % (esc(board.name), esc(ident), ("%s (white) &ndash; %s (black)" % tuple(map(esc, players)))
+           % (esc(ident), ("%s (white) &ndash; %s (black)" % tuple(map(esc, players)))
               if players else "no pairing", t.svg(ident) or '<p class="none">no picture yet</p>'),
            '<h2>Latest events</h2><ol class="events">']
     for e in reversed(events):
@@ -252,13 +255,13 @@ def board_html(t, ident):
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>%s</title>
 <link rel="stylesheet" href="/fleet.css"></head>
-<body data-source="%s"><header><h1>%s</h1></header><main id="room">%s</main>
+<body data-source="%s" class="%s"><header><h1>%s</h1></header><main id="room">%s</main>
 <script src="/fleet.js"></script></body></html>
 """
 
 
-def page(title, source, body):
-    return PAGE % (esc(title), esc(source), esc(title), body)
+def page(title, source, body, kind="room"):
+    return PAGE % (esc(title), esc(source), kind, esc(title), body)
 
 
 # The page's own script: fetch the part that changes, four times a second, and put it in place.
@@ -267,27 +270,28 @@ SCRIPT = """
 (function () {
   var source = document.body.getAttribute("data-source");
   var main = document.getElementById("room");
-  var busy = false;
-  function refresh() {
-    if (busy) return;
-    busy = true;
-    fetch(source, {cache: "no-store"}).then(function (r) {
-      if (r.ok) return r.text();
-      throw new Error(r.status);
+  var since = -1;
+  function refresh() {  // the server answers once a board has news: ask again at once
+    fetch(source + "?since=" + since, {cache: "no-store"}).then(function (r) {
+      if (!r.ok) throw new Error(r.status);
+      since = r.headers.get("X-Version");
+      return r.text();
     }).then(function (text) {
       main.innerHTML = text;  // built by the server, every board's and the CSV's words escaped
       document.body.classList.remove("stale");
+      refresh();
     }).catch(function () {
       document.body.classList.add("stale");
-    }).finally(function () { busy = false; });
+      setTimeout(refresh, 1000);
+    });
   }
-  setInterval(refresh, 250);
+  refresh();
 })();
 """
 STYLE = """
 body { font-family: "DejaVu Sans", Verdana, sans-serif; margin: 0 1em; background: #f7f5f0; color: #222; }
 body.stale main { opacity: 0.5; }
-#room { display: flex; gap: 1.5em; align-items: flex-start; }
+.room #room { display: flex; gap: 1.5em; align-items: flex-start; }
 .boards { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: 0.8em; flex: 1; }
 .tile { display: block; background: #fff; border: 2px solid #bbb; border-radius: 8px; padding: 0.4em;
         color: inherit; text-decoration: none; }
@@ -310,8 +314,21 @@ def application(t, title="DOCE tournament"):
     async def index(request):
         return web.Response(text=page(title, "/room.html", room_html(t)), content_type="text/html")
 
+    async def news(request):
+        """Wait (at most WAIT_S) until the room has changed since ?since=V; the version now."""
+        try:
+            since = int(request.query.get("since", "-1"))
+        except ValueError:
+            raise web.HTTPBadRequest(text="since is a number\n") from None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + WAIT_S
+        while t.room.version == since and loop.time() < deadline:
+            await asyncio.sleep(LOOK_S)
+        return t.room.version
+
     async def fragment(request):
-        return web.Response(text=room_html(t), content_type="text/html")
+        version = await news(request)
+        return web.Response(text=room_html(t), content_type="text/html", headers={"X-Version": str(version)})
 
     async def as_json(request):
         return web.json_response(t.snapshot())
@@ -325,10 +342,12 @@ def application(t, title="DOCE tournament"):
     async def board_page(request):
         ident = known(request)
         return web.Response(text=page(t.room.boards[ident].name, "/board/%s.part" % quote(ident, safe=""),
-                                      board_html(t, ident)), content_type="text/html")
+                                      board_html(t, ident), "one-board"), content_type="text/html")
 
     async def board_part(request):
-        return web.Response(text=board_html(t, known(request)), content_type="text/html")
+        ident = known(request)
+        version = await news(request)
+        return web.Response(text=board_html(t, ident), content_type="text/html", headers={"X-Version": str(version)})
 
     async def board_svg(request):
         svg = t.svg(known(request))
