@@ -186,7 +186,7 @@ class Net:
                 self.record += 1
             n = self.record
             event = dict(event)  # the USB line's stays as it was
-            event["match"] = self.tag
+            event["tag"] = self.tag
             event["record"] = n
         self.outbox.append([event["seq"], json.dumps(event).encode(), 0, n])
         self.state_due = True
@@ -473,7 +473,7 @@ ENDS = ("round_end", "match_end")  # after the play that ended them, of its reco
 
 def replayed(tables, data, moves, acked, tag):
     """The events of the journal's (data's) records after the `acked` first, up to `moves`, as
-    the controller sent them, each with `match` (tag) and `record`, its record's number."""
+    the controller sent them, each with `tag` and `record`, its record's number."""
     from .game import PLAYER_NAMES, Game
     from .journal import ACK, BLOCKER, DIE, NEW_MATCH, ROUND, TAG, Journal, each_record
     from .referee import match_event, round_event
@@ -510,19 +510,19 @@ def replayed(tables, data, moves, acked, tag):
                 event = {"event": "round_restarted", "round": payload[0]}
         if n <= acked:
             continue
-        event["match"] = tag
+        event["tag"] = tag
         event["record"] = n
         yield event
         if (kind == DIE or kind == BLOCKER) and len(game.rounds) > ended:
             event = round_event(game, game.rounds[-1])
             event["event"] = "round_end"
-            event["match"] = tag
+            event["tag"] = tag
             event["record"] = n
             yield event
             if game.match_over:
                 event = match_event(game)
                 event["event"] = "match_end"
-                event["match"] = tag
+                event["tag"] = tag
                 event["record"] = n
                 yield event
 

@@ -5,7 +5,7 @@ status and state, QoS 1 events, and replies to commands sent on its cmd topic. A
 subscribes to all of them and keeps, per board, the latest of each and the events in order:
 an event the board sends again (QoS 1 is at least once: a lost PUBACK means a repeat) is
 recognised by its seq and kept once. A game event also names its match and journal record
-(`match`, `record`): one the board makes again from its journal after a reboot (`again`) is
+(`tag`, `record`): one the board makes again from its journal after a reboot (`again`) is
 kept only if its first sending never arrived.
 """
 
@@ -32,7 +32,7 @@ class Board:
         self.seq = 0  # the last event kept, this boot
         self.events = []  # (boot, event), in the order the board numbered them
         self.repeats = 0  # events the board sent again, dropped here
-        self.recorded = set()  # (match, record, event) of each game event kept
+        self.recorded = set()  # (tag, record, event) of each game event kept
         self.last_seen = None
 
     def row(self):
@@ -114,7 +114,7 @@ class Room:
                 b.state = payload
             elif kind == "events":
                 seq = payload.get("seq")
-                key = (payload.get("match"), payload.get("record"), payload.get("event"))
+                key = (payload.get("tag"), payload.get("record"), payload.get("event"))
                 if not isinstance(seq, int) or seq <= b.seq or (key[1] and key in b.recorded):
                     b.repeats += 1
                     return
