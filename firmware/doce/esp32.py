@@ -16,6 +16,13 @@ from . import board as boardfile
 from .app import App, load_rules
 from .link import Link
 
+# After IDLE_AFTER_MS of quiet scans with the USB link idle, the board scans every IDLE_MS
+# instead: a die landing then shows at most IDLE_MS later, a tenth of the 0.1 s a player takes
+# as instant (Nielsen, Usability Engineering, 1993, 5.5), and the first change brings the full
+# pace back. The CPU (and a simulated board's host) mostly rests meanwhile.
+IDLE_AFTER_MS = 1000
+IDLE_MS = 10
+
 
 def usb_link():
     """The USB serial port (the REPL's), as the link reads and writes it."""
@@ -55,6 +62,8 @@ def run():
     emit = app.emit
     button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)
     period = app.board.scan_period_ms
+    link = app.link
+    busy_at = time.ticks_ms()  # when something last moved
     while True:
         now = time.ticks_ms()
         try:
@@ -64,4 +73,8 @@ def run():
             emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
             time.sleep_ms(100)
         if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
-            time.sleep_ms(period)
+            if link.queue or link.n:  # a host talking: answer at full pace
+                busy_at = now
+            time.sleep_ms(period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else IDLE_MS)
+        else:
+            busy_at = now

@@ -6,6 +6,9 @@ An append-only file of records, each `kind, payload, crc32(kind + payload)`:
   D player, square, face        a numbered die
   B player, square              a blocker
   X round                       round `round` was abandoned: it starts again on a clear board
+  A count (2)                   the broker has the events of the match's first `count` records
+  T tag (4)                     the match's own number on MQTT, so a host knows it from another
+                                (A and T are doce/net.py's, not plays: replay skips them)
 After M and X the game waits for a clear board, and the wait survives a reboot.
 Replay stops at the first record that is short or fails its checksum: that is the
 record a power cut interrupted, and only it is lost. On LittleFS (the ESP32's file
@@ -22,8 +25,8 @@ import struct
 from .game import BLACK, WHITE, Game
 
 PATH = "journal"
-NEW_MATCH, DIE, PUT_BLOCKER, ROUND, ABANDON = b"M", b"D", b"B", b"R", b"X"
-PAYLOAD = {NEW_MATCH: 5, DIE: 3, PUT_BLOCKER: 2, ROUND: 1, ABANDON: 1}
+NEW_MATCH, DIE, PUT_BLOCKER, ROUND, ABANDON, ACK, TAG = b"M", b"D", b"B", b"R", b"X", b"A", b"T"
+PAYLOAD = {NEW_MATCH: 5, DIE: 3, PUT_BLOCKER: 2, ROUND: 1, ABANDON: 1, ACK: 2, TAG: 4}
 
 
 def record(kind, payload):
@@ -33,7 +36,11 @@ def record(kind, payload):
 
 def records(data):
     """(kind, payload, end offset) for each intact record, in order."""
-    found = []
+    return list(each_record(data))
+
+
+def each_record(data):
+    """records(), one at a time (doce/net.py reads a match back without a list of it)."""
     at = 0
     while at < len(data):
         kind = data[at:at + 1]
@@ -44,24 +51,41 @@ def records(data):
         body = data[at:end - 4]
         if struct.unpack("<I", data[end - 4:end])[0] != binascii.crc32(body):
             break
-        found.append((kind, body[1:], end))
+        yield kind, body[1:], end
         at = end
-    return found
 
 
 class Journal:
     def __init__(self, path=PATH):
         self.path = path
+        self.moves = 0  # records of the match in the file, M included (not A)
+        self.acked = 0  # the last A record's count
+        self.tag = None  # the last T record's tag
+        self.next_tag = None  # the next match's, written with its M record (doce/net.py picks it)
 
-    def _append(self, data):
+    def _append(self, data, move=1):
         with open(self.path, "ab") as f:
             f.write(data)
+        self.moves += move
 
     def new_match(self, first, rules_checksum):
         new = self.path + ".new"
         with open(new, "wb") as f:
             f.write(record(NEW_MATCH, struct.pack("<BI", first, rules_checksum)))
+            if self.next_tag:
+                f.write(record(TAG, self.next_tag))
         os.rename(new, self.path)
+        self.moves = 1
+        self.acked = 0
+        self.tag, self.next_tag = self.next_tag, None
+
+    def ack(self, count):
+        self._append(record(ACK, struct.pack("<H", count)), 0)
+        self.acked = count
+
+    def mark(self, tag):
+        self._append(record(TAG, tag), 0)
+        self.tag = tag
 
     def die(self, player, square, face):
         self._append(record(DIE, bytes((player, square, face))))
@@ -97,7 +121,16 @@ class Journal:
         waiting = True
         applied = 1
         size = found[0][2]
+        acked = 0
+        self.tag = None
         for kind, payload, end in found[1:]:
+            if kind == ACK or kind == TAG:
+                if kind == ACK:
+                    acked = struct.unpack("<H", payload)[0]
+                else:
+                    self.tag = payload
+                size = end
+                continue
             waiting = self._apply(game, waiting, kind, payload)
             if waiting is None:
                 break
@@ -110,6 +143,8 @@ class Journal:
                 self._rewrite(data[:size])
             except OSError as e:
                 note += "; could not repair the file (%s)" % e
+        self.moves = applied
+        self.acked = min(acked, applied)
         return game, waiting is not False, note
 
     @staticmethod

@@ -13,16 +13,24 @@ package by doce_host/image.py). It reads and writes a socket and waits for the b
 reads and writes two buffers instead, and this module moves them to and from a non-blocking
 socket a little every scan: nothing here waits on the network. Events wait in `outbox` until the
 broker acknowledges them, and go again, in order, after a reconnect.
+
+The game's events also survive a reboot: each is the event of one journal record (doce/journal.py;
+round_end and match_end go with the play that ended it), so the journal holds them already. When
+the broker has all the events of a record, an A record says so (one small append, at most one a
+scan). At boot, the events of the records after the last A are made again from the journal, a few
+at a time, and go before anything newer.
 """
 
 import json
 import os
+from binascii import hexlify
 import select
 import socket
 
 from umqtt import simple
 
 from .app import ticks_add, ticks_diff
+from .game import square_name
 from .link import BadArgument
 
 CONFIG = "net.json"
@@ -115,7 +123,32 @@ class Net:
         self.up = False  # the broker has accepted us
         self.joining = None  # while joining the Wi-Fi: when to ask again
         self.next_try = None
-        self.outbox = []  # [seq, payload, packet id or 0 if not sent on this connection]
+        self.outbox = []  # [seq, payload, packet id or 0 if not sent on this connection, record or 0]
+        self.journal = app.controller.journal
+        self.record = self.journal.moves + len(app.controller.unwritten)  # the last play's journal record
+        self.done = 0  # the broker has the events of records up to this one
+        self.behind = None  # events of the records the broker lacked at boot, made again from the journal
+        self.old = True  # the journal's match is the one of the boot
+        journal = self.journal
+        if not journal.tag:  # a match begun before the Wi-Fi was set up
+            try:
+                journal.mark(os.urandom(4))
+            except OSError:
+                pass
+        self.tag = hexlify(journal.tag or b"").decode()
+        if journal.acked < journal.moves:
+            try:
+                with open(journal.path, "rb") as f:
+                    data = f.read()
+            except OSError:
+                data = b""
+            n = 0
+            for _ in replayed(app.tables, data, journal.moves, journal.acked, self.tag):
+                n += 1
+            self.behind = replayed(app.tables, data, journal.moves, journal.acked, self.tag)
+            self.behind_seq = link.seq + 1  # their numbers, taken before any new event's
+            link.seq += n
+            self.behind_end = link.seq
         self.lost = 0  # events dropped from a full outbox (the state still shows the game)
         self.state_due = True
         self.state_at = None
@@ -138,7 +171,24 @@ class Net:
         if len(self.outbox) >= OUTBOX:
             self.outbox.pop(0)
             self.lost += 1
-        self.outbox.append([event["seq"], json.dumps(event).encode(), 0])
+        kind = event["event"]
+        if kind == "new_match":  # a new journal: what waits from the old one is not its records
+            self.record = self.done = 0
+            self.old = False
+            tag = os.urandom(4)
+            self.journal.next_tag = tag  # written with the match's first record
+            self.tag = hexlify(tag).decode()
+            for item in self.outbox:
+                item[3] = 0
+        n = 0
+        if kind in RECORDED or kind in ENDS:
+            if kind in RECORDED:
+                self.record += 1
+            n = self.record
+            event = dict(event)  # the USB line's stays as it was
+            event["tag"] = self.tag
+            event["record"] = n
+        self.outbox.append([event["seq"], json.dumps(event).encode(), 0, n])
         self.state_due = True
 
     def reply(self, message):
@@ -270,9 +320,18 @@ class Net:
             item[2] = 0  # not acknowledged on the last connection: sent again, in order
 
     def work(self, now):
+        if self.behind and len(self.outbox) < 4:
+            self.catch_up()
         for item in self.outbox:  # in order; QoS 1 until acknowledged
+            if self.behind and item[0] >= self.behind_seq:
+                break  # newer than the events still to be made again
             if not item[2]:
                 item[2] = self._publish(self.topics["events"], item[1], False, 1)
+        if self.done > self.journal.acked and not self.app.controller.unwritten:
+            try:
+                self.journal.ack(self.done)
+            except OSError:
+                pass  # the next scan tries again; at worst, events go twice after a reboot
         if self.commands:
             self.handle(self.commands.pop(0))
         if self.state_due and (self.state_at is None or ticks_diff(now, self.state_at) >= 0):
@@ -345,12 +404,32 @@ class Net:
         return True
 
     def acked(self, kind, packet):
-        if kind == 0x40:  # PUBACK
+        if kind == 0x40:  # PUBACK (the broker sends them in order: MQTT 3.1.1, 4.6)
             pid = packet[2] << 8 | packet[3]
-            for i, item in enumerate(self.outbox):
+            outbox = self.outbox
+            for i, item in enumerate(outbox):
                 if item[2] == pid:
-                    self.outbox.pop(i)
+                    outbox.pop(i)
+                    # a record is done when its last event is (a play, then its round_end)
+                    if i == 0 and item[3] and not (outbox and outbox[0][3] == item[3]):
+                        self.done = item[3]
                     return
+
+    def catch_up(self):
+        """The next event made again from the journal, in its place before the newer ones."""
+        event = next(self.behind, None)
+        if event is None:
+            self.behind = None
+            return
+        seq = self.behind_seq
+        self.behind_seq += 1
+        event["seq"] = seq
+        event["again"] = True
+        n = event["record"] if self.old else 0
+        i = 0
+        while i < len(self.outbox) and self.outbox[i][0] < seq:
+            i += 1
+        self.outbox.insert(i, [seq, json.dumps(event).encode(), 0, n])
 
     def send(self, now):
         out = self.pipe.out
@@ -384,7 +463,68 @@ class Net:
         stage = "up" if self.up else "mqtt" if self.client else "tcp" if self.sock else "wifi"
         return {"wifi": self.wlan.isconnected(), "broker": self.up, "stage": stage, "out": len(self.pipe.out),
                 "in": len(self.pipe.inbox), "board_id": self.id,
-                "waiting": len(self.outbox), "lost": self.lost, "connects": self.connects, "fault": self.fault}
+                "waiting": len(self.outbox) + (self.behind_end + 1 - self.behind_seq if self.behind else 0),
+                "lost": self.lost, "connects": self.connects, "fault": self.fault}
+
+
+RECORDED = ("new_match", "round_start", "placed", "round_restarted")  # one journal record each
+ENDS = ("round_end", "match_end")  # after the play that ended them, of its record
+
+
+def replayed(tables, data, moves, acked, tag):
+    """The events of the journal's (data's) records after the `acked` first, up to `moves`, as
+    the controller sent them, each with `tag` and `record`, its record's number."""
+    from .game import PLAYER_NAMES, Game
+    from .journal import ACK, DIE, NEW_MATCH, PUT_BLOCKER, ROUND, TAG, Journal, each_record
+    from .referee import match_event, round_event
+    game = None
+    waiting = True
+    n = 0
+    for kind, payload, _ in each_record(data):
+        if kind == ACK or kind == TAG:
+            continue
+        n += 1
+        if n > moves:
+            return
+        if kind == NEW_MATCH:
+            first = payload[0]
+            if n != 1 or int.from_bytes(payload[1:], "little") != tables.checksum:
+                return
+            game = Game(tables, first)
+            event = {"event": "new_match", "first": PLAYER_NAMES[first]}
+        else:
+            ended = len(game.rounds)
+            waiting = Journal._apply(game, waiting, kind, payload)
+            if waiting is None:
+                return
+            if kind == ROUND:
+                event = {"event": "round_start", "round": game.round, "first": PLAYER_NAMES[game.to_move]}
+            elif kind == DIE or kind == PUT_BLOCKER:
+                event = {"event": "placed", "player": PLAYER_NAMES[payload[0]],
+                         "cell": square_name(tables, payload[1])}
+                if kind == DIE:
+                    event["value"] = payload[2]
+                else:
+                    event["blocker"] = True
+            else:
+                event = {"event": "round_restarted", "round": payload[0]}
+        if n <= acked:
+            continue
+        event["tag"] = tag
+        event["record"] = n
+        yield event
+        if (kind == DIE or kind == PUT_BLOCKER) and len(game.rounds) > ended:
+            event = round_event(game, game.rounds[-1])
+            event["event"] = "round_end"
+            event["tag"] = tag
+            event["record"] = n
+            yield event
+            if game.match_over:
+                event = match_event(game)
+                event["event"] = "match_end"
+                event["tag"] = tag
+                event["record"] = n
+                yield event
 
 
 def packet_size(buf):

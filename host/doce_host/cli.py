@@ -464,9 +464,9 @@ def parser():
     c.set_defaults(run=cmd_rules_compile)
     push = rsub.add_parser("push", help="send rules to a board",
                         description="Compile rules and send them to a board. The board checks them and "
-                                    "keeps its old rules if anything is wrong; it refuses mid-round.")
+                                    "keeps its old rules if anything is wrong; it refuses mid-match.")
     push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
-    push.add_argument("--force", action="store_true", help="change rules mid-round (abandons the match)")
+    push.add_argument("--force", action="store_true", help="change rules mid-match (abandons the match)")
     board_args(push)
     push.set_defaults(run=cmd_rules_push)
     pull = rsub.add_parser("pull", help="fetch the rule tables a board plays",

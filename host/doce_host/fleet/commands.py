@@ -204,6 +204,40 @@ def cmd_fleet_record(args):
     return 1 if recorder.disagreements else 0
 
 
+def cmd_fleet_web(args):
+    """The tournament page (fleet/tournament.py) until Ctrl-C."""
+    from ..web.server import listen, url_of
+    from .tournament import PairingsError, Tournament, load_pairings, serve
+    try:
+        pairings = load_pairings(args.pairings) if args.pairings else None
+    except PairingsError as e:
+        raise usage_error(str(e)) from None
+    if args.round is not None and (not pairings or args.round not in pairings):
+        raise usage_error("--round %d: the pairings have rounds %s" % (
+            args.round, ", ".join(map(str, sorted(pairings or {}))) or "none"))
+    try:
+        sock = listen(args.listen, args.http, fallback=args.http != 0)
+    except OSError as e:
+        raise usage_error("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
+    room, broker = room_for(args)
+    tournament = Tournament(room, pairings, args.round)
+
+    def ready():
+        url = url_of(sock)
+        if args.json:
+            print(json.dumps({"url": url, "broker": "%s:%d" % (room.host, room.port), "round": tournament.round,
+                              "pairings": len(tournament.pairs())}), flush=True)
+        else:
+            print("The tournament page is at %s (boards on %s:%d). Ctrl-C stops." % (url, room.host, room.port),
+                  flush=True)
+    try:
+        serve(tournament, sock, ready)
+    finally:
+        room.close()
+        if broker:
+            broker.stop()
+
+
 def cmd_fleet_broker(args):
     try:
         broker = EmbeddedBroker(args.embedded_port).start()
@@ -269,12 +303,12 @@ def add_parsers(sub, board_args):
     push = rsub.add_parser("push", help="send rules to every board, or --boards ID,ID",
                            description="Send rules to every board on the broker, or to those named. "
                                        "Prints each board's result; exits 1 if any kept its old rules. A "
-                                       "board offline or mid-round is tried again until --wait runs out.")
+                                       "board offline or mid-match is tried again until --wait runs out.")
     push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
     push.add_argument("--boards", metavar="ID,ID", help="only these boards")
-    push.add_argument("--force", action="store_true", help="change rules mid-round (abandons the match)")
+    push.add_argument("--force", action="store_true", help="change rules mid-match (abandons the match)")
     push.add_argument("--wait", type=float, default=5.0, metavar="S",
-                      help="seconds to keep trying boards offline or mid-round (default 5)")
+                      help="seconds to keep trying boards offline or mid-match (default 5)")
     push.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
     push.set_defaults(run=cmd_fleet_rules_push)
@@ -295,6 +329,18 @@ def add_parsers(sub, board_args):
     sec.add_argument("--prefix", default="doce", help="the topic prefix (default doce)")
     sec.add_argument("--json", action="store_true", help="print JSON for scripts")
     sec.set_defaults(run=cmd_fleet_secure)
+    wb = fsub.add_parser("web", help="the tournament page: every board live, standings and pairings",
+                         description="Serve the tournament page: every board on the broker live on one screen "
+                                     "(a click opens its page), the standings by DOCE points and the round's "
+                                     "pairings from a CSV (round,board,white,black). /room.json has the same "
+                                     "as JSON.")
+    wb.add_argument("--pairings", metavar="FILE.csv", help="which players sit at which board, per round")
+    wb.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
+    wb.add_argument("--http", type=int, default=8080, metavar="PORT", help="the page's port (default 8080; 0: any)")
+    wb.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                    help="the address to serve on (default 127.0.0.1: this computer only)")
+    broker_args(wb)
+    wb.set_defaults(run=cmd_fleet_web)
     br = fsub.add_parser("broker", help="run the embedded broker until Ctrl-C")
     broker_args(br)
     br.set_defaults(run=cmd_fleet_broker)

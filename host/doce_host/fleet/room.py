@@ -4,7 +4,9 @@ Every board publishes under <prefix>/<id>/ (doce/net.py, docs/protocol.md "MQTT"
 status and state, QoS 1 events, and replies to commands sent on its cmd topic. A Room
 subscribes to all of them and keeps, per board, the latest of each and the events in order:
 an event the board sends again (QoS 1 is at least once: a lost PUBACK means a repeat) is
-recognised by its seq and kept once.
+recognised by its seq and kept once. A game event also names its match and journal record
+(`tag`, `record`): one the board makes again from its journal after a reboot (`again`) is
+kept only if its first sending never arrived.
 """
 
 import itertools
@@ -29,6 +31,7 @@ class Board:
         self.seq = 0  # the last event kept, this boot
         self.events = []  # (boot, event), in the order the board numbered them
         self.repeats = 0  # events the board sent again, dropped here
+        self.recorded = set()  # (tag, record, event) of each game event kept
         self.last_seen = None
 
     def row(self):
@@ -58,6 +61,7 @@ class Room:
         self.client.on_message = self._on_message
         self.refused = None
         self.on_event = None  # called (board id, event, its latest state) for each event kept
+        self.version = 0  # counts the boards' messages: a page waits for it to change
 
     def connect(self, timeout=CONNECT_S):
         try:
@@ -98,6 +102,7 @@ class Room:
                 return
             b = self.board(ident)
             b.last_seen = time.time()
+            self.version += 1
             if kind == "status":
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)
@@ -108,10 +113,13 @@ class Room:
                 b.state = payload
             elif kind == "events":
                 seq = payload.get("seq")
-                if not isinstance(seq, int) or seq <= b.seq:
+                key = (payload.get("tag"), payload.get("record"), payload.get("event"))
+                if not isinstance(seq, int) or seq <= b.seq or (key[1] and key in b.recorded):
                     b.repeats += 1
                     return
                 b.seq = seq
+                if key[1]:
+                    b.recorded.add(key)
                 b.events.append((b.boot, payload))
                 if self.on_event:
                     self.on_event(ident, payload, b.state)

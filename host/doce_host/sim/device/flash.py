@@ -9,8 +9,8 @@ import os
 import sys
 
 
-class PowerCut(Exception):
-    pass
+class PowerCut(BaseException):
+    """Not an Exception: no firmware handler (a `net` poll that plays on through faults) stops it."""
 
 
 class FlashChip:

@@ -1,0 +1,106 @@
+"""A board that loses its Wi-Fi, and its power, mid-round: the game's events wait in its journal
+(doce/net.py) and reach the organiser once each, in order, when the Wi-Fi is back."""
+
+from fleet_helpers import join, link
+
+from doce_host.fleet.room import Room, wait_until
+
+WAIT_S = 30
+MOVES = [("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6")]
+
+
+def pump(sim):
+    return lambda: sim.run(2)
+
+
+def game_events(board):
+    """What the organiser kept of the game: (event, cell or round), in the order kept."""
+    return [(e["event"], e.get("cell", e.get("round"))) for _, e in board.events
+            if e["event"] in ("new_match", "round_start", "placed", "round_end", "round_restarted")]
+
+
+def offline_then_reboot(sim, broker, room, power_cut):
+    join(sim, broker)
+    assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+    b = room.boards["b1"]
+    sim.place(*MOVES[0])
+    assert wait_until(lambda: ("placed", "c3") in game_events(b), WAIT_S, pump(sim))
+    sim.run(20)  # its acknowledgement written to the journal
+    sim.command(do="wifi", up=False)
+    assert wait_until(lambda: not b.online, WAIT_S, pump(sim))  # the broker's last will
+    sim.place(*MOVES[1])
+    sim.place(*MOVES[2])
+    power_cut()
+    sim.command(do="wifi", up=False)  # still off the air after the reboot
+    sim.settle()
+    sim.place(*MOVES[3])
+    assert link(sim, cmd="net")["status"]["waiting"] >= 3  # the two before the reboot, and this one
+    sim.command(do="wifi", up=True)
+    assert wait_until(lambda: ("placed", "b4") in game_events(b), WAIT_S, pump(sim))
+    sim.run(300)  # anything coming twice would be here by now
+    return b
+
+
+def test_events_of_an_outage_and_a_power_cut_reach_the_organiser_once_each_in_order(sim, broker):
+    with Room(broker.url) as room:
+        b = offline_then_reboot(sim, broker, room, lambda: sim.restart(settle=False))
+        assert [e for e in game_events(b) if e[0] == "placed"] == [("placed", cell) for cell, _ in MOVES]
+        assert game_events(b).count(("round_start", 1)) == 1
+        again = [e.get("cell") for boot, e in b.events if e.get("again") and boot == b.boot]
+        assert again == ["a1", "e5"]  # made again from the journal after the reboot
+        assert b.repeats == 0  # and nothing the board sent twice
+        assert link(sim, cmd="net")["status"]["waiting"] == 0
+
+
+def test_a_power_cut_while_the_acknowledgement_is_written_costs_nothing(sim, mosquitto):
+    """The cut tears the A record that follows a1's PUBACK: after the reboot a1 goes again, and
+    the organiser knows it by its tag and record, and keeps it once."""
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        b = room.boards["b1"]
+        sim.place(*MOVES[0])
+        assert wait_until(lambda: ("placed", "c3") in game_events(b), WAIT_S, pump(sim))
+        sim.run(20)
+        sim.command(do="wifi", up=False)
+        assert wait_until(lambda: not b.online, WAIT_S, pump(sim))
+        sim.place(*MOVES[1])  # its record written; its event waits for the broker
+        sim.cut_power(after=1, torn=True)  # the next write: the A record, once the broker has a1
+        sim.command(do="wifi", up=True)
+        assert wait_until(lambda: sim.power_was_cut, WAIT_S, pump(sim))
+        assert wait_until(lambda: ("placed", "a1") in game_events(b), WAIT_S)  # the broker passes it on
+        sim.restart()
+        assert wait_until(lambda: any(e.get("again") for boot, e in b.events if boot == b.boot)
+                          or b.repeats, WAIT_S, pump(sim))
+        sim.run(300)
+        assert [e for e in game_events(b) if e[0] == "placed"] == [("placed", "c3"), ("placed", "a1")]
+        assert b.repeats == 1  # a1, sent again and dropped
+
+
+def test_the_journal_keeps_the_acknowledgements_beside_the_game_and_a_torn_one_costs_only_itself(tmp_path):
+    import os
+
+    from doce.game import BLACK, WHITE
+    from doce.journal import Journal
+    from doce_host.rules import load_tables
+    tables = load_tables("standard")
+    os.chdir(tmp_path)
+    j = Journal()
+    j.next_tag = b"\x01\x02\x03\x04"
+    j.new_match(WHITE, tables.checksum)
+    j.round_started(1)
+    j.die(WHITE, 12, 4)
+    j.ack(3)
+    j.die(BLACK, 0, 2)
+    assert (j.moves, j.acked, j.tag) == (4, 3, b"\x01\x02\x03\x04")
+    again = Journal()
+    game, waiting, note = again.replay(tables)
+    assert note is None and not waiting and game.board[12] == 0x14 and game.board[0] == 0x22
+    assert (again.moves, again.acked, again.tag) == (4, 3, b"\x01\x02\x03\x04")
+    j.ack(4)
+    with open("journal", "r+b") as f:  # the power went while the last A record was written
+        f.truncate(os.path.getsize("journal") - 2)
+    again = Journal()
+    game, waiting, note = again.replay(tables)
+    assert "dropped 5 damaged byte(s)" in note and game.board[0] == 0x22
+    assert (again.moves, again.acked) == (4, 3)  # record 4's events go again: a host keeps them once

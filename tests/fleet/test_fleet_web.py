@@ -1,0 +1,184 @@
+"""`doce fleet web`: the tournament page, its pairings CSV, and its standings."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from doce_host.cli import main
+from doce_host.fleet.room import wait_until
+from doce_host.fleet.simroom import SimRoom, mac_of
+from doce_host.fleet.tournament import Tournament, load_pairings
+
+WAIT_S = 30
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
+SNEAKY = "Ana <script>alert(1)</script>"
+
+
+def csv_file(tmp_path, text, name="pairings.csv"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("text, says", [
+    ("", "empty"),
+    ("board,white\nt1,Ana\n", "line 1: the columns must be"),
+    ("board,white,black\nt1,Ana\n", "line 2: 2 fields, expected 3"),
+    ("board,white,black\nt1,Ana,Ben\nt1,Cleo,Dev\n", "line 3: board 't1' has two pairings in round 1"),
+    ("board,white,black\nt1,Ana,Ben\nt2,Ana,Dev\n", "line 3: 'Ana' plays twice in round 1"),
+    ("round,board,white,black\nx,t1,Ana,Ben\n", "line 2: round 'x' is not a number"),
+    ("board,white,black\nt/1,Ana,Ben\n", "line 2: board 't/1' holds / + or #"),
+    ("board,white,black\nt1,,Ben\n", "line 2: white is empty"),
+    ("board,white,black\nt1,Ana,Ana\n", "line 2: 'Ana' cannot play themself"),
+    ("board,white,black\nt1,%s,Ben\n" % ("A" * 65), "line 2: white is not text of at most 64"),
+    ("board,white,black\n", "no pairings"),
+])
+def test_a_bad_pairings_file_is_refused_in_one_line(tmp_path, capsys, text, says):
+    assert main(["fleet", "web", "--pairings", csv_file(tmp_path, text), "--http", "0"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_an_unreadable_pairings_file_and_a_round_it_lacks_are_refused(tmp_path, capsys):
+    assert main(["fleet", "web", "--pairings", str(tmp_path / "none.csv")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    path = csv_file(tmp_path, "round,board,white,black\n1,t1,Ana,Ben\n2,t1,Ben,Ana\n")
+    assert main(["fleet", "web", "--pairings", path, "--round", "3"]) == 2
+    assert "the pairings have rounds 1, 2" in capsys.readouterr().err
+    assert load_pairings(path) == {1: [("t1", "Ana", "Ben")], 2: [("t1", "Ben", "Ana")]}
+
+
+class FakeBoard:
+    def __init__(self, ident, name, state):
+        self.id, self.name, self.state, self.events = ident, name, {"state": state}, []
+
+
+class FakeRoom:
+    def __init__(self, boards):
+        self.boards = {b.id: b for b in boards}
+        self.on_event = None
+
+    def rows(self):
+        return [{"id": b.id, "name": b.name, "online": True, "round": b.state["state"].get("round"),
+                 "totals": b.state["state"].get("totals")} for b in self.boards.values()]
+
+
+def test_standings_count_doce_points_and_matches_won_live_and_ended():
+    room = FakeRoom([FakeBoard("t1", "Table 1", {"round": 2, "totals": {"white": 19, "black": 7}}),
+                     FakeBoard("t2", "Table 2", {"round": 3, "totals": {"white": 2, "black": 40},
+                                                 "winner": "black"})])
+    pairings = {1: [("t1", "Ana", "Ben"), ("Table 2", "Cleo", "Dev"), ("t3", "Eve", "Fay")]}
+    t = Tournament(room, pairings)
+    rows = {r["player"]: r for r in t.snapshot()["standings"]}
+    assert rows["Dev"] == {"player": "Dev", "points": 40, "won": 1, "played": 1}  # paired by the board's name
+    assert rows["Ana"]["points"] == 19 and rows["Ana"]["won"] == 0 and rows["Ana"]["played"] == 0  # in play
+    assert rows["Eve"]["points"] == 0  # paired, board not seen yet
+    assert [r["player"] for r in t.snapshot()["standings"]][:2] == ["Dev", "Ana"]
+    # a match seen to end is counted once, whatever the board shows after
+    room.on_event("t2", {"event": "match_end", "match": {"white": 2, "black": 40, "winner": "black"}}, None)
+    assert {r["player"]: r for r in t.snapshot()["standings"]}["Dev"]["won"] == 1
+    assert [p["seen"] for p in t.snapshot()["pairings"]] == [True, True, False]
+
+
+class WebProcess:
+    def __init__(self, *args):
+        self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", "fleet", "web", *args,
+                                         "--http", "0", "--json"], stdout=subprocess.PIPE,
+                                        stderr=subprocess.STDOUT, text=True)
+        line = self.process.stdout.readline()  # the first line says where the page is (or why not)
+        try:
+            self.ready = json.loads(line)
+        except ValueError:
+            self.close()
+            raise AssertionError("no page from doce fleet web: %s" % line) from None
+        self.url = self.ready["url"]
+
+    def get(self, path, headers=False):
+        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=30) as r:
+            text = r.read().decode()
+            return (text, r.headers) if headers else text
+
+    def close(self):
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def test_the_page_shows_every_board_live_escaped_and_opens_each(embedded, tmp_path):
+    ids = [mac_of(1), mac_of(2)]
+    path = csv_file(tmp_path, "round,board,white,black\n1,%s,%s,Ben\n1,Sim 2,Cleo,Dev\n" % (ids[0], SNEAKY))
+    with SimRoom(2, embedded.url, folder=tmp_path) as sims:
+        web = WebProcess("--broker", embedded.url, "--pairings", path)
+        try:
+            assert web.ready["round"] == 1 and web.ready["pairings"] == 2
+            assert wait_until(lambda: len(json.loads(web.get("room.json"))["boards"]) == 2, WAIT_S)
+            _, headers = web.get("room.html", headers=True)
+            version = int(headers["X-Version"])
+            sims.boards[0].place("c3", "white 4")
+            # what the page does: ask for news since the version it has; the answer comes with it
+            deadline = time.monotonic() + WAIT_S
+            while time.monotonic() < deadline:
+                part, headers = web.get("room.html?since=%d" % version, headers=True)
+                assert int(headers["X-Version"]) > version
+                version = int(headers["X-Version"])
+                if re.search(r'data-cell="c3"[^>]*data-piece="white 4"', part):
+                    break
+            else:
+                raise AssertionError("the die never showed on the page")
+            svg = "board/%s.svg" % ids[0]
+            assert wait_until(lambda: 'data-cell="c3" data-piece="white 4"' in web.get(svg)
+                              or re.search(r'data-cell="c3"[^>]*data-piece="white 4"', web.get(svg)), WAIT_S)
+            page = web.get("/")
+            assert "<script>alert" not in page and "Ana &lt;script&gt;alert(1)&lt;/script&gt;" in page
+            assert page.count('class="tile online"') == 2 and 'href="/board/%s"' % ids[0] in page
+            room = json.loads(web.get("room.json"))
+            assert [(p["board"], p["white"], p["seen"]) for p in room["pairings"]] == [(ids[0], SNEAKY, True),
+                                                                                       ("Sim 2", "Cleo", True)]
+            assert {r["player"] for r in room["standings"]} == {SNEAKY, "Ben", "Cleo", "Dev"}
+            board = web.get("board/%s" % ids[0])
+            assert "Sim 1" in board and "&lt;script&gt;" in board and '&quot;placed&quot;' in board  # events, escaped
+            with pytest.raises(urllib.error.HTTPError):
+                web.get("board/nobody")
+            screenshot(web.url, ids[0])
+        finally:
+            web.close()
+
+
+def screenshot(url, first):
+    """In Chromium, as the web tests do (tests/web/conftest.py): the page, then a click on a board."""
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not executable:
+        return  # the page's HTML is checked above; tests/web reports a missing browser
+    from playwright.sync_api import sync_playwright
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=["--headless", "--no-sandbox", "--disable-gpu"])
+        try:
+            tab = browser.new_page(viewport={"width": 1400, "height": 900})
+            tab.set_default_timeout(15000)
+            dialogs = []
+            tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            tab.goto(url)
+            tab.wait_for_selector(".tile svg .square")
+            time.sleep(0.6)  # two refreshes: the part that changes is put in place again, still escaped
+            assert tab.locator(".tile").count() == 2 and not dialogs
+            tab.screenshot(path=str(ARTIFACTS / "fleet-web.png"), full_page=True)
+            tab.click('.tile[data-board="%s"]' % first)
+            tab.wait_for_selector(".picture.large svg .square")
+            assert "/board/%s" % first in tab.url
+            tab.screenshot(path=str(ARTIFACTS / "fleet-web-board.png"), full_page=True)
+        finally:
+            browser.close()

@@ -1,0 +1,99 @@
+"""The board's loop (doce/esp32.py run) slows its scans after a quiet second, and is back to
+full pace at the first change: what keeps an idle board, and an idle simulated board, cheap.
+On CPython, with a clock that moves only when the loop sleeps or scans."""
+
+import sys
+import types
+
+import pytest
+
+
+class Stop(BaseException):
+    pass
+
+
+class Clock:
+    def __init__(self, sleeps):
+        self.now = 0
+        self.sleeps = []
+        self.limit = sleeps
+
+    def ticks_ms(self):
+        return self.now
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+    def sleep_ms(self, ms):
+        self.sleeps.append((self.now, ms))
+        self.now += ms
+        if len(self.sleeps) >= self.limit:
+            raise Stop
+
+
+class App:
+    """Quiet except for 30 ms from each time in `moving` (ms): a die landing."""
+
+    def __init__(self, clock, moving=(), link_busy=()):
+        self.clock = clock
+        self.moving = set(moving)
+        self.link = types.SimpleNamespace(queue=[], n=0)
+        self.link_busy = set(link_busy)
+        self.board = types.SimpleNamespace(pins={"button": 0}, scan_period_ms=1)
+        self.emit = lambda event: None
+        self.changed = False
+
+    def step(self, now):
+        self.clock.now += 1  # a scan takes a while
+        self.changed = any(t <= now < t + 30 for t in self.moving)
+        busy = any(t <= now < t + 30 for t in self.link_busy)
+        self.link.queue = [b"reply"] if busy else []
+
+    def button(self, pressed, now):
+        pass
+
+    def quiet(self):
+        return not self.changed
+
+
+@pytest.fixture
+def esp32(monkeypatch):
+    pin = types.SimpleNamespace(IN=0, OUT=1, PULL_UP=2)
+    machine = types.SimpleNamespace(Pin=lambda *a, **k: (lambda: 1), reset=lambda: None)
+    machine.Pin.IN, machine.Pin.OUT, machine.Pin.PULL_UP = pin.IN, pin.OUT, pin.PULL_UP
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    monkeypatch.setitem(sys.modules, "neopixel", types.SimpleNamespace())
+    monkeypatch.delitem(sys.modules, "doce.esp32", raising=False)
+    import doce.esp32 as module
+    yield module
+    sys.modules.pop("doce.esp32", None)
+
+
+def run(esp32, monkeypatch, sleeps, **app_args):
+    clock = Clock(sleeps)
+    app = App(clock, **app_args)
+    monkeypatch.setattr(esp32, "time", clock)
+    monkeypatch.setattr(esp32, "build", lambda: app)
+    with pytest.raises(Stop):
+        esp32.run()
+    return clock.sleeps
+
+
+def pace_at(sleeps, t):
+    """The sleep the loop chose at the first scan at or after t ms."""
+    return next(ms for at, ms in sleeps if at >= t)
+
+
+def test_the_loop_slows_after_a_quiet_second_and_is_back_at_full_pace_at_the_first_change(esp32, monkeypatch):
+    sleeps = run(esp32, monkeypatch, 1400, moving=(3000,))
+    idle, after = esp32.IDLE_MS, esp32.IDLE_AFTER_MS
+    assert idle > 1 and pace_at(sleeps, 0) == 1 and pace_at(sleeps, after // 2) == 1
+    assert pace_at(sleeps, after + 50) == idle  # a quiet second: the idle pace
+    moved = next(i for i, (at, ms) in enumerate(sleeps) if at >= 3000)
+    assert all(ms == 1 for _, ms in sleeps[moved:moved + 100])  # the change: full pace at once, for a second
+    assert sleeps[-1][1] == idle  # and a quiet second later, the idle pace again
+
+
+def test_a_host_talking_over_usb_keeps_the_full_pace(esp32, monkeypatch):
+    sleeps = run(esp32, monkeypatch, 600, link_busy=range(0, 4000, 500))
+    assert all(ms == 1 for _, ms in sleeps)
