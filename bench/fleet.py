@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 from doce_host.fleet.broker import Mosquitto, mosquitto_binary  # noqa: E402
+from doce_host.paths import load_board  # noqa: E402
 from doce_host.fleet.room import Room, wait_until  # noqa: E402
 from doce_host.fleet.simroom import SimRoom, mac_of  # noqa: E402
 from doce_host.sim.serial_sim import SerialSim  # noqa: E402
@@ -50,8 +51,8 @@ def idle_share(process, seconds=5.0):
 def idle_cost(url, folder):
     import re
     loop = (ROOT / "firmware" / "doce" / "esp32.py").read_text()  # it imports machine: read, not imported
-    IDLE_AFTER_MS, IDLE_MS = (int(re.search(r"^%s = (\d+)" % name, loop, re.M).group(1))
-                              for name in ("IDLE_AFTER_MS", "IDLE_MS"))
+    IDLE_AFTER_MS = int(re.search(r"^IDLE_AFTER_MS = (\d+)", loop, re.M).group(1))
+    IDLE_MS = load_board().idle_scan_period_ms
     settle = IDLE_AFTER_MS / 1000 + 1  # past the quiet second after which the board scans at its idle pace
     with SerialSim(Path(folder) / "alone") as sim:
         time.sleep(settle)
@@ -60,8 +61,9 @@ def idle_cost(url, folder):
         wait_until(lambda: room.boards.get(mac_of(1)) and room.boards[mac_of(1)].online, 30)
         time.sleep(settle)
         networked = idle_share(sims.boards[0].process)
-    print("  an idle simulated board: %.1f%% of a core on USB alone, %.1f%% on Wi-Fi + MQTT (a scan every %d ms "
-          "after a quiet %.0f s: doce/esp32.py)" % (alone * 100, networked * 100, IDLE_MS, IDLE_AFTER_MS / 1000))
+    print("  an idle simulated board: %.1f%% of a core on USB alone, %.1f%% on Wi-Fi + MQTT (%d ms asleep between"
+          " scans after a quiet %.0f s: board.json, doce/esp32.py)"
+          % (alone * 100, networked * 100, IDLE_MS, IDLE_AFTER_MS / 1000))
 
 
 class PageWatcher:

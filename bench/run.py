@@ -256,7 +256,7 @@ def latency(board_run):
 
     idle = json.loads(board_run("idle").stdout)
     idle_scan = scan_hardware_us(idle["groups"][0], idle["channels"][0]) + idle_decide * to_us
-    sleep_us = board.scan_period_ms * 1000
+    sleep_us = max(board.scan_period_ms, board.idle_scan_period_ms) * 1000  # a die lands on a board idle for seconds
     strip_us = board.led_count * neopixel.LED_US + neopixel.RMT_SETUP_US
     fixed = idle_scan + sleep_us + strip_us + LATCH_US + GC_PAUSE_US
 
@@ -309,8 +309,9 @@ def latency(board_run):
           % (board.led_count, board.led_count, neopixel.LED_US, neopixel.RMT_SETUP_US, strip_us / 1000, LATCH_US))
     print("        latch (sim/device/neopixel.py: micropython-lib neopixel.py, ports/esp32/machine_bitstream.c,"
           " WS2812B-V5)")
-    print("      loop sleep: %d ms once, only while nothing moves (doce/esp32.py: none once a square moves)"
-          % board.scan_period_ms)
+    print("      loop sleep: %d ms once, only while nothing moves: the idle pace after a quiet second"
+          % (sleep_us / 1000))
+    print("        (hardware/board.json sensing.idle_scan_period_ms, doce/esp32.py; none once a square moves)")
     print("      GC: one %.0f ms collection (ESP32 without PSRAM; shared/notes/toolchain.md)" % (GC_PAUSE_US / 1000))
     print("      link.poll on an idle USB port: in the measured scans (an ipoll stand-in in C)")
     print("      events (JSON encode + UART %d baud, %d-byte TX FIFO, %.1f us a byte beyond it): sent after"
@@ -322,7 +323,7 @@ def latency(board_run):
     print("      a landing's work = (run to its light) - (run stopped where it lands), from the same clean heap,")
     print("      its events held back (they go after the light)")
     print("    worst case = the rest of the idle scan the die lands in (a whole one, %.2f ms) + the %d ms sleep"
-          % (idle_scan / 1000, board.scan_period_ms))
+          % (idle_scan / 1000, sleep_us / 1000))
     print("      + the scans until the square settles (%d to debounce: the square's own channels, and at the"
           % board.debounce_scans)
     print("      scan where it may settle the centres too; %d us a group switched on, %d us a channel)"

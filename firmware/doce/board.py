@@ -132,6 +132,9 @@ class Board:
         self.debounce_scans = s["debounce_scans"]
         self.quiet_wait_scans = s["quiet_wait_scans"]
         self.scan_period_ms = s["scan_period_ms"]
+        # after a quiet second (doce/esp32.py): every die landing then waits up to this long,
+        # so it is part of the die-to-light time (make bench)
+        self.idle_scan_period_ms = s["idle_scan_period_ms"]
         # square_channels[sq * 5 + i]: the channel of sensor i (C, N, E, S, W) of square sq;
         # square_of_channel[ch]: the square a channel's sensor is under (NO_SQUARE if none)
         self.square_channels = bytearray(self.squares * SENSORS_PER_SQUARE)

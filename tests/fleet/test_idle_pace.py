@@ -8,6 +8,9 @@ import types
 import pytest
 
 
+IDLE_MS = 2
+
+
 class Stop(BaseException):
     pass
 
@@ -39,7 +42,7 @@ class App:
         self.moving = set(moving)
         self.link = types.SimpleNamespace(queue=[], n=0)
         self.link_busy = set(link_busy)
-        self.board = types.SimpleNamespace(pins={"button": 0}, scan_period_ms=1)
+        self.board = types.SimpleNamespace(pins={"button": 0}, scan_period_ms=1, idle_scan_period_ms=IDLE_MS)
         self.emit = lambda event: None
         self.changed = False
 
@@ -86,7 +89,7 @@ def pace_at(sleeps, t):
 
 def test_the_loop_slows_after_a_quiet_second_and_is_back_at_full_pace_at_the_first_change(esp32, monkeypatch):
     sleeps = run(esp32, monkeypatch, 1400, moving=(3000,))
-    idle, after = esp32.IDLE_MS, esp32.IDLE_AFTER_MS
+    idle, after = IDLE_MS, esp32.IDLE_AFTER_MS
     assert idle > 1 and pace_at(sleeps, 0) == 1 and pace_at(sleeps, after // 2) == 1
     assert pace_at(sleeps, after + 50) == idle  # a quiet second: the idle pace
     moved = next(i for i, (at, ms) in enumerate(sleeps) if at >= 3000)
