@@ -89,7 +89,7 @@ def test_tables_named_what_no_rules_file_may_be_named_are_refused_saying_why(sim
 
 
 def test_a_board_with_nonsense_tables_stored_still_boots_on_the_installed_tables(tmp_path):
-    files = image.app_files("standard")
+    files = image.app_files("standard", chip="host")  # native code for the unix port
     files["rules.doct"] = standard_with(same_face_group=0)  # stored by a firmware that checked less
     (tmp_path / "flash.img").write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
@@ -247,12 +247,12 @@ def test_a_die_read_at_the_detection_threshold_is_reported_once_the_quiet_wait_p
     centre = spec["squares"]["c3"][0]
     # a die half on c3: its centre sensor's mean right at the no-magnet threshold, so each read's
     # noise puts it one side or the other (the ring sensors see nothing)
-    sim.sense([centre, sim.hands.sent[centre] + spec["sensing"]["absent_below"]])
+    sim.command(do="sense", set=[centre, sim.hands.sent[centre] + spec["sensing"]["absent_below"]])
     sim.run(sim.quiet + 3 * sim.debounce)
     assert events(sim, "illegal") == [{"event": "illegal", "reason": "unreadable", "cells": ["c3"]}]
     s = ask(sim, "state")["state"]
     assert s["seen"] == {"c3": "unreadable"} and s["problems"] == {"c3": "unreadable"}
-    sim.sense([centre, sim.hands.sent[centre]])  # taken away
+    sim.command(do="sense", set=[centre, sim.hands.sent[centre]])  # taken away
     sim.run(sim.quiet)
     assert events(sim, "corrected") and ask(sim, "state")["state"]["seen"] == {}
 
