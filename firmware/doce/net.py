@@ -30,7 +30,7 @@ import socket
 from umqtt import simple
 
 from .app import ticks_add, ticks_diff
-from .game import square_name
+from .squares import square_name
 from .link import BadArgument
 
 CONFIG = "net.json"
@@ -501,7 +501,7 @@ def replayed(tables, data, moves, acked, tag):
                 event = {"event": "round_start", "round": game.round, "first": PLAYER_NAMES[game.to_move]}
             elif kind == DIE or kind == PUT_BLOCKER:
                 event = {"event": "placed", "player": PLAYER_NAMES[payload[0]],
-                         "cell": square_name(tables, payload[1])}
+                         "cell": square_name(tables.grid, payload[1])}
                 if kind == DIE:
                     event["value"] = payload[2]
                 else:

@@ -208,9 +208,12 @@ def firmware_chip(path):
 def board_march(port):
     """mpy-cross's -march for the running board on `port`, from its sys.implementation._mpy; the
     ESP32's if it does not answer (the copy that follows then says what is wrong)."""
-    asked = subprocess.run([tool("mpremote"), "connect", port, "resume", "exec",
-                            "import sys; print(getattr(sys.implementation, '_mpy', 0))"],
-                           capture_output=True, text=True, timeout=60)
+    try:
+        asked = subprocess.run([tool("mpremote"), "connect", port, "resume", "exec",
+                                "import sys; print(getattr(sys.implementation, '_mpy', 0))"],
+                               capture_output=True, text=True, timeout=20)
+    except subprocess.TimeoutExpired:
+        return micropython.MARCH["esp32"]
     words = asked.stdout.split()
     found = words[-1] if asked.returncode == 0 and words else ""
     return (found.isdigit() and micropython.march_of_mpy(int(found))) or micropython.MARCH["esp32"]
@@ -224,6 +227,10 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
     out = out or sys.stdout
     if chip is not None:
         firmware_offset(chip)  # an unknown chip is a ValueError here, before any work
+    if app_only and not dry_run and not repl_answers(port):  # before anything else talks to the port
+        raise LinkError("%s: no MicroPython prompt answers there (silent, or something else talking); "
+                        "is it the board's port? A board without MicroPython needs a full install "
+                        "(doce flash --firmware)" % port)
     if app_only and not chip and not dry_run:  # native code for the CPU of the board that is running
         files = image.app_files(rules, march=board_march(port))
     else:
@@ -235,10 +242,6 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_bytes(data)
             commands = [[tool("mpremote")] + mpremote_args(port, tmp, files)]
-            if not dry_run and not repl_answers(port):
-                raise LinkError("%s: no MicroPython prompt answers there (silent, or something else talking); "
-                                "is it the board's port? A board without MicroPython needs a full install "
-                                "(doce flash --firmware)" % port)
         else:
             if firmware is None or not Path(firmware).is_file():
                 raise LinkError("--firmware: no such file %s (get %s from %s)" % (

@@ -88,7 +88,7 @@ def pace_at(sleeps, t):
 
 
 def test_the_loop_slows_after_a_quiet_second_and_is_back_at_full_pace_at_the_first_change(esp32, monkeypatch):
-    sleeps = run(esp32, monkeypatch, 1400, moving=(3000,))
+    sleeps = run(esp32, monkeypatch, 2500, moving=(3000,))
     idle, after = IDLE_MS, esp32.IDLE_AFTER_MS
     assert idle > 1 and pace_at(sleeps, 0) == 1 and pace_at(sleeps, after // 2) == 1
     assert pace_at(sleeps, after + 50) == idle  # a quiet second: the idle pace
