@@ -434,154 +434,206 @@ def seconds(text):
     return value
 
 
-def parser():
-    p = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+def board_args(command):
+    """The arguments of every command that talks to a board over USB."""
+    command.add_argument("--port", required=True,
+                         help="the board's serial port (doce sim --serial-only prints its path)")
+    command.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
+    command.add_argument("--json", action="store_true", help="print JSON for scripts")
 
-    r = sub.add_parser("referee", help="score a recorded game",
-                       description="Score a recorded game. Prints one JSON event per line.")
-    r.add_argument("game", metavar="GAME.json", help="the recorded game, or - for stdin")
-    r.add_argument("--rules", metavar="FILE", help="rules to play by (overrides the game's \"rules\")")
-    r.set_defaults(run=cmd_referee)
 
-    rules = sub.add_parser("rules", help="validate and compile rules files",
-                           description="Validate and compile rules files.")
-    rsub = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
-    def board_args(p):
-        p.add_argument("--port", required=True, help="the board's serial port (doce sim --serial-only prints its path)")
-        p.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
-        p.add_argument("--json", action="store_true", help="print JSON for scripts")
+def page_args(command):
+    """The arguments of every command that serves a page."""
+    command.add_argument("--http", type=int, default=8000, metavar="PORT",
+                         help="the page's port (default 8000; another free one if it is taken)")
+    command.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
+                         help="where the page is served (default this computer only; 0.0.0.0 for the room)")
+    command.add_argument("--open", action="store_true", help="open the page in a browser")
 
-    v = rsub.add_parser("validate", help="check rules files", description="Check rules files.")
-    v.add_argument("rules", nargs="+", metavar="RULES", help="a shipped name or a .json file")
-    v.add_argument("--json", action="store_true", help="print JSON for scripts")
-    v.set_defaults(run=cmd_rules_validate)
-    c = rsub.add_parser("compile", help="compile rules into board tables",
-                        description="Compile a rules file into the tables the board plays from.")
-    c.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
-    c.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
-    c.add_argument("--json", action="store_true", help="print JSON for scripts")
-    c.set_defaults(run=cmd_rules_compile)
-    push = rsub.add_parser("push", help="send rules to a board",
-                        description="Compile rules and send them to a board. The board checks them and "
-                                    "keeps its old rules if anything is wrong; it refuses mid-match.")
-    push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
+
+def rules_arg(command):
+    command.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
+
+
+def add_referee(commands):
+    referee = commands.add_parser("referee", help="score a recorded game",
+                                  description="Score a recorded game. Prints one JSON event per line.")
+    referee.add_argument("game", metavar="GAME.json", help="the recorded game, or - for stdin")
+    referee.add_argument("--rules", metavar="FILE", help="rules to play by (overrides the game's \"rules\")")
+    referee.set_defaults(run=cmd_referee)
+
+
+def add_rules(commands):
+    rules = commands.add_parser("rules", help="validate and compile rules files",
+                                description="Validate and compile rules files.")
+    actions = rules.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for add in (add_rules_validate, add_rules_compile, add_rules_push, add_rules_pull, add_rules_diff):
+        add(actions)
+
+
+def add_rules_validate(actions):
+    validate = actions.add_parser("validate", help="check rules files", description="Check rules files.")
+    validate.add_argument("rules", nargs="+", metavar="RULES", help="a shipped name or a .json file")
+    validate.add_argument("--json", action="store_true", help="print JSON for scripts")
+    validate.set_defaults(run=cmd_rules_validate)
+
+
+def add_rules_compile(actions):
+    compile_ = actions.add_parser("compile", help="compile rules into board tables",
+                                  description="Compile a rules file into the tables the board plays from.")
+    rules_arg(compile_)
+    compile_.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
+    compile_.add_argument("--json", action="store_true", help="print JSON for scripts")
+    compile_.set_defaults(run=cmd_rules_compile)
+
+
+def add_rules_push(actions):
+    push = actions.add_parser("push", help="send rules to a board",
+                              description="Compile rules and send them to a board. The board checks them and "
+                                          "keeps its old rules if anything is wrong; it refuses mid-match.")
+    rules_arg(push)
     push.add_argument("--force", action="store_true", help="change rules mid-match (abandons the match)")
     board_args(push)
     push.set_defaults(run=cmd_rules_push)
-    pull = rsub.add_parser("pull", help="fetch the rule tables a board plays",
-                           description="Fetch the rule tables a board plays by.")
+
+
+def add_rules_pull(actions):
+    pull = actions.add_parser("pull", help="fetch the rule tables a board plays",
+                              description="Fetch the rule tables a board plays by.")
     pull.add_argument("-o", "--output", metavar="FILE", help="where to write (default NAME.doct)")
     board_args(pull)
     pull.set_defaults(run=cmd_rules_pull)
-    diff = rsub.add_parser("diff", help="compare a board's rules with a rules file",
-                           description="Show how a board's rules differ from a rules file.")
-    diff.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
+
+
+def add_rules_diff(actions):
+    diff = actions.add_parser("diff", help="compare a board's rules with a rules file",
+                              description="Show how a board's rules differ from a rules file.")
+    rules_arg(diff)
     board_args(diff)
     diff.set_defaults(run=cmd_rules_diff)
 
-    from .micropython import RELEASE as release, firmware_file
-    fl = sub.add_parser("flash", help="install MicroPython and the app on a board",
-                        description="Erase a board and write MicroPython and the app in one esptool call, "
-                                    "or with --app-only update just the app (keeping the game and "
-                                    "calibration). Then check the board answers. The firmware must be "
-                                    "MicroPython %s (%s for an ESP32)." % (release, firmware_file()))
-    fl.add_argument("--port", required=True, help="the board's serial port")
-    fl.add_argument("--firmware", metavar="MICROPYTHON.bin", help="the MicroPython image for the board")
-    fl.add_argument("--chip", help="esp32, esp32s2, esp32s3, esp32c3 or esp32c6 (default: the image's)")
-    fl.add_argument("--flash-size", metavar="SIZE",
-                    help="the module's flash, e.g. 8MB, for a dry run (which otherwise assumes 4MB) or a "
-                         "board whose flash chip does not say")
-    fl.add_argument("--app-only", action="store_true", help="update only the app's files, with mpremote")
-    fl.add_argument("--rules", default="standard", metavar="RULES", help="the rules to install")
-    fl.add_argument("--dry-run", action="store_true", help="check the image and print the commands, run nothing")
-    fl.set_defaults(run=cmd_flash)
 
-    pb = sub.add_parser("play-board", help="play against a board: its opponent plays one colour",
-                        description="Start a match against the board's own opponent (docs/opponent.md), "
-                                    "or with --hint ask it for the strongest move for the player to move.")
-    board_args(pb)
-    pb.add_argument("--level", type=int, choices=range(4), default=3, help="0 (a child) to 3 (its strongest)")
-    pb.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
-    pb.add_argument("--first", choices=("white", "black"), help="who opens (default: the other than last match)")
-    pb.add_argument("--hint", action="store_true", help="only ask for a hint")
-    pb.set_defaults(run=cmd_play_board)
-    st = sub.add_parser("status", help="a board's hello and game state",
-                        description="Show a board's hello and the game as it stands.")
-    board_args(st)
-    st.set_defaults(run=cmd_status)
-    mo = sub.add_parser("monitor", help="watch a board's events live",
-                        description="Watch a board's events live, with the board drawn after each.")
-    board_args(mo)
-    mo.set_defaults(run=cmd_monitor)
+def add_flash(commands):
+    from .micropython import RELEASE, firmware_file
+    flash = commands.add_parser("flash", help="install MicroPython and the app on a board",
+                                description="Erase a board and write MicroPython and the app in one esptool call, "
+                                            "or with --app-only update just the app (keeping the game and "
+                                            "calibration). Then check the board answers. The firmware must be "
+                                            "MicroPython %s (%s for an ESP32)." % (RELEASE, firmware_file()))
+    flash.add_argument("--port", required=True, help="the board's serial port")
+    flash.add_argument("--firmware", metavar="MICROPYTHON.bin", help="the MicroPython image for the board")
+    flash.add_argument("--chip", help="esp32, esp32s2, esp32s3, esp32c3 or esp32c6 (default: the image's)")
+    flash.add_argument("--flash-size", metavar="SIZE",
+                       help="the module's flash, e.g. 8MB, for a dry run (which otherwise assumes 4MB) or a "
+                            "board whose flash chip does not say")
+    flash.add_argument("--app-only", action="store_true", help="update only the app's files, with mpremote")
+    flash.add_argument("--rules", default="standard", metavar="RULES", help="the rules to install")
+    flash.add_argument("--dry-run", action="store_true", help="check the image and print the commands, run nothing")
+    flash.set_defaults(run=cmd_flash)
 
-    def page_args(p):
-        p.add_argument("--http", type=int, default=8000, metavar="PORT",
-                       help="the page's port (default 8000; another free one if it is taken)")
-        p.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
-                       help="where the page is served (default this computer only; 0.0.0.0 for the room)")
-        p.add_argument("--open", action="store_true", help="open the page in a browser")
 
-    m = sub.add_parser("sim", help="play on a simulated board (the real firmware) in a browser",
-                       description="Play on a simulated board: the real firmware in the MicroPython "
-                                   "unix port, on simulated sensors and lights. A web page shows the "
-                                   "board; you move the dice by clicking.")
-    m.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
-    m.add_argument("--folder", metavar="DIR",
-                   help="keep the board's flash here, so the game survives quitting (default: forget it)")
-    page_args(m)
-    m.add_argument("--boards", type=int, metavar="N", help="run N boards on an MQTT broker instead (no page)")
-    m.add_argument("--broker", metavar="mqtt://HOST:PORT", help="with --boards: the broker (default: an embedded one)")
-    how = m.add_mutually_exclusive_group()
+def add_play_board(commands):
+    play = commands.add_parser("play-board", help="play against a board: its opponent plays one colour",
+                               description="Start a match against the board's own opponent (docs/opponent.md), "
+                                           "or with --hint ask it for the strongest move for the player to move.")
+    board_args(play)
+    play.add_argument("--level", type=int, choices=range(4), default=3, help="0 (a child) to 3 (its strongest)")
+    play.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
+    play.add_argument("--first", choices=("white", "black"), help="who opens (default: the other than last match)")
+    play.add_argument("--hint", action="store_true", help="only ask for a hint")
+    play.set_defaults(run=cmd_play_board)
+
+
+def add_status(commands):
+    status = commands.add_parser("status", help="a board's hello and game state",
+                                 description="Show a board's hello and the game as it stands.")
+    board_args(status)
+    status.set_defaults(run=cmd_status)
+
+
+def add_monitor(commands):
+    monitor = commands.add_parser("monitor", help="watch a board's events live",
+                                  description="Watch a board's events live, with the board drawn after each.")
+    board_args(monitor)
+    monitor.set_defaults(run=cmd_monitor)
+
+
+def add_sim(commands):
+    sim = commands.add_parser("sim", help="play on a simulated board (the real firmware) in a browser",
+                              description="Play on a simulated board: the real firmware in the MicroPython "
+                                          "unix port, on simulated sensors and lights. A web page shows the "
+                                          "board; you move the dice by clicking.")
+    sim.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
+    sim.add_argument("--folder", metavar="DIR",
+                     help="keep the board's flash here, so the game survives quitting (default: forget it)")
+    page_args(sim)
+    sim.add_argument("--boards", type=int, metavar="N", help="run N boards on an MQTT broker instead (no page)")
+    sim.add_argument("--broker", metavar="mqtt://HOST:PORT",
+                     help="with --boards: the broker (default: an embedded one)")
+    how = sim.add_mutually_exclusive_group()
     how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
     how.add_argument("--serial-only", action="store_true",
                      help="print the serial path and run until Ctrl-C, for tools and scripts")
-    m.set_defaults(run=cmd_sim)
+    sim.set_defaults(run=cmd_sim)
 
-    w = sub.add_parser("web", help="watch a real board in a browser",
-                       description="Serve a page that shows a board live: dice, lights, scores, events.")
-    board_args(w)
-    page_args(w)
-    w.set_defaults(run=cmd_web)
 
-    sn = sub.add_parser("snapshot", help="save a picture of a board",
-                        description="Save the board as it is now, as SVG or PNG, from its serial port "
-                                    "or from a running doce sim / doce web page.")
-    source = sn.add_mutually_exclusive_group(required=True)
+def add_web(commands):
+    web = commands.add_parser("web", help="watch a real board in a browser",
+                              description="Serve a page that shows a board live: dice, lights, scores, events.")
+    board_args(web)
+    page_args(web)
+    web.set_defaults(run=cmd_web)
+
+
+def add_snapshot(commands):
+    snapshot = commands.add_parser("snapshot", help="save a picture of a board",
+                                   description="Save the board as it is now, as SVG or PNG, from its serial port "
+                                               "or from a running doce sim / doce web page.")
+    source = snapshot.add_mutually_exclusive_group(required=True)
     source.add_argument("--port", help="the board's serial port")
     source.add_argument("--url", help="a running page, like http://127.0.0.1:8000")
-    kind = sn.add_mutually_exclusive_group(required=True)
+    kind = snapshot.add_mutually_exclusive_group(required=True)
     kind.add_argument("--svg", metavar="FILE", help="write SVG")
     kind.add_argument("--png", metavar="FILE", help="write PNG (needs the cairo library)")
-    sn.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
-    sn.set_defaults(run=cmd_snapshot, json=False)
+    snapshot.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
+    snapshot.set_defaults(run=cmd_snapshot, json=False)
 
-    dice = sub.add_parser("dice", help="check dice on a board", description="Check dice on a board.")
-    dsub = dice.add_subparsers(dest="action", required=True, metavar="ACTION")
-    dc = dsub.add_parser("check", help="check each face of a die against the die code",
-                         description="Put the board in its dice check: put each face of one die, then its "
-                                     "blocker, on the centre square in turn. Prints what each face reads as, "
-                                     "naming any magnet reversed, missing, extra or weak, and a summary once "
-                                     "all seven are seen. Exits 0 if all were right, 1 if any was wrong. The "
-                                     "game waits meanwhile and resumes as it was.")
-    board_args(dc)
-    dc.add_argument("--wait", type=seconds, metavar="S", help="stop after S seconds (default: until done or Ctrl-C)")
-    dc.set_defaults(run=cmd_dice_check)
 
-    g = sub.add_parser("play", help="play a match in the terminal",
-                       description="Play a match of DOCE at one terminal: two players, or one against "
-                                   "the board's opponent (--vs LEVEL).")
-    g.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
+def add_dice(commands):
+    dice = commands.add_parser("dice", help="check dice on a board", description="Check dice on a board.")
+    actions = dice.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser("check", help="check each face of a die against the die code",
+                               description="Put the board in its dice check: put each face of one die, then its "
+                                           "blocker, on the centre square in turn. Prints what each face reads "
+                                           "as, naming any magnet reversed, missing, extra or weak, and a summary "
+                                           "once all seven are seen. Exits 0 if all were right, 1 if any was "
+                                           "wrong. The game waits meanwhile and resumes as it was.")
+    board_args(check)
+    check.add_argument("--wait", type=seconds, metavar="S", help="stop after S seconds (default: until done or Ctrl-C)")
+    check.set_defaults(run=cmd_dice_check)
+
+
+def add_play(commands):
     from doce.opponent import LEVELS
-    g.add_argument("--vs", type=int, choices=range(LEVELS), metavar="LEVEL",
-                   help="play the board's opponent, level 0 (a child) to %d (its strongest)" % (LEVELS - 1))
-    g.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
-    g.add_argument("--seed", type=int, default=1, help="the opponent's seed: the same moves for the same game")
-    g.set_defaults(run=cmd_play)
+    play = commands.add_parser("play", help="play a match in the terminal",
+                               description="Play a match of DOCE at one terminal: two players, or one against "
+                                           "the board's opponent (--vs LEVEL).")
+    play.add_argument("--rules", default="standard", metavar="RULES", help="a shipped name or a .json file")
+    play.add_argument("--vs", type=int, choices=range(LEVELS), metavar="LEVEL",
+                      help="play the board's opponent, level 0 (a child) to %d (its strongest)" % (LEVELS - 1))
+    play.add_argument("--colour", choices=("white", "black"), default="black", help="its colour (default black)")
+    play.add_argument("--seed", type=int, default=1, help="the opponent's seed: the same moves for the same game")
+    play.set_defaults(run=cmd_play)
 
-    from .fleet.commands import add_parsers as fleet_parsers  # doce config, doce fleet
-    fleet_parsers(sub, board_args)
-    return p
+
+def parser():
+    from .fleet.commands import add_config, add_fleet
+    top = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
+    commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (add_referee, add_rules, add_flash, add_play_board, add_status, add_monitor, add_sim, add_web,
+                add_snapshot, add_dice, add_play, add_config, add_fleet):
+        add(commands)
+    return top
 
 
 def main(argv=None):

@@ -253,57 +253,70 @@ def cmd_fleet_broker(args):
         broker.stop()
 
 
-def add_parsers(sub, board_args):
+def add_config(commands):
+    from ..cli import board_args
+    config = commands.add_parser("config", help="a board's Wi-Fi and MQTT settings, over USB",
+                                 description="Store a board's Wi-Fi and MQTT settings on it, over USB. "
+                                             "Passwords are read from a prompt or --password-stdin, and the "
+                                             "board never sends them back.")
+    actions = config.add_subparsers(dest="action", required=True, metavar="ACTION")
+    wifi = actions.add_parser("wifi", help="the network the board joins")
+    wifi.add_argument("--ssid", required=True, help="the network's name")
+    wifi.add_argument("--password-stdin", action="store_true", help="read the password from a line of stdin")
+    board_args(wifi)
+    wifi.set_defaults(run=cmd_config_wifi)
+    mqtt = actions.add_parser("mqtt", help="the broker the board talks to, and its name there")
+    mqtt.add_argument("--broker", required=True, metavar="mqtt://HOST:PORT",
+                      help="the broker; give HOST as an IP address: a board resolving a name would wait on DNS")
+    mqtt.add_argument("--prefix", help="the organiser's topic prefix (default doce)")
+    mqtt.add_argument("--board-id", help="this board's id in topics (default: from its MAC)")
+    mqtt.add_argument("--name", help="a name people know the board by, like 'Table 4'")
+    mqtt.add_argument("--user", help="this board's MQTT user name (its password is asked for)")
+    mqtt.add_argument("--password-stdin", action="store_true", help="read the MQTT password from a line of stdin")
+    board_args(mqtt)
+    mqtt.set_defaults(run=cmd_config_mqtt)
+    show = actions.add_parser("show", help="the settings (no passwords) and the connection")
+    board_args(show)
+    show.set_defaults(run=cmd_config_show)
+
+
+def broker_args(command):
+    """The arguments of every fleet command: which broker, and who the organiser is on it."""
+    command.add_argument("--broker", metavar="mqtt://HOST:PORT", help="the broker (default: an embedded one)")
+    command.add_argument("--embedded-port", type=int, default=EMBEDDED_PORT, metavar="PORT",
+                         help="the embedded broker's port on 127.0.0.1 (default %d)" % EMBEDDED_PORT)
+    command.add_argument("--prefix", default="doce", help="the topic prefix the boards use (default doce)")
+    command.add_argument("--user", help="the organiser's MQTT user name (its password is asked for)")
+    command.add_argument("--password-stdin", action="store_true", help="read the MQTT password from stdin")
+    command.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def add_fleet(commands):
+    fleet = commands.add_parser("fleet", help="a room of boards on one MQTT broker",
+                                description="Watch and run a room of boards over MQTT. Without --broker, an "
+                                            "embedded broker (amqtt) runs on this computer's loopback.")
+    actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
+    for add in (add_fleet_status, add_fleet_rules, add_fleet_record, add_fleet_secure, add_fleet_web,
+                add_fleet_broker):
+        add(actions)
+
+
+def add_fleet_status(actions):
+    status = actions.add_parser("status", help="one row per board: id, name, online, rules, round, scores, last seen")
+    broker_args(status)
+    status.add_argument("--wait", type=float, default=2.0, metavar="S",
+                        help="seconds to listen before printing (default 2)")
+    status.set_defaults(run=cmd_fleet_status)
+
+
+def add_fleet_rules(actions):
     from ..cli import seconds
-    config = sub.add_parser("config", help="a board's Wi-Fi and MQTT settings, over USB",
-                            description="Store a board's Wi-Fi and MQTT settings on it, over USB. "
-                                        "Passwords are read from a prompt or --password-stdin, and the "
-                                        "board never sends them back.")
-    csub = config.add_subparsers(dest="action", required=True, metavar="ACTION")
-    w = csub.add_parser("wifi", help="the network the board joins")
-    w.add_argument("--ssid", required=True, help="the network's name")
-    w.add_argument("--password-stdin", action="store_true", help="read the password from a line of stdin")
-    board_args(w)
-    w.set_defaults(run=cmd_config_wifi)
-    m = csub.add_parser("mqtt", help="the broker the board talks to, and its name there")
-    m.add_argument("--broker", required=True, metavar="mqtt://HOST:PORT",
-                   help="the broker; give HOST as an IP address: a board resolving a name would wait on DNS")
-    m.add_argument("--prefix", help="the organiser's topic prefix (default doce)")
-    m.add_argument("--board-id", help="this board's id in topics (default: from its MAC)")
-    m.add_argument("--name", help="a name people know the board by, like 'Table 4'")
-    m.add_argument("--user", help="this board's MQTT user name (its password is asked for)")
-    m.add_argument("--password-stdin", action="store_true", help="read the MQTT password from a line of stdin")
-    board_args(m)
-    m.set_defaults(run=cmd_config_mqtt)
-    s = csub.add_parser("show", help="the settings (no passwords) and the connection")
-    board_args(s)
-    s.set_defaults(run=cmd_config_show)
-
-    fleet = sub.add_parser("fleet", help="a room of boards on one MQTT broker",
-                           description="Watch and run a room of boards over MQTT. Without --broker, an "
-                                       "embedded broker (amqtt) runs on this computer's loopback.")
-    fsub = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
-
-    def broker_args(p):
-        p.add_argument("--broker", metavar="mqtt://HOST:PORT", help="the broker (default: an embedded one)")
-        p.add_argument("--embedded-port", type=int, default=EMBEDDED_PORT, metavar="PORT",
-                       help="the embedded broker's port on 127.0.0.1 (default %d)" % EMBEDDED_PORT)
-        p.add_argument("--prefix", default="doce", help="the topic prefix the boards use (default doce)")
-        p.add_argument("--user", help="the organiser's MQTT user name (its password is asked for)")
-        p.add_argument("--password-stdin", action="store_true", help="read the MQTT password from stdin")
-        p.add_argument("--json", action="store_true", help="print JSON for scripts")
-
-    st = fsub.add_parser("status", help="one row per board: id, name, online, rules, round, scores, last seen")
-    broker_args(st)
-    st.add_argument("--wait", type=float, default=2.0, metavar="S",
-                    help="seconds to listen before printing (default 2)")
-    st.set_defaults(run=cmd_fleet_status)
-    rules = fsub.add_parser("rules", help="rule tables for every board at once")
-    rsub = rules.add_subparsers(dest="rules_action", required=True, metavar="ACTION")
-    push = rsub.add_parser("push", help="send rules to every board, or --boards ID,ID",
-                           description="Send rules to every board on the broker, or to those named. "
-                                       "Prints each board's result; exits 1 if any kept its old rules. A "
-                                       "board offline or mid-match is tried again until --wait runs out.")
+    rules = actions.add_parser("rules", help="rule tables for every board at once")
+    push = rules.add_subparsers(dest="rules_action", required=True, metavar="ACTION").add_parser(
+        "push", help="send rules to every board, or --boards ID,ID",
+        description="Send rules to every board on the broker, or to those named. Prints each board's result; "
+                    "exits 1 if any kept its old rules. A board offline or mid-match is tried again until "
+                    "--wait runs out.")
     push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
     push.add_argument("--boards", metavar="ID,ID", help="only these boards")
     push.add_argument("--force", action="store_true", help="change rules mid-match (abandons the match)")
@@ -312,35 +325,48 @@ def add_parsers(sub, board_args):
     push.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
     push.set_defaults(run=cmd_fleet_rules_push)
-    rec = fsub.add_parser("record", help="every board's games as recorded-game files, refereed as they come",
-                          description="Write every board's games into DIR as recorded-game files (doce referee "
-                                      "reads them), and referee each round as it ends beside the board's own "
-                                      "score. Exits 1 if they ever disagreed.")
-    rec.add_argument("folder", metavar="DIR", help="where the game files go")
-    rec.add_argument("--wait", type=float, metavar="S", help="stop after S seconds (default: at Ctrl-C)")
-    broker_args(rec)
-    rec.set_defaults(run=cmd_fleet_record)
-    sec = fsub.add_parser("secure", help="per-board credentials and a Mosquitto ACL",
-                          description="Write a Mosquitto password file and ACL for these boards: each board "
-                                      "(user name = its id) may publish only its own topics and read only its "
-                                      "own cmd; only the organiser may send commands; no anonymous access.")
-    sec.add_argument("folder", metavar="DIR", help="where to write them")
-    sec.add_argument("--boards", required=True, metavar="ID,ID", help="the boards' ids")
-    sec.add_argument("--prefix", default="doce", help="the topic prefix (default doce)")
-    sec.add_argument("--json", action="store_true", help="print JSON for scripts")
-    sec.set_defaults(run=cmd_fleet_secure)
-    wb = fsub.add_parser("web", help="the tournament page: every board live, standings and pairings",
-                         description="Serve the tournament page: every board on the broker live on one screen "
-                                     "(a click opens its page), the standings by DOCE points and the round's "
-                                     "pairings from a CSV (round,board,white,black). /room.json has the same "
-                                     "as JSON.")
-    wb.add_argument("--pairings", metavar="FILE.csv", help="which players sit at which board, per round")
-    wb.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
-    wb.add_argument("--http", type=int, default=8080, metavar="PORT", help="the page's port (default 8080; 0: any)")
-    wb.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
-                    help="the address to serve on (default 127.0.0.1: this computer only)")
-    broker_args(wb)
-    wb.set_defaults(run=cmd_fleet_web)
-    br = fsub.add_parser("broker", help="run the embedded broker until Ctrl-C")
-    broker_args(br)
-    br.set_defaults(run=cmd_fleet_broker)
+
+
+def add_fleet_record(actions):
+    record = actions.add_parser("record", help="every board's games as recorded-game files, refereed as they come",
+                                description="Write every board's games into DIR as recorded-game files (doce "
+                                            "referee reads them), and referee each round as it ends beside the "
+                                            "board's own score. Exits 1 if they ever disagreed.")
+    record.add_argument("folder", metavar="DIR", help="where the game files go")
+    record.add_argument("--wait", type=float, metavar="S", help="stop after S seconds (default: at Ctrl-C)")
+    broker_args(record)
+    record.set_defaults(run=cmd_fleet_record)
+
+
+def add_fleet_secure(actions):
+    secure = actions.add_parser("secure", help="per-board credentials and a Mosquitto ACL",
+                                description="Write a Mosquitto password file and ACL for these boards: each "
+                                            "board (user name = its id) may publish only its own topics and read "
+                                            "only its own cmd; only the organiser may send commands; no "
+                                            "anonymous access.")
+    secure.add_argument("folder", metavar="DIR", help="where to write them")
+    secure.add_argument("--boards", required=True, metavar="ID,ID", help="the boards' ids")
+    secure.add_argument("--prefix", default="doce", help="the topic prefix (default doce)")
+    secure.add_argument("--json", action="store_true", help="print JSON for scripts")
+    secure.set_defaults(run=cmd_fleet_secure)
+
+
+def add_fleet_web(actions):
+    web = actions.add_parser("web", help="the tournament page: every board live, standings and pairings",
+                             description="Serve the tournament page: every board on the broker live on one "
+                                         "screen (a click opens its page), the standings by DOCE points and the "
+                                         "round's pairings from a CSV (round,board,white,black). /room.json has "
+                                         "the same as JSON.")
+    web.add_argument("--pairings", metavar="FILE.csv", help="which players sit at which board, per round")
+    web.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
+    web.add_argument("--http", type=int, default=8080, metavar="PORT", help="the page's port (default 8080; 0: any)")
+    web.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                     help="the address to serve on (default 127.0.0.1: this computer only)")
+    broker_args(web)
+    web.set_defaults(run=cmd_fleet_web)
+
+
+def add_fleet_broker(actions):
+    broker = actions.add_parser("broker", help="run the embedded broker until Ctrl-C")
+    broker_args(broker)
+    broker.set_defaults(run=cmd_fleet_broker)
