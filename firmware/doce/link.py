@@ -234,10 +234,7 @@ class Link:
         move = hint(self.app.tables, g)
         if move is None:
             raise CommandError("no_round", "there is no round in play")
-        out = {"cell": square_name(g.tables.grid, move[1]), "value": move[2]}
-        if move[0] != NOWHERE:
-            out["blocker"] = square_name(g.tables.grid, move[0])
-        return {"hint": out}
+        return {"hint": move_names(g.tables.grid, move)}
 
     def new_round(self, request):
         if not self.app.controller.restart_round():
@@ -484,7 +481,26 @@ def board_snapshot(c, lights):
     state["leds"] = binascii.hexlify(lights.colours()).decode()
     state["animated"] = lights.animated
     state["brightness"] = lights.brightness
+    state["versus"] = versus_state(c)
     return state
+
+
+def versus_state(c):
+    """In a match against the board: its colour, level, and the move it waits for (None while
+    it thinks, or not its turn). None in a match for two."""
+    v = c.versus
+    if v is None:
+        return None
+    return {"colour": PLAYER_NAMES[v.colour], "level": v.level,
+            "move": move_names(c.game.tables.grid, v.move) if v.move else None}
+
+
+def move_names(grid, move):
+    """(blocker square or NOWHERE, square, face) as the protocol names it."""
+    out = {"cell": square_name(grid, move[1]), "value": move[2]}
+    if move[0] != NOWHERE:
+        out["blocker"] = square_name(grid, move[0])
+    return out
 
 
 def seen(c):

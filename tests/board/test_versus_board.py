@@ -23,13 +23,16 @@ def board_move(sim):
 
 
 def test_a_match_against_the_board(sim):
+    assert sim.state()["versus"] is None  # a match for two
     r = ask(sim, "new_match", first="white", opponent={"colour": "black", "level": 3})
     assert r["ok"], r
     sim.settle()
     events(sim)
+    assert sim.state()["versus"] == {"colour": "black", "level": 3, "move": None}  # white's turn
     sim.place("c3", "white 4")
     move = board_move(sim)
     assert "blocker" not in move
+    assert sim.state()["versus"] == {"colour": "black", "level": 3, "move": move}  # what a page shows
     assert {"blue", "off"} <= blink(sim, move["cell"], 2000)  # its square flashes black's colour
     # Another face on its square is not its move: a problem, as any wrong piece is.
     wrong = move["value"] % 6 + 1
@@ -41,6 +44,7 @@ def test_a_match_against_the_board(sim):
     sim.place(move["cell"], "black %d" % move["value"])
     assert events(sim, "placed") == [{"event": "placed", "player": "black", "cell": move["cell"],
                                       "value": move["value"]}]
+    assert sim.state()["versus"]["move"] is None  # put down: the person's turn
     # The person's pieces are judged by the rules as usual.
     free = next(c for c in ("a1", "e1", "a5", "e5") if c not in sim.pieces)
     sim.place(free, "white 2")
