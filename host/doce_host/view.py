@@ -16,6 +16,7 @@ REASONS = {
     "turned": "a piece of the game shows another face",
     "not_now": "put down while the board needs fixing",
     "unreadable": "tilted or half on the square",
+    "not_the_move": "not the move the board shows",
 }
 
 
