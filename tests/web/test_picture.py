@@ -34,13 +34,14 @@ def squares(svg):
     return {g.get("data-cell"): g for g in root.iter(SVG + "g") if g.get("class") == "square"}
 
 
-def test_words_from_the_wire_stay_words():
+@pytest.mark.parametrize("tall", [False, True])
+def test_words_from_the_wire_stay_words(tall):
     hostile = 'a1"><image href="x" onerror="alert(1)"/>'
     svg = picture.draw(dict(EMPTY, mode="correcting", problems={hostile: "<script>x</script>"},
-                            board={"c3": 'white 4"/><script>'}))
+                            board={"c3": 'white 4"/><script>'}), tall=tall)
     root = ET.fromstring(svg)
     assert not [e for e in root.iter() if e.tag in (SVG + "image", SVG + "script")]
-    reasons = [t.text for t in root.iter(SVG + "text") if t.get("class") == "problem-reason"]
+    reasons = ["".join(t.itertext()) for t in root.iter(SVG + "text") if t.get("class") == "problem-reason"]
     assert reasons == [hostile + ": <script>x</script>"]  # shown as text, escaped in the file
     c3 = squares(svg)["c3"]
     assert c3.get("data-piece") == 'white 4"/><script>'
@@ -67,6 +68,45 @@ def test_pieces_lines_and_lights_are_drawn_from_the_state():
     assert [t.text for t in drawn["e5"].iter(SVG + "text")] == ["12"]  # a die beyond six faces
     lines = [p for p in ET.fromstring(picture.draw(state)).iter(SVG + "polyline") if p.get("class")]
     assert [p.get("data-cells") for p in lines] == ["a1 b1"]  # a line off the board is not drawn
+
+
+def test_the_tall_picture_keeps_every_word_and_two_lines_of_headline():
+    state = dict(EMPTY, mode="correcting", problems={"b2": "no_play_zone"}, board={"c3": "white 4"},
+                 scores=[{"white": 35, "black": 0}], totals={"white": 35, "black": 0})
+    wide, tall = (ET.fromstring(picture.draw(state, tall=t)) for t in (False, True))
+    assert [float(n) for n in tall.get("viewBox").split()][2] < 560  # a phone's width: the board and no more
+    def words(svg):
+        return ["".join(t.itertext()) for t in svg.iter(SVG + "text") if t.get("class") != "headline"]
+    assert words(wide) == words(tall)  # the same words, laid out for a phone
+    headline = [t.text for t in tall.iter(SVG + "text") if t.get("class") == "headline"]
+    assert headline == ["Round 1: put the board right", "(white to move)"]
+    assert picture.headline(state) == " ".join(headline)
+    long = [t.text for t in ET.fromstring(picture.draw(state, title="Table " * 20, tall=True)).iter(SVG + "text")
+            if t.get("class") == "headline"]
+    assert len(long) == 2 and long[1].endswith("…") and max(map(len, long)) <= picture.HEADLINE_CHARS
+
+
+def test_the_board_move_is_marked_where_it_goes():
+    def marks(versus, **more):
+        drawn = squares(picture.draw(dict(EMPTY, versus=versus, **more), tall=True))
+        return {c: g.get("data-board-move") for c, g in drawn.items() if g.get("data-board-move")}
+    assert marks({"colour": "black", "level": 3, "move": {"cell": "c4", "value": 5}}) == {"c4": "black 5"}
+    # its blocker first: the blocker's square
+    assert marks({"colour": "black", "level": 3, "move": {"cell": "c4", "value": 5, "blocker": "b2"}}) == \
+        {"b2": "black blocker"}
+    assert marks({"colour": "black", "level": 3, "move": None}) == {}  # thinking
+    assert marks(None) == {}
+    assert marks({"colour": "black", "level": 3, "move": {"cell": "c4", "value": 5}}, mode="correcting") == {}
+    state = dict(EMPTY, versus={"colour": "white", "level": 1, "move": None})
+    assert picture.headline(state) == "Round 1 of 4: white (the board) to move"
+    state = dict(EMPTY)
+    del state["versus"]  # from a board older than the field
+    assert picture.headline(state) == "Round 1 of 4: white to move" and picture.draw(state, tall=True)
+    # An odd move from a board is drawn as nothing it could be taken for
+    odd = squares(picture.draw(dict(EMPTY, versus={"colour": "black", "level": 3,
+                                                   "move": {"cell": "c4", "value": '5"/><script>'}})))
+    assert odd["c4"].get("data-board-move") == 'black 5"/><script>'
+    assert odd["c4"].find(".//" + SVG + "rect[@class='die']") is None
 
 
 def move(player, cell, value=None, blocker=False):

@@ -2,7 +2,9 @@
 
 The web page, `doce snapshot` and every step of a replay show this one drawing. Each
 square is a <g class="square" data-cell="c3"> carrying what it shows as data attributes
-(piece, light, zone, last, problem), so the page can take clicks and tests can read it.
+(piece, light, zone, last, problem, board-move), so the page can take clicks and tests can
+read it. Two layouts: wide, the scores beside the board (a computer's screen, `doce
+snapshot`), and tall, the scores under it in bigger words (a phone's page).
 """
 
 import math
@@ -18,8 +20,6 @@ from ..view import reason
 
 SIZE = 88  # a square, in SVG units
 GAP = 8
-LEFT, TOP = 40, 64  # where the board starts
-PANEL = 590  # where the score panel starts
 PLAYER_LIGHT = {"white": "#%02x%02x%02x" % YELLOW, "black": "#%02x%02x%02x" % BLUE}
 BODY = {"white": "#f4f0e6", "black": "#26262b"}
 PIP = {"white": "#26262b", "black": "#f4f0e6"}
@@ -29,9 +29,45 @@ PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0
         5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)], 6: [(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)]}
 
 
-def origin(sq, grid):
+class Layout:
+    """Where the board and the words go, and how big the words are, in SVG units."""
+
+    def __init__(self, tall, left, top, label, words, reasons, headline, mark, step):
+        self.tall = tall
+        self.left, self.top = left, top  # where the board starts
+        self.label = label  # a row's number, a column's letter
+        self.words = words  # the scores and the pieces in hand
+        self.reasons = reasons  # what to put right
+        self.headline = headline
+        self.mark = mark  # the "!" on a square with a problem
+        self.step = step  # from one line of the scores to the next
+
+
+# The panel beside the board, at x 590 of 960.
+WIDE = Layout(False, left=40, top=64, label=15, words=16, reasons=14, headline=22, mark=16, step=24)
+# The panel under the board. The picture is about 530 units wide, shown 390 px wide on a
+# phone: 22 units is 16 px there, and still 14 px on a 340 px screen.
+TALL = Layout(True, left=34, top=92, label=22, words=22, reasons=22, headline=24, mark=22, step=32)
+HEADLINE_CHARS = 31  # of a tall headline's line: 24 units a letter at most 0.62 em wide, in 480 units
+
+
+def origin(sq, grid, lay=WIDE):
     """The top-left corner of square `sq`: row 1 (white's edge) at the bottom, as white sees it."""
-    return LEFT + GAP + sq % grid * (SIZE + GAP), TOP + GAP + (grid - 1 - sq // grid) * (SIZE + GAP)
+    return lay.left + GAP + sq % grid * (SIZE + GAP), lay.top + GAP + (grid - 1 - sq // grid) * (SIZE + GAP)
+
+
+def wrapped(words, width, lines=None):
+    """`words` in lines of at most `width` characters (a longer word gets a line of its own);
+    at most `lines` lines, the last cut with an ellipsis."""
+    out = []
+    for word in words.split():
+        if out and len(out[-1]) + 1 + len(word) <= width:
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    if lines and len(out) > lines:
+        out[lines - 1:] = [" ".join(out[lines - 1:])[:width - 1] + "…"]
+    return out or [""]
 
 
 def led_colours(state, board):
@@ -51,37 +87,51 @@ def led_colours(state, board):
     return colours
 
 
-def draw(state, title=None):
-    """The whole picture, as an SVG document (a string)."""
+def draw(state, title=None, tall=False):
+    """The whole picture, as an SVG document (a string): wide, or `tall` for a phone."""
+    lay = TALL if tall else WIDE
     board = load_board()
     grid = board.grid
     side = GAP + grid * (SIZE + GAP)
+    left, top = lay.left, lay.top
     lights = led_colours(state, board)
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 960 %d" class="doce-board" '
-           'font-family="DejaVu Sans, Verdana, sans-serif" data-mode=%s data-to-move=%s>'
-           % (TOP + side + 60, quoteattr(state["mode"]), quoteattr(state["to_move"])),
-           '<defs><pattern id="zone" width="12" height="12" patternUnits="userSpaceOnUse" '
-           'patternTransform="rotate(45)"><rect width="5" height="12" fill="#cc79a7" opacity="0.55"/>'
-           '</pattern></defs>',
-           '<rect width="100%" height="100%" fill="#f7f5f0"/>',
-           '<text x="%d" y="30" font-size="22" font-weight="bold" class="headline">%s</text>'
-           % (LEFT, text(title or headline(state))),
-           '<rect x="%d" y="%d" width="%d" height="%d" rx="14" fill="#3b3430"/>' % (LEFT, TOP, side, side)]
-    for player, y in (("black", TOP - 9), ("white", TOP + side + 9)):
-        out.append(turn_lights(player, y, side, [lights[led] for led in board.turn_leds[player == "black"]]))
+    out = ['<rect width="100%" height="100%" fill="#f7f5f0"/>']
+    words = title or headline(state)
+    if tall:  # always two lines' room, so the board stays put when the headline changes
+        for k, line in enumerate(wrapped(words, HEADLINE_CHARS, 2)):
+            out.append('<text x="%d" y="%d" font-size="%d" font-weight="bold" class="headline">%s</text>'
+                       % (12, 30 + 30 * k, lay.headline, text(line)))
+    else:
+        out.append('<text x="%d" y="30" font-size="%d" font-weight="bold" class="headline">%s</text>'
+                   % (left, lay.headline, text(words)))
+    out.append('<rect class="frame" x="%d" y="%d" width="%d" height="%d" rx="14" fill="#3b3430"/>'
+               % (left, top, side, side))
+    for player, y in (("black", top - 9), ("white", top + side + 9)):
+        out.append(turn_lights(player, y, left + side / 2, [lights[led] for led in board.turn_leds[player == "black"]]))
     for sq in range(board.squares):  # the board file's grid is the tables' grid: names agree
-        out.append(square(state, sq, square_name(grid, sq), grid, lights[board.led_of_square[sq]]))
-    out.extend(winning_lines(state, board))
+        out.append(square(state, sq, square_name(grid, sq), grid, lights[board.led_of_square[sq]], lay))
+    out.extend(winning_lines(state, board, lay))
     for i in range(grid):
-        x, y = origin(i, grid)
-        out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%s</text>'
-                   % (x + SIZE / 2, TOP + side + 40, square_name(grid, i)[0]))
-        x, y = origin(i * grid, grid)
-        out.append('<text x="%d" y="%d" font-size="15" text-anchor="middle" fill="#555">%d</text>'
-                   % (LEFT - 18, y + SIZE / 2 + 5, i + 1))
-    out.extend(panel(state))
-    out.append("</svg>")
-    return "\n".join(out)
+        x, y = origin(i, grid, lay)
+        out.append('<text x="%d" y="%d" font-size="%d" text-anchor="middle" fill="#555">%s</text>'
+                   % (x + SIZE / 2, top + side + 25 + lay.label, lay.label, square_name(grid, i)[0]))
+        x, y = origin(i * grid, grid, lay)
+        out.append('<text x="%d" y="%d" font-size="%d" text-anchor="middle" fill="#555">%d</text>'
+                   % (left - 18, y + SIZE / 2 + lay.label / 3, lay.label, i + 1))
+    if tall:
+        drawn, bottom = panel(state, lay, left, top + side + 90)
+        width, height = left + side + 6, bottom + 24
+    else:
+        drawn, bottom = panel(state, lay, 590, top)
+        width, height = 960, top + side + 60
+    out.extend(drawn)
+    head = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" class="doce-board" '
+            'font-family="DejaVu Sans, Verdana, sans-serif" data-mode=%s data-to-move=%s data-layout="%s">'
+            % (width, height, quoteattr(state["mode"]), quoteattr(state["to_move"]), "tall" if tall else "wide"),
+            '<defs><pattern id="zone" width="12" height="12" patternUnits="userSpaceOnUse" '
+            'patternTransform="rotate(45)"><rect width="5" height="12" fill="#cc79a7" opacity="0.55"/>'
+            '</pattern></defs>')
+    return "\n".join(list(head) + out + ["</svg>"])
 
 
 def headline(state):
@@ -98,21 +148,23 @@ def headline(state):
         return "Clear the board to start round %d" % state["round"]
     if mode == "correcting":
         return "Round %d: put the board right (%s to move)" % (state["round"], state["to_move"])
-    return "Round %d of %d: %s to move" % (state["round"], state["rounds"], state["to_move"])
+    versus = state.get("versus")
+    board = " (the board)" if isinstance(versus, dict) and versus.get("colour") == state["to_move"] else ""
+    return "Round %d of %d: %s%s to move" % (state["round"], state["rounds"], state["to_move"], board)
 
 
-def turn_lights(player, y, side, lights):
+def turn_lights(player, y, centre, lights):
     out = ['<g class="turn-lights" data-player="%s">' % player]
     for k, (hue, level) in enumerate(lights):
-        x = LEFT + side / 2 + (k - 1) * 36
+        x = centre + (k - 1) * 36
         out.append('<circle cx="%d" cy="%d" r="6" fill="%s" fill-opacity="%.2f" stroke="#222"/>'
                    % (x, y, hue or "#111", math.sqrt(level) if hue else 1))
     out.append("</g>")
     return "".join(out)
 
 
-def square(state, sq, cell, grid, light):
-    x, y = origin(sq, grid)
+def square(state, sq, cell, grid, light, lay):
+    x, y = origin(sq, grid, lay)
     hue, level = light
     in_game = state["board"].get(cell)
     seen = state.get("seen", {})
@@ -120,8 +172,12 @@ def square(state, sq, cell, grid, light):
     zone = (state["mode"] == "playing" and piece is None and cell in state["zones"].get(state["to_move"], ()))
     last = [p for p, at in state["last"].items() if at == cell and in_game]
     problem = state["problems"].get(cell)
+    move = board_move(state) if piece is None and state["mode"] == "playing" else None
+    move = move if move and move[0] == cell else None
     attrs = {"data-cell": cell, "data-piece": piece or "", "data-light": hue or "",
              "data-level": "%.2f" % level}
+    if move:
+        attrs["data-board-move"] = move[1]
     if zone:
         attrs["data-zone"] = "true"
     if last:
@@ -141,6 +197,11 @@ def square(state, sq, cell, grid, light):
         out.append(draw_piece(piece, x, y))
     elif in_game and state["mode"] == "correcting":  # missing: where it should go back
         out.append('<g opacity="0.35">%s</g>' % draw_piece(in_game, x, y))
+    elif move:  # the board's move, to be put down for it: faint, in a ring of its colour
+        out.append('<g class="board-move" opacity="0.55">%s</g><rect x="%d" y="%d" width="%d" height="%d" rx="8" '
+                   'fill="none" stroke="%s" stroke-width="4" stroke-dasharray="6 5"/>'
+                   % (draw_piece(move[1], x, y), x + 5, y + 5, SIZE - 10, SIZE - 10,
+                      PLAYER_LIGHT[move[1].split()[0]]))
     if last:
         out.append('<path class="last" d="M%d %dh-24v24z" fill="%s" stroke="#222"/>'
                    % (x + SIZE - 3, y + 3, PLAYER_LIGHT[last[0]]))
@@ -148,11 +209,24 @@ def square(state, sq, cell, grid, light):
         out.append('<rect class="problem" x="%d" y="%d" width="%d" height="%d" rx="8" fill="none" '
                    'stroke="%s" stroke-width="5" stroke-dasharray="10 6"/>' % (x + 2, y + 2, SIZE - 4, SIZE - 4,
                                                                             PROBLEM))
-        out.append('<circle cx="%d" cy="%d" r="11" fill="%s"/><text x="%d" y="%d" font-size="16" '
+        r = lay.mark * 0.7
+        out.append('<circle cx="%d" cy="%d" r="%d" fill="%s"/><text x="%d" y="%d" font-size="%d" '
                    'font-weight="bold" text-anchor="middle" fill="#fff">!</text>'
-                   % (x + 14, y + 14, PROBLEM, x + 14, y + 20))
+                   % (x + 3 + r, y + 3 + r, r, PROBLEM, x + 3 + r, y + 3 + r + lay.mark * 0.375, lay.mark))
     out.append("</g>")
     return "".join(out)
+
+
+def board_move(state):
+    """(square, piece) the board has chosen and waits for, in a match against the board:
+    its blocker's square first, while the blocker goes first. None otherwise."""
+    versus = state.get("versus")  # absent from a board older than the field
+    move = versus.get("move") if isinstance(versus, dict) else None
+    if not isinstance(move, dict) or versus.get("colour") not in PLAYER_LIGHT:
+        return None
+    if move.get("blocker"):
+        return move["blocker"], "%s blocker" % versus["colour"]
+    return move.get("cell"), "%s %s" % (versus["colour"], move.get("value"))
 
 
 def draw_piece(piece, x, y):
@@ -181,7 +255,7 @@ def draw_piece(piece, x, y):
     return "".join(out)
 
 
-def winning_lines(state, board):
+def winning_lines(state, board, lay):
     end = state.get("round_end")
     if not end:
         return []
@@ -192,7 +266,8 @@ def winning_lines(state, board):
             continue  # not squares of this board: nothing to draw the line through
         owners = [state["board"].get(c, "").split(" ")[0] for c in line]
         owner = max(("white", "black"), key=owners.count)
-        points = " ".join("%d,%d" % (x + SIZE / 2, y + SIZE / 2) for x, y in (origin(sq, board.grid) for sq in squares))
+        points = " ".join("%d,%d" % (x + SIZE / 2, y + SIZE / 2)
+                          for x, y in (origin(sq, board.grid, lay) for sq in squares))
         # A dark edge, so the line reads over its own colour; pointer-events none, so a
         # click on the line is a click on the square under it.
         out.append('<polyline points="%s" fill="none" stroke="#111" stroke-width="18" stroke-linecap="round" '
@@ -203,41 +278,55 @@ def winning_lines(state, board):
     return out
 
 
-def panel(state):
-    """Scores by round and for the match, the pieces in hand, and any problems, in words."""
-    x = PANEL
-    out = ['<g class="scores" font-size="16">',
-           '<text x="%d" y="%d" font-size="18" font-weight="bold">Scores</text>' % (x, TOP + 10),
+def panel(state, lay, x, top):
+    """Scores by round and for the match, the pieces in hand, and any problems, in words;
+    and where they end."""
+    k = lay.step / 24  # the wide panel's spacing, stretched for bigger words
+    white, black = (300, 440) if lay.tall else (170, 250)  # where each column ends
+    out = ['<g class="scores" font-size="%d">' % lay.words,
+           '<text x="%d" y="%d" font-size="%d" font-weight="bold">Scores</text>' % (x, top + 10, lay.words + 2),
            '<text x="%d" y="%d" fill="#555">round</text><text x="%d" y="%d" text-anchor="end" fill="#555">white'
            '</text><text x="%d" y="%d" text-anchor="end" fill="#555">black</text>'
-           % (x, TOP + 38, x + 170, TOP + 38, x + 250, TOP + 38)]
-    y = TOP + 38
+           % (x, top + 38 * k, x + white, top + 38 * k, x + black, top + 38 * k)]
+    y = top + 38 * k
     for n, points in enumerate(state["scores"], 1):
-        y += 24
+        y += lay.step
         out.append('<g class="round-score" data-round="%d"><text x="%d" y="%d">%d</text><text x="%d" y="%d" '
                    'text-anchor="end">%d</text><text x="%d" y="%d" text-anchor="end">%d</text></g>'
-                   % (n, x, y, n, x + 170, y, points["white"], x + 250, y, points["black"]))
-    y += 30
+                   % (n, x, y, n, x + white, y, points["white"], x + black, y, points["black"]))
+    y += 30 * k
     t = state["totals"]
     out.append('<g class="match-total" font-weight="bold"><text x="%d" y="%d">match</text><text x="%d" y="%d" '
                'text-anchor="end">%d</text><text x="%d" y="%d" text-anchor="end">%d</text></g>'
-               % (x, y, x + 170, y, t["white"], x + 250, y, t["black"]))
-    out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>' % (x, y - 20, x + 255, y - 20))
-    y += 44
+               % (x, y, x + white, y, t["white"], x + black, y, t["black"]))
+    out.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#999"/>' % (x, y - 20 * k, x + black + 5, y - 20 * k))
+    y += 44 * k
     for player in ("white", "black"):
         out.append('<text x="%d" y="%d" class="in-hand" data-player="%s">%s: %d dice, %d blocker%s left</text>'
                    % (x, y, player, player, state["dice_left"][player], state["blockers_left"][player],
                       "" if state["blockers_left"][player] == 1 else "s"))
-        y += 24
+        y += lay.step
     if state["problems"]:
-        y += 20
+        y += 20 * k
         out.append('<text x="%d" y="%d" font-weight="bold" fill="%s">To put right</text>' % (x, y, PROBLEM))
         for cell, code in sorted(state["problems"].items()):
-            y += 22
-            out.append('<text x="%d" y="%d" class="problem-reason" data-cell=%s font-size="14">%s</text>'
-                       % (x, y, quoteattr(str(cell)), text("%s: %s" % (cell, reason(str(code))))))
+            y += 22 * k
+            words = "%s: %s" % (cell, reason(str(code)))
+            if not lay.tall:
+                out.append('<text x="%d" y="%d" class="problem-reason" data-cell=%s font-size="%d">%s</text>'
+                           % (x, y, quoteattr(str(cell)), lay.reasons, text(words)))
+                continue
+            # In lines that fit under the board; each but the last keeps its space, so the
+            # element's text is the reason whole.
+            lines = wrapped(words, 38)
+            spans = "".join('<tspan x="%d" y="%d">%s</tspan>'
+                            % (x, y + 22 * k * n, text(line + " " * (n < len(lines) - 1)))
+                            for n, line in enumerate(lines))
+            out.append('<text class="problem-reason" data-cell=%s font-size="%d">%s</text>'
+                       % (quoteattr(str(cell)), lay.reasons, spans))
+            y += 22 * k * (len(lines) - 1)
     out.append("</g>")
-    return out
+    return out, y
 
 
 class NoPNG(Exception):
