@@ -4,8 +4,12 @@ real board alike, fed by the link protocol's state and events (web/watch.py).
     GET  /           the page (static/: plain HTML, SVG and JS, no build step)
     GET  /ws         a WebSocket: the current frame at once, then every new one; the page
                      sends what a hand does ({"do": "place", "cell": "c3", "piece": "white 4"})
+                     and what a player asks the board ({"do": "hint"}, {"do": "new_match",
+                     "opponent": {"colour": "black", "level": 3}})
     GET  /board.svg  the picture as it is now
     POST /replay     a recorded game (doce referee's format) in, its steps out
+
+/ws and /replay take ?picture=tall: the picture laid out for a phone (web/picture.py).
 
 With the simulator, `world` is its SerialSim: the page's hands move dice in the simulated
 world, and the firmware sees them through its sensors. A real board's dice move by hand.
@@ -24,6 +28,7 @@ from aiohttp import WSMsgType, web
 from doce.squares import parse_square
 from doce.squares import piece as piece_value
 
+from ..link import LinkError
 from ..paths import load_board
 from ..recorded import GameFileError, steps
 from ..sim import SimError
@@ -33,6 +38,8 @@ from .watch import ANIMATED_EVERY, Watch
 STATIC = Path(__file__).resolve().parent / "static"
 POWER_OFF_S = 1.5  # how long a "cut power" leaves the simulated board dark
 MAX_MESSAGE = 4096  # bytes of one message from the page
+ANSWER_WAIT = 15.0  # s the page waits for the board's answer (a hint: watch.SLOW, and a reconnect)
+LEVELS = range(4)  # of the board's opponent (docs/opponent.md)
 
 
 class Refused(Exception):
@@ -47,7 +54,7 @@ class Server:
         self.clients = set()  # a Client per connected page
         self.hands = asyncio.Lock()
         self.replayer = ThreadPoolExecutor(1)  # replays take turns: one cannot starve the board's page
-        self.latest = None  # the last frame, for a page that connects now
+        self.latest = {}  # the last frame as sent, per layout ("wide", "tall"), for a page that connects now
         self.frame = None  # the watch's last frame, before the server adds its own fields
         self.loop = None
         self.board = load_board()
@@ -66,10 +73,21 @@ class Server:
     def _publish(self, frame=None):
         """Send a frame to every page: the watch's, or (frame None) one made now."""
         self.frame = frame or self.watch.frame()
-        sim = {"power": self.world.wanted_on, "pieces": self.pieces} if self.world else None
-        self.latest = json.dumps(dict(self.frame, type="frame", sim=sim))
+        self.latest = {}
         for client in self.clients:
-            client.offer_frame(self.latest)
+            client.offer_frame(self._frame_text(client.layout))
+
+    def _frame_text(self, layout):
+        """The frame as a page with this layout is sent it: one picture, its layout's."""
+        if self.frame is None:
+            return None
+        if layout not in self.latest:
+            sim = {"power": self.world.wanted_on, "pieces": self.pieces} if self.world else None
+            frame = {k: v for k, v in self.frame.items() if k != "svg_tall"}
+            if layout == "tall":
+                frame["svg"] = self.frame["svg_tall"]
+            self.latest[layout] = json.dumps(dict(frame, type="frame", sim=sim))
+        return self.latest[layout]
 
     # -- requests -----------------------------------------------------------------------
 
@@ -85,9 +103,10 @@ class Server:
         stranger(request)
         if request.content_type != "application/json":  # another site's form cannot send this
             return web.json_response({"error": "send the recorded game as application/json"}, status=415)
+        tall = request.query.get("picture") == "tall"
         try:
             recorded = json.loads(await request.text())
-            frames = await asyncio.get_running_loop().run_in_executor(self.replayer, replay_steps, recorded)
+            frames = await asyncio.get_running_loop().run_in_executor(self.replayer, replay_steps, recorded, tall)
         except (ValueError, RecursionError) as e:  # not JSON or UTF-8, or not a game (GameFileError)
             message = str(e) if isinstance(e, GameFileError) else "not a recorded game: %s" % e
             return web.json_response({"error": message}, status=400)
@@ -97,7 +116,8 @@ class Server:
         stranger(request)
         ws = web.WebSocketResponse(heartbeat=20, max_msg_size=MAX_MESSAGE)
         await ws.prepare(request)
-        client = Client(ws, self.latest)  # a page that (re)connects sees the board at once
+        layout = "tall" if request.query.get("picture") == "tall" else "wide"
+        client = Client(ws, self._frame_text(layout), layout)  # a page that (re)connects sees the board at once
         self.clients.add(client)
         try:
             async for message in ws:
@@ -118,19 +138,41 @@ class Server:
             return {"type": "refused", "message": 'a request is {"do": ...}'}
         reply = {"type": "done", "id": request.get("id")}
         try:
-            async with self.hands:  # one hand at a time: the simulated world is not shared
-                await self.act(request)
+            if request.get("do") in ("new_match", "new_round", "hint"):  # for the board, not a hand
+                reply.update(await self.ask_board(request))
+            else:
+                async with self.hands:  # one hand at a time: the simulated world is not shared
+                    await self.act(request)
         except (Refused, ValueError, SimError) as e:  # the simulated world's own refusal
             reply.update(type="refused", message=str(e))
         return reply
 
-    # -- what a hand or a player does -----------------------------------------------------
+    # -- what a player asks the board -----------------------------------------------------
+
+    async def ask_board(self, request):
+        do = request["do"]
+        if do == "new_round":
+            self.watch.ask(do)
+        elif do == "new_match":
+            opponent = request.get("opponent")
+            self.watch.ask(do, **({} if opponent is None else {"opponent": opponent_argument(opponent)}))
+        else:  # the hint: its answer goes to the page that asked
+            try:
+                answer = await asyncio.wait_for(asyncio.wrap_future(self.watch.ask(do, log_refusal=False)),
+                                                ANSWER_WAIT)
+            except asyncio.TimeoutError:
+                raise Refused("the board has not answered the hint (is it connected?)") from None
+            except LinkError as e:
+                raise Refused(str(e)) from None
+            if not answer.get("ok"):
+                raise Refused("no hint: %s" % (answer.get("message") or answer.get("error")))
+            return {"hint": answer["hint"]}  # its shape checked by the link (docs/protocol.schema.json)
+        return {}
+
+    # -- what a hand does -----------------------------------------------------------------
 
     async def act(self, request):
         do = request.get("do")
-        if do in ("new_match", "new_round"):
-            self.watch.ask(do)
-            return
         if do not in ("place", "lift", "clear", "cut_power"):
             raise Refused("unknown request %s" % json.dumps(do))
         world = self.world
@@ -197,12 +239,22 @@ class Server:
             self.replayer.shutdown(wait=False, cancel_futures=True)
 
 
+def opponent_argument(opponent):
+    """The page's choice of opponent, as the board takes it, or Refused."""
+    if (not isinstance(opponent, dict) or set(opponent) != {"colour", "level"}
+            or opponent["colour"] not in ("white", "black") or type(opponent["level"]) is not int
+            or opponent["level"] not in LEVELS):
+        raise Refused('the opponent is {"colour": "white" or "black", "level": 0 to 3}')
+    return {"colour": opponent["colour"], "level": opponent["level"]}
+
+
 class Client:
     """A connected page: replies in order, and of the frames only the newest, so a page that
-    reads slowly is sent the board as it is, not a backlog."""
+    reads slowly is sent the board as it is, not a backlog. `layout`: the picture it shows."""
 
-    def __init__(self, ws, frame):
+    def __init__(self, ws, frame, layout="wide"):
         self.ws = ws
+        self.layout = layout
         self.replies = collections.deque()
         self.frame = frame
         self.ready = asyncio.Event()
@@ -247,8 +299,8 @@ async def no_foreign_code(request, response):
     response.headers["Content-Security-Policy"] = "default-src 'self'; style-src 'self' 'unsafe-inline'"
 
 
-def replay_steps(recorded):
-    return [{"svg": picture.draw(state), "note": note} for state, note in steps(recorded)]
+def replay_steps(recorded, tall=False):
+    return [{"svg": picture.draw(state, tall=tall), "note": note} for state, note in steps(recorded)]
 
 
 def listen(host, port, fallback=True):

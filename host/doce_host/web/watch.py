@@ -2,10 +2,11 @@
 happened, in words. A real board and the simulator are followed the same way.
 
 One thread owns the link. It hands each new frame to `publish`, and carries out the
-page's requests to the board (new match, new round) between events.
+page's requests to the board (new match, new round, hint) between events.
 """
 
 import collections
+import concurrent.futures
 import queue
 import threading
 import time
@@ -20,6 +21,7 @@ LOG = 100  # events kept for a page that connects late
 ANIMATED_EVERY = {"simulator": 0.25, "board": 1.0}
 HEARTBEAT = 2.0  # s between states while nothing happens, to notice a silent board
 RETRY = 0.5  # s before opening the port again
+SLOW = {"hint": 10.0}  # s a reply may take: a hint is worked out at once, about 1 s on an ESP32
 
 
 class Watch:
@@ -44,17 +46,22 @@ class Watch:
         self.stopping = True
         self.thread.join(timeout=5)
 
-    def ask(self, cmd, **args):
-        """Send a request to the board from any thread; its refusal shows in the log."""
-        self.requests.put((cmd, args))
+    def ask(self, cmd, log_refusal=True, **args):
+        """Send a request to the board from any thread: a Future of its reply. A refusal
+        shows in the log, unless the asker shows it itself."""
+        reply = concurrent.futures.Future()
+        self.requests.put((cmd, args, log_refusal, reply))
+        return reply
 
     def frame(self):
-        """What the page shows now: the picture, the state it was drawn from, the log."""
+        """What the page shows now: the picture (wide, and tall for a phone), the state it
+        was drawn from, the log."""
         with self.lock:
             log = list(self.log)
         state = self.state
         return {"hello": self.hello, "state": state, "problem": self.problem,
-                "svg": picture.draw(state) if state else None, "log": log}
+                "svg": picture.draw(state) if state else None,
+                "svg_tall": picture.draw(state, tall=True) if state else None, "log": log}
 
     def note(self, text, kind="note"):
         with self.lock:
@@ -105,9 +112,16 @@ class Watch:
 
     def _carry_out(self, link):
         while not self.requests.empty():
-            cmd, args = self.requests.get_nowait()
-            reply = link.request(cmd, **args)
-            if not reply.get("ok"):
+            cmd, args, log_refusal, answer = self.requests.get_nowait()
+            if not answer.set_running_or_notify_cancel():
+                continue  # the asker gave up waiting
+            try:
+                reply = link.request(cmd, timeout=SLOW.get(cmd), **args)
+            except Exception as e:  # the link is gone: the asker hears it, and the watch reconnects
+                answer.set_exception(e)
+                raise
+            answer.set_result(reply)
+            if log_refusal and not reply.get("ok"):
                 self.note("%s: %s" % (cmd.replace("_", " "), reply.get("message") or reply.get("error")), "error")
                 self.publish(self.frame())
 
