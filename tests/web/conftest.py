@@ -52,10 +52,24 @@ def browser():
         browser.close()
 
 
+# A phone as a lone player holds it: 390 CSS px wide, three device pixels to one, touch.
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
+
+
 @pytest.fixture
 def page(browser, sim_page, request):
     """A browser tab showing the simulated board; a screenshot of it is kept when the test ends."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    yield from tab_on(browser, sim_page, request, viewport={"width": 1400, "height": 900})
+
+
+@pytest.fixture
+def phone(browser, sim_page, request):
+    """The same, on a phone."""
+    yield from tab_on(browser, sim_page, request, **PHONE)
+
+
+def tab_on(browser, sim_page, request, **device):
+    context = browser.new_context(**device)
     tab = context.new_page()
     tab.set_default_timeout(15000)
     tab.goto(sim_page.url)

@@ -7,44 +7,10 @@ come from the rulebook's geometry and the referee, not from the page.
 
 import json
 
-from casebook import expand, piece_of
-from hands import looks
+from casebook import expand
+from clicks import colour, lift, place, play, squares
 
 ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
-
-
-def square(page, cell):
-    return page.locator('#board .square[data-cell="%s"]' % cell)
-
-
-def place(page, cell, piece):
-    """Click the square, choose the piece: then wait until the picture shows it there."""
-    square(page, cell).click()
-    page.locator('#picker button[data-piece="%s"]' % piece).click()
-    page.wait_for_selector('#board .square[data-cell="%s"][data-piece="%s"]' % (cell, piece))
-
-
-def lift(page, cell):
-    square(page, cell).click()
-    page.wait_for_selector('#board .square[data-cell="%s"][data-piece=""]' % cell)
-
-
-def play(page, *moves):
-    for move in moves:
-        place(page, expand(move)["cell"], piece_of(expand(move)))
-
-
-def squares(page, attribute):
-    """{cell: value} of one data attribute over the board's squares that have it."""
-    return page.eval_on_selector_all(
-        "#board .square[data-%s]" % attribute,
-        "(els, a) => Object.fromEntries(els.map(e => [e.dataset.cell, e.getAttribute('data-' + a)]))",
-        attribute)
-
-
-def colour(hex_colour):
-    """What a player would call a light the page shows: purple, yellow..."""
-    return looks(bytes.fromhex(hex_colour[1:])) if hex_colour else "off"
 
 
 def test_a_round_played_by_clicks_lights_the_winning_line_and_scores_it(page):
@@ -136,14 +102,17 @@ def test_a_click_that_cannot_be_carried_out_says_why(page):
             ws.send(JSON.stringify({do: 'place', cell: 'z9', piece: 'white 1'}));
             ws.send(JSON.stringify({do: 'place', cell: 'c3', piece: 'white 9'}));
             ws.send(JSON.stringify({do: 'lift', cell: 'c3'}));
-            ws.send(JSON.stringify({do: 'fly'})); }; }""")
-    page.wait_for_function("() => window.answers.length === 6")
+            ws.send(JSON.stringify({do: 'fly'}));
+            ws.send(JSON.stringify({do: 'new_match', opponent: {colour: 'red', level: 3}}));
+            ws.send(JSON.stringify({do: 'new_match', opponent: {colour: 'black', level: true}})); }; }""")
+    page.wait_for_function("() => window.answers.length === 8")
     answers = page.evaluate("window.answers")
-    assert [a["type"] for a in answers] == ["refused"] * 6
+    assert [a["type"] for a in answers] == ["refused"] * 8
     assert [a["message"] for a in answers] == [
         "not JSON", 'a request is {"do": ...}', '"z9" is not a square of this board',
         'a piece is "white 1" to "white 6", "white blocker", or the same for black',
-        "there is nothing on c3 to lift", 'unknown request "fly"']
+        "there is nothing on c3 to lift", 'unknown request "fly"'] + [
+        'the opponent is {"colour": "white" or "black", "level": 0 to 3}'] * 2
     assert squares(page, "piece") == {c: "" for c in squares(page, "piece")}  # nothing changed
 
 

@@ -50,6 +50,8 @@ def test_doce_web_follows_a_board_moved_by_hand(browser, board, shots):
         tab.locator('#board .square[data-cell="d4"]').click()
         assert tab.locator("#message").text_content() == "This is a real board: move its dice by hand."
         assert tab.locator("#picker").is_hidden()
+        tab.click("#hint")  # asked over the link, as of any board
+        tab.wait_for_selector("#hint-answer:has-text('Hint for black: ')")
         tab.screenshot(path=str(shots("doce-web-real-board.png")))
         tab.close()
     finally:

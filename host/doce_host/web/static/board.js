@@ -1,40 +1,61 @@
 // The board's page: shows the frames the server sends (a picture drawn from the board's
 // state, and the event log) and sends what a hand does. The picture is the server's SVG
 // (web/picture.py), so this page, `doce snapshot` and a replay all show the same drawing.
+// Everything a board sends is untrusted: it goes on the page as text (textContent), never as HTML.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const view = {
-  socket: null,
+  socket: null,      // once open
+  connection: null,  // the socket, open or opening
   frame: null,       // the last live frame
   replay: null,      // the steps of a recorded game, while one is on screen
+  recorded: null,    // that game, {name, text}, to draw it again in another layout
   waiting: null,     // a placement or lift on its way: {cell, piece, sent}
   timings: [],       // ms from a click to the picture that shows it (read by make bench)
   nextId: 1,
   drawn: null,       // the SVG text on screen, so an unchanged picture is not redrawn
   pieces: null,      // what a hand can put down, as the server names them ("white 4", "black blocker")
+  hintId: null,      // the id of the hint request on its way
+  hintFor: null,     // the state it was asked in
+  hint: null,        // the hint on screen: {cells, position}, until the position changes
+  relayout: false,   // the socket is closed to come back in the other layout
 };
 window.doceTimings = view.timings;
+// A phone: the server draws the picture tall, the scores under the board (web/picture.py).
+// The same width as board.css's @media rule.
+const narrow = matchMedia("(max-width: 699px)");
+const layoutQuery = () => (narrow.matches ? "?picture=tall" : "");
+const LEVELS = ["a child learning", "a beginner", "a club player", "the strongest"];  // docs/opponent.md
 
 function connect() {
-  const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" +
+                               layoutQuery());
+  view.connection = socket;
   socket.onmessage = (e) => {
     const message = JSON.parse(e.data);
     if (message.type === "frame") showFrame(message);
-    else if (message.type === "refused") { say(message.message); view.waiting = null; }
+    else if (message.type === "done" && message.id === view.hintId) showHint(message.hint);
+    else if (message.type === "refused") {
+      say(message.message);
+      view.waiting = null;
+      if (message.id === view.hintId) $("hint-answer").textContent = "";
+    }
   };
   socket.onclose = () => {
     view.socket = null;
-    banner("The page lost its server; trying again…");
-    setTimeout(connect, 500);
+    if (!view.relayout) banner("The page lost its server; trying again…");
+    setTimeout(connect, view.relayout ? 0 : 500);
+    view.relayout = false;
   };
-  socket.onopen = () => { view.socket = socket; };
+  socket.onopen = () => { view.socket = socket; view.relayout = false; };
 }
 
 function send(request) {
-  if (!view.socket) { say("Not connected to the server yet."); return; }
+  if (!view.socket) { say("Not connected to the server yet."); return null; }
   request.id = view.nextId++;
   view.socket.send(JSON.stringify(request));
+  return request.id;
 }
 
 function say(text) { $("message").textContent = text || ""; }
@@ -64,9 +85,95 @@ function showFrame(frame) {
     view.drawn = frame.svg;
   }
   $("board").classList.toggle("off", Boolean(off || frame.problem));
-  $("hint").textContent = sim ? "Click an empty square to put a die or blocker down; click a piece to lift it."
-                              : "Move the dice on the board; this page follows it.";
+  $("how").textContent = sim ? "Click an empty square to put a die or blocker down; click a piece to lift it."
+                             : "Move the dice on the board; this page follows it.";
+  showVersus(frame);
+  forgetOldHint();
+  markHint();
   timeIfShown();
+}
+
+// -- a match against the board ------------------------------------------------------------
+
+const other = (colour) => (colour === "white" ? "black" : "white");
+const position = (state) => JSON.stringify([state.round, state.mode, state.to_move, state.board]);
+
+function showVersus(frame) {
+  const state = frame.state;
+  const versus = state && state.versus;  // absent from a board older than the field: nothing to show
+  $("versus").hidden = !versus;
+  $("place-move").hidden = true;
+  if (!versus) return;
+  const level = LEVELS[versus.level] ? " (" + LEVELS[versus.level] + ")" : "";
+  $("versus-who").textContent = "You play " + other(versus.colour) + "; the board plays " + versus.colour +
+                                ", level " + versus.level + level + ".";
+  const move = versus.move;
+  let words = "";
+  if (move) {
+    const die = versus.colour + " " + move.value + " on " + move.cell;
+    words = move.blocker ? "The board plays its blocker on " + move.blocker + ", then " + die + "."
+                         : "The board plays " + die + ".";
+    if (frame.sim && state.mode === "playing") {
+      $("place-move").hidden = false;
+      $("place-move").textContent = move.blocker ? "Place its blocker" : "Place it";
+    }
+  } else if (state.mode === "playing") {
+    words = state.to_move === versus.colour ? "The board is thinking…" : "Your move (" + state.to_move + ").";
+  }
+  $("board-move").textContent = words;
+}
+
+function placeBoardMove() {
+  const state = view.frame && view.frame.state;
+  const versus = state && state.versus;
+  if (!versus || !versus.move) return;
+  const move = versus.move;  // its blocker first, when it plays one; then the state names its die
+  const cell = move.blocker || move.cell;
+  const piece = versus.colour + " " + (move.blocker ? "blocker" : move.value);
+  say("");
+  view.waiting = {cell, piece, sent: performance.now()};
+  send({do: "place", cell, piece});
+}
+
+function askHint() {
+  say("");
+  const state = view.frame && view.frame.state;
+  if (!state) return;
+  view.hintFor = state;
+  view.hintId = send({do: "hint"});
+  if (view.hintId) $("hint-answer").textContent = "Asking the board…";
+}
+
+function showHint(hint) {
+  const state = view.hintFor;
+  const die = hint.value + " on " + hint.cell;
+  $("hint-answer").textContent = "Hint for " + state.to_move + ": " +
+    (hint.blocker ? "the blocker on " + hint.blocker + ", then " + die : die) + ".";
+  view.hint = {cells: [hint.blocker, hint.cell].filter(Boolean), position: position(state)};
+  forgetOldHint();
+  markHint();
+}
+
+function forgetOldHint() {
+  const state = view.frame && view.frame.state;
+  if (view.hint && (!state || position(state) !== view.hint.position)) {
+    view.hint = null;  // played, or another position: the hint no longer holds
+    $("hint-answer").textContent = "";
+  }
+}
+
+function markHint() {
+  const cells = view.hint && !view.replay ? view.hint.cells : [];
+  document.querySelectorAll("#board .square").forEach((square) => {
+    square.classList.toggle("hinted", cells.includes(square.dataset.cell));
+  });
+}
+
+function playBoard() {
+  const colour = $("board-colour").value;
+  if (confirm("Start a new match against the board, which plays " + colour + "?")) {
+    send({do: "new_match", opponent: {colour, level: Number($("board-level").value)}});
+  }
 }
 
 function timeIfShown() {
@@ -111,10 +218,14 @@ function openPicker(cell, square) {
   picker.dataset.cell = cell;
   const toMove = view.frame.state ? view.frame.state.to_move : "white";
   picker.querySelectorAll(".row").forEach((row) => row.classList.toggle("to-move", row.dataset.player === toMove));
-  const box = square.getBoundingClientRect();
-  const table = $("table").getBoundingClientRect();
-  picker.style.left = Math.max(0, box.left - table.left) + "px";
-  picker.style.top = (box.bottom - table.top + 4) + "px";
+  if (narrow.matches) {  // a sheet along the screen's bottom edge (board.css)
+    picker.style.left = picker.style.top = "";
+  } else {
+    const box = square.getBoundingClientRect();
+    const table = $("table").getBoundingClientRect();
+    picker.style.left = Math.max(0, box.left - table.left) + "px";
+    picker.style.top = (box.bottom - table.top + 4) + "px";
+  }
   picker.hidden = false;
   picker.querySelector(".row.to-move button").focus();
 }
@@ -154,19 +265,26 @@ async function loadReplay(file) {
   say("");
   const text = await file.text();
   $("replay-file").value = "";  // so the same file, fixed, can be chosen again
+  await replay({name: file.name, text}, 0);
+}
+
+async function replay(recorded, step, again = false) {
   let answer;
   try {
-    const response = await fetch("/replay", {method: "POST", body: text, headers: {"Content-Type": "application/json"}});
+    const response = await fetch("/replay" + layoutQuery(), {method: "POST", body: recorded.text,
+                                                           headers: {"Content-Type": "application/json"}});
     answer = await response.json();
   } catch (error) {
-    say(file.name + ": the server could not replay it (" + error.message + ")");
+    say(recorded.name + ": the server could not replay it (" + error.message + ")");
     return;
   }
-  if (answer.error) { say(file.name + ": " + answer.error); return; }
+  if (answer.error) { say(recorded.name + ": " + answer.error); return; }
+  if (again && view.recorded !== recorded) return;  // drawn again for a new layout, but left meanwhile
   view.replay = answer.steps;
+  view.recorded = recorded;
   $("step").max = String(answer.steps.length - 1);
   $("replay-controls").hidden = false;
-  showStep(0);
+  showStep(step);
 }
 
 function showStep(n) {
@@ -179,7 +297,8 @@ function showStep(n) {
   $("step-note").textContent = steps[n].note;
   savePicture(URL.createObjectURL(new Blob([steps[n].svg], {type: "image/svg+xml"})));  // the step on screen
   banner("Replay: step " + n + " of " + (steps.length - 1), "replay");
-  $("hint").textContent = "Step with the arrow keys or the slider; the board itself goes on meanwhile.";
+  $("how").textContent = "Step with the arrow keys or the slider; the board itself goes on meanwhile.";
+  markHint();
 }
 
 function savePicture(href) {
@@ -190,6 +309,7 @@ function savePicture(href) {
 
 function leaveReplay() {
   view.replay = null;
+  view.recorded = null;
   savePicture("/board.svg");
   $("replay-controls").hidden = true;
   if (view.frame) showFrame(view.frame);
@@ -202,7 +322,10 @@ wirePicker();
 // and a click needs both on the same element.
 $("board").addEventListener("pointerup", (e) => { if (e.button === 0) onBoardClick(e); });
 $("new-round").onclick = () => { if (confirm("Abandon this round and play it again?")) send({do: "new_round"}); };
-$("new-match").onclick = () => { if (confirm("Start a new match?")) send({do: "new_match"}); };
+$("new-match").onclick = () => { if (confirm("Start a new match for two players?")) send({do: "new_match"}); };
+$("play-board").onclick = playBoard;
+$("place-move").onclick = placeBoardMove;
+$("hint").onclick = askHint;
 $("clear").onclick = () => send({do: "clear"});
 $("cut-power").onclick = () => send({do: "cut_power"});
 $("replay-file").onchange = (e) => { if (e.target.files.length) loadReplay(e.target.files[0]); };
@@ -214,5 +337,12 @@ document.addEventListener("keydown", (e) => {
   if (!view.replay || e.target.tagName === "INPUT") return;  // the slider steps by itself
   if (e.key === "ArrowLeft") showStep(Number($("step").value) - 1);
   if (e.key === "ArrowRight") showStep(Number($("step").value) + 1);
+});
+// Turned or resized across the phone's width: the other layout of the picture.
+narrow.addEventListener("change", () => {
+  view.drawn = null;
+  view.relayout = true;
+  view.connection.close();  // it comes back asking for the other layout
+  if (view.replay) replay(view.recorded, Number($("step").value), true);
 });
 connect();

@@ -1,0 +1,56 @@
+"""A player's clicks on the page, and what its picture shows: for the browser tests."""
+
+from casebook import expand, piece_of
+from hands import looks
+
+
+def square(page, cell):
+    return page.locator('#board .square[data-cell="%s"]' % cell)
+
+
+def place(page, cell, piece):
+    """Click the square, choose the piece: then wait until the picture shows it there."""
+    square(page, cell).click()
+    page.locator('#picker button[data-piece="%s"]' % piece).click()
+    page.wait_for_selector('#board .square[data-cell="%s"][data-piece="%s"]' % (cell, piece))
+
+
+def lift(page, cell):
+    square(page, cell).click()
+    page.wait_for_selector('#board .square[data-cell="%s"][data-piece=""]' % cell)
+
+
+def play(page, *moves):
+    for move in moves:
+        place(page, expand(move)["cell"], piece_of(expand(move)))
+
+
+def squares(page, attribute):
+    """{cell: value} of one data attribute over the board's squares that have it."""
+    return page.eval_on_selector_all(
+        "#board .square[data-%s]" % attribute,
+        "(els, a) => Object.fromEntries(els.map(e => [e.dataset.cell, e.getAttribute('data-' + a)]))",
+        attribute)
+
+
+def colour(hex_colour):
+    """What a player would call a light the page shows: purple, yellow..."""
+    return looks(bytes.fromhex(hex_colour[1:])) if hex_colour else "off"
+
+
+THINKING = 30000  # ms the board may think, in the simulator's real time (a bound, not a pace)
+
+
+def start_against_the_board(page, board_colour, level):
+    page.once("dialog", lambda dialog: dialog.accept())  # "Start a new match against the board?": yes
+    page.select_option("#board-colour", board_colour)
+    page.select_option("#board-level", level)
+    page.click("#play-board")
+    page.wait_for_selector("#versus:not([hidden])")
+
+
+def board_move(page):
+    """The board's move, once it has chosen: {cell: piece} as the picture marks it, and the
+    button that puts it down is there."""
+    page.wait_for_selector("#place-move:not([hidden])", timeout=THINKING)
+    return squares(page, "board-move")
