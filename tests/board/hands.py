@@ -1,4 +1,7 @@
-"""What a player's eyes and hands do at the board, for the board tests."""
+"""What a player's eyes and hands do at the board, and what a host says to it over USB, for
+the board tests."""
+
+import json
 
 from casebook import piece_of
 from doce.lights import BLUE, PURPLE, VERMILLION, YELLOW
@@ -16,6 +19,19 @@ def looks(rgb):
         scale = max(rgb) / max(ref)
         return sum((a - b * scale) ** 2 for a, b in zip(rgb, ref))
     return min(NAMED, key=distance)
+
+
+def ask(sim, cmd, **args):
+    """Send one request over the simulated USB port; return the board's one reply to it."""
+    args["cmd"] = cmd
+    replies = sim.command(do="send", line=json.dumps(args) + "\n").get("link", [])
+    assert len(replies) == 1, replies
+    return replies[0]
+
+
+def send_raw(sim, data):
+    """Bytes as they come down the cable; the board's replies to them."""
+    return sim.command(do="send", hex=data.hex()).get("link", [])
 
 
 def light(sim, cell):

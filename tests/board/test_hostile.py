@@ -15,21 +15,10 @@ from doce_host import image, rules
 from doce_host.link import begin, chunks
 from doce_host.sim import SimBoard
 from casebook import expand
-from hands import events, play
+from hands import ask, events, play, send_raw
 
 ROOT = Path(__file__).resolve().parents[2]
 NET_COMMANDS = {"wifi", "mqtt"}  # doce/net.py checks their arguments itself
-
-
-def ask(sim, cmd, **args):
-    args["cmd"] = cmd
-    replies = sim.command(do="send", line=json.dumps(args) + "\n").get("link", [])
-    assert len(replies) == 1, replies
-    return replies[0]
-
-
-def send_raw(sim, data):
-    return sim.command(do="send", hex=data.hex()).get("link", [])
 
 
 def push(sim, blob, force=False):

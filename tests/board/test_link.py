@@ -9,20 +9,8 @@ import pytest
 from doce.link import MAX_LINE, PROTOCOL
 from doce_host import rules
 from doce_host.link import begin, chunks, encode
-from hands import events, play
+from hands import ask, events, play, send_raw
 from casebook import expand
-
-
-def ask(sim, cmd, **args):
-    """Send one request; return the board's reply to it."""
-    args["cmd"] = cmd
-    replies = sim.command(do="send", line=json.dumps(args) + "\n").get("link", [])
-    assert len(replies) == 1, replies
-    return replies[0]
-
-
-def send_raw(sim, data):
-    return sim.command(do="send", hex=data.hex()).get("link", [])
 
 
 def test_hello_names_the_protocol_firmware_board_and_rules(sim):

@@ -181,7 +181,9 @@ class Pcb:
         return self.sensors.raw[group * self.board.channels_per_group + mux]
 
 
-def test_a_scan_converts_only_the_centres_and_the_moving_squares_sensors(tmp_path, monkeypatch):
+def counted_board(tmp_path, monkeypatch):
+    """The app on the firmware's own HallArray over a PCB that counts ADC conversions, booted:
+    (board, world, pcb, app, event log, now)."""
     from doce.sensors import HallArray
     monkeypatch.chdir(tmp_path)
     board = load_board(str(BOARD_FILE))
@@ -194,6 +196,11 @@ def test_a_scan_converts_only_the_centres_and_the_moving_squares_sensors(tmp_pat
     strip = Strip(log)
     app = App(board, hall, strip, strip.write, rules.load_tables("standard"), lambda e: log.append(e["event"]))
     now = run(app, 0, 20)
+    return board, world, pcb, app, log, now
+
+
+def test_a_scan_converts_only_the_centres_and_the_moving_squares_sensors(tmp_path, monkeypatch):
+    board, world, pcb, app, log, now = counted_board(tmp_path, monkeypatch)
     pcb.conversions = 0
     now = run(app, now, 10)
     assert pcb.conversions == 10 * board.squares  # idle: the 25 centres, nothing else
@@ -211,18 +218,7 @@ def test_a_scan_converts_only_the_centres_and_the_moving_squares_sensors(tmp_pat
 
 def test_the_centres_are_read_at_least_every_debounce_scans_while_a_square_never_settles(tmp_path, monkeypatch):
     """A die turned over and over never settles: the other squares are still looked at."""
-    from doce.sensors import HallArray
-    monkeypatch.chdir(tmp_path)
-    board = load_board(str(BOARD_FILE))
-    world = Sensors(board)
-    pcb = Pcb(board, world)
-    hall = HallArray(pcb.adc, [pcb.pin(("mux", b)) for b in range(4)], [pcb.pin(("group", b)) for b in range(3)],
-                     pcb.pin("enable"), board)
-    hall.power_on_us = 0
-    log = []
-    strip = Strip(log)
-    app = App(board, hall, strip, strip.write, rules.load_tables("standard"), lambda e: log.append(e["event"]))
-    now = run(app, 0, 20)
+    board, world, pcb, app, log, now = counted_board(tmp_path, monkeypatch)
     centres = []
     for k in range(40):
         world.place("a2", ("white 4", "white 3")[k // 2 % 2])  # a new face every other scan

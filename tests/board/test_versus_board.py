@@ -1,16 +1,8 @@
 """A match against the board, through the simulated sensors: it shows its move in light, the
 players put it down for it, a wrong one goes through correction, a power cut keeps the move."""
 
-import json
 
-from hands import blink, events
-
-
-def ask(sim, cmd, **args):
-    args["cmd"] = cmd
-    replies = sim.command(do="send", line=json.dumps(args) + "\n").get("link", [])
-    assert len(replies) == 1, replies
-    return replies[0]
+from hands import ask, blink, events
 
 
 def board_move(sim):
