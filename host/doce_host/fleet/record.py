@@ -37,7 +37,11 @@ class Recorder:
         self.disagreements = 0
 
     def start(self, ident, rules, first):
-        n = self.counts.get(ident, 0) + 1
+        if ident not in self.counts:  # an earlier evening's games in this folder stay: number on from them
+            self.counts[ident] = max((int(p.stem.rsplit("-", 1)[1]) for p in self.folder.glob(ident + "-*.json")
+                                      if p.stem.rsplit("-", 1)[1].isdigit() and p.stem.rsplit("-", 1)[0] == ident),
+                                     default=0)
+        n = self.counts[ident] + 1
         self.counts[ident] = n
         game = Game(self.folder / ("%s-%d.json" % (ident, n)), rules, first)
         game.save()

@@ -11,14 +11,20 @@ kept only if its first sending never arrived.
 
 import itertools
 import json
+import re
 import threading
 import time
 
 import paho.mqtt.client as mqtt
 
+from ..protocol import problem
 from .broker import BrokerError, parse_url
 
 CONNECT_S = 10
+# A board's id names its files (doce fleet record): letters, digits, - and _ only
+BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")
+MAX_PAYLOAD = 16384  # a board's longest message, its retained state, is about 2 KB
+SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board"}
 
 
 class Board:
@@ -52,6 +58,8 @@ class Room:
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.ids = itertools.count(1)
+        self.passed_over = 0  # messages no board would send: bad topic, not JSON, not the protocol's shape
+        self.fault = None  # the last one that raised while kept, for the curious
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or "doce-fleet-%d" % id(self),
                                   clean_session=session is None)
         self.client.reconnect_delay_set(0.2, 2)  # a broker back from a restart is used again at once
@@ -87,19 +95,31 @@ class Room:
         return self.boards[ident]
 
     def _on_message(self, client, userdata, msg):
-        parts = msg.topic.split("/")
-        if len(parts) < 3:
-            return
-        ident, kind = parts[-2], parts[-1]
         try:
-            payload = json.loads(msg.payload)
-        except ValueError:
-            return  # not a board's (a board sends JSON): nothing to keep
-        if not isinstance(payload, dict):
+            self._take(msg)
+        except Exception as e:  # noqa: BLE001  paho's thread must live on: a bad message costs only itself
+            with self.lock:
+                self.passed_over += 1
+                self.fault = "%s: %s" % (type(e).__name__, e)
+
+    def _take(self, msg):
+        """Keep what a board says; pass over what no board of ours would send (the broker is
+        open to anyone with the organiser's prefix, and a payload is just bytes)."""
+        parts = msg.topic.split("/")
+        ident, kind = (parts[-2], parts[-1]) if len(parts) >= 3 else (None, None)
+        if kind == "cmd" or not msg.payload:  # ours, or a retained message cleared
+            return
+        payload = None
+        if kind in SHAPES and BOARD_ID.match(ident) and len(msg.payload) <= MAX_PAYLOAD:
+            try:
+                payload = json.loads(msg.payload)
+            except (ValueError, RecursionError):
+                payload = None
+        if payload is None or problem(payload, SHAPES[kind]):
+            with self.lock:
+                self.passed_over += 1
             return
         with self.lock:
-            if kind == "cmd":
-                return
             b = self.board(ident)
             b.last_seen = time.time()
             self.version += 1
