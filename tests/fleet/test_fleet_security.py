@@ -51,6 +51,9 @@ def test_an_unauthenticated_client_gets_nothing(secured):
     assert reason.is_failure
 
 
+PLACED = {"event": "placed", "seq": 1, "player": "white", "cell": "c3", "value": 4}
+
+
 @pytest.mark.board_may_lie  # one board publishes a forged event as another
 def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
     broker, credentials = secured
@@ -60,9 +63,9 @@ def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
         heard = []
         b1.on_message = lambda c, u, m: heard.append(m.topic)
         b1.subscribe("doce/+/cmd", 1)
-        b1.publish("doce/b2/events", json.dumps({"event": "placed", "seq": 1}), qos=1)  # as b2: dropped
+        b1.publish("doce/b2/events", json.dumps(PLACED), qos=1)  # as b2: dropped
         b1.publish("doce/b2/status", json.dumps({"online": True}), qos=1)
-        b1.publish("doce/b1/events", json.dumps({"event": "placed", "seq": 1}), qos=1)  # its own: passes
+        b1.publish("doce/b1/events", json.dumps(PLACED), qos=1)  # its own: passes
         assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].events, WAIT_S)
         room.client.publish("doce/b2/cmd", '{"cmd":"hello"}', qos=1)
         room.client.publish("doce/b1/cmd", '{"cmd":"hello"}', qos=1)
