@@ -214,3 +214,10 @@ def test_a_line_longer_than_any_boards_is_dropped_not_kept(request):
     with BoardLink(device.path, timeout=3) as link:
         assert link.hello()["rules"] == "standard"
         assert len(link.pending) <= MAX_PENDING
+
+
+def test_a_dice_face_that_names_no_face_is_reported_not_a_crash():
+    tally = cli.DiceTally({"white": ["white 1"], "black": ["black 1"]})
+    face = {"event": "dice_face", "face": None, "ok": False, "read": "+0-0+", "wrong": []}
+    assert tally.add(face) is None and not tally.complete(None)
+    assert "no piece" in cli.describe_face(face)
