@@ -185,7 +185,7 @@ def cmd_fleet_secure(args):
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
                           "ca_reused": reused}))
         return
-    print("%s: passwords, acl, mosquitto.conf (mosquitto -c it, or include it) and credentials.json (private)"
+    print("%s: passwords, acl, mosquitto.conf (mosquitto -c it) and credentials.json (private)"
           % args.folder)
     if args.tls:
         print("%s ca.crt and ca.key (private: keep it, it signs); a new server.crt and server.key (private) "
