@@ -25,15 +25,17 @@ class BrokerError(RuntimeError):
     pass
 
 
-def parse_url(url):
-    """(host, port) from mqtt://host:port (port 1883 if left out)."""
+def parse_url(url, tls_ok=False):
+    """(host, port) from mqtt://host:port (port 1883 if left out); with tls_ok (host, port, tls),
+    mqtts://host:port too (port 8883). Boards get no tls_ok: they do not speak TLS yet."""
     parts = urlsplit(url if "://" in url else "mqtt://" + url)
-    if parts.scheme != "mqtt" or not parts.hostname:
-        raise BrokerError("a broker is mqtt://HOST:PORT, not %r" % url)
+    if parts.scheme not in (("mqtt", "mqtts") if tls_ok else ("mqtt",)) or not parts.hostname:
+        raise BrokerError("a broker is %s://HOST:PORT, not %r" % ("mqtt[s]" if tls_ok else "mqtt", url))
     try:
-        return parts.hostname, parts.port or 1883
+        port = parts.port or (8883 if parts.scheme == "mqtts" else 1883)
     except ValueError:
         raise BrokerError("a broker's port is a number from 1 to 65535: %r" % url) from None
+    return (parts.hostname, port, parts.scheme == "mqtts") if tls_ok else (parts.hostname, port)
 
 
 def free_port():
@@ -121,9 +123,10 @@ def mosquitto_binary():
 
 class Mosquitto:
     """A Mosquitto process on loopback with a config written here (tests; `doce fleet` users run
-    their own). `extra` lines go into its config (password file, ACL)."""
+    their own). `extra` lines go into its config (password file, ACL). With listeners=False the
+    extra lines bring their own listeners (a config `doce fleet secure` wrote), `port` one of them."""
 
-    def __init__(self, port=None, extra=(), folder=None):
+    def __init__(self, port=None, extra=(), folder=None, listeners=True):
         self.binary = mosquitto_binary()
         if not self.binary:
             raise BrokerError("mosquitto is not installed (Debian: apt-get install mosquitto)")
@@ -131,6 +134,7 @@ class Mosquitto:
         self.port = port or free_port()
         self.url = "mqtt://%s:%d" % (self.host, self.port)
         self.extra = list(extra)
+        self.listeners = listeners
         self._tmp = None if folder else tempfile.TemporaryDirectory(prefix="doce-mosquitto-")
         self.folder = Path(folder or self._tmp.name)
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -140,7 +144,8 @@ class Mosquitto:
         conf = self.folder / "mosquitto.conf"
         # as the user running this: started by root, Mosquitto would switch to its own user, which
         # cannot read this user's private files (the password file is 0600)
-        lines = ["listener %d %s" % (self.port, self.host), "user %s" % getpass.getuser()]
+        lines = ["listener %d %s" % (self.port, self.host)] if self.listeners else []
+        lines.append("user %s" % getpass.getuser())
         if not any(line.startswith("persistence ") for line in self.extra):
             lines.append("persistence false")
         if not any(line.startswith("password_file") for line in self.extra):

@@ -86,7 +86,7 @@ def room_for(args):
         if not url:
             broker = EmbeddedBroker(args.embedded_port).start()
             url = broker.url
-        room = Room(url, prefix=args.prefix, user=args.user,
+        room = Room(url, prefix=args.prefix, user=args.user, ca=args.ca,
                     password=read_secret(args, "MQTT password") if args.user else None).connect()
     except BrokerError as e:
         if broker:
@@ -171,15 +171,27 @@ def cmd_fleet_rules_push(args):
 
 def cmd_fleet_secure(args):
     from .security import SecurityError, write_room
+    if args.host and not args.tls:
+        raise usage_error("--host names the broker in its TLS certificate: give --tls too")
     try:
-        credentials = write_room(args.folder, [i for i in args.boards.split(",") if i], args.prefix)
+        credentials, reused = write_room(args.folder, [i for i in args.boards.split(",") if i], args.prefix,
+                                         tls_hosts=(args.host or []) if args.tls else None, listen=args.listen,
+                                         port=args.mqtt_port, tls_port=args.tls_port)
     except SecurityError as e:
         raise usage_error(str(e)) from None
+    except OSError as e:
+        raise usage_error("%s: cannot write (%s)" % (args.folder, e.strerror or e)) from None
     if args.json:
-        print(json.dumps({"folder": args.folder, "users": sorted(credentials)}))
+        print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
+                          "ca_reused": reused}))
         return
-    print("%s: passwords, acl, mosquitto.conf (include it in Mosquitto's) and credentials.json (private)"
+    print("%s: passwords, acl, mosquitto.conf (mosquitto -c it) and credentials.json (private)"
           % args.folder)
+    if args.tls:
+        print("%s ca.crt and ca.key (private: keep it, it signs); a new server.crt and server.key (private) "
+              "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
+                                          args.tls_port))
+        print("the organiser: --broker mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder))
     print("each board: doce config mqtt --port P --broker URL --board-id ID --user ID  (its password from "
           "credentials.json); the organiser: --user organiser")
 
@@ -282,7 +294,9 @@ def add_config(commands):
 
 def broker_args(command):
     """The arguments of every fleet command: which broker, and who the organiser is on it."""
-    command.add_argument("--broker", metavar="mqtt://HOST:PORT", help="the broker (default: an embedded one)")
+    command.add_argument("--broker", metavar="mqtt[s]://HOST:PORT", help="the broker (default: an embedded one)")
+    command.add_argument("--ca", metavar="FILE", help="with mqtts://: the CA its certificate must chain to "
+                                                      "(doce fleet secure --tls makes ca.crt)")
     command.add_argument("--embedded-port", type=int, default=EMBEDDED_PORT, metavar="PORT",
                          help="the embedded broker's port on 127.0.0.1 (default %d)" % EMBEDDED_PORT)
     command.add_argument("--prefix", default="doce", help="the topic prefix the boards use (default doce)")
@@ -347,6 +361,15 @@ def add_fleet_secure(actions):
     secure.add_argument("folder", metavar="DIR", help="where to write them")
     secure.add_argument("--boards", required=True, metavar="ID,ID", help="the boards' ids")
     secure.add_argument("--prefix", default="doce", help="the topic prefix (default doce)")
+    secure.add_argument("--tls", action="store_true",
+                        help="also a CA (made once, then reused) and a certificate for the broker, and a TLS listener")
+    secure.add_argument("--host", action="append", metavar="NAME_OR_IP",
+                        help="a name or address clients reach the broker by, for its certificate (repeatable)")
+    secure.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                        help="the listeners' address (default 127.0.0.1: this computer only; 0.0.0.0: every network)")
+    secure.add_argument("--mqtt-port", type=int, default=1883, metavar="PORT", help="plain MQTT's port (default 1883)")
+    secure.add_argument("--tls-port", type=int, default=8883, metavar="PORT",
+                        help="MQTT over TLS's port (default 8883)")
     secure.add_argument("--json", action="store_true", help="print JSON for scripts")
     secure.set_defaults(run=cmd_fleet_secure)
 

@@ -12,6 +12,7 @@ kept only if its first sending never arrived.
 import itertools
 import json
 import re
+import ssl
 import threading
 import time
 
@@ -48,10 +49,15 @@ class Board:
 
 
 class Room:
-    def __init__(self, url, prefix="doce", user=None, password=None, session=None):
+    def __init__(self, url, prefix="doce", user=None, password=None, session=None, ca=None):
         """session: a name for a lasting session: the broker keeps what comes for this Room while
-        it is away (a broker restart, a lost link) and hands it over when it is back."""
-        self.host, self.port = parse_url(url)
+        it is away (a broker restart, a lost link) and hands it over when it is back.
+        ca: with an mqtts:// url, the CA file the broker's certificate must chain to (default: the
+        system's); its host name is checked either way."""
+        self.host, self.port, self.tls = parse_url(url, tls_ok=True)
+        self.ca = ca
+        if ca and not self.tls:
+            raise BrokerError("a CA is for an mqtts:// broker, not %r" % url)
         self.prefix = prefix
         self.boards = {}
         self.replies = []
@@ -65,6 +71,12 @@ class Room:
         self.client.reconnect_delay_set(0.2, 2)  # a broker back from a restart is used again at once
         if user:
             self.client.username_pw_set(user, password)
+        if self.tls:
+            try:
+                context = ssl.create_default_context(cafile=ca)  # verifies the chain and the host name
+            except (OSError, ValueError) as e:  # ssl.SSLError is an OSError: a file that is no CA
+                raise BrokerError("cannot use %s as a CA (%s)" % (ca, getattr(e, "strerror", None) or e)) from None
+            self.client.tls_set_context(context)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.refused = None
@@ -73,7 +85,16 @@ class Room:
 
     def connect(self, timeout=CONNECT_S):
         try:
-            self.client.connect(self.host, self.port, keepalive=30)
+            self.client.connect(self.host, self.port, keepalive=30)  # the TLS handshake too, bounded by paho
+        except ssl.SSLCertVerificationError as e:
+            raise BrokerError("the broker at %s:%d has a certificate %s does not vouch for (%s)" % (
+                self.host, self.port, self.ca or "the system's CAs", e.verify_message)) from None
+        except (ssl.SSLError, ConnectionResetError) as e:
+            if not self.tls:
+                raise BrokerError("cannot reach the broker at %s:%d (%s)" % (self.host, self.port, e)) from None
+            # a plain broker reads the TLS hello as a bad MQTT packet and hangs up
+            raise BrokerError("no TLS from the broker at %s:%d (%s): a plain MQTT port?" % (
+                self.host, self.port, getattr(e, "reason", None) or e.strerror or e)) from None
         except OSError as e:
             raise BrokerError("cannot reach the broker at %s:%d (%s)" % (self.host, self.port, e)) from None
         self.client.loop_start()

@@ -4,9 +4,15 @@ Each board's MQTT user name is its board id, so one ACL pattern (%u, Mosquitto's
 lets a board publish only under its own <prefix>/<id>/ and read only its own cmd; only the
 organiser may write commands. The password file is made by mosquitto_passwd (Debian
 mosquitto), which hashes the passwords as Mosquitto reads them.
+
+With --tls it also makes the room's own CA (kept and reused: every client that trusts it keeps
+working) and a certificate for the broker, and the config gets a TLS listener on 8883.
 """
 
+import datetime
+import ipaddress
 import json
+import os
 import re
 import secrets
 import shutil
@@ -31,10 +37,126 @@ def acl(prefix):
     return "\n".join(lines) + "\n"
 
 
-def write_room(folder, board_ids, prefix="doce"):
-    """passwords (mosquitto_passwd), acl, mosquitto.conf lines, and credentials.json (keep it
-    private: `doce config mqtt --user ID` needs each board's password from it). Returns the
-    credentials {user: password}."""
+PLAIN_PORT = 1883
+TLS_PORT = 8883
+CA_DAYS = 3650
+SERVER_DAYS = 825  # the longest TLS clients accept for a server certificate
+
+
+def write_private(path, data):
+    """A file only its owner reads, from the moment it exists (chmod after writing leaves a window)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        os.fchmod(f.fileno(), 0o600)  # an older file keeps its mode through O_CREAT
+        f.write(data)
+
+
+def host_name(text):
+    """A --host as a SubjectAlternativeName: an IP address, or a DNS name."""
+    from cryptography import x509
+    try:
+        return x509.IPAddress(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    if not re.match(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}"
+                    r"[A-Za-z0-9])?)*$", text):
+        raise SecurityError("%r is neither an IP address nor a host name" % text)
+    return x509.DNSName(text)
+
+
+def load_ca(folder):
+    """The CA already in folder (cert, key), or None. Both files are read as untrusted."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    cert_path, key_path = folder / "ca.crt", folder / "ca.key"
+    if not cert_path.exists() and not key_path.exists():
+        return None
+    if not (cert_path.exists() and key_path.exists()):
+        raise SecurityError("%s: ca.crt and ca.key go together, and one is missing: not making another CA over it"
+                            % folder)
+    try:
+        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
+        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+    except (ValueError, TypeError, OSError) as e:
+        raise SecurityError("%s: cannot read the CA (%s)" % (folder, str(e).splitlines()[0] if str(e) else
+                                                               type(e).__name__)) from None
+    pub = serialization.PublicFormat.SubjectPublicKeyInfo
+    enc = serialization.Encoding.DER
+    if cert.public_key().public_bytes(enc, pub) != key.public_key().public_bytes(enc, pub):
+        raise SecurityError("%s: ca.key is not the key of ca.crt" % folder)
+    return cert, key
+
+
+def write_tls(folder, hosts):
+    """ca.crt/ca.key (made once, then reused) and server.crt/server.key for these host names or
+    addresses. Returns True if the CA was reused."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+    if not hosts:
+        raise SecurityError("--tls needs --host: the name or address the clients reach the broker by")
+    names = [host_name(h) for h in hosts]
+    folder = Path(folder)
+    now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5)  # a clock a little behind
+    pem = serialization.Encoding.PEM
+    plain_key = dict(encoding=pem, format=serialization.PrivateFormat.PKCS8,
+                     encryption_algorithm=serialization.NoEncryption())  # Mosquitto reads it unattended
+    existing = load_ca(folder)
+    if existing:
+        ca_cert, ca_key = existing
+    else:
+        ca_key = ec.generate_private_key(ec.SECP256R1())  # P-256: what the ESP32's mbedTLS verifies fast
+        ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "doce fleet room CA")])
+        ca_cert = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
+                   .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=CA_DAYS))
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+                   .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False,
+                                                key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                                key_cert_sign=True, crl_sign=True, encipher_only=False,
+                                                decipher_only=False), critical=True)
+                   .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+                   .sign(ca_key, hashes.SHA256()))
+        write_private(folder / "ca.key", ca_key.private_bytes(**plain_key))
+        (folder / "ca.crt").write_bytes(ca_cert.public_bytes(pem))
+    key = ec.generate_private_key(ec.SECP256R1())
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0][:64])]))
+            .issuer_name(ca_cert.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=SERVER_DAYS))
+            .add_extension(x509.SubjectAlternativeName(names), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    write_private(folder / "server.key", key.private_bytes(**plain_key))
+    (folder / "server.crt").write_bytes(cert.public_bytes(pem))
+    return existing is not None
+
+
+def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT):
+    """mosquitto.conf: the password file and ACL for every listener, a plain one (the boards: they
+    do not speak TLS yet) and with tls a TLS one, on loopback unless told otherwise."""
+    folder = Path(folder).resolve()
+    lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
+                                                         else ""),
+             "per_listener_settings false", *config_lines(folder), "",
+             "# plain MQTT: the boards' (their TLS is not done yet)", "listener %d %s" % (port, listen)]
+    if tls:
+        lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
+                  "listener %d %s" % (tls_port, listen), "cafile %s" % (folder / "ca.crt"),
+                  "certfile %s" % (folder / "server.crt"), "keyfile %s" % (folder / "server.key"),
+                  "tls_version tlsv1.2"]
+    return "\n".join(lines) + "\n"
+
+
+def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0.1", port=PLAIN_PORT,
+               tls_port=TLS_PORT):
+    """passwords (mosquitto_passwd), acl, mosquitto.conf, and credentials.json (keep it
+    private: `doce config mqtt --user ID` needs each board's password from it); with tls_hosts
+    the CA and the broker's certificate too. Returns (credentials {user: password}, whether an
+    existing CA was reused, or None without TLS)."""
     for ident in board_ids:
         if not ID_PATTERN.match(ident) or ident == ORGANISER:
             raise SecurityError("%r cannot be a board id: letters, digits, - and _ only, at most 64" % ident)
@@ -43,6 +165,7 @@ def write_room(folder, board_ids, prefix="doce"):
         raise SecurityError("mosquitto_passwd is not installed (Debian package mosquitto)")
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    reused = write_tls(folder, tls_hosts) if tls_hosts is not None else None
     credentials = {user: secrets.token_urlsafe(18) for user in [ORGANISER, *board_ids]}
     passwords = folder / "passwords"
     passwords.write_text("")
@@ -50,13 +173,11 @@ def write_room(folder, board_ids, prefix="doce"):
     for user, password in credentials.items():
         subprocess.run([tool, "-b", str(passwords), user, password], check=True, capture_output=True, timeout=30)
     (folder / "acl").write_text(acl(prefix))
-    (folder / "mosquitto.conf").write_text(
-        "# include in Mosquitto's config; the listener stays the organiser's choice\n"
-        "allow_anonymous false\npassword_file %s\nacl_file %s\n" % (passwords.resolve(), (folder / "acl").resolve()))
+    (folder / "mosquitto.conf").write_text(broker_conf(folder, tls_hosts is not None, listen, port, tls_port))
     secret = folder / "credentials.json"
     secret.write_text(json.dumps(credentials, indent=1) + "\n")
     secret.chmod(0o600)
-    return credentials
+    return credentials, reused
 
 
 def config_lines(folder):
