@@ -87,6 +87,7 @@ class App:
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
+        self.versus_level = 3  # the level of the last match against the board: the button's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         try:
             with open(VERSUS_PATH) as f:  # chosen before a power cut
@@ -182,8 +183,10 @@ class App:
     def button(self, down, now_ms):
         """The board's button, sampled once a scan (`down` while pressed).
           held 3 s        recalibrate (the board must be empty)
-          a short press   after a match, the next match; in the dice check, back to the game
-          a double press  on an empty board, the dice check; in it, back to the game
+          a short press   after a match, the next match, same players; in the dice check, back to the game
+          a double press  after a match, the next match, swapping between a match against the board
+                          (it plays the colour that does not open) and one for two players;
+                          otherwise on an empty board, the dice check; in it, back to the game
         A short press acts once no second press has followed within DOUBLE_PRESS_MS."""
         if down:
             if self.pressed_at is None:
@@ -209,9 +212,13 @@ class App:
         c = self.controller
         if self.checking:
             self.dice_check(False)
+        elif c.mode == MATCH_OVER:
+            first = 1 - c.game.first  # the other player opens the next match
+            c.new_match(first)
+            if twice:  # against the board if this one was for two, and the other way round
+                self.play_against(None if self.versus else 1 - first, self.versus_level)
         elif not twice:
-            if c.mode == MATCH_OVER:
-                c.new_match(1 - c.game.first)  # the other player opens the next match
+            return  # a single press during a match does nothing
         elif any(self.scanner.settled):
             self.emit({"event": "warning", "message": "the dice check starts on an empty board"})
         else:
@@ -225,6 +232,7 @@ class App:
         self.versus = None
         if colour is not None:
             from .versus import Versus
+            self.versus_level = level
             self.versus = Versus(self.tables, colour, level)
         self.controller.versus = self.versus
         self.controller.changed = True

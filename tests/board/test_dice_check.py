@@ -220,6 +220,57 @@ def test_a_short_press_after_the_match_starts_the_next(tmp_path):
     assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
 
 
+def match_over(rig):
+    """The match over, as the press after it sees it (the lights shown as white's win)."""
+    rig.app.controller.mode = "match_over"
+    rig.app.lights.winner, rig.app.lights.winner_of = 0, rig.app.controller.game
+
+
+def press_twice(rig):
+    hold(rig, 100)
+    wait(rig, 200)
+    hold(rig, 100)
+    wait(rig, 800)
+
+
+def test_a_double_press_after_a_match_swaps_to_a_match_against_the_board_and_back(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the board keeps its opponent in a file, "versus"
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.take()
+    assert rig.app.versus is None
+    match_over(rig)
+    press_twice(rig)  # against the board, at the strongest level; the person opens
+    assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
+    assert not rig.app.checking  # the board is empty, but after a match a double press is the match's
+    assert (rig.app.versus.colour, rig.app.versus.level) == (0, 3)  # the board plays white
+    assert (tmp_path / "versus").read_text() == "0 3"  # kept over a power cut
+    match_over(rig)
+    hold(rig, 100)  # one press: the same players, the other opens (the board, now)
+    wait(rig, 800)
+    assert rig.take("new_match") == [{"event": "new_match", "first": "white"}]
+    assert (rig.app.versus.colour, rig.app.versus.level) == (0, 3)
+    match_over(rig)
+    press_twice(rig)  # back to two players
+    assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
+    assert rig.app.versus is None and not (tmp_path / "versus").exists()
+    # The level last chosen (over the link) is the one the button brings back.
+    rig.app.play_against(1, 1)
+    rig.app.play_against(None)
+    match_over(rig)
+    press_twice(rig)
+    assert (rig.app.versus.colour, rig.app.versus.level) == (1, 1)  # white opens: the board plays black
+
+
+def test_a_double_press_during_a_match_is_still_the_dice_check(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.take()
+    press_twice(rig)
+    assert rig.app.checking and rig.app.versus is None and rig.take("new_match") == []
+
+
 # -- through the link, on the simulated board (MicroPython) --------------------------------
 
 
