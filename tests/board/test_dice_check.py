@@ -271,6 +271,61 @@ def test_a_double_press_during_a_match_is_still_the_dice_check(tmp_path, monkeyp
     assert rig.app.checking and rig.app.versus is None and rig.take("new_match") == []
 
 
+def test_a_press_during_a_match_shows_a_hint_in_light_worked_out_in_slices(tmp_path, monkeypatch):
+    from doce.opponent import NO_BLOCKER
+    from doce.squares import square_name
+    from doce.versus import hint
+
+    monkeypatch.chdir(tmp_path)
+    sensors = fakes.FakeSensors(fakes.board())
+    rig = fakes.Rig(tmp_path, sensors)
+    rig.settle()
+    sensors.place("c3", "white 4")
+    rig.settle()
+    rig.take()
+    app = rig.app
+    game = app.controller.game
+    expected = hint(app.tables, game)  # what `hint` over the link answers: black's best move
+    hold(rig, 100)
+    for _ in range(1000):  # a single press acts once no second press has followed (within 0.5 s)
+        if app.controller.hint is not None:
+            break
+        rig.run(1)
+        app.button(False, rig.now)
+    assert app.controller.hint is not None
+    rig.run(1)  # its first slice
+    slices = 1
+    while app.controller.hint.move is None:  # one slice a scan, as the board's own move
+        assert app.controller.hint.thinking is not None and slices < 2000
+        rig.run(1)
+        slices += 1
+    assert slices > 1  # not worked out at once
+    blk, sq, face = app.controller.hint.move
+    assert (blk, sq, face) == expected and rig.take() == []
+    cell = square_name(game.tables.grid, sq if blk == NO_BLOCKER else blk)
+    seen = set()
+    for _ in range(3000):  # 3 s: its square flashes in black's colour (blue) and goes off
+        rig.run(1)
+        seen.add(rig.led(cell))
+    assert {app.lights.palette[1][8], (0, 0, 0)} <= seen
+    # Black plays elsewhere: the hint is gone (it is only shown, never enforced).
+    other = next(c for c in ("a1", "e1", "a5", "e5") if c != cell)
+    sensors.place(other, "black 1")
+    rig.settle()
+    assert [e["cell"] for e in rig.take("placed")] == [other]
+    assert app.controller.hint is None
+
+
+def test_no_hint_when_no_round_is_in_play(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.app.controller.mode = "clearing"
+    hold(rig, 100)
+    wait(rig, 800)
+    assert rig.app.controller.hint is None
+
+
 # -- through the link, on the simulated board (MicroPython) --------------------------------
 
 
