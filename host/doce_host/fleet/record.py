@@ -4,7 +4,8 @@ as the moves come in, and each refereed when a round ends, beside what the board
 A file starts when a board starts a match (its new_match event) or, for a board met mid-way, at
 its first move of a match that had none yet; a board met in the middle of a game is recorded
 from its next match. Files are DIR/<board id>-<n>.json, rewritten (write, then rename) after
-every move.
+every move. A match against the board (the board's state names its `versus`) is marked so
+(`"versus": {"colour": ..., "level": ...}`, docs/referee.md).
 """
 
 import json
@@ -67,6 +68,9 @@ class Recorder:
             else:
                 move["value"] = event.get("value")
             game.recorded["moves"].append(move)
+            versus = s.get("versus")  # a match against the board: who it plays, at what level
+            if isinstance(versus, dict):
+                game.recorded["versus"] = {"colour": versus.get("colour"), "level": versus.get("level")}
             game.save()
         elif kind == "round_end" and ident in self.games:
             self.check(ident, event)
