@@ -13,6 +13,7 @@ world = None  # set by the simulator: a world.World
 spec = None  # the board file's pins
 on_scan = None  # the real-time simulator's hook, called once per scan
 on_reset = None  # how the real-time simulator resets the board
+scans = 0  # scans so far (reads of the first channel): the board's pace, for a simulator's benchmarks
 
 
 # Hardware time: what the ESP32's drivers block the firmware for. The real-time simulator
@@ -89,13 +90,16 @@ class ADC:
         pass
 
     def read_u16(self):
+        global scans
         charge(ADC_READ_US)
         if not pins.get(spec["group_enable"], 0):
             return 0  # every multiplexer off: the ADC pin floats low
         group = _bits(spec["group_select"])
         channel = group * 16 + _bits(spec["mux_select"])
-        if channel == 0 and on_scan:  # the first sensor of a scan: the world moves on
-            on_scan()
+        if channel == 0:  # the first sensor of a scan: the world moves on
+            scans += 1
+            if on_scan:
+                on_scan()
         return world.reading(channel)
 
 
