@@ -1,19 +1,30 @@
 """Figures for a room of boards on MQTT (issue 11): printed, never asserted.
 
-    python bench/fleet.py [--max-boards N]
+    python bench/fleet.py [--max-boards N] [--counts 1,8,32] [--placements K]
+
+As in a room, each part runs in a process of its own: the boards (the real firmware in the
+MicroPython unix port, simulated by doce sim's SerialSim), Mosquitto, the tournament page
+(`doce fleet web`, the real command), a viewer's page reader and an organiser's Room
+(bench/fleet_watch.py). This process only works out the dice's fields and puts them down.
 
 - the CPU an idle simulated board costs, on USB alone and on Wi-Fi + MQTT;
-- die-to-organiser latency (a die lands on a simulated board -> the event reaches a Room),
-  and die-to-page (-> the tournament page's next answer shows it), p50/p99, at growing numbers
-  of boards, up to the most this machine keeps within 100 ms;
-- the messages per second Mosquitto carried meanwhile, and its ceiling on this machine
-  (one publisher, one subscriber, QoS 0), hence on paper the boards one Mosquitto serves.
+- at growing numbers of boards: whether they run in real time (each board's scans per second,
+  idle, against a board alone), die to organiser and die to page p50/p99, messages per second
+  through Mosquitto, and where the machine's CPU went;
+- at the most boards run in real time, those figures again, and on paper the boards one
+  Mosquitto serves at a tournament's pace, with the assumptions and where they come from.
+
+A die's time starts when its readings go to the board (SerialSim.moved_at: the fields are worked
+out by then, as a real die's are by physics) and ends when the Room hands its event over, or when
+the page reader's answer showing it is all in (as the page's script sees it).
 """
 
 import argparse
+import json
 import os
-import random
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -23,23 +34,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from doce_host.fleet.broker import Mosquitto, mosquitto_binary  # noqa: E402
-from doce_host.paths import load_board  # noqa: E402
+from doce_host.fleet.broker import Mosquitto, mosquitto_binary, parse_url  # noqa: E402
 from doce_host.fleet.room import Room, wait_until  # noqa: E402
 from doce_host.fleet.simroom import SimRoom, mac_of  # noqa: E402
+from doce_host.paths import load_board, tool  # noqa: E402
 from doce_host.sim.serial_sim import SerialSim  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
+CORES = os.cpu_count()
+WATCH = str(ROOT / "bench" / "fleet_watch.py")
 CELLS = ["a1", "c1", "e1", "a3", "c3", "e3", "a5", "c5", "e5"]
-# A tournament's rate, per board: a placement about every 10 s of play, and with it one event
-# and one retained state (net.py sends the state at most twice a second, once per change here).
-MSGS_PER_BOARD_S = 2 / 10
-TURN_S = 0.6  # the least time between two dice on one board here
+TURN_S = 0.6  # the least time between two dice on one board here (a player's turn takes seconds)
+PACE_S = 3.0  # the idle window over which each board's scans are counted
+REAL_TIME = 0.9  # a board keeps real time if it scans at least this share of a lone board's rate
+GOAL_BOARDS, GOAL_MS = 32, 100.0
+# Mosquitto's $SYS counters (mosquitto(8), "Broker Status"), published every second here
+SYS = {"$SYS/broker/publish/messages/received": "in", "$SYS/broker/publish/messages/sent": "out",
+       "$SYS/broker/messages/received": "packets in", "$SYS/broker/messages/sent": "packets out"}
 
 
 def cpu_seconds(pid):
-    fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+    try:
+        fields = Path("/proc/%d/stat" % pid).read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime (proc(5))
+
+
+def machine_busy():
+    """CPU seconds the whole machine has been busy (every core, every user): /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / TICK  # all but idle and iowait
 
 
 def idle_share(process, seconds=5.0):
@@ -49,7 +74,6 @@ def idle_share(process, seconds=5.0):
 
 
 def idle_cost(url, folder):
-    import re
     loop = (ROOT / "firmware" / "doce" / "esp32.py").read_text()  # it imports machine: read, not imported
     IDLE_AFTER_MS = int(re.search(r"^IDLE_AFTER_MS = (\d+)", loop, re.M).group(1))
     IDLE_MS = load_board().idle_scan_period_ms
@@ -66,119 +90,193 @@ def idle_cost(url, folder):
           % (alone * 100, networked * 100, IDLE_MS, IDLE_AFTER_MS / 1000))
 
 
-class PageWatcher:
-    """The tournament page (doce fleet web) served here on the Room, and a reader doing what the
-    page's script does: ask /room.html?since=V again as each answer comes. Keeps (time, text)."""
+class Watcher:
+    """A process printing JSON lines (fleet_watch.py, doce fleet web --json); keeps them."""
 
-    def __init__(self, room):
-        import asyncio
-
-        from aiohttp import web
-
-        from doce_host.fleet.tournament import Tournament, application
-        from doce_host.web.server import listen, url_of
-        self.sock = listen("127.0.0.1", 0, fallback=False)
-        self.url = url_of(self.sock)
-        self.answers = []
-        self.stopping = False
-        self.app = application(Tournament(room))
-        self.loop = asyncio.new_event_loop()
-
-        async def start():
-            self.runner = web.AppRunner(self.app)
-            await self.runner.setup()
-            await web.SockSite(self.runner, self.sock).start()
-        self.loop.run_until_complete(start())
-        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+    def __init__(self, args):
+        self.lines = []
+        self.seen = threading.Condition()
+        self.process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.DEVNULL, text=True)
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
-        import urllib.request
-        since = -1
-        while not self.stopping:
+        for line in self.process.stdout:
             try:
-                with urllib.request.urlopen("%sroom.html?since=%s" % (self.url, since), timeout=30) as r:
-                    since = r.headers["X-Version"]
-                    self.answers.append((time.monotonic(), r.read().decode()))
-            except OSError:
-                time.sleep(0.1)
-
-    def shown(self, ident, cell, piece, after):
-        """When the page first showed `piece` on `cell` of board `ident`, after `after`; or None."""
-        import re
-        pattern = re.compile(r'data-cell="%s"[^>]*data-piece="%s"' % (cell, piece))
-        for at, text in list(self.answers):
-            if at < after:
+                fields = json.loads(line)
+            except ValueError:
                 continue
-            tile = text.split('data-board="%s"' % ident, 1)[-1].split('class="tile', 1)[0]
-            if pattern.search(tile):
-                return at
-        return None
+            with self.seen:
+                self.lines.append(fields)
+                self.seen.notify_all()
+
+    def wait(self, test, timeout):
+        """The first line that passes test(line), waiting at most `timeout` s; or None."""
+        deadline = time.monotonic() + timeout
+        looked = 0
+        with self.seen:
+            while True:
+                for line in self.lines[looked:]:
+                    if test(line):
+                        return line
+                looked = len(self.lines)
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.seen.wait(left):
+                    return next((x for x in self.lines[looked:] if test(x)), None)
 
     def stop(self):
-        self.stopping = True
-        self.loop.call_soon_threadsafe(self.loop.stop)
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
 
 
-def latencies(url, count, folder, placements=3):
-    """Die-to-Room and die-to-page times (s) at `count` boards: each board gets `placements` dice,
-    round robin."""
-    got = {}
-    arrived = threading.Condition()
-    with Room(url) as room, SimRoom(count, url, folder=folder) as sims:
-        ids = [mac_of(n + 1) for n in range(count)]
-        if not wait_until(lambda: all(room.boards.get(i) and room.boards[i].online for i in ids), 60):
-            return None, 0, [], 0
-        original = room._on_message
+class BrokerCounters:
+    """Mosquitto's $SYS message counters (sys_interval 1). It sends only the values that changed,
+    once a second; "messages sent" changes every time, counting what it sends us."""
 
-        def timed(client, userdata, msg):
-            original(client, userdata, msg)
-            if msg.topic.endswith("/events") and b'"placed"' in msg.payload:
-                with arrived:
-                    got.setdefault(msg.topic.split("/")[-2], []).append(time.monotonic())
-                    arrived.notify_all()
-        room.client.on_message = timed
-        times = []
-        placed = []  # (board id, cell, piece, when)
-        page = PageWatcher(room)
-        start_msgs = room_messages(room)
-        began = time.monotonic()
-        rnd = random.Random(1)
-        last = {}
-        for k in range(placements):
-            for n, sim in enumerate(sims.boards):
-                ident = ids[n]
-                # a player's turn takes seconds (MSGS_PER_BOARD_S): dice on one board come at least
-                # TURN_S apart, past the board's limit of two retained states a second (doce/net.py)
-                time.sleep(max(0.0, last.get(ident, 0) + TURN_S - time.monotonic()))
-                last[ident] = time.monotonic()
-                had = len(got.get(ident, []))
-                colour = "white" if k % 2 == 0 else "black"
-                t0 = time.monotonic()
-                cell, piece = CELLS[k * 3 % len(CELLS)], "%s %d" % (colour, rnd.randint(1, 6))
-                sim.place(cell, piece)
-                placed.append((ident, cell, piece, t0))
-                with arrived:
-                    arrived.wait_for(lambda: len(got.get(ident, [])) > had, timeout=5)
-                if len(got.get(ident, [])) > had:
-                    times.append(got[ident][had] - t0)
-        rate = (room_messages(room) - start_msgs) / (time.monotonic() - began)
-        wait_until(lambda: all(page.shown(*p) for p in placed), 5)
-        page.stop()
-        shown = [page.shown(*p) for p in placed]
-        on_page = [at - p[3] for p, at in zip(placed, shown) if at is not None]
-        return times, rate, on_page, len(placed) - len(on_page)
+    def __init__(self, url):
+        import paho.mqtt.client as mqtt
+        self.latest = {}
+        self.heard = 0  # $SYS messages sent to us: not the room's
+        self.round = threading.Condition()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.on_message = self._message
+        self.client.on_connect = lambda c, *a: c.subscribe([(topic, 0) for topic in SYS])
+        self.client.connect(*parse_url(url))
+        self.client.loop_start()
+
+    def _message(self, client, userdata, msg):
+        with self.round:
+            self.heard += 1
+            try:
+                self.latest[SYS[msg.topic]] = int(msg.payload)
+            except (KeyError, ValueError):
+                return
+            if SYS[msg.topic] == "packets out":
+                self.round.notify_all()
+
+    def snapshot(self):
+        """The counters as of now (once Mosquitto's next second has been sent), less what was sent to us."""
+        with self.round:
+            self.round.wait(3)
+        time.sleep(0.05)  # the rest of that second's values
+        with self.round:
+            values = dict(self.latest)
+            values["out"] = values.get("out", 0) - self.heard
+            values["packets out"] = values.get("packets out", 0) - self.heard
+            return values
+
+    @staticmethod
+    def rates(before, after, seconds):
+        return {name: (after[name] - before.get(name, 0)) / seconds for name in after}
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()
 
 
-def room_messages(room):
-    with room.lock:
-        return sum(len(b.events) for b in room.boards.values())
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))] if values else float("inf")
+
+
+def room_run(url, count, folder, counters, broker_pid, placements):
+    """One room of `count` boards: its pace, latencies, broker rates and CPU. A dict."""
+    python = sys.executable
+    organiser = Watcher([python, WATCH, "room", url])
+    web = reader = None
+    try:
+        if not organiser.wait(lambda x: x == ["ready"], 20):
+            return {"error": "the organiser's Room did not connect"}
+        with SimRoom(count, url, folder=folder) as sims:
+            ids = [mac_of(n + 1) for n in range(count)]
+            web = Watcher([tool("doce"), "fleet", "web", "--broker", url, "--http", "0", "--json"])
+            page = web.wait(lambda x: isinstance(x, dict) and "url" in x, 30)
+            if not page:
+                return {"error": "doce fleet web did not start"}
+            reader = Watcher([python, WATCH, "page", page["url"]])
+            online = lambda: {x[1] for x in organiser.lines if x[0] == "online"}  # noqa: E731
+            if not wait_until(lambda: online() >= set(ids), 60):
+                return {"error": "they did not all come online within 60 s"}
+            time.sleep(2.0)  # past the quiet second: every board at its idle pace
+            scans = [s.debug_state()["scans"] for s in sims.boards]
+            began = time.monotonic()
+            time.sleep(PACE_S)
+            pace = [(s.debug_state()["scans"] - n) / (time.monotonic() - began) for s, n in zip(sims.boards, scans)]
+            pids = {"boards": [s.process.pid for s in sims.boards], "page (doce fleet web)": [web.process.pid],
+                    "organiser's Room": [organiser.process.pid], "page reader": [reader.process.pid],
+                    "this bench (fields, serial bridges)": [os.getpid()]}
+            pids["Mosquitto"] = [broker_pid]
+            cpu0 = {k: sum(cpu_seconds(p) for p in v) for k, v in pids.items()}
+            msgs0 = counters.snapshot()
+            busy0, t0 = machine_busy(), time.monotonic()
+            placed = []  # (board id, cell, piece, when its readings went)
+            last = {}
+            for k in range(placements):
+                for n, sim in enumerate(sims.boards):
+                    ident = ids[n]
+                    time.sleep(max(0.0, last.get(ident, 0) + TURN_S - time.monotonic()))
+                    last[ident] = time.monotonic()
+                    colour = "white" if k % 2 == 0 else "black"
+                    cell, piece = CELLS[k * 3 % len(CELLS)], "%s %d" % (colour, 1 + (n + k) % 6)
+                    sim.place(cell, piece)
+                    placed.append((ident, cell, piece, sim.moved_at))
+                    organiser.wait(lambda x: x[0] == "placed" and x[2] == ident and x[3] == cell, 5)
+            # the rates while dice go down, before the last answers are waited for
+            busy1, t1 = machine_busy(), time.monotonic()
+            cpu1 = {k: sum(cpu_seconds(p) for p in v) for k, v in pids.items()}
+            shown = lambda p: next((x[1] for x in reader.lines  # noqa: E731
+                                    if x[0] == "shown" and x[2:] == list(p[:3]) and x[1] >= p[3]), None)
+            wait_until(lambda: all(shown(p) for p in placed), 5)
+            msgs1 = counters.snapshot()  # every message the dice made has passed by now
+            # Mosquitto's count of publishes received leaves out QoS 0 ones: the Room, which hears every
+            # board's message, counts them instead
+            msgs1["in"] = msgs0["in"] = 0
+            msgs1["in"] = sum(1 for x in organiser.lines if x[0] == "message" and x[1] >= t0)
+            arrived = {(x[2], x[3]): x[1] for x in organiser.lines if x[0] == "placed"}
+            to_room = [arrived[p[:2]] - p[3] for p in placed if p[:2] in arrived]
+            to_page = [shown(p) - p[3] for p in placed if shown(p)]
+            answers = [x for x in reader.lines if x[0] == "answer" and t0 <= x[1] <= t1]
+            return {"count": count, "pace": pace, "to_room": to_room, "to_page": to_page,
+                    "missed_room": len(placed) - len(to_room), "missed_page": len(placed) - len(to_page),
+                    "dice": len(placed), "seconds": t1 - t0, "broker": BrokerCounters.rates(msgs0, msgs1, t1 - t0),
+                    "cpu": {k: (cpu1[k] - cpu0[k]) / (t1 - t0) for k in pids},
+                    "busy": (busy1 - busy0) / (t1 - t0),
+                    "answers": (len(answers) / (t1 - t0), statistics.mean(a[2] for a in answers) if answers else 0)}
+    finally:
+        for w in (reader, web, organiser):
+            if w:
+                w.stop()
+
+
+def report(r, lone_pace):
+    ms = lambda v: v * 1000  # noqa: E731
+    slowest = min(r["pace"])
+    real = slowest >= REAL_TIME * lone_pace
+    print("  %2d boards: %s real time: idle scans/s per board %.0f-%.0f (a board alone: %.0f)"
+          % (r["count"], "in" if real else "NOT in", slowest, max(r["pace"]), lone_pace))
+    print("             die to organiser p50 %5.1f ms, p99 %5.1f ms; die to page p50 %5.1f ms, p99 %5.1f ms (%d dice%s)"
+          % (ms(statistics.median(r["to_room"])) if r["to_room"] else float("inf"), ms(percentile(r["to_room"], 0.99)),
+             ms(statistics.median(r["to_page"])) if r["to_page"] else float("inf"), ms(percentile(r["to_page"], 0.99)),
+             r["dice"], "; %d never at the organiser, %d never on the page within 5 s"
+             % (r["missed_room"], r["missed_page"]) if r["missed_room"] or r["missed_page"] else ""))
+    b = r["broker"]
+    print("             Mosquitto: %.0f messages/s in, %.0f out (%.0f MQTT packets/s in, %.0f out); page: %.1f "
+          "answers/s of %.0f KB" % (b.get("in", 0), b.get("out", 0), b.get("packets in", 0), b.get("packets out", 0),
+                                    r["answers"][0], r["answers"][1] / 1024))
+    cpu = r["cpu"]
+    ours = sum(cpu.values())
+    print("             CPU (cores, of %d): %s; other users %.2f"
+          % (CORES, ", ".join("%s %.2f" % (k, v) for k, v in cpu.items()), max(0.0, r["busy"] - ours)))
+    return real
 
 
 def ceiling(url, messages=20000):
     """Messages/s one Mosquitto carries here: one publisher, one subscriber, QoS 0, 100 bytes."""
     import paho.mqtt.client as mqtt
-    from doce_host.fleet.broker import parse_url
     host, port = parse_url(url)
     done = threading.Event()
     count = [0]
@@ -207,46 +305,78 @@ def ceiling(url, messages=20000):
     return rate
 
 
-def fleet_figures(max_boards=32):
-    print("A room of boards on MQTT (issue 11)")
+def on_paper(best, top, broker_cpu_per_message):
+    """Boards one Mosquitto serves at a tournament's pace: the arithmetic, each input with its source."""
+    import resource
+    r = best["broker"]
+    per_die_in = r.get("in", 0) * best["seconds"] / best["dice"]  # publishes from the boards, per die here
+    per_die_out = r.get("out", 0) * best["seconds"] / best["dice"]
+    die_every_s = 10  # assumed: a die every 10 s on a board in play
+    files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    rate_in = per_die_in / die_every_s
+    rate_out = per_die_out / die_every_s
+    by_cpu = 1 / (broker_cpu_per_message * (rate_in + rate_out)) if broker_cpu_per_message else float("inf")
+    by_ceiling = top / (rate_in + rate_out) if rate_in + rate_out else float("inf")
+    print("  on paper, boards one Mosquitto serves at a tournament's pace:")
+    print("    - a die every %d s on each board (assumed: a round is at most 24 placements, 11 dice and a blocker "
+          "each, docs/rules.md, so at most 4 minutes at that pace)" % die_every_s)
+    print("    - %.1f messages in and %.1f out per die (measured above: the event, QoS 1, and the retained state, "
+          "QoS 0, each to %d subscribers)"
+          % (per_die_in, per_die_out, round(per_die_out / per_die_in) if per_die_in else 0))
+    print("    - hence %.2f messages/s in and %.2f out per board" % (rate_in, rate_out))
+    print("    - by Mosquitto's CPU here (%.0f us a message, measured above; Mosquitto runs on one core: "
+          "mosquitto(8) has no threads option): %d boards" % (broker_cpu_per_message * 1e6, by_cpu))
+    print("    - by its ceiling here (%.0f messages/s, one publisher and one subscriber, QoS 0, 100 bytes): %d boards"
+          % (top, by_ceiling))
+    print("    - first limit met: one socket each, %d open files for this user here (ulimit -n; mosquitto.conf(5) "
+          "max_connections is unlimited by default), and the Wi-Fi's clients per access point (tens on a home "
+          "router, about 100-200 on a venue's: the access point's data sheet decides)" % files)
+
+
+def fleet_figures(max_boards=48, counts=None, placements=3):
+    print("A room of boards on MQTT (issue 11); machine: %d cores, load average %s (shared with other users)"
+          % (CORES, " ".join(Path("/proc/loadavg").read_text().split()[:3])))
     if not mosquitto_binary():
         print("  (mosquitto is not installed: Debian package mosquitto)")
         return
-    with tempfile.TemporaryDirectory() as tmp, Mosquitto(folder=Path(tmp) / "broker") as broker:
+    with tempfile.TemporaryDirectory() as tmp, \
+            Mosquitto(folder=Path(tmp) / "broker", extra=["sys_interval 1"]) as broker:
         idle_cost(broker.url, tmp)
-        best = None
-        count = 1
-        while count <= max_boards:
-            times, rate, on_page, missed = latencies(broker.url, count, Path(tmp) / ("n%d" % count))
-            if not times:
-                print("  %2d boards: they did not all come online within 60 s" % count)
+        counters = BrokerCounters(broker.url)
+        counts = counts or [n for n in (1, 2, 4, 8, 16, 24, 32, 40, 48, 64) if n <= max_boards]
+        results, best, lone = [], None, None
+        for count in counts:
+            r = room_run(broker.url, count, Path(tmp) / ("n%d" % count), counters, broker.process.pid, placements)
+            if "error" in r:
+                print("  %2d boards: %s" % (count, r["error"]))
                 break
-            times.sort()
-            p50 = statistics.median(times) * 1000
-            p99 = times[min(len(times) - 1, int(len(times) * 0.99))] * 1000
-            print("  %2d boards: die to organiser p50 %5.1f ms, p99 %5.1f ms (%d dice); %.0f events/s through "
-                  "Mosquitto" % (count, p50, p99, len(times), rate))
-            on_page.sort()
-            page99 = on_page[min(len(on_page) - 1, int(len(on_page) * 0.99))] * 1000 if on_page else float("inf")
-            print("  %2s         die to the tournament page (doce fleet web) p50 %5.1f ms, p99 %5.1f ms%s"
-                  % ("", statistics.median(on_page) * 1000 if on_page else float("inf"), page99,
-                     "; %d never shown within 5 s" % missed if missed else ""))
-            if p99 > 100:  # the page's figures are printed beside: it trails the organiser (see README)
+            lone = lone or statistics.mean(r["pace"])
+            results.append(r)
+            if not report(r, lone):
                 break
-            best = count
-            count *= 2
-        print("  the most simulated boards kept within p99 100 ms (die to organiser) here: %s (goal 32 on 2 cores)"
-              % best)
+            best = r
+        counters.close()
+        if best is None:
+            print("  no room ran in real time here")
+            return
+        page99 = percentile(best["to_page"], 0.99) * 1000
+        print("  the most simulated boards run in real time here: %d (goal %d on 2 cores: %s); at that count die to"
+              " page p50 %.1f ms, p99 %.1f ms (goal p99 <= %d ms: %s); die to organiser p50 %.1f ms, p99 %.1f ms;"
+              " %.0f messages/s through Mosquitto (in + out)"
+              % (best["count"], GOAL_BOARDS, "met" if best["count"] >= GOAL_BOARDS else "NOT met",
+                 statistics.median(best["to_page"]) * 1000, page99, GOAL_MS, "met" if page99 <= GOAL_MS else "NOT met",
+                 statistics.median(best["to_room"]) * 1000, percentile(best["to_room"], 0.99) * 1000,
+                 best["broker"].get("in", 0) + best["broker"].get("out", 0)))
         top = ceiling(broker.url)
-        print("  Mosquitto's ceiling here: %.0f messages/s (QoS 0, 100 bytes, one publisher and subscriber)" % top)
-        import resource
-        files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]  # one socket per board
-        print("  on paper, at %.1f messages/s per board in play: the message rate allows %d boards; the limit is "
-              "first a socket each (%d open files for this user here: ulimit -n)"
-              % (MSGS_PER_BOARD_S, top / MSGS_PER_BOARD_S, files))
+        moved = best["broker"].get("in", 0) + best["broker"].get("out", 0)
+        per_message = best["cpu"].get("Mosquitto", 0) / moved if moved else 0
+        on_paper(best, top, per_message)
 
 
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
-    p.add_argument("--max-boards", type=int, default=32)
-    fleet_figures(p.parse_args().max_boards)
+    p.add_argument("--max-boards", type=int, default=48)
+    p.add_argument("--counts", help="board counts to run, e.g. 1,16,32 (default: 1 2 4 8 16 24 32 40 48 ...)")
+    p.add_argument("--placements", type=int, default=3, help="dice per board (default 3)")
+    a = p.parse_args()
+    fleet_figures(a.max_boards, [int(n) for n in a.counts.split(",")] if a.counts else None, a.placements)
