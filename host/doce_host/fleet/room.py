@@ -33,6 +33,7 @@ class Board:
         self.repeats = 0  # events the board sent again, dropped here
         self.recorded = set()  # (tag, record, event) of each game event kept
         self.last_seen = None
+        self.changed = 0  # the room's version at this board's last message
 
     def row(self):
         s = (self.state or {}).get("state") or {}
@@ -61,7 +62,9 @@ class Room:
         self.client.on_message = self._on_message
         self.refused = None
         self.on_event = None  # called (board id, event, its latest state) for each event kept
+        self.on_change = None  # called (from paho's thread) after each message that moved the version on
         self.version = 0  # counts the boards' messages: a page waits for it to change
+        self.joined = 0  # the version at which the last board new to the room appeared
 
     def connect(self, timeout=CONNECT_S):
         try:
@@ -87,6 +90,12 @@ class Room:
         return self.boards[ident]
 
     def _on_message(self, client, userdata, msg):
+        before = self.version
+        self._take(msg)
+        if self.version != before and self.on_change:
+            self.on_change()
+
+    def _take(self, msg):
         parts = msg.topic.split("/")
         if len(parts) < 3:
             return
@@ -100,9 +109,13 @@ class Room:
         with self.lock:
             if kind == "cmd":
                 return
+            new = ident not in self.boards
             b = self.board(ident)
             b.last_seen = time.time()
             self.version += 1
+            b.changed = self.version
+            if new:
+                self.joined = self.version
             if kind == "status":
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)
