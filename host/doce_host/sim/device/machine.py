@@ -55,9 +55,10 @@ def sleep(us):
 
 
 def attach(the_world, board):
-    global world, spec
+    global world, spec, selected, enabled
     world = the_world
     spec = board.pins
+    selected = enabled = 0
     _roles.clear()
     for i, n in enumerate(spec["mux_select"]):
         _roles[n] = 1 << i
