@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import signal
 import sys
 import time
 
@@ -641,8 +642,14 @@ def parser():
     return top
 
 
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
+    if argv is None:  # the doce command itself: `kill` ends it as Ctrl-C does, its boards and pages with it
+        signal.signal(signal.SIGTERM, interrupted)
     try:
         code = args.run(args)
     except UsageError as e:

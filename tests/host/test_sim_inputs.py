@@ -38,3 +38,45 @@ def test_a_damaged_flash_is_named_with_how_to_start_fresh(tmp_path, content):
     (tmp_path / "flash.img").write_bytes(content)
     said = sim("--folder", tmp_path)
     assert "flash is damaged" in said and "delete it" in said and "flash.img" in said
+
+
+def test_a_terminated_sim_stops_its_board_and_keeps_its_flash(tmp_path):
+    """`kill` (SIGTERM, as a service manager or `timeout` sends) ends doce sim as Ctrl-C does:
+    the simulated board's process goes with it, not left running with nobody to stop it."""
+    import signal
+    from waiting import until
+    process = subprocess.Popen([sys.executable, "-m", "doce_host.cli", "sim", "--serial-only", "--folder",
+                                str(tmp_path / "board")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().startswith("/dev/")  # the board is up
+        children = children_of(process.pid)
+        assert children
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) in (0, 130)  # ended as by Ctrl-C, not killed by the signal
+        until(lambda: not any(alive(c) for c in children), what="the board's process to end")
+        assert (tmp_path / "board" / "flash.img").exists()
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
+def children_of(pid):
+    """The processes whose parent is `pid` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                status = open("/proc/%s/status" % entry).read()
+            except OSError:
+                continue
+            if "\nPPid:\t%d\n" % pid in status:
+                found.append(int(entry))
+    return found
+
+
+def alive(pid):
+    """Running, and not a zombie waiting to be reaped."""
+    try:
+        return "\nState:\tZ" not in open("/proc/%d/status" % pid).read()
+    except OSError:
+        return False
