@@ -40,7 +40,11 @@ def acl(prefix):
 PLAIN_PORT = 1883
 TLS_PORT = 8883
 CA_DAYS = 3650
-SERVER_DAYS = 825  # the longest TLS clients accept for a server certificate
+SERVER_DAYS = 825  # from today; run fleet secure --tls again to renew it: the CA stays, boards need nothing new
+# Valid from before 2000: a board has no clock, and MicroPython's ESP32 port gives mbedTLS a time
+# that starts at 2000-01-01 at every power-on (ports/esp32/main.c, platform_mbedtls_time), so a
+# certificate valid only from today would be "not yet valid" to it.
+NOT_BEFORE = datetime.datetime(1999, 12, 31, tzinfo=datetime.timezone.utc)
 
 
 def write_private(path, data):
@@ -98,7 +102,7 @@ def write_tls(folder, hosts):
         raise SecurityError("--tls needs --host: the name or address the clients reach the broker by")
     names = [host_name(h) for h in hosts]
     folder = Path(folder)
-    now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5)  # a clock a little behind
+    now = datetime.datetime.now(datetime.timezone.utc)
     pem = serialization.Encoding.PEM
     plain_key = dict(encoding=pem, format=serialization.PrivateFormat.PKCS8,
                      encryption_algorithm=serialization.NoEncryption())  # Mosquitto reads it unattended
@@ -110,7 +114,7 @@ def write_tls(folder, hosts):
         ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "doce fleet room CA")])
         ca_cert = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
                    .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=CA_DAYS))
+                   .not_valid_before(NOT_BEFORE).not_valid_after(now + datetime.timedelta(days=CA_DAYS))
                    .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
                    .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False,
                                                 key_encipherment=False, data_encipherment=False, key_agreement=False,
@@ -124,7 +128,7 @@ def write_tls(folder, hosts):
     cert = (x509.CertificateBuilder()
             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0][:64])]))
             .issuer_name(ca_cert.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=SERVER_DAYS))
+            .not_valid_before(NOT_BEFORE).not_valid_after(now + datetime.timedelta(days=SERVER_DAYS))
             .add_extension(x509.SubjectAlternativeName(names), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
