@@ -45,6 +45,7 @@ SERVER_DAYS = 825  # from today; run fleet secure --tls again to renew it: the C
 # that starts at 2000-01-01 at every power-on (ports/esp32/main.c, platform_mbedtls_time), so a
 # certificate valid only from today would be "not yet valid" to it.
 NOT_BEFORE = datetime.datetime(1999, 12, 31, tzinfo=datetime.timezone.utc)
+BOARD_CA_MAX = 2048  # bytes of DER a board stores (doce/net.py MAX_CA)
 
 
 def write_private(path, data):
@@ -139,14 +140,44 @@ def write_tls(folder, hosts):
     return existing is not None
 
 
+def board_ca(path):
+    """The CA certificate in a file (PEM or DER, someone's file: checked) as the DER a board
+    stores: one certificate, a CA's, small enough."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    try:
+        with open(path, "rb") as f:
+            data = f.read(64 * 1024 + 1)
+    except OSError as e:
+        raise SecurityError("%s: cannot read (%s)" % (path, e.strerror)) from None
+    try:
+        found = x509.load_pem_x509_certificates(data) if b"-----BEGIN" in data else [
+            x509.load_der_x509_certificate(data)]
+    except ValueError:
+        raise SecurityError("%s: not a certificate (PEM or DER)" % path) from None
+    if len(found) != 1:
+        raise SecurityError("%s holds %d certificates: give the room's CA alone" % (path, len(found)))
+    cert = found[0]
+    try:
+        is_ca = cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    except (x509.ExtensionNotFound, ValueError):
+        is_ca = False
+    if not is_ca:
+        raise SecurityError("%s: not a CA certificate (the room's is ca.crt from doce fleet secure --tls)" % path)
+    der = cert.public_bytes(serialization.Encoding.DER)
+    if len(der) > BOARD_CA_MAX:
+        raise SecurityError("%s: %d bytes as DER, more than a board keeps (%d)" % (path, len(der), BOARD_CA_MAX))
+    return der
+
+
 def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT):
-    """mosquitto.conf: the password file and ACL for every listener, a plain one (the boards: they
-    do not speak TLS yet) and with tls a TLS one, on loopback unless told otherwise."""
+    """mosquitto.conf: the password file and ACL for every listener, a plain one and with tls a
+    TLS one, on loopback unless told otherwise."""
     folder = Path(folder).resolve()
     lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
                                                          else ""),
              "per_listener_settings false", *config_lines(folder), "",
-             "# plain MQTT: the boards' (their TLS is not done yet)", "listener %d %s" % (port, listen)]
+             "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
         lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
                   "listener %d %s" % (tls_port, listen), "cafile %s" % (folder / "ca.crt"),
