@@ -9,7 +9,7 @@ import threading
 import pytest
 from fleet_helpers import link, mosquitto_or_skip
 
-from doce_host.cli import main
+from doce_host.cli import UsageError, main
 from doce_host.fleet.broker import Mosquitto, free_port
 from doce_host.fleet.commands import ca_requests
 from doce_host.fleet.room import Room, wait_until
@@ -194,3 +194,27 @@ def test_config_mqtt_checks_the_ca_file_before_it_opens_the_port(tmp_path, capsy
                  "--ca", str(tmp_path / "room" / "ca.crt")]) == 2
     assert "no such port" in capsys.readouterr().err
 
+
+
+def test_doce_sim_boards_join_an_mqtts_broker_with_the_rooms_ca(tmp_path, capsys):
+    """`doce sim --boards N --broker mqtts://... --ca ca.crt`: boards in real time, each sent the CA
+    as `doce config` sends it (a TLS listener alone, open to anyone: the CA is what is tested)."""
+    from doce_host.fleet.simroom import SimRoom, mac_of
+    mosquitto_or_skip()
+    room_dir = tmp_path / "room"
+    assert main(["fleet", "secure", str(room_dir), "--boards", "b1", "--tls", "--host", "127.0.0.1"]) == 0
+    port = free_port()
+    listener = ["listener %d 127.0.0.1" % port] + ["%s %s" % (key, (room_dir / name).resolve()) for key, name in
+                                                   (("cafile", "ca.crt"), ("certfile", "server.crt"),
+                                                    ("keyfile", "server.key"))]
+    url = "mqtts://127.0.0.1:%d" % port
+    with Mosquitto(port=port, folder=tmp_path / "broker", extra=listener, listeners=False):
+        with pytest.raises(UsageError, match="needs --ca"):
+            SimRoom(1, url, folder=tmp_path / "none")
+        assert not (tmp_path / "none").exists()  # refused before any board started
+        with Room(url, ca=str(room_dir / "ca.crt")) as room, \
+                SimRoom(1, url, folder=tmp_path / "sims", ca=str(room_dir / "ca.crt")) as sims:
+            ident = mac_of(1)
+            assert wait_until(lambda: room.boards.get(ident) and room.boards[ident].online, WAIT_S)
+            sims.boards[0].place("c3", "white 4")
+            assert wait_until(lambda: any(e["event"] == "placed" for _, e in room.boards[ident].events), WAIT_S)
