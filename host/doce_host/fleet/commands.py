@@ -219,8 +219,9 @@ def cmd_fleet_secure(args):
               "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
                                           args.tls_port))
         print("the organiser: --broker mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder))
-    print("each board: doce config mqtt --port P --broker URL --board-id ID --user ID  (its password from "
-          "credentials.json); the organiser: --user organiser")
+    broker = "mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder) if args.tls else "URL"
+    print("each board: doce config mqtt --port P --broker %s --board-id ID --user ID  (its password from "
+          "credentials.json); the organiser: --user organiser" % broker)
 
 
 def cmd_fleet_record(args):
