@@ -131,7 +131,7 @@ class Net:
         self.poller = None
         self.context = None  # the TLS context with the room's CA, made at the first connection
         self.wrapped = False  # this connection is TLS (its handshake may not be over)
-        self.wlen = 0  # a TLS write that would block is tried again with the same length (mbedTLS asks it)
+        self.wlen = 0  # bytes a write that would block left: the next write offers exactly these
         self.up = False  # the broker has accepted us
         self.joining = None  # while joining the Wi-Fi: when to ask again
         self.next_try = None
@@ -473,7 +473,9 @@ class Net:
             if e.args[0] != EAGAIN:  # EAGAIN: the socket's buffer is full; the rest goes next scan
                 self.drop(now)
             return
-        self.wlen = 0 if n else size  # None: nothing went (TLS: a record half sent, or the handshake)
+        # What did not go is offered again, no more: a TLS write that would block may leave a record
+        # half sent, and mbedTLS must then be called with the same length (mbedtls_ssl_write's doc)
+        self.wlen = size - (n or 0)
         if n:
             out[:n] = b""
 

@@ -218,3 +218,63 @@ def test_doce_sim_boards_join_an_mqtts_broker_with_the_rooms_ca(tmp_path, capsys
             assert wait_until(lambda: room.boards.get(ident) and room.boards[ident].online, WAIT_S)
             sims.boards[0].place("c3", "white 4")
             assert wait_until(lambda: any(e["event"] == "placed" for _, e in room.boards[ident].events), WAIT_S)
+
+
+class MbedtlsWrites:
+    """A TLS socket's write() as MicroPython makes it of mbedtls_ssl_write: a record of at most
+    RECORD bytes at a time; one that cannot all go stays half sent (the call would block) and the
+    next call flushes it, which mbedTLS requires to pass the same data, of the same length."""
+
+    RECORD = 64
+
+    def __init__(self, rnd):
+        self.rnd = rnd
+        self.wire = bytearray()
+        self.pending = None
+
+    def _ssl_write(self, buf):
+        n = min(len(buf), self.RECORD)
+        if self.pending is None:
+            self.pending = bytes(buf[:n])
+        elif bytes(buf[:n]) != self.pending:
+            raise AssertionError("called again with other data or another length than the half-sent record")
+        if self.rnd.random() < 0.4:
+            return None  # MBEDTLS_ERR_SSL_WANT_WRITE
+        self.wire += self.pending
+        self.pending = None
+        return n
+
+    def write(self, buf):
+        done = 0  # py/stream.c mp_stream_rw: on until one would block; None if nothing went
+        while done < len(buf):
+            n = self._ssl_write(memoryview(bytes(buf))[done:])
+            if n is None:
+                return done or None
+            done += n
+        return done
+
+
+def test_a_tls_write_that_would_block_is_offered_again_with_the_same_bytes(monkeypatch):
+    """Net.send under mbedTLS's rule, with more to send arriving between scans."""
+    import random
+    import sys
+    import types
+    stub = types.ModuleType("umqtt")  # doce.net imports umqtt.simple, a board's module
+    stub.simple = types.ModuleType("umqtt.simple")
+    monkeypatch.setitem(sys.modules, "umqtt", stub)
+    monkeypatch.setitem(sys.modules, "umqtt.simple", stub.simple)
+    monkeypatch.delitem(sys.modules, "doce.net", raising=False)
+    from doce.net import Net
+
+    rnd = random.Random(5)
+    sock = MbedtlsWrites(rnd)
+    net = types.SimpleNamespace(pipe=types.SimpleNamespace(out=bytearray()), sock=sock, wlen=0)
+    net.drop = lambda now: pytest.fail("dropped")
+    sent = bytearray()
+    for scan in range(3000):
+        if scan < 2500 and rnd.random() < 0.5:
+            more = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300)))
+            net.pipe.out += more
+            sent += more
+        Net.send(net, scan)
+    assert not net.pipe.out and bytes(sock.wire) == bytes(sent)
