@@ -9,7 +9,7 @@ import os
 import time
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
-from .controller import MATCH_OVER, Controller
+from .controller import MATCH_OVER, PLAYING, Controller
 from .game import WHITE, Game
 from .journal import Journal
 from .lights import Lights
@@ -22,7 +22,7 @@ VERSUS_PATH = "versus"  # "colour level" of the board's opponent, in a match aga
 FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
-DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press: the dice check
+DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press
 
 
 # MicroPython's millisecond ticks wrap (at 2**30 on the ESP32: extmod/modtime.c,
@@ -87,6 +87,7 @@ class App:
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
+        self.versus_level = 3  # the level of the last match against the board: the button's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         try:
             with open(VERSUS_PATH) as f:  # chosen before a power cut
@@ -130,6 +131,8 @@ class App:
         else:
             if self.versus and self.versus.step(c.game):  # a slice of its thinking, between scans
                 c.changed = True
+            if c.hint:
+                self._step_hint(c)
             self._render(now_ms)
         if c.unwritten and (self.retry_at is None or ticks_diff(now_ms, self.retry_at) >= 0):
             note = c.commit()  # after the lights: a play shows before it is written
@@ -182,8 +185,11 @@ class App:
     def button(self, down, now_ms):
         """The board's button, sampled once a scan (`down` while pressed).
           held 3 s        recalibrate (the board must be empty)
-          a short press   after a match, the next match; in the dice check, back to the game
-          a double press  on an empty board, the dice check; in it, back to the game
+          a short press   after a match, the next match, same players; in the dice check, back to the game;
+                          during a match, a hint: the move for the player to move, shown in light
+          a double press  after a match, the next match, swapping between a match against the board
+                          (it plays the colour that does not open) and one for two players;
+                          otherwise on an empty board, the dice check; in it, back to the game
         A short press acts once no second press has followed within DOUBLE_PRESS_MS."""
         if down:
             if self.pressed_at is None:
@@ -205,13 +211,33 @@ class App:
             self.released_at = None
             self._pressed(False)
 
+    def _step_hint(self, c):
+        """A slice of the hint's thinking, between scans, as the board's own move; the hint goes
+        once the player's turn is over (or there is no move to show)."""
+        h = c.hint
+        if h.step(c.game):
+            c.changed = True
+        if h.thinking is None and h.move is None:
+            c.hint = None
+
+    def ask_hint(self):
+        """The strongest move for the player to move, worked out in slices and shown in light."""
+        c = self.controller
+        if c.mode == PLAYING and not c.game.round_over:
+            from .versus import Versus
+            c.hint = Versus(self.tables, c.game.to_move)
+
     def _pressed(self, twice):
         c = self.controller
         if self.checking:
             self.dice_check(False)
+        elif c.mode == MATCH_OVER:
+            first = 1 - c.game.first  # the other player opens the next match
+            c.new_match(first)
+            if twice:  # against the board if this one was for two, and the other way round
+                self.play_against(None if self.versus else 1 - first, self.versus_level)
         elif not twice:
-            if c.mode == MATCH_OVER:
-                c.new_match(1 - c.game.first)  # the other player opens the next match
+            self.ask_hint()  # a single press during a match: a hint
         elif any(self.scanner.settled):
             self.emit({"event": "warning", "message": "the dice check starts on an empty board"})
         else:
@@ -225,6 +251,7 @@ class App:
         self.versus = None
         if colour is not None:
             from .versus import Versus
+            self.versus_level = level
             self.versus = Versus(self.tables, colour, level)
         self.controller.versus = self.versus
         self.controller.changed = True

@@ -104,18 +104,21 @@ class Lights:
         self.move_sq = NOWHERE
         v = controller.versus
         if v and v.move and mode == PLAYING:
-            self._move_frame(v.move, now_ms)
+            self._move_frame(v.move, v.colour, now_ms)
+        v = controller.hint  # shown as the board's move is, in the colour of the player to move
+        if v and v.move and mode == PLAYING:
+            self._move_frame(v.move, v.colour, now_ms)
         self.blink_on = (now_ms // BLINK_MS) % 2 == 0
         self.pulse = PULSE[now_ms // PULSE_MS % len(PULSE)]
         if mode == MATCH_OVER and self.winner_of is not game:
             self.winner = game.winner()  # once per match: it sums the rounds
             self.winner_of = game
 
-    def _move_frame(self, move, now_ms):
+    def _move_frame(self, move, player, now_ms):
         """The board's move: a die's square flashes the face's count (250 ms on, 250 off), then
         rests dim for 1 s; a blocker's square flickers (100 ms) without rest."""
         self.animated = True
-        colour = self.palette[self.c.versus.colour]
+        colour = self.palette[player]
         if move[0] != NOWHERE:
             self.move_sq = move[0]
             self.move_light = colour[BRIGHT] if now_ms // 100 % 2 == 0 else OFF

@@ -8,6 +8,7 @@ import time
 from doce.referee import referee
 
 from . import rules as rulesfiles
+from .view import printable
 
 
 class UsageError(Exception):
@@ -178,6 +179,8 @@ def magnet_problems(wrong):
 def describe_face(face):
     """One line for a maker about a dice_face event (doce.dice.verdict): 'white 3: right',
     or what is wrong with the face, and with any other piece it is as near to."""
+    if face["face"] is None:
+        return "reads as no piece at all (reads %s)" % face["read"]
     if face["ok"]:
         return "%s: right" % face["face"]
     line = "looks like %s, but %s" % (face["face"], magnet_problems(face["wrong"]))
@@ -198,14 +201,16 @@ class DiceTally:
     def add(self, event):
         """Record a face; a wrong one as near to pieces of two colours counts for the colour
         being checked (the one with most faces seen), as the maker has that die in hand."""
-        options = [event] + event.get("or", [])
+        options = [o for o in [event] + event.get("or", []) if isinstance(o.get("face"), str)]
+        if not options:  # face null: the reading is near no piece at all
+            return None
         seen = {c: sum(name in self.latest for name in names) for c, names in self.colours.items()}
         chosen = max(options, key=lambda o: seen.get(o["face"].split()[0], 0))
         self.latest[chosen["face"]] = dict(chosen, ok=event["ok"], read=event["read"])
         return chosen["face"].split()[0]
 
     def complete(self, colour):
-        return all(name in self.latest for name in self.colours.get(colour, []))
+        return colour is not None and all(name in self.latest for name in self.colours.get(colour, []))
 
     def wrong(self):
         return [v for v in self.latest.values() if not v["ok"]]
@@ -642,7 +647,7 @@ def main(argv=None):
     try:
         code = args.run(args)
     except UsageError as e:
-        print("doce: %s" % e, file=sys.stderr)
+        print("doce: %s" % printable(e), file=sys.stderr)  # it may quote a board, a file or a broker
         return 2
     except BrokenPipeError:
         return 1

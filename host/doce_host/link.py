@@ -22,6 +22,8 @@ from doce.link import MAX_LINE, PROTOCOL  # the firmware's own numbers: one copy
 from .protocol import problem
 from .view import printable
 
+# A board's longest line is its state, about 2 KB; one far longer is not a board's
+MAX_PENDING = 65536
 CHUNK = 96  # bytes of rule tables per rules_chunk: 128 of base64, a line of about 190 bytes
 
 
@@ -38,6 +40,7 @@ class BoardLink:
         except serial.SerialException as e:
             raise LinkError(describe_open_error(port, e)) from None
         self.pending = b""
+        self.skipping = False  # inside a line too long to be a board's
         self.events = collections.deque()
         # End whatever partial line an earlier program left on the board (a typed arrow
         # key), so it cannot glue itself to our first request.
@@ -70,11 +73,17 @@ class BoardLink:
                 self.pending += self.serial.read(waiting or 1)
         except (serial.SerialException, OSError) as e:
             raise LinkError("%s: the connection was lost (%s)" % (self.port, e)) from None
+        if len(self.pending) > MAX_PENDING and b"\n" not in self.pending:
+            self.pending = b""  # a line longer than any a board sends: dropped, not kept growing
+            self.skipping = True
         while b"\n" in self.pending:
             line, self.pending = self.pending.split(b"\n", 1)
+            if self.skipping:  # the rest of that line
+                self.skipping = False
+                continue
             try:
                 message = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(message, dict):
                 yield message
@@ -133,6 +142,8 @@ class BoardLink:
         except LinkError:
             raise LinkError("%s: not a DOCE board, or its app is not running (no answer to hello); "
                             "press reset, or install it with doce flash" % self.port) from None
+        if not isinstance(reply.get("protocol"), int) or isinstance(reply.get("protocol"), bool):
+            raise LinkError("%s: not a DOCE board (its hello names no protocol number)" % self.port)
         if reply.get("protocol") != PROTOCOL:
             raise LinkError("%s: the board speaks protocol %s, this doce speaks %d: update the %s"
                             % (self.port, reply.get("protocol"), PROTOCOL,

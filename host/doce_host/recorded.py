@@ -7,6 +7,7 @@ from doce.controller import Controller
 from doce.game import BLACK, MATCH_ENDED, WHITE, Game, blocker, die
 from doce.lights import PULSE, PULSE_MS, Lights
 from doce.link import board_snapshot
+from doce.opponent import LEVELS
 from doce.referee import referee
 from doce.squares import parse_square
 
@@ -14,7 +15,8 @@ from . import rules as rulesfiles
 from .paths import load_board
 from .view import describe
 
-KEYS = {"rules", "first", "moves"}
+KEYS = {"rules", "first", "moves", "versus"}
+VERSUS_KEYS = {"colour", "level"}
 
 
 MOST_MOVES = 1000  # a replay's limit: a match is well under 200 moves
@@ -30,7 +32,9 @@ def match_of(recorded, rules=None, shipped_only=False):
         raise GameFileError('a recorded game is a JSON object with "moves"')
     unknown = sorted(set(recorded) - KEYS)
     if unknown:
-        raise GameFileError("unknown key %r (allowed: first, moves, rules)" % unknown[0])
+        raise GameFileError("unknown key %r (allowed: first, moves, rules, versus)" % unknown[0])
+    if "versus" in recorded:
+        check_versus(recorded["versus"])
     if not isinstance(recorded.get("moves"), list):
         raise GameFileError('"moves" must be a list of moves')
     first = recorded.get("first", "white")
@@ -47,6 +51,22 @@ def match_of(recorded, rules=None, shipped_only=False):
     except rulesfiles.RulesError as e:
         raise GameFileError(str(e)) from None
     return Game(tables, WHITE if first == "white" else BLACK), recorded["moves"]
+
+
+def check_versus(versus):
+    """A match against the board: {"colour": "white"|"black", "level": 0-3}, nothing else."""
+    if not isinstance(versus, dict):
+        raise GameFileError('"versus" must be an object like {"colour": "black", "level": 3}')
+    unknown = sorted(set(versus) - VERSUS_KEYS)
+    if unknown:
+        raise GameFileError('"versus": unknown key %r (allowed: colour, level)' % unknown[0])
+    colour = versus.get("colour")
+    if colour not in ("white", "black"):
+        raise GameFileError('"versus": "colour" must be "white" or "black", not %s' % json.dumps(colour))
+    level = versus.get("level")
+    if type(level) is not int or not 0 <= level < LEVELS:
+        raise GameFileError('"versus": "level" must be an integer 0 to %d, not %s'
+                            % (LEVELS - 1, json.dumps(level)))
 
 
 def steps(recorded, most=MOST_MOVES):

@@ -45,3 +45,22 @@ def test_the_referee_disagreeing_with_a_board_is_said(tmp_path):
 def test_fleet_record_stops_after_its_wait(embedded, tmp_path, capsys):
     assert main(["fleet", "record", str(tmp_path / "games"), "--broker", embedded.url, "--wait", "0.2"]) == 0
     assert "recording every board's games" in capsys.readouterr().out
+
+
+def test_a_match_against_the_board_is_recorded_as_one(tmp_path):
+    # The board's state names its opponent (`versus`); the file says so, and doce referee takes it.
+    recorder = Recorder(tmp_path, say=lambda line: None)
+    versus = {"colour": "black", "level": 2, "move": None}
+    state = {"state": {"round": 1, "board": {}, "rules": "standard", "first": "white", "versus": versus}}
+    recorder.event("x", {"event": "new_match", "first": "white", "seq": 1}, state)
+    for seq, (player, cell, value) in enumerate(ROUND, 2):
+        recorder.event("x", {"event": "placed", "player": player, "cell": cell, "value": value, "seq": seq}, state)
+    recorded = json.loads((tmp_path / "x-1.json").read_text())
+    assert recorded["versus"] == {"colour": "black", "level": 2}
+    recorder.event("x", {"event": "round_end", "round": 1, "points": {"white": 35, "black": 0}}, state)
+    assert recorder.disagreements == 0
+    # A match for two has no "versus".
+    state["state"]["versus"] = None
+    recorder.event("x", {"event": "new_match", "first": "black", "seq": 20}, state)
+    recorder.event("x", {"event": "placed", "player": "black", "cell": "a1", "value": 1, "seq": 21}, state)
+    assert "versus" not in json.loads((tmp_path / "x-2.json").read_text())

@@ -51,6 +51,9 @@ def test_an_unauthenticated_client_gets_nothing(secured):
     assert reason.is_failure
 
 
+PLACED = {"event": "placed", "seq": 1, "player": "white", "cell": "c3", "value": 4}
+
+
 @pytest.mark.board_may_lie  # one board publishes a forged event as another
 def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
     broker, credentials = secured
@@ -60,9 +63,9 @@ def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
         heard = []
         b1.on_message = lambda c, u, m: heard.append(m.topic)
         b1.subscribe("doce/+/cmd", 1)
-        b1.publish("doce/b2/events", json.dumps({"event": "placed", "seq": 1}), qos=1)  # as b2: dropped
+        b1.publish("doce/b2/events", json.dumps(PLACED), qos=1)  # as b2: dropped
         b1.publish("doce/b2/status", json.dumps({"online": True}), qos=1)
-        b1.publish("doce/b1/events", json.dumps({"event": "placed", "seq": 1}), qos=1)  # its own: passes
+        b1.publish("doce/b1/events", json.dumps(PLACED), qos=1)  # its own: passes
         assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].events, WAIT_S)
         room.client.publish("doce/b2/cmd", '{"cmd":"hello"}', qos=1)
         room.client.publish("doce/b1/cmd", '{"cmd":"hello"}', qos=1)
@@ -84,3 +87,11 @@ def test_a_simulated_board_joins_a_secured_room_with_its_own_credentials(secured
         assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, lambda: sim.run(2))
         reply = room.command("b1", "hello", timeout=WAIT_S, pump=lambda: sim.run(2))
         assert reply and reply["ok"]
+
+
+def test_the_mosquitto_configs_doce_writes_send_each_message_at_once(tmp_path):
+    mosquitto_or_skip()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1"]) == 0
+    assert "set_tcp_nodelay true" in (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
+    with Mosquitto(folder=tmp_path / "broker"):  # the tests' and the bench's
+        assert "set_tcp_nodelay true" in (tmp_path / "broker" / "mosquitto.conf").read_text().splitlines()

@@ -40,7 +40,7 @@ def tls_room(tmp_path):
 
 
 def tls_client(port, ca, user, password):
-    """A plain paho client over TLS, standing in for a board (the simulated one has no TLS yet)."""
+    """A plain paho client over TLS, standing in for a board (test_board_tls.py has the simulated one)."""
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     c.username_pw_set(user, password)
     c.tls_set_context(ssl.create_default_context(cafile=str(ca)))
@@ -52,15 +52,18 @@ def tls_client(port, ca, user, password):
     return c
 
 
-@pytest.mark.board_may_lie  # the stand-in board sends only the fields the Room reads, not whole messages
+STATUS = {"online": True, "id": "b1", "name": "b1", "boot": "0000abcd", "seq": 0}  # whole, as a board's
+PLACED = {"event": "placed", "seq": 1, "player": "white", "cell": "c3", "value": 4}
+
+
 def test_the_organiser_sees_a_board_over_tls_with_the_rooms_ca(tls_room):
     broker, room_dir, credentials, _ = tls_room
     url = "mqtts://localhost:%d" % broker.port
     with Room(url, user="organiser", password=credentials["organiser"], ca=str(room_dir / "ca.crt")) as room:
         assert room.tls
         board = tls_client(broker.port, room_dir / "ca.crt", "b1", credentials["b1"])
-        board.publish("doce/b1/status", json.dumps({"online": True, "boot": 1}), qos=1, retain=True)
-        board.publish("doce/b1/events", json.dumps({"event": "placed", "seq": 1}), qos=1)
+        board.publish("doce/b1/status", json.dumps(STATUS), qos=1, retain=True)
+        board.publish("doce/b1/events", json.dumps(PLACED), qos=1)
         try:
             assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].events, WAIT_S)
             assert room.boards["b1"].online

@@ -161,3 +161,63 @@ def test_a_timeout_that_is_no_time_has_its_own_message(value, command):
                          capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "--timeout: %r: give a number of seconds above 0" % value in run.stderr
+
+
+class LyingBoard(FakeBoard):
+    """A FakeBoard that answers `cmd` with `before` (bytes), then `reply` (a dict) carrying
+    the request's id."""
+
+    def __init__(self, cmd, before=b"", reply=None, **kw):
+        self.lie = (cmd, before, reply)
+        super().__init__(**kw)
+
+    def reply(self, line):
+        try:
+            request = json.loads(line)
+        except ValueError:
+            return None
+        cmd, before, reply = self.lie
+        if request.get("cmd") != cmd:
+            return super().reply(line)
+        return before + (json.dumps(dict(reply, re=cmd, id=request.get("id"))).encode() + b"\n" if reply else b"")
+
+
+def lying(request, cmd, before=b"", reply=None):
+    device = LyingBoard(cmd, before, reply)
+    request.addfinalizer(device.close)
+    return device
+
+
+@pytest.mark.board_may_lie
+def test_a_line_nested_past_any_parser_is_skipped_and_the_hello_after_it_read(request, capsys):
+    device = lying(request, "hello", b"[" * 100000 + b"\n", dict(good_hello(), ok=True))
+    assert cli.main(["status", "--port", device.path, "--timeout", "3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hello"]["rules"] == "standard"
+
+
+@pytest.mark.board_may_lie
+def test_a_hello_whose_protocol_is_no_number_is_not_a_doce_board(request, capsys):
+    device = lying(request, "hello", reply=dict(good_hello(protocol="x"), ok=True))
+    assert "not a DOCE board" in refused(capsys, "status", "--port", device.path, "--timeout", "2")
+
+
+@pytest.mark.board_may_lie
+def test_a_boards_refusal_reaches_the_terminal_with_its_escape_codes_escaped(request, capsys):
+    device = lying(request, "state", reply={"ok": False, "error": "failed", "message": "\x1b]0;PWNED\x07\x1b[2J"})
+    message = refused(capsys, "status", "--port", device.path, "--timeout", "2")
+    assert "PWNED" in message and "\x1b" not in message and "\x07" not in message
+
+
+def test_a_line_longer_than_any_boards_is_dropped_not_kept(request):
+    from doce_host.link import MAX_PENDING, BoardLink
+    device = lying(request, "hello", b"x" * (3 * MAX_PENDING) + b"\n", dict(good_hello(), ok=True))
+    with BoardLink(device.path, timeout=3) as link:
+        assert link.hello()["rules"] == "standard"
+        assert len(link.pending) <= MAX_PENDING
+
+
+def test_a_dice_face_that_names_no_face_is_reported_not_a_crash():
+    tally = cli.DiceTally({"white": ["white 1"], "black": ["black 1"]})
+    face = {"event": "dice_face", "face": None, "ok": False, "read": "+0-0+", "wrong": []}
+    assert tally.add(face) is None and not tally.complete(None)
+    assert "no piece" in cli.describe_face(face)

@@ -70,3 +70,62 @@ def test_unreadable_files_and_broken_rules(tmp_path):
     broken.write_text('{"grid": 5}')
     code, _, err = referee("--rules", str(broken), "-", stdin='{"moves": []}')
     assert code == 2 and "'name' is a required property" in err and "Traceback" not in err
+
+
+def versus_game(level=3, colour="black", seed=7):
+    """A whole recorded match against the board: white plays at random (level 0), the board's
+    colour plays doce.opponent.Opponent's moves, recorded as the board would see them."""
+    from doce.game import BLACK, WHITE, Game
+    from doce.opponent import NO_BLOCKER, Opponent
+    from doce.squares import square_name
+    from doce_host import rules as rulesfiles
+
+    tables = rulesfiles.load_tables("standard")
+    game = Game(tables, WHITE)
+    board = BLACK if colour == "black" else WHITE
+    players = {board: Opponent(tables, level, seed), 1 - board: Opponent(tables, 0, seed + 1)}
+    moves = []
+    while not game.match_over:
+        if game.round_over:
+            game.start_round()
+        p = game.to_move
+        name = ("white", "black")[p]
+        blk, sq, face = players[p].choose(game)
+        if blk != NO_BLOCKER:
+            assert game.place_blocker(p, blk) is None
+            moves.append({"player": name, "cell": square_name(tables.grid, blk), "blocker": True})
+        assert game.place(p, sq, face) is None
+        moves.append({"player": name, "cell": square_name(tables.grid, sq), "value": face})
+    return {"rules": "standard", "first": "white", "versus": {"colour": colour, "level": level},
+            "moves": moves}, game.totals()
+
+
+@pytest.mark.parametrize("level, colour", [(3, "black"), (0, "white")])
+def test_a_match_against_the_board_is_refereed(level, colour):
+    game, (white, black) = versus_game(level, colour)
+    code, out, err = referee("-", stdin=json.dumps(game))
+    assert (code, err) == (0, "")
+    events = [json.loads(line) for line in out.splitlines()]
+    assert all(e["ok"] for e in events if "move" in e)
+    winner = "white" if white > black else "black" if black > white else "draw"
+    assert events[-1] == {"match": {"white": white, "black": black, "winner": winner}}
+
+
+@pytest.mark.parametrize("versus, message", [
+    ('"black"', '"versus" must be an object'),
+    ('[]', '"versus" must be an object'),
+    ('null', '"versus" must be an object'),
+    ('{"colour": "red", "level": 1}', '"colour" must be "white" or "black", not "red"'),
+    ('{"level": 1}', '"colour" must be "white" or "black", not null'),
+    ('{"colour": "black"}', '"level" must be an integer 0 to 3, not null'),
+    ('{"colour": "black", "level": 4}', '"level" must be an integer 0 to 3, not 4'),
+    ('{"colour": "black", "level": -1}', '"level" must be an integer 0 to 3, not -1'),
+    ('{"colour": "black", "level": 2.0}', '"level" must be an integer 0 to 3, not 2.0'),
+    ('{"colour": "black", "level": true}', '"level" must be an integer 0 to 3, not true'),
+    ('{"colour": "black", "level": "3"}', '"level" must be an integer 0 to 3, not "3"'),
+    ('{"colour": "black", "level": 3, "seed": 1}', '"versus": unknown key \'seed\''),
+])
+def test_nonsense_versus_is_one_line_and_exit_2(versus, message):
+    code, out, err = referee("-", stdin='{"moves": [], "versus": %s}' % versus)
+    assert code == 2 and out == ""
+    assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -4,7 +4,8 @@ as the moves come in, and each refereed when a round ends, beside what the board
 A file starts when a board starts a match (its new_match event) or, for a board met mid-way, at
 its first move of a match that had none yet; a board met in the middle of a game is recorded
 from its next match. Files are DIR/<board id>-<n>.json, rewritten (write, then rename) after
-every move.
+every move. A match against the board (the board's state names its `versus`) is marked so
+(`"versus": {"colour": ..., "level": ...}`, docs/referee.md).
 """
 
 import json
@@ -37,7 +38,11 @@ class Recorder:
         self.disagreements = 0
 
     def start(self, ident, rules, first):
-        n = self.counts.get(ident, 0) + 1
+        if ident not in self.counts:  # an earlier evening's games in this folder stay: number on from them
+            self.counts[ident] = max((int(p.stem.rsplit("-", 1)[1]) for p in self.folder.glob(ident + "-*.json")
+                                      if p.stem.rsplit("-", 1)[1].isdigit() and p.stem.rsplit("-", 1)[0] == ident),
+                                     default=0)
+        n = self.counts[ident] + 1
         self.counts[ident] = n
         game = Game(self.folder / ("%s-%d.json" % (ident, n)), rules, first)
         game.save()
@@ -63,6 +68,9 @@ class Recorder:
             else:
                 move["value"] = event.get("value")
             game.recorded["moves"].append(move)
+            versus = s.get("versus")  # a match against the board: who it plays, at what level
+            if isinstance(versus, dict):
+                game.recorded["versus"] = {"colour": versus.get("colour"), "level": versus.get("level")}
             game.save()
         elif kind == "round_end" and ident in self.games:
             self.check(ident, event)

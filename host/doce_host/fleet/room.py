@@ -11,15 +11,21 @@ kept only if its first sending never arrived.
 
 import itertools
 import json
+import re
 import ssl
 import threading
 import time
 
 import paho.mqtt.client as mqtt
 
+from ..protocol import problem
 from .broker import BrokerError, parse_url
 
 CONNECT_S = 10
+# A board's id names its files (doce fleet record): letters, digits, - and _ only
+BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")  # a topic level with no wildcard or separator
+MAX_PAYLOAD = 16384  # a board's longest message, its retained state, is about 2 KB
+SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board"}
 
 
 class Board:
@@ -34,6 +40,7 @@ class Board:
         self.repeats = 0  # events the board sent again, dropped here
         self.recorded = set()  # (tag, record, event) of each game event kept
         self.last_seen = None
+        self.changed = 0  # the room's version at this board's last message
 
     def row(self):
         s = (self.state or {}).get("state") or {}
@@ -58,6 +65,8 @@ class Room:
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.ids = itertools.count(1)
+        self.passed_over = 0  # messages no board would send: bad topic, not JSON, not the protocol's shape
+        self.fault = None  # the last one that raised while kept, for the curious
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or "doce-fleet-%d" % id(self),
                                   clean_session=session is None)
         self.client.reconnect_delay_set(0.2, 2)  # a broker back from a restart is used again at once
@@ -73,7 +82,9 @@ class Room:
         self.client.on_message = self._on_message
         self.refused = None
         self.on_event = None  # called (board id, event, its latest state) for each event kept
+        self.on_change = None  # called (from paho's thread) after each message that moved the version on
         self.version = 0  # counts the boards' messages: a page waits for it to change
+        self.joined = 0  # the version at which the last board new to the room appeared
 
     def connect(self, timeout=CONNECT_S):
         try:
@@ -108,22 +119,41 @@ class Room:
         return self.boards[ident]
 
     def _on_message(self, client, userdata, msg):
-        parts = msg.topic.split("/")
-        if len(parts) < 3:
-            return
-        ident, kind = parts[-2], parts[-1]
+        before = self.version
         try:
-            payload = json.loads(msg.payload)
-        except ValueError:
-            return  # not a board's (a board sends JSON): nothing to keep
-        if not isinstance(payload, dict):
+            self._take(msg)
+        except Exception as e:  # noqa: BLE001  paho's thread must live on: a bad message costs only itself
+            with self.lock:
+                self.passed_over += 1
+                self.fault = "%s: %s" % (type(e).__name__, e)
+        if self.version != before and self.on_change:
+            self.on_change()
+
+    def _take(self, msg):
+        """Keep what a board says; pass over what no board of ours would send (the broker is
+        open to anyone with the organiser's prefix, and a payload is just bytes)."""
+        parts = msg.topic.split("/")
+        ident, kind = (parts[-2], parts[-1]) if len(parts) >= 3 else (None, None)
+        if kind == "cmd" or not msg.payload:  # ours, or a retained message cleared
+            return
+        payload = None
+        if kind in SHAPES and BOARD_ID.match(ident) and len(msg.payload) <= MAX_PAYLOAD:
+            try:
+                payload = json.loads(msg.payload)
+            except (ValueError, RecursionError):
+                payload = None
+        if payload is None or problem(payload, SHAPES[kind]):
+            with self.lock:
+                self.passed_over += 1
             return
         with self.lock:
-            if kind == "cmd":
-                return
+            new = ident not in self.boards
             b = self.board(ident)
             b.last_seen = time.time()
             self.version += 1
+            b.changed = self.version
+            if new:
+                self.joined = self.version
             if kind == "status":
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)

@@ -1,0 +1,59 @@
+"""Whatever is published under the organiser's prefix is untrusted: a message that is not a
+board's, or a topic that names no board, is passed over, and the room keeps listening."""
+
+import json
+
+import paho.mqtt.client as mqtt
+import pytest
+
+from doce_host.fleet.record import Recorder
+from doce_host.fleet.room import Room, wait_until
+
+WAIT_S = 20
+
+HOSTILE = [
+    ("doce/evil/events", b"[" * 100000),  # deeper than any parser's stack
+    ("doce/%s/events" % ("x" * 300), json.dumps({"event": "new_match", "seq": 1, "first": "white"}).encode()),
+    ("doce/a.b/status", b'{"online": true}'),  # a dot: no board id has one
+    ("doce/e/state", b'{"state": [1, 2]}'),
+    ("doce/f/state", b'{"state": {"totals": [1, 2]}}'),
+    ("doce/g/status", b'{"online": "yes", "name": {"x": 1}}'),
+    ("doce/h/events", b'{"event": "placed", "seq": "one"}'),
+]
+
+
+def publish(broker, messages, retain=False):
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.connect(broker.host, broker.port)
+    c.loop_start()
+    try:
+        for topic, payload in messages:
+            c.publish(topic, payload, qos=1, retain=retain).wait_for_publish(WAIT_S)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+
+
+@pytest.mark.board_may_lie
+def test_hostile_messages_are_passed_over_and_the_room_keeps_listening(embedded, tmp_path):
+    seen = []
+    recorder = Recorder(tmp_path / "games", say=seen.append)
+    publish(embedded, HOSTILE[3:5], retain=True)  # retained: every later organiser gets them
+    with Room(embedded.url) as room:
+        room.on_event = recorder.event
+        publish(embedded, HOSTILE)
+        publish(embedded, [("doce/good/events", json.dumps({"event": "new_match", "seq": 1, "first": "white"})
+                            .encode())])
+        assert wait_until(lambda: "good" in room.boards and room.boards["good"].events, WAIT_S)
+        rows = room.rows()  # what doce fleet status prints
+        assert [r["id"] for r in rows] == ["good"], rows
+        assert room.passed_over >= len(HOSTILE)
+    assert [p.name for p in (tmp_path / "games").iterdir()] == ["good-1.json"]
+
+
+def test_a_second_record_run_into_the_same_folder_keeps_the_first_runs_games(tmp_path):
+    folder = tmp_path / "games"
+    for run in range(2):
+        recorder = Recorder(folder, say=lambda line: None)
+        recorder.event("tab", {"event": "new_match", "seq": 1, "first": "white"}, None)
+    assert sorted(p.name for p in folder.iterdir()) == ["tab-1.json", "tab-2.json"]
