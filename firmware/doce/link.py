@@ -594,4 +594,5 @@ COMMANDS = {
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
+    "mqtt_ca": (Link.net_command, ("size", "offset", "data")),
 }

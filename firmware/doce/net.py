@@ -8,6 +8,12 @@ Topics, under the organiser's prefix and this board's id:
   <prefix>/<id>/reply    their replies
   <prefix>/<id>/status   retained: online, or offline (the broker's last will)
 
+With "tls" set, the socket is wrapped in MicroPython's `tls` (mbedTLS) once TCP is up, and the
+broker's certificate must chain to the CA stored in ca.der and name the broker's address. The
+handshake goes on inside the same non-blocking reads and writes: no call waits on the network.
+Its public-key steps, though, run inside one call that cannot be split (MicroPython gives mbedTLS
+no restartable ECC), about a second on an ESP32 (docs/protocol.md, "MQTT over TLS").
+
 The MQTT packets are umqtt.simple's (micropython-lib, MIT; put in the image from its registry
 package by doce_host/image.py). It reads and writes a socket and waits for the broker; here it
 reads and writes two buffers instead, and this module moves them to and from a non-blocking
@@ -34,8 +40,11 @@ from .squares import square_name
 from .link import BadArgument
 
 CONFIG = "net.json"
+CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
+MAX_CA = 2048  # bytes: a P-256 CA is about 400, an RSA-4096 one about 1400
 KEEPALIVE_S = 60  # the broker drops us after 1.5x this without a packet (MQTT 3.1.1, 3.1.2.10)
 RETRY_MS = 2000  # between attempts to reach the broker
+TLS_RETRY_MS = 30000  # after a failed TLS handshake: each attempt costs the board a second of crypto
 JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
 OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
@@ -49,7 +58,7 @@ IPPROTO_TCP = 6
 TCP_NODELAY = 1
 MAX_IN = 1024  # an incoming packet larger than this is not a command: the connection goes
 WIFI_KEYS = ("ssid", "password")
-MQTT_KEYS = ("broker", "port", "prefix", "board_id", "name", "user", "mqtt_password")
+MQTT_KEYS = ("broker", "port", "prefix", "board_id", "name", "user", "mqtt_password", "tls")
 SECRET = ("password", "mqtt_password")
 EAGAIN = 11  # Linux and lwIP (py/mperrno.h MP_EAGAIN)
 
@@ -127,6 +136,9 @@ class Net:
         self.client = None
         self.sock = None
         self.poller = None
+        self.context = None  # the TLS context with the room's CA, made at the first connection
+        self.wrapped = False  # this connection is TLS (its handshake may not be over)
+        self.wlen = 0  # bytes a write that would block left: the next write offers exactly these
         self.up = False  # the broker has accepted us
         self.joining = None  # while joining the Wi-Fi: when to ask again
         self.next_try = None
@@ -220,8 +232,8 @@ class Net:
         """Never raises: whatever the network does, play goes on."""
         try:
             self._poll(now)
-        except Exception as e:  # noqa: BLE001  (a broker's bad packet, a socket's odd error)
-            self.fault = "%s: %s" % (type(e).__name__, e)
+        except Exception as e:  # noqa: BLE001  (a broker's bad packet, a socket's odd error, a TLS refusal)
+            self.fault = "%s: %s" % (type(e).__name__, " ".join(str(e).split()))  # mbedTLS's text spans lines
             self.drop(now)
 
     def _poll(self, now):
@@ -244,6 +256,8 @@ class Net:
             if flags & select.POLLIN and self.client and not self.receive():
                 return self.drop(now)
             if flags & select.POLLOUT and self.client is None:
+                if self.config.get("tls"):
+                    self.secure()
                 self.hello()
         if self.client is None:
             return
@@ -279,6 +293,23 @@ class Net:
         self.sock = sock
         self.poller = select.poll()
         self.poller.register(sock, select.POLLIN | select.POLLOUT)
+
+    def secure(self):
+        """TCP is up: TLS over it. The handshake is carried on by the reads and writes of the
+        scans that follow (do_handshake_on_connect=False), as the CONNECT waits to go."""
+        import tls
+        if self.context is None:
+            with open(CA_FILE, "rb") as f:
+                ca = f.read()
+            context = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)  # a client's: CERT_REQUIRED
+            context.load_verify_locations(ca)
+            self.context = context
+        self.poller.unregister(self.sock)
+        self.wrapped = True  # from here a failure costs the long retry
+        # server_hostname: the certificate must name the broker's address (an IP: no DNS on a board)
+        self.sock = self.context.wrap_socket(self.sock, server_hostname=self.config.get("broker", ""),
+                                             do_handshake_on_connect=False)
+        self.poller.register(self.sock, select.POLLIN)
 
     def hello(self):
         """Connected: umqtt.simple writes its CONNECT, with the last will."""
@@ -445,23 +476,29 @@ class Net:
         out = self.pipe.out
         if not out:
             return
+        size = self.wlen or len(out)
         try:
-            n = self.sock.write(out)
+            # a copy only to offer again exactly what a write that would block left (below)
+            n = self.sock.write(out if size == len(out) else out[:size])
         except OSError as e:
             if e.args[0] != EAGAIN:  # EAGAIN: the socket's buffer is full; the rest goes next scan
                 self.drop(now)
             return
+        # What did not go is offered again, no more: a TLS write that would block may leave a record
+        # half sent, and mbedTLS must then be called with the same length (mbedtls_ssl_write's doc)
+        self.wlen = size - (n or 0)
         if n:
             out[:n] = b""
 
     def drop(self, now):
-        """The connection is over: the next try comes in RETRY_MS; the outbox stays."""
+        """The connection is over: the next try comes in RETRY_MS (a TLS handshake that failed:
+        TLS_RETRY_MS); the outbox stays."""
         if self.sock:
-            self.sock.close()
+            self.sock.close()  # the only call a TLS socket takes after it failed
+        self.next_try = ticks_add(now, TLS_RETRY_MS if self.wrapped and not self.up else RETRY_MS)
         self.sock = self.client = self.poller = None
-        self.up = False
-        self.skip = 0
-        self.next_try = ticks_add(now, RETRY_MS)
+        self.up = self.wrapped = False
+        self.skip = self.wlen = 0
 
     def stop(self):
         self.drop(0)
@@ -565,10 +602,14 @@ def start(app, link):
 
 
 def command(link, request):
-    """wifi, mqtt: store settings (a password is never sent back); net: settings and status."""
+    """wifi, mqtt: store settings (a password is never sent back); mqtt_ca: the room's CA, in
+    chunks; net: settings and status."""
     cmd = request["cmd"]
     config = load_config()
-    if cmd != "net":
+    if cmd == "mqtt_ca":
+        if not ca_chunk(request):
+            return {"received": _ca[1]}
+    elif cmd != "net":
         keys = WIFI_KEYS if cmd == "wifi" else MQTT_KEYS
         for key, value in request.items():
             if key in ("cmd", "id"):  # the request's own, not settings
@@ -578,12 +619,18 @@ def command(link, request):
             if key == "port":
                 if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 65536:
                     raise BadArgument("port is a number from 1 to 65535")
+            elif key == "tls":
+                if not isinstance(value, bool):
+                    raise BadArgument("tls is true or false")
+                if value and not has_ca():
+                    raise BadArgument("tls needs the broker's CA first (mqtt_ca)")
             elif not isinstance(value, str) or len(value) > 64 or (key == "prefix" and ("#" in value or "+" in value)):
                 raise BadArgument("%s is text of at most 64 characters" % key)
             config[key] = value
         with open(CONFIG + ".new", "w") as f:
             json.dump(config, f)
         os.rename(CONFIG + ".new", CONFIG)
+    if cmd != "net":
         app = link.app
         if link.net:
             link.net.stop()
@@ -592,7 +639,62 @@ def command(link, request):
     shown = {k: v for k, v in config.items() if k not in SECRET}
     for key in SECRET:
         shown[key + "_set"] = bool(config.get(key))
+    shown["ca_set"] = has_ca()
     result = {"config": shown}
+    if cmd == "mqtt_ca":
+        result["received"] = _ca[1]
     if link.net:
         result["status"] = link.net.status()
     return result
+
+
+_ca = [None, 0]  # the CA on its way: its bytes, and how many have come
+
+
+def has_ca():
+    try:
+        return os.stat(CA_FILE)[6] > 0
+    except OSError:
+        return False
+
+
+def ca_chunk(request):
+    """One chunk of the CA certificate (DER, base64, at most 96 bytes a line like the rules').
+    offset 0 begins it; the last stores it, once mbedTLS reads it as a certificate. True then."""
+    import binascii
+    size, offset, data = request.get("size"), request.get("offset"), request.get("data")
+    if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_CA:
+        raise BadArgument("size is the CA certificate's length in bytes (DER), 1 to %d" % MAX_CA)
+    if not isinstance(offset, int) or isinstance(offset, bool):
+        raise BadArgument("offset is a number of bytes")
+    if offset == 0:
+        _ca[0], _ca[1] = bytearray(size), 0
+    blob, received = _ca
+    if blob is None or offset != received or len(blob) != size:
+        raise BadArgument("offset must be %d, the bytes received so far" % (received if blob else 0))
+    try:
+        chunk = binascii.a2b_base64(data)
+    except (TypeError, ValueError):
+        chunk = b""
+    # MicroPython's decoder skips what is not base64: only data that encodes back the same is
+    if not chunk or binascii.b2a_base64(chunk)[:-1] != data.encode():
+        raise BadArgument("data is base64 of at least one byte")
+    if received + len(chunk) > size:
+        raise BadArgument("more bytes than size")
+    blob[received:received + len(chunk)] = chunk
+    _ca[1] = received + len(chunk)
+    if _ca[1] < size:
+        return False
+    _ca[0] = None
+    import tls
+    try:
+        tls.SSLContext(tls.PROTOCOL_TLS_CLIENT).load_verify_locations(bytes(blob))
+        blob = bytes(blob)
+    except (ValueError, OSError):  # mbedTLS could not parse it
+        blob = None
+    if blob is None:
+        raise BadArgument("that is not a certificate (DER) this board can read")
+    with open(CA_FILE + ".new", "wb") as f:
+        f.write(blob)
+    os.rename(CA_FILE + ".new", CA_FILE)
+    return True

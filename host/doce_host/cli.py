@@ -574,8 +574,9 @@ def add_sim(commands):
                      help="keep the board's flash here, so the game survives quitting (default: forget it)")
     page_args(sim)
     sim.add_argument("--boards", type=int, metavar="N", help="run N boards on an MQTT broker instead (no page)")
-    sim.add_argument("--broker", metavar="mqtt://HOST:PORT",
+    sim.add_argument("--broker", metavar="mqtt[s]://HOST:PORT",
                      help="with --boards: the broker (default: an embedded one)")
+    sim.add_argument("--ca", metavar="FILE", help="with --boards and an mqtts:// broker: the room's CA (ca.crt)")
     how = sim.add_mutually_exclusive_group()
     how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
     how.add_argument("--serial-only", action="store_true",

@@ -50,7 +50,7 @@ def test_bad_settings_are_refused_and_change_nothing(sim):
                     {"cmd": "wifi", "ssid": 12}):
         reply = link(sim, **request)
         assert reply["error"] == "bad_argument", (request, reply)
-    assert link(sim, cmd="net")["config"] == {"password_set": False, "mqtt_password_set": False}
+    assert link(sim, cmd="net")["config"] == {"password_set": False, "mqtt_password_set": False, "ca_set": False}
 
 
 def test_the_cap_on_the_lights_drops_while_wifi_is_on(sim, mosquitto):

@@ -1,6 +1,7 @@
 """A room over TLS: `doce fleet secure --tls` makes a CA and the broker's certificate, a real
 Mosquitto runs on the config it wrote, and the organiser connects with that CA only."""
 
+import datetime
 import io
 import json
 import socket
@@ -10,6 +11,7 @@ import threading
 
 import paho.mqtt.client as mqtt
 import pytest
+from cryptography import x509
 from fleet_helpers import mosquitto_or_skip
 
 from doce_host.cli import main
@@ -38,7 +40,7 @@ def tls_room(tmp_path):
 
 
 def tls_client(port, ca, user, password):
-    """A plain paho client over TLS, standing in for a board (the simulated one has no TLS yet)."""
+    """A plain paho client over TLS, standing in for a board (test_board_tls.py has the simulated one)."""
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     c.username_pw_set(user, password)
     c.tls_set_context(ssl.create_default_context(cafile=str(ca)))
@@ -146,3 +148,15 @@ def test_tls_needs_a_host_and_a_host_needs_tls(tmp_path, capsys):
 def test_a_ca_is_for_mqtts_only():
     with pytest.raises(BrokerError):
         Room("mqtt://127.0.0.1:1883", ca="ca.crt")
+
+
+def test_the_certificates_hold_on_a_board_without_a_clock(tmp_path):
+    """A board's TLS reads the time as 2000-01-01 at every power-on (it has no clock):
+    a certificate that starts later would be "not yet valid" to it."""
+    mosquitto_or_skip()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1", "--tls", "--host", "10.0.0.2"]) == 0
+    power_on = datetime.datetime(2000, 1, 1, tzinfo=datetime.timezone.utc)
+    for name in ("ca.crt", "server.crt"):
+        cert = x509.load_pem_x509_certificate((tmp_path / "room" / name).read_bytes())
+        assert cert.not_valid_before_utc <= power_on < datetime.datetime.now(datetime.timezone.utc) < \
+            cert.not_valid_after_utc, name

@@ -58,8 +58,8 @@ def bare(module):
     n.next_try = None
     n.pipe = module.Pipe()
     n.sock = n.client = n.poller = None
-    n.up = False
-    n.skip = 0
+    n.up = n.wrapped = False
+    n.skip = n.wlen = 0
     return n
 
 

@@ -27,7 +27,7 @@ class BrokerError(RuntimeError):
 
 def parse_url(url, tls_ok=False):
     """(host, port) from mqtt://host:port (port 1883 if left out); with tls_ok (host, port, tls),
-    mqtts://host:port too (port 8883). Boards get no tls_ok: they do not speak TLS yet."""
+    mqtts://host:port too (port 8883)."""
     parts = urlsplit(url if "://" in url else "mqtt://" + url)
     if parts.scheme not in (("mqtt", "mqtts") if tls_ok else ("mqtt",)) or not parts.hostname:
         raise BrokerError("a broker is %s://HOST:PORT, not %r" % ("mqtt[s]" if tls_ok else "mqtt", url))

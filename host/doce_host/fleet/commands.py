@@ -1,6 +1,7 @@
 """`doce config wifi|mqtt|show` (a board's network settings, over USB) and `doce fleet`
 (a room of boards over MQTT). cli.py hands these their parsers."""
 
+import binascii
 import getpass
 import json
 import sys
@@ -58,16 +59,42 @@ def cmd_config_wifi(args):
     show(args, ask_board(args, [{"cmd": "wifi", "ssid": args.ssid, "password": password}]))
 
 
-def cmd_config_mqtt(args):
+def ca_requests(der):
+    """The mqtt_ca requests that carry a CA certificate (DER) to a board: 96 bytes a line, as the
+    rules go, so that each line stays within the link's 200 bytes."""
+    from ..link import CHUNK
+    return [{"cmd": "mqtt_ca", "size": len(der), "offset": at,
+             "data": binascii.b2a_base64(der[at:at + CHUNK]).decode().strip()} for at in range(0, len(der), CHUNK)]
+
+
+def board_settings(url, ca=None):
+    """The requests that point a board at a broker: with mqtts://, the CA first, then tls on.
+    Returns (requests, the mqtt request, to which more settings may be added)."""
+    from .security import SecurityError, board_ca
     try:
-        host, port = parse_url(args.broker)
+        host, port, secure = parse_url(url, tls_ok=True)
     except BrokerError as e:
         raise usage_error(str(e)) from None
-    first = {"cmd": "mqtt", "broker": host, "port": port}
+    if secure and not ca:
+        raise usage_error("a board on mqtts:// needs --ca FILE: the room's ca.crt, which it checks the broker against")
+    if ca and not secure:
+        raise usage_error("--ca is for an mqtts:// broker, not %s" % url)
+    requests = []
+    if secure:
+        try:
+            requests = ca_requests(board_ca(ca))
+        except SecurityError as e:
+            raise usage_error(str(e)) from None
+    settings = {"cmd": "mqtt", "broker": host, "port": port, "tls": secure}
+    return requests + [settings], settings
+
+
+def cmd_config_mqtt(args):
+    requests, first = board_settings(args.broker, args.ca)
     for key in ("prefix", "board_id", "name"):
         if getattr(args, key) is not None:
             first[key] = getattr(args, key)
-    requests = [first]  # the board reads lines of at most 200 bytes: credentials go in a second
+    # the board reads lines of at most 200 bytes: credentials go in a line of their own
     if args.user is not None:
         requests.append({"cmd": "mqtt", "user": args.user, "mqtt_password": read_secret(args, "MQTT password")})
     show(args, ask_board(args, requests))
@@ -192,8 +219,9 @@ def cmd_fleet_secure(args):
               "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
                                           args.tls_port))
         print("the organiser: --broker mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder))
-    print("each board: doce config mqtt --port P --broker URL --board-id ID --user ID  (its password from "
-          "credentials.json); the organiser: --user organiser")
+    broker = "mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder) if args.tls else "URL"
+    print("each board: doce config mqtt --port P --broker %s --board-id ID --user ID  (its password from "
+          "credentials.json); the organiser: --user organiser" % broker)
 
 
 def cmd_fleet_record(args):
@@ -278,8 +306,11 @@ def add_config(commands):
     board_args(wifi)
     wifi.set_defaults(run=cmd_config_wifi)
     mqtt = actions.add_parser("mqtt", help="the broker the board talks to, and its name there")
-    mqtt.add_argument("--broker", required=True, metavar="mqtt://HOST:PORT",
-                      help="the broker; give HOST as an IP address: a board resolving a name would wait on DNS")
+    mqtt.add_argument("--broker", required=True, metavar="mqtt[s]://HOST:PORT",
+                      help="the broker; give HOST as an IP address: a board resolving a name would wait on DNS. "
+                           "mqtts:// (port 8883 unless given): TLS, with --ca")
+    mqtt.add_argument("--ca", metavar="FILE", help="with mqtts://: the room's CA (ca.crt from doce fleet secure "
+                                                   "--tls), stored on the board, which checks the broker against it")
     mqtt.add_argument("--prefix", help="the organiser's topic prefix (default doce)")
     mqtt.add_argument("--board-id", help="this board's id in topics (default: from its MAC)")
     mqtt.add_argument("--name", help="a name people know the board by, like 'Table 4'")

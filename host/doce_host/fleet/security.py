@@ -41,7 +41,12 @@ def acl(prefix):
 PLAIN_PORT = 1883
 TLS_PORT = 8883
 CA_DAYS = 3650
-SERVER_DAYS = 825  # the longest TLS clients accept for a server certificate
+SERVER_DAYS = 825  # from today; run fleet secure --tls again to renew it: the CA stays, boards need nothing new
+# Valid from before 2000: a board has no clock, and MicroPython's ESP32 port gives mbedTLS a time
+# that starts at 2000-01-01 at every power-on (ports/esp32/main.c, platform_mbedtls_time), so a
+# certificate valid only from today would be "not yet valid" to it.
+NOT_BEFORE = datetime.datetime(1999, 12, 31, tzinfo=datetime.timezone.utc)
+BOARD_CA_MAX = 2048  # bytes of DER a board stores (doce/net.py MAX_CA)
 
 
 def write_private(path, data):
@@ -99,7 +104,7 @@ def write_tls(folder, hosts):
         raise SecurityError("--tls needs --host: the name or address the clients reach the broker by")
     names = [host_name(h) for h in hosts]
     folder = Path(folder)
-    now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=5)  # a clock a little behind
+    now = datetime.datetime.now(datetime.timezone.utc)
     pem = serialization.Encoding.PEM
     plain_key = dict(encoding=pem, format=serialization.PrivateFormat.PKCS8,
                      encryption_algorithm=serialization.NoEncryption())  # Mosquitto reads it unattended
@@ -111,7 +116,7 @@ def write_tls(folder, hosts):
         ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "doce fleet room CA")])
         ca_cert = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
                    .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
-                   .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=CA_DAYS))
+                   .not_valid_before(NOT_BEFORE).not_valid_after(now + datetime.timedelta(days=CA_DAYS))
                    .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
                    .add_extension(x509.KeyUsage(digital_signature=False, content_commitment=False,
                                                 key_encipherment=False, data_encipherment=False, key_agreement=False,
@@ -125,7 +130,7 @@ def write_tls(folder, hosts):
     cert = (x509.CertificateBuilder()
             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0][:64])]))
             .issuer_name(ca_cert.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
-            .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=SERVER_DAYS))
+            .not_valid_before(NOT_BEFORE).not_valid_after(now + datetime.timedelta(days=SERVER_DAYS))
             .add_extension(x509.SubjectAlternativeName(names), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
@@ -136,14 +141,44 @@ def write_tls(folder, hosts):
     return existing is not None
 
 
+def board_ca(path):
+    """The CA certificate in a file (PEM or DER, someone's file: checked) as the DER a board
+    stores: one certificate, a CA's, small enough."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    try:
+        with open(path, "rb") as f:
+            data = f.read(64 * 1024 + 1)
+    except OSError as e:
+        raise SecurityError("%s: cannot read (%s)" % (path, e.strerror)) from None
+    try:
+        found = x509.load_pem_x509_certificates(data) if b"-----BEGIN" in data else [
+            x509.load_der_x509_certificate(data)]
+    except ValueError:
+        raise SecurityError("%s: not a certificate (PEM or DER)" % path) from None
+    if len(found) != 1:
+        raise SecurityError("%s holds %d certificates: give the room's CA alone" % (path, len(found)))
+    cert = found[0]
+    try:
+        is_ca = cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    except (x509.ExtensionNotFound, ValueError):
+        is_ca = False
+    if not is_ca:
+        raise SecurityError("%s: not a CA certificate (the room's is ca.crt from doce fleet secure --tls)" % path)
+    der = cert.public_bytes(serialization.Encoding.DER)
+    if len(der) > BOARD_CA_MAX:
+        raise SecurityError("%s: %d bytes as DER, more than a board keeps (%d)" % (path, len(der), BOARD_CA_MAX))
+    return der
+
+
 def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT):
-    """mosquitto.conf: the password file and ACL for every listener, a plain one (the boards: they
-    do not speak TLS yet) and with tls a TLS one, on loopback unless told otherwise."""
+    """mosquitto.conf: the password file and ACL for every listener, a plain one and with tls a
+    TLS one, on loopback unless told otherwise."""
     folder = Path(folder).resolve()
     lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
                                                          else ""),
              "per_listener_settings false", *config_lines(folder), NODELAY,
-             "# plain MQTT: the boards' (their TLS is not done yet)", "listener %d %s" % (port, listen)]
+             "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
         lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
                   "listener %d %s" % (tls_port, listen), "cafile %s" % (folder / "ca.crt"),

@@ -20,8 +20,12 @@ def mac_of(n):
 
 
 class SimRoom:
-    def __init__(self, count, broker_url, rules="standard", folder=None, prefix=None):
-        self.host, self.port = parse_url(broker_url)
+    def __init__(self, count, broker_url, rules="standard", folder=None, prefix=None, ca=None):
+        """ca: with an mqtts:// broker, the room's CA, stored on each board as `doce config` does."""
+        self.host, self.port, self.tls = parse_url(broker_url, tls_ok=True)
+        self.url, self.ca = broker_url, ca
+        from .commands import board_settings
+        board_settings(broker_url, ca)  # a missing or bad CA is one line, before any board starts
         self.boards = []
         try:
             for n in range(1, count + 1):
@@ -34,12 +38,15 @@ class SimRoom:
             raise
 
     def configure(self, sim, n, prefix):
+        from .commands import board_settings
+        requests, settings = board_settings(self.url, self.ca)
+        settings["name"] = "Sim %d" % n
+        if prefix:
+            settings["prefix"] = prefix
         with BoardLink(sim.path, timeout=10) as link:
             link.ask("wifi", ssid=SSID, password="")
-            settings = {"broker": self.host, "port": self.port, "name": "Sim %d" % n}
-            if prefix:
-                settings["prefix"] = prefix
-            link.ask("mqtt", **settings)
+            for request in requests:
+                link.ask(request.pop("cmd"), **request)
 
     def ids(self):
         return [mac_of(n + 1) for n in range(len(self.boards))]
@@ -66,11 +73,12 @@ def run(args):
         if not args.broker:
             broker = EmbeddedBroker(EMBEDDED_PORT).start()
         url = args.broker or broker.url
-        with SimRoom(args.boards, url, rules=args.rules, folder=args.folder) as room:
+        with SimRoom(args.boards, url, rules=args.rules, folder=args.folder, ca=args.ca) as room:
             print("%d simulated boards on %s%s:" % (args.boards, url, " (embedded broker)" if broker else ""))
             for sim, ident in zip(room.boards, room.ids()):
                 print("  %s  serial %s" % (ident, sim.path))
-            print("doce fleet status --broker %s shows them. Ctrl-C to stop." % url, flush=True)
+            print("doce fleet status --broker %s%s shows them. Ctrl-C to stop." % (
+                url, " --ca %s" % args.ca if args.ca else ""), flush=True)
             while True:
                 time.sleep(3600)
     except BrokerError as e:
