@@ -285,13 +285,7 @@ class Link:
         blob, received, _ = self.transfer
         if offset != received or not isinstance(offset, int) or isinstance(offset, bool):
             raise BadArgument("offset must be %d, the bytes received so far" % received)
-        try:
-            chunk = binascii.a2b_base64(data)
-        except (TypeError, ValueError):
-            chunk = b""
-        # MicroPython's decoder skips what is not base64: only data that encodes back the same is
-        if not chunk or binascii.b2a_base64(chunk)[:-1] != data.encode():
-            raise BadArgument("data is base64 of at least one byte")
+        chunk = base64_chunk(data)
         if received + len(chunk) > len(blob):
             raise BadArgument("more bytes than rules_begin announced")
         blob[received:received + len(chunk)] = chunk
@@ -490,6 +484,18 @@ def is_json_word(buf, i, end):
 def is_word_byte(b):
     """A byte of a bare word (a number, true, false, null): not space, not punctuation."""
     return b > 32 and b != 44 and b != 58 and b != 34 and b != 123 and b != 125 and b != 91 and b != 93
+
+
+def base64_chunk(data):
+    """The bytes a chunk's `data` carries; BadArgument unless it is base64 of at least one byte."""
+    try:
+        chunk = binascii.a2b_base64(data)
+    except (TypeError, ValueError):
+        chunk = b""
+    # MicroPython's decoder skips what is not base64: only data that encodes back the same is
+    if not chunk or binascii.b2a_base64(chunk)[:-1] != data.encode():
+        raise BadArgument("data is base64 of at least one byte")
+    return chunk
 
 
 def is_id(ident):

@@ -37,7 +37,7 @@ from umqtt import simple
 
 from .app import ticks_add, ticks_diff
 from .squares import square_name
-from .link import BadArgument
+from .link import BadArgument, base64_chunk
 
 CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
@@ -661,7 +661,6 @@ def has_ca():
 def ca_chunk(request):
     """One chunk of the CA certificate (DER, base64, at most 96 bytes a line like the rules').
     offset 0 begins it; the last stores it, once mbedTLS reads it as a certificate. True then."""
-    import binascii
     size, offset, data = request.get("size"), request.get("offset"), request.get("data")
     if not isinstance(size, int) or isinstance(size, bool) or not 0 < size <= MAX_CA:
         raise BadArgument("size is the CA certificate's length in bytes (DER), 1 to %d" % MAX_CA)
@@ -672,13 +671,7 @@ def ca_chunk(request):
     blob, received = _ca
     if blob is None or offset != received or len(blob) != size:
         raise BadArgument("offset must be %d, the bytes received so far" % (received if blob else 0))
-    try:
-        chunk = binascii.a2b_base64(data)
-    except (TypeError, ValueError):
-        chunk = b""
-    # MicroPython's decoder skips what is not base64: only data that encodes back the same is
-    if not chunk or binascii.b2a_base64(chunk)[:-1] != data.encode():
-        raise BadArgument("data is base64 of at least one byte")
+    chunk = base64_chunk(data)
     if received + len(chunk) > size:
         raise BadArgument("more bytes than size")
     blob[received:received + len(chunk)] = chunk
