@@ -38,6 +38,23 @@ def ticks_add(a, delta):
     return time.ticks_add(a, delta) if hasattr(time, "ticks_add") else a + delta
 
 
+def read_versus(path):
+    """(colour, level) of the board's opponent as stored, or None (no file: two players).
+    ValueError for contents no firmware writes (a torn write, a file put there by hand)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(8)
+    except OSError:
+        return None
+    words = data.split()
+    if len(words) != 2 or any(b not in b"0123456789 \t\r\n" for b in data):
+        raise ValueError("%r is not \"colour level\"" % data)
+    colour, level = int(words[0]), int(words[1])
+    if colour > 1 or level > 3:
+        raise ValueError("colour %d, level %d: out of range" % (colour, level))
+    return colour, level
+
+
 def load_rules(path=RULES_PATH):
     """The stored tables; if they are missing or will not load (stored by a firmware that checked
     less), the tables installed with the firmware, with a `warning` for the App to send."""
@@ -53,7 +70,7 @@ def load_rules(path=RULES_PATH):
 
 class App:
     def __init__(self, board, sensors, pixels, show, tables, emit, journal_path="journal",
-                 calibration_path="calibration.bin", rules_path=RULES_PATH):
+                 calibration_path="calibration.bin", rules_path=RULES_PATH, versus_path=VERSUS_PATH):
         self.board = board
         self.sensors = sensors
         self.tables = tables
@@ -63,6 +80,7 @@ class App:
         self.last_warning = None  # so a failing journal is reported once, not every scan
         self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path
+        self.versus_path = versus_path
         self.calibration_path = calibration_path
         self.calibration = Calibration(board)
         note = self.calibration.load(calibration_path)
@@ -89,10 +107,12 @@ class App:
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         try:
-            with open(VERSUS_PATH) as f:  # chosen before a power cut
-                self.play_against(*[int(x) for x in f.read().split()], remember=False)
-        except (OSError, ValueError, TypeError):
-            pass
+            chosen = read_versus(versus_path)  # chosen before a power cut
+        except ValueError as e:  # the game itself is in the journal: only the opponent is lost
+            chosen = None
+            emit({"event": "warning", "message": "versus: %s; two players" % e})
+        if chosen:
+            self.play_against(chosen[0], chosen[1], remember=False)
         self.checking = False  # in the dice check: the game waits
         self.pressed_at = None  # when the button went down
         self.long_press = False  # the press being held has already acted
@@ -232,9 +252,9 @@ class App:
             if not remember:
                 pass
             elif colour is None:
-                os.remove(VERSUS_PATH)
+                os.remove(self.versus_path)
             else:
-                with open(VERSUS_PATH, "w") as f:
+                with open(self.versus_path, "w") as f:
                     f.write("%d %d" % (colour, level))
         except OSError:
             pass

@@ -209,7 +209,8 @@ class Link:
     def hello(self, request):
         app = self.app
         return {"protocol": PROTOCOL, "firmware": FIRMWARE_VERSION, "board": app.board.name,
-                "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum}
+                "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum,
+                "versus": opponent_names(app.versus)}
 
     def state(self, request):
         return {"state": snapshot(self.app), "seq": self.seq}
@@ -485,14 +486,20 @@ def board_snapshot(c, lights):
     return state
 
 
+def opponent_names(v):
+    """Who the board plays, as hello and the versus event say it: None in a match for two."""
+    return None if v is None else {"colour": PLAYER_NAMES[v.colour], "level": v.level}
+
+
 def versus_state(c):
     """In a match against the board: its colour, level, and the move it waits for (None while
     it thinks, or not its turn). None in a match for two."""
     v = c.versus
     if v is None:
         return None
-    return {"colour": PLAYER_NAMES[v.colour], "level": v.level,
-            "move": move_names(c.game.tables.grid, v.move) if v.move else None}
+    state = opponent_names(v)
+    state["move"] = move_names(c.game.tables.grid, v.move) if v.move else None
+    return state
 
 
 def move_names(grid, move):
