@@ -28,20 +28,26 @@ class Versus:
         self.move = None  # (blocker square or NO_BLOCKER, square, face) once chosen
 
     def step(self, game):
-        """One slice of thinking, between two scans. True when `move` has changed."""
+        """One slice of thinking, between two scans. True when `move` has changed. Allocates
+        nothing once it has chosen (the try block is in _think: its slots would put this frame
+        on the heap at every scan)."""
         if game.round_over or game.to_move != self.colour:
             return self._forget()
         key = position_key(game)
-        if key == self.key:
-            if self.thinking is None:
-                return False
-            try:
-                next(self.thinking)
-                return False
-            except StopIteration:
-                self.thinking = None
-                self.move = self.player.chosen
-                return True
+        if key != self.key:
+            return self._moved_on(game, key)
+        return False if self.thinking is None else self._think()
+
+    def _think(self):
+        try:
+            next(self.thinking)
+            return False
+        except StopIteration:
+            self.thinking = None
+            self.move = self.player.chosen
+            return True
+
+    def _moved_on(self, game, key):
         changed = self.move is not None
         move = self.move
         self.key = key

@@ -111,3 +111,13 @@ def test_a_versus_file_that_makes_no_sense_on_the_board_itself(tmp_path):
         assert any(w.startswith("versus") and "two players" in w for w in warnings), warnings
         state = ask(sim, "state")["state"]
         assert state["versus"] is None and state["board"] == {"c3": "white 4"}
+
+
+def test_showing_the_boards_move_allocates_nothing(sim):
+    """The scan loop allocates nothing while the board waits for its move to be put down."""
+    assert ask(sim, "new_match", first="white", opponent={"colour": "black", "level": 1})["ok"]
+    sim.settle()
+    sim.place("c3", "white 4")
+    sim.wait(3)
+    assert ask(sim, "state")["state"]["versus"]["move"] is not None
+    assert sim.command(do="idle_allocation", scans=300)["bytes"] == 0
