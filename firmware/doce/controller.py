@@ -43,6 +43,7 @@ class Controller:
         self.looked = False  # whether the board has been read since boot: till then, physical is a guess
         self.unwritten = []  # journal calls owed; written after the lights show the play
         self.versus = None  # doce.versus.Versus in a match against the board: it says which move is its
+        self.hint = None  # doce.versus.Hint asked with the button: shown in light, never enforced
         self._resume_mode(waiting)
         self.changed = True  # the lights need drawing again
 
@@ -57,6 +58,7 @@ class Controller:
         tables = tables or self.game.tables
         self._clear_problems()
         self.game = Game(tables, first)
+        self.hint = None
         self.unwritten.append((self.journal.new_match, (first, tables.checksum)))
         self.mode = CLEARING
         self.emit({"event": "new_match", "first": PLAYER_NAMES[first]})

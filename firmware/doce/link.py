@@ -11,7 +11,7 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
-from .app import ticks_diff
+from .app import ticks_diff, who_plays
 from .board import UNSETTLED
 from .game import NOWHERE, PLAYER_NAMES
 from .squares import piece_name, square_name
@@ -210,7 +210,7 @@ class Link:
         app = self.app
         return {"protocol": PROTOCOL, "firmware": FIRMWARE_VERSION, "board": app.board.name,
                 "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum,
-                "versus": opponent_names(app.versus)}
+                "versus": who_plays(app.versus)}
 
     def state(self, request):
         return {"state": snapshot(self.app), "seq": self.seq}
@@ -486,18 +486,13 @@ def board_snapshot(c, lights):
     return state
 
 
-def opponent_names(v):
-    """Who the board plays, as hello and the versus event say it: None in a match for two."""
-    return None if v is None else {"colour": PLAYER_NAMES[v.colour], "level": v.level}
-
-
 def versus_state(c):
     """In a match against the board: its colour, level, and the move it waits for (None while
     it thinks, or not its turn). None in a match for two."""
     v = c.versus
     if v is None:
         return None
-    state = opponent_names(v)
+    state = who_plays(v)
     state["move"] = move_names(c.game.tables.grid, v.move) if v.move else None
     return state
 

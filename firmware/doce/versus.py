@@ -48,12 +48,17 @@ class Versus:
             return True
 
     def _moved_on(self, game, key):
-        changed = self.move is not None
         move = self.move
-        self.key = key
         if move and move[0] != NO_BLOCKER and game.blocker_this_turn and game.board[move[0]] == BLOCKER | self.colour:
+            self.key = key
             self.move = (NO_BLOCKER, move[1], move[2])  # its blocker is down: now its die
             return True
+        return self._afresh(game, key)
+
+    def _afresh(self, game, key):
+        """A new position: think it out from the start."""
+        changed = self.move is not None
+        self.key = key
         self.move = None
         # Seeded by the position, so after a power cut it chooses the very same move.
         self.player.rng.x = key % 65535 + 1
@@ -78,6 +83,26 @@ class Versus:
         if is_blocker(piece):
             return None if move[0] == square else NOT_THE_MOVE
         return None if move[0] == NO_BLOCKER and move[1] == square and move[2] == face(piece) else NOT_THE_MOVE
+
+
+class Hint(Versus):
+    """A hint asked with the button: the move the strongest level would play for `colour`, the
+    player to move, thought in slices between scans as the board's own move is, and the same
+    move as `hint` below. It lasts while the position is the one it was asked for (its blocker
+    down: then its die); `over` once that player has played or the round has ended."""
+
+    def __init__(self, tables, colour):
+        Versus.__init__(self, tables, colour)
+        self.over = False
+
+    def _forget(self):
+        self.over = True
+        return Versus._forget(self)
+
+    def _afresh(self, game, key):
+        if self.key != -1:  # the position has moved on: the hint was for another
+            return self._forget()
+        return Versus._afresh(self, game, key)
 
 
 def hint(tables, game):
