@@ -1,6 +1,6 @@
 """Playing against the board: its opponent thinks between scans and says which move the
-players must put down for it. Imported only when a match against the board is chosen
-(the firmware's RAM does not carry it otherwise).
+players must put down for it, and hints. Imported only when a match against the board is
+chosen or a hint asked (the firmware's RAM does not carry it otherwise).
 
 Pure: the app steps it once a scan, the lights read `move`, and the controller asks
 `refusal` before it accepts a piece of the board's colour.
