@@ -14,7 +14,8 @@ from . import rules as rulesfiles
 from .paths import load_board
 from .view import describe
 
-KEYS = {"rules", "first", "moves"}
+KEYS = {"rules", "first", "moves", "versus"}
+LEVELS = (0, 1, 2, 3)  # doce.opponent's levels
 
 
 MOST_MOVES = 1000  # a replay's limit: a match is well under 200 moves
@@ -30,12 +31,13 @@ def match_of(recorded, rules=None, shipped_only=False):
         raise GameFileError('a recorded game is a JSON object with "moves"')
     unknown = sorted(set(recorded) - KEYS)
     if unknown:
-        raise GameFileError("unknown key %r (allowed: first, moves, rules)" % unknown[0])
+        raise GameFileError("unknown key %r (allowed: first, moves, rules, versus)" % unknown[0])
     if not isinstance(recorded.get("moves"), list):
         raise GameFileError('"moves" must be a list of moves')
     first = recorded.get("first", "white")
     if first not in ("white", "black"):
         raise GameFileError('"first" must be "white" or "black", not %s' % json.dumps(first))
+    versus_of(recorded)
     name = rules or recorded.get("rules", "standard")
     if not isinstance(name, str):
         raise GameFileError('"rules" must name a rules file, like "standard"')
@@ -47,6 +49,19 @@ def match_of(recorded, rules=None, shipped_only=False):
     except rulesfiles.RulesError as e:
         raise GameFileError(str(e)) from None
     return Game(tables, WHITE if first == "white" else BLACK), recorded["moves"]
+
+
+def versus_of(recorded):
+    """A match against the board's opponent: {"colour": ..., "level": ...}, as hello says it;
+    None for two players. Its moves are refereed as anyone's: this only says who played them."""
+    v = recorded.get("versus")
+    if v is None:
+        return None
+    if (not isinstance(v, dict) or set(v) != {"colour", "level"} or v["colour"] not in ("white", "black")
+            or type(v["level"]) is not int or v["level"] not in LEVELS):
+        raise GameFileError('"versus" must be null or {"colour": "white" or "black", "level": 0 to 3}, not %s'
+                            % json.dumps(v)[:80])
+    return v
 
 
 def steps(recorded, most=MOST_MOVES):
