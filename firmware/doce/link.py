@@ -222,7 +222,7 @@ class Link:
             raise BadArgument('opponent is {"colour": "white" or "black", "level": 0 to 3}')
         colour = level = None
         if against is not None:
-            colour = player_argument(against, "colour", 1)
+            colour = player_argument(against, "colour", 1, "opponent colour")
             level = against.get("level", 3)
             if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 3:
                 raise BadArgument("opponent level is 0 to 3")
@@ -458,12 +458,12 @@ class CommandError(Exception):
     """(code, message): a well-formed request the board cannot carry out now."""
 
 
-def player_argument(request, key, default):
+def player_argument(request, key, default, name=None):
     value = request.get(key)
     if value is None:
         return default
     if value not in ("white", "black"):
-        raise BadArgument('%s is "white" or "black"' % key)
+        raise BadArgument('%s is "white" or "black"' % (name or key))
     return PLAYER_NAMES.index(value)
 
 

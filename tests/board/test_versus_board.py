@@ -55,9 +55,17 @@ def test_a_match_against_the_board(sim):
 
 
 def test_a_bad_opponent_is_refused(sim):
-    assert ask(sim, "new_match", opponent={"colour": "red"})["error"] == "bad_argument"
-    assert ask(sim, "new_match", opponent={"colour": "black", "level": 9})["error"] == "bad_argument"
-    assert ask(sim, "new_match", opponent=3)["error"] == "bad_argument"
+    assert ask(sim, "new_match", opponent={"colour": "white", "level": 2})["ok"]
+    sim.settle()
+    sim.place("c3", "black 4")  # black opens against the board: a match in play
+    for bad in ({"colour": "red"}, {"colour": "black", "level": 9}, 3, [], "black", {"colour": "black", "level": True},
+                {"colour": "black", "level": 2.5}, {"colour": "black", "level": "3"}, {"colour": "black", "level": -1},
+                {"colour": "black", "level": 3, "move": None}, {"colour": ["black"]}):
+        reply = ask(sim, "new_match", opponent=bad)
+        assert reply["error"] == "bad_argument" and "opponent" in reply["message"], (bad, reply)
+    state = ask(sim, "state")["state"]  # nothing changed: the same match, the same opponent
+    assert state["board"] == {"c3": "black 4"} and state["versus"]["colour"] == "white"
+    assert ask(sim, "hello")["versus"] == {"colour": "white", "level": 2}
 
 
 def test_hello_says_who_the_board_plays(sim):
