@@ -22,7 +22,7 @@ VERSUS_PATH = "versus"  # "colour level" of the board's opponent, in a match aga
 FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
-DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press: the dice check
+DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press
 CHOICE_MS = 4000  # before a match's first piece, a press shows who plays for this long
 # Who plays, in the order the button steps through them: two players, then the board plays
 # black at level 0 to 3, then white at level 0 to 3, then two players again.
@@ -119,6 +119,7 @@ class App:
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
+        self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         try:
             chosen = read_versus(versus_path)  # chosen before a power cut
@@ -231,11 +232,13 @@ class App:
     def button(self, down, now_ms):
         """The board's button, sampled once a scan (`down` while pressed).
           held 3 s        recalibrate (the board must be empty)
-          a short press   after a match, the next match; in the dice check, back to the game;
-                          before a match's first piece, show who plays (docs/opponent.md), and
-                          while that shows, each press moves the choice on at once;
-                          once the match has begun, a hint for the player to move
-          a double press  on an empty board, the dice check; in it, back to the game
+          a short press   after a match, the next match, same players; in the dice check, back
+                          to the game; before a match's first piece, show who plays
+                          (docs/opponent.md), and while that shows, each press moves the choice
+                          on at once; once the match has begun, a hint for the player to move
+          a double press  after a match, the next match, swapping between a match against the
+                          board (it plays the colour that does not open) and one for two players;
+                          otherwise on an empty board, the dice check; in it, back to the game
         A short press acts once no second press has followed within DOUBLE_PRESS_MS."""
         if down:
             if self.pressed_at is None:
@@ -264,10 +267,14 @@ class App:
         c = self.controller
         if self.checking:
             self.dice_check(False)
+        elif c.mode == MATCH_OVER:
+            first = 1 - c.game.first  # the other player opens the next match
+            c.new_match(first)
+            if twice:  # against the board if this one was for two, and the other way round
+                self.play_against(None if self.versus else 1 - first, self.versus_level)
+                self.emit({"event": "versus", "versus": who_plays(self.versus)})
         elif not twice:
-            if c.mode == MATCH_OVER:
-                c.new_match(1 - c.game.first)  # the other player opens the next match
-            elif not begun(c.game):
+            if not begun(c.game):
                 self._choose(now_ms, False)
             elif c.mode == PLAYING:
                 self.ask_hint()
@@ -316,6 +323,7 @@ class App:
         self.versus = None
         if colour is not None:
             from .versus import Versus
+            self.versus_level = level
             self.versus = Versus(self.tables, colour, level)
         self.controller.versus = self.versus
         self.controller.changed = True

@@ -105,9 +105,7 @@ class Link:
                 self.reply(None, None, error="line_too_long", message="a line is at most %d bytes" % MAX_LINE)
             elif n:
                 self.handle(self.buf, n)
-        elif b == 13:
-            pass
-        elif self.n < MAX_LINE:
+        elif self.n < MAX_LINE:  # a CR is kept: JSON allows it between tokens, never in a string
             self.buf[self.n] = b
             self.n += 1
         else:
@@ -372,11 +370,19 @@ def end_of_string(buf, i, n):
             return i + 1
         if b < 32:
             return n
-        if b == 92:  # a backslash escapes the next byte
-            if i + 3 < n and buf[i + 1] == 117 and buf[i + 2] | 32 == 100 and (
-                    56 <= buf[i + 3] <= 57 or 97 <= buf[i + 3] | 32 <= 102):  # \uD8.. to \uDF..
+        if b == 92:  # a backslash: one of JSON's escapes, or no string at all
+            e = buf[i + 1] if i + 1 < n else 0
+            if e == 117:  # \u and four hex digits, not \uD800-\uDFFF
+                if i + 5 >= n or not (is_hex(buf[i + 2]) and is_hex(buf[i + 3]) and is_hex(buf[i + 4])
+                                      and is_hex(buf[i + 5])):
+                    return n
+                if buf[i + 2] | 32 == 100 and (56 <= buf[i + 3] <= 57 or 97 <= buf[i + 3] | 32 <= 102):
+                    return n
+                i += 6
+            elif e == 34 or e == 92 or e == 47 or e == 98 or e == 102 or e == 110 or e == 114 or e == 116:
+                i += 2  # \" \\ \/ \b \f \n \r \t
+            else:
                 return n
-            i += 2
         elif b > 127:
             i = end_of_character(buf, i, n)
         else:
@@ -438,7 +444,48 @@ def end_of_value(buf, i, n):
     start = i
     while i < n and is_word_byte(buf[i]):
         i += 1
-    return i if i > start else n
+    return i if i > start and is_json_word(buf, start, i) else n
+
+
+def is_hex(b):
+    return 48 <= b <= 57 or 97 <= b | 32 <= 102
+
+
+def past_digits(buf, i, end):
+    while i < end and 48 <= buf[i] <= 57:
+        i += 1
+    return i
+
+
+def is_json_word(buf, i, end):
+    """A bare word strict JSON allows: true, false, null, or a number with no leading zero,
+    bare point or bare exponent (MicroPython's parser takes 01, 1. and 1e). Allocates nothing."""
+    first = buf[i]
+    k = end - i
+    if first == 116:  # true
+        return k == 4 and buf[i + 1] == 114 and buf[i + 2] == 117 and buf[i + 3] == 101
+    if first == 102:  # false
+        return k == 5 and buf[i + 1] == 97 and buf[i + 2] == 108 and buf[i + 3] == 115 and buf[i + 4] == 101
+    if first == 110:  # null
+        return k == 4 and buf[i + 1] == 117 and buf[i + 2] == 108 and buf[i + 3] == 108
+    if first == 45:  # -
+        i += 1
+    j = past_digits(buf, i, end)
+    if j == i or (buf[i] == 48 and j > i + 1):
+        return False
+    if j < end and buf[j] == 46:  # .
+        i = j + 1
+        j = past_digits(buf, i, end)
+        if j == i:
+            return False
+    if j < end and buf[j] | 32 == 101:  # e
+        i = j + 1
+        if i < end and (buf[i] == 43 or buf[i] == 45):
+            i += 1
+        j = past_digits(buf, i, end)
+        if j == i:
+            return False
+    return j == end
 
 
 def is_word_byte(b):

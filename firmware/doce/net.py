@@ -39,7 +39,14 @@ RETRY_MS = 2000  # between attempts to reach the broker
 JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
 OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
-CHUNK = 256  # bytes read or written a scan, at most
+CHUNK = 256  # bytes read a scan, at most (commands are short)
+# Nagle's algorithm off (setsockopt(IPPROTO_TCP, TCP_NODELAY, 1)): the same numbers in lwIP, the
+# ESP32's (ports/esp32/modsocket.c passes TCP_NODELAY on), and in Linux, the simulator's. With it
+# on, a write made while an earlier one waits for its ACK is held until that ACK comes, and the
+# broker's stack may hold its ACK back 40 ms (delayed ACK) for a packet it has no answer to: the
+# retained state, QoS 0, reached the room tens of ms after its event.
+IPPROTO_TCP = 6
+TCP_NODELAY = 1
 MAX_IN = 1024  # an incoming packet larger than this is not a command: the connection goes
 WIFI_KEYS = ("ssid", "password")
 MQTT_KEYS = ("broker", "port", "prefix", "board_id", "name", "user", "mqtt_password")
@@ -260,6 +267,7 @@ class Net:
             addr = socket.getaddrinfo(c.get("broker", ""), c.get("port", 1883))[0][-1]
             sock = socket.socket()
             sock.setblocking(False)
+            sock.setsockopt(IPPROTO_TCP, TCP_NODELAY, 1)
             try:
                 sock.connect(addr)
             except OSError as e:
@@ -432,11 +440,13 @@ class Net:
         self.outbox.insert(i, [seq, json.dumps(event).encode(), 0, n])
 
     def send(self, now):
+        """Write what waits: the socket, non-blocking, takes what its buffer has room for, so a
+        state and its event leave in the same scan (no copy is made to write them)."""
         out = self.pipe.out
         if not out:
             return
         try:
-            n = self.sock.write(out[:CHUNK])
+            n = self.sock.write(out)
         except OSError as e:
             if e.args[0] != EAGAIN:  # EAGAIN: the socket's buffer is full; the rest goes next scan
                 self.drop(now)

@@ -7,6 +7,7 @@ from doce.controller import Controller
 from doce.game import BLACK, MATCH_ENDED, WHITE, Game, blocker, die
 from doce.lights import PULSE, PULSE_MS, Lights
 from doce.link import board_snapshot
+from doce.opponent import LEVELS
 from doce.referee import referee
 from doce.squares import parse_square
 
@@ -15,7 +16,7 @@ from .paths import load_board
 from .view import describe
 
 KEYS = {"rules", "first", "moves", "versus"}
-LEVELS = (0, 1, 2, 3)  # doce.opponent's levels
+VERSUS_KEYS = {"colour", "level"}
 
 
 MOST_MOVES = 1000  # a replay's limit: a match is well under 200 moves
@@ -32,12 +33,13 @@ def match_of(recorded, rules=None, shipped_only=False):
     unknown = sorted(set(recorded) - KEYS)
     if unknown:
         raise GameFileError("unknown key %r (allowed: first, moves, rules, versus)" % unknown[0])
+    if "versus" in recorded:
+        check_versus(recorded["versus"])
     if not isinstance(recorded.get("moves"), list):
         raise GameFileError('"moves" must be a list of moves')
     first = recorded.get("first", "white")
     if first not in ("white", "black"):
         raise GameFileError('"first" must be "white" or "black", not %s' % json.dumps(first))
-    versus_of(recorded)
     name = rules or recorded.get("rules", "standard")
     if not isinstance(name, str):
         raise GameFileError('"rules" must name a rules file, like "standard"')
@@ -51,17 +53,20 @@ def match_of(recorded, rules=None, shipped_only=False):
     return Game(tables, WHITE if first == "white" else BLACK), recorded["moves"]
 
 
-def versus_of(recorded):
-    """A match against the board's opponent: {"colour": ..., "level": ...}, as hello says it;
-    None for two players. Its moves are refereed as anyone's: this only says who played them."""
-    v = recorded.get("versus")
-    if v is None:
-        return None
-    if (not isinstance(v, dict) or set(v) != {"colour", "level"} or v["colour"] not in ("white", "black")
-            or type(v["level"]) is not int or v["level"] not in LEVELS):
-        raise GameFileError('"versus" must be null or {"colour": "white" or "black", "level": 0 to 3}, not %s'
-                            % json.dumps(v)[:80])
-    return v
+def check_versus(versus):
+    """A match against the board: {"colour": "white"|"black", "level": 0-3}, nothing else."""
+    if not isinstance(versus, dict):
+        raise GameFileError('"versus" must be an object like {"colour": "black", "level": 3}')
+    unknown = sorted(set(versus) - VERSUS_KEYS)
+    if unknown:
+        raise GameFileError('"versus": unknown key %r (allowed: colour, level)' % unknown[0])
+    colour = versus.get("colour")
+    if colour not in ("white", "black"):
+        raise GameFileError('"versus": "colour" must be "white" or "black", not %s' % json.dumps(colour))
+    level = versus.get("level")
+    if type(level) is not int or not 0 <= level < LEVELS:
+        raise GameFileError('"versus": "level" must be an integer 0 to %d, not %s'
+                            % (LEVELS - 1, json.dumps(level)))
 
 
 def steps(recorded, most=MOST_MOVES):

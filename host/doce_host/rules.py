@@ -8,11 +8,16 @@ RulesError naming the field and the reason.
 
 import importlib.resources
 import json
+import re
 from pathlib import Path
 
 import jsonschema
 
 from doce import tables
+from doce.link import MAX_RULES  # the most tables a board takes
+
+MAX_FILE = 1 << 20  # a rules file is about 1 KB: anything over a megabyte is not one
+NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")  # the schema's pattern, whole (its $ lets a newline end it)
 
 
 class RulesError(ValueError):
@@ -35,15 +40,22 @@ def load(name_or_path):
     """Rules by shipped name ('standard') or from a file path, validated."""
     text_source = str(name_or_path)
     if "/" not in text_source and not text_source.endswith(".json") and not (
-            text_source not in shipped_names() and Path(text_source).is_file()):
+            text_source not in shipped_names() and is_file(text_source)):
         if text_source not in shipped_names():
             raise RulesError("%s: no such rules; shipped rules are %s"
                              % (text_source, ", ".join(shipped_names())))
         source = _shipped(text_source + ".json")
     else:
         source = Path(text_source)
+        if not is_file(source):
+            raise RulesError("%s: cannot read (%s)" % (text_source, "not a regular file" if exists(source)
+                                                      else "no such file"))
     try:
-        text = source.read_text(encoding="utf-8")
+        with source.open("rb") as f:
+            data = f.read(MAX_FILE + 1)
+        if len(data) > MAX_FILE:
+            raise RulesError("%s: over %d bytes, too big to be a rules file" % (text_source, MAX_FILE))
+        text = data.decode("utf-8")
     except OSError as e:
         raise RulesError("%s: cannot read (%s)" % (text_source, e.strerror)) from None
     except UnicodeDecodeError:
@@ -90,6 +102,25 @@ def validate(rules):
     field = tables.bad_field([params(rules)[p] for p in tables.PARAMS])  # what the board will check
     if field:
         raise RulesError("%s: out of the range a board plays (doce/tables.py LIMITS)" % field)
+    size = len(compile_tables(rules))
+    if size > MAX_RULES:
+        raise RulesError("these rules make %d bytes of tables; a board holds at most %d (a smaller grid, "
+                         "line or no-play radius)" % (size, MAX_RULES))
+
+
+def exists(path):
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def is_file(path):
+    """A regular file there (not a device that reads forever); False for a name no system takes."""
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):  # a name too long, a NUL in it
+        return False
 
 
 def _plain(error):
@@ -101,6 +132,8 @@ def _plain(error):
 
 def check_sense(r):
     """The rules between fields that make a variant playable at all."""
+    if not NAME.fullmatch(r["name"]):
+        raise RulesError("name: 1 to 32 of a-z, 0-9 and -, starting with a letter or digit")
     grid, length, faces = r["grid"], r["line_length"], r["faces"]
     if length > grid:
         raise RulesError("line_length: a line of %d does not fit on a %dx%d grid"

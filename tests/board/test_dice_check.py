@@ -221,6 +221,112 @@ def test_a_short_press_after_the_match_starts_the_next(tmp_path):
     assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
 
 
+def match_over(rig):
+    """The match over, as the press after it sees it (the lights shown as white's win)."""
+    rig.app.controller.mode = "match_over"
+    rig.app.lights.winner, rig.app.lights.winner_of = 0, rig.app.controller.game
+
+
+def press_twice(rig):
+    hold(rig, 100)
+    wait(rig, 200)
+    hold(rig, 100)
+    wait(rig, 800)
+
+
+def test_a_double_press_after_a_match_swaps_to_a_match_against_the_board_and_back(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the board keeps its opponent in a file, "versus"
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.take()
+    assert rig.app.versus is None
+    match_over(rig)
+    press_twice(rig)  # against the board, at the strongest level; the person opens
+    assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
+    assert not rig.app.checking  # the board is empty, but after a match a double press is the match's
+    assert (rig.app.versus.colour, rig.app.versus.level) == (0, 3)  # the board plays white
+    assert (tmp_path / "versus").read_text() == "0 3"  # kept over a power cut
+    match_over(rig)
+    hold(rig, 100)  # one press: the same players, the other opens (the board, now)
+    wait(rig, 800)
+    assert rig.take("new_match") == [{"event": "new_match", "first": "white"}]
+    assert (rig.app.versus.colour, rig.app.versus.level) == (0, 3)
+    match_over(rig)
+    press_twice(rig)  # back to two players
+    assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
+    assert rig.app.versus is None and not (tmp_path / "versus").exists()
+    # The level last chosen (over the link) is the one the button brings back.
+    rig.app.play_against(1, 1)
+    rig.app.play_against(None)
+    match_over(rig)
+    press_twice(rig)
+    assert (rig.app.versus.colour, rig.app.versus.level) == (1, 1)  # white opens: the board plays black
+
+
+def test_a_double_press_during_a_match_is_still_the_dice_check(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.take()
+    press_twice(rig)
+    assert rig.app.checking and rig.app.versus is None and rig.take("new_match") == []
+
+
+def test_a_press_during_a_match_shows_a_hint_in_light_worked_out_in_slices(tmp_path, monkeypatch):
+    from doce.opponent import NO_BLOCKER
+    from doce.squares import square_name
+    from doce.versus import hint
+
+    monkeypatch.chdir(tmp_path)
+    sensors = fakes.FakeSensors(fakes.board())
+    rig = fakes.Rig(tmp_path, sensors)
+    rig.settle()
+    sensors.place("c3", "white 4")
+    rig.settle()
+    rig.take()
+    app = rig.app
+    game = app.controller.game
+    expected = hint(app.tables, game)  # what `hint` over the link answers: black's best move
+    hold(rig, 100)
+    for _ in range(1000):  # a single press acts once no second press has followed (within 0.5 s)
+        if app.controller.hint is not None:
+            break
+        rig.run(1)
+        app.button(False, rig.now)
+    assert app.controller.hint is not None
+    rig.run(1)  # its first slice
+    slices = 1
+    while app.controller.hint.move is None:  # one slice a scan, as the board's own move
+        assert app.controller.hint.thinking is not None and slices < 2000
+        rig.run(1)
+        slices += 1
+    assert slices > 1  # not worked out at once
+    blk, sq, face = app.controller.hint.move
+    assert (blk, sq, face) == expected and rig.take() == []
+    cell = square_name(game.tables.grid, sq if blk == NO_BLOCKER else blk)
+    seen = set()
+    for _ in range(3000):  # 3 s: its square flashes in black's colour (blue) and goes off
+        rig.run(1)
+        seen.add(rig.led(cell))
+    assert {app.lights.palette[1][8], (0, 0, 0)} <= seen
+    # Black plays elsewhere: the hint is gone (it is only shown, never enforced).
+    other = next(c for c in ("a1", "e1", "a5", "e5") if c != cell)
+    sensors.place(other, "black 1")
+    rig.settle()
+    assert [e["cell"] for e in rig.take("placed")] == [other]
+    assert app.controller.hint is None
+
+
+def test_no_hint_when_no_round_is_in_play(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.settle()
+    rig.app.controller.mode = "clearing"
+    hold(rig, 100)
+    wait(rig, 800)
+    assert rig.app.controller.hint is None
+
+
 # -- through the link, on the simulated board (MicroPython) --------------------------------
 
 

@@ -176,6 +176,18 @@ def test_rules_do_not_change_mid_round_unless_forced(sim):
     (b'{"cmd": "rules_begin", "size": 10, "checksum": "zz"}\n', "bad_argument"),
     (b'{"cmd": "rules_chunk", "offset": 0, "data": "AAAA"}\n', "no_transfer"),
     (b"x" * 1100 + b"\n", "line_too_long"),
+    # what strict JSON refuses and MicroPython's parser takes: no command may come of it
+    (b'{"cmd": "new\r_round"}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": "\\a"}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": "\\x41"}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": "\\U0041"}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": "\\\'"}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": "\\u00zz"}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": 01}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": 1.}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": -}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": 1e}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": tru}\n', "bad_json"),
     (b'{"cmd": "state", "id": "' + b"x" * MAX_LINE + b'"}\n', "line_too_long"),
 ])
 def test_bad_input_gets_an_error_and_changes_nothing(sim, line, error):

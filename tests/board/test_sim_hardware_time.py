@@ -68,3 +68,57 @@ def test_lockstep_counts_the_time_and_never_sleeps(device, monkeypatch):
     monkeypatch.setattr(machine.time, "sleep_us", no_sleep, raising=False)
     machine.charge(5000)
     assert machine.owed_us >= 5000
+
+
+def test_the_adc_reads_the_channel_the_select_pins_and_the_group_decoder_pick(device):
+    machine, neopixel, board, world = device
+    adc = machine.ADC(machine.Pin(board.pins["sensor_adc"]))
+    mux = [machine.Pin(n, machine.Pin.OUT, value=0) for n in board.pins["mux_select"]]
+    group = [machine.Pin(n, machine.Pin.OUT, value=0) for n in board.pins["group_select"]]
+    enable = machine.Pin(board.pins["group_enable"], machine.Pin.OUT, value=0)
+    assert adc.read_u16() == 0 and world.asked == []  # no group switched on: nothing read
+    enable(1)
+    for pin, level in zip(group, (0, 1, 0)):  # group 2
+        pin(level)
+    for pin, level in zip(mux, (1, 0, 1, 0)):  # input 5
+        pin(level)
+    assert adc.read_u16() == 1000 + 2 * 16 + 5
+    mux[0].off()
+    group[2].on()
+    assert adc.read_u16() == 1000 + 6 * 16 + 4 and world.asked == [37, 100]
+
+
+class Clock:
+    """The unix port's time, as the simulated device uses it: a sleep overshoots by `slack` us."""
+
+    def __init__(self, slack):
+        self.now = 0
+        self.slack = slack
+        self.sleeps = []
+
+    def ticks_us(self):
+        return self.now
+
+    def ticks_diff(self, a, b):
+        return a - b
+
+    def sleep_us(self, us):
+        self.sleeps.append(us)
+        self.now += us + self.slack
+
+
+def test_in_real_time_a_wait_of_the_firmware_is_one_sleep_with_the_hardware_time_owed(device, monkeypatch):
+    machine, neopixel, board, world = device
+    clock = Clock(slack=60)
+    monkeypatch.setattr(machine, "time", clock)
+    monkeypatch.setattr(machine, "real_time", True)
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    simtime = load("simtime")  # the firmware's `time` in real time (serve.py)
+    simtime.sleep_us(400)  # a group's sensors powering up: the ESP32 busy-waits, as for the ADC
+    assert clock.sleeps == [] and machine.owed_us == 400
+    simtime.sleep_us(700)
+    assert clock.sleeps == [1100] and machine.owed_us == -60  # a lump; its overshoot comes off the next
+    simtime.sleep_us(300)
+    simtime.sleep_ms(2)  # the loop's idle pace: one sleep of the unix port's, not four 500 us naps
+    assert clock.sleeps == [1100, 2240] and clock.now == 1100 + 60 + 2240 + 60
+    assert machine.owed_us == -60  # over the whole: 3400 us asked, 3460 slept

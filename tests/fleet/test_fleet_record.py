@@ -66,4 +66,23 @@ def test_who_the_board_played_is_recorded_from_its_versus_event_or_its_state(tmp
     for n, versus in ((3, None), (4, {"colour": "grey", "level": 9}), (5, "black")):
         recorder.event("x", {"event": "new_match", "first": "white", "seq": 10 * n}, None)
         recorder.event("x", placed, {"state": dict(fresh["state"], versus=versus)})
-        assert json.loads((tmp_path / ("x-%d.json" % n)).read_text())["versus"] is None
+        assert "versus" not in json.loads((tmp_path / ("x-%d.json" % n)).read_text())
+
+
+def test_a_match_against_the_board_is_recorded_as_one(tmp_path):
+    # The board's state names its opponent (`versus`); the file says so, and doce referee takes it.
+    recorder = Recorder(tmp_path, say=lambda line: None)
+    versus = {"colour": "black", "level": 2, "move": None}
+    state = {"state": {"round": 1, "board": {}, "rules": "standard", "first": "white", "versus": versus}}
+    recorder.event("x", {"event": "new_match", "first": "white", "seq": 1}, state)
+    for seq, (player, cell, value) in enumerate(ROUND, 2):
+        recorder.event("x", {"event": "placed", "player": player, "cell": cell, "value": value, "seq": seq}, state)
+    recorded = json.loads((tmp_path / "x-1.json").read_text())
+    assert recorded["versus"] == {"colour": "black", "level": 2}
+    recorder.event("x", {"event": "round_end", "round": 1, "points": {"white": 35, "black": 0}}, state)
+    assert recorder.disagreements == 0
+    # A match for two has no "versus".
+    state["state"]["versus"] = None
+    recorder.event("x", {"event": "new_match", "first": "black", "seq": 20}, state)
+    recorder.event("x", {"event": "placed", "player": "black", "cell": "a1", "value": 1, "seq": 21}, state)
+    assert "versus" not in json.loads((tmp_path / "x-2.json").read_text())

@@ -87,3 +87,11 @@ def test_a_simulated_board_joins_a_secured_room_with_its_own_credentials(secured
         assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, lambda: sim.run(2))
         reply = room.command("b1", "hello", timeout=WAIT_S, pump=lambda: sim.run(2))
         assert reply and reply["ok"]
+
+
+def test_the_mosquitto_configs_doce_writes_send_each_message_at_once(tmp_path):
+    mosquitto_or_skip()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1"]) == 0
+    assert "set_tcp_nodelay true" in (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
+    with Mosquitto(folder=tmp_path / "broker"):  # the tests' and the bench's
+        assert "set_tcp_nodelay true" in (tmp_path / "broker" / "mosquitto.conf").read_text().splitlines()

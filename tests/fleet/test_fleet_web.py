@@ -1,5 +1,6 @@
 """`doce fleet web`: the tournament page, its pairings CSV, and its standings."""
 
+import asyncio
 import json
 import os
 import re
@@ -16,7 +17,7 @@ import pytest
 from doce_host.cli import main
 from doce_host.fleet.room import wait_until
 from doce_host.fleet.simroom import SimRoom, mac_of
-from doce_host.fleet.tournament import Tournament, load_pairings
+from doce_host.fleet.tournament import Tournament, load_pairings, room_html
 
 WAIT_S = 30
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,14 +60,23 @@ def test_an_unreadable_pairings_file_and_a_round_it_lacks_are_refused(tmp_path, 
 
 
 class FakeBoard:
-    def __init__(self, ident, name, state):
-        self.id, self.name, self.state, self.events = ident, name, {"state": state}, []
+    def __init__(self, ident, name, state, changed=1):
+        self.id, self.name, self.state, self.events, self.changed = ident, name, {"state": state}, [], changed
 
 
 class FakeRoom:
     def __init__(self, boards):
         self.boards = {b.id: b for b in boards}
-        self.on_event = None
+        self.on_event = self.on_change = None
+        self.version = max((b.changed for b in boards), default=0)
+        self.joined = 1
+
+    def said(self, ident):
+        """Board `ident` sent a message: what Room._on_message does to the versions."""
+        self.version += 1
+        self.boards[ident].changed = self.version
+        if self.on_change:
+            self.on_change()
 
     def rows(self):
         return [{"id": b.id, "name": b.name, "online": True, "round": b.state["state"].get("round"),
@@ -88,6 +98,45 @@ def test_standings_count_doce_points_and_matches_won_live_and_ended():
     room.on_event("t2", {"event": "match_end", "match": {"white": 2, "black": 40, "winner": "black"}}, None)
     assert {r["player"]: r for r in t.snapshot()["standings"]}["Dev"]["won"] == 1
     assert [p["seen"] for p in t.snapshot()["pairings"]] == [True, True, False]
+
+
+def test_news_since_a_version_are_the_tiles_of_the_boards_that_changed_and_the_standings():
+    room = FakeRoom([FakeBoard("t%d" % n, "Table %d" % n, {"round": 1, "totals": {"white": n, "black": 0}}, changed=n)
+                     for n in range(1, 5)])
+    t = Tournament(room, {1: [("t1", "Ana", "Ben")]})
+    whole, everything = room_html(t)
+    assert everything and [m for m in re.findall(r'data-board="(t\d)"', whole)] == ["t1", "t2", "t3", "t4"]
+    part, everything = room_html(t, since=2)
+    assert not everything and re.findall(r'data-board="(t\d)"', part) == ["t3", "t4"]  # t1 and t2 shown as they are
+    assert "Ana" in part and "<aside>" in part  # the standings come with every answer
+    room.said("t1")
+    assert re.findall(r'data-board="(t\d)"', room_html(t, since=4)[0]) == ["t1"]
+    assert room_html(t, since=room.version)[0].count("data-board") == 0
+    room.joined = room.version  # a board joined: the page gets every tile, in order
+    part, everything = room_html(t, since=room.version - 1)
+    assert everything and part.count("data-board") == 4
+    assert room_html(t, since=room.version + 7)[1]  # a version the room never had (it restarted): all
+
+
+def test_a_waiting_page_is_answered_by_the_rooms_change_itself(monkeypatch):
+    from aiohttp.test_utils import TestClient, TestServer
+    from doce_host.fleet import tournament
+    monkeypatch.setattr(tournament, "WAIT_S", 3600)  # only news can answer
+    monkeypatch.setattr(tournament, "LOOK_S", 3600, raising=False)  # and no timer looking for it
+    room = FakeRoom([FakeBoard("t1", "Table 1", {"round": 1}), FakeBoard("t2", "Table 2", {"round": 1})])
+    t = Tournament(room)
+
+    async def run():
+        async with TestClient(TestServer(tournament.application(t))) as client:
+            asked = asyncio.create_task(client.get("/room.html?since=%d" % room.version))
+            await asyncio.sleep(0.2)
+            assert not asked.done()  # nothing new: it waits
+            await asyncio.get_running_loop().run_in_executor(None, room.said, "t2")  # paho's thread
+            answer = await asyncio.wait_for(asked, 30)  # (a bound against hanging, not a speed)
+            text = await answer.text()
+            assert answer.headers["X-Version"] == str(room.version) and answer.headers["X-Part"] == "changed"
+            assert re.findall(r'data-board="(t\d)"', text) == ["t2"]
+    asyncio.run(run())
 
 
 class WebProcess:
@@ -152,13 +201,14 @@ def test_the_page_shows_every_board_live_escaped_and_opens_each(embedded, tmp_pa
             assert "Sim 1" in board and "&lt;script&gt;" in board and '&quot;placed&quot;' in board  # events, escaped
             with pytest.raises(urllib.error.HTTPError):
                 web.get("board/nobody")
-            screenshot(web.url, ids[0])
+            screenshot(web.url, ids, sims.boards[1])
         finally:
             web.close()
 
 
-def screenshot(url, first):
-    """In Chromium, as the web tests do (tests/web/conftest.py): the page, then a click on a board."""
+def screenshot(url, ids, second):
+    """In Chromium, as the web tests do (tests/web/conftest.py): the page, a die put on the second
+    board while it is open (its tile alone comes and takes its place), then a click on a board."""
     executable = shutil.which("chromium") or shutil.which("chromium-browser")
     if not executable:
         return  # the page's HTML is checked above; tests/web reports a missing browser
@@ -173,12 +223,15 @@ def screenshot(url, first):
             tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             tab.goto(url)
             tab.wait_for_selector(".tile svg .square")
-            time.sleep(0.6)  # two refreshes: the part that changes is put in place again, still escaped
-            assert tab.locator(".tile").count() == 2 and not dialogs
+            second.place("a1", "black 2")
+            tab.wait_for_selector('.tile[data-board="%s"] [data-cell="a1"][data-piece="black 2"]' % ids[1])
+            assert tab.locator(".tile").count() == 2 and not dialogs  # still escaped: no script ran
+            assert tab.locator('.tile[data-board="%s"] [data-cell="c3"][data-piece="white 4"]' % ids[0]).count() == 1
+            assert tab.locator('.tile').first.get_attribute("data-board") == ids[0]  # in their places
             tab.screenshot(path=str(ARTIFACTS / "fleet-web.png"), full_page=True)
-            tab.click('.tile[data-board="%s"]' % first)
+            tab.click('.tile[data-board="%s"]' % ids[0])
             tab.wait_for_selector(".picture.large svg .square")
-            assert "/board/%s" % first in tab.url
+            assert "/board/%s" % ids[0] in tab.url
             tab.screenshot(path=str(ARTIFACTS / "fleet-web-board.png"), full_page=True)
         finally:
             browser.close()

@@ -78,3 +78,27 @@ def test_a_rules_file_of_any_name_is_read_as_a_file(tmp_path, capsys, monkeypatc
     assert cli.main(["rules", "validate", "rules.txt"]) == 0
     assert "from-a-txt" in capsys.readouterr().out
     assert "no such rules" in refused(capsys, "rules", "validate", "nothing-here")
+
+
+@pytest.mark.parametrize("command", [["rules", "validate"], ["rules", "compile"], ["play", "--rules"]])
+@pytest.mark.parametrize("changes, said", [
+    ({"grid": 15, "line_length": 15, "no_play_radius": 7, "target": 30}, "a board holds at most 4096"),
+    ({"grid": 9, "line_length": 5, "no_play_radius": 7}, "a board holds at most 4096"),
+    ({"name": "abc\n"}, "name: 1 to 32"),
+])
+def test_rules_a_board_cannot_take_are_refused_before_any_board_sees_them(tmp_path, capsys, monkeypatch, command,
+                                                                          changes, said):
+    monkeypatch.chdir(tmp_path)
+    assert said in refused(capsys, *command, str(rules_file(tmp_path, **changes)))
+
+
+@pytest.mark.parametrize("path, said", [("/dev/zero", "not a regular file"), ("x" * 300, "no such rules"),
+                                        ("x" * 300 + ".json", "no such file")])
+def test_a_rules_path_that_is_no_file_is_one_line(capsys, path, said):
+    assert said in refused(capsys, "rules", "validate", path)
+
+
+def test_a_rules_file_over_a_megabyte_is_not_read_whole(tmp_path, capsys):
+    path = tmp_path / "huge.json"
+    path.write_bytes(b" " * (2 << 20))
+    assert "too big" in refused(capsys, "rules", "validate", str(path))

@@ -2,6 +2,7 @@
 state from both, and SimError for what they cannot do."""
 
 import inspect
+import time
 
 import pytest
 from waiting import until
@@ -60,3 +61,17 @@ def test_an_unpowered_board_says_so_and_the_hands_still_move(tmp_path):
         assert live.leds() == [(0, 0, 0)] * len(live.leds())  # dark
         live.place("a1", "black 2")  # a hand moves a die on a board that is off
         assert "a1" in live.pieces
+
+
+def test_both_count_their_scans_and_the_live_one_says_when_a_die_went_down(sim, tmp_path):
+    before = sim.debug_state()["scans"]
+    sim.run(5)
+    assert sim.debug_state()["scans"] == before + 5  # one read of the first channel a scan
+    with SerialSim(tmp_path / "live") as live:
+        until(lambda: live.state()["mode"] == "playing", what="the live board starting its round")
+        first = live.debug_state()["scans"]
+        until(lambda: live.debug_state()["scans"] > first, what="the live board scanning on")
+        assert live.moved_at is None
+        asked = time.monotonic()
+        live.place("c3", "white 4")
+        assert asked <= live.moved_at <= time.monotonic()  # the readings went once the fields were worked out

@@ -137,6 +137,14 @@ def test_a_replay_shows_a_refused_die_where_it_was_put():
     assert state["seen"] == {"c3": "black 4"} and state["problems"] == {"c3": "not_your_turn"}
 
 
+def test_a_match_against_the_board_replays_as_any_other():
+    versus = {"colour": "black", "level": 3}
+    shown = steps({"versus": versus, "moves": [move("white", "c3", 4), move("black", "a1", 2)]})
+    assert [note for _, note in shown[1:]] == ["move 1: white put a 4 on c3", "move 2: black put a 2 on a1"]
+    with pytest.raises(GameFileError, match='"level" must be an integer 0 to 3'):
+        steps({"versus": dict(versus, level=7), "moves": []})
+
+
 def test_a_replay_has_limits():
     with pytest.raises(GameFileError, match="at most 1000"):
         steps({"moves": [move("white", "c3", 4)] * 1001})

@@ -150,6 +150,8 @@ class Mosquitto:
             lines.append("persistence false")
         if not any(line.startswith("password_file") for line in self.extra):
             lines.append("allow_anonymous true")
+        if not any(line.startswith("set_tcp_nodelay") for line in self.extra):
+            lines.append("set_tcp_nodelay true")  # as doce fleet secure's config says (security.NODELAY)
         conf.write_text("\n".join(lines + self.extra) + "\n")
         self.log = open(self.folder / "mosquitto.log", "ab")
         self.process = subprocess.Popen([self.binary, "-c", str(conf)], stdout=self.log, stderr=subprocess.STDOUT)

@@ -3,9 +3,9 @@ as the moves come in, and each refereed when a round ends, beside what the board
 
 A file starts when a board starts a match (its new_match event) or, for a board met mid-way, at
 its first move of a match that had none yet; a board met in the middle of a game is recorded
-from its next match. A match against the board has "versus" (docs/referee.md): from a versus
-event before its first move (the board's button), else from the board's state at its first
-move. Files are DIR/<board id>-<n>.json, rewritten (write, then rename) after every move.
+from its next match. A match against the board has "versus" (docs/referee.md; none for two
+players): from a versus event before its first move (the board's button), else from the board's
+state at its first move. Files are DIR/<board id>-<n>.json, rewritten (write, then rename) after every move.
 """
 
 import json
@@ -14,25 +14,35 @@ from pathlib import Path
 
 from doce.referee import referee
 
-from ..recorded import GameFileError, match_of, versus_of
+from ..recorded import GameFileError, check_versus, match_of
 
 
 def opponent_of(versus):
     """Who the board plays, from a state's or a versus event's `versus`, in the recorded format:
     None for two players, and for anything a board should not have sent."""
-    if isinstance(versus, dict):
-        versus = {k: versus.get(k) for k in ("colour", "level")}  # a state's also has its move
+    if not isinstance(versus, dict):
+        return None
+    versus = {k: versus.get(k) for k in ("colour", "level")}  # a state's also has its move
     try:
-        return versus_of({"versus": versus})
+        check_versus(versus)
     except GameFileError:
         return None
+    return versus
 
 
 class Game:
     def __init__(self, path, rules, first):
         self.path = path
-        self.recorded = {"rules": rules, "first": first, "versus": None, "moves": []}
+        self.recorded = {"rules": rules, "first": first, "moves": []}
         self.versus_known = False  # a versus event, or the state at its first move, has said who plays
+
+    def play_against(self, versus):
+        """Who the board plays (opponent_of); none for two players, as doce referee reads it."""
+        self.versus_known = True
+        if versus is None:
+            self.recorded.pop("versus", None)
+        else:
+            self.recorded["versus"] = versus
 
     def save(self):
         tmp = self.path.with_suffix(".new")
@@ -68,8 +78,7 @@ class Recorder:
         if kind == "versus":  # who plays, chosen with the board's button before the first piece
             game = self.games.get(ident)
             if game is not None and not game.recorded["moves"]:
-                game.recorded["versus"] = opponent_of(event.get("versus"))
-                game.versus_known = True
+                game.play_against(opponent_of(event.get("versus")))
                 game.save()
         elif kind == "new_match":
             self.start(ident, s.get("rules") or "standard", event.get("first", "white"))
@@ -81,8 +90,7 @@ class Recorder:
                     return  # met mid-game: recorded from its next match
                 game = self.start(ident, s.get("rules") or "standard", s.get("first") or "white")
             if not game.recorded["moves"] and not game.versus_known:  # its state by now says who plays
-                game.recorded["versus"] = opponent_of(s.get("versus"))
-                game.versus_known = True
+                game.play_against(opponent_of(s.get("versus")))
             move = {"player": event.get("player"), "cell": event.get("cell")}
             if event.get("blocker"):
                 move["blocker"] = True

@@ -23,7 +23,7 @@ from .broker import BrokerError, parse_url
 
 CONNECT_S = 10
 # A board's id names its files (doce fleet record): letters, digits, - and _ only
-BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")
+BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")  # a topic level with no wildcard or separator
 MAX_PAYLOAD = 16384  # a board's longest message, its retained state, is about 2 KB
 SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board"}
 
@@ -40,6 +40,7 @@ class Board:
         self.repeats = 0  # events the board sent again, dropped here
         self.recorded = set()  # (tag, record, event) of each game event kept
         self.last_seen = None
+        self.changed = 0  # the room's version at this board's last message
 
     def row(self):
         s = (self.state or {}).get("state") or {}
@@ -81,7 +82,9 @@ class Room:
         self.client.on_message = self._on_message
         self.refused = None
         self.on_event = None  # called (board id, event, its latest state) for each event kept
+        self.on_change = None  # called (from paho's thread) after each message that moved the version on
         self.version = 0  # counts the boards' messages: a page waits for it to change
+        self.joined = 0  # the version at which the last board new to the room appeared
 
     def connect(self, timeout=CONNECT_S):
         try:
@@ -116,12 +119,15 @@ class Room:
         return self.boards[ident]
 
     def _on_message(self, client, userdata, msg):
+        before = self.version
         try:
             self._take(msg)
         except Exception as e:  # noqa: BLE001  paho's thread must live on: a bad message costs only itself
             with self.lock:
                 self.passed_over += 1
                 self.fault = "%s: %s" % (type(e).__name__, e)
+        if self.version != before and self.on_change:
+            self.on_change()
 
     def _take(self, msg):
         """Keep what a board says; pass over what no board of ours would send (the broker is
@@ -141,9 +147,13 @@ class Room:
                 self.passed_over += 1
             return
         with self.lock:
+            new = ident not in self.boards
             b = self.board(ident)
             b.last_seen = time.time()
             self.version += 1
+            b.changed = self.version
+            if new:
+                self.joined = self.version
             if kind == "status":
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)

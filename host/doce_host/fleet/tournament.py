@@ -16,7 +16,9 @@ matches in play as they stand.
 
     GET /               the page (it asks for /room.html?since=V again as each answer comes)
     GET /room.html      the boards, standings and pairings, as HTML; with ?since=V, once a board
-                        has said something since version V (or after WAIT_S), V in X-Version
+                        has said something since version V (or after WAIT_S), and then only the
+                        boards that did (X-Part: changed; X-Part: all when every board is in it,
+                        as when a board joined since V); the version now in X-Version
     GET /room.json      the same, as JSON
     GET /board/ID       one board's page: its picture, large, and its latest events
     GET /board/ID.svg   its picture
@@ -39,7 +41,6 @@ BAD_ID = set("/+#")  # not in an MQTT topic level (MQTT 3.1.1, 4.7)
 COLUMNS = ("round", "board", "white", "black")
 MAX_ROWS = 10000
 WAIT_S = 20  # the longest a page's request waits for news: well inside browsers' and proxies' limits
-LOOK_S = 0.01  # how often a waiting request looks: news reaches the page within this
 
 
 class PairingsError(ValueError):
@@ -204,10 +205,17 @@ def esc(value):
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def room_html(t):
+def room_html(t, since=None):
+    """The room's part of the page; with `since` (a version the page has), only the tiles of the
+    boards that said something after it, unless a board joined since. (HTML, whether all is in it)."""
     snap = t.snapshot()
+    room = t.room
+    whole = since is None or not room.joined <= since <= room.version
     out = ['<section class="boards">']
     for b in snap["boards"]:
+        board = room.boards.get(b["id"])
+        if not whole and board is not None and board.changed <= since:
+            continue  # the page shows it as it is
         svg = t.svg(b["id"])
         players = ("%s &ndash; %s" % (esc(b["white_player"]), esc(b["black_player"]))
                    if b["white_player"] else "no pairing")
@@ -234,7 +242,7 @@ def room_html(t):
     if not snap["pairings"]:
         out.append('<tr><td colspan="3">none loaded (--pairings FILE.csv)</td></tr>')
     out.append("</table></aside>")
-    return "".join(out)
+    return "".join(out), whole
 
 
 def board_html(t, ident):
@@ -264,20 +272,39 @@ def page(title, source, body, kind="room"):
     return PAGE % (esc(title), esc(source), kind, esc(title), body)
 
 
-# The page's own script: fetch the part that changes, four times a second, and put it in place.
-# (A file of its own, not inline: the Content-Security-Policy lets no inline script run.)
+# The page's own script: ask for news since the version it shows, put the answer in place, and
+# ask again at once. An answer of the boards that changed replaces their tiles and the standings;
+# any other, the whole part. (A file of its own, not inline: the Content-Security-Policy lets no
+# inline script run.)
 SCRIPT = """
 (function () {
   var source = document.body.getAttribute("data-source");
   var main = document.getElementById("room");
   var since = -1;
+  function patch(text) {  // the tiles of the boards that changed, and the standings
+    var part = document.createElement("template");
+    part.innerHTML = text;
+    var boards = main.querySelector(".boards");
+    part.content.querySelectorAll(".tile").forEach(function (tile) {
+      var id = tile.getAttribute("data-board");
+      var shown = Array.prototype.find.call(boards.children, function (t) {
+        return t.getAttribute("data-board") === id;
+      });
+      if (shown) shown.replaceWith(tile); else boards.appendChild(tile);
+    });
+    var aside = part.content.querySelector("aside");
+    if (aside) main.querySelector("aside").replaceWith(aside);
+  }
   function refresh() {  // the server answers once a board has news: ask again at once
+    var changed = false;
     fetch(source + "?since=" + since, {cache: "no-store"}).then(function (r) {
       if (!r.ok) throw new Error(r.status);
       since = r.headers.get("X-Version");
+      changed = r.headers.get("X-Part") === "changed" && main.querySelector(".boards");
       return r.text();
     }).then(function (text) {
-      main.innerHTML = text;  // built by the server, every board's and the CSV's words escaped
+      // built by the server, every board's and the CSV's words escaped
+      if (changed) patch(text); else main.innerHTML = text;
       document.body.classList.remove("stale");
       refresh();
     }).catch(function () {
@@ -310,25 +337,66 @@ tr.unseen td:first-child { color: #d55e00; }
 
 # -- the server ----------------------------------------------------------------------------------
 
+class News:
+    """Wakes the page's waiting requests as the room changes: the Room calls poke() from paho's
+    thread after each message, and the requests, on the server's loop, wait for the next one."""
+
+    def __init__(self, room):
+        self.room = room
+        self.loop = None
+        self.next = None
+
+    def start(self):  # on the server's loop
+        self.loop = asyncio.get_running_loop()
+        self.next = asyncio.Event()
+        before = self.room.on_change
+
+        def poke():
+            if before:
+                before()
+            self.loop.call_soon_threadsafe(self._came)
+        self.room.on_change = poke
+
+    def _came(self):
+        self.next.set()
+        self.next = asyncio.Event()
+
+    async def since(self, version):
+        """Wait (at most WAIT_S) until the room is past `version`; the version now."""
+        deadline = self.loop.time() + WAIT_S
+        while self.room.version == version:
+            left = deadline - self.loop.time()
+            if left <= 0:
+                break
+            try:
+                await asyncio.wait_for(self.next.wait(), left)
+            except asyncio.TimeoutError:
+                break
+        return self.room.version
+
+
 def application(t, title="DOCE tournament"):
+    news_of = News(t.room)
+
+    async def start(app):
+        news_of.start()
+
     async def index(request):
-        return web.Response(text=page(title, "/room.html", room_html(t)), content_type="text/html")
+        return web.Response(text=page(title, "/room.html", room_html(t)[0]), content_type="text/html")
 
     async def news(request):
-        """Wait (at most WAIT_S) until the room has changed since ?since=V; the version now."""
+        """Wait (at most WAIT_S) until the room has changed since ?since=V: (V, the version now)."""
         try:
             since = int(request.query.get("since", "-1"))
         except ValueError:
             raise web.HTTPBadRequest(text="since is a number\n") from None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + WAIT_S
-        while t.room.version == since and loop.time() < deadline:
-            await asyncio.sleep(LOOK_S)
-        return t.room.version
+        return since, await news_of.since(since)
 
     async def fragment(request):
-        version = await news(request)
-        return web.Response(text=room_html(t), content_type="text/html", headers={"X-Version": str(version)})
+        since, version = await news(request)
+        text, whole = room_html(t, since if since >= 0 else None)
+        return web.Response(text=text, content_type="text/html",
+                            headers={"X-Version": str(version), "X-Part": "all" if whole else "changed"})
 
     async def as_json(request):
         return web.json_response(t.snapshot())
@@ -346,7 +414,7 @@ def application(t, title="DOCE tournament"):
 
     async def board_part(request):
         ident = known(request)
-        version = await news(request)
+        _, version = await news(request)
         return web.Response(text=board_html(t, ident), content_type="text/html", headers={"X-Version": str(version)})
 
     async def board_svg(request):
@@ -369,6 +437,7 @@ def application(t, title="DOCE tournament"):
         return response
 
     app = web.Application(middlewares=[no_foreign_code])
+    app.on_startup.append(start)
     app.add_routes([web.get("/", index), web.get("/room.html", fragment), web.get("/room.json", as_json),
                     web.get("/board/{ident}.svg", board_svg), web.get("/board/{ident}.part", board_part),
                     web.get("/board/{ident}", board_page), web.get("/fleet.js", script), web.get("/fleet.css", style)])

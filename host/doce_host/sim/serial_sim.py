@@ -59,6 +59,7 @@ class SerialSim(SimulatedBoard):
         self.line = b""
         self.to_board = bytearray()  # the host's bytes, waiting for their turn on the line
         self.line_free = 0.0  # when the line to the board can carry the next byte
+        self.moved_at = None  # when the last move's readings went to the board (time.monotonic()): its die landed
         self.control_path = str(self.folder / "control.sock")
         if os.path.exists(self.control_path):
             os.unlink(self.control_path)
@@ -298,6 +299,7 @@ class SerialSim(SimulatedBoard):
             if not self.app_running or not changes:
                 return
             try:
+                self.moved_at = time.monotonic()  # the fields worked out: the die is down now, the board scans it next
                 if how == "slide":
                     self._ask({"do": "frames", "frames": changes})
                 else:

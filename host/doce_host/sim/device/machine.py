@@ -13,6 +13,7 @@ world = None  # set by the simulator: a world.World
 spec = None  # the board file's pins
 on_scan = None  # the real-time simulator's hook, called once per scan
 on_reset = None  # how the real-time simulator resets the board
+scans = 0  # scans so far (reads of the first channel): the board's pace, for a simulator's benchmarks
 
 
 # Hardware time: what the ESP32's drivers block the firmware for. The real-time simulator
@@ -34,16 +35,59 @@ def charge(us):
     # The unix port's sleep_us overshoots by tens of microseconds (a timer's slack), so
     # sleep in lumps of 1 ms or more and let the next lump make up for the overshoot.
     if real_time and owed_us >= 1000:
-        start = time.ticks_us()
-        time.sleep_us(owed_us)
-        owed_us -= time.ticks_diff(time.ticks_us(), start)
+        _pay()
+
+
+def _pay():
+    global owed_us
+    start = time.ticks_us()
+    time.sleep_us(owed_us)
+    owed_us -= time.ticks_diff(time.ticks_us(), start)
+
+
+def sleep(us):
+    """The firmware sleeps `us` microseconds (time.sleep_ms, in real time): slept at once, with the
+    hardware time still owed, in one sleep of the unix port's; what it overshoots, the next owes less."""
+    global owed_us
+    owed_us += us
+    if owed_us > 0:
+        _pay()
 
 
 def attach(the_world, board):
-    global world, spec
+    global world, spec, selected, enabled
     world = the_world
     spec = board.pins
+    selected = enabled = 0
+    _roles.clear()
+    for i, n in enumerate(spec["mux_select"]):
+        _roles[n] = 1 << i
+    for i, n in enumerate(spec["group_select"]):
+        _roles[n] = 16 << i
+    _roles[spec["group_enable"]] = -1
+    for n, level in pins.items():  # pins set before
+        _route(n, level)
     return world
+
+
+# What the multiplexer select pins and the group decoder pick, kept up to date as the firmware
+# drives them (each read then costs no look at the pins): channel group * 16 + input, and
+# whether the decoder's enable is on.
+selected = 0
+enabled = 0
+_roles = {}  # GPIO number -> its weight in `selected` (1, 2, 4, 8 the inputs; 16, 32, 64 the group), -1: enable
+
+
+def _route(n, level):
+    global selected, enabled
+    role = _roles.get(n)
+    if role:
+        if role < 0:
+            enabled = level
+        elif level:
+            selected |= role
+        else:
+            selected &= ~role
 
 
 class Pin:
@@ -55,27 +99,30 @@ class Pin:
     def __init__(self, id, mode=-1, pull=-1, value=None):
         self.id = id
         if value is not None:
-            pins[id] = value
+            self(value)
         elif pull == Pin.PULL_UP:
             pins.setdefault(id, 1)
         else:
             pins.setdefault(id, 0)
 
     def __call__(self, value=None):
+        global selected, enabled
         if value is None:
             return pins[self.id]
-        pins[self.id] = 1 if value else 0
+        level = 1 if value else 0
+        pins[self.id] = level
+        role = _roles.get(self.id)  # _route(self.id, level), written out: a select pin changes every read
+        if role:
+            if role < 0:
+                enabled = level
+            elif level:
+                selected |= role
+            else:
+                selected &= ~role
 
     value = __call__
     on = lambda self: self(1)  # noqa: E731
     off = lambda self: self(0)  # noqa: E731
-
-
-def _bits(numbers):
-    v = 0
-    for i in range(len(numbers)):
-        v |= pins.get(numbers[i], 0) << i
-    return v
 
 
 class ADC:
@@ -89,13 +136,18 @@ class ADC:
         pass
 
     def read_u16(self):
-        charge(ADC_READ_US)
-        if not pins.get(spec["group_enable"], 0):
+        global owed_us, spent_us, scans
+        spent_us += ADC_READ_US  # charge(ADC_READ_US), written out: it is the most made call
+        owed_us += ADC_READ_US
+        if real_time and owed_us >= 1000:
+            _pay()
+        if not enabled:
             return 0  # every multiplexer off: the ADC pin floats low
-        group = _bits(spec["group_select"])
-        channel = group * 16 + _bits(spec["mux_select"])
-        if channel == 0 and on_scan:  # the first sensor of a scan: the world moves on
-            on_scan()
+        channel = selected
+        if channel == 0:  # the first sensor of a scan: the world moves on
+            scans += 1
+            if on_scan:
+                on_scan()
         return world.reading(channel)
 
 

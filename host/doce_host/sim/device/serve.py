@@ -23,6 +23,9 @@ import flash  # noqa: E402
 chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
+import simtime  # noqa: E402
+
+sys.modules["time"] = simtime  # the firmware's waits, slept as they pass on the ESP32 (simtime.py)
 import serial_port  # noqa: E402
 import side_channel  # noqa: E402
 from doce import board as boardfile  # noqa: E402

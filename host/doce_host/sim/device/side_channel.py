@@ -11,6 +11,7 @@ import socket
 import struct
 import time
 
+import machine
 import neopixel
 
 
@@ -61,7 +62,7 @@ def debug_state(app, chip):
         "problems": {square_name(t.grid, sq): p for sq, p in enumerate(c.problems) if p},
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
         "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
-        "writes": neopixel.strips[0].writes, "flash_operations": chip.operations,
+        "writes": neopixel.strips[0].writes, "flash_operations": chip.operations, "scans": machine.scans,
     }
 
 
