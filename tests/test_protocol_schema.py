@@ -78,6 +78,11 @@ def test_every_event_and_error_the_firmware_sends_is_in_the_schema():
     ({"re": "net", "ok": True, "config": {"password": "secret", "password_set": True,
                                           "mqtt_password_set": False}}, "from_board"),
     ("placed c3", "from_board"),
+    ({"re": "hello", "ok": True, "protocol": 2, "firmware": "0.1.0", "board": "b", "rules": "standard",
+      "rules_checksum": "51e68463", "versus": {"colour": "red", "level": 3}}, "from_board"),
+    ({"re": "hello", "ok": True, "protocol": 2, "firmware": "0.1.0", "board": "b", "rules": "standard",
+      "rules_checksum": "51e68463", "versus": {"colour": "black", "level": 3, "move": None}}, "from_board"),
+    ({"event": "versus", "versus": {"colour": "black"}, "seq": 4}, "from_board"),
     ({"cmd": "new_match", "frist": "black"}, "request"),
     ({"cmd": "rules_chunk", "offset": 0, "data": "not base64!"}, "request"),
 ])
@@ -97,3 +102,19 @@ def test_the_run_wide_check_sees_the_board_itself(sim, protocol_checked):
     sim.place("c3", "white 4")
     assert protocol_checked.count >= 2  # boot, round_start, placed... from the real firmware
     assert not protocol_checked.problems
+
+
+def test_a_state_whose_versus_has_more_than_the_protocol_says_is_named():
+    from doce_host.recorded import board_state
+    from doce_host.rules import load_tables
+    from doce.game import Game
+    state = board_state(Game(load_tables("standard")))
+    assert state["versus"] is None  # a replay is a match for two
+    reply = {"re": "state", "ok": True, "seq": 1, "state": state}
+    assert problem(reply, "from_board") is None
+    state["versus"] = {"colour": "black", "level": 3, "move": None}
+    assert problem(reply, "from_board") is None
+    state["versus"] = {"colour": "black", "level": 3, "move": None, "thinking": True}
+    assert problem(reply, "from_board")
+    state["versus"] = {"colour": "black", "level": 3, "move": {"cell": "c4", "value": 5, "blocker": "b2"}}
+    assert problem(reply, "from_board") is None

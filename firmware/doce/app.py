@@ -10,7 +10,7 @@ import time
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
 from .controller import MATCH_OVER, PLAYING, Controller
-from .game import WHITE, Game
+from .game import BLACK, PLAYER_NAMES, WHITE, Game
 from .journal import Journal
 from .lights import Lights
 from .scanner import Scanner
@@ -23,6 +23,10 @@ FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
 DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press
+CHOICE_MS = 4000  # before a match's first piece, a press shows who plays for this long
+# Who plays, in the order the button steps through them: two players, then the board plays
+# black at level 0 to 3, then white at level 0 to 3, then two players again.
+CHOICES = 1 + 2 * 4
 
 
 # MicroPython's millisecond ticks wrap (at 2**30 on the ESP32: extmod/modtime.c,
@@ -36,6 +40,33 @@ def ticks_diff(a, b):
 def ticks_add(a, delta):
     """The tick `delta` ms after `a`, wrapped as MicroPython's ticks wrap."""
     return time.ticks_add(a, delta) if hasattr(time, "ticks_add") else a + delta
+
+
+def read_versus(path):
+    """(colour, level) of the board's opponent as stored, or None (no file: two players).
+    ValueError for contents no firmware writes (a torn write, a file put there by hand)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(8)
+    except OSError:
+        return None
+    words = data.split()
+    if len(words) != 2 or any(b not in b"0123456789 \t\r\n" for b in data):
+        raise ValueError("%r is not \"colour level\"" % data)
+    colour, level = int(words[0]), int(words[1])
+    if colour > 1 or level > 3:
+        raise ValueError("colour %d, level %d: out of range" % (colour, level))
+    return colour, level
+
+
+def who_plays(versus):
+    """The board's opponent as hello and the versus event name it; None in a match for two."""
+    return None if versus is None else {"colour": PLAYER_NAMES[versus.colour], "level": versus.level}
+
+
+def begun(game):
+    """Whether a match has had a piece played (a round restarted in round 1 counts as none)."""
+    return bool(game.rounds) or any(game.board)
 
 
 def load_rules(path=RULES_PATH):
@@ -53,7 +84,7 @@ def load_rules(path=RULES_PATH):
 
 class App:
     def __init__(self, board, sensors, pixels, show, tables, emit, journal_path="journal",
-                 calibration_path="calibration.bin", rules_path=RULES_PATH):
+                 calibration_path="calibration.bin", rules_path=RULES_PATH, versus_path=VERSUS_PATH):
         self.board = board
         self.sensors = sensors
         self.tables = tables
@@ -63,6 +94,7 @@ class App:
         self.last_warning = None  # so a failing journal is reported once, not every scan
         self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path
+        self.versus_path = versus_path
         self.calibration_path = calibration_path
         self.calibration = Calibration(board)
         note = self.calibration.load(calibration_path)
@@ -87,14 +119,17 @@ class App:
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
-        self.versus_level = 3  # the level of the last match against the board: the button's choice
+        self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         try:
-            with open(VERSUS_PATH) as f:  # chosen before a power cut
-                self.play_against(*[int(x) for x in f.read().split()], remember=False)
-        except (OSError, ValueError, TypeError):
-            pass
+            chosen = read_versus(versus_path)  # chosen before a power cut
+        except ValueError as e:  # the game itself is in the journal: only the opponent is lost
+            chosen = None
+            emit({"event": "warning", "message": "versus: %s; two players" % e})
+        if chosen:
+            self.play_against(chosen[0], chosen[1], remember=False)
         self.checking = False  # in the dice check: the game waits
+        self.choice_until = None  # while who plays is on show (a press before a match's first piece)
         self.pressed_at = None  # when the button went down
         self.long_press = False  # the press being held has already acted
         self.released_at = None  # a short press, waiting to see whether a second follows
@@ -131,7 +166,7 @@ class App:
         else:
             if self.versus and self.versus.step(c.game):  # a slice of its thinking, between scans
                 c.changed = True
-            if c.hint:
+            if c.hint is not None:
                 self._step_hint(c)
             self._render(now_ms)
         if c.unwritten and (self.retry_at is None or ticks_diff(now_ms, self.retry_at) >= 0):
@@ -151,6 +186,9 @@ class App:
         """The board settled: act on it, show it, and only then send its events (a few
         ms of JSON and UART that the players need not wait for)."""
         self.holding = True
+        if self.choice_until is not None:  # a piece moved: back to the game's lights at once
+            self.choice_until = None
+            self.controller.changed = True
         try:
             self.controller.reconcile(self.scanner.settled)
             self._render(now_ms)
@@ -160,6 +198,14 @@ class App:
 
     def _render(self, now_ms):
         c = self.controller
+        if self.choice_until is not None:
+            if ticks_diff(now_ms, self.choice_until) < 0:
+                if c.changed:
+                    c.changed = False
+                    self.lights.render_choice(self.versus)
+                return
+            self.choice_until = None
+            c.changed = True
         if c.changed or (self.lights.animated and ticks_diff(now_ms, self.next_frame) >= 0):
             c.changed = False
             self.lights.render(c, now_ms)
@@ -178,6 +224,7 @@ class App:
         if self.check is None:
             from .dice import DiceCheck
             self.check = DiceCheck(self)
+        self.choice_until = None  # who plays gives way to the dice check's lights
         return self.check.turn(on)
 
     # -- the button --------------------------------------------------------------------------------
@@ -185,10 +232,12 @@ class App:
     def button(self, down, now_ms):
         """The board's button, sampled once a scan (`down` while pressed).
           held 3 s        recalibrate (the board must be empty)
-          a short press   after a match, the next match, same players; in the dice check, back to the game;
-                          during a match, a hint: the move for the player to move, shown in light
-          a double press  after a match, the next match, swapping between a match against the board
-                          (it plays the colour that does not open) and one for two players;
+          a short press   after a match, the next match, same players; in the dice check, back
+                          to the game; before a match's first piece, show who plays
+                          (docs/opponent.md), and while that shows, each press moves the choice
+                          on at once; once the match has begun, a hint for the player to move
+          a double press  after a match, the next match, swapping between a match against the
+                          board (it plays the colour that does not open) and one for two players;
                           otherwise on an empty board, the dice check; in it, back to the game
         A short press acts once no second press has followed within DOUBLE_PRESS_MS."""
         if down:
@@ -202,32 +251,19 @@ class App:
             self.pressed_at = None
             if self.long_press:
                 return
-            if self.released_at is None:
+            if self.choice_until is not None and not self.checking and ticks_diff(now_ms, self.choice_until) < 0:
+                self.released_at = None  # no double press here: quick presses step quickly
+                self._choose(now_ms, True)
+            elif self.released_at is None:
                 self.released_at = now_ms
             else:
                 self.released_at = None
-                self._pressed(True)
+                self._pressed(True, now_ms)
         elif self.released_at is not None and ticks_diff(now_ms, self.released_at) >= DOUBLE_PRESS_MS:
             self.released_at = None
-            self._pressed(False)
+            self._pressed(False, now_ms)
 
-    def _step_hint(self, c):
-        """A slice of the hint's thinking, between scans, as the board's own move; the hint goes
-        once the player's turn is over (or there is no move to show)."""
-        h = c.hint
-        if h.step(c.game):
-            c.changed = True
-        if h.thinking is None and h.move is None:
-            c.hint = None
-
-    def ask_hint(self):
-        """The strongest move for the player to move, worked out in slices and shown in light."""
-        c = self.controller
-        if c.mode == PLAYING and not c.game.round_over:
-            from .versus import Versus
-            c.hint = Versus(self.tables, c.game.to_move)
-
-    def _pressed(self, twice):
+    def _pressed(self, twice, now_ms):
         c = self.controller
         if self.checking:
             self.dice_check(False)
@@ -236,14 +272,50 @@ class App:
             c.new_match(first)
             if twice:  # against the board if this one was for two, and the other way round
                 self.play_against(None if self.versus else 1 - first, self.versus_level)
+                self.emit({"event": "versus", "versus": who_plays(self.versus)})
         elif not twice:
-            self.ask_hint()  # a single press during a match: a hint
+            if not begun(c.game):
+                self._choose(now_ms, False)
+            elif c.mode == PLAYING:
+                self.ask_hint()
         elif any(self.scanner.settled):
             self.emit({"event": "warning", "message": "the dice check starts on an empty board"})
         else:
             error = self.dice_check(True)
             if error:
                 self.emit({"event": "warning", "message": error})
+
+    def _choose(self, now_ms, step):
+        """Show who plays for CHOICE_MS; `step`: the next choice first (CHOICES), told to hosts."""
+        if step:
+            v = self.versus
+            i = 0 if v is None else 1 + v.level + (4 if v.colour == WHITE else 0)
+            i = (i + 1) % CHOICES
+            if i == 0:
+                self.play_against(None)
+            else:
+                self.play_against(BLACK if i <= 4 else WHITE, (i - 1) % 4)
+            self.emit({"event": "versus", "versus": who_plays(self.versus)})
+        self.choice_until = ticks_add(now_ms, CHOICE_MS)
+        self.controller.changed = True
+
+    def ask_hint(self):
+        """The strongest move for the player to move, thought in slices between scans and shown
+        in light; not on the board's own turn (its move shows), nor once the round is over."""
+        c = self.controller
+        g = c.game
+        if g.round_over or (self.versus and g.to_move == self.versus.colour):
+            return
+        from .versus import Hint
+        c.hint = Hint(self.tables, g.to_move)
+        c.changed = True
+
+    def _step_hint(self, c):
+        h = c.hint
+        if h.step(c.game):
+            c.changed = True
+        if h.over:
+            c.hint = None
 
     def play_against(self, colour=None, level=3, remember=True):
         """From now on the board plays `colour` (WHITE or BLACK) at `level`; None: two players.
@@ -259,9 +331,9 @@ class App:
             if not remember:
                 pass
             elif colour is None:
-                os.remove(VERSUS_PATH)
+                os.remove(self.versus_path)
             else:
-                with open(VERSUS_PATH, "w") as f:
+                with open(self.versus_path, "w") as f:
                     f.write("%d %d" % (colour, level))
         except OSError:
             pass

@@ -43,7 +43,7 @@ class Controller:
         self.looked = False  # whether the board has been read since boot: till then, physical is a guess
         self.unwritten = []  # journal calls owed; written after the lights show the play
         self.versus = None  # doce.versus.Versus in a match against the board: it says which move is its
-        self.hint = None  # a doce.versus.Versus for the player to move, asked with the button: shown, never enforced
+        self.hint = None  # doce.versus.Hint asked with the button: shown in light, never enforced
         self._resume_mode(waiting)
         self.changed = True  # the lights need drawing again
 

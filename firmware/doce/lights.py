@@ -18,6 +18,11 @@ deficiencies, and every meaning also differs in brightness or blinking:
   the board's move  in a match against the board, the square of its move flashes its
                     colour as many times as the face, then rests dim; for its blocker
                     the square flickers without rest
+  a hint            asked with the button: shown as the board's move is, in the colour of
+                    the player to move
+  who plays         a press before a match's first piece: the board's colour on its edge
+                    and on 1 to 4 squares of its home row for level 0 to 3; both edges
+                    (in their colours) and no square for two players
   the dice check    both edges dim bluish green; its square pulses bluish green while
                     empty, is steady bluish green for a right face, blinks vermillion
                     for a wrong one (and for a die to take off before the game resumes)
@@ -25,7 +30,7 @@ docs/lights.md has the same table for players.
 """
 
 from .controller import CLEARING, CORRECTING, LIFTED, MATCH_OVER, MOVED, PLAYING, TURNED
-from .game import BLOCKER, DRAW, EMPTY, NOWHERE, is_blocker, owner
+from .game import BLOCKER, DRAW, EMPTY, NOWHERE, WHITE, is_blocker, owner
 from .tables import END
 
 YELLOW = (240, 228, 66)
@@ -105,7 +110,7 @@ class Lights:
         v = controller.versus
         if v and v.move and mode == PLAYING:
             self._move_frame(v.move, v.colour, now_ms)
-        v = controller.hint  # shown as the board's move is, in the colour of the player to move
+        v = controller.hint  # never at once with the board's move: a hint is not asked on its turn
         if v and v.move and mode == PLAYING:
             self._move_frame(v.move, v.colour, now_ms)
         self.blink_on = (now_ms // BLINK_MS) % 2 == 0
@@ -115,8 +120,9 @@ class Lights:
             self.winner_of = game
 
     def _move_frame(self, move, player, now_ms):
-        """The board's move: a die's square flashes the face's count (250 ms on, 250 off), then
-        rests dim for 1 s; a blocker's square flickers (100 ms) without rest."""
+        """The board's move, or a hint, in `player`'s colour: a die's square flashes the face's
+        count (250 ms on, 250 off), then rests dim for 1 s; a blocker's square flickers (100 ms)
+        without rest."""
         self.animated = True
         colour = self.palette[player]
         if move[0] != NOWHERE:
@@ -126,6 +132,24 @@ class Lights:
         self.move_sq = move[1]
         step = now_ms // 250 % (2 * move[2] + 4)
         self.move_light = colour[DIM] if step >= 2 * move[2] else colour[BRIGHT] if step % 2 == 0 else OFF
+
+    def render_choice(self, versus):
+        """Who plays (doce.versus.Versus, or None for two players), shown after a press before a
+        match's first piece: the board's colour on its edge and on level + 1 squares of its home
+        row from the a-file (white's row 1, black's last), so its side tells the colour too."""
+        self.animated = False
+        grid = self.board.grid
+        first = lit = 0
+        if versus is not None:
+            first = 0 if versus.colour == WHITE else grid * (grid - 1)
+            lit = versus.level + 1
+        for sq in range(self.board.squares):
+            self._set(self.board.led_of_square[sq],
+                      self.palette[versus.colour][BRIGHT] if first <= sq < first + lit else OFF)
+        for player in range(2):
+            on = versus is None or versus.colour == player
+            self._turn_lights(player, self.palette[player][NORMAL] if on else OFF)
+        self.show()
 
     def render_check(self, check, now_ms):
         """The dice check (doce.dice.DiceCheck): its square alone lit, both edges dim green."""

@@ -11,7 +11,7 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
-from .app import ticks_diff
+from .app import ticks_diff, who_plays
 from .board import UNSETTLED
 from .game import NOWHERE, PLAYER_NAMES
 from .squares import piece_name, square_name
@@ -207,7 +207,8 @@ class Link:
     def hello(self, request):
         app = self.app
         return {"protocol": PROTOCOL, "firmware": FIRMWARE_VERSION, "board": app.board.name,
-                "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum}
+                "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum,
+                "versus": who_plays(app.versus)}
 
     def state(self, request):
         return {"state": snapshot(self.app), "seq": self.seq}
@@ -219,7 +220,7 @@ class Link:
             raise BadArgument('opponent is {"colour": "white" or "black", "level": 0 to 3}')
         colour = level = None
         if against is not None:
-            colour = player_argument(against, "colour", 1)
+            colour = player_argument(against, "colour", 1, "opponent colour")
             level = against.get("level", 3)
             if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 3:
                 raise BadArgument("opponent level is 0 to 3")
@@ -510,12 +511,12 @@ class CommandError(Exception):
     """(code, message): a well-formed request the board cannot carry out now."""
 
 
-def player_argument(request, key, default):
+def player_argument(request, key, default, name=None):
     value = request.get(key)
     if value is None:
         return default
     if value not in ("white", "black"):
-        raise BadArgument('%s is "white" or "black"' % key)
+        raise BadArgument('%s is "white" or "black"' % (name or key))
     return PLAYER_NAMES.index(value)
 
 
@@ -544,8 +545,9 @@ def versus_state(c):
     v = c.versus
     if v is None:
         return None
-    return {"colour": PLAYER_NAMES[v.colour], "level": v.level,
-            "move": move_names(c.game.tables.grid, v.move) if v.move else None}
+    state = who_plays(v)
+    state["move"] = move_names(c.game.tables.grid, v.move) if v.move else None
+    return state
 
 
 def move_names(grid, move):

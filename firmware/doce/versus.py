@@ -1,6 +1,6 @@
 """Playing against the board: its opponent thinks between scans and says which move the
-players must put down for it. Imported only when a match against the board is chosen
-(the firmware's RAM does not carry it otherwise).
+players must put down for it, and hints. Imported only when a match against the board is
+chosen or a hint asked (the firmware's RAM does not carry it otherwise).
 
 Pure: the app steps it once a scan, the lights read `move`, and the controller asks
 `refusal` before it accepts a piece of the board's colour.
@@ -28,26 +28,37 @@ class Versus:
         self.move = None  # (blocker square or NO_BLOCKER, square, face) once chosen
 
     def step(self, game):
-        """One slice of thinking, between two scans. True when `move` has changed."""
+        """One slice of thinking, between two scans. True when `move` has changed. Allocates
+        nothing once it has chosen (the try block is in _think: its slots would put this frame
+        on the heap at every scan)."""
         if game.round_over or game.to_move != self.colour:
             return self._forget()
         key = position_key(game)
-        if key == self.key:
-            if self.thinking is None:
-                return False
-            try:
-                next(self.thinking)
-                return False
-            except StopIteration:
-                self.thinking = None
-                self.move = self.player.chosen
-                return True
-        changed = self.move is not None
+        if key != self.key:
+            return self._moved_on(game, key)
+        return False if self.thinking is None else self._think()
+
+    def _think(self):
+        try:
+            next(self.thinking)
+            return False
+        except StopIteration:
+            self.thinking = None
+            self.move = self.player.chosen
+            return True
+
+    def _moved_on(self, game, key):
         move = self.move
-        self.key = key
         if move and move[0] != NO_BLOCKER and game.blocker_this_turn and game.board[move[0]] == BLOCKER | self.colour:
+            self.key = key
             self.move = (NO_BLOCKER, move[1], move[2])  # its blocker is down: now its die
             return True
+        return self._afresh(game, key)
+
+    def _afresh(self, game, key):
+        """A new position: think it out from the start."""
+        changed = self.move is not None
+        self.key = key
         self.move = None
         # Seeded by the position, so after a power cut it chooses the very same move.
         self.player.rng.x = key % 65535 + 1
@@ -72,6 +83,26 @@ class Versus:
         if is_blocker(piece):
             return None if move[0] == square else NOT_THE_MOVE
         return None if move[0] == NO_BLOCKER and move[1] == square and move[2] == face(piece) else NOT_THE_MOVE
+
+
+class Hint(Versus):
+    """A hint asked with the button: the move the strongest level would play for `colour`, the
+    player to move, thought in slices between scans as the board's own move is, and the same
+    move as `hint` below. It lasts while the position is the one it was asked for (its blocker
+    down: then its die); `over` once that player has played or the round has ended."""
+
+    def __init__(self, tables, colour):
+        Versus.__init__(self, tables, colour)
+        self.over = False
+
+    def _forget(self):
+        self.over = True
+        return Versus._forget(self)
+
+    def _afresh(self, game, key):
+        if self.key != -1:  # the position has moved on: the hint was for another
+            return self._forget()
+        return Versus._afresh(self, game, key)
 
 
 def hint(tables, game):

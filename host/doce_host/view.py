@@ -105,6 +105,12 @@ def describe(event):
         return "a new match: %s opens, once the board is clear" % event["first"]
     if kind == "round_restarted":
         return "round %d abandoned: it starts again once the board is clear" % event["round"]
+    if kind == "versus":  # who plays, chosen with the button
+        v = event.get("versus")
+        if v is None:
+            return "a match for two players"
+        if isinstance(v, dict) and v.get("colour") in ("white", "black") and v.get("level") in (0, 1, 2, 3):
+            return "a match against the board: it plays %s at level %d" % (v["colour"], v["level"])
     if kind == "calibrated":
         return "sensors calibrated" if not event.get("error") else "calibration failed: %s" % event["error"]
     if kind in ("warning", "error"):

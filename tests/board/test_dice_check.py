@@ -167,8 +167,9 @@ def test_a_double_press_on_an_empty_board_starts_the_dice_check_and_a_press_leav
     rig.settle()
     rig.take()
     hold(rig, 100)
-    wait(rig, 800)  # one press, on a board playing: nothing
-    assert not rig.app.checking and rig.take() == []
+    wait(rig, 800)  # one press, before the match's first piece: it shows who plays, and changes nothing
+    assert not rig.app.checking and rig.take() == [] and rig.app.choice_until is not None
+    wait(rig, 4000)  # while that shows, presses change who plays: wait until it has gone
     hold(rig, 100)
     wait(rig, 200)
     hold(rig, 100)

@@ -2,6 +2,11 @@
 players put it down for it, a wrong one goes through correction, a power cut keeps the move."""
 
 
+import pytest
+
+import fakes
+from doce_host import image
+from doce_host.sim import SimBoard
 from hands import ask, blink, events
 
 
@@ -50,6 +55,77 @@ def test_a_match_against_the_board(sim):
 
 
 def test_a_bad_opponent_is_refused(sim):
-    assert ask(sim, "new_match", opponent={"colour": "red"})["error"] == "bad_argument"
-    assert ask(sim, "new_match", opponent={"colour": "black", "level": 9})["error"] == "bad_argument"
-    assert ask(sim, "new_match", opponent=3)["error"] == "bad_argument"
+    assert ask(sim, "new_match", opponent={"colour": "white", "level": 2})["ok"]
+    sim.settle()
+    sim.place("c3", "black 4")  # black opens against the board: a match in play
+    for bad in ({"colour": "red"}, {"colour": "black", "level": 9}, 3, [], "black", {"colour": "black", "level": True},
+                {"colour": "black", "level": 2.5}, {"colour": "black", "level": "3"}, {"colour": "black", "level": -1},
+                {"colour": "black", "level": 3, "move": None}, {"colour": ["black"]}):
+        reply = ask(sim, "new_match", opponent=bad)
+        assert reply["error"] == "bad_argument" and "opponent" in reply["message"], (bad, reply)
+    state = ask(sim, "state")["state"]  # nothing changed: the same match, the same opponent
+    assert state["board"] == {"c3": "black 4"} and state["versus"]["colour"] == "white"
+    assert ask(sim, "hello")["versus"] == {"colour": "white", "level": 2}
+
+
+def test_hello_says_who_the_board_plays(sim):
+    assert ask(sim, "hello")["versus"] is None
+    assert ask(sim, "new_match", opponent={"colour": "white", "level": 1})["ok"]
+    assert ask(sim, "hello")["versus"] == {"colour": "white", "level": 1}
+    assert ask(sim, "state")["state"]["versus"]["colour"] == "white"
+    assert ask(sim, "new_match")["ok"]  # without opponent: two players again
+    assert ask(sim, "hello")["versus"] is None
+
+
+NONSENSE = [b"7 2", b"1 9", b"1", b"black 3", b"\xff\xfe", b"1 2 3", b"", b"-1 2", b"1 3" + b"9" * 100, b"1\x002"]
+
+
+@pytest.mark.parametrize("contents", NONSENSE)
+def test_a_versus_file_that_makes_no_sense_is_named_and_the_board_plays_for_two(tmp_path, contents):
+    sensors = fakes.FakeSensors(fakes.board())
+    rig = fakes.Rig(tmp_path, sensors)
+    rig.settle()
+    sensors.place("a1", "white 4")  # a game in play
+    rig.settle()
+    (tmp_path / "versus").write_bytes(contents)
+    rig = fakes.Rig(tmp_path, sensors)  # a reboot
+    rig.settle()
+    warnings = [e["message"] for e in rig.take("warning")]
+    assert len(warnings) == 1 and warnings[0].startswith("versus") and "two players" in warnings[0]
+    assert rig.app.versus is None and rig.app.controller.versus is None
+    assert rig.app.controller.game.board[0] and rig.app.controller.mode == "playing"  # the game is kept
+
+
+def test_the_versus_file_is_the_apps_own(tmp_path):
+    """Each board's choice lives beside its journal, not wherever the process happens to run."""
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.app.play_against(1, 2)
+    assert (tmp_path / "versus").read_text() == "1 2"
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    assert (rig.app.versus.colour, rig.app.versus.level) == (1, 2) and rig.take("warning") == []
+
+
+def test_a_versus_file_that_makes_no_sense_on_the_board_itself(tmp_path):
+    with SimBoard(tmp_path) as sim:
+        assert ask(sim, "new_match", first="white", opponent={"colour": "black", "level": 2})["ok"]
+        sim.settle()
+        sim.place("c3", "white 4")
+    files = image.read((tmp_path / "flash.img").read_bytes())
+    assert files["versus"] == b"1 2"
+    files["versus"] = b"\xff 2"
+    (tmp_path / "flash.img").write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        warnings = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
+        assert any(w.startswith("versus") and "two players" in w for w in warnings), warnings
+        state = ask(sim, "state")["state"]
+        assert state["versus"] is None and state["board"] == {"c3": "white 4"}
+
+
+def test_showing_the_boards_move_allocates_nothing(sim):
+    """The scan loop allocates nothing while the board waits for its move to be put down."""
+    assert ask(sim, "new_match", first="white", opponent={"colour": "black", "level": 1})["ok"]
+    sim.settle()
+    sim.place("c3", "white 4")
+    sim.wait(3)
+    assert ask(sim, "state")["state"]["versus"]["move"] is not None
+    assert sim.command(do="idle_allocation", scans=300)["bytes"] == 0

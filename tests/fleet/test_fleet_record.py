@@ -47,6 +47,28 @@ def test_fleet_record_stops_after_its_wait(embedded, tmp_path, capsys):
     assert "recording every board's games" in capsys.readouterr().out
 
 
+def test_who_the_board_played_is_recorded_from_its_versus_event_or_its_state(tmp_path):
+    recorder = Recorder(tmp_path, say=lambda line: None)
+    fresh = {"state": {"round": 1, "board": {}, "rules": "standard", "first": "white",
+                       "versus": {"colour": "black", "level": 2, "move": None}}}
+    placed = {"event": "placed", "player": "white", "cell": "a1", "value": 2, "seq": 3}
+    # a match started over the link: its state says who plays by the first move
+    recorder.event("x", {"event": "new_match", "first": "white", "seq": 1}, None)
+    recorder.event("x", placed, fresh)
+    assert json.loads((tmp_path / "x-1.json").read_text())["versus"] == {"colour": "black", "level": 2}
+    # chosen with the button before the first move: the event is the newer word
+    recorder.event("x", {"event": "new_match", "first": "white", "seq": 4}, fresh)
+    recorder.event("x", {"event": "versus", "versus": {"colour": "white", "level": 0}, "seq": 5}, fresh)
+    recorder.event("x", placed, fresh)
+    recorder.event("x", {"event": "versus", "versus": None, "seq": 7}, fresh)  # too late to change the match
+    assert json.loads((tmp_path / "x-2.json").read_text())["versus"] == {"colour": "white", "level": 0}
+    # two players, and a board that says nonsense about it: a match for two
+    for n, versus in ((3, None), (4, {"colour": "grey", "level": 9}), (5, "black")):
+        recorder.event("x", {"event": "new_match", "first": "white", "seq": 10 * n}, None)
+        recorder.event("x", placed, {"state": dict(fresh["state"], versus=versus)})
+        assert "versus" not in json.loads((tmp_path / ("x-%d.json" % n)).read_text())
+
+
 def test_a_match_against_the_board_is_recorded_as_one(tmp_path):
     # The board's state names its opponent (`versus`); the file says so, and doce referee takes it.
     recorder = Recorder(tmp_path, say=lambda line: None)

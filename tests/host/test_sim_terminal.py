@@ -19,3 +19,10 @@ def test_typed_dice_go_through_the_firmware(tmp_path):
     assert 'type a square and a die, like "c3 w4"' in text and "unknown command" in text
     assert "white 0 : 0 black   white to move" in text
     assert "W4y" in text  # white's die, lit yellow
+
+
+def test_the_buttons_press_chooses_who_plays(tmp_path):
+    out = io.StringIO()
+    with SerialSim(tmp_path) as sim:
+        play(sim, io.StringIO("press\npress\nquit\n"), out)
+    assert "a match against the board: it plays black at level 0" in out.getvalue()

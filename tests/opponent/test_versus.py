@@ -3,7 +3,7 @@ expects, the same move after a power cut."""
 
 from doce.game import BLACK, WHITE, Game, blocker, die
 from doce.opponent import NO_BLOCKER
-from doce.versus import NOT_THE_MOVE, Versus, hint, position_key
+from doce.versus import NOT_THE_MOVE, Hint, Versus, hint, position_key
 from doce_host import rules
 
 TABLES = rules.load_tables("standard")
@@ -84,3 +84,35 @@ def test_a_hint_is_the_strongest_move_for_the_player_to_move():
         game.place(game.to_move, sq, f)
     assert hint(TABLES, game) == (NO_BLOCKER, 1, 3)
     assert position_key(game) != position_key(Game(TABLES, WHITE))
+
+
+def test_the_buttons_hint_is_thought_in_slices_and_is_the_links_hint():
+    game = Game(TABLES, WHITE)
+    for sq, f in ((2, 3), (24, 1), (0, 3), (20, 1), (3, 3), (18, 1)):  # white c1 a1 d1: b1 with a 3 wins
+        game.place(game.to_move, sq, f)
+    asked = Hint(TABLES, game.to_move)
+    assert think(asked, game) > 10  # between scans, never all at once
+    assert asked.move == hint(TABLES, game) == (NO_BLOCKER, 1, 3)
+    for _ in range(5):
+        assert not asked.step(game) and not asked.over  # shown while the position stays
+    game.place(WHITE, 11, 2)  # white plays elsewhere: the hint has nothing more to show
+    assert asked.step(game) and asked.over and asked.move is None
+
+
+def test_a_hint_ends_when_the_position_moves_on_within_the_turn():
+    game = Game(TABLES, WHITE)
+    for sq, f in ((0, 3), (24, 1), (2, 3), (20, 1), (17, 1), (8, 1), (1, 3)):  # black must block d1
+        game.place(game.to_move, sq, f)
+    asked = Hint(TABLES, BLACK)
+    think(asked, game)
+    blk, sq, f = asked.move
+    assert blk == 3
+    game.place_blocker(BLACK, 3)  # the blocker it showed: now its die
+    assert asked.step(game) and asked.move == (NO_BLOCKER, sq, f) and not asked.over
+    other = Game(TABLES, WHITE)
+    for s, v in ((0, 3), (24, 1), (2, 3), (20, 1), (17, 1), (8, 1), (1, 3)):
+        other.place(other.to_move, s, v)
+    asked = Hint(TABLES, BLACK)
+    think(asked, other)
+    other.place_blocker(BLACK, 14)  # a blocker elsewhere: not the position it was asked for
+    assert asked.step(other) and asked.over and asked.move is None

@@ -124,8 +124,17 @@ def test_a_match_against_the_board_is_refereed(level, colour):
     ('{"colour": "black", "level": true}', '"level" must be an integer 0 to 3, not true'),
     ('{"colour": "black", "level": "3"}', '"level" must be an integer 0 to 3, not "3"'),
     ('{"colour": "black", "level": 3, "seed": 1}', '"versus": unknown key \'seed\''),
+    ('{"colour": "\\u001b[2J", "level": 1}', '"colour" must be "white" or "black", not "\\u001b[2J"'),
 ])
 def test_nonsense_versus_is_one_line_and_exit_2(versus, message):
     code, out, err = referee("-", stdin='{"moves": [], "versus": %s}' % versus)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("versus", [{"colour": "black", "level": 3}, {"colour": "white", "level": 0}])
+def test_a_match_against_the_board_is_refereed_exactly_as_one_for_two(versus):
+    """The board's moves are a colour's moves: versus changes nothing in the output."""
+    _, two, _ = referee("-", stdin=json.dumps(GAME))
+    code, out, err = referee("-", stdin=json.dumps(dict(GAME, versus=versus)))
+    assert (code, err) == (0, "") and out == two

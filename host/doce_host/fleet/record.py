@@ -3,9 +3,9 @@ as the moves come in, and each refereed when a round ends, beside what the board
 
 A file starts when a board starts a match (its new_match event) or, for a board met mid-way, at
 its first move of a match that had none yet; a board met in the middle of a game is recorded
-from its next match. Files are DIR/<board id>-<n>.json, rewritten (write, then rename) after
-every move. A match against the board (the board's state names its `versus`) is marked so
-(`"versus": {"colour": ..., "level": ...}`, docs/referee.md).
+from its next match. A match against the board has "versus" (docs/referee.md; none for two
+players): from a versus event before its first move (the board's button), else from the board's
+state at its first move. Files are DIR/<board id>-<n>.json, rewritten (write, then rename) after every move.
 """
 
 import json
@@ -14,13 +14,35 @@ from pathlib import Path
 
 from doce.referee import referee
 
-from ..recorded import GameFileError, match_of
+from ..recorded import GameFileError, check_versus, match_of
+
+
+def opponent_of(versus):
+    """Who the board plays, from a state's or a versus event's `versus`, in the recorded format:
+    None for two players, and for anything a board should not have sent."""
+    if not isinstance(versus, dict):
+        return None
+    versus = {k: versus.get(k) for k in ("colour", "level")}  # a state's also has its move
+    try:
+        check_versus(versus)
+    except GameFileError:
+        return None
+    return versus
 
 
 class Game:
     def __init__(self, path, rules, first):
         self.path = path
         self.recorded = {"rules": rules, "first": first, "moves": []}
+        self.versus_known = False  # a versus event, or the state at its first move, has said who plays
+
+    def play_against(self, versus):
+        """Who the board plays (opponent_of); none for two players, as doce referee reads it."""
+        self.versus_known = True
+        if versus is None:
+            self.recorded.pop("versus", None)
+        else:
+            self.recorded["versus"] = versus
 
     def save(self):
         tmp = self.path.with_suffix(".new")
@@ -53,7 +75,12 @@ class Recorder:
         """An event from board `ident` (in order, once), and its latest retained state (or None)."""
         kind = event.get("event")
         s = (state or {}).get("state") or {}
-        if kind == "new_match":
+        if kind == "versus":  # who plays, chosen with the board's button before the first piece
+            game = self.games.get(ident)
+            if game is not None and not game.recorded["moves"]:
+                game.play_against(opponent_of(event.get("versus")))
+                game.save()
+        elif kind == "new_match":
             self.start(ident, s.get("rules") or "standard", event.get("first", "white"))
         elif kind == "placed":
             game = self.games.get(ident)
@@ -62,15 +89,14 @@ class Recorder:
                 if s.get("round", 1) != 1 or others:
                     return  # met mid-game: recorded from its next match
                 game = self.start(ident, s.get("rules") or "standard", s.get("first") or "white")
+            if not game.recorded["moves"] and not game.versus_known:  # its state by now says who plays
+                game.play_against(opponent_of(s.get("versus")))
             move = {"player": event.get("player"), "cell": event.get("cell")}
             if event.get("blocker"):
                 move["blocker"] = True
             else:
                 move["value"] = event.get("value")
             game.recorded["moves"].append(move)
-            versus = s.get("versus")  # a match against the board: who it plays, at what level
-            if isinstance(versus, dict):
-                game.recorded["versus"] = {"colour": versus.get("colour"), "level": versus.get("level")}
             game.save()
         elif kind == "round_end" and ident in self.games:
             self.check(ident, event)

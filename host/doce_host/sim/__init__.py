@@ -120,6 +120,16 @@ class SimulatedBoard:
     def clear_stray(self):
         return self._move("clear_stray")
 
+    def button(self, down):
+        """A finger on the board's button (down) or off it."""
+        raise NotImplementedError
+
+    def press(self, seconds=0.1):
+        """Press the board's button for `seconds` (3 s or more: a long press)."""
+        self.button(True)
+        self.wait(seconds)
+        self.button(False)
+
     def break_sensor(self, cell, which="C", volts=0.0):
         """Sensor `which` (C, N, E, S or W) under `cell` fails, its output stuck at `volts`."""
         return self._move("break_sensor", cell, which, volts)
@@ -246,6 +256,9 @@ class SimBoard(SimulatedBoard):
         self.hover(cell, 6)
         self.run(scans_in_hand)
         return self.place(cell, "%s %d" % (piece.split()[0], face), turn + 1)
+
+    def button(self, down):
+        self.command(do="button", down=bool(down))
 
     # -- power ------------------------------------------------------------------
 

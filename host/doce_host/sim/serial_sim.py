@@ -336,6 +336,9 @@ class SerialSim(SimulatedBoard):
                     raise
             time.sleep(0.02)
 
+    def button(self, down):
+        self._ask({"do": "button", "down": bool(down)})
+
     def wifi(self, up):
         """The room's Wi-Fi goes off the air (False), or comes back (True)."""
         self._ask({"do": "wifi", "up": up})

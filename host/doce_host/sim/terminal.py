@@ -17,8 +17,9 @@ from ..view import describe
 
 HELP = """Put a die down: "c3 w4" (white, 4 up), "c3 b2" (black, 2 up), "c3 wx" or "c3 bx"
 (white's or black's blocker). "lift c3", "slide c3 d4", "wait 500" (ms), "cut" (the power
-fails, then returns), "help", "quit". a1 is white's left corner. For a new match, send
-new_match from a host, or press the board's button after a match."""
+fails, then returns), "press" (the board's button; "press 3000" holds it 3 s), "help", "quit".
+a1 is white's left corner. After a match, press for the next; before its first piece, press to
+see who plays and again to choose; during a match, press for a hint (docs/opponent.md)."""
 
 NAMES = {YELLOW: "yellow", BLUE: "blue", PURPLE: "purple", VERMILLION: "red"}
 _SPEC = json.loads(BOARD_FILE.read_text())
@@ -78,6 +79,9 @@ def act(sim, words):
         sim.slide(words[1], words[2])
     elif words[0] == "wait" and len(words) == 2 and words[1].isdigit():
         time.sleep(int(words[1]) / 1000)
+    elif words[0] == "press" and (len(words) == 1 or len(words) == 2 and held_ms(words[1])):
+        sim.press(int(words[1]) / 1000 if len(words) == 2 else 0.1)
+        time.sleep(0.6)  # a second press may follow within 0.5 s: only then does the board act
     elif words == ["cut"]:
         sim.cut_power()
         time.sleep(0.3)
@@ -91,6 +95,11 @@ def act(sim, words):
     else:
         return "unknown command; type help"
     return None
+
+
+def held_ms(word):
+    """How long "press N" holds the button: N ms, up to 10 s; None for anything else."""
+    return int(word) if word.isascii() and word.isdigit() and 0 < int(word) <= 10000 else None
 
 
 def typed_piece(short):

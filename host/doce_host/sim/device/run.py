@@ -34,6 +34,7 @@ from world import World  # noqa: E402
 
 board = boardfile.load()
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board)
+button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
@@ -119,6 +120,7 @@ def run_scans(n):
         world.tick()
         clock[0] += period * 1000
         app.step(clock[0] // 1000)
+        app.button(button() == 0, clock[0] // 1000)  # as esp32.run reads it, once a scan
 
 
 

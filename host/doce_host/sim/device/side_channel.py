@@ -26,6 +26,9 @@ def act(world, cmd):
         world.set(cmd["set"])
     elif do == "frames":  # a movement, one frame of changes per scan
         world.queue(cmd["frames"])
+    elif do == "button":  # a finger on the board's button: pulled up, so pressed reads 0
+        import machine
+        machine.Pin(world.board.pins["button"])(0 if cmd["down"] else 1)
     elif do == "noise":
         world.noise = cmd["level"]
     elif do == "wifi":  # the room's Wi-Fi goes off the air, or comes back
