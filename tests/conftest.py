@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from browser import chromium
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,6 +23,12 @@ def run_micropython(script, *args, heap="64K", path=(), timeout=300):
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(ROOT / "firmware"), *map(str, path)]))
     return subprocess.run([micropython_path(), "-X", "heapsize=" + heap, str(script), *map(str, args)],
                           capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
 
 
 @pytest.fixture(scope="session")

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from browser import chromium
 
 from doce_host.cli import main
 from doce_host.fleet.room import wait_until
@@ -201,37 +202,34 @@ def test_the_page_shows_every_board_live_escaped_and_opens_each(embedded, tmp_pa
             assert "Sim 1" in board and "&lt;script&gt;" in board and '&quot;placed&quot;' in board  # events, escaped
             with pytest.raises(urllib.error.HTTPError):
                 web.get("board/nobody")
-            screenshot(web.url, ids, sims.boards[1])
+            if shutil.which("chromium") or shutil.which("chromium-browser"):  # else tests/web reports it
+                with chromium() as browser:
+                    screenshot(browser, web.url, ids, sims.boards[1])
         finally:
             web.close()
 
 
-def screenshot(url, ids, second):
-    """In Chromium, as the web tests do (tests/web/conftest.py): the page, a die put on the second
-    board while it is open (its tile alone comes and takes its place), then a click on a board."""
-    executable = shutil.which("chromium") or shutil.which("chromium-browser")
-    if not executable:
-        return  # the page's HTML is checked above; tests/web reports a missing browser
-    from playwright.sync_api import sync_playwright
+def screenshot(browser, url, ids, second):
+    """In Chromium, as the web tests do (tests/web): the page, a die put on the second board
+    while it is open (its tile alone comes and takes its place), then a click on a board."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=["--headless", "--no-sandbox", "--disable-gpu"])
-        try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 900})
-            tab.set_default_timeout(15000)
-            dialogs = []
-            tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            tab.goto(url)
-            tab.wait_for_selector(".tile svg .square")
-            second.place("a1", "black 2")
-            tab.wait_for_selector('.tile[data-board="%s"] [data-cell="a1"][data-piece="black 2"]' % ids[1])
-            assert tab.locator(".tile").count() == 2 and not dialogs  # still escaped: no script ran
-            assert tab.locator('.tile[data-board="%s"] [data-cell="c3"][data-piece="white 4"]' % ids[0]).count() == 1
-            assert tab.locator('.tile').first.get_attribute("data-board") == ids[0]  # in their places
-            tab.screenshot(path=str(ARTIFACTS / "fleet-web.png"), full_page=True)
-            tab.click('.tile[data-board="%s"]' % ids[0])
-            tab.wait_for_selector(".picture.large svg .square")
-            assert "/board/%s" % ids[0] in tab.url
-            tab.screenshot(path=str(ARTIFACTS / "fleet-web-board.png"), full_page=True)
-        finally:
-            browser.close()
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    try:
+        tab = context.new_page()
+        tab.set_default_timeout(15000)
+        dialogs = []
+        tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        tab.goto(url)
+        tab.wait_for_selector(".tile svg .square")
+        second.place("a1", "black 2")
+        tab.wait_for_selector('.tile[data-board="%s"] [data-cell="a1"][data-piece="black 2"]' % ids[1])
+        assert tab.locator(".tile").count() == 2 and not dialogs  # still escaped: no script ran
+        assert tab.locator('.tile[data-board="%s"] [data-cell="c3"][data-piece="white 4"]' % ids[0]).count() == 1
+        assert tab.locator('.tile').first.get_attribute("data-board") == ids[0]  # in their places
+        tab.screenshot(path=str(ARTIFACTS / "fleet-web.png"), full_page=True)
+        tab.click('.tile[data-board="%s"]' % ids[0])
+        tab.wait_for_selector(".picture.large svg .square")
+        assert "/board/%s" % ids[0] in tab.url
+        tab.screenshot(path=str(ARTIFACTS / "fleet-web-board.png"), full_page=True)
+    finally:
+        context.close()

@@ -5,7 +5,6 @@ page on a free port, and a fresh browser page on it. Screenshots go to test-arti
 """
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,18 +13,6 @@ from pages import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-
-
-def chromium_path():
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    message = "no chromium: apt-get install chromium chromium-driver (.ci/run does)"
-    if os.environ.get("CI"):
-        pytest.fail(message)  # on CI a missing browser is a broken setup, never a pass
-    pytest.skip(message)
 
 
 @pytest.fixture
@@ -40,16 +27,6 @@ def shots():
     """Where a test keeps a screenshot: shots("name.png") is its path."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return lambda name: ARTIFACTS / name
-
-
-@pytest.fixture(scope="session")
-def browser():
-    executable = chromium_path()
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 # A phone as a lone player holds it: 390 CSS px wide, three device pixels to one, touch.
