@@ -9,6 +9,7 @@ import serial
 from waiting import until
 from doce.link import PROTOCOL, Link
 from doce_host.link import BoardLink, LinkError
+from doce_host.sim import SimError
 from doce_host.sim.serial_sim import SerialSim
 
 
@@ -135,3 +136,23 @@ def test_a_stray_ctrl_a_while_the_app_runs_does_not_count_as_the_raw_repl(tmp_pa
             until(lambda: seen.extend(port.read(256)) or b">>> " in seen, what="the friendly REPL's prompt")
             port.write(b"\x04")  # a soft reset there: a board runs main.py
         assert answers_hello(sim.path)
+
+
+def test_ctrl_c_stops_the_app_and_the_simulator_knows_at_once(tmp_path):
+    """After Ctrl-C the board is at its REPL, where nothing scans: asking the app says so
+    straight away, and a soft reset brings the app back."""
+    with SerialSim(tmp_path) as sim:
+        assert answers_hello(sim.path)
+        with serial.Serial(sim.path, timeout=0.1) as port:
+            port.write(b"\x03")
+            seen = bytearray()
+            until(lambda: seen.extend(port.read(256)) or b">>> " in seen, what="the friendly REPL's prompt")
+            until(lambda: not sim.app_running, what="the simulator to hear the app stopped")
+            try:
+                sim.state()
+                raise AssertionError("the app answered from the REPL")
+            except SimError as e:
+                assert "not running" in str(e)  # not "went down before it answered", 10 s later
+            port.write(b"\x04")
+        assert answers_hello(sim.path)
+        assert sim.app_running and sim.state()["mode"]

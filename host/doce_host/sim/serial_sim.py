@@ -270,6 +270,9 @@ class SerialSim(SimulatedBoard):
                     threading.Thread(target=self._restart, args=(generation, False), daemon=True).start()
                 elif "power_cut" in message:
                     threading.Thread(target=self.cut_power, daemon=True).start()
+                elif "app_stopped" in message:  # Ctrl-C: the board is at its REPL
+                    self.app_running = False
+                    self.replies.put({"error": "the app is not running"})  # for a question in flight
                 else:
                     self.replies.put(message)
 

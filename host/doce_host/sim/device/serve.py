@@ -51,4 +51,8 @@ esp32.usb_link = usb_link  # the port with the ESP32's ring buffer and FIFO, not
 del board, boardfile, World, HERE
 
 if "--no-app" not in sys.argv:
-    exec(open("main.py").read(), {"__name__": "__main__"})
+    try:
+        exec(open("main.py").read(), {"__name__": "__main__"})
+    except (KeyboardInterrupt, Exception):  # Ctrl-C, or the app crashed: the REPL, as on a board
+        control.send({"app_stopped": True})  # where nothing scans: the simulator stops asking
+        raise
