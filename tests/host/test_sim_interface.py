@@ -13,7 +13,7 @@ from doce_host.sim.serial_sim import SerialSim
 
 SHARED = ["place", "lift", "slide", "tilt", "hover", "drop", "pass_over", "clear_stray", "break_sensor",
           "leds", "state", "debug_state", "wait", "take_events", "cut_power", "cut_power_at_flash_write",
-          "power_on", "close"]
+          "power_on", "close", "turn", "led", "button", "press"]
 
 
 @pytest.mark.parametrize("verb", SHARED)
@@ -26,7 +26,7 @@ def test_both_simulators_have_the_verb_with_the_same_arguments(verb):
 
 
 def test_the_hands_are_written_once():
-    for verb in ("tilt", "hover", "drop", "pass_over", "clear_stray", "break_sensor", "slide"):
+    for verb in ("tilt", "hover", "drop", "pass_over", "clear_stray", "break_sensor", "slide", "turn", "led", "press"):
         assert getattr(SerialSim, verb) is getattr(SimulatedBoard, verb)
 
 
@@ -75,3 +75,20 @@ def test_both_count_their_scans_and_the_live_one_says_when_a_die_went_down(sim, 
         asked = time.monotonic()
         live.place("c3", "white 4")
         assert asked <= live.moved_at <= time.monotonic()  # the readings went once the fields were worked out
+
+
+def test_a_die_turned_on_the_live_board_is_seen_and_lit_where_led_says(tmp_path):
+    with SerialSim(tmp_path) as live:
+        until(lambda: live.state()["mode"] == "playing", what="the live board starting its round")
+        live.place("c3", "white 4")
+        until(lambda: live.state()["board"], what="the play")
+        assert live.leds()[live.led("c3")] != (0, 0, 0) and live.leds()[live.led("e5")] == (0, 0, 0)
+        live.take_events()
+        live.turn("c3", 5)
+        seen = []  # in real time the hand may be seen first: "lifted", then "turned"
+        until(lambda: seen.extend(live.take_events()) or any(e.get("reason") == "turned" for e in seen),
+              what="the turn seen")
+        assert [e for e in seen if e.get("reason") == "turned"][0]["cells"] == ["c3"]
+        live.turn("c3", 4)
+        until(lambda: seen.extend(live.take_events()) or bool(seen) and seen[-1]["event"] == "corrected", what="the correction")
+        assert live.state()["board"] == {"c3": "white 4"}

@@ -120,6 +120,23 @@ class SimulatedBoard:
     def clear_stray(self):
         return self._move("clear_stray")
 
+    def turn(self, cell, face, seconds_in_hand=0.003):
+        """Pick the die on `cell` up a little, turn it to `face`, put it back. The default is
+        a quick hand: three scans at the board's 1 ms pace, shorter than the debounce."""
+        piece, turn = self.pieces[cell]
+        self.hover(cell, 6)
+        self.wait(seconds_in_hand)
+        return self.place(cell, "%s %d" % (piece.split()[0], face), turn + 1)
+
+    @property
+    def led_of(self):
+        """{cell: LED index}, from the board file."""
+        return self.hands.spec["leds"]["squares"]
+
+    def led(self, cell):
+        """The index in leds() of the LED under `cell`."""
+        return self.led_of[cell]
+
     def button(self, down):
         """A finger on the board's button (down) or off it."""
         raise NotImplementedError
@@ -149,7 +166,6 @@ class SimBoard(SimulatedBoard):
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.process = None
         spec = json.loads(BOARD_FILE.read_text())
-        self.led_of = spec["leds"]["squares"]
         self.debounce = spec["sensing"]["debounce_scans"]
         self.quiet = spec["sensing"]["quiet_wait_scans"]
         self.period_ms = spec["sensing"]["scan_period_ms"]
@@ -250,13 +266,6 @@ class SimBoard(SimulatedBoard):
     def lift(self, cell, settle=True):
         return self._move("lift", cell, settle=settle)
 
-    def turn(self, cell, face, scans_in_hand=3):
-        """Pick the die on `cell` up a little, turn it to `face`, put it back."""
-        piece, turn = self.pieces[cell]
-        self.hover(cell, 6)
-        self.run(scans_in_hand)
-        return self.place(cell, "%s %d" % (piece.split()[0], face), turn + 1)
-
     def button(self, down):
         self.command(do="button", down=bool(down))
 
@@ -278,9 +287,6 @@ class SimBoard(SimulatedBoard):
     def leds(self):
         """[(r, g, b)] per LED index, as the strip last received them."""
         return [tuple(c) for c in self.command(do="leds")["leds"]]
-
-    def led(self, cell):
-        return self.led_of[cell]
 
     def state(self):
         """The game as the board reports it to a host (docs/protocol.md, `state`)."""
