@@ -122,6 +122,7 @@ def cmd_status(args):
         return
     print(view.printable("%s, firmware %s, rules %s (%s)" % (hello["board"], hello["firmware"], hello["rules"],
                                                            hello["rules_checksum"])))
+    print("Who plays: %s" % view.who_plays(hello.get("versus")))
     print(view.draw(state))
     print(view.summary(state))
 

@@ -75,6 +75,15 @@ def summary(state):
     return line
 
 
+def who_plays(versus):
+    """hello's and the versus event's `versus`, for a person."""
+    if versus is None:
+        return "two players"
+    if isinstance(versus, dict) and versus.get("colour") in ("white", "black") and versus.get("level") in (0, 1, 2, 3):
+        return "the board plays %s at level %d" % (versus["colour"], versus["level"])
+    return "unknown (%s)" % json_line(versus)
+
+
 def describe(event):
     """One line for a person, for any event."""
     kind = event["event"]
@@ -106,11 +115,7 @@ def describe(event):
     if kind == "round_restarted":
         return "round %d abandoned: it starts again once the board is clear" % event["round"]
     if kind == "versus":  # who plays, chosen with the button
-        v = event.get("versus")
-        if v is None:
-            return "a match for two players"
-        if isinstance(v, dict) and v.get("colour") in ("white", "black") and v.get("level") in (0, 1, 2, 3):
-            return "a match against the board: it plays %s at level %d" % (v["colour"], v["level"])
+        return "who plays: %s" % who_plays(event.get("versus"))
     if kind == "calibrated":
         return "sensors calibrated" if not event.get("error") else "calibration failed: %s" % event["error"]
     if kind in ("warning", "error"):

@@ -171,11 +171,11 @@ def test_the_buttons_hint_is_thought_over_many_scans_not_in_the_one_that_heard_t
 
 def test_who_plays_is_told_in_words_and_a_lying_board_gets_its_json_back():
     from doce_host.view import describe
-    assert describe({"event": "versus", "versus": None}) == "a match for two players"
+    assert describe({"event": "versus", "versus": None}) == "who plays: two players"
     assert describe({"event": "versus", "versus": {"colour": "white", "level": 2}}) == \
-        "a match against the board: it plays white at level 2"
+        "who plays: the board plays white at level 2"
     odd = {"event": "versus", "versus": {"colour": "\x1b[2J", "level": "x"}}
-    assert "\x1b" not in describe(odd) and "versus" in describe(odd)
+    assert "\x1b" not in describe(odd) and "unknown" in describe(odd)
 
 
 def test_a_press_in_the_dice_check_still_leaves_it_while_who_plays_would_show(tmp_path):

@@ -33,6 +33,7 @@ def serial_sim(tmp_path_factory):
 def test_status(serial_sim):
     run = doce("status", "--port", serial_sim.path)
     assert run.returncode == 0 and "rules standard" in run.stdout and "W4*" in run.stdout
+    assert "Who plays: two players" in run.stdout
     data = json.loads(doce("status", "--port", serial_sim.path, "--json").stdout)
     assert data["hello"]["protocol"] == PROTOCOL and data["state"]["board"] == {"c3": "white 4"}
 

@@ -28,6 +28,8 @@ def test_play_board_starts_a_match_against_the_board_and_it_plays_its_hint(sim):
     run = doce("play-board", "--port", sim.path, "--level", "3", "--colour", "black", "--first", "white")
     assert run.returncode == 0, run.stderr
     assert "The board plays black at level 3" in run.stdout
+    status = doce("status", "--port", sim.path)
+    assert status.returncode == 0 and "Who plays: the board plays black at level 3" in status.stdout
     with BoardLink(sim.path) as link:
         until(lambda: link.state()["mode"] == "playing", what="the match against the board to start")
         sim.place("c3", "white 4")

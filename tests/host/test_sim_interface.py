@@ -90,5 +90,6 @@ def test_a_die_turned_on_the_live_board_is_seen_and_lit_where_led_says(tmp_path)
               what="the turn seen")
         assert [e for e in seen if e.get("reason") == "turned"][0]["cells"] == ["c3"]
         live.turn("c3", 4)
-        until(lambda: seen.extend(live.take_events()) or bool(seen) and seen[-1]["event"] == "corrected", what="the correction")
+        until(lambda: seen.extend(live.take_events()) or bool(seen) and seen[-1]["event"] == "corrected",
+              what="the correction")
         assert live.state()["board"] == {"c3": "white 4"}

@@ -25,4 +25,4 @@ def test_the_buttons_press_chooses_who_plays(tmp_path):
     out = io.StringIO()
     with SerialSim(tmp_path) as sim:
         play(sim, io.StringIO("press\npress\nquit\n"), out)
-    assert "a match against the board: it plays black at level 0" in out.getvalue()
+    assert "who plays: the board plays black at level 0" in out.getvalue()
