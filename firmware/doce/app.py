@@ -168,6 +168,8 @@ class App:
                 c.changed = True
             if c.hint is not None:
                 self._step_hint(c)
+            if self.link and self.link.hints:
+                self.link.answer_hints()
             self._render(now_ms)
         if c.unwritten and (self.retry_at is None or ticks_diff(now_ms, self.retry_at) >= 0):
             note = c.commit()  # after the lights: a play shows before it is written
@@ -304,8 +306,8 @@ class App:
         in light; not on the board's own turn (its move shows), nor once the round is over."""
         c = self.controller
         g = c.game
-        if g.round_over or (self.versus and g.to_move == self.versus.colour):
-            return
+        if g.round_over or (self.versus and g.to_move == self.versus.colour) or c.hint is not None:
+            return  # (a hint already thinking or shown is for this very position)
         from .versus import Hint
         c.hint = Hint(self.tables, g.to_move)
         c.changed = True

@@ -35,6 +35,7 @@ BYTES_PER_S = 11520  # 115200 baud (ports/esp32/uart.h), 8N1: ten bits a byte
 TX_BACKLOG = 1024  # output waiting: past this the board reads no new request until it drains
 TX_LIMIT = 8192  # past this (a host asking faster than the line carries) it writes and waits
 NEWLINE = b"\n"
+LATER = "later"  # a command's result when its reply goes in a later scan (hint)
 
 
 def as_bytes(text):
@@ -70,6 +71,7 @@ class Link:
         self.fifo_at = None  # when we last reckoned
         self.net = None  # doce.net.Net on a board with Wi-Fi: it sends the events to the broker too
         self.to = None  # where replies go instead of the USB port (net: a command that came by MQTT)
+        self.hints = []  # (id, where the reply goes) of each hint asked and not yet answered
 
     @property
     def reboot_pending(self):
@@ -202,7 +204,8 @@ class Link:
             return self.reply(cmd, ident, error=e.args[0], message=e.args[1])
         except Exception as e:  # a fault (say, flash that will not write): still one reply
             return self.reply(cmd, ident, error="failed", message="%s: %s" % (type(e).__name__, e))
-        self.reply(cmd, ident, **(result or {}))
+        if result is not LATER:
+            self.reply(cmd, ident, **(result or {}))
 
     def hello(self, request):
         app = self.app
@@ -228,12 +231,36 @@ class Link:
         self.app.play_against(colour, level)
 
     def hint(self, request):
-        from .versus import hint
-        g = self.app.controller.game
-        move = hint(self.app.tables, g)
-        if move is None:
+        """Thought in slices between scans and shown in light, as the button's hint is: the
+        reply goes when the move is chosen (answer_hints), the scans and lights going on."""
+        if self.app.controller.game.round_over:
             raise CommandError("no_round", "there is no round in play")
-        return {"hint": move_names(g.tables.grid, move)}
+        self.app.ask_hint()
+        self.hints.append((request.get("id"), self.to))
+        return LATER
+
+    def answer_hints(self):
+        """A scan's look at the hints asked: once the move for the player to move is chosen
+        (on the board's own turn, its move), each gets it. A position that moves on first
+        is thought afresh; a round that ends first is no_round."""
+        app = self.app
+        g = app.controller.game
+        move = None
+        if not g.round_over:
+            v = app.versus if app.versus and g.to_move == app.versus.colour else app.controller.hint
+            if v is None:
+                return app.ask_hint()  # the position moved on, and with it the hint
+            if v.move is None:
+                return
+            move = move_names(g.tables.grid, v.move)
+        to, self.to = self.to, None
+        for ident, self.to in self.hints:
+            if move is None:
+                self.reply("hint", ident, error="no_round", message="the round ended before the hint was ready")
+            else:
+                self.reply("hint", ident, hint=move)
+        self.to = to
+        self.hints = []
 
     def new_round(self, request):
         if not self.app.controller.restart_round():

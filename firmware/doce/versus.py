@@ -107,5 +107,6 @@ class Hint(Versus):
 
 def hint(tables, game):
     """The strongest level's move for the player to move, worked out at once (about 1 s on an
-    ESP32): (blocker square or NO_BLOCKER, square, face), or None."""
+    ESP32, so the board itself thinks a hint in slices: Hint): (blocker square or NO_BLOCKER,
+    square, face), or None. The same move as Hint's, for a host and the tests."""
     return Opponent(tables, STRONGEST, position_key(game)).choose(game)

@@ -154,6 +154,6 @@ def play_board(link, level, colour, first=None):
 
 def board_hint(link):
     """The board's hint for the player to move, as a player types a move."""
-    hint = link.ask("hint", timeout=max(link.timeout, 10.0))["hint"]
+    hint = link.ask("hint", timeout=max(link.timeout, 30.0))["hint"]  # thought between scans
     die = "%s %d" % (hint["cell"], hint["value"])
     return "Hint: " + ("%s b, then %s" % (hint["blocker"], die) if "blocker" in hint else die)

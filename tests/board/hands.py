@@ -29,6 +29,19 @@ def ask(sim, cmd, **args):
     return replies[0]
 
 
+def ask_later(sim, cmd, limit=20000, **args):
+    """A request whose reply comes in a later scan (hint): (the reply, scans it took)."""
+    args["cmd"] = cmd
+    replies = sim.command(do="send", line=json.dumps(args) + "\n").get("link", [])
+    scans = 1
+    while not replies:
+        assert scans < limit, "no reply to %s in %d scans" % (cmd, limit)
+        replies = sim.run(10).get("link", [])
+        scans += 10
+    assert len(replies) == 1, replies
+    return replies[0], scans
+
+
 def send_raw(sim, data):
     """Bytes as they come down the cable; the board's replies to them."""
     return sim.command(do="send", hex=data.hex()).get("link", [])

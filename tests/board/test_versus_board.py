@@ -7,16 +7,42 @@ import pytest
 import fakes
 from doce_host import image
 from doce_host.sim import SimBoard
-from hands import ask, blink, events
+from hands import ask, ask_later, blink, events
+
+from doce.game import BLACK, WHITE, Game
+from doce.link import move_names
+from doce.versus import hint
+from doce_host import rules
 
 
 def board_move(sim):
     """The board's move once it has thought (between scans): the hint for the player to move is
     the same move, the strongest level seeded by the position as the board's is."""
-    sim.wait(4)
-    hint = ask(sim, "hint")
-    assert hint["ok"], hint
-    return hint["hint"]
+    reply, _ = ask_later(sim, "hint")
+    assert reply["ok"], reply
+    return reply["hint"]
+
+
+def test_a_hint_over_the_link_is_thought_between_scans_and_shown_until_answered(sim):
+    tables = rules.load_tables("standard")
+    game = Game(tables, WHITE)
+    sim.place("c3", "white 4")
+    game.place(WHITE, 12, 4)
+    reply, scans = ask_later(sim, "hint", id=7)
+    assert scans > 10  # the board scanned on while it thought, a slice a scan
+    assert reply == {"re": "hint", "id": 7, "ok": True, "hint": move_names(5, hint(tables, game))}
+    move = reply["hint"]
+    assert "blue" in blink(sim, move.get("blocker", move["cell"]), 2000)  # shown in black's colour
+    sim.place("a1", "black 2")
+    game.place(BLACK, 0, 2)
+    # Asked for white, who moves before it is ready: the answer is for the position now, black's.
+    assert sim.command(do="send", line='{"cmd": "hint", "id": 8}\n').get("link", []) == []
+    replies = sim.place("e5", "white 3").get("link", [])
+    game.place(WHITE, 24, 3)
+    assert sim.state()["to_move"] == "black"
+    while not replies:
+        replies = sim.run(10).get("link", [])
+    assert replies == [{"re": "hint", "id": 8, "ok": True, "hint": move_names(5, hint(tables, game))}]
 
 
 def test_a_match_against_the_board(sim):

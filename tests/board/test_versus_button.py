@@ -8,7 +8,7 @@ import json
 import fakes
 from doce.opponent import NO_BLOCKER
 from doce_host.paths import BOARD_FILE
-from hands import ask, events, light, looks
+from hands import ask, ask_later, events, light, looks
 
 EDGES = json.loads(BOARD_FILE.read_text())["leds"]["turn"]  # {"white": [...], "black": [...]}
 ROWS = {"white": ["a1", "b1", "c1", "d1", "e1"], "black": ["a5", "b5", "c5", "d5", "e5"]}
@@ -101,10 +101,10 @@ def test_a_press_during_a_match_shows_the_hint_in_the_movers_colour_until_they_p
     for cell, piece in (("c1", "white 3"), ("e5", "black 1"), ("a1", "white 3"), ("a5", "black 1"),
                         ("d1", "white 3"), ("d4", "black 1")):
         sim.place(cell, piece)
-    assert ask(sim, "hint")["hint"] == {"cell": "b1", "value": 3}  # the link's, worked out at once
     before = squares_lit(sim)
     press(sim)
     sim.wait(3)  # thought between scans; then it shows
+    assert ask_later(sim, "hint")[0]["hint"] == {"cell": "b1", "value": 3}  # the link's: the same hint
     names, runs = flashes(sim, "b1", 2500)  # one whole cycle: three flashes, a rest
     assert names == {"yellow", "off"} and runs in (3, 4)  # the cycle may start mid-flash
     assert ever_lit(sim, 2500) == sorted(before + ["b1"])
@@ -119,10 +119,10 @@ def test_a_hint_that_plays_the_blocker_first_flickers_then_shows_the_die(sim):
     for cell, piece in (("a1", "white 3"), ("e5", "black 1"), ("c1", "white 3"), ("a5", "black 1"),
                         ("c4", "white 1"), ("d2", "black 1"), ("b1", "white 3")):
         sim.place(cell, piece)
-    hint = ask(sim, "hint")["hint"]
-    assert hint["blocker"] == "d1"
     press(sim)
     sim.wait(3)
+    hint = ask_later(sim, "hint")[0]["hint"]
+    assert hint["blocker"] == "d1"
     names, runs = flashes(sim, "d1", 1000)
     assert names == {"blue", "off"} and runs >= 4  # a flicker: 100 ms on, 100 off
     sim.place("d1", "black blocker")

@@ -21,7 +21,7 @@ LOG = 100  # events kept for a page that connects late
 ANIMATED_EVERY = {"simulator": 0.25, "board": 1.0}
 HEARTBEAT = 2.0  # s between states while nothing happens, to notice a silent board
 RETRY = 0.5  # s before opening the port again
-SLOW = {"hint": 10.0}  # s a reply may take: a hint is worked out at once, about 1 s on an ESP32
+SLOW = {"hint": 30.0}  # s a reply may take: a hint is thought between scans (docs/protocol.md, hint)
 
 
 class Watch:
