@@ -103,3 +103,14 @@ def test_a_hint_in_a_match_for_two(page):
     hinted = page.eval_on_selector_all("#board .square.hinted", "els => els.map(e => e.dataset.cell)")
     assert sorted(hinted) == sorted(c for c in (found.group(1), found.group(3)) if c)
     assert page.locator("#versus").is_hidden()
+
+
+def test_the_pages_button_is_the_boards_button(page):
+    """During a match a press of the board's button asks a hint, shown in light in the colour of
+    the player to move (docs/opponent.md): the page's button is that button."""
+    place(page, "c3", "white 4")
+    page.wait_for_selector(".headline:has-text('black to move')")
+    assert "blue" not in {colour(c) for c in squares(page, "light").values()}  # nothing of black's yet
+    page.click("#press")
+    until(lambda: "blue" in {colour(c) for c in squares(page, "light").values()}, timeout=30,
+          what="the hint for black shown in light")

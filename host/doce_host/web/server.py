@@ -5,7 +5,8 @@ real board alike, fed by the link protocol's state and events (web/watch.py).
     GET  /ws         a WebSocket: the current frame at once, then every new one; the page
                      sends what a hand does ({"do": "place", "cell": "c3", "piece": "white 4"})
                      and what a player asks the board ({"do": "hint"}, {"do": "new_match",
-                     "opponent": {"colour": "black", "level": 3}})
+                     "opponent": {"colour": "black", "level": 3}}); {"do": "press"} presses
+                     the simulated board's button
     GET  /board.svg  the picture as it is now
     POST /replay     a recorded game (doce referee's format) in, its steps out
 
@@ -173,7 +174,7 @@ class Server:
 
     async def act(self, request):
         do = request.get("do")
-        if do not in ("place", "lift", "clear", "cut_power"):
+        if do not in ("place", "lift", "clear", "cut_power", "press"):
             raise Refused("unknown request %s" % json.dumps(do))
         world = self.world
         if world is None:
@@ -195,6 +196,8 @@ class Server:
         elif do == "clear":
             for cell in list(world.pieces):
                 await run(None, world.lift, cell)
+        elif do == "press":  # a finger on the board's button, a tenth of a second
+            await run(None, world.press)
         elif do == "cut_power":
             if not world.wanted_on:
                 raise Refused("the power is already off")

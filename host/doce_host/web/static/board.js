@@ -328,6 +328,7 @@ $("place-move").onclick = placeBoardMove;
 $("hint").onclick = askHint;
 $("clear").onclick = () => send({do: "clear"});
 $("cut-power").onclick = () => send({do: "cut_power"});
+$("press").onclick = () => send({do: "press"});
 $("replay-file").onchange = (e) => { if (e.target.files.length) loadReplay(e.target.files[0]); };
 $("step").oninput = (e) => showStep(Number(e.target.value));
 $("step-back").onclick = () => showStep(Number($("step").value) - 1);
