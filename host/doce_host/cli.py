@@ -343,9 +343,13 @@ def cmd_flash(args):
 
 
 def cmd_sim(args):
-    if args.boards:  # a room of boards on MQTT (doce_host/fleet/simroom.py)
-        from .fleet.simroom import run
+    if args.boards is not None:  # a room of boards on MQTT (doce_host/fleet/simroom.py)
+        from .fleet.simroom import MAX_BOARDS, run
+        if not 1 <= args.boards <= MAX_BOARDS:
+            raise UsageError("--boards is a number of boards from 1 to %d" % MAX_BOARDS)
         return run(args)
+    if args.broker or args.ca:  # else they would be ignored: one board on its page, no broker
+        raise UsageError("--broker and --ca are for a room of simulated boards: give --boards N too")
     from .sim import FlashDamaged
     from .sim.serial_sim import SerialSim
     load_tables(args.rules)  # an unknown name or a bad file is one line, before any board starts

@@ -74,14 +74,24 @@ def load(name_or_path):
 
 
 def parse_json(text):
-    """A JSON text, or ValueError in one line: a syntax error's place, or nesting deeper than
-    the parser's recursion limit (a file of 100,000 '[' is no rules and no game)."""
+    """A JSON text, or ValueError in one line: a syntax error's place, a key written twice
+    in one object (which would silently win or lose), or nesting deeper than the parser's
+    recursion limit (a file of 100,000 '[' is no rules and no game)."""
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_one_of_each)
     except json.JSONDecodeError as e:
         raise ValueError("not valid JSON (line %d, column %d: %s)" % (e.lineno, e.colno, e.msg)) from None
     except RecursionError:
         raise ValueError("not valid JSON (nested too deep)") from None
+
+
+def _one_of_each(pairs):
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError("not valid JSON: the key %s appears twice in one object" % json.dumps(key))
+        found[key] = value
+    return found
 
 
 # JSON Schema counts 5.0 as an integer; the tables (and range(), and struct) do not: an

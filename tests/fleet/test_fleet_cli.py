@@ -47,6 +47,23 @@ def test_config_refuses_a_bad_broker_in_one_line(serial_sim, capsys):
     assert err.startswith("doce: ") and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("url, says", [
+    ("mqtt://[::1", "a broker is mqtt[s]://HOST:PORT"),  # was a ValueError traceback
+    ("mqtt://" + "h" * 300, "is not a host name or address"),  # was a UnicodeError from the name lookup
+    ("mqtt://a..b:1883", "is not a host name or address"),
+    ("mqtt://127.0.0.1:0", "port is a number from 1 to 65535"),
+    ("mqtt://127.0.0.1:70000", "port is a number from 1 to 65535"),
+    ("mqtt://organiser:secret@127.0.0.1", "give the broker's user with --user"),  # was silently dropped
+    ("mqtt://127.0.0.1/topic", "a broker is mqtt[s]://HOST:PORT"),
+    ("mqtt://u:secret@[::1", "a broker is mqtt[s]://HOST:PORT"),
+])
+def test_a_bad_broker_address_is_one_line(capsys, url, says):
+    assert main(["fleet", "status", "--broker", url, "--wait", "0"]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.startswith("doce: ") and len(err.strip().splitlines()) == 1
+    assert "secret" not in err  # a password given in the address is not echoed
+
+
 def test_fleet_status_without_a_broker_runs_the_embedded_one(capsys):
     port = free_port()
     assert main(["fleet", "status", "--embedded-port", str(port), "--wait", "0.2"]) == 0

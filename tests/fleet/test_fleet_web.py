@@ -44,6 +44,8 @@ def csv_file(tmp_path, text, name="pairings.csv"):
     ("board,white,black\nt1,Ana,Ana\n", "line 2: 'Ana' cannot play themself"),
     ("board,white,black\nt1,%s,Ben\n" % ("A" * 65), "line 2: white is not text of at most 64"),
     ("board,white,black\n", "no pairings"),
+    ("round,board,white,black\n\u00b2,t1,Ana,Ben\n", "round '\u00b2' is not a number"),  # int() takes '²'
+    ("board,white,black\nt1,Ana,\"%s\"\n" % ("B" * 140000), "not a CSV of pairings (field larger"),
 ])
 def test_a_bad_pairings_file_is_refused_in_one_line(tmp_path, capsys, text, says):
     assert main(["fleet", "web", "--pairings", csv_file(tmp_path, text), "--http", "0"]) == 2

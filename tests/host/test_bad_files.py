@@ -34,6 +34,7 @@ DEEP = "[" * 100000 + "]" * 100000
     (DEEP.encode(), "nested too deep"),
     (json.dumps(dict(STANDARD, grid=5.0)).encode(), "grid: 5.0 is not of type 'integer'"),
     (json.dumps(dict(STANDARD, scoring=dict(STANDARD["scoring"], win=2.0))).encode(), "not of type 'integer'"),
+    ((json.dumps(STANDARD)[:-1] + ', "grid": 6}').encode(), 'the key "grid" appears twice'),  # which one wins?
 ])
 def test_a_bad_rules_file_is_one_line(tmp_path, capsys, monkeypatch, command, content, said):
     monkeypatch.chdir(tmp_path)
@@ -45,6 +46,7 @@ def test_a_bad_rules_file_is_one_line(tmp_path, capsys, monkeypatch, command, co
 @pytest.mark.parametrize("content, said", [
     (b"\xff\xfe{}", "not UTF-8"),
     (('{"moves": %s}' % DEEP).encode(), "nested too deep"),
+    (b'{"rules": "standard", "moves": [], "moves": []}', 'the key "moves" appears twice'),
 ])
 def test_a_bad_game_file_is_one_line(tmp_path, capsys, content, said):
     path = tmp_path / "game.json"

@@ -32,6 +32,17 @@ def test_unknown_or_malformed_rules(tmp_path):
     assert "not valid JSON" in sim("--rules", bad, "--folder", tmp_path / "b")
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["--boards", "-1"], "--boards is a number of boards from 1 to 100"),  # was a room of -1 boards
+    (["--boards", "0"], "--boards is a number of boards from 1 to 100"),  # was one board, silently
+    (["--boards", "101"], "--boards is a number of boards from 1 to 100"),
+    (["--broker", "mqtt://127.0.0.1:1883"], "give --boards N too"),  # was ignored: no broker at all
+    (["--ca", "ca.crt"], "give --boards N too"),
+])
+def test_odd_room_options_are_refused(argv, says):
+    assert says in sim(*argv)
+
+
 @pytest.mark.parametrize("content", [b"", b"\0" * (2 << 20), os.urandom(2 << 20), os.urandom(1000)],
                          ids=["empty", "zeros", "random", "short"])
 def test_a_damaged_flash_is_named_with_how_to_start_fresh(tmp_path, content):

@@ -27,15 +27,30 @@ class BrokerError(RuntimeError):
 
 def parse_url(url, tls_ok=False):
     """(host, port) from mqtt://host:port (port 1883 if left out); with tls_ok (host, port, tls),
-    mqtts://host:port too (port 8883)."""
-    parts = urlsplit(url if "://" in url else "mqtt://" + url)
-    if parts.scheme not in (("mqtt", "mqtts") if tls_ok else ("mqtt",)) or not parts.hostname:
-        raise BrokerError("a broker is %s://HOST:PORT, not %r" % ("mqtt[s]" if tls_ok else "mqtt", url))
+    mqtts://host:port too (port 8883). Anything else is a BrokerError in one line."""
+    schemes = ("mqtt", "mqtts") if tls_ok else ("mqtt",)
+    shown = url.split("://", 1)[0] + "://" + url.rsplit("@", 1)[1] if "@" in url else url  # never a password
+    form = "a broker is %s://HOST:PORT, not %r" % ("mqtt[s]" if tls_ok else "mqtt", shown)
     try:
-        port = parts.port or (8883 if parts.scheme == "mqtts" else 1883)
+        parts = urlsplit(url if "://" in url else "mqtt://" + url)
+        host = parts.hostname
+    except ValueError:  # mqtt://[::1: an address never closed
+        raise BrokerError(form) from None
+    try:
+        port = parts.port
     except ValueError:
-        raise BrokerError("a broker's port is a number from 1 to 65535: %r" % url) from None
-    return (parts.hostname, port, parts.scheme == "mqtts") if tls_ok else (parts.hostname, port)
+        port = 0
+    if parts.scheme not in schemes or not host or parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise BrokerError(form)
+    if parts.username is not None or parts.password is not None:  # silently dropped, they would fail later
+        raise BrokerError("give the broker's user with --user (the password is asked for), not in the address")
+    # DNS limits (RFC 1035, 2.3.4): 253 characters, 63 a label; an address is never longer
+    if len(host) > 253 or any(not 0 < len(label) <= 63 for label in host.rstrip(".").split(".")):
+        raise BrokerError("%r is not a host name or address" % host[:80])
+    if port == 0:  # written as 0, or no number from 1 to 65535
+        raise BrokerError("a broker's port is a number from 1 to 65535: %r" % shown)
+    port = port or (8883 if parts.scheme == "mqtts" else 1883)
+    return (host, port, parts.scheme == "mqtts") if tls_ok else (host, port)
 
 
 def free_port():

@@ -63,6 +63,9 @@ class SimRoom:
         self.close()
 
 
+MAX_BOARDS = 100  # a big tournament room (issue: ten to a hundred boards); each is a MicroPython process
+
+
 def run(args):
     """doce sim --boards N [--broker URL]: until Ctrl-C."""
     from .broker import EmbeddedBroker

@@ -55,7 +55,10 @@ def load_pairings(path):
         raise PairingsError("%s: cannot read (%s)" % (path, e.strerror)) from None
     except UnicodeDecodeError:
         raise PairingsError("%s: not UTF-8 text" % path) from None
-    rows = list(csv.reader(text.splitlines()))
+    try:
+        rows = list(csv.reader(text.splitlines()))
+    except csv.Error as e:  # a field over the csv module's limit (128 KB), say
+        raise PairingsError("%s: not a CSV of pairings (%s)" % (path, e)) from None
     where = lambda n: "%s line %d" % (path, n)  # noqa: E731
     if not rows:
         raise PairingsError("%s: empty; the first line names the columns: round,board,white,black" % path)
@@ -74,7 +77,7 @@ def load_pairings(path):
             raise PairingsError("%s: %d fields, expected %d (%s)" % (where(n), len(row), len(header), ",".join(header)))
         cells = dict(zip(header, (cell.strip() for cell in row)))
         number = cells.get("round", "1")
-        if not number.isdigit() or not 1 <= int(number) <= 999:
+        if not (number.isascii() and number.isdigit()) or not 1 <= int(number) <= 999:  # not '²' or '٣'
             raise PairingsError("%s: round %r is not a number from 1 to 999" % (where(n), number))
         number = int(number)
         for key in ("board", "white", "black"):
