@@ -335,7 +335,7 @@ def cmd_flash(args):
     if not args.app_only and not args.firmware:
         raise UsageError("flash: --firmware MICROPYTHON.bin is needed for a full install (or use --app-only)")
     try:
-        size = flash_size(args.flash_size) if args.flash_size else None
+        size = flash_size(args.flash_size) if args.flash_size is not None else None  # "" is no size
         install(args.port, args.firmware, chip=args.chip, app_only=args.app_only, rules=args.rules,
                 dry_run=args.dry_run, size=size)
     except (ValueError, RuntimeError, OSError) as e:  # a bad image, an unknown chip, a missing tool
@@ -404,6 +404,9 @@ def can_open_a_browser():
     return sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
+MAX_PICTURE = 1 << 20  # a board's picture is about 20 KB
+
+
 @link_errors
 def cmd_snapshot(args):
     from .web import picture
@@ -412,7 +415,9 @@ def cmd_snapshot(args):
         import urllib.request
         try:
             with urllib.request.urlopen(args.url.rstrip("/") + "/board.svg", timeout=args.timeout) as r:
-                svg = r.read().decode()
+                svg = r.read(MAX_PICTURE + 1).decode()
+            if len(svg) > MAX_PICTURE:
+                raise ValueError("a picture over %d KB" % (MAX_PICTURE // 1024))
         except (urllib.error.URLError, OSError, ValueError) as e:
             raise UsageError("%s: no picture from the page (%s)" % (args.url, getattr(e, "reason", e))) from None
     else:

@@ -149,11 +149,18 @@ def vfs_place(firmware, flash_size):
         if end > flash_size:
             raise FirmwareError("the firmware needs %s of flash, the board has %s: get the image for its module"
                                 % (mib(end), mib(flash_size)))
-    data = {p.name: p for p in firmware.partitions if p.type == TYPE_DATA}
+    data = {}
+    for p in firmware.partitions:  # the first of a name: Partition.find lists them in table order
+        if p.type == TYPE_DATA:
+            data.setdefault(p.name, p)
     # ports/esp32/modules/flashbdev.py mounts the data partition "vfs", else "ffat";
     # inisetup.py makes "vfs" LittleFS and "ffat" FAT.
     if "vfs" in data:
-        return data["vfs"].offset, data["vfs"].size
+        vfs = data["vfs"]
+        if vfs.size < 2 * VFS_BLOCK or vfs.offset % VFS_BLOCK or vfs.size % VFS_BLOCK:  # LittleFS: two blocks at least
+            raise FirmwareError("the image's 'vfs' partition (0x%x bytes at 0x%x) is not whole 4 KiB blocks of "
+                                "flash that a file system fits in" % (vfs.size, vfs.offset))
+        return vfs.offset, vfs.size
     if "ffat" in data:
         raise UnknownLayout("the image keeps its files on FAT (an 'ffat' partition)")
     if firmware.release < (1, 26):

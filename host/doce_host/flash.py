@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from esptool.targets import CHIP_DEFS
+from littlefs import LittleFSError
 
 from . import espimage, image, micropython
 from .espimage import FirmwareError, UnknownLayout
@@ -69,7 +70,7 @@ def mpremote_args(port, files_dir, files):
 
 def flash_size(text):
     """Bytes from '8MB', '8MiB', '8M' or '8' (MiB, as esptool and module names count)."""
-    found = re.fullmatch(r"\s*(\d+)\s*(MB|MiB|M)?\s*", str(text), re.IGNORECASE)
+    found = re.fullmatch(r"\s*(\d+)\s*(MB|MiB|M)?\s*", str(text), re.IGNORECASE | re.ASCII)  # not '０８'
     if not found or int(found.group(1)) not in (1, 2, 4, 8, 16, 32, 64, 128):
         raise ValueError("flash size %r: give it in MiB, e.g. 4MB, 8MB or 16MB" % text)
     return int(found.group(1)) << 20
@@ -186,7 +187,12 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
     blocks = length // image.BLOCK_SIZE
     parts = []
     # the chip is erased first, so only the blocks LittleFS used need writing
-    for at, data in image.pieces(image.build(files, block_count=blocks)):
+    try:
+        built = image.build(files, block_count=blocks)
+    except LittleFSError:  # no space: the app's files do not fit
+        raise FirmwareError("the image's 'vfs' partition (%s) is too small for the app's files (%d KiB)"
+                            % (espimage.mib(length), sum(map(len, files.values())) // 1024)) from None
+    for at, data in image.pieces(built):
         path = Path(tmp) / ("vfs-0x%x.img" % (offset + at))
         path.write_bytes(data)
         parts.append((offset + at, path))
@@ -243,6 +249,9 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
                 path.write_bytes(data)
             commands = [[tool("mpremote")] + mpremote_args(port, tmp, files)]
         else:
+            if firmware is not None and Path(firmware).is_dir():
+                raise LinkError("--firmware: %s is a folder, not a firmware file (get %s from %s)" % (
+                    firmware, micropython.firmware_file(chip or "esp32"), micropython.download_page(chip or "esp32")))
             if firmware is None or not Path(firmware).is_file():
                 raise LinkError("--firmware: no such file %s (get %s from %s)" % (
                     firmware, micropython.firmware_file(chip or "esp32"), micropython.download_page(chip or "esp32")))

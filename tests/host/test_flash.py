@@ -143,6 +143,27 @@ def test_an_unknown_layout_falls_back_to_copying_with_mpremote(tmp_path, capsys,
     assert "mpremote connect /dev/ttyUSB0 fs cp" in commands[1] and commands[1].endswith(" reset")
 
 
+BASE = esp_images.V1_28_TABLE
+
+
+@pytest.mark.parametrize("vfs, says", [
+    ((0x200000, 0), "is not whole 4 KiB blocks"),  # LittleFSError tracebacks before
+    ((0x200000, 0x1800), "is not whole 4 KiB blocks"),
+    ((0x200800, 0x1000 * 64), "is not whole 4 KiB blocks"),
+    ((0x200000, 0x1000 * 2), "too small for the app's files"),
+])
+def test_a_vfs_partition_no_file_system_fits_is_one_line(tmp_path, vfs, says):
+    layout = BASE + [("vfs", 1, 0x82, *vfs)]
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware(table=layout)), "--dry-run")
+    assert run.returncode == 2 and says in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+def test_of_two_vfs_partitions_the_app_goes_to_the_first_as_micropython_mounts_it(tmp_path, capsys):
+    layout = BASE + [("vfs", 1, 0x82, 0x200000, 0x100000), ("vfs", 1, 0x82, 0x300000, 0x100000)]
+    flash.install("/dev/ttyUSB0", write(tmp_path, esp_images.firmware(table=layout)), dry_run=True)
+    assert "LittleFS for the vfs partition at 0x200000" in capsys.readouterr().out  # 0x300000 before
+
+
 def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypatch):
     """Without a board: the probe and the programs are stand-ins that record what they are given."""
     firmware = write(tmp_path, esp_images.firmware())
@@ -183,6 +204,8 @@ def test_no_firmware_file_is_a_clear_error(tmp_path):
     run = run_cli("--firmware", tmp_path / "missing.bin")
     assert run.returncode == 2 and "no such file" in run.stderr and "Traceback" not in run.stderr
     assert micropython.firmware_file("esp32") in run.stderr
+    run = run_cli("--firmware", tmp_path)  # said "no such file" before
+    assert run.returncode == 2 and "is a folder, not a firmware file" in run.stderr
 
 
 def cut(data, at):
@@ -233,9 +256,10 @@ def test_a_patch_release_of_the_pinned_version_is_taken(tmp_path):
     assert "vfs partition at 0x200000, 6 MiB" in run.stdout
 
 
-def test_a_bad_flash_size_is_a_clear_error(tmp_path):
-    run = run_cli("--firmware", write(tmp_path, esp_images.firmware()), "--dry-run", "--flash-size", "lots")
-    assert run.returncode == 2 and "flash size 'lots'" in run.stderr
+@pytest.mark.parametrize("size", ["lots", "\uff10\uff18", "", "3MB"])  # full-width 08 and "" passed before
+def test_a_bad_flash_size_is_a_clear_error(tmp_path, size):
+    run = run_cli("--firmware", write(tmp_path, esp_images.firmware()), "--dry-run", "--flash-size", size)
+    assert run.returncode == 2 and "flash size %r" % size in run.stderr
 
 
 def test_app_only_updates_a_running_board_and_keeps_its_game(tmp_path):

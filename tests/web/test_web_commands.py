@@ -97,6 +97,37 @@ def test_snapshot_errors_are_one_line(tmp_path):
     assert run.returncode == 2 and "no such port" in run.stderr
 
 
+@pytest.mark.parametrize("body, says", [
+    (b"<svg><g>", "the picture is not an SVG that can be drawn"),  # a cairosvg traceback before
+    (b"<html>not a picture</html>", "the picture is not an SVG that can be drawn"),
+    (b"\xff\xfe", "no picture from the page"),
+    (b"<svg>" + b" " * (2 << 20) + b"</svg>", "no picture from the page (a picture over 1024 KB)"),
+])
+def test_a_page_that_sends_no_drawable_picture_is_one_line(tmp_path, body, says):
+    pytest.importorskip("cairosvg")
+    import http.server
+    import threading
+
+    class Lying(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "image/svg+xml")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Lying)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        run = doce("snapshot", "--url", "http://127.0.0.1:%d" % server.server_port, "--png", str(tmp_path / "x.png"))
+    finally:
+        server.shutdown()
+    assert run.returncode == 2 and "Traceback" not in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert says in run.stderr, run.stderr
+
+
 def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
     async def check():
         async with aiohttp.ClientSession() as http:

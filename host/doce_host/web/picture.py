@@ -330,7 +330,7 @@ def panel(state, lay, x, top):
 
 
 class NoPNG(Exception):
-    """PNG output needs cairo, which this computer lacks; SVG needs nothing."""
+    """No PNG: cairo is missing on this computer (SVG needs nothing), or the SVG cannot be drawn."""
 
 
 def write_png(svg, path):
@@ -339,4 +339,9 @@ def write_png(svg, path):
     except (ImportError, OSError) as e:  # OSError: the cairo library itself is missing
         raise NoPNG("PNG needs the cairo library (Debian: apt install libcairo2); --svg works without it (%s)"
                     % e) from None
-    cairosvg.svg2png(bytestring=svg.encode(), write_to=path)
+    try:  # unsafe=False (its default): no external files or entities
+        cairosvg.svg2png(bytestring=svg.encode(), write_to=path, unsafe=False)
+    except OSError:
+        raise
+    except Exception as e:  # the SVG came from a page, untrusted: XML or SVG cairosvg cannot draw
+        raise NoPNG("the picture is not an SVG that can be drawn (%s: %s)" % (type(e).__name__, str(e)[:200])) from None
