@@ -587,10 +587,51 @@ def packet_size(buf):
     return -1
 
 
+LEVEL_BYTES = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+
+
+def is_topic_level(text):
+    """1 to 64 letters, digits, _ or -: never a wildcard, a separator or an empty level
+    (the host's rule too: doce_host/fleet/topics.py)."""
+    if not isinstance(text, str) or not 0 < len(text) <= 64:
+        return False
+    for c in text:
+        if c not in LEVEL_BYTES:
+            return False
+    return True
+
+
+def is_prefix(text):
+    """1 to 4 topic levels separated by /, 64 characters at most."""
+    if not isinstance(text, str) or len(text) > 64:
+        return False
+    levels = text.split("/")
+    if len(levels) > 4:
+        return False
+    for level in levels:
+        if not is_topic_level(level):
+            return False
+    return True
+
+
+def config_fault(config):
+    """What makes a stored prefix or board id unusable (a file no firmware of ours wrote), or None."""
+    if "prefix" in config and not is_prefix(config["prefix"]):
+        return "prefix"
+    if "board_id" in config and not is_topic_level(config["board_id"]):
+        return "board_id"
+    return None
+
+
 def start(app, link):
     """Wi-Fi and MQTT as net.json says, if it says enough; the Net, or None."""
     config = load_config()
     if not config.get("ssid") or not config.get("broker"):
+        return None
+    fault = config_fault(config)
+    if fault:  # never publish on a topic it did not mean, nor subscribe to a wildcard
+        app.emit({"event": "warning", "message": "net.json: its %s is no MQTT topic level; not connecting "
+                                                  "(set it again: doce config mqtt)" % fault})
         return None
     import network
     net = Net(app, link, config, network)
@@ -624,7 +665,12 @@ def command(link, request):
                     raise BadArgument("tls is true or false")
                 if value and not has_ca():
                     raise BadArgument("tls needs the broker's CA first (mqtt_ca)")
-            elif not isinstance(value, str) or len(value) > 64 or (key == "prefix" and ("#" in value or "+" in value)):
+            elif key == "prefix" and not is_prefix(value):
+                raise BadArgument("prefix is 1 to 4 topic levels of letters, digits, _ and -, separated by /, "
+                                  "64 characters at most")
+            elif key == "board_id" and not is_topic_level(value):
+                raise BadArgument("board_id is 1 to 64 letters, digits, _ or -")
+            elif not isinstance(value, str) or len(value) > 64:
                 raise BadArgument("%s is text of at most 64 characters" % key)
             config[key] = value
         with open(CONFIG + ".new", "w") as f:

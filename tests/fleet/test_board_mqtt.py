@@ -6,7 +6,9 @@ import random
 
 from fleet_helpers import join, link
 
+from doce_host import image
 from doce_host.fleet.room import Room, wait_until
+from doce_host.sim import SimBoard
 
 WAIT_S = 20
 
@@ -45,12 +47,36 @@ def test_a_password_is_never_sent_back(sim, mosquitto):
 
 
 def test_bad_settings_are_refused_and_change_nothing(sim):
-    for request in ({"cmd": "mqtt", "port": "1883"}, {"cmd": "mqtt", "port": 70000},
+    mqtt = [{"cmd": "mqtt", key: value} for key, value in (
+        ("prefix", "doce\n"), ("prefix", "a//b"), ("prefix", "+"), ("prefix", "a/b/c/d/e"), ("prefix", ""),
+        ("board_id", "b/1"), ("board_id", "b#"), ("board_id", ""), ("board_id", "tabl\u00e9"), ("board_id", "b" * 65))]
+    for request in [{"cmd": "mqtt", "port": "1883"}, {"cmd": "mqtt", "port": 70000},
                     {"cmd": "wifi", "broker": "10.0.0.1"}, {"cmd": "mqtt", "prefix": "doce/#"},
-                    {"cmd": "wifi", "ssid": 12}):
+                    {"cmd": "wifi", "ssid": 12}] + mqtt:
         reply = link(sim, **request)
         assert reply["error"] == "bad_argument", (request, reply)
     assert link(sim, cmd="net")["config"] == {"password_set": False, "mqtt_password_set": False, "ca_set": False}
+
+
+def test_a_stored_prefix_no_topic_can_hold_is_refused_at_boot_and_the_board_plays_on(tmp_path):
+    """net.json written by no firmware of ours (a prefix with a wildcard): the board says so and
+    does not connect, rather than publish on a topic it did not mean."""
+    with SimBoard(tmp_path) as sim:
+        assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+        assert link(sim, cmd="mqtt", broker="127.0.0.1", port=1883, prefix="club/doce")["ok"]
+    flash = tmp_path / "flash.img"
+    files = image.read(flash.read_bytes())
+    config = json.loads(files["net.json"])
+    assert config["prefix"] == "club/doce"
+    config["prefix"] = "club/#"
+    files["net.json"] = json.dumps(config).encode()
+    flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        warnings = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
+        assert any("net.json: its prefix is no MQTT topic level" in w for w in warnings), warnings
+        assert "status" not in link(sim, cmd="net")  # no connection started
+        sim.place("c3", "white 4")
+        assert link(sim, cmd="state")["state"]["board"] == {"c3": "white 4"}
 
 
 def test_the_cap_on_the_lights_drops_while_wifi_is_on(sim, mosquitto):

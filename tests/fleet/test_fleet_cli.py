@@ -64,6 +64,22 @@ def test_a_bad_broker_address_is_one_line(capsys, url, says):
     assert "secret" not in err  # a password given in the address is not echoed
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["fleet", "secure", "DIR", "--boards", "b1", "--prefix", "doce\nx"], "a prefix is 1 to 4 topic levels"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--prefix", "doce/+"], "a prefix is 1 to 4 topic levels"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--prefix", "doce/#"], "a prefix is 1 to 4 topic levels"),
+    (["fleet", "status", "--prefix", "a//b"], "a prefix is 1 to 4 topic levels"),
+    (["config", "mqtt", "--port", "/dev/null", "--broker", "mqtt://127.0.0.1", "--prefix", ""], "a prefix is"),
+    (["config", "mqtt", "--port", "/dev/null", "--broker", "mqtt://127.0.0.1", "--board-id", "t/1"], "a board id is"),
+])
+def test_a_prefix_or_board_id_no_topic_can_hold_is_refused(tmp_path, capsys, argv, says):
+    argv = [str(tmp_path) if a == "DIR" else a for a in argv]
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    assert ended.value.code == 2 and says in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())  # fleet secure wrote nothing
+
+
 def test_fleet_status_without_a_broker_runs_the_embedded_one(capsys):
     port = free_port()
     assert main(["fleet", "status", "--embedded-port", str(port), "--wait", "0.2"]) == 0

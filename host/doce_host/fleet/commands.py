@@ -8,6 +8,7 @@ import sys
 import time
 
 from .broker import BrokerError, EmbeddedBroker, parse_url
+from .topics import board_id_text, topic_prefix
 
 EMBEDDED_PORT = 1883  # MQTT's own port (OASIS MQTT 3.1.1, 4.8), on loopback
 
@@ -311,8 +312,8 @@ def add_config(commands):
                            "mqtts:// (port 8883 unless given): TLS, with --ca")
     mqtt.add_argument("--ca", metavar="FILE", help="with mqtts://: the room's CA (ca.crt from doce fleet secure "
                                                    "--tls), stored on the board, which checks the broker against it")
-    mqtt.add_argument("--prefix", help="the organiser's topic prefix (default doce)")
-    mqtt.add_argument("--board-id", help="this board's id in topics (default: from its MAC)")
+    mqtt.add_argument("--prefix", type=topic_prefix, help="the organiser's topic prefix (default doce)")
+    mqtt.add_argument("--board-id", type=board_id_text, help="this board's id in topics (default: from its MAC)")
     mqtt.add_argument("--name", help="a name people know the board by, like 'Table 4'")
     mqtt.add_argument("--user", help="this board's MQTT user name (its password is asked for)")
     mqtt.add_argument("--password-stdin", action="store_true", help="read the MQTT password from a line of stdin")
@@ -330,7 +331,8 @@ def broker_args(command):
                                                       "(doce fleet secure --tls makes ca.crt)")
     command.add_argument("--embedded-port", type=int, default=EMBEDDED_PORT, metavar="PORT",
                          help="the embedded broker's port on 127.0.0.1 (default %d)" % EMBEDDED_PORT)
-    command.add_argument("--prefix", default="doce", help="the topic prefix the boards use (default doce)")
+    command.add_argument("--prefix", default="doce", type=topic_prefix,
+                         help="the topic prefix the boards use (default doce)")
     command.add_argument("--user", help="the organiser's MQTT user name (its password is asked for)")
     command.add_argument("--password-stdin", action="store_true", help="read the MQTT password from stdin")
     command.add_argument("--json", action="store_true", help="print JSON for scripts")
@@ -391,7 +393,7 @@ def add_fleet_secure(actions):
                                             "anonymous access.")
     secure.add_argument("folder", metavar="DIR", help="where to write them")
     secure.add_argument("--boards", required=True, metavar="ID,ID", help="the boards' ids")
-    secure.add_argument("--prefix", default="doce", help="the topic prefix (default doce)")
+    secure.add_argument("--prefix", default="doce", type=topic_prefix, help="the topic prefix (default doce)")
     secure.add_argument("--tls", action="store_true",
                         help="also a CA (made once, then reused) and a certificate for the broker, and a TLS listener")
     secure.add_argument("--host", action="append", metavar="NAME_OR_IP",

@@ -11,7 +11,6 @@ kept only if its first sending never arrived.
 
 import itertools
 import json
-import re
 import ssl
 import threading
 import time
@@ -20,10 +19,9 @@ import paho.mqtt.client as mqtt
 
 from ..protocol import problem
 from .broker import BrokerError, parse_url
+from .topics import BOARD_ID  # one rule for a board's id: it names its files (doce fleet record)
 
 CONNECT_S = 10
-# A board's id names its files (doce fleet record): letters, digits, - and _ only
-BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")  # a topic level with no wildcard or separator
 MAX_PAYLOAD = 16384  # a board's longest message, its retained state, is about 2 KB
 SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board"}
 

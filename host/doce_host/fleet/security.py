@@ -19,7 +19,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .room import BOARD_ID as ID_PATTERN  # one rule for a board's id
+from .topics import BOARD_ID as ID_PATTERN  # one rule for a board's id
 
 ORGANISER = "organiser"
 BOARD_TOPICS = ("state", "events", "reply", "status")
