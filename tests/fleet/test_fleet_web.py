@@ -211,6 +211,23 @@ def test_the_page_shows_every_board_live_escaped_and_opens_each(embedded, tmp_pa
             web.close()
 
 
+def test_the_tournament_page_reached_by_another_name_is_refused(embedded):
+    """DNS rebinding (tests/web: the board's page): only this computer's names are answered."""
+    import http.client
+    from urllib.parse import urlsplit
+    web = WebProcess("--broker", embedded.url)
+    try:
+        where = urlsplit(web.url)
+        for host, expected in (("rebind.example:%d" % where.port, 421), ("127.0.0.1:%d" % where.port, 200)):
+            for path in ("/", "/room.json", "/room.html"):
+                connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+                connection.request("GET", path, headers={"Host": host})
+                assert connection.getresponse().status == expected, (host, path)
+                connection.close()
+    finally:
+        web.close()
+
+
 def screenshot(browser, url, ids, second):
     """In Chromium, as the web tests do (tests/web): the page, a die put on the second board
     while it is open (its tile alone comes and takes its place), then a click on a board."""

@@ -128,6 +128,32 @@ def test_a_page_that_sends_no_drawable_picture_is_one_line(tmp_path, body, says)
     assert says in run.stderr, run.stderr
 
 
+def test_a_page_reached_by_another_name_is_refused(sim_page):
+    """DNS rebinding: another site's name made to point at this computer. Its page's Origin and
+    its requests' Host are both that name, so only the Host tells: it must name this computer."""
+    import http.client
+    from urllib.parse import urlsplit
+    where = urlsplit(sim_page.url)
+
+    def status(method, path, host, body=None, headers=()):
+        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+        try:
+            connection.request(method, path, body=body, headers={"Host": host, **dict(headers)})
+            return connection.getresponse().status
+        finally:
+            connection.close()
+    upgrade = {"Connection": "Upgrade", "Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+               "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+    for host in ("rebind.example:%d" % where.port, "rebind.example", "127.0.0.1.nip.io:%d" % where.port):
+        assert status("GET", "/", host) == 421
+        assert status("GET", "/board.svg", host) == 421
+        assert status("GET", "/ws", host, headers=dict(upgrade, Origin="http://" + host)) == 421
+        assert status("POST", "/replay", host, body=b'{"moves": []}',
+                      headers={"Content-Type": "application/json", "Origin": "http://" + host}) == 421
+    for host in ("127.0.0.1:%d" % where.port, "localhost:%d" % where.port):
+        assert status("GET", "/", host) == 200
+
+
 def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
     async def check():
         async with aiohttp.ClientSession() as http:

@@ -35,6 +35,7 @@ from urllib.parse import quote
 from aiohttp import web
 
 from ..web import picture
+from ..web.server import named_as_itself
 
 TEXT_MAX = 64  # a name or id in the CSV: as long as a board's own settings (doce/net.py)
 BAD_ID = set("/+#")  # not in an MQTT topic level (MQTT 3.1.1, 4.7)
@@ -439,7 +440,7 @@ def application(t, title="DOCE tournament"):
         response.headers["Content-Security-Policy"] = "default-src 'self'; style-src 'self' 'unsafe-inline'"
         return response
 
-    app = web.Application(middlewares=[no_foreign_code])
+    app = web.Application(middlewares=[named_as_itself, no_foreign_code])
     app.on_startup.append(start)
     app.add_routes([web.get("/", index), web.get("/room.html", fragment), web.get("/room.json", as_json),
                     web.get("/board/{ident}.svg", board_svg), web.get("/board/{ident}.part", board_part),

@@ -19,6 +19,7 @@ world, and the firmware sees them through its sensors. A real board's dice move 
 import asyncio
 import collections
 import errno
+import ipaddress
 import json
 import socket
 import sys
@@ -218,7 +219,7 @@ class Server:
     # -- running ------------------------------------------------------------------------
 
     def app(self):
-        app = web.Application(client_max_size=1 << 20)
+        app = web.Application(client_max_size=1 << 20, middlewares=[named_as_itself])
         app.on_response_prepare.append(no_foreign_code)
         app.add_routes([web.get("/", self.page), web.get("/ws", self.socket),
                         web.get("/board.svg", self.picture_now), web.post("/replay", self.replay),
@@ -295,6 +296,31 @@ def stranger(request):
     origin = request.headers.get("Origin")
     if origin and origin.split("://", 1)[-1] != request.host:
         raise web.HTTPForbidden(text="the board's page only takes requests from itself\n")
+
+
+def own_name(host):
+    """Whether a request's Host names this computer: an IP address, localhost, or the computer's
+    own name. Any other name may be a DNS rebinding: another site's name made to point here, so
+    its page would pass the Origin check (its Origin and our Host would both be its name)."""
+    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host  # a port after a name or IPv4
+    if name.startswith("[") and "]" in name:
+        name = name[1:name.index("]")]  # [::1]:8000
+    name = name.rstrip(".").lower()
+    try:
+        ipaddress.ip_address(name)
+        return True
+    except ValueError:
+        pass
+    me = socket.gethostname().lower()
+    return name in ("localhost", me, me + ".local")
+
+
+@web.middleware
+async def named_as_itself(request, handler):
+    if not own_name(request.host):
+        raise web.HTTPMisdirectedRequest(text="this page answers at this computer's address (an IP address or "
+                                              "localhost), not at another name\n")
+    return await handler(request)
 
 
 async def no_foreign_code(request, response):
