@@ -11,14 +11,13 @@ import time
 from .calibration import TABLES, Calibration, CalibrationError, measure
 from .controller import MATCH_OVER, PLAYING, Controller
 from .game import BLACK, PLAYER_NAMES, WHITE, Game
-from .journal import Journal
+from .journal import TWO_PLAYERS, Journal
 from .lights import Lights
 from .scanner import Scanner
 from .tables import Tables
 
 RULES_PATH = "rules.doct"
 DEFAULT_RULES_PATH = "default.doct"  # the tables installed with the firmware (doce_host/image.py)
-VERSUS_PATH = "versus"  # "colour level" of the board's opponent, in a match against the board
 FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
@@ -42,21 +41,14 @@ def ticks_add(a, delta):
     return time.ticks_add(a, delta) if hasattr(time, "ticks_add") else a + delta
 
 
-def read_versus(path):
-    """(colour, level) of the board's opponent as stored, or None (no file: two players).
-    ValueError for contents no firmware writes (a torn write, a file put there by hand)."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read(8)
-    except OSError:
+def versus_of(payload):
+    """(colour, level) from the journal's V record, or None: two players. ValueError for one no
+    firmware writes (its checksum proves only that it is whole)."""
+    if payload is None or payload[0] == TWO_PLAYERS:
         return None
-    words = data.split()
-    if len(words) != 2 or any(b not in b"0123456789 \t\r\n" for b in data):
-        raise ValueError("%r is not \"colour level\"" % data)
-    colour, level = int(words[0]), int(words[1])
-    if colour > 1 or level > 3:
-        raise ValueError("colour %d, level %d: out of range" % (colour, level))
-    return colour, level
+    if payload[0] > 1 or payload[1] > 3:
+        raise ValueError("colour %d, level %d: out of range" % (payload[0], payload[1]))
+    return payload[0], payload[1]
 
 
 def who_plays(versus):
@@ -84,7 +76,7 @@ def load_rules(path=RULES_PATH):
 
 class App:
     def __init__(self, board, sensors, pixels, show, tables, emit, journal_path="journal",
-                 calibration_path="calibration.bin", rules_path=RULES_PATH, versus_path=VERSUS_PATH):
+                 calibration_path="calibration.bin", rules_path=RULES_PATH):
         self.board = board
         self.sensors = sensors
         self.tables = tables
@@ -94,7 +86,6 @@ class App:
         self.last_warning = None  # so a failing journal is reported once, not every scan
         self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path
-        self.versus_path = versus_path
         self.calibration_path = calibration_path
         self.calibration = Calibration(board)
         note = self.calibration.load(calibration_path)
@@ -122,10 +113,10 @@ class App:
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         try:
-            chosen = read_versus(versus_path)  # chosen before a power cut
+            chosen = versus_of(journal.versus)  # chosen before a power cut
         except ValueError as e:  # the game itself is in the journal: only the opponent is lost
             chosen = None
-            emit({"event": "warning", "message": "versus: %s; two players" % e})
+            emit({"event": "warning", "message": "journal: who plays: %s; two players" % e})
         if chosen:
             self.play_against(chosen[0], chosen[1], remember=False)
         self.checking = False  # in the dice check: the game waits
@@ -271,9 +262,10 @@ class App:
             self.dice_check(False)
         elif c.mode == MATCH_OVER:
             first = 1 - c.game.first  # the other player opens the next match
-            c.new_match(first)
             if twice:  # against the board if this one was for two, and the other way round
-                self.play_against(None if self.versus else 1 - first, self.versus_level)
+                self.play_against(None if self.versus else 1 - first, self.versus_level, remember=False)
+            c.new_match(first)  # who plays is written with it
+            if twice:
                 self.emit({"event": "versus", "versus": who_plays(self.versus)})
         elif not twice:
             if not begun(c.game):
@@ -321,24 +313,17 @@ class App:
 
     def play_against(self, colour=None, level=3, remember=True):
         """From now on the board plays `colour` (WHITE or BLACK) at `level`; None: two players.
-        Kept in a file, so it plays on after a power cut."""
+        remember: journaled now (the button's choice); else with the new match that follows."""
         self.versus = None
         if colour is not None:
             from .versus import Versus
             self.versus_level = level
             self.versus = Versus(self.tables, colour, level)
-        self.controller.versus = self.versus
-        self.controller.changed = True
-        try:
-            if not remember:
-                pass
-            elif colour is None:
-                os.remove(self.versus_path)
-            else:
-                with open(self.versus_path, "w") as f:
-                    f.write("%d %d" % (colour, level))
-        except OSError:
-            pass
+        c = self.controller
+        c.versus = self.versus
+        c.changed = True
+        if remember:  # in order with the plays, retried as they are if the flash fails
+            c.unwritten.append((c.journal.opponent, (None if colour is None else (colour, level),)))
 
     def set_brightness(self, value):
         self.lights.set_brightness(value)

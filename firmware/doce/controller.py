@@ -59,7 +59,8 @@ class Controller:
         self._clear_problems()
         self.game = Game(tables, first)
         self.hint = None
-        self.unwritten.append((self.journal.new_match, (first, tables.checksum)))
+        v = self.versus  # who plays goes in the match's first write, with it (journal.py)
+        self.unwritten.append((self.journal.new_match, (first, tables.checksum, v and (v.colour, v.level))))
         self.mode = CLEARING
         self.emit({"event": "new_match", "first": PLAYER_NAMES[first]})
         self.changed = True

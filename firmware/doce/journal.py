@@ -9,6 +9,10 @@ An append-only file of records, each `kind, payload, crc32(kind + payload)`:
   A count (2)                   the broker has the events of the match's first `count` records
   T tag (4)                     the match's own number on MQTT, so a host knows it from another
                                 (A and T are doce/net.py's, not plays: replay skips them)
+  V colour, level               who plays: the board plays `colour` at `level`; colour 2: two
+                                players. Written with M (one file, one rename: a power cut
+                                leaves the old match and its opponent, or the new and its own)
+                                and again when the button changes it; the last one holds.
 After M and X the game waits for a clear board, and the wait survives a reboot.
 Replay stops at the first record that is short or fails its checksum: that is the
 record a power cut interrupted, and only it is lost. On LittleFS (the ESP32's file
@@ -26,7 +30,14 @@ from .game import BLACK, WHITE, Game
 
 PATH = "journal"
 NEW_MATCH, DIE, PUT_BLOCKER, ROUND, ABANDON, ACK, TAG = b"M", b"D", b"B", b"R", b"X", b"A", b"T"
-PAYLOAD = {NEW_MATCH: 5, DIE: 3, PUT_BLOCKER: 2, ROUND: 1, ABANDON: 1, ACK: 2, TAG: 4}
+VERSUS = b"V"
+PAYLOAD = {NEW_MATCH: 5, DIE: 3, PUT_BLOCKER: 2, ROUND: 1, ABANDON: 1, ACK: 2, TAG: 4, VERSUS: 2}
+TWO_PLAYERS = 2  # a V record's colour for a match for two
+
+
+def versus_record(versus):
+    """The V record for (colour, level) of the board's opponent, or None: two players."""
+    return record(VERSUS, bytes((TWO_PLAYERS, 0) if versus is None else versus))
 
 
 def record(kind, payload):
@@ -62,18 +73,21 @@ class Journal:
         self.acked = 0  # the last A record's count
         self.tag = None  # the last T record's tag
         self.next_tag = None  # the next match's, written with its M record (doce/net.py picks it)
+        self.versus = None  # the last V record's payload: who plays (App reads it at boot)
 
     def _append(self, data, move=1):
         with open(self.path, "ab") as f:
             f.write(data)
         self.moves += move
 
-    def new_match(self, first, rules_checksum):
+    def new_match(self, first, rules_checksum, versus=None):
+        """versus: (colour, level) of the board's opponent, or None (two players)."""
         new = self.path + ".new"
         with open(new, "wb") as f:
             f.write(record(NEW_MATCH, struct.pack("<BI", first, rules_checksum)))
             if self.next_tag:
                 f.write(record(TAG, self.next_tag))
+            f.write(versus_record(versus))
         os.rename(new, self.path)
         self.moves = 1
         self.acked = 0
@@ -82,6 +96,10 @@ class Journal:
     def ack(self, count):
         self._append(record(ACK, struct.pack("<H", count)), 0)
         self.acked = count
+
+    def opponent(self, versus):
+        """Who plays, chosen before the match's first piece (the button)."""
+        self._append(versus_record(versus), 0)
 
     def mark(self, tag):
         self._append(record(TAG, tag), 0)
@@ -123,12 +141,15 @@ class Journal:
         size = found[0][2]
         acked = 0
         self.tag = None
+        self.versus = None
         for kind, payload, end in found[1:]:
-            if kind == ACK or kind == TAG:
+            if kind == ACK or kind == TAG or kind == VERSUS:
                 if kind == ACK:
                     acked = struct.unpack("<H", payload)[0]
-                else:
+                elif kind == TAG:
                     self.tag = payload
+                else:
+                    self.versus = payload
                 size = end
                 continue
             waiting = self._apply(game, waiting, kind, payload)

@@ -227,8 +227,8 @@ class Link:
             level = against.get("level", 3)
             if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 3:
                 raise BadArgument("opponent level is 0 to 3")
-        self.app.controller.new_match(first)
-        self.app.play_against(colour, level)
+        self.app.play_against(colour, level, remember=False)
+        self.app.controller.new_match(first)  # who plays is written with it, in one file
 
     def hint(self, request):
         """Thought in slices between scans and shown in light, as the button's hint is: the

@@ -522,13 +522,13 @@ def replayed(tables, data, moves, acked, tag):
     """The events of the journal's (data's) records after the `acked` first, up to `moves`, as
     the controller sent them, each with `tag` and `record`, its record's number."""
     from .game import PLAYER_NAMES, Game
-    from .journal import ACK, DIE, NEW_MATCH, PUT_BLOCKER, ROUND, TAG, Journal, each_record
+    from .journal import ACK, DIE, NEW_MATCH, PUT_BLOCKER, ROUND, TAG, VERSUS, Journal, each_record
     from .referee import match_event, round_event
     game = None
     waiting = True
     n = 0
     for kind, payload, _ in each_record(data):
-        if kind == ACK or kind == TAG:
+        if kind == ACK or kind == TAG or kind == VERSUS:
             continue
         n += 1
         if n > moves:

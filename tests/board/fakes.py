@@ -101,8 +101,7 @@ class Rig:
         self.now = 0
         self.app = App(sensors.board, sensors, self.strip, self.strip.write, rules.load_tables("standard"),
                        self.events.append, journal_path=str(folder / "journal"),
-                       calibration_path=str(folder / "calibration.bin"), rules_path=str(folder / "rules.doct"),
-                       versus_path=str(folder / "versus"))
+                       calibration_path=str(folder / "calibration.bin"), rules_path=str(folder / "rules.doct"))
 
     def run(self, scans=1):
         for _ in range(scans):

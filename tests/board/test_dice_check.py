@@ -234,8 +234,16 @@ def press_twice(rig):
     wait(rig, 800)
 
 
+def who_plays_journaled(folder):
+    """The last V record's payload in the board's journal (doce/journal.py)."""
+    from doce import journal
+    found = [payload for kind, payload, _ in journal.records((folder / "journal").read_bytes())
+             if kind == journal.VERSUS]
+    return found[-1] if found else None
+
+
 def test_a_double_press_after_a_match_swaps_to_a_match_against_the_board_and_back(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)  # the board keeps its opponent in a file, "versus"
+    monkeypatch.chdir(tmp_path)
     rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
     rig.settle()
     rig.take()
@@ -245,7 +253,8 @@ def test_a_double_press_after_a_match_swaps_to_a_match_against_the_board_and_bac
     assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
     assert not rig.app.checking  # the board is empty, but after a match a double press is the match's
     assert (rig.app.versus.colour, rig.app.versus.level) == (0, 3)  # the board plays white
-    assert (tmp_path / "versus").read_text() == "0 3"  # kept over a power cut
+    rig.run(1)
+    assert who_plays_journaled(tmp_path) == bytes((0, 3))  # with the new match: kept over a power cut
     match_over(rig)
     hold(rig, 100)  # one press: the same players, the other opens (the board, now)
     wait(rig, 800)
@@ -254,7 +263,8 @@ def test_a_double_press_after_a_match_swaps_to_a_match_against_the_board_and_bac
     match_over(rig)
     press_twice(rig)  # back to two players
     assert rig.take("new_match") == [{"event": "new_match", "first": "black"}]
-    assert rig.app.versus is None and not (tmp_path / "versus").exists()
+    rig.run(1)
+    assert rig.app.versus is None and who_plays_journaled(tmp_path) == bytes((2, 0))  # two players
     # The level last chosen (over the link) is the one the button brings back.
     rig.app.play_against(1, 1)
     rig.app.play_against(None)

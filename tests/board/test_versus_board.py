@@ -1,6 +1,7 @@
 """A match against the board, through the simulated sensors: it shows its move in light, the
 players put it down for it, a wrong one goes through correction, a power cut keeps the move."""
 
+import json
 
 import pytest
 
@@ -9,6 +10,7 @@ from doce_host import image
 from doce_host.sim import SimBoard
 from hands import ask, ask_later, blink, events
 
+from doce import journal
 from doce.game import BLACK, WHITE, Game
 from doce.link import move_names
 from doce.versus import hint
@@ -103,48 +105,73 @@ def test_hello_says_who_the_board_plays(sim):
     assert ask(sim, "hello")["versus"] is None
 
 
-NONSENSE = [b"7 2", b"1 9", b"1", b"black 3", b"\xff\xfe", b"1 2 3", b"", b"-1 2", b"1 3" + b"9" * 100, b"1\x002"]
+NONSENSE = [bytes((5, 2)), bytes((1, 9)), bytes((255, 255)), bytes((0, 4))]  # whole records, checksum and all
 
 
-@pytest.mark.parametrize("contents", NONSENSE)
-def test_a_versus_file_that_makes_no_sense_is_named_and_the_board_plays_for_two(tmp_path, contents):
+@pytest.mark.parametrize("payload", NONSENSE)
+def test_a_who_plays_record_that_makes_no_sense_is_named_and_the_board_plays_for_two(tmp_path, payload):
     sensors = fakes.FakeSensors(fakes.board())
     rig = fakes.Rig(tmp_path, sensors)
     rig.settle()
     sensors.place("a1", "white 4")  # a game in play
     rig.settle()
-    (tmp_path / "versus").write_bytes(contents)
+    with open(tmp_path / "journal", "ab") as f:
+        f.write(journal.record(journal.VERSUS, payload))
     rig = fakes.Rig(tmp_path, sensors)  # a reboot
     rig.settle()
     warnings = [e["message"] for e in rig.take("warning")]
-    assert len(warnings) == 1 and warnings[0].startswith("versus") and "two players" in warnings[0]
+    assert len(warnings) == 1 and warnings[0].startswith("journal: who plays") and "two players" in warnings[0]
     assert rig.app.versus is None and rig.app.controller.versus is None
     assert rig.app.controller.game.board[0] and rig.app.controller.mode == "playing"  # the game is kept
 
 
-def test_the_versus_file_is_the_apps_own(tmp_path):
-    """Each board's choice lives beside its journal, not wherever the process happens to run."""
+def test_who_plays_is_journaled_and_kept_through_a_reboot(tmp_path):
     rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
-    rig.app.play_against(1, 2)
-    assert (tmp_path / "versus").read_text() == "1 2"
+    rig.app.play_against(1, 2)  # as the button chooses it, before the match's first piece
+    rig.run(1)  # written with the scan's other writes
+    assert journal.record(journal.VERSUS, bytes((1, 2))) in (tmp_path / "journal").read_bytes()
     rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
     assert (rig.app.versus.colour, rig.app.versus.level) == (1, 2) and rig.take("warning") == []
 
 
-def test_a_versus_file_that_makes_no_sense_on_the_board_itself(tmp_path):
+def test_a_who_plays_record_that_makes_no_sense_on_the_board_itself(tmp_path):
     with SimBoard(tmp_path) as sim:
         assert ask(sim, "new_match", first="white", opponent={"colour": "black", "level": 2})["ok"]
         sim.settle()
         sim.place("c3", "white 4")
     files = image.read((tmp_path / "flash.img").read_bytes())
-    assert files["versus"] == b"1 2"
-    files["versus"] = b"\xff 2"
+    assert journal.record(journal.VERSUS, bytes((1, 2))) in files["journal"]  # with the match, in its file
+    files["journal"] += journal.record(journal.VERSUS, bytes((0xFF, 2)))
     (tmp_path / "flash.img").write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
         warnings = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
-        assert any(w.startswith("versus") and "two players" in w for w in warnings), warnings
+        assert any(w.startswith("journal: who plays") and "two players" in w for w in warnings), warnings
         state = ask(sim, "state")["state"]
         assert state["versus"] is None and state["board"] == {"c3": "white 4"}
+
+
+def test_a_power_cut_at_any_write_of_a_new_match_keeps_the_match_and_its_opponent_together(tmp_path):
+    """After the cut the board has the old match for two, or the new one against the board: never
+    one match with the other's players (the opponent was a file of its own, written first)."""
+    cuts = 0
+    for write in range(1, 20):
+        with SimBoard(tmp_path / str(write)) as sim:
+            sim.place("c3", "white 4")  # a match for two, in play
+            sim.cut_power_at_flash_write(after=write, torn=True)
+            sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black",
+                                                    "opponent": {"colour": "white", "level": 2}}) + "\n")
+            if not sim.power_was_cut:
+                sim.settle()
+            if not sim.power_was_cut:
+                break
+            cuts += 1
+            sim.power_on()
+            sim.run(sim.debounce + sim.quiet)
+            state = ask(sim, "state")["state"]
+            old = state["versus"] is None and state["mode"] == "playing" and state["to_move"] == "black"
+            new = state["versus"] == {"colour": "white", "level": 2, "move": None} and state["mode"] == "clearing"
+            assert old or new, "cut at write %d: %s" % (write, state)
+    assert cuts >= 2  # the new match's file and its rename, at least
 
 
 def test_showing_the_boards_move_allocates_nothing(sim):
