@@ -347,7 +347,8 @@ def members_of(buf, n):
     """How many members buf[:n] has if it is one JSON object whose every colon and comma is in
     its place ({"key": value, ...}, nested at most MAX_DEPTH deep), else -1. MicroPython's
     json.loads does not check this: it takes {"cmd" "x"} or a trailing comma, and v1.24 a
-    missing closing brace. Values inside are left to the parser. Allocates nothing."""
+    missing closing brace. Nor does it check the values inside: end_of_value does, nested ones too.
+    Allocates nothing but the frames of its few nested calls."""
     i = skip_space(buf, 0, n)
     if i >= n or buf[i] != 123:  # {
         return -1
@@ -437,35 +438,47 @@ def end_of_character(buf, i, n):
     return i + more + 1
 
 
-def end_of_value(buf, i, n):
-    """Just past the value at buf[i]: a string, an array or object (nesting checked, contents
-    left to the parser), or a bare word like 12 or true; n if there is no value."""
+def end_of_value(buf, i, n, depth=1):
+    """Just past the value at buf[i]: a string, an array or object (nested at most MAX_DEPTH
+    deep, every member checked as strictly as the request's own), or a bare word like 12 or
+    true; n if there is no value."""
     if i >= n:
         return n
     b = buf[i]
     if b == 34:
         return end_of_string(buf, i, n)
     if b == 123 or b == 91:  # { or [
-        depth = 0
-        while i < n:
-            b = buf[i]
-            if b == 34:
-                i = end_of_string(buf, i, n)
-                continue
-            if b == 123 or b == 91:
-                depth += 1
-                if depth > MAX_DEPTH:
-                    return n
-            elif b == 125 or b == 93:
-                depth -= 1
-                if depth == 0:
-                    return i + 1
-            i += 1
-        return n
+        return end_of_container(buf, i, n, depth) if depth <= MAX_DEPTH else n
     start = i
     while i < n and is_word_byte(buf[i]):
         i += 1
     return i if i > start and is_json_word(buf, start, i) else n
+
+
+def end_of_container(buf, i, n, depth):
+    """Just past the array or object that opens at buf[i]: its colons and commas in their
+    places and its every value strict JSON; n if it is not one."""
+    close = 93 if buf[i] == 91 else 125  # ] or }
+    i = skip_space(buf, i + 1, n)
+    if i < n and buf[i] == close:
+        return i + 1
+    while i < n:
+        if close == 125:  # an object: "key": first
+            if buf[i] != 34:
+                return n
+            i = skip_space(buf, end_of_string(buf, i, n), n)
+            if i >= n or buf[i] != 58:  # :
+                return n
+            i = skip_space(buf, i + 1, n)
+        i = skip_space(buf, end_of_value(buf, i, n, depth + 1), n)
+        if i >= n:
+            return n
+        if buf[i] == close:
+            return i + 1
+        if buf[i] != 44:  # ,
+            return n
+        i = skip_space(buf, i + 1, n)
+    return n
 
 
 def is_hex(b):
