@@ -33,7 +33,16 @@ ASSUMED_FLASH = 4 << 20  # a dry run does not ask the board: the smallest module
 # mpremote has no timeout of its own. The app is about 150 KB: at 115200 baud (11.5 KB/s,
 # ports/esp32/uart.h MICROPY_HW_UART_REPL_BAUD) that is under 15 s of bytes; a tool still busy
 # after this long is stuck on a board that stopped answering.
-TOOL_SECONDS = 300
+TOOL_SECONDS = 300  # esptool: a 4 MiB erase and write at BAUD takes about two minutes
+REPL_BYTES_PER_S = 11520  # 115200 baud, 8N1 (ports/esp32/uart.h MICROPY_HW_UART_REPL_BAUD)
+
+
+def copy_seconds(files):
+    """How long mpremote may take to copy `files`: it writes each chunk over the raw REPL as a
+    bytes literal (mpremote transport_serial.py fs_writefile: f.write(repr)), up to 4 characters
+    a byte, so four times the bytes' time on the line, plus 30 s to connect, list and reset. A
+    port that chatters like a prompt is given up on then, not after TOOL_SECONDS."""
+    return 30 + 4 * sum(len(data) for data in files.values()) // REPL_BYTES_PER_S
 REPL_SECONDS = 5  # Ctrl-C to the prompt: a running app stops within a scan
 
 
@@ -265,7 +274,7 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
             for attempt in range(attempts):
                 if attempt:
                     time.sleep(2)
-                result = run(command)
+                result = run(command, copy_seconds(files) if Path(command[0]).name == "mpremote" else TOOL_SECONDS)
                 if not result.returncode:
                     break
             if result.returncode:

@@ -2,6 +2,7 @@
 something else chatters, stops soon with one clear line (mpremote would wait for ever)."""
 
 import os
+import subprocess
 import threading
 
 import pytest
@@ -46,3 +47,18 @@ def test_app_only_where_no_micropython_answers_is_one_clear_line(device, monkeyp
 def test_a_tool_that_hangs_is_stopped():
     with pytest.raises(LinkError, match="did not finish within 1 s"):
         flash.run(["sleep", "30"], timeout=1)
+
+
+def test_app_only_gives_mpremote_the_time_the_apps_bytes_take_not_five_minutes(monkeypatch):
+    """A port that answers like a prompt and then chatters: mpremote is stopped once the app's
+    bytes would long have gone, not after the five minutes a full esptool install may need."""
+    given = []
+    monkeypatch.setattr(flash, "repl_answers", lambda port: True)
+    monkeypatch.setattr(flash, "verify", lambda port, out: {"ok": True})
+    monkeypatch.setattr(flash, "run", lambda command, timeout: given.append((command[0], timeout))
+                        or subprocess.CompletedProcess(command, 0))
+    flash.install("/dev/null", chip="esp32", app_only=True, out=open(os.devnull, "w"))
+    ((tool, seconds),) = given
+    app = flash.image.app_files("standard", chip="esp32")
+    assert tool.endswith("mpremote") and seconds == flash.copy_seconds(app)
+    assert 30 < seconds < flash.TOOL_SECONDS / 2  # about a minute for the app's ~150 KB
