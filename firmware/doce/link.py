@@ -36,6 +36,7 @@ TX_BACKLOG = 1024  # output waiting: past this the board reads no new request un
 TX_LIMIT = 8192  # past this (a host asking faster than the line carries) it writes and waits
 NEWLINE = b"\n"
 LATER = "later"  # a command's result when its reply goes in a later scan (hint)
+MAX_HINTS = 4  # hint requests waiting for the answer at once
 
 
 def as_bytes(text):
@@ -235,6 +236,8 @@ class Link:
         reply goes when the move is chosen (answer_hints), the scans and lights going on."""
         if self.app.controller.game.round_over:
             raise CommandError("no_round", "there is no round in play")
+        if len(self.hints) >= MAX_HINTS:  # a host asking in a burst: the board's RAM holds a few
+            raise CommandError("busy", "%d hints already wait for the answer" % MAX_HINTS)
         self.app.ask_hint()
         self.hints.append((request.get("id"), self.to))
         return LATER

@@ -108,6 +108,23 @@ def test_hello_says_who_the_board_plays(sim):
 NONSENSE = [bytes((5, 2)), bytes((1, 9)), bytes((255, 255)), bytes((0, 4))]  # whole records, checksum and all
 
 
+def test_a_burst_of_hints_is_bounded_each_answered_once(sim):
+    """A host that asks again and again while the board thinks: four wait for the answer, the
+    rest are refused at once (busy), so the board's memory never grows with the burst."""
+    sim.place("c3", "white 4")
+    burst = "".join(json.dumps({"cmd": "hint", "id": n}) + "\n" for n in range(12))
+    replies = sim.command(do="send", line=burst).get("link", [])
+    for _ in range(2000):
+        if len(replies) >= 12:
+            break
+        replies += sim.run(10).get("link", [])
+    assert sorted(r["id"] for r in replies) == list(range(12))  # each once
+    busy = [r["id"] for r in replies if not r["ok"]]
+    assert busy == list(range(4, 12)) and {r["error"] for r in replies if not r["ok"]} == {"busy"}
+    answers = [r["hint"] for r in replies if r["ok"]]
+    assert len(answers) == 4 and all(a == answers[0] for a in answers)
+
+
 @pytest.mark.parametrize("payload", NONSENSE)
 def test_a_who_plays_record_that_makes_no_sense_is_named_and_the_board_plays_for_two(tmp_path, payload):
     sensors = fakes.FakeSensors(fakes.board())
