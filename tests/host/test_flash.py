@@ -169,7 +169,8 @@ def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypat
     firmware = write(tmp_path, esp_images.firmware())
     ran = []
 
-    def run(command):
+    def run(command, timeout):
+        assert timeout == flash.TOOL_SECONDS  # esptool's; mpremote's is the app's own (test_flash_no_repl.py)
         ran.append(command)
         blocks = (16 * MIB - FACTORY_END) // image.BLOCK_SIZE
         ran.append(image.read(written(command, FACTORY_END, blocks), block_count=blocks))
@@ -189,7 +190,7 @@ def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypat
 
 def test_a_board_of_another_chip_is_refused(tmp_path, monkeypatch):
     monkeypatch.setattr(flash, "probe", lambda port: ("esp32s3", 8 * MIB))
-    monkeypatch.setattr(flash, "run", lambda command: pytest.fail("ran %s" % command))
+    monkeypatch.setattr(flash, "run", lambda command, timeout=None: pytest.fail("ran %s" % command))
     firmware = write(tmp_path, esp_images.firmware("esp32"))
     with pytest.raises(FirmwareError, match="the board is an ESP32-S3, .* get ESP32_GENERIC_S3-20260406-v1.28.0.bin"):
         flash.install("/dev/ttyUSB0", firmware, out=open("/dev/null", "w"))

@@ -35,7 +35,7 @@ class Chatter(FakeDevice):
 
 @pytest.mark.parametrize("device", [lambda: FakeDevice(lambda line: None), Chatter], ids=["silent", "chatter"])
 def test_app_only_where_no_micropython_answers_is_one_clear_line(device, monkeypatch):
-    monkeypatch.setattr(flash, "run", lambda command: pytest.fail("ran %s" % command))
+    monkeypatch.setattr(flash, "run", lambda command, timeout=None: pytest.fail("ran %s" % command))
     port = device()
     try:
         with pytest.raises(LinkError, match="no MicroPython prompt answers there"):
