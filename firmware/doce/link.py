@@ -181,7 +181,7 @@ class Link:
                 request = json.loads(bytes(buf[:n]))
             except (ValueError, MemoryError):  # also bytes that are not UTF-8
                 pass
-        if not isinstance(request, dict) or len(request) != members:  # a key twice is not one object either
+        if not isinstance(request, dict) or members_in(request) != members:  # a key twice, at any depth
             return self.reply(None, None, error="bad_json", message="not one JSON object")
         if not isinstance(request.get("cmd"), str):
             return self.reply(None, None, error="bad_request", message='a request is {"cmd": NAME, ...}')
@@ -346,12 +346,26 @@ class Link:
         return command(self, request)
 
 
+_nested = [0]  # members of the objects inside the request, counted by end_of_container
+
+
+def members_in(value):
+    """Members of every object in a parsed request: fewer than members_of counted if a key was
+    given twice in one of them (the parser keeps the last)."""
+    if isinstance(value, dict):
+        return len(value) + sum(members_in(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(members_in(v) for v in value)
+    return 0
+
+
 def members_of(buf, n):
-    """How many members buf[:n] has if it is one JSON object whose every colon and comma is in
-    its place ({"key": value, ...}, nested at most MAX_DEPTH deep), else -1. MicroPython's
-    json.loads does not check this: it takes {"cmd" "x"} or a trailing comma, and v1.24 a
-    missing closing brace. Nor does it check the values inside: end_of_value does, nested ones too.
+    """How many members buf[:n] has, its own and its objects', if it is one JSON object whose
+    every colon and comma is in its place ({"key": value, ...}, nested at most MAX_DEPTH deep),
+    else -1. MicroPython's json.loads does not check this: it takes {"cmd" "x"} or a trailing
+    comma, and v1.24 a missing closing brace. Nor does it check the values inside: end_of_value does, nested ones too.
     Allocates nothing but the frames of its few nested calls."""
+    _nested[0] = 0
     i = skip_space(buf, 0, n)
     if i >= n or buf[i] != 123:  # {
         return -1
@@ -370,7 +384,7 @@ def members_of(buf, n):
             return -1
         members += 1
         if buf[i] == 125:  # }, and nothing after it
-            return members if skip_space(buf, i + 1, n) >= n else -1
+            return members + _nested[0] if skip_space(buf, i + 1, n) >= n else -1
         if buf[i] != 44:  # ,
             return -1
         i = skip_space(buf, i + 1, n)
@@ -469,6 +483,7 @@ def end_of_container(buf, i, n, depth):
         if close == 125:  # an object: "key": first
             if buf[i] != 34:
                 return n
+            _nested[0] += 1
             i = skip_space(buf, end_of_string(buf, i, n), n)
             if i >= n or buf[i] != 58:  # :
                 return n

@@ -198,6 +198,8 @@ def test_rules_do_not_change_mid_round_unless_forced(sim):
     (b'{"cmd": "new_match", "opponent": {"colour": "black", "level": [1,,]}}\n', "bad_json"),
     (b'{"cmd": "new_match", "opponent": {"colour": "black", "level": [tru]}}\n', "bad_json"),
     (b'{"cmd": "new_match", "opponent": [[[[[1]]]]]}\n', "bad_json"),
+    (b'{"cmd": "new_match", "opponent": {"colour": "black", "colour": "white", "level": 1}}\n', "bad_json"),
+    (b'{"cmd": "new_round", "id": [{"a": 1, "a": 2}]}\n', "bad_json"),
     (b'{"cmd": "state", "id": "' + b"x" * MAX_LINE + b'"}\n', "line_too_long"),
 ])
 def test_bad_input_gets_an_error_and_changes_nothing(sim, line, error):
