@@ -11,8 +11,9 @@ Topics, under the organiser's prefix and this board's id:
 With "tls" set, the socket is wrapped in MicroPython's `tls` (mbedTLS) once TCP is up, and the
 broker's certificate must chain to the CA stored in ca.der and name the broker's address. The
 handshake goes on inside the same non-blocking reads and writes: no call waits on the network.
-Its public-key steps, though, run inside one call that cannot be split (MicroPython gives mbedTLS
-no restartable ECC), about a second on an ESP32 (docs/protocol.md, "MQTT over TLS").
+Its crypto is kept to one short public-key step a scan (docs/protocol.md, "MQTT over TLS"): the
+board offers only RSA key exchange (no elliptic-curve step, which mbedTLS would run in one call of
+about a second on an ESP32), and `Paced` hands mbedTLS one TLS record a scan.
 
 The MQTT packets are umqtt.simple's (micropython-lib, MIT; put in the image from its registry
 package by doce_host/image.py). It reads and writes a socket and waits for the broker; here it
@@ -27,6 +28,7 @@ scan). At boot, the events of the records after the last A are made again from t
 at a time, and go before anything newer.
 """
 
+import io
 import json
 import os
 from binascii import hexlify
@@ -41,10 +43,17 @@ from .link import BadArgument, base64_chunk
 
 CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
-MAX_CA = 2048  # bytes: a P-256 CA is about 400, an RSA-4096 one about 1400
+MAX_CA = 2048  # bytes: an RSA-2048 CA is about 800, an RSA-4096 one about 1400
+# RSA key exchange only: the board's public-key work is then two RSA public operations (e = 65537,
+# the ESP32's RSA accelerator: mbedTLS's CONFIG_MBEDTLS_HARDWARE_MPI, on in ESP-IDF and not turned
+# off by MicroPython's ports/esp32/boards/sdkconfig.base), each in a scan of its own (Paced). ECDHE
+# would add two P-256 scalar multiplications in one call, about a second on an ESP32 (no ECC
+# accelerator; MicroPython issue micropython-esp32#131 measured 1.2 s a handshake). The cost is
+# forward secrecy on the room's own network. Names as mbedTLS spells them (SSLContext.get_ciphers).
+TLS_CIPHERS = ("TLS-RSA-WITH-AES-128-GCM-SHA256", "TLS-RSA-WITH-AES-128-CBC-SHA256")
 KEEPALIVE_S = 60  # the broker drops us after 1.5x this without a packet (MQTT 3.1.1, 3.1.2.10)
 RETRY_MS = 2000  # between attempts to reach the broker
-TLS_RETRY_MS = 30000  # after a failed TLS handshake: each attempt costs the board a second of crypto
+TLS_RETRY_MS = 30000  # after a failed TLS handshake: a broker that refuses us is not asked every 2 s
 JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
 OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
@@ -95,6 +104,69 @@ class Pipe:
         pass
 
 
+class Paced(io.IOBase):
+    """The socket under TLS, handing mbedTLS one TLS record a scan. mbedTLS goes as far through
+    the handshake as the bytes it can read take it: given the broker's whole first flight at once,
+    it would check the certificate and make the key exchange in one call. One record a scan puts
+    each public-key step in a scan of its own. MicroPython's tls calls readinto, write and ioctl
+    (py/modio.c, io.IOBase); None is "would block", a negative number an errno, never an exception
+    through mbedTLS."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.poller = select.poll()
+        self.poller.register(sock, select.POLLIN | select.POLLOUT)
+        self.head = 0  # bytes of the record's 5-byte header read (RFC 5246, 6.2.1: length in 3-4)
+        self.left = 0  # bytes of its body still to come
+        self.spent = False  # this scan's record is read
+
+    def scan(self):
+        self.spent = False
+
+    def readinto(self, buf):
+        if self.spent:
+            return None
+        try:
+            n = self.sock.readinto(buf)
+        except OSError as e:
+            return -e.args[0]
+        i = 0
+        while n and i < n:  # mbedTLS asks for a header, then exactly the body it announced
+            if self.head < 5:
+                if self.head == 3:
+                    self.left = buf[i] << 8
+                elif self.head == 4:
+                    self.left |= buf[i]
+                self.head += 1
+                i += 1
+            else:
+                step = min(self.left, n - i)
+                self.left -= step
+                i += step
+            if self.head == 5 and not self.left:
+                self.head = 0
+                self.spent = True
+        return n
+
+    def write(self, buf):
+        try:
+            return self.sock.write(buf)
+        except OSError as e:
+            return -e.args[0]
+
+    def ioctl(self, request, arg):
+        if request == 3:  # MP_STREAM_POLL (py/stream.h); the flags are select's
+            for _, flags in self.poller.ipoll(0):
+                if self.spent:
+                    flags &= ~select.POLLIN  # nothing more to read this scan
+                return flags & (arg | select.POLLERR | select.POLLHUP)
+            return 0
+        if request == 4:  # MP_STREAM_CLOSE
+            self.sock.close()
+            return 0
+        return -22  # EINVAL: no other request is needed
+
+
 class _Sockets:
     """Stands for the socket module inside umqtt.simple: its socket is our Pipe."""
 
@@ -137,6 +209,7 @@ class Net:
         self.sock = None
         self.poller = None
         self.context = None  # the TLS context with the room's CA, made at the first connection
+        self.paced = None  # the socket under TLS (Paced)
         self.wrapped = False  # this connection is TLS (its handshake may not be over)
         self.wlen = 0  # bytes a write that would block left: the next write offers exactly these
         self.up = False  # the broker has accepted us
@@ -233,10 +306,15 @@ class Net:
         try:
             self._poll(now)
         except Exception as e:  # noqa: BLE001  (a broker's bad packet, a socket's odd error, a TLS refusal)
-            self.fault = "%s: %s" % (type(e).__name__, " ".join(str(e).split()))  # mbedTLS's text spans lines
+            self.failed(e)
             self.drop(now)
 
+    def failed(self, e):
+        self.fault = "%s: %s" % (type(e).__name__, " ".join(str(e).split()))  # mbedTLS's text spans lines
+
     def _poll(self, now):
+        if self.paced:
+            self.paced.scan()
         if not self.wlan.isconnected():
             if self.sock:
                 self.drop(now)
@@ -252,6 +330,9 @@ class Net:
             return
         for _, flags in self.poller.ipoll(0):
             if flags & (select.POLLERR | select.POLLHUP):
+                self.fault = "the connection to the broker closed"
+                if self.client:
+                    self.receive()  # its last words (a TLS alert) say why, if they came
                 return self.drop(now)
             if flags & select.POLLIN and self.client and not self.receive():
                 return self.drop(now)
@@ -303,11 +384,13 @@ class Net:
                 ca = f.read()
             context = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)  # a client's: CERT_REQUIRED
             context.load_verify_locations(ca)
+            context.set_ciphers(TLS_CIPHERS)
             self.context = context
         self.poller.unregister(self.sock)
         self.wrapped = True  # from here a failure costs the long retry
+        self.paced = Paced(self.sock)
         # server_hostname: the certificate must name the broker's address (an IP: no DNS on a board)
-        self.sock = self.context.wrap_socket(self.sock, server_hostname=self.config.get("broker", ""),
+        self.sock = self.context.wrap_socket(self.paced, server_hostname=self.config.get("broker", ""),
                                              do_handshake_on_connect=False)
         self.poller.register(self.sock, select.POLLIN)
 
@@ -406,7 +489,10 @@ class Net:
         try:
             data = self.sock.read(CHUNK)
         except OSError as e:
-            return e.args[0] == EAGAIN  # nothing yet, as some ports say it
+            if e.args[0] == EAGAIN:
+                return True  # nothing yet, as some ports say it
+            self.failed(e)  # the connection reset, or TLS refused (an alert from the broker)
+            return False
         if not data:
             return data is None  # None: nothing yet; b"": the broker closed
         self.pipe.inbox.extend(data)
@@ -496,7 +582,7 @@ class Net:
         if self.sock:
             self.sock.close()  # the only call a TLS socket takes after it failed
         self.next_try = ticks_add(now, TLS_RETRY_MS if self.wrapped and not self.up else RETRY_MS)
-        self.sock = self.client = self.poller = None
+        self.sock = self.client = self.poller = self.paced = None
         self.up = self.wrapped = False
         self.skip = self.wlen = 0
 

@@ -152,6 +152,58 @@ def test_a_broker_that_never_answers_the_handshake_holds_nothing_up(sim, tmp_pat
         assert status["stage"] == "mqtt" and not status["broker"]  # still in its handshake
 
 
+def handshake_with(sim, tmp_path, ciphers):
+    """A TLS server (CPython's ssl) with the room's certificate, offering these OpenSSL cipher
+    suites, that the board is set to reach. What it saw: the suite agreed and the suites the two
+    shared, or the error the handshake ended with."""
+    import ssl
+    room = tmp_path / "room"
+    assert main(["fleet", "secure", str(room), "--boards", "b1", "--tls", "--host", "127.0.0.1"]) == 0
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.maximum_version = ssl.TLSVersion.TLSv1_2  # Mosquitto's listener: tls_version tlsv1.2
+    context.set_ciphers(ciphers)
+    context.load_cert_chain(room / "server.crt", room / "server.key")
+    seen = {}
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+        server.settimeout(WAIT_S)
+
+        def serve():
+            try:
+                conn, _ = server.accept()
+                with context.wrap_socket(conn, server_side=True) as tls:
+                    seen["cipher"], seen["shared"] = tls.cipher()[0], [c[0] for c in tls.shared_ciphers()]
+            except (OSError, ssl.SSLError) as e:
+                seen["error"] = str(e)
+        thread = threading.Thread(target=serve, daemon=True)
+        thread.start()
+        configure(sim, room / "ca.crt", port=server.getsockname()[1])
+        assert wait_until(lambda: seen, WAIT_S, pump(sim))
+    return seen
+
+
+def test_the_board_offers_rsa_key_exchange_only(sim, tmp_path):
+    """No elliptic-curve step on the board: with a broker that would take anything, the suites the
+    two share all send the key with RSA (OpenSSL's names for kRSA begin with AES)."""
+    seen = handshake_with(sim, tmp_path, "ALL")
+    assert seen.get("cipher") == "AES128-GCM-SHA256", seen
+    assert seen["shared"] and all(name.startswith("AES") for name in seen["shared"]), seen
+
+
+def test_a_broker_that_wants_an_elliptic_curve_key_exchange_is_refused_and_play_goes_on(sim, tmp_path):
+    seen = handshake_with(sim, tmp_path, "ECDHE+AESGCM")
+    assert "cipher" not in seen and "no shared cipher" in seen.get("error", ""), seen
+    # why is shown (it went unsaid): the broker's alert, or its closing if the alert was not read first
+    def told():
+        fault = link(sim, cmd="net")["status"]["fault"] or ""
+        return "ALERT" in fault or "closed" in fault
+    assert wait_until(told, WAIT_S, pump(sim))
+    sim.take_events()
+    sim.place("c3", "white 4")
+    assert any(e["event"] == "placed" for e in sim.take_events())
+
+
 def test_the_ca_is_checked_before_it_is_stored(sim, tmp_path):
     assert link(sim, cmd="mqtt", tls=True)["error"] == "bad_argument"  # no CA yet: no TLS
     junk = bytes(range(256)) * 2

@@ -160,3 +160,41 @@ def test_the_certificates_hold_on_a_board_without_a_clock(tmp_path):
         cert = x509.load_pem_x509_certificate((tmp_path / "room" / name).read_bytes())
         assert cert.not_valid_before_utc <= power_on < datetime.datetime.now(datetime.timezone.utc) < \
             cert.not_valid_after_utc, name
+
+
+def elliptic_ca(folder):
+    """A room CA on P-256, as another tool (or an older doce) would make it."""
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "some CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=9))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True).sign(key, hashes.SHA256()))
+    folder.mkdir()
+    (folder / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "ca.key").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                      serialization.NoEncryption()))
+
+
+def test_the_rooms_keys_are_rsa_and_a_ca_a_board_cannot_use_is_one_line(tmp_path, capsys):
+    """A board offers RSA key exchange only (doce/net.py TLS_CIPHERS): the broker's certificate and
+    the CA that signs it are RSA, and an elliptic-curve CA is refused, never used or replaced."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    mosquitto_or_skip()
+    assert secure(tmp_path / "room", "--host", "10.0.0.2") == 0
+    for name in ("ca.crt", "server.crt"):
+        key = x509.load_pem_x509_certificate((tmp_path / "room" / name).read_bytes()).public_key()
+        assert isinstance(key, rsa.RSAPublicKey) and key.key_size == 2048, name
+    capsys.readouterr()
+    elliptic_ca(tmp_path / "old")
+    before = (tmp_path / "old" / "ca.crt").read_bytes()
+    assert secure(tmp_path / "old", "--host", "10.0.0.2") == 2
+    err = capsys.readouterr().err
+    assert "not RSA" in err and err.count("\n") == 1, err
+    assert (tmp_path / "old" / "ca.crt").read_bytes() == before and not (tmp_path / "old" / "server.crt").exists()
+    assert main(["config", "mqtt", "--port", str(tmp_path / "no-port"), "--broker", "mqtts://10.0.0.2",
+                 "--ca", str(tmp_path / "old" / "ca.crt")]) == 2
+    err = capsys.readouterr().err
+    assert "not RSA" in err and err.count("\n") == 1, err

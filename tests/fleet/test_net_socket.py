@@ -88,3 +88,100 @@ def test_what_waits_goes_in_one_write_and_the_rest_at_the_next_scan(net):
     n.sock.room = 1 << 20
     n.send(2)
     assert n.sock.writes[1:] == [state[:300], state[300:]] and not n.pipe.out
+
+
+class Wire:
+    """The raw socket under TLS: what the broker sent waits here; readinto gives at most `most`
+    bytes a call (a short read, as TCP may give)."""
+
+    def __init__(self, data=b"", most=1 << 20):
+        self.data = bytearray(data)
+        self.most = most
+        self.closed = False
+
+    def readinto(self, buf):
+        if not self.data:
+            return None  # a non-blocking socket with nothing yet
+        n = min(len(buf), len(self.data), self.most)
+        buf[:n] = self.data[:n]
+        self.data[:n] = b""
+        return n
+
+    def close(self):
+        self.closed = True
+
+
+class ReadyPoll:
+    """select.poll over the raw socket: it is always readable and writable."""
+
+    def register(self, sock, flags):
+        self.sock = sock
+
+    def ipoll(self, timeout):
+        yield self.sock, 1 | 4
+
+
+def record(kind, body):
+    return bytes([kind, 3, 3, len(body) >> 8, len(body) & 0xFF]) + body
+
+
+def read_exactly(paced, size):
+    """size bytes, read until whole, or None where the first read would block."""
+    buf = bytearray(size)
+    have = 0
+    while have < size:
+        n = paced.readinto(memoryview(buf)[have:])
+        if n is None:
+            assert have == 0, "stopped inside a record"
+            return None
+        have += n
+    return bytes(buf)
+
+
+def mbedtls_reads(paced):
+    """The records read whole, as mbedTLS reads (ssl_msg.c, mbedtls_ssl_fetch_input): a 5-byte
+    header, then exactly the body it announces, until a read would block."""
+    got = []
+    while True:
+        header = read_exactly(paced, 5)
+        if header is None:
+            return got
+        got.append(header + read_exactly(paced, header[3] << 8 | header[4]))
+
+
+def test_tls_records_reach_mbedtls_one_a_scan(net, monkeypatch):
+    """The broker's first flight (ServerHello, Certificate, ServerHelloDone) arrives at once; the
+    board's TLS gets one record a scan, so checking the certificate and making the key exchange
+    fall in different scans (docs/protocol.md, "MQTT over TLS")."""
+    monkeypatch.setattr(net, "select", types.SimpleNamespace(poll=ReadyPoll, POLLIN=1, POLLOUT=4, POLLERR=8,
+                                                             POLLHUP=16))
+    flight = [record(22, b"\x02" + b"h" * 80), record(22, b"\x0b" + b"c" * 900), record(22, b"\x0e\x00\x00\x00"),
+              record(23, b""), record(23, b"x" * 300)]
+    for most in (1 << 20, 3, 1):  # the socket hands over everything, or a few bytes a read
+        paced = net.Paced(Wire(b"".join(flight), most=most))
+        for scan, expected in enumerate(flight):
+            assert mbedtls_reads(paced) == [expected], (most, scan)
+            assert paced.ioctl(3, 1 | 4) == 4  # polled: writable, and nothing more to read this scan
+            paced.scan()
+            assert paced.ioctl(3, 1 | 4) == 1 | 4
+        assert mbedtls_reads(paced) == []  # nothing left: would block
+
+
+def test_the_socket_under_tls_reports_errors_as_numbers_and_closes(net, monkeypatch):
+    """MicroPython's io.IOBase reads a negative return as an errno: an exception would unwind
+    through mbedTLS's own C code."""
+    monkeypatch.setattr(net, "select", types.SimpleNamespace(poll=ReadyPoll, POLLIN=1, POLLOUT=4, POLLERR=8,
+                                                             POLLHUP=16))
+
+    class Reset(Wire):
+        def readinto(self, buf):
+            raise OSError(104)  # ECONNRESET
+
+        def write(self, buf):
+            raise OSError(32)  # EPIPE
+
+    wire = Reset()
+    paced = net.Paced(wire)
+    assert paced.readinto(bytearray(5)) == -104 and paced.write(b"abc") == -32
+    assert paced.ioctl(99, 0) == -22
+    assert paced.ioctl(4, 0) == 0 and wire.closed

@@ -90,6 +90,10 @@ def load_ca(folder):
     enc = serialization.Encoding.DER
     if cert.public_key().public_bytes(enc, pub) != key.public_key().public_bytes(enc, pub):
         raise SecurityError("%s: ca.key is not the key of ca.crt" % folder)
+    why = not_rsa(cert)
+    if why:
+        raise SecurityError("%s: the CA in ca.crt cannot be a board's: %s. Move ca.crt and ca.key away to make "
+                            "a new one (every client then needs the new ca.crt)" % (folder, why))
     return cert, key
 
 
@@ -98,7 +102,6 @@ def write_tls(folder, hosts):
     addresses. Returns True if the CA was reused."""
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
     if not hosts:
         raise SecurityError("--tls needs --host: the name or address the clients reach the broker by")
@@ -112,7 +115,7 @@ def write_tls(folder, hosts):
     if existing:
         ca_cert, ca_key = existing
     else:
-        ca_key = ec.generate_private_key(ec.SECP256R1())  # P-256: what the ESP32's mbedTLS verifies fast
+        ca_key = room_key()
         ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "doce fleet room CA")])
         ca_cert = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name)
                    .public_key(ca_key.public_key()).serial_number(x509.random_serial_number())
@@ -126,7 +129,7 @@ def write_tls(folder, hosts):
                    .sign(ca_key, hashes.SHA256()))
         write_private(folder / "ca.key", ca_key.private_bytes(**plain_key))
         (folder / "ca.crt").write_bytes(ca_cert.public_bytes(pem))
-    key = ec.generate_private_key(ec.SECP256R1())
+    key = room_key()
     cert = (x509.CertificateBuilder()
             .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, hosts[0][:64])]))
             .issuer_name(ca_cert.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
@@ -139,6 +142,25 @@ def write_tls(folder, hosts):
     write_private(folder / "server.key", key.private_bytes(**plain_key))
     (folder / "server.crt").write_bytes(cert.public_bytes(pem))
     return existing is not None
+
+
+def room_key():
+    """RSA-2048 for the CA and the broker: a board offers only RSA key exchange (doce/net.py
+    TLS_CIPHERS), so it checks the broker's certificate and sends its key with two RSA public
+    operations, which the ESP32 accelerates, instead of elliptic-curve steps of about a second."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def not_rsa(cert):
+    """Why a board could not use this CA, or None: its key must be RSA (room_key)."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    key = cert.public_key()
+    if not isinstance(key, rsa.RSAPublicKey):
+        return "its key is not RSA, and a board checks the broker with RSA only"
+    if key.key_size > 4096:
+        return "its RSA key has %d bits; a board takes at most 4096" % key.key_size
+    return None
 
 
 def board_ca(path):
@@ -165,6 +187,9 @@ def board_ca(path):
         is_ca = False
     if not is_ca:
         raise SecurityError("%s: not a CA certificate (the room's is ca.crt from doce fleet secure --tls)" % path)
+    why = not_rsa(cert)
+    if why:
+        raise SecurityError("%s: %s (make the room's CA with doce fleet secure --tls)" % (path, why))
     der = cert.public_bytes(serialization.Encoding.DER)
     if len(der) > BOARD_CA_MAX:
         raise SecurityError("%s: %d bytes as DER, more than a board keeps (%d)" % (path, len(der), BOARD_CA_MAX))
