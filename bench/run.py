@@ -434,6 +434,8 @@ def main():
         opponent_figures(mpy, matches=100 if "--quick" in sys.argv else 1000, board=board)
     link_figures()
     web_figures()
+    from tls import tls_figures  # issue 11: a board's TLS handshake, scan by scan
+    tls_figures()
     from fleet import fleet_figures  # issue 11: a room of boards on MQTT
     fleet_figures()
 
