@@ -162,11 +162,11 @@ def test_the_certificates_hold_on_a_board_without_a_clock(tmp_path):
             cert.not_valid_after_utc, name
 
 
-def elliptic_ca(folder):
-    """A room CA on P-256, as another tool (or an older doce) would make it."""
+def other_ca(folder, key=None):
+    """A room CA as another tool (or an older doce) would make it: on P-256 unless `key` is given."""
     from cryptography.hazmat.primitives import hashes, serialization
     from cryptography.hazmat.primitives.asymmetric import ec
-    key = ec.generate_private_key(ec.SECP256R1())
+    key = key or ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(x509.oid.NameOID.COMMON_NAME, "some CA")])
     now = datetime.datetime.now(datetime.timezone.utc)
     cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
@@ -188,7 +188,7 @@ def test_the_rooms_keys_are_rsa_and_a_ca_a_board_cannot_use_is_one_line(tmp_path
         key = x509.load_pem_x509_certificate((tmp_path / "room" / name).read_bytes()).public_key()
         assert isinstance(key, rsa.RSAPublicKey) and key.key_size == 2048, name
     capsys.readouterr()
-    elliptic_ca(tmp_path / "old")
+    other_ca(tmp_path / "old")
     before = (tmp_path / "old" / "ca.crt").read_bytes()
     assert secure(tmp_path / "old", "--host", "10.0.0.2") == 2
     err = capsys.readouterr().err
@@ -198,3 +198,30 @@ def test_the_rooms_keys_are_rsa_and_a_ca_a_board_cannot_use_is_one_line(tmp_path
                  "--ca", str(tmp_path / "old" / "ca.crt")]) == 2
     err = capsys.readouterr().err
     assert "not RSA" in err and err.count("\n") == 1, err
+
+
+def test_a_ca_a_board_would_refuse_or_check_slowly_is_one_line(tmp_path, capsys):
+    """mbedTLS's default profile wants RSA of 2048 bits or more; an exponent other than 65537 makes
+    every check of the broker's certificate a long call; a key cryptography cannot even name."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    mosquitto_or_skip()
+    other_ca(tmp_path / "short", rsa.generate_private_key(public_exponent=65537, key_size=1024))
+    other_ca(tmp_path / "three", rsa.generate_private_key(public_exponent=3, key_size=2048))
+    other_ca(tmp_path / "unknown")
+    pem = (tmp_path / "unknown" / "ca.crt").read_bytes()
+    der = x509.load_pem_x509_certificate(pem).public_bytes(serialization.Encoding.DER)
+    ec_oid = bytes.fromhex("06072a8648ce3d0201")  # id-ecPublicKey (RFC 5480)
+    assert ec_oid in der
+    (tmp_path / "unknown" / "ca.der").write_bytes(der.replace(ec_oid, ec_oid[:-1] + b"\x09"))  # a key type no one knows
+    (tmp_path / "big.pem").write_bytes((tmp_path / "short" / "ca.crt").read_bytes() + b"#" * (70 * 1024))
+    for path, words in ((tmp_path / "short" / "ca.crt", "1024 bits"), (tmp_path / "three" / "ca.crt", "65537"),
+                        (tmp_path / "unknown" / "ca.der", "not RSA"), (tmp_path / "big.pem", "over 64 KB")):
+        assert main(["config", "mqtt", "--port", str(tmp_path / "no-port"), "--broker", "mqtts://10.0.0.2",
+                     "--ca", str(path)]) == 2, path
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1 and "Traceback" not in err, err
+    for folder, words in (("short", "1024 bits"), ("three", "65537")):
+        assert secure(tmp_path / folder, "--host", "10.0.0.2") == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, err

@@ -86,14 +86,14 @@ def load_ca(folder):
     except (ValueError, TypeError, OSError) as e:
         raise SecurityError("%s: cannot read the CA (%s)" % (folder, str(e).splitlines()[0] if str(e) else
                                                                type(e).__name__)) from None
-    pub = serialization.PublicFormat.SubjectPublicKeyInfo
-    enc = serialization.Encoding.DER
-    if cert.public_key().public_bytes(enc, pub) != key.public_key().public_bytes(enc, pub):
-        raise SecurityError("%s: ca.key is not the key of ca.crt" % folder)
     why = not_rsa(cert)
     if why:
         raise SecurityError("%s: the CA in ca.crt cannot be a board's: %s. Move ca.crt and ca.key away to make "
                             "a new one (every client then needs the new ca.crt)" % (folder, why))
+    pub = serialization.PublicFormat.SubjectPublicKeyInfo
+    enc = serialization.Encoding.DER
+    if cert.public_key().public_bytes(enc, pub) != key.public_key().public_bytes(enc, pub):
+        raise SecurityError("%s: ca.key is not the key of ca.crt" % folder)
     return cert, key
 
 
@@ -153,13 +153,23 @@ def room_key():
 
 
 def not_rsa(cert):
-    """Why a board could not use this CA, or None: its key must be RSA (room_key)."""
+    """Why a board could not use this CA, or could only slowly, or None. Its key must be RSA
+    (room_key) of 2048 to 4096 bits, mbedTLS's default profile (x509_crt.c,
+    mbedtls_x509_crt_profile_default: RSA of at least 2048 bits), with the public exponent 65537:
+    a board checks the broker's certificate with it at every connection, and a large exponent
+    (any odd number is valid) would make that one call as long as a private-key operation."""
+    from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives.asymmetric import rsa
-    key = cert.public_key()
+    try:
+        key = cert.public_key()
+    except (UnsupportedAlgorithm, ValueError):
+        key = None
     if not isinstance(key, rsa.RSAPublicKey):
         return "its key is not RSA, and a board checks the broker with RSA only"
-    if key.key_size > 4096:
-        return "its RSA key has %d bits; a board takes at most 4096" % key.key_size
+    if not 2048 <= key.key_size <= 4096:
+        return "its RSA key has %d bits; a board takes 2048 to 4096" % key.key_size
+    if key.public_numbers().e != 65537:
+        return "its RSA key's public exponent is not 65537, and a board would check with it slowly"
     return None
 
 
@@ -173,6 +183,8 @@ def board_ca(path):
             data = f.read(64 * 1024 + 1)
     except OSError as e:
         raise SecurityError("%s: cannot read (%s)" % (path, e.strerror)) from None
+    if len(data) > 64 * 1024:  # read no further: a CA certificate is a few KB at most
+        raise SecurityError("%s: over 64 KB, too large to be a CA certificate" % path)
     try:
         found = x509.load_pem_x509_certificates(data) if b"-----BEGIN" in data else [
             x509.load_der_x509_certificate(data)]
