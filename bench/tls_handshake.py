@@ -20,7 +20,7 @@ if mode == "board":
 raw = socket.socket()
 raw.connect(socket.getaddrinfo("127.0.0.1", port)[0][-1])
 raw.setblocking(False)
-under = Paced(raw) if mode == "board" else raw
+under = Paced(raw, ca) if mode == "board" else raw
 sock = context.wrap_socket(under, server_hostname="127.0.0.1", do_handshake_on_connect=False)
 scans = []
 sent = False

@@ -44,6 +44,7 @@ from .link import BadArgument, base64_chunk
 CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
 MAX_CA = 2048  # bytes: an RSA-2048 CA is about 800, an RSA-4096 one about 1400
+CERTIFICATES_MAX = 4096  # the broker's Certificate message: its own (about 900 bytes) and the CA
 # RSA key exchange only: the board's public-key work is then two RSA public operations (e = 65537,
 # the ESP32's RSA accelerator: mbedTLS's CONFIG_MBEDTLS_HARDWARE_MPI, on in ESP-IDF and not turned
 # off by MicroPython's ports/esp32/boards/sdkconfig.base), each in a scan of its own (Paced). ECDHE
@@ -53,6 +54,10 @@ MAX_CA = 2048  # bytes: an RSA-2048 CA is about 800, an RSA-4096 one about 1400
 TLS_CIPHERS = ("TLS-RSA-WITH-AES-128-GCM-SHA256", "TLS-RSA-WITH-AES-128-CBC-SHA256")
 KEEPALIVE_S = 60  # the broker drops us after 1.5x this without a packet (MQTT 3.1.1, 3.1.2.10)
 RETRY_MS = 2000  # between attempts to reach the broker
+ANSWER_MS = 10000  # TCP, TLS and CONNACK must be done by then: a peer that takes the connection and
+# says nothing (or stops in the middle of a record) would otherwise hold the board in "mqtt" for ever
+QUIET_MS = KEEPALIVE_S * 1000  # up, nothing from the broker this long, though it answers our pings
+# within it (one every half keepalive): it is gone (MQTT 3.1.1, 3.1.2.10: the client closes)
 TLS_RETRY_MS = 30000  # after a failed TLS handshake: a broker that refuses us is not asked every 2 s
 JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
@@ -108,22 +113,42 @@ class Paced(io.IOBase):
     """The socket under TLS, handing mbedTLS one TLS record a scan. mbedTLS goes as far through
     the handshake as the bytes it can read take it: given the broker's whole first flight at once,
     it would check the certificate and make the key exchange in one call. One record a scan puts
-    each public-key step in a scan of its own. MicroPython's tls calls readinto, write and ioctl
-    (py/modio.c, io.IOBase); None is "would block", a negative number an errno, never an exception
-    through mbedTLS."""
+    each public-key step in a scan of its own (OpenSSL, Mosquitto's, sends each handshake message
+    in a record of its own; a broker that packs them puts two in one scan at worst).
 
-    def __init__(self, sock):
+    It also reads the broker's handshake messages as they pass, before encryption starts, and
+    refuses a Certificate message that holds anything but the broker's own certificate, and after
+    it, byte for byte, the room's CA (OpenSSL sends it from Mosquitto's cafile): mbedTLS checks
+    every signature of a chain in the one call that reads it, and a chain's keys are the sender's
+    choice (an exponent as long as the key makes each check as slow as a private-key operation).
+    The broker's own certificate is checked with the room's CA key, which the host holds to e = 65537.
+
+    MicroPython's tls calls readinto, write and ioctl (py/modio.c, io.IOBase); None is "would
+    block", a negative number an errno, never an exception through mbedTLS."""
+
+    def __init__(self, sock, ca):
         self.sock = sock
+        self.ca = ca  # the room's CA, DER
         self.poller = select.poll()
         self.poller.register(sock, select.POLLIN | select.POLLOUT)
         self.head = 0  # bytes of the record's 5-byte header read (RFC 5246, 6.2.1: length in 3-4)
+        self.kind = 0  # the record's content type (its header's first byte)
         self.left = 0  # bytes of its body still to come
         self.spent = False  # this scan's record is read
+        self.clear = True  # no ChangeCipherSpec yet: the handshake's messages are readable
+        self.header = bytearray(4)  # a handshake message's type and length (RFC 5246, 7.4)
+        self.got = 0  # bytes of it read
+        self.size = 0  # the message's length
+        self.have = 0  # bytes of its body read
+        self.certificates = None  # a Certificate message's body, checked whole before mbedTLS gets its end
+        self.refused = None  # why the broker's handshake was refused here, for status.fault
 
     def scan(self):
         self.spent = False
 
     def readinto(self, buf):
+        if self.refused:
+            return -71  # EPROTO, as when it was refused
         if self.spent:
             return None
         try:
@@ -133,7 +158,11 @@ class Paced(io.IOBase):
         i = 0
         while n and i < n:  # mbedTLS asks for a header, then exactly the body it announced
             if self.head < 5:
-                if self.head == 3:
+                if self.head == 0:
+                    self.kind = buf[i]
+                    if self.kind == 20:  # ChangeCipherSpec: what follows is encrypted
+                        self.clear = False
+                elif self.head == 3:
                     self.left = buf[i] << 8
                 elif self.head == 4:
                     self.left |= buf[i]
@@ -141,12 +170,58 @@ class Paced(io.IOBase):
                 i += 1
             else:
                 step = min(self.left, n - i)
+                if self.kind == 22 and self.clear and not self.handshake(buf, i, i + step):
+                    self.refused = "the broker sent certificates other than its own and the room's CA"
+                    return -71  # EPROTO: mbedTLS gives up, and the connection with it
                 self.left -= step
                 i += step
             if self.head == 5 and not self.left:
                 self.head = 0
                 self.spent = True
         return n
+
+    def handshake(self, buf, i, end):
+        """Follow the broker's handshake messages through buf[i:end]. False for a Certificate
+        message with more than the broker's certificate and the room's CA."""
+        header = self.header
+        while i < end or self.got == 4 and self.have == self.size:
+            if self.got < 4:
+                header[self.got] = buf[i]
+                self.got += 1
+                i += 1
+                if self.got == 4:
+                    self.size = header[1] << 16 | header[2] << 8 | header[3]
+                    self.have = 0
+                    if header[0] == 11:
+                        if self.size > CERTIFICATES_MAX:
+                            return False
+                        self.certificates = bytearray(self.size)
+                continue
+            if self.have == self.size:  # the message is whole
+                self.got = 0
+                if header[0] == 11 and not self.ours(self.certificates):
+                    return False
+                self.certificates = None
+                continue
+            step = min(self.size - self.have, end - i)
+            if header[0] == 11:
+                self.certificates[self.have:self.have + step] = buf[i:i + step]
+            self.have += step
+            i += step
+        return True
+
+    def ours(self, body):
+        """A certificate list (RFC 5246, 7.4.2) of the broker's own, then at most the room's CA."""
+        listed = body[0] << 16 | body[1] << 8 | body[2] if len(body) >= 3 else -1
+        at, n = 3, 0
+        while at + 3 <= len(body):
+            size = body[at] << 16 | body[at + 1] << 8 | body[at + 2]
+            at += 3
+            if n and body[at:at + size] != self.ca:
+                return False
+            at += size
+            n += 1
+        return at == len(body) == listed + 3 and 1 <= n <= 2
 
     def write(self, buf):
         try:
@@ -209,9 +284,12 @@ class Net:
         self.sock = None
         self.poller = None
         self.context = None  # the TLS context with the room's CA, made at the first connection
+        self.ca = None  # the room's CA (DER), read with it
         self.paced = None  # the socket under TLS (Paced)
         self.wrapped = False  # this connection is TLS (its handshake may not be over)
         self.wlen = 0  # bytes a write that would block left: the next write offers exactly these
+        self.deadline = 0  # the broker must have answered by then (ANSWER_MS, then QUIET_MS)
+        self.heard = False  # bytes came from the broker this scan
         self.up = False  # the broker has accepted us
         self.joining = None  # while joining the Wi-Fi: when to ask again
         self.next_try = None
@@ -310,7 +388,10 @@ class Net:
             self.drop(now)
 
     def failed(self, e):
-        self.fault = "%s: %s" % (type(e).__name__, " ".join(str(e).split()))  # mbedTLS's text spans lines
+        if self.paced and self.paced.refused:
+            self.fault = self.paced.refused
+        else:
+            self.fault = "%s: %s" % (type(e).__name__, " ".join(str(e).split()))  # mbedTLS's text spans lines
 
     def _poll(self, now):
         if self.paced:
@@ -330,9 +411,11 @@ class Net:
             return
         for _, flags in self.poller.ipoll(0):
             if flags & (select.POLLERR | select.POLLHUP):
-                self.fault = "the connection to the broker closed"
                 if self.client:
+                    self.fault = "the connection to the broker closed"
                     self.receive()  # its last words (a TLS alert) say why, if they came
+                else:
+                    self.fault = "no connection to the broker (refused or unreachable)"
                 return self.drop(now)
             if flags & select.POLLIN and self.client and not self.receive():
                 return self.drop(now)
@@ -340,6 +423,13 @@ class Net:
                 if self.config.get("tls"):
                     self.secure()
                 self.hello()
+        if self.heard and self.up:
+            self.deadline = ticks_add(now, QUIET_MS)
+        self.heard = False
+        if ticks_diff(now, self.deadline) >= 0:
+            self.fault = "the broker stopped answering" if self.up else "no answer from the broker in %d s" % (
+                ANSWER_MS // 1000)
+            return self.drop(now)
         if self.client is None:
             return
         if not self.up and len(self.pipe.inbox) >= 4:
@@ -356,6 +446,7 @@ class Net:
     def open(self, now):
         """Start a TCP connection to the broker; poll() sees it finish (or fail)."""
         self.next_try = ticks_add(now, RETRY_MS)
+        self.deadline = ticks_add(now, ANSWER_MS)
         c = self.config
         try:
             # an IP address needs no lookup; a name would wait on DNS (docs/protocol.md says so)
@@ -384,11 +475,12 @@ class Net:
                 ca = f.read()
             context = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)  # a client's: CERT_REQUIRED
             context.load_verify_locations(ca)
+            self.ca = ca
             context.set_ciphers(TLS_CIPHERS)
             self.context = context
         self.poller.unregister(self.sock)
         self.wrapped = True  # from here a failure costs the long retry
-        self.paced = Paced(self.sock)
+        self.paced = Paced(self.sock, self.ca)
         # server_hostname: the certificate must name the broker's address (an IP: no DNS on a board)
         self.sock = self.context.wrap_socket(self.paced, server_hostname=self.config.get("broker", ""),
                                              do_handshake_on_connect=False)
@@ -423,10 +515,13 @@ class Net:
     def connack(self, now):
         answer = self.pipe.read(4)
         if answer[0] != 0x20 or answer[3] != 0:  # refused: bad credentials, say
+            self.fault = "the broker refused us: %s" % (REFUSALS[answer[3]] if answer[0] == 0x20 and answer[3] < 6
+                                                        else "not an MQTT CONNACK")
             self.drop(now)
             self.next_try = ticks_add(now, RETRY_MS * 5)
             return
         self.up = True
+        self.deadline = ticks_add(now, QUIET_MS)
         self.connects += 1
         self.ping_at = ticks_add(now, KEEPALIVE_S * 500)
         self.pipe.hold = True
@@ -494,7 +589,11 @@ class Net:
             self.failed(e)  # the connection reset, or TLS refused (an alert from the broker)
             return False
         if not data:
-            return data is None  # None: nothing yet; b"": the broker closed
+            if data is None:
+                return True  # nothing yet
+            self.fault = "the broker closed the connection"
+            return False
+        self.heard = True
         self.pipe.inbox.extend(data)
         return True
 
@@ -568,6 +667,7 @@ class Net:
             n = self.sock.write(out if size == len(out) else out[:size])
         except OSError as e:
             if e.args[0] != EAGAIN:  # EAGAIN: the socket's buffer is full; the rest goes next scan
+                self.failed(e)
                 self.drop(now)
             return
         # What did not go is offered again, no more: a TLS write that would block may leave a record
@@ -600,6 +700,9 @@ class Net:
                 "lost": self.lost, "connects": self.connects, "fault": self.fault}
 
 
+# CONNACK's return codes (MQTT 3.1.1, 3.2.2.3), said in status.fault
+REFUSALS = ("accepted", "unacceptable protocol version", "client id rejected", "server unavailable",
+            "bad user name or password", "not authorized")
 RECORDED = ("new_match", "round_start", "placed", "round_restarted")  # one journal record each
 ENDS = ("round_end", "match_end")  # after the play that ended them, of its record
 

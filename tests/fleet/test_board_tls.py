@@ -148,8 +148,11 @@ def test_a_broker_that_never_answers_the_handshake_holds_nothing_up(sim, tmp_pat
         sim.place("c3", "white 4")
         assert any(e["event"] == "placed" for e in sim.take_events())
         status = link(sim, cmd="net")["status"]
-        over.set()
         assert status["stage"] == "mqtt" and not status["broker"]  # still in its handshake
+        sim.wait(10)  # ANSWER_MS: then the board gives up on it, says why, and tries again later
+        status = link(sim, cmd="net")["status"]
+        over.set()
+        assert status["stage"] != "mqtt" and "no answer from the broker" in (status["fault"] or ""), status
 
 
 def handshake_with(sim, tmp_path, ciphers):
@@ -198,7 +201,7 @@ def test_a_broker_that_wants_an_elliptic_curve_key_exchange_is_refused_and_play_
     def told():
         fault = link(sim, cmd="net")["status"]["fault"] or ""
         return "ALERT" in fault or "closed" in fault
-    assert wait_until(told, WAIT_S, pump(sim))
+    assert wait_until(told, WAIT_S, pump(sim)), link(sim, cmd="net")["status"]
     sim.take_events()
     sim.place("c3", "white 4")
     assert any(e["event"] == "placed" for e in sim.take_events())

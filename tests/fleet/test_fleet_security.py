@@ -89,6 +89,19 @@ def test_a_simulated_board_joins_a_secured_room_with_its_own_credentials(secured
         assert reply and reply["ok"]
 
 
+def test_a_board_with_the_wrong_password_says_the_broker_refused_it(secured, sim):
+    """It went unsaid: `doce config show` had no fault while the board was turned away."""
+    from fleet_helpers import link
+    broker, credentials = secured
+    assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+    assert link(sim, cmd="mqtt", broker=broker.host, port=broker.port, board_id="b1", user="b1",
+                mqtt_password="not-its-password")["ok"]
+    assert wait_until(lambda: "refused" in (link(sim, cmd="net")["status"]["fault"] or ""), WAIT_S,
+                      lambda: sim.run(2))
+    fault = link(sim, cmd="net")["status"]["fault"]
+    assert "not authorized" in fault or "bad user name or password" in fault, fault
+
+
 def test_the_mosquitto_configs_doce_writes_send_each_message_at_once(tmp_path):
     mosquitto_or_skip()
     assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1"]) == 0

@@ -125,6 +125,21 @@ def record(kind, body):
     return bytes([kind, 3, 3, len(body) >> 8, len(body) & 0xFF]) + body
 
 
+def message(kind, body):
+    """A handshake message (RFC 5246, 7.4): its type, 3 bytes of length, its body."""
+    return bytes([kind]) + len(body).to_bytes(3, "big") + body
+
+
+def certificates(*ders):
+    """A Certificate message's body: the list's length, then each certificate with its own."""
+    listed = b"".join(len(d).to_bytes(3, "big") + d for d in ders)
+    return len(listed).to_bytes(3, "big") + listed
+
+
+ROOM_CA = b"r" * 800
+HELLO, CERTIFICATE, DONE = message(2, b"h" * 70), message(11, certificates(b"c" * 900)), message(14, b"")
+
+
 def read_exactly(paced, size):
     """size bytes, read until whole, or None where the first read would block."""
     buf = bytearray(size)
@@ -134,6 +149,8 @@ def read_exactly(paced, size):
         if n is None:
             assert have == 0, "stopped inside a record"
             return None
+        if n < 0:
+            return n  # an errno: refused
         have += n
     return bytes(buf)
 
@@ -146,7 +163,10 @@ def mbedtls_reads(paced):
         header = read_exactly(paced, 5)
         if header is None:
             return got
-        got.append(header + read_exactly(paced, header[3] << 8 | header[4]))
+        body = header if isinstance(header, int) else read_exactly(paced, header[3] << 8 | header[4])
+        if isinstance(body, int):
+            return got + [body]  # refused, with this errno
+        got.append(header + body)
 
 
 def test_tls_records_reach_mbedtls_one_a_scan(net, monkeypatch):
@@ -155,10 +175,11 @@ def test_tls_records_reach_mbedtls_one_a_scan(net, monkeypatch):
     fall in different scans (docs/protocol.md, "MQTT over TLS")."""
     monkeypatch.setattr(net, "select", types.SimpleNamespace(poll=ReadyPoll, POLLIN=1, POLLOUT=4, POLLERR=8,
                                                              POLLHUP=16))
-    flight = [record(22, b"\x02" + b"h" * 80), record(22, b"\x0b" + b"c" * 900), record(22, b"\x0e\x00\x00\x00"),
+    flight = [record(22, HELLO), record(22, CERTIFICATE), record(22, DONE), record(20, b"\x01"),
+              record(22, b"\x0b" * 40),  # encrypted (its Finished): not read as a message
               record(23, b""), record(23, b"x" * 300)]
     for most in (1 << 20, 3, 1):  # the socket hands over everything, or a few bytes a read
-        paced = net.Paced(Wire(b"".join(flight), most=most))
+        paced = net.Paced(Wire(b"".join(flight), most=most), ROOM_CA)
         for scan, expected in enumerate(flight):
             assert mbedtls_reads(paced) == [expected], (most, scan)
             assert paced.ioctl(3, 1 | 4) == 4  # polled: writable, and nothing more to read this scan
@@ -181,7 +202,80 @@ def test_the_socket_under_tls_reports_errors_as_numbers_and_closes(net, monkeypa
             raise OSError(32)  # EPIPE
 
     wire = Reset()
-    paced = net.Paced(wire)
+    paced = net.Paced(wire, ROOM_CA)
     assert paced.readinto(bytearray(5)) == -104 and paced.write(b"abc") == -32
     assert paced.ioctl(99, 0) == -22
     assert paced.ioctl(4, 0) == 0 and wire.closed
+
+
+class Broker:
+    """The socket to a broker that is up: what it has sent waits in `data`."""
+
+    def __init__(self):
+        self.data = b""
+
+    def read(self, n):
+        data, self.data = self.data, b""
+        return data or None
+
+    def close(self):
+        pass
+
+
+def test_a_broker_that_stops_answering_is_left_and_said_so(net, monkeypatch):
+    """Up, the board pings every half keepalive; a broker that sends nothing (not even PINGRESP)
+    for a whole keepalive is gone, though TCP never says so (MQTT 3.1.1, 3.1.2.10)."""
+    monkeypatch.setattr(net, "select", types.SimpleNamespace(POLLIN=1, POLLOUT=4, POLLERR=8, POLLHUP=16))
+    n = bare(net)
+    n.wlan = types.SimpleNamespace(isconnected=lambda: True)
+    n.paced = n.joining = n.fault = None
+    n.heard = False
+    n.process = lambda: True
+    n.work = n.send = lambda now: None
+    sock = Broker()
+    n.sock, n.client, n.up, n.deadline = sock, object(), True, net.QUIET_MS
+    n.poller = types.SimpleNamespace(ipoll=lambda timeout: iter([(sock, 1)] if sock.data else []))
+    sock.data = b"\xd0\x00"  # a PINGRESP, a little before the deadline: the broker is there
+    n._poll(net.QUIET_MS - 100)
+    assert n.sock is sock and n.deadline == 2 * net.QUIET_MS - 100
+    n._poll(2 * net.QUIET_MS - 101)
+    assert n.sock is sock and n.fault is None
+    n._poll(2 * net.QUIET_MS - 100)  # then nothing for a whole keepalive
+    assert n.sock is None and n.fault == "the broker stopped answering"
+
+
+def test_a_broker_that_sends_a_chain_of_certificates_is_refused_before_mbedtls_checks_it(net, monkeypatch):
+    """mbedTLS checks every signature of a chain in the one call that reads it, with keys the
+    sender chose: a chain of eight made-up RSA-4096 intermediates stopped one scan for half a
+    second on this machine (hostile review). The room's broker sends its own certificate, and
+    the room's CA after it (OpenSSL adds it from Mosquitto's cafile), nothing else."""
+    monkeypatch.setattr(net, "select", types.SimpleNamespace(poll=ReadyPoll, POLLIN=1, POLLOUT=4, POLLERR=8,
+                                                             POLLHUP=16))
+    for chain in (message(11, certificates(b"c" * 900, b"i" * 800)),  # another certificate than the CA
+                  message(11, certificates(b"c" * 900, ROOM_CA, ROOM_CA)),
+                  message(11, certificates(b"c" * 900, ROOM_CA[:-1])),
+                  message(11, certificates(b"c" * 5000)),  # over CERTIFICATES_MAX: not read into RAM
+                  message(11, certificates()),
+                  message(11, (904).to_bytes(3, "big") + certificates(b"c" * 900)[3:])):  # lengths that disagree
+        check_refused(net, chain)
+    with_ca = message(11, certificates(b"c" * 900, ROOM_CA))
+    for good in (CERTIFICATE, with_ca):
+        one = [record(22, HELLO), record(22, good[:5]), record(22, good[5:] + DONE)]
+        paced = net.Paced(Wire(b"".join(one)), ROOM_CA)
+        for expected in one:
+            assert mbedtls_reads(paced) == [expected] and paced.refused is None
+            paced.scan()
+
+
+def check_refused(net, chain):
+    for most in (1 << 20, 1):
+        # in records of their own; packed in one record; a chain split over two records
+        for flight in ([record(22, HELLO), record(22, chain)], [record(22, HELLO + chain + DONE)],
+                       [record(22, HELLO), record(22, chain[:7]), record(22, chain[7:])]):
+            paced = net.Paced(Wire(b"".join(flight), most=most), ROOM_CA)
+            read = []
+            for _ in flight:
+                read += mbedtls_reads(paced)
+                paced.scan()
+            refused = read[-1]
+            assert refused == -71 and "certificates other than" in paced.refused, (most, flight)
