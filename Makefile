@@ -15,9 +15,13 @@ $(BIN)/.installed: pyproject.toml
 sim: $(BIN)/.installed
 	$(BIN)/doce sim --open
 
+# Four workers, one test file each at a time (pytest-xdist): most tests wait on simulated boards
+# that run in real time, about half a core busy in one process, so four fit in two cores.
+TEST_WORKERS ?= 4
+
 test: $(BIN)/.installed
 	$(BIN)/ruff check --quiet .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(BIN)/.installed physics
 	$(BIN)/python bench/run.py
