@@ -45,6 +45,9 @@ CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
 MAX_CA = 2048  # bytes: an RSA-2048 CA is about 800, an RSA-4096 one about 1400
 CERTIFICATES_MAX = 4096  # the broker's Certificate message: its own (about 900 bytes) and the CA
+# The broker's handshake messages before encryption: ServerHello, Certificate, CertificateRequest
+# and ServerHelloDone at most (RFC 5246, 7.3). More is a peer making the board count headers.
+MESSAGES_MAX = 4
 # RSA key exchange only: the board's public-key work is then two RSA public operations (e = 65537,
 # the ESP32's RSA accelerator: mbedTLS's CONFIG_MBEDTLS_HARDWARE_MPI, on in ESP-IDF and not turned
 # off by MicroPython's ports/esp32/boards/sdkconfig.base), each in a scan of its own (Paced). ECDHE
@@ -122,6 +125,8 @@ class Paced(io.IOBase):
     every signature of a chain in the one call that reads it, and a chain's keys are the sender's
     choice (an exponent as long as the key makes each check as slow as a private-key operation).
     The broker's own certificate is checked with the room's CA key, which the host holds to e = 65537.
+    No handshake comes later, under encryption: MicroPython never turns mbedTLS's renegotiation on
+    (mbedtls_ssl_config_defaults leaves it off).
 
     MicroPython's tls calls readinto, write and ioctl (py/modio.c, io.IOBase); None is "would
     block", a negative number an errno, never an exception through mbedTLS."""
@@ -141,6 +146,7 @@ class Paced(io.IOBase):
         self.size = 0  # the message's length
         self.have = 0  # bytes of its body read
         self.certificates = None  # a Certificate message's body, checked whole before mbedTLS gets its end
+        self.messages = 0  # handshake messages begun
         self.refused = None  # why the broker's handshake was refused here, for status.fault
 
     def scan(self):
@@ -170,9 +176,10 @@ class Paced(io.IOBase):
                 i += 1
             else:
                 step = min(self.left, n - i)
-                if self.kind == 22 and self.clear and not self.handshake(buf, i, i + step):
-                    self.refused = "the broker sent certificates other than its own and the room's CA"
-                    return -71  # EPROTO: mbedTLS gives up, and the connection with it
+                if self.kind == 22 and self.clear:
+                    self.refused = self.handshake(buf, i, i + step)
+                    if self.refused:
+                        return -71  # EPROTO: mbedTLS gives up, and the connection with it
                 self.left -= step
                 i += step
             if self.head == 5 and not self.left:
@@ -181,11 +188,16 @@ class Paced(io.IOBase):
         return n
 
     def handshake(self, buf, i, end):
-        """Follow the broker's handshake messages through buf[i:end]. False for a Certificate
-        message with more than the broker's certificate and the room's CA."""
+        """Follow the broker's handshake messages through buf[i:end]: why they are refused, or
+        None. The work is bounded whatever comes: at most MESSAGES_MAX headers, read a byte at
+        a time, and a Certificate message of at most CERTIFICATES_MAX bytes copied."""
         header = self.header
         while i < end or self.got == 4 and self.have == self.size:
             if self.got < 4:
+                if self.got == 0:
+                    self.messages += 1
+                    if self.messages > MESSAGES_MAX:
+                        return "the broker sent more handshake messages than a broker does"
                 header[self.got] = buf[i]
                 self.got += 1
                 i += 1
@@ -194,13 +206,13 @@ class Paced(io.IOBase):
                     self.have = 0
                     if header[0] == 11:
                         if self.size > CERTIFICATES_MAX:
-                            return False
+                            return "the broker's certificates are over %d bytes" % CERTIFICATES_MAX
                         self.certificates = bytearray(self.size)
                 continue
             if self.have == self.size:  # the message is whole
                 self.got = 0
                 if header[0] == 11 and not self.ours(self.certificates):
-                    return False
+                    return "the broker sent certificates other than its own and the room's CA"
                 self.certificates = None
                 continue
             step = min(self.size - self.have, end - i)
@@ -208,7 +220,7 @@ class Paced(io.IOBase):
                 self.certificates[self.have:self.have + step] = buf[i:i + step]
             self.have += step
             i += step
-        return True
+        return None
 
     def ours(self, body):
         """A certificate list (RFC 5246, 7.4.2) of the broker's own, then at most the room's CA."""
@@ -460,7 +472,9 @@ class Net:
                 if e.args[0] not in (115, 119):  # EINPROGRESS (Linux, lwIP): it goes on in the background
                     sock.close()
                     raise
-        except (OSError, IndexError):
+        except (OSError, IndexError) as e:
+            self.fault = "cannot connect to the broker's address %r (%s)" % (c.get("broker", ""), " ".join(
+                str(e).split()) or type(e).__name__)
             return
         self.sock = sock
         self.poller = select.poll()
@@ -515,10 +529,11 @@ class Net:
     def connack(self, now):
         answer = self.pipe.read(4)
         if answer[0] != 0x20 or answer[3] != 0:  # refused: bad credentials, say
-            self.fault = "the broker refused us: %s" % (REFUSALS[answer[3]] if answer[0] == 0x20 and answer[3] < 6
-                                                        else "not an MQTT CONNACK")
+            self.fault = ("the broker refused us: %s" % REFUSALS[answer[3]] if answer[0] == 0x20 and answer[3] < 6
+                          else "the broker's first answer is not MQTT's CONNACK")
+            tls = self.wrapped
             self.drop(now)
-            self.next_try = ticks_add(now, RETRY_MS * 5)
+            self.next_try = ticks_add(now, TLS_RETRY_MS if tls else RETRY_MS * 5)  # each try a handshake
             return
         self.up = True
         self.deadline = ticks_add(now, QUIET_MS)
@@ -551,7 +566,7 @@ class Net:
                 pass  # the next scan tries again; at worst, events go twice after a reboot
         if self.commands:
             self.handle(self.commands.pop(0))
-        if self.state_due and (self.state_at is None or ticks_diff(now, self.state_at) >= 0):
+        if self.state_due and due(now, self.state_at, STATE_MS):
             from .link import snapshot
             self.state_due = False
             self.state_at = ticks_add(now, STATE_MS)
@@ -698,6 +713,13 @@ class Net:
                 "in": len(self.pipe.inbox), "board_id": self.id,
                 "waiting": len(self.outbox) + (self.behind_end + 1 - self.behind_seq if self.behind else 0),
                 "lost": self.lost, "connects": self.connects, "fault": self.fault}
+
+
+def due(now, at, ahead):
+    """Whether the time `at` has come (None: at once). A mark set at most `ahead` ms ahead that
+    seems further ahead is stale, from before the ticks wrapped (on the ESP32 every 2^30 ms,
+    about 12 days: ticks_diff then reads a mark over 2^29 ms old as in the future)."""
+    return at is None or not 0 < ticks_diff(at, now) <= ahead
 
 
 # CONNACK's return codes (MQTT 3.1.1, 3.2.2.3), said in status.fault
