@@ -16,7 +16,9 @@ SCHEMA_FILE = ROOT / "docs" / "protocol.schema.json"
 
 @lru_cache(maxsize=1)
 def schema():
-    return json.loads(SCHEMA_FILE.read_text())
+    whole = json.loads(SCHEMA_FILE.read_text())
+    jsonschema.Draft202012Validator.check_schema(whole)  # once: about 70 ms
+    return whole
 
 
 @lru_cache(maxsize=None)
@@ -25,7 +27,6 @@ def validator(kind):
     whole = schema()
     if kind not in whole["$defs"]:
         raise KeyError("the protocol schema has no %r" % kind)
-    jsonschema.Draft202012Validator.check_schema(whole)
     return jsonschema.Draft202012Validator({"$ref": "#/$defs/" + kind, "$defs": whole["$defs"]})
 
 

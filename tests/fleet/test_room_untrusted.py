@@ -57,3 +57,14 @@ def test_a_second_record_run_into_the_same_folder_keeps_the_first_runs_games(tmp
         recorder = Recorder(folder, say=lambda line: None)
         recorder.event("tab", {"event": "new_match", "seq": 1, "first": "white"}, None)
     assert sorted(p.name for p in folder.iterdir()) == ["tab-1.json", "tab-2.json"]
+
+
+def test_a_room_is_ready_for_every_shape_before_the_first_message():
+    """jsonschema builds a validator and follows its references at the first message of a shape:
+    about 80 ms, which held up the first die the tournament page showed after it started. A Room
+    builds them all when it is made."""
+    from doce_host import protocol
+    from doce_host.fleet.room import SHAPES
+    protocol.validator.cache_clear()
+    Room("mqtt://127.0.0.1:1")  # made, not connected
+    assert protocol.validator.cache_info().currsize == len(set(SHAPES.values()))

@@ -83,6 +83,10 @@ class Room:
         self.on_change = None  # called (from paho's thread) after each message that moved the version on
         self.version = 0  # counts the boards' messages: a page waits for it to change
         self.joined = 0  # the version at which the last board new to the room appeared
+        # Each shape's validator built and its references followed now: jsonschema does it at the
+        # first message of a shape, about 80 ms that held up the first die a page showed
+        for shape in set(SHAPES.values()):
+            problem({}, shape)
 
     def connect(self, timeout=CONNECT_S):
         try:
