@@ -62,6 +62,10 @@ ANSWER_MS = 10000  # TCP, TLS and CONNACK must be done by then: a peer that take
 QUIET_MS = KEEPALIVE_S * 1000  # up, nothing from the broker this long, though it answers our pings
 # within it (one every half keepalive): it is gone (MQTT 3.1.1, 3.1.2.10: the client closes)
 TLS_RETRY_MS = 30000  # after a failed TLS handshake: a broker that refuses us is not asked every 2 s
+# The second connection running the broker ends this soon after accepting it waits TLS_RETRY_MS
+# too: two boards set to one id take the connection from each other (MQTT 3.1.1, 3.1.4-2: the
+# broker drops the older). Once may be a broker restarting.
+STABLE_MS = 10000
 JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
 OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
@@ -303,6 +307,9 @@ class Net:
         self.deadline = 0  # the broker must have answered by then (ANSWER_MS, then QUIET_MS)
         self.heard = False  # bytes came from the broker this scan
         self.up = False  # the broker has accepted us
+        self.up_at = 0  # when it did
+        self.shorts = 0  # connections in a row the broker ended within STABLE_MS of accepting them
+        self.ended = False  # the broker ended this one (closed() said so)
         self.joining = None  # while joining the Wi-Fi: when to ask again
         self.next_try = None
         self.outbox = []  # [seq, payload, packet id or 0 if not sent on this connection, record or 0]
@@ -424,12 +431,12 @@ class Net:
         for _, flags in self.poller.ipoll(0):
             if flags & (select.POLLERR | select.POLLHUP):
                 if self.client:
-                    self.fault = "the connection to the broker closed"
-                    self.receive()  # its last words (a TLS alert) say why, if they came
+                    self.closed(now, "the connection to the broker closed")
+                    self.receive(now)  # its last words (a TLS alert) say why, if they came
                 else:
                     self.fault = "no connection to the broker (refused or unreachable)"
                 return self.drop(now)
-            if flags & select.POLLIN and self.client and not self.receive():
+            if flags & select.POLLIN and self.client and not self.receive(now):
                 return self.drop(now)
             if flags & select.POLLOUT and self.client is None:
                 if self.config.get("tls"):
@@ -536,6 +543,7 @@ class Net:
             self.next_try = ticks_add(now, TLS_RETRY_MS if tls else RETRY_MS * 5)  # each try a handshake
             return
         self.up = True
+        self.up_at = now
         self.deadline = ticks_add(now, QUIET_MS)
         self.connects += 1
         self.ping_at = ticks_add(now, KEEPALIVE_S * 500)
@@ -594,7 +602,12 @@ class Net:
 
     # -- bytes to and from the socket ----------------------------------------------------
 
-    def receive(self):
+    def closed(self, now, why):
+        """The broker ended the connection: why, for status.fault."""
+        self.fault = why
+        self.ended = True
+
+    def receive(self, now):
         """Take what has arrived. False: the connection is over."""
         try:
             data = self.sock.read(CHUNK)
@@ -606,7 +619,7 @@ class Net:
         if not data:
             if data is None:
                 return True  # nothing yet
-            self.fault = "the broker closed the connection"
+            self.closed(now, "the broker closed the connection")
             return False
         self.heard = True
         self.pipe.inbox.extend(data)
@@ -692,16 +705,25 @@ class Net:
             out[:n] = b""
 
     def drop(self, now):
-        """The connection is over: the next try comes in RETRY_MS (a TLS handshake that failed:
-        TLS_RETRY_MS); the outbox stays."""
+        """The connection is over: the next try comes in RETRY_MS (a TLS handshake that failed, or
+        a connection the broker ended just after accepting it: TLS_RETRY_MS); the outbox stays."""
         if self.sock:
             self.sock.close()  # the only call a TLS socket takes after it failed
-        self.next_try = ticks_add(now, TLS_RETRY_MS if self.wrapped and not self.up else RETRY_MS)
+        if self.up:
+            short = ticks_diff(now, self.up_at) < STABLE_MS
+            self.shorts = self.shorts + 1 if short else 0
+        fight = self.up and self.shorts >= 2
+        if fight and self.ended:
+            self.fault = "the broker dropped us %d times just after accepting us: does another board use the id %s?" % (
+                self.shorts, self.id)
+        self.ended = False
+        self.next_try = ticks_add(now, TLS_RETRY_MS if self.wrapped and not self.up or fight else RETRY_MS)
         self.sock = self.client = self.poller = self.paced = None
         self.up = self.wrapped = False
         self.skip = self.wlen = 0
 
     def stop(self):
+        self.up = False  # we end it: no broker's fault
         self.drop(0)
         self.wlan.active(False)
         self.app.board.brightness_cap = self.cap

@@ -135,3 +135,24 @@ def test_10000_malformed_commands_change_nothing_and_the_board_still_answers(sim
         assert hello and hello["ok"]
         assert link(sim, cmd="net")["status"]["broker"] is True
 
+
+
+def test_two_boards_set_to_one_id_are_told_so_and_stop_fighting_every_two_seconds(sim, mosquitto, tmp_path):
+    """The broker drops the older of two connections with one client id (MQTT 3.1.1, 3.1.4-2): two
+    such boards took the connection from each other every 2 s, and neither said why."""
+    with SimBoard(tmp_path / "twin") as twin:
+        join(sim, mosquitto, board_id="b1")
+        join(twin, mosquitto, board_id="b1")
+
+        def both():
+            sim.run(20)
+            twin.run(20)
+
+        def told():
+            faults = [link(b, cmd="net")["status"]["fault"] or "" for b in (sim, twin)]
+            return any("another board use the id b1" in f for f in faults)
+        assert wait_until(told, 60, both)
+        loser = next(b for b in (sim, twin) if "another board" in (link(b, cmd="net")["status"]["fault"] or ""))
+        connects = link(loser, cmd="net")["status"]["connects"]
+        loser.wait(8)  # within the 30 s it now waits it does not try again (it did every 2 s)
+        assert link(loser, cmd="net")["status"]["connects"] == connects

@@ -59,6 +59,8 @@ def bare(module):
     n.pipe = module.Pipe()
     n.sock = n.client = n.poller = None
     n.up = n.wrapped = False
+    n.up_at = n.shorts = 0
+    n.ended = False
     n.skip = n.wlen = 0
     return n
 
@@ -314,3 +316,27 @@ def test_an_address_the_board_cannot_connect_to_is_said(net, monkeypatch):
     n.fault = None
     n.open(0)
     assert n.sock is None and "nosuchhost.invalid" in n.fault
+
+
+def test_a_connection_ended_just_after_it_was_accepted_waits_long_and_names_the_likely_cause(net, monkeypatch):
+    """Two boards set to one id take the connection from each other (the broker drops the older,
+    MQTT 3.1.1 3.1.4-2): each reconnected every 2 s for ever, and nothing said why."""
+    monkeypatch.setattr(net, "select", types.SimpleNamespace(POLLIN=1, POLLOUT=4, POLLERR=8, POLLHUP=16))
+    n = bare(net)
+    n.wlan = types.SimpleNamespace(isconnected=lambda: True)
+    n.paced = n.joining = n.fault = None
+    n.heard = False
+    n.id = "b7"
+    n.shorts, n.ended = 0, False
+    for up_for, wait, words in ((3000, net.RETRY_MS, "closed"),  # once: a broker restarting, say
+                                (3000, net.TLS_RETRY_MS, "2 times just after accepting us: does another board use "
+                                 "the id b7"),
+                                (3000, net.TLS_RETRY_MS, "3 times"),
+                                (net.STABLE_MS, net.RETRY_MS, "closed")):  # up long enough: all is well again
+        sock = Broker()
+        n.sock, n.client, n.up, n.up_at, n.deadline = sock, object(), True, 1000, 1000 + net.QUIET_MS
+        n.poller = types.SimpleNamespace(ipoll=lambda timeout: iter([(sock, 1 | 16)]))  # readable: the end
+        sock.read = lambda size: b""
+        n._poll(1000 + up_for)
+        assert n.sock is None and words in n.fault, (up_for, n.fault)
+        assert n.next_try == 1000 + up_for + wait
