@@ -16,7 +16,8 @@ MicroPython unix port, simulated by doce sim's SerialSim), Mosquitto, the tourna
 
 Real time: every board scans at least REAL_TIME of the rate of a board alone (the first room),
 idle and while a die lands on each board every DIE_EVERY_S (the boards' turns spread evenly):
-a board short of CPU falls behind its scans.
+a board short of CPU falls behind its scans; and every die goes down within ON_TIME of its turn
+of its time: a room whose hands fall behind its dice is not played in real time either.
 
 A die's time starts when its readings go to the board (SerialSim.moved_at: the fields are worked
 out by then, as a real die's are by physics) and ends when the Room hands its event over, or when
@@ -52,6 +53,7 @@ DIE_EVERY_S = 2.0  # a die on each board this often while the room is timed: 5x 
 TOURNAMENT_DIE_S = 10  # on paper: a die every 10 s on each board in play (assumed)
 PACE_S = 3.0  # the idle window over which each board's scans are counted
 REAL_TIME = 0.95  # a board keeps real time if it scans at least this share of a lone board's rate
+ON_TIME = 0.1  # and the dice keep theirs if each goes down within this share of a turn of its time
 GOAL_BOARDS, GOAL_MS = 32, 100.0
 # Mosquitto's $SYS counters (mosquitto(8), "Broker Status"), published every second here
 SYS = {"$SYS/broker/publish/messages/received": "in", "$SYS/broker/publish/messages/sent": "out",
@@ -273,14 +275,17 @@ def room_run(url, count, folder, counters, broker_pid, placements, die_every):
 
 def report(r, lone):
     """Prints a room's figures; whether it ran in real time: every board scanned at least REAL_TIME
-    of the rate of a board alone (lone: its r), idle and while its dice landed."""
+    of the rate of a board alone (lone: its r), idle and while its dice landed, and every die went
+    down within ON_TIME of a turn of its time."""
     ms = lambda v: v * 1000  # noqa: E731
     idle, playing = statistics.mean(lone["pace"]), statistics.mean(lone["playing"])
-    real = min(r["pace"]) >= REAL_TIME * idle and min(r["playing"]) >= REAL_TIME * playing
+    real = (min(r["pace"]) >= REAL_TIME * idle and min(r["playing"]) >= REAL_TIME * playing
+            and r["late"] <= ON_TIME * r["die_every"])
     print("  %2d boards: %s real time: scans/s per board idle %.0f-%.0f, with a die every %.1f s %.0f-%.0f (a board "
-          "alone: %.0f, %.0f); %.1f dice/s in all, each down %.0f ms after its time at the latest"
+          "alone: %.0f, %.0f); %.1f dice/s in all, each down %.0f ms after its time at the latest (%.0f allowed)"
           % (r["count"], "in" if real else "NOT in", min(r["pace"]), max(r["pace"]), r["die_every"], min(r["playing"]),
-             max(r["playing"]), idle, playing, r["count"] / r["die_every"], r["late"] * 1000))
+             max(r["playing"]), idle, playing, r["count"] / r["die_every"], r["late"] * 1000,
+             ON_TIME * r["die_every"] * 1000))
     print("             die to organiser p50 %5.1f ms, p99 %5.1f ms; die to page p50 %5.1f ms, p99 %5.1f ms (%d dice%s)"
           % (ms(statistics.median(r["to_room"])) if r["to_room"] else float("inf"), ms(percentile(r["to_room"], 0.99)),
              ms(statistics.median(r["to_page"])) if r["to_page"] else float("inf"), ms(percentile(r["to_page"], 0.99)),
