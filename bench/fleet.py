@@ -442,7 +442,7 @@ def fleet_figures(max_boards=64, counts=None, placements=5, die_every=DIE_EVERY_
         counters = BrokerCounters(broker.url)
         counts = counts or [n for n in (1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64) if n <= max_boards]
         counts = counts if counts[0] == 1 else [1] + counts  # a board alone: the pace the others are held to
-        best = lone = None
+        best = lone = at_goal = None
         for count in counts:
             r = room_run(broker.url, count, Path(tmp) / ("n%d" % count), counters, broker.process.pid, placements,
                          die_every)
@@ -453,6 +453,7 @@ def fleet_figures(max_boards=64, counts=None, placements=5, die_every=DIE_EVERY_
             if not report(r, lone):
                 break
             best = r
+            at_goal = r if count == GOAL_BOARDS else at_goal
         counters.close()
         if best is None:
             print("  no room ran in real time here")
@@ -466,6 +467,13 @@ def fleet_figures(max_boards=64, counts=None, placements=5, die_every=DIE_EVERY_
                  statistics.median(best["to_page"]) * 1000, page99, GOAL_MS, "met" if page99 <= GOAL_MS else "NOT met",
                  statistics.median(best["to_room"]) * 1000, percentile(best["to_room"], 0.99) * 1000,
                  best["broker"].get("in", 0) + best["broker"].get("out", 0)))
+        if at_goal and at_goal is not best:  # the goal's count too: the most is where the machine runs out
+            page99 = percentile(at_goal["to_page"], 0.99) * 1000
+            print("  at the goal's %d boards: die to page p50 %.1f ms, p99 %.1f ms (goal p99 <= %d ms: %s); die to"
+                  " organiser p50 %.1f ms, p99 %.1f ms" % (GOAL_BOARDS, statistics.median(at_goal["to_page"]) * 1000,
+                                                          page99, GOAL_MS, "met" if page99 <= GOAL_MS else "NOT met",
+                                                          statistics.median(at_goal["to_room"]) * 1000,
+                                                          percentile(at_goal["to_room"], 0.99) * 1000))
         best["broker_pid"] = broker.process.pid
         on_paper(best, broker_load(broker.url, broker.process.pid), memory_per_board(broker.url, broker.process.pid))
 
