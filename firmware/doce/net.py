@@ -64,8 +64,9 @@ QUIET_MS = KEEPALIVE_S * 1000  # up, nothing from the broker this long, though i
 TLS_RETRY_MS = 30000  # after a failed TLS handshake: a broker that refuses us is not asked every 2 s
 # The second connection running the broker ends this soon after accepting it waits TLS_RETRY_MS
 # too: two boards set to one id take the connection from each other (MQTT 3.1.1, 3.1.4-2: the
-# broker drops the older). Once may be a broker restarting.
-STABLE_MS = 10000
+# broker drops the older). Once may be a broker restarting. Longer than TLS_RETRY_MS, or the board
+# that waited it out would find its own connection old enough when the other takes it back.
+STABLE_MS = 2 * TLS_RETRY_MS
 JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
 OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
@@ -709,8 +710,8 @@ class Net:
         a connection the broker ended just after accepting it: TLS_RETRY_MS); the outbox stays."""
         if self.sock:
             self.sock.close()  # the only call a TLS socket takes after it failed
-        if self.up:
-            short = ticks_diff(now, self.up_at) < STABLE_MS
+        if self.up:  # only what the broker ended counts: a Wi-Fi drop is no sign of a twin
+            short = self.ended and 0 <= ticks_diff(now, self.up_at) < STABLE_MS  # (a wrapped age is old)
             self.shorts = self.shorts + 1 if short else 0
         fight = self.up and self.shorts >= 2
         if fight and self.ended:

@@ -332,7 +332,9 @@ def test_a_connection_ended_just_after_it_was_accepted_waits_long_and_names_the_
                                 (3000, net.TLS_RETRY_MS, "2 times just after accepting us: does another board use "
                                  "the id b7"),
                                 (3000, net.TLS_RETRY_MS, "3 times"),
-                                (net.STABLE_MS, net.RETRY_MS, "closed")):  # up long enough: all is well again
+                                (net.STABLE_MS, net.RETRY_MS, "closed"),  # up long enough: all is well again
+                                (3000, net.RETRY_MS, "closed"),  # so a short one is a first again
+                                (3000 - 2 ** 30, net.RETRY_MS, "closed")):  # up for 12 days: ticks wrapped
         sock = Broker()
         n.sock, n.client, n.up, n.up_at, n.deadline = sock, object(), True, 1000, 1000 + net.QUIET_MS
         n.poller = types.SimpleNamespace(ipoll=lambda timeout: iter([(sock, 1 | 16)]))  # readable: the end
@@ -340,3 +342,16 @@ def test_a_connection_ended_just_after_it_was_accepted_waits_long_and_names_the_
         n._poll(1000 + up_for)
         assert n.sock is None and words in n.fault, (up_for, n.fault)
         assert n.next_try == 1000 + up_for + wait
+
+
+def test_only_connections_the_broker_ended_count_towards_a_twin(net, monkeypatch):
+    """Two short Wi-Fi drops, then one broker restart: a plain 2 s retry, no word of a twin."""
+    monkeypatch.setattr(net, "select", types.SimpleNamespace(POLLIN=1, POLLOUT=4, POLLERR=8, POLLHUP=16))
+    n = bare(net)
+    n.fault = None
+    n.id = "b7"
+    for ended in (False, False, True):
+        n.sock, n.client, n.up, n.up_at, n.ended = Broker(), object(), True, 1000, ended
+        n.fault = "the broker closed the connection" if ended else "Wi-Fi"
+        n.drop(3000)
+    assert n.shorts == 1 and n.next_try == 3000 + net.RETRY_MS and "another board" not in n.fault
