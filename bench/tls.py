@@ -9,6 +9,7 @@ time inside the tls module is measured; the worst scan is the one the scan loop 
 """
 
 import datetime
+import ipaddress
 import json
 import os
 import socket
@@ -49,8 +50,8 @@ def elliptic_room(folder):
              .not_valid_after(now + datetime.timedelta(days=9))
              .add_extension(x509.BasicConstraints(ca=ca, path_length=0 if ca else None), critical=True))
         if not ca:
-            b = b.add_extension(x509.SubjectAlternativeName([x509.IPAddress(__import__("ipaddress").ip_address(
-                "127.0.0.1"))]), critical=False)
+            b = b.add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                                critical=False)
         return b.sign(ca_key, hashes.SHA256())
     pem = serialization.Encoding.PEM
     folder.mkdir()

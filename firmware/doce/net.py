@@ -62,7 +62,7 @@ ANSWER_MS = 10000  # TCP, TLS and CONNACK must be done by then: a peer that take
 QUIET_MS = KEEPALIVE_S * 1000  # up, nothing from the broker this long, though it answers our pings
 # within it (one every half keepalive): it is gone (MQTT 3.1.1, 3.1.2.10: the client closes)
 TLS_RETRY_MS = 30000  # after a failed TLS handshake: a broker that refuses us is not asked every 2 s
-# The second connection running the broker ends this soon after accepting it waits TLS_RETRY_MS
+# The second connection in a row that the broker ends this soon after accepting it waits TLS_RETRY_MS
 # too: two boards set to one id take the connection from each other (MQTT 3.1.1, 3.1.4-2: the
 # broker drops the older). Once may be a broker restarting. Longer than TLS_RETRY_MS, or the board
 # that waited it out would find its own connection old enough when the other takes it back.
