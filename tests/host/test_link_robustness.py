@@ -2,6 +2,7 @@
 a power cycle, dice moved while the power is off, and a command that fails on the board."""
 
 import io
+import json
 import os
 import time
 
@@ -10,7 +11,7 @@ from waiting import until
 from doce.link import PROTOCOL, Link
 from doce_host.link import BoardLink, LinkError
 from doce_host.sim import SimError
-from doce_host.sim.serial_sim import SerialSim
+from doce_host.sim.serial_sim import BYTE_S, SerialSim
 
 
 def test_a_late_reply_to_another_connection_is_not_taken_for_ours(tmp_path):
@@ -102,9 +103,13 @@ def write_all(path, data, seconds=30):
 
 def test_a_flood_while_the_board_replies_does_not_freeze_the_simulator(tmp_path):
     with SerialSim(tmp_path) as sim:
+        with BoardLink(sim.path) as link:
+            reply = len(json.dumps(link.request("rules_get"))) + 2
         flood = b'{"cmd": "rules_get"}\n' * 20 + b"x" * 20000 + b"\n"
         assert write_all(sim.path, flood) == b""  # the bridge kept taking it, at the line's pace
-        with BoardLink(sim.path, timeout=10) as link:
+        # hello's reply waits behind the 20 rules_get replies still on the wire at 115200 baud
+        queued = 20 * reply * BYTE_S
+        with BoardLink(sim.path, timeout=queued + 10) as link:
             assert link.hello()["ok"]
 
 
