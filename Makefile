@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench physics hardware clean
+.PHONY: sim test bench physics hardware images clean
 
 # Reinstall when the package description changes.
 $(BIN)/.installed: pyproject.toml
@@ -33,6 +33,22 @@ physics: $(BIN)/.installed
 # the KiCad netlist and bom.csv, from the circuit in hardware/schematic.py
 hardware: $(BIN)/.installed
 	$(BIN)/python hardware/schematic.py
+
+# The docs' screenshots (docs/images/), taken by the tests that drive the pages in Chromium.
+SHOTS := build/shots/web
+images: $(BIN)/.installed
+	rm -rf build/shots
+	DOCE_ARTIFACTS=build/shots $(BIN)/python -m pytest -q -p no:cacheprovider \
+	    tests/web/test_versus_page.py::test_a_match_against_the_board_on_the_page \
+	    tests/web/test_page.py::test_a_recorded_game_replays_move_by_move \
+	    tests/web/test_page.py::test_a_die_in_the_no_play_zone_shows_the_error_until_it_is_lifted \
+	    tests/web/test_phone.py::test_the_page_fits_a_phone \
+	    tests/fleet/test_fleet_web.py::test_the_page_shows_every_board_live_escaped_and_opens_each
+	cp $(SHOTS)/versus-board-move.png docs/images/page.png
+	cp $(SHOTS)/replay-winning-line.png docs/images/winning-line.png
+	cp $(SHOTS)/no-play-zone-error.png docs/images/no-play-zone.png
+	cp $(SHOTS)/phone-board-move.png docs/images/phone.png
+	cp $(SHOTS)/fleet-web.png docs/images/tournament.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

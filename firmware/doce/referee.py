@@ -1,6 +1,6 @@
 """Referee a recorded game: moves in the recorded format in, events out.
 
-The format is fixed by `doce referee` (README): a move is
+The format is fixed by `doce referee` (docs/referee.md): a move is
 {"player": "white"|"black", "cell": "c3", "value": 1-6} or
 {"player": ..., "cell": ..., "blocker": true}. Events are plain dicts.
 """

