@@ -10,10 +10,11 @@ import time
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
 from .controller import MATCH_OVER, PLAYING, Controller
-from .game import BLACK, PLAYER_NAMES, WHITE, Game
+from .game import BLACK, WHITE, Game
 from .journal import TWO_PLAYERS, Journal
 from .lights import Lights
 from .scanner import Scanner
+from .state import who_plays
 from .tables import Tables
 
 RULES_PATH = "rules.doct"
@@ -49,11 +50,6 @@ def versus_of(payload):
     if payload[0] > 1 or payload[1] > 3:
         raise ValueError("colour %d, level %d: out of range" % (payload[0], payload[1]))
     return payload[0], payload[1]
-
-
-def who_plays(versus):
-    """The board's opponent as hello and the versus event name it; None in a match for two."""
-    return None if versus is None else {"colour": PLAYER_NAMES[versus.colour], "level": versus.level}
 
 
 def begun(game):

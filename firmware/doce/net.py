@@ -39,7 +39,7 @@ from umqtt import simple
 
 from .app import ticks_add, ticks_diff
 from .squares import square_name
-from .link import BadArgument, base64_chunk
+from .arguments import BadArgument, base64_chunk
 
 CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
@@ -576,7 +576,7 @@ class Net:
         if self.commands:
             self.handle(self.commands.pop(0))
         if self.state_due and due(now, self.state_at, STATE_MS):
-            from .link import snapshot
+            from .state import snapshot
             self.state_due = False
             self.state_at = ticks_add(now, STATE_MS)
             state = json.dumps({"state": snapshot(self.app), "seq": self.link.seq}).encode()

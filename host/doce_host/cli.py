@@ -8,25 +8,9 @@ import time
 
 from doce.referee import referee
 
-from . import rules as rulesfiles
+from .commandline import (UsageError, board_args, link_errors, load_tables, open_link, page_args, read_json,
+                          rules_arg, seconds, write_file)
 from .view import printable
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
-
-
-def read_json(path):
-    try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as e:
-        raise UsageError("%s: cannot read (%s)" % (path, e.strerror)) from None
-    except UnicodeDecodeError:
-        raise UsageError("%s: not UTF-8 text" % path) from None
-    try:
-        return rulesfiles.parse_json(text)
-    except ValueError as e:
-        raise UsageError("%s: %s" % (path, e)) from None
 
 
 def cmd_referee(args):
@@ -37,13 +21,6 @@ def cmd_referee(args):
         raise UsageError("%s: %s" % (args.game, e)) from None
     for event in referee(match, moves):
         print(json.dumps(event))
-
-
-def load_tables(name):
-    try:
-        return rulesfiles.load_tables(name)
-    except rulesfiles.RulesError as e:
-        raise UsageError(str(e)) from None
 
 
 def cmd_rules_validate(args):
@@ -67,43 +44,15 @@ def cmd_rules_compile(args):
         print("%s: %d bytes, checksum %08x" % (out, len(t.blob), t.checksum))
 
 
-def write_file(out, data):
-    """Write `data` to `out`; a missing folder, a directory or a full disk is one line."""
-    try:
-        with open(out, "wb") as f:
-            f.write(data)
-    except OSError as e:
-        raise UsageError("%s: cannot write (%s)" % (out, e.strerror or e)) from None
-
-
 def cmd_play(args):
     from .play import play
     play(load_tables(args.rules), sys.stdin, sys.stdout, vs=args.vs, colour=("white", "black").index(args.colour),
          seed=args.seed)
 
 
-def open_link(args):
-    from .link import BoardLink, LinkError
-    try:
-        link = BoardLink(args.port, timeout=args.timeout)
-        hello = link.hello()
-    except LinkError as e:
-        raise UsageError(str(e)) from None
-    return link, hello
-
-
-def link_errors(run):
-    """Turn a LinkError from a board command into a one-line error."""
-    def wrapped(args):
-        from .link import LinkError
-        try:
-            return run(args)
-        except LinkError as e:
-            raise UsageError(str(e)) from None
-    return wrapped
-
-
 @link_errors
+
+
 def cmd_play_board(args):
     from .play import board_hint, play_board
     link, _ = open_link(args)
@@ -112,6 +61,8 @@ def cmd_play_board(args):
 
 
 @link_errors
+
+
 def cmd_status(args):
     from . import view
     link, hello = open_link(args)
@@ -128,6 +79,8 @@ def cmd_status(args):
 
 
 @link_errors
+
+
 def cmd_monitor(args):
     from . import view
     link, hello = open_link(args)
@@ -154,6 +107,8 @@ def cmd_monitor(args):
 
 
 @link_errors
+
+
 def cmd_rules_push(args):
     t = load_tables(args.rules)
     link, _ = open_link(args)
@@ -233,6 +188,8 @@ class DiceTally:
 
 
 @link_errors
+
+
 def cmd_dice_check(args):
     link, _ = open_link(args)
     with link:
@@ -298,6 +255,8 @@ def file_name(board_string):
 
 
 @link_errors
+
+
 def cmd_rules_pull(args):
     from .view import printable
     t = board_tables(args)
@@ -311,6 +270,8 @@ def cmd_rules_pull(args):
 
 
 @link_errors
+
+
 def cmd_rules_diff(args):
     from doce.tables import PARAMS
 
@@ -330,6 +291,8 @@ def cmd_rules_diff(args):
 
 
 @link_errors
+
+
 def cmd_flash(args):
     from .flash import flash_size, install
     if not args.app_only and not args.firmware:
@@ -377,6 +340,8 @@ def cmd_sim(args):
 
 
 @link_errors
+
+
 def cmd_web(args):
     link, hello = open_link(args)  # a wrong port is one line here, not a page that never fills
     link.close()
@@ -408,6 +373,8 @@ MAX_PICTURE = 1 << 20  # a board's picture is about 20 KB
 
 
 @link_errors
+
+
 def cmd_snapshot(args):
     from .web import picture
     if args.url:
@@ -436,39 +403,6 @@ def cmd_snapshot(args):
     except picture.NoPNG as e:
         raise UsageError(str(e)) from None
     print(out)
-
-
-def seconds(text):
-    """A time given on the command line: a number of seconds above 0 (not nan, inf, 0 or -5)."""
-    import math
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError("%r: give a number of seconds above 0, like 5" % text)
-    return value
-
-
-def board_args(command):
-    """The arguments of every command that talks to a board over USB."""
-    command.add_argument("--port", required=True,
-                         help="the board's serial port (doce sim --serial-only prints its path)")
-    command.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
-    command.add_argument("--json", action="store_true", help="print JSON for scripts")
-
-
-def page_args(command):
-    """The arguments of every command that serves a page."""
-    command.add_argument("--http", type=int, default=8000, metavar="PORT",
-                         help="the page's port (default 8000; another free one if it is taken)")
-    command.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
-                         help="where the page is served (default this computer only; 0.0.0.0 for the room)")
-    command.add_argument("--open", action="store_true", help="open the page in a browser")
-
-
-def rules_arg(command):
-    command.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
 
 
 def add_referee(commands):

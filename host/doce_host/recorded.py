@@ -6,7 +6,7 @@ import json
 from doce.controller import Controller
 from doce.game import BLACK, MATCH_ENDED, WHITE, Game, blocker, die
 from doce.lights import PULSE, PULSE_MS, Lights
-from doce.link import board_snapshot
+from doce.state import board_snapshot
 from doce.opponent import LEVELS
 from doce.referee import referee
 from doce.squares import parse_square
@@ -103,7 +103,7 @@ def steps(recorded, most=MOST_MOVES):
 def board_state(game, refused=None):
     """The state a board would report for `game`, built by the board's own code: its
     controller sees the pieces (with a refused move's die where it was put, which changes
-    nothing), its lights draw them, and link.board_snapshot reports them.
+    nothing), its lights draw them, and state.board_snapshot reports them.
     `refused`: (move, why) for a move the game refused."""
     controller = Controller(game, None, lambda event: None)  # no journal: nothing is played here
     if refused and shown(refused[0], game):

@@ -1,5 +1,5 @@
 """A recorded game's replay reports each step as the board itself would (one state builder:
-link.board_snapshot over the board's own controller and lights)."""
+state.board_snapshot over the board's own controller and lights)."""
 
 import pytest
 

@@ -12,7 +12,7 @@ from hands import ask, ask_later, blink, events
 
 from doce import journal
 from doce.game import BLACK, WHITE, Game
-from doce.link import move_names
+from doce.state import move_names
 from doce.versus import hint
 from doce_host import rules
 

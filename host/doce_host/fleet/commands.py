@@ -7,15 +7,11 @@ import json
 import sys
 import time
 
+from ..commandline import UsageError, board_args, load_tables, open_link, seconds
 from .broker import BrokerError, EmbeddedBroker, parse_url
 from .topics import board_id_text, topic_prefix
 
 EMBEDDED_PORT = 1883  # MQTT's own port (OASIS MQTT 3.1.1, 4.8), on loopback
-
-
-def usage_error(message):
-    from ..cli import UsageError
-    return UsageError(message)
 
 
 def read_secret(args, what):
@@ -30,7 +26,6 @@ def read_secret(args, what):
 
 def ask_board(args, requests):
     """Send each request to the board on --port; the last reply."""
-    from ..cli import open_link
     from ..link import LinkError
     link, _ = open_link(args)
     with link:
@@ -38,9 +33,9 @@ def ask_board(args, requests):
             for request in requests:
                 reply = link.request(**request)
                 if not reply.get("ok"):
-                    raise usage_error("%s: %s: %s" % (args.port, request["cmd"], reply.get("message")))
+                    raise UsageError("%s: %s: %s" % (args.port, request["cmd"], reply.get("message")))
         except LinkError as e:
-            raise usage_error(str(e)) from None
+            raise UsageError(str(e)) from None
     return reply
 
 
@@ -75,17 +70,17 @@ def board_settings(url, ca=None):
     try:
         host, port, secure = parse_url(url, tls_ok=True)
     except BrokerError as e:
-        raise usage_error(str(e)) from None
+        raise UsageError(str(e)) from None
     if secure and not ca:
-        raise usage_error("a board on mqtts:// needs --ca FILE: the room's ca.crt, which it checks the broker against")
+        raise UsageError("a board on mqtts:// needs --ca FILE: the room's ca.crt, which it checks the broker against")
     if ca and not secure:
-        raise usage_error("--ca is for an mqtts:// broker, not %s" % url)
+        raise UsageError("--ca is for an mqtts:// broker, not %s" % url)
     requests = []
     if secure:
         try:
             requests = ca_requests(board_ca(ca))
         except SecurityError as e:
-            raise usage_error(str(e)) from None
+            raise UsageError(str(e)) from None
     settings = {"cmd": "mqtt", "broker": host, "port": port, "tls": secure}
     return requests + [settings], settings
 
@@ -119,7 +114,7 @@ def room_for(args):
     except BrokerError as e:
         if broker:
             broker.stop()
-        raise usage_error(str(e)) from None
+        raise UsageError(str(e)) from None
     return room, broker
 
 
@@ -154,7 +149,6 @@ def cmd_fleet_status(args):
 def cmd_fleet_rules_push(args):
     """Rules to every board (or --boards): each board's result. A board offline, or in the middle
     of a round (unless --force), is tried again until --wait runs out."""
-    from ..cli import load_tables
     tables = load_tables(args.rules)
     room, broker = room_for(args)
     results = {}
@@ -200,15 +194,15 @@ def cmd_fleet_rules_push(args):
 def cmd_fleet_secure(args):
     from .security import SecurityError, write_room
     if args.host and not args.tls:
-        raise usage_error("--host names the broker in its TLS certificate: give --tls too")
+        raise UsageError("--host names the broker in its TLS certificate: give --tls too")
     try:
         credentials, reused = write_room(args.folder, [i for i in args.boards.split(",") if i], args.prefix,
                                          tls_hosts=(args.host or []) if args.tls else None, listen=args.listen,
                                          port=args.mqtt_port, tls_port=args.tls_port)
     except SecurityError as e:
-        raise usage_error(str(e)) from None
+        raise UsageError(str(e)) from None
     except OSError as e:
-        raise usage_error("%s: cannot write (%s)" % (args.folder, e.strerror or e)) from None
+        raise UsageError("%s: cannot write (%s)" % (args.folder, e.strerror or e)) from None
     if args.json:
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
                           "ca_reused": reused}))
@@ -252,14 +246,14 @@ def cmd_fleet_web(args):
     try:
         pairings = load_pairings(args.pairings) if args.pairings else None
     except PairingsError as e:
-        raise usage_error(str(e)) from None
+        raise UsageError(str(e)) from None
     if args.round is not None and (not pairings or args.round not in pairings):
-        raise usage_error("--round %d: the pairings have rounds %s" % (
+        raise UsageError("--round %d: the pairings have rounds %s" % (
             args.round, ", ".join(map(str, sorted(pairings or {}))) or "none"))
     try:
         sock = listen(args.listen, args.http, fallback=args.http != 0)
     except OSError as e:
-        raise usage_error("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
+        raise UsageError("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
     room, broker = room_for(args)
     tournament = Tournament(room, pairings, args.round)
 
@@ -283,7 +277,7 @@ def cmd_fleet_broker(args):
     try:
         broker = EmbeddedBroker(args.embedded_port).start()
     except BrokerError as e:
-        raise usage_error(str(e)) from None
+        raise UsageError(str(e)) from None
     print("an MQTT broker on %s (this computer only). Ctrl-C to stop." % broker.url, flush=True)
     try:
         while True:
@@ -295,7 +289,6 @@ def cmd_fleet_broker(args):
 
 
 def add_config(commands):
-    from ..cli import board_args
     config = commands.add_parser("config", help="a board's Wi-Fi and MQTT settings, over USB",
                                  description="Store a board's Wi-Fi and MQTT settings on it, over USB. "
                                              "Passwords are read from a prompt or --password-stdin, and the "
@@ -357,7 +350,6 @@ def add_fleet_status(actions):
 
 
 def add_fleet_rules(actions):
-    from ..cli import seconds
     rules = actions.add_parser("rules", help="rule tables for every board at once")
     push = rules.add_subparsers(dest="rules_action", required=True, metavar="ACTION").add_parser(
         "push", help="send rules to every board, or --boards ID,ID",

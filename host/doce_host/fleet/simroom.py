@@ -69,7 +69,8 @@ MAX_BOARDS = 100  # a big tournament room (issue: ten to a hundred boards); each
 def run(args):
     """doce sim --boards N [--broker URL]: until Ctrl-C."""
     from .broker import EmbeddedBroker
-    from .commands import EMBEDDED_PORT, usage_error
+    from ..commandline import UsageError
+    from .commands import EMBEDDED_PORT
     from .broker import BrokerError
     broker = None
     try:
@@ -85,7 +86,7 @@ def run(args):
             while True:
                 time.sleep(3600)
     except BrokerError as e:
-        raise usage_error(str(e)) from None
+        raise UsageError(str(e)) from None
     except KeyboardInterrupt:
         return
     finally:

@@ -28,7 +28,8 @@ import micropython  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from doce.game import PLAYER_NAMES  # noqa: E402
-from doce.link import Link, snapshot  # noqa: E402
+from doce.link import Link  # noqa: E402
+from doce.state import snapshot  # noqa: E402
 from serial_port import NS_PER_BYTE, Port  # noqa: E402
 from world import World  # noqa: E402
 

@@ -103,7 +103,7 @@ class Control:
                 if app is None:
                     result = {"error": "the app has not started yet"}
                 elif do == "state":
-                    from doce.link import snapshot
+                    from doce.state import snapshot
                     result = {"state": snapshot(app)}
                 else:
                     result = {"state": debug_state(app, self.chip)}

@@ -1,0 +1,20 @@
+"""What a request's arguments share on the board: the error for a bad one, and the base64 a
+chunk of a file carries (the rules tables, the broker's CA)."""
+
+import binascii
+
+
+class BadArgument(ValueError):
+    pass
+
+
+def base64_chunk(data):
+    """The bytes a chunk's `data` carries; BadArgument unless it is base64 of at least one byte."""
+    try:
+        chunk = binascii.a2b_base64(data)
+    except (TypeError, ValueError):
+        chunk = b""
+    # MicroPython's decoder skips what is not base64: only data that encodes back the same is
+    if not chunk or binascii.b2a_base64(chunk)[:-1] != data.encode():
+        raise BadArgument("data is base64 of at least one byte")
+    return chunk

@@ -1,0 +1,95 @@
+"""What the `doce` commands share: the one-line error for bad input, their common
+arguments, reading a JSON or rules file, writing a file, and opening a board's link.
+cli.py and fleet/commands.py both import it; it imports neither."""
+
+import argparse
+import sys
+
+from . import rules as rulesfiles
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def read_json(path):
+    try:
+        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise UsageError("%s: cannot read (%s)" % (path, e.strerror)) from None
+    except UnicodeDecodeError:
+        raise UsageError("%s: not UTF-8 text" % path) from None
+    try:
+        return rulesfiles.parse_json(text)
+    except ValueError as e:
+        raise UsageError("%s: %s" % (path, e)) from None
+
+
+def load_tables(name):
+    try:
+        return rulesfiles.load_tables(name)
+    except rulesfiles.RulesError as e:
+        raise UsageError(str(e)) from None
+
+
+def write_file(out, data):
+    """Write `data` to `out`; a missing folder, a directory or a full disk is one line."""
+    try:
+        with open(out, "wb") as f:
+            f.write(data)
+    except OSError as e:
+        raise UsageError("%s: cannot write (%s)" % (out, e.strerror or e)) from None
+
+
+def open_link(args):
+    from .link import BoardLink, LinkError
+    try:
+        link = BoardLink(args.port, timeout=args.timeout)
+        hello = link.hello()
+    except LinkError as e:
+        raise UsageError(str(e)) from None
+    return link, hello
+
+
+def link_errors(run):
+    """Turn a LinkError from a board command into a one-line error."""
+    def wrapped(args):
+        from .link import LinkError
+        try:
+            return run(args)
+        except LinkError as e:
+            raise UsageError(str(e)) from None
+    return wrapped
+
+
+def seconds(text):
+    """A time given on the command line: a number of seconds above 0 (not nan, inf, 0 or -5)."""
+    import math
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError("%r: give a number of seconds above 0, like 5" % text)
+    return value
+
+
+def board_args(command):
+    """The arguments of every command that talks to a board over USB."""
+    command.add_argument("--port", required=True,
+                         help="the board's serial port (doce sim --serial-only prints its path)")
+    command.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for an answer")
+    command.add_argument("--json", action="store_true", help="print JSON for scripts")
+
+
+def page_args(command):
+    """The arguments of every command that serves a page."""
+    command.add_argument("--http", type=int, default=8000, metavar="PORT",
+                         help="the page's port (default 8000; another free one if it is taken)")
+    command.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
+                         help="where the page is served (default this computer only; 0.0.0.0 for the room)")
+    command.add_argument("--open", action="store_true", help="open the page in a browser")
+
+
+def rules_arg(command):
+    command.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
