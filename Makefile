@@ -30,9 +30,19 @@ bench: $(BIN)/.installed physics
 physics: $(BIN)/.installed
 	$(BIN)/python -m doce_host.physics.campaign --placements 100000
 
-# the KiCad netlist and bom.csv, from the circuit in hardware/schematic.py
-hardware: $(BIN)/.installed
+# Everything a maker downloads, from hardware/board.json and hardware/schematic.py: the KiCad
+# netlist and bom.csv, the dice sheet, the mechanics (DXF, STEP, STL) and the jig; then
+# hardware/generated.json records what each was built from (tests/hardware checks it).
+hardware: $(BIN)/.installed $(BIN)/.hardware
 	$(BIN)/python hardware/schematic.py
+	$(BIN)/python -m doce_host.physics.drawing > hardware/die-code.svg
+	$(BIN)/python -m doce_host.physics.drawing --faces > hardware/dice/faces.svg
+	nice -n 10 $(BIN)/python hardware/mechanics.py
+	$(BIN)/python hardware/outputs.py mechanics
+
+$(BIN)/.hardware: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[hardware]'
+	touch $@
 
 # The docs' screenshots (docs/images/), taken by the tests that drive the pages in Chromium.
 SHOTS := build/shots/web

@@ -101,9 +101,10 @@ KINDS = {
                    "TPS22918DBVR", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                    _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "ON", "INPUT"), (4, "CT", "PASSIVE"),
                          (5, "QOD", "PASSIVE"), (6, "VOUT", "PWROUT"))),
-    "led": Kind("LED", "RGB LED with WS2812 driver, 5 V", "Worldsemi", "WS2812B", "5050",
-                "LED_SMD:LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm",
-                _pins((1, "VDD", "PWRIN"), (2, "DOUT", "OUTPUT"), (3, "VSS", "PWRIN"), (4, "DIN", "INPUT"))),
+    # 2 x 2 mm and about 1 mm tall: it fits under the floor plate and between the wells (README)
+    "led": Kind("LED", "RGB LED with WS2812 driver, 5 V, 2 x 2 mm", "Worldsemi", "WS2812B-2020", "2020",
+                "LED_SMD:LED_WS2812B-2020_PLCC4_2.0x2.0mm",
+                _pins((1, "DOUT", "OUTPUT"), (2, "VSS", "PWRIN"), (3, "DIN", "INPUT"), (4, "VDD", "PWRIN"))),
     "c100n": Kind("C", "Capacitor 100 nF 50 V X7R", "Samsung", "CL10B104KB8NNNC", "0603",
                   "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100n"),
     "c10n": Kind("C", "Capacitor 10 nF 50 V X7R", "Samsung", "CL10B103KB8NNNC", "0603",
@@ -156,8 +157,10 @@ class Board:
         self.notes[ref] = note
         return p
 
-    def decouple(self, rail, note):
+    def decouple(self, rail, note, at):
+        """A 100 nF capacitor at part `at`'s supply pin (its "Decouples" field tells the PCB where)."""
         c = self.part("c100n", note)
+        c.fields["Decouples"] = at.ref
         c[1] += self.net(rail)
         c[2] += self.net("GND")
         return c
@@ -208,7 +211,7 @@ class Board:
                 m["S%d" % i] += select[i]
             m["VCC"] += v33
             m["GND"] += gnd
-            self.decouple("+3V3", DECOUPLING)
+            self.decouple("+3V3", DECOUPLING, m)
             self.muxes.append(m)
 
         # the decoder picks one group
@@ -222,7 +225,7 @@ class Board:
         dec["GND"] += gnd
         for g in range(groups):
             dec["~Y%d" % g] += group_on[g]
-        self.decouple("+3V3", DECOUPLING)
+        self.decouple("+3V3", DECOUPLING, dec)
 
         buf = self.part("buffer", "LED data level shifter")
 
@@ -238,7 +241,7 @@ class Board:
             self.muxes[g]["I%d" % i] += out
             h["VCC"] += group_rail[g]
             h["GND"] += gnd
-            self.decouple("+3V3_GROUP%d" % g, DECOUPLING)
+            self.decouple("+3V3_GROUP%d" % g, DECOUPLING, h)
             self.sensors[ch] = h
         for ch in range(groups * per_group):
             if ch not in where:  # an unused input reads ground, never a floating level
@@ -267,7 +270,7 @@ class Board:
         buf["~OE"] += gnd
         buf["VCC"] += vled
         buf["GND"] += gnd
-        self.decouple("+5V_LED", DECOUPLING)
+        self.decouple("+5V_LED", DECOUPLING, buf)
         series[1] += buf["Y"]
         din = self.net("LED_DIN0")
         series[2] += din
@@ -287,7 +290,7 @@ class Board:
                 led["DOUT"] += din
             else:
                 led["DOUT"] += self.circuit.NC
-            self.decouple("+5V_LED", DECOUPLING)
+            self.decouple("+5V_LED", DECOUPLING, led)
             self.leds.append(led)
 
         # LED power: a soft-start load switch between USB and the strip

@@ -5,6 +5,7 @@ partition; littlefs-python builds the same image here, so one esptool write inst
 everything, and the simulator boots from the very same image.
 """
 
+import json
 import subprocess
 import tempfile
 from pathlib import Path
@@ -32,7 +33,7 @@ def app_files(rules_name="standard", bytecode=True, chip="esp32", march=None):
     """
     march = march or ("host" if chip == "host" else micropython.MARCH[chip])
     files = {"main.py": (FIRMWARE_DIR / "main.py").read_bytes(),
-             "board.json": BOARD_FILE.read_bytes(),
+             "board.json": device_board(),
              "rules.doct": rules.load_tables(rules_name).blob}
     files["default.doct"] = files["rules.doct"]  # what the board falls back to (doce/app.py)
     for source in sorted((FIRMWARE_DIR / "doce").glob("*.py")):
@@ -105,3 +106,12 @@ def read(image, block_count=BLOCK_COUNT):
             with fs.open(path, "rb") as f:
                 found[path] = f.read()
     return found
+
+
+def device_board():
+    """board.json as the board gets it: without the mechanics (the PCB and the enclosure's
+    sizes, which only hardware/ reads), and without spaces: the device parses the whole file
+    into its heap at boot."""
+    spec = json.loads(BOARD_FILE.read_text())
+    spec.pop("mechanics", None)
+    return json.dumps(spec, separators=(",", ":")).encode()

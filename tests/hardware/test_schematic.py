@@ -130,7 +130,8 @@ def test_the_led_supply_goes_through_the_soft_start(board):
 
 def test_the_leds_sit_at_a_corner_clear_of_the_sensors():
     x, y = SPEC["leds"]["offset_mm"]
-    pitch, ring, led_half, sensor_half = 25.0, 5.0, 2.5, 1.5  # README: squares, ring sensors; WS2812B 5x5, SOT-23
+    pitch, ring = SPEC["physics"]["square_mm"], SPEC["physics"]["ring_mm"]
+    led_half, sensor_half = max(SPEC["leds"]["package_mm"][:2]) / 2, 1.5  # SOT-23 with its leads
     assert abs(x) < pitch / 2 and abs(y) < pitch / 2  # on its own square
     for sx, sy in [(0, 0), (0, ring), (ring, 0), (0, -ring), (-ring, 0)]:
         assert abs(x - sx) >= led_half + sensor_half or abs(y - sy) >= led_half + sensor_half

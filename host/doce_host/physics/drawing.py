@@ -1,6 +1,8 @@
-"""hardware/die-code.svg: every face code as a maker glues it, drawn from board.json.
+"""hardware/die-code.svg: every face code as a maker glues it, drawn from board.json; and
+hardware/dice/faces.svg, the sheet to build a set by: every face of every die, as drilled.
 
     python -m doce_host.physics.drawing > hardware/die-code.svg
+    python -m doce_host.physics.drawing --faces > hardware/dice/faces.svg
 
 Each face is drawn as seen from ABOVE the board, looking down through the die at the face
 lying on the plate: N towards black's side, E to the right. A test keeps the file in
@@ -61,5 +63,58 @@ def draw(spec):
     return "\n".join(out) + "\n"
 
 
+OUTSIDE = ((0, 0), (0, -1), (-1, 0), (0, 1), (1, 0))  # C, N, E, S, W seen from outside the face: E on the left
+
+
+def faces(spec):
+    """Every face of each kind of die, as the maker sees it in the jig: from OUTSIDE the face,
+    N up (so E is on the left). The face with d pips carries the code of '<colour> 7-d'."""
+    ph = spec["physics"]
+    codes = {name: code for code, name in spec["dice"].items()}
+    kinds = [(c, w) for c in ("white", "black") for w in ("die", "blocker")]
+    cell, half = 120, 40
+    ring = half * ph["ring_mm"] / (ph["die_mm"][0] / 2)
+    dot = half * ph["magnet"]["diameter_mm"] / ph["die_mm"][0] * 2
+    w, h = 6 * cell + 190, len(kinds) * (cell + 20) + 110
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+           'font-size="12">' % (w, h), '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="10" y="20" font-size="14">Drill and glue by this sheet: each face as you see it in the jig, '
+           'from OUTSIDE the face, N up (E is on the LEFT).</text>',
+           '<text x="10" y="38">S: south pole out of the face (the board reads +).  '
+           'N: north pole out (reads -).</text>',
+           '<text x="10" y="56">A face may be turned any quarter turn, never mirrored. '
+           'Then run: doce dice check.</text>',
+           '<text x="10" y="74">Pockets %g mm drill, %.2f-%.2f mm deep, centre and %g mm towards each edge\'s middle.'
+           '</text>' % (spec["mechanics"]["jig"]["drill_mm"], ph["magnet"]["height_mm"] + ph["magnet"]["recess_mm"][0],
+                         ph["magnet"]["height_mm"] + ph["magnet"]["recess_mm"][1], ph["ring_mm"])]
+    for row, (colour, what) in enumerate(kinds):
+        top = 100 + row * (cell + 20)
+        out.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s %s</text>'
+                   % (top + cell / 2, colour, what))
+        for col, pips in enumerate(range(1, 7)):
+            code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
+            cx, cy = 170 + col * cell + cell / 2, top + cell / 2 - 8
+            out.append('<rect x="%.1f" y="%.1f" width="%d" height="%d" fill="#eee" stroke="#333"/>'
+                       % (cx - half, cy - half, 2 * half, 2 * half))
+            out.append('<text x="%.1f" y="%.1f" text-anchor="middle">N</text>' % (cx, cy - half - 4))
+            for (sx, sy), mark in zip(OUTSIDE, code):
+                x, y = cx + sx * ring, cy + sy * ring
+                if mark == "0":
+                    out.append('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="none" stroke="#999" '
+                               'stroke-dasharray="2,2"/>' % (x, y, dot))
+                    continue
+                out.append('<circle cx="%.1f" cy="%.1f" r="%.1f" fill="%s"/>'
+                           % (x, y, dot, "#c0392b" if mark == "+" else "#1f4e99"))
+                out.append('<text x="%.1f" y="%.1f" text-anchor="middle" fill="white" font-size="10" '
+                           'font-weight="bold">%s</text>' % (x, y + 4, "S" if mark == "+" else "N"))
+            out.append('<text x="%.1f" y="%.1f" text-anchor="middle">%d pip%s</text>'
+                       % (cx, cy + half + 15, pips, "s" if pips > 1 else ""))
+            out.append('<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">%s</text>'
+                       % (cx, cy + half + 28, escape(code)))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
 if __name__ == "__main__":
-    sys.stdout.write(draw(json.loads(BOARD_FILE.read_text())))
+    spec = json.loads(BOARD_FILE.read_text())
+    sys.stdout.write(faces(spec) if sys.argv[1:] == ["--faces"] else draw(spec))

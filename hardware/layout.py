@@ -1,0 +1,140 @@
+"""Where every part of the board sits, from board.json: the one place that turns its numbers
+into positions and heights, for the PCB (pcb.py), the mechanics (mechanics.py) and the tests.
+
+Board frame, millimetres: a1's centre is the origin, x runs along the files (a..e, east), y
+along the ranks (1..5, north, towards black's side). Heights z are from the PCB's top face up.
+Plain Python (no numpy): KiCad's own Python runs it too.
+"""
+
+import json
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BOARD_FILE = HERE / "board.json"
+RING = "CNESW"
+DEVKIT_ROWS_MM = 25.4  # ESP32-DevKitC V4: its two 19-pin rows are 1 inch apart, 2.54 mm pitch
+GRID_MM = 0.635  # the router's grid (router.py): half the SOIC pin pitch
+STEP = {"C": (0, 0), "N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
+
+
+class Layout:
+    def __init__(self, spec):
+        self.spec = spec
+        ph, me = spec["physics"], spec["mechanics"]
+        self.physics, self.mech = ph, me
+        self.pitch, self.grid = ph["square_mm"], spec["grid"]
+        half, far = self.pitch / 2, (self.grid - 1) * self.pitch + self.pitch / 2
+        b = me["border_mm"]
+        self.grid_box = (-half, -half, far, far)
+        self.plate_box = (-half - b, -half - b, far + b, far + b)  # the floor plate and the well sheet
+        x0, y0, x1, y1 = self.plate_box
+        self.pcb_box = (x0, y0, x1 + me["strip_mm"], y1)  # the plate's area, and a strip east of it
+        self.strip_box = (x1, y0, x1 + me["strip_mm"], y1)
+
+    # --- the squares and what is under them ------------------------------------------------
+    def square_centre(self, name):
+        return (ord(name[0]) - ord("a")) * self.pitch, (int(name[1:]) - 1) * self.pitch
+
+    def sensors(self):
+        """{channel: (square, 'C'|'N'|'E'|'S'|'W', x, y)}: each hall sensor's centre."""
+        ring, out = self.physics["ring_mm"], {}
+        for square, channels in self.spec["squares"].items():
+            cx, cy = self.square_centre(square)
+            for where, ch in zip(RING, channels):
+                sx, sy = STEP[where]
+                out[ch] = (square, where, cx + sx * ring, cy + sy * ring)
+        return out
+
+    def leds(self):
+        """{chain index: (what it serves, x, y)}: a square's LED at leds.offset_mm from its centre,
+        the turn LEDs in the plate's border on each player's edge, under the files turn_files."""
+        leds, out = self.spec["leds"], {}
+        dx, dy = leds["offset_mm"]
+        for square, i in leds["squares"].items():
+            cx, cy = self.square_centre(square)
+            out[i] = ("under " + square, cx + dx, cy + dy)
+        x0, y0, x1, y1 = self.grid_box
+        b = self.mech["border_mm"]
+        xs = [self.square_centre(f + "1")[0] for f in leds["turn_files"]]
+        # the chain reaches black's edge (north) from e5, so it runs there east to west
+        for player, y, files in (("black", y1 + b / 2, xs[::-1]), ("white", y0 - b / 2, xs)):
+            for i, x in zip(leds["turn"][player], files):
+                out[i] = ("%s's edge" % player, x, y)
+        return out
+
+    def wells(self):
+        """(x, y, side) of every well in the well sheet."""
+        side = self.physics["well_mm"][0]
+        return [self.square_centre(sq) + (side,) for sq in self.spec["squares"]]
+
+    # --- the strip east of the plate: every part too tall to sit under it -------------------
+    def _snap(self, v):
+        return round(v / GRID_MM) * GRID_MM
+
+    def strip(self):
+        """{ref: (x, y, degrees)} for the parts in the strip, by the references schematic.py
+        keeps stable: U1 devkit, U2-U9 multiplexers (Q and R of the same group beside each),
+        U10 decoder, U11 level shifter, U12 soft start, SW1 the button."""
+        x0, y0, x1, y1 = self.strip_box
+        groups = self.spec["sensing"]["groups"]
+        step = (y1 - y0 - 10) / groups
+        out = {}
+        for g in range(groups):
+            y = self._snap(y1 - 12 - g * step)
+            out["U%d" % (g + 2)] = (self._snap(x0 + 12), y, 0)
+            out["Q%d" % (g + 1)] = (self._snap(x0 + 23), y + 3, 0)
+            out["R%d" % (g + 1)] = (self._snap(x0 + 23), y - 2, 90)
+        row = self._snap(x0 + 36)
+        out["U1"] = (row, self._snap(y0 + 8 + 18 * 2.54), 0)  # pin 1; pin 19 (5V, USB end) to the south
+        out["U10"] = (self._snap(x0 + 50), self._snap(y1 - 15), 0)
+        out["R10"] = (self._snap(x0 + 50), self._snap(y1 - 26), 90)
+        out["U11"] = (self._snap(x0 + 50), self._snap(y1 - 40), 0)
+        out["R11"] = (self._snap(x0 + 50), self._snap(y1 - 46), 90)
+        out["R9"] = (self._snap(x0 + 55), self._snap(y1 - 40), 90)
+        out["U12"] = (self._snap(x0 + 50), self._snap(y0 + 30), 0)
+        out["SW1"] = (self._snap(x1 - 12), self._snap(y1 - 20), 0)
+        return out
+
+    def devkit_usb(self):
+        """Where the devkit's USB socket reaches the PCB's south edge."""
+        x, _, _ = self.strip()["U1"]
+        return x + DEVKIT_ROWS_MM / 2, self.pcb_box[1]
+
+    # --- holes ------------------------------------------------------------------------------
+    def plate_holes(self):
+        """M3 holes through the well sheet, the plate, its spacers and the PCB: the plate's
+        corners and the middles of its west and east edges."""
+        x0, y0, x1, y1 = self.plate_box
+        i = self.mech["hole_inset_mm"]
+        return [(x0 + i, y0 + i), (x1 - i, y0 + i), (x1 - i, y1 - i), (x0 + i, y1 - i),
+                (x0 + i, (y0 + y1) / 2), (x1 - i, (y0 + y1) / 2)]
+
+    def pcb_holes(self):
+        """Every hole in the PCB: the plate's, and two at the strip's far corners (standoffs only)."""
+        x0, y0, x1, y1 = self.pcb_box
+        i = self.mech["hole_inset_mm"]
+        return self.plate_holes() + [(x1 - i, y0 + i), (x1 - i, y1 - i)]
+
+    # --- heights ----------------------------------------------------------------------------
+    def stack(self):
+        """z of each level above the PCB's top face, nominal parts."""
+        me, ph = self.mech, self.physics
+        floor = me["spacer_mm"] + ph["floor_mm"][0]
+        return {"pcb_bottom": -me["pcb_mm"], "sensor_top": max(me["sensor_height_mm"]),
+                "floor_bottom": me["spacer_mm"], "floor_top": floor, "wells_top": floor + ph["well_depth_mm"],
+                "enclosure_floor": -me["pcb_mm"] - me["standoff_mm"]}
+
+    def air_range(self):
+        """(least, most) air between the floor and a sensor's top: the spacer less the sensor's
+        height (JEDEC TO-236: 0.89-1.12 mm); the floor rests on a sensor taller than the spacer."""
+        lo, hi = self.mech["sensor_height_mm"]
+        return max(0.0, self.mech["spacer_mm"] - hi), self.mech["spacer_mm"] - lo
+
+    def hall_depth(self, sensor_height):
+        """How far below the floor's top the Hall element of a sensor this tall sits."""
+        air = max(0.0, self.mech["spacer_mm"] - sensor_height)
+        return self.physics["floor_mm"][0] + air + self.physics["sensor"]["hall_depth_mm"][0]
+
+
+def load(path=BOARD_FILE):
+    return Layout(json.loads(Path(path).read_text()))

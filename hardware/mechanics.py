@@ -1,0 +1,198 @@
+"""The board's mechanics from board.json: what a laser cutter and a 3D printer take.
+
+    python hardware/mechanics.py          # writes hardware/mechanics/ and hardware/dice/
+
+    mechanics/plate.dxf      the floor plate (bare FR-4): outline and mounting holes
+    mechanics/wells.dxf      the well sheet (opal acrylic): outline, the wells, mounting holes
+    mechanics/enclosure.dxf  the enclosure's base: outline, the PCB's standoffs, the USB opening
+    mechanics/*.step, *.stl  the plate and the well sheet as solids, placed in the stack
+    dice/jig.stl             the drilling jig: holds a die, guides the drill to every pocket
+
+Positions come from layout.py (board.json), the solids from build123d, the drawings from
+ezdxf. The DXF files hold only geometry (R2010, no timestamps), so a test can regenerate them
+and compare; the solids are checked by the hash of their inputs (see outputs.py).
+"""
+
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import layout as layout_module  # noqa: E402  (a plain script next to board.json, as schematic.py)
+
+MECHANICS = HERE / "mechanics"
+DICE = HERE / "dice"
+
+
+# --- drawings (ezdxf) -------------------------------------------------------------------------
+def _doc():
+    import ezdxf
+
+    doc = ezdxf.new("R2010", setup=False)
+    doc.units = ezdxf.units.MM
+    for name, colour in (("OUTLINE", 7), ("HOLES", 1), ("WELLS", 3), ("USB", 5)):
+        doc.layers.add(name, color=colour)
+    return doc
+
+
+def _box(msp, box, layer):
+    x0, y0, x1, y1 = box
+    msp.add_lwpolyline([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], close=True, dxfattribs={"layer": layer})
+
+
+def _holes(msp, lay, holes):
+    for x, y in holes:
+        msp.add_circle((x, y), lay.mech["hole_mm"] / 2, dxfattribs={"layer": "HOLES"})
+
+
+def plate_dxf(lay):
+    doc = _doc()
+    msp = doc.modelspace()
+    _box(msp, lay.plate_box, "OUTLINE")
+    _holes(msp, lay, lay.plate_holes())
+    return doc
+
+
+def wells_dxf(lay):
+    doc = _doc()
+    msp = doc.modelspace()
+    _box(msp, lay.plate_box, "OUTLINE")
+    for x, y, side in lay.wells():
+        _box(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), "WELLS")
+    _holes(msp, lay, lay.plate_holes())
+    return doc
+
+
+def enclosure_box(lay):
+    """The enclosure's base: the PCB with a clearance and the wall around it."""
+    gap = lay.mech["wall_mm"]
+    x0, y0, x1, y1 = lay.pcb_box
+    return (x0 - 2 * gap, y0 - 2 * gap, x1 + 2 * gap, y1 + 2 * gap)
+
+
+def enclosure_dxf(lay, usb):
+    """`usb`: (x, y, width) of the devkit's USB socket at the PCB's south edge."""
+    doc = _doc()
+    msp = doc.modelspace()
+    _box(msp, enclosure_box(lay), "OUTLINE")
+    _box(msp, lay.pcb_box, "WELLS")  # where the PCB sits: a guide line, not a cut
+    _holes(msp, lay, lay.pcb_holes())
+    x, y, w = usb
+    e = enclosure_box(lay)
+    _box(msp, (x - w / 2, e[1], x + w / 2, e[1] + 2 * lay.mech["wall_mm"]), "USB")
+    return doc
+
+
+def write_dxf(doc, path):
+    import io
+
+    buf = io.StringIO()
+    doc.write(buf)
+    text = re.sub(r"(\$(?:FINGERPRINTGUID|VERSIONGUID)\n *2\n)\{[^}]*\}", r"\1{00000000-0000-0000-0000-000000000000}",
+                  buf.getvalue())  # ezdxf stamps each write with new ids and dates: the file follows its geometry only
+    text = re.sub(r"(\$TD\w+\n *40\n)[0-9.]+", r"\g<1>2451545.0", text)
+    text = re.sub(r"(?m)^([0-9.]+) @ [0-9T:.+-]+$", r"\1", text)
+    path.write_text(text)
+
+
+# --- solids (build123d) -----------------------------------------------------------------------
+def _slab(lay, box, z0, thickness, cuts):
+    from build123d import Align, Box, Cylinder, Pos
+
+    x0, y0, x1, y1 = box
+    solid = Pos(x0, y0, z0) * Box(x1 - x0, y1 - y0, thickness, align=(Align.MIN, Align.MIN, Align.MIN))
+    for kind, x, y, size in cuts:
+        shape = (Cylinder(size / 2, thickness + 2) if kind == "hole" else Box(size, size, thickness + 2))
+        solid -= Pos(x, y, z0 + thickness / 2) * shape
+    return solid
+
+
+def plate_solid(lay):
+    s = lay.stack()
+    cuts = [("hole", x, y, lay.mech["hole_mm"]) for x, y in lay.plate_holes()]
+    return _slab(lay, lay.plate_box, s["floor_bottom"], s["floor_top"] - s["floor_bottom"], cuts)
+
+
+def wells_solid(lay):
+    s = lay.stack()
+    cuts = [("hole", x, y, lay.mech["hole_mm"]) for x, y in lay.plate_holes()]
+    cuts += [("well", x, y, side) for x, y, side in lay.wells()]
+    return _slab(lay, lay.plate_box, s["floor_top"], s["wells_top"] - s["floor_top"], cuts)
+
+
+def jig_plan(lay):
+    """The jig's sizes: a block with a square pocket a die slides into, open below, and a
+    guide plate on top with a drill hole over each of the five magnet places (centre, and
+    ring_mm towards each edge's middle)."""
+    ph, jig = lay.physics, lay.mech["jig"]
+    pocket = ph["die_mm"][0] + ph["die_mm"][1] + jig["fit_mm"]  # the largest die slides in
+    ring = ph["ring_mm"]
+    return {"pocket": pocket, "outer": pocket + 2 * jig["wall_mm"], "depth": ph["die_mm"][0] / 2,
+            "guide": jig["guide_mm"], "drill": jig["drill_mm"],
+            "holes": [(dx * ring, dy * ring) for dx, dy in layout_module.STEP.values()]}
+
+
+def jig_solid(lay):
+    """The jig (jig_plan). A notch marks the guide's N edge. Stand it over a die, drill, turn the die."""
+    from build123d import Align, Box, Cylinder, Pos
+
+    plan = jig_plan(lay)
+    pocket, outer, depth = plan["pocket"], plan["outer"], plan["depth"]
+    height = depth + plan["guide"]
+    block = Box(outer, outer, height, align=(Align.CENTER, Align.CENTER, Align.MIN))
+    block -= Box(pocket, pocket, depth, align=(Align.CENTER, Align.CENTER, Align.MIN))
+    up = (Align.CENTER, Align.CENTER, Align.MIN)
+    for cx in (-1, 1):  # room for the die's edges, so it seats flat on the guide
+        for cy in (-1, 1):
+            block -= Pos(cx * pocket / 2, cy * pocket / 2, 0) * Cylinder(1.0, depth, align=up)
+    for x, y in plan["holes"]:
+        block -= Pos(x, y, depth - 1) * Cylinder(plan["drill"] / 2, plan["guide"] + 2, align=up)
+    block -= Pos(0, outer / 2, height) * Cylinder(1.5, 2.0)  # the N mark
+    return block
+
+
+def _step(solid, path):
+    from build123d import export_step
+
+    export_step(solid, str(path))
+    text = path.read_text()
+    text = re.sub(r"FILE_NAME\('[^']*','[^']*'", "FILE_NAME('%s',''" % path.name, text)  # no path, no date
+    path.write_text(text)
+
+
+def _stl(solid, path):
+    from build123d import export_stl
+
+    export_stl(solid, str(path), tolerance=0.02, angular_tolerance=0.2)
+
+
+def usb_at(lay):
+    """Where the devkit's USB socket meets the PCB's south edge: (x, y, opening width)."""
+    x, y = lay.devkit_usb()
+    return x, y, 14.0  # a micro-USB or USB-C plug's overmould, with room
+
+
+def build(lay, root=HERE, solids=True):
+    """Write every mechanical file under `root`; return their paths."""
+    mechanics, dice = root / MECHANICS.name, root / DICE.name
+    mechanics.mkdir(exist_ok=True)
+    dice.mkdir(exist_ok=True)
+    out = []
+    drawings = (("plate", plate_dxf(lay)), ("wells", wells_dxf(lay)), ("enclosure", enclosure_dxf(lay, usb_at(lay))))
+    for name, doc in drawings:
+        write_dxf(doc, mechanics / (name + ".dxf"))
+        out.append(mechanics / (name + ".dxf"))
+    if solids:
+        for name, solid in (("plate", plate_solid(lay)), ("wells", wells_solid(lay))):
+            _step(solid, mechanics / (name + ".step"))
+            _stl(solid, mechanics / (name + ".stl"))
+            out += [mechanics / (name + ".step"), mechanics / (name + ".stl")]
+        _stl(jig_solid(lay), dice / "jig.stl")
+        out.append(dice / "jig.stl")
+    return out
+
+
+if __name__ == "__main__":
+    for path in build(layout_module.load()):
+        print("wrote", path.relative_to(HERE.parent))
