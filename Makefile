@@ -37,8 +37,14 @@ hardware: $(BIN)/.installed $(BIN)/.hardware
 	$(BIN)/python hardware/schematic.py
 	$(BIN)/python -m doce_host.physics.drawing > hardware/die-code.svg
 	$(BIN)/python -m doce_host.physics.drawing --faces > hardware/dice/faces.svg
-	nice -n 10 $(BIN)/python hardware/mechanics.py
+	PYTHONHASHSEED=0 nice -n 10 $(BIN)/python hardware/mechanics.py  # ezdxf orders some objects by hash
 	$(BIN)/python hardware/outputs.py mechanics
+	nice -n 10 $(KICAD_PYTHON) hardware/pcb.py
+	$(KICAD_PYTHON) hardware/pcb.py --drc || true
+	$(BIN)/python hardware/outputs.py pcb
+
+# KiCad's own Python: Debian's kicad package puts pcbnew in the system python3
+KICAD_PYTHON ?= /usr/bin/python3
 
 $(BIN)/.hardware: $(BIN)/.installed
 	$(BIN)/python -m pip install --quiet -e '.[hardware]'

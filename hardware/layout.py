@@ -84,15 +84,15 @@ class Layout:
             out["U%d" % (g + 2)] = (self._snap(x0 + 12), y, 0)
             out["Q%d" % (g + 1)] = (self._snap(x0 + 23), y + 3, 0)
             out["R%d" % (g + 1)] = (self._snap(x0 + 23), y - 2, 90)
-        row = self._snap(x0 + 36)
-        out["U1"] = (row, self._snap(y0 + 8 + 18 * 2.54), 0)  # pin 1; pin 19 (5V, USB end) to the south
-        out["U10"] = (self._snap(x0 + 50), self._snap(y1 - 15), 0)
-        out["R10"] = (self._snap(x0 + 50), self._snap(y1 - 26), 90)
-        out["U11"] = (self._snap(x0 + 50), self._snap(y1 - 40), 0)
-        out["R11"] = (self._snap(x0 + 50), self._snap(y1 - 46), 90)
-        out["R9"] = (self._snap(x0 + 55), self._snap(y1 - 40), 90)
-        out["U12"] = (self._snap(x0 + 50), self._snap(y0 + 30), 0)
-        out["SW1"] = (self._snap(x1 - 12), self._snap(y1 - 20), 0)
+        out["U1"] = (self._snap(x0 + 30), self._snap(y0 + 8 + 18 * 2.54), 0)  # pin 1; pin 19 (5V, USB) south
+        col = self._snap(x0 + 63)  # east of the devkit
+        out["U10"] = (col, self._snap(y1 - 15), 0)
+        out["R10"] = (col, self._snap(y1 - 28), 90)
+        out["U11"] = (col, self._snap(y1 - 40), 0)
+        out["R11"] = (col, self._snap(y1 - 46), 90)
+        out["R9"] = (col, self._snap(y1 - 52), 90)
+        out["U12"] = (col, self._snap(y0 + 30), 0)
+        out["SW1"] = (self._snap(x0 + 45), self._snap(y1 - 12), 0)
         return out
 
     def devkit_usb(self):

@@ -25,8 +25,8 @@ GROUPS = {
     },
     "pcb": {
         "board": ["grid", "squares", "leds", "mechanics", "physics.square_mm", "physics.ring_mm"],
-        "sources": ["layout.py", "pcb.py", "router.py", "doce.net", "doce.pretty/ESP32-DevKitC_2x19_socket.kicad_mod"],
-        "files": ["pcb/doce.kicad_pcb", "pcb/drc.txt", "pcb/gerbers/*", "pcb/assembly/*", "pcb/renders/*.png"],
+        "sources": ["layout.py", "pcb.py", "doce.net"],
+        "files": ["pcb/doce.kicad_pcb", "pcb/drc.txt", "doce.pretty/*"],
     },
 }
 

@@ -113,8 +113,9 @@ KINDS = {
                 "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "1u"),
     "c100u": Kind("C", "Capacitor 100 uF 10 V electrolytic", "Panasonic", "EEU-FR1A101", "radial 5x11 mm",
                   "Capacitor_THT:CP_Radial_D5.0mm_P2.00mm", _pins((1, "+", "PASSIVE"), (2, "-", "PASSIVE")), "100u"),
-    "button": Kind("SW", "Tactile switch 6x6 mm", "Omron", "B3F-1000", "THT", "Button_Switch_THT:SW_PUSH_6mm",
-                   _pins((1, "A1", "PASSIVE"), (2, "A2", "PASSIVE"), (3, "B1", "PASSIVE"), (4, "B2", "PASSIVE"))),
+    # four legs, numbered as KiCad's footprint does: both legs of a side are pad 1 (or 2), joined inside
+    "button": Kind("SW", "Tactile switch 6x6 mm", "Omron", "B3F-1000", "THT",
+                   "Button_Switch_THT:SW_TH_Tactile_Omron_B3F-10xx", _pins((1, "A", "PASSIVE"), (2, "B", "PASSIVE"))),
 }
 
 RING = "CNESW"
@@ -311,10 +312,8 @@ class Board:
         bulk[2] += gnd
 
         sw1 = self.part("button", "new match (press after a match); hold 3 s on an empty board to recalibrate")
-        sw1["A1"] += button
-        sw1["A2"] += button
-        sw1["B1"] += gnd
-        sw1["B2"] += gnd
+        sw1["A"] += button
+        sw1["B"] += gnd
 
         # every devkit pin the board does not use is marked as such
         for p in esp.pins:

@@ -1,0 +1,218 @@
+"""The PCB in KiCad's own format, from the netlist (doce.net) and board.json (layout.py).
+
+    /usr/bin/python3 hardware/pcb.py         # KiCad's Python (Debian: apt-get install kicad)
+    /usr/bin/python3 hardware/pcb.py --drc [BOARD REPORT]   # KiCad's DRC only (pcb/doce.kicad_pcb, pcb/drc.txt)
+
+Every footprint of the netlist is placed where board.json puts it (layout.py), each pad gets
+its net from the netlist, and the board gets its outline, mounting holes and design rules
+(JLCPCB's 4-layer process, with margin). Runs in KiCad 6's own Python, so it reads the netlist
+itself: a small s-expression reader, no SKiDL.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import layout as layout_module  # noqa: E402
+
+OUT = HERE / "pcb"
+BOARD_FILE = OUT / "doce.kicad_pcb"
+LIBS = Path("/usr/share/kicad/footprints")
+OWN = HERE / "doce.pretty"
+MARGIN = 10.0  # mm from KiCad's page origin to the board's corner
+
+RULES = {"clearance": 0.15, "track": 0.2, "power_track": 0.4, "via": 0.55, "via_drill": 0.3, "edge": 0.5}
+POWER = re.compile(r"^(GND|VBUS|\+3V3.*|\+5V_LED)$")
+
+
+# --- the netlist ------------------------------------------------------------------------------
+def _sexp(text):
+    tokens = re.findall(r'\(|\)|"(?:[^"\\]|\\.)*"|[^\s()]+', text)
+    stack = [[]]
+    for t in tokens:
+        if t == "(":
+            stack.append([])
+        elif t == ")":
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(t[1:-1] if t.startswith('"') else t)
+    return stack[0][0]
+
+
+def _find(node, key):
+    return [n for n in node if isinstance(n, list) and n and n[0] == key]
+
+
+def read_netlist(path=HERE / "doce.net"):
+    """({ref: {"footprint", "value", fields...}}, {net name: [(ref, pin), ...]})"""
+    tree = _sexp(path.read_text())
+    parts = {}
+    for comp in _find(_find(tree, "components")[0], "comp"):
+        ref = _find(comp, "ref")[0][1]
+        info = {"footprint": _find(comp, "footprint")[0][1], "value": _find(comp, "value")[0][1]}
+        for fields in _find(comp, "fields"):
+            for f in _find(fields, "field"):
+                info[_find(f, "name")[0][1]] = f[2] if len(f) > 2 else ""
+        parts[ref] = info
+    nets = {}
+    for net in _find(_find(tree, "nets")[0], "net"):
+        nets[_find(net, "name")[0][1]] = [(_find(n, "ref")[0][1], _find(n, "pin")[0][1]) for n in _find(net, "node")]
+    return parts, nets
+
+
+# --- our own footprint --------------------------------------------------------------------------
+def devkit_footprint():
+    """doce:ESP32-DevKitC_2x19_socket: two 19-pin 2.54 mm sockets 1 inch apart, J2 as pads 1-19
+    and J3 as pads 20-38, pin 1 of each at the antenna end (north), the USB end south."""
+    rows = layout_module.DEVKIT_ROWS_MM
+    pads = []
+    for i in range(38):
+        x, y = (0 if i < 19 else rows), 2.54 * (i % 19)
+        shape = "rect" if i in (0, 19) else "oval"
+        pads.append('  (pad "%d" thru_hole %s (at %g %g) (size 1.7 1.7) (drill 1.0) (layers *.Cu *.Mask))'
+                    % (i + 1, shape, x, round(y, 3)))
+    long = 2.54 * 18
+    lines = ['(footprint "ESP32-DevKitC_2x19_socket" (version 20211014) (generator doce_pcb) (layer "F.Cu")',
+             '  (descr "ESP32-DevKitC V4 on two 1x19 2.54 mm sockets, J2 = pads 1-19, J3 = pads 20-38; USB at pad 19")',
+             '  (attr through_hole)',
+             '  (fp_text reference "REF**" (at %g -3) (layer "F.SilkS") (effects (font (size 1 1) (thickness 0.15))))'
+             % (rows / 2),
+             '  (fp_text value "ESP32-DevKitC" (at %g %g) (layer "F.Fab") (effects (font (size 1 1) (thickness 0.15))))'
+             % (rows / 2, long + 3)]
+    for x0, y0, x1, y1, layer, width in ((-1.5, -1.5, rows + 1.5, long + 1.5, "F.SilkS", 0.12),
+                                         (-2.0, -2.0, rows + 2.0, long + 2.0, "F.CrtYd", 0.05)):
+        lines.append('  (fp_rect (start %g %g) (end %g %g) (layer "%s") (width %g) (fill none))'
+                     % (x0, y0, x1, y1, layer, width))
+    lines.append('  (fp_text user "USB" (at %g %g) (layer "F.SilkS") (effects (font (size 1 1) (thickness 0.15))))'
+                 % (rows / 2, long))
+    return "\n".join(lines + pads + [")"]) + "\n"
+
+
+# --- placement --------------------------------------------------------------------------------
+def placements(lay, parts):
+    """{ref: (x, y, degrees)} in the board frame, for every part of the netlist."""
+    at = dict(lay.strip())
+    sensors = {"%s %s" % (sq, where): (x, y) for sq, where, x, y in lay.sensors().values()}
+    leds = lay.leds()
+    for ref, p in parts.items():
+        if "Position" in p:
+            at[ref] = sensors[p["Position"]] + (0,)
+        elif ref.startswith("LED"):
+            _, x, y = leds[int(ref[3:]) - 1]
+            at[ref] = (x, y, 0)
+    near = {"H": (-0.4, 3.2, 0), "LED": (-2.6, 0, 90), "U2": (-7.5, 0, 90), "U10": (0, -7.5, 0), "U11": (-3, 0, 90)}
+    for ref, p in parts.items():
+        owner = p.get("Decouples")
+        if owner:
+            kind = "U2" if owner in ["U%d" % i for i in range(2, 10)] else re.sub(r"\d+$", "", owner)
+            kind = owner if owner in near else kind
+            dx, dy, rot = near[kind]
+            x, y, _ = at[owner]
+            at[ref] = (x + dx, y + dy, rot)
+    x, y, _ = at["U12"]
+    at["C167"], at["C168"], at["C169"] = (x - 3.5, y + 2, 90), (x - 3.5, y - 2, 90), (x, y - 12, 0)
+    return at
+
+
+def main(argv):
+    import pcbnew
+
+    if argv[:1] == ["--drc"]:
+        return drc(pcbnew, Path(argv[1]) if argv[1:] else BOARD_FILE, Path(argv[2]) if argv[2:] else OUT / "drc.txt")
+    OUT.mkdir(exist_ok=True)
+    OWN.mkdir(exist_ok=True)
+    (OWN / "ESP32-DevKitC_2x19_socket.kicad_mod").write_text(devkit_footprint())
+    lay = layout_module.load()
+    parts, nets = read_netlist()
+    board = build(pcbnew, lay, parts, nets)
+    board.Save(str(BOARD_FILE))
+    print("placed %d footprints, %d nets: %s" % (len(parts), len(nets), BOARD_FILE.relative_to(HERE.parent)))
+    return 0
+
+
+def build(pcbnew, lay, parts, nets):
+    mm = pcbnew.FromMM
+    x0, y0, x1, y1 = lay.pcb_box
+
+    def point(x, y):
+        return pcbnew.wxPoint(mm(MARGIN + x - x0), mm(MARGIN + y1 - y))
+
+    board = pcbnew.BOARD()
+    board.SetCopperLayerCount(4)
+    ds = board.GetDesignSettings()
+    ds.m_MinClearance = mm(RULES["clearance"])
+    ds.m_TrackMinWidth = mm(RULES["track"])
+    ds.m_ViasMinSize = mm(RULES["via"])
+    ds.m_MinThroughDrill = mm(RULES["via_drill"])
+    ds.m_CopperEdgeClearance = mm(RULES["edge"])
+    netclass = ds.GetNetClasses().GetDefault()
+    netclass.SetClearance(mm(RULES["clearance"]))
+    netclass.SetTrackWidth(mm(RULES["track"]))
+    netclass.SetViaDiameter(mm(RULES["via"]))
+    netclass.SetViaDrill(mm(RULES["via_drill"]))
+
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+        edge = pcbnew.PCB_SHAPE(board)
+        edge.SetShape(pcbnew.SHAPE_T_SEGMENT)
+        edge.SetLayer(pcbnew.Edge_Cuts)
+        edge.SetWidth(mm(0.1))
+        edge.SetStart(point(ax, ay))
+        edge.SetEnd(point(bx, by))
+        board.Add(edge)
+
+    net_items = {}
+    for name in sorted(nets):
+        item = pcbnew.NETINFO_ITEM(board, name)
+        board.Add(item)
+        net_items[name] = item
+    pin_net = {(ref, pin): name for name, nodes in nets.items() for ref, pin in nodes}
+
+    at = placements(lay, parts)
+    for ref in sorted(parts, key=lambda r: (re.sub(r"\d+", "", r), int(re.sub(r"\D", "", r)))):
+        lib, name = parts[ref]["footprint"].split(":")
+        path = OWN if lib == "doce" else LIBS / (lib + ".pretty")
+        fp = pcbnew.FootprintLoad(str(path), name)
+        fp.SetReference(ref)
+        fp.SetValue(parts[ref]["value"])
+        x, y, rot = at[ref]
+        fp.SetPosition(point(x, y))
+        fp.SetOrientationDegrees(rot)
+        if not ref.startswith(("U", "SW")) or ref in ("U11", "U12"):  # small parts: references on the fab layer
+            fp.Reference().SetVisible(False)
+        elif ref.startswith("U") and ref != "U1":
+            fp.Reference().SetPosition(point(x, y))  # on the body, clear of its neighbours' outlines
+        board.Add(fp)
+        for pad in fp.Pads():
+            net = pin_net.get((ref, pad.GetNumber()))
+            if net:
+                pad.SetNet(net_items[net])
+    for i, (x, y) in enumerate(lay.pcb_holes(), 1):
+        fp = pcbnew.FootprintLoad(str(LIBS / "MountingHole.pretty"), "MountingHole_3.2mm_M3")
+        fp.SetReference("MH%d" % i)
+        fp.SetPosition(point(x, y))
+        fp.SetAttributes(fp.GetAttributes() | pcbnew.FP_BOARD_ONLY | pcbnew.FP_EXCLUDE_FROM_POS_FILES
+                         | pcbnew.FP_EXCLUDE_FROM_BOM)
+        board.Add(fp)
+    return board
+
+
+def drc(pcbnew, path, report):
+    """KiCad's own DRC on a saved board: writes the report, prints its counts."""
+    board = pcbnew.LoadBoard(str(path))
+    pcbnew.WriteDRCReport(board, str(report), pcbnew.EDA_UNITS_MILLIMETRES, True)
+    text = report.read_text()
+    text = re.sub(r"(?m)^\*\* Created on .*$", "** Created on (date left out)", text)
+    report.write_text(text)
+    found = re.findall(r"\*\* Found (\d+) (DRC violations|unconnected pads|Footprint errors)", text)
+    counts = {key: int(n) for n, key in found}
+    print(json.dumps(counts))
+    return 0 if counts and not any(counts.values()) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
