@@ -42,6 +42,7 @@ hardware: $(BIN)/.installed $(BIN)/.hardware
 	nice -n 10 $(KICAD_PYTHON) hardware/pcb.py
 	$(KICAD_PYTHON) hardware/pcb.py --drc || true
 	$(BIN)/python hardware/outputs.py pcb
+	nice -n 10 $(BIN)/python hardware/renders.py
 
 # KiCad's own Python: Debian's kicad package puts pcbnew in the system python3
 KICAD_PYTHON ?= /usr/bin/python3
