@@ -1,8 +1,11 @@
 """Bounded waits for the tests: poll for a condition, never sleep a fixed time and hope."""
 
+import os
 import queue
 import threading
 import time
+
+HARD_CAP_S = 240  # under pytest-timeout's 300 s: a wait that would outlast the test fails with its reason
 
 
 def until(condition, timeout=10, every=0.02, what="the condition"):
@@ -14,6 +17,43 @@ def until(condition, timeout=10, every=0.02, what="the condition"):
             return got
         if time.monotonic() > deadline:
             raise AssertionError("%s did not happen within %g s" % (what, timeout))
+        time.sleep(every)
+
+
+def cpu_seconds(pid):
+    """CPU seconds process `pid` and every process under it have used (utime + stime, proc(5));
+    0 for one that is gone. A simulated board is its MicroPython process and the launcher above it."""
+    total, pids = 0.0, [pid]
+    while pids:
+        p = pids.pop()
+        try:
+            fields = open("/proc/%d/stat" % p).read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            for task in os.listdir("/proc/%d/task" % p):
+                pids.extend(int(c) for c in open("/proc/%d/task/%s/children" % (p, task)).read().split())
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+def until_worked(condition, pid, cpu=10, every=0.05, what="the condition"):
+    """Poll `condition()` until it returns something true, and return that. The deadline is the
+    work it takes, not a guess at how busy the machine is: fail once the process that must do it
+    (`pid()`: its pid now, or None while it is off; a board's changes at each power-on) has used
+    `cpu` seconds of CPU since the wait began, or after HARD_CAP_S of wall time."""
+    used, last, began = 0.0, {}, time.monotonic()
+    while True:
+        got = condition()
+        if got:
+            return got
+        now = pid()
+        if now is not None:
+            spent = cpu_seconds(now)
+            used += spent - last.get(now, spent)
+            last[now] = spent
+        if used > cpu or time.monotonic() - began > HARD_CAP_S:
+            raise AssertionError("%s did not happen within %g s of the board's CPU (%.0f s wall)"
+                                 % (what, cpu, time.monotonic() - began))
         time.sleep(every)
 
 
