@@ -60,6 +60,18 @@ def answers_hello(sim):
     return until_worked(hello, lambda: sim.process and sim.process.pid, BOOT_CPU_S, what="an answer to hello")
 
 
+def test_what_the_host_sends_while_the_power_is_off_never_reaches_the_next_boot(tmp_path):
+    """A tool's Ctrl-C and Ctrl-A sent to a board that is off are lost, as on a board: they must not
+    wait in the simulator and stop the app the next power-on starts."""
+    with SerialSim(tmp_path) as sim:
+        sim.cut_power()
+        fd = os.open(sim.path, os.O_RDWR | os.O_NOCTTY)
+        os.write(fd, b"\r\x03\r\x01")
+        os.close(fd)
+        sim.power_on()
+        assert answers_hello(sim)  # the app, not the raw REPL
+
+
 def test_dice_moved_while_the_power_is_off_are_there_when_it_returns(tmp_path):
     with SerialSim(tmp_path) as sim:
         sim.cut_power()

@@ -83,6 +83,8 @@ class SerialSim(SimulatedBoard):
         with self.lock:
             self.wanted_on = True
             self.raw_repl, self.hide_until, self.held = False, None, b""  # a fresh start
+            if self.device is None:
+                self._drain_host()  # sent while it was off
             self._boot()
 
     def _boot(self, app=True):
@@ -111,7 +113,16 @@ class SerialSim(SimulatedBoard):
         with self.lock:
             self.wanted_on = False
             self._halt()
+            self._drain_host()
             self.to_board = bytearray()
+
+    def _drain_host(self):
+        """Drop what the host wrote that the bridge has not taken yet: it went to a board now off."""
+        try:
+            while os.read(self.user, 4096):
+                pass
+        except OSError:
+            pass  # nothing more to read (non-blocking) or the path closed
 
     def _halt(self):
         self.app_running = False
@@ -178,7 +189,8 @@ class SerialSim(SimulatedBoard):
                 except OSError:
                     data = b""
                 if fd == self.user:
-                    self._from_host(data)
+                    if device is not None:  # to a board that is off, bytes are lost, not kept for its next boot
+                        self._from_host(data)
                 elif data:
                     self._to_host(data)
                 elif self.process and self.process.poll() is not None:
