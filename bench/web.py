@@ -56,7 +56,9 @@ def web_figures():
         finally:
             page.close()
     placed = len(timings)
-    print("  click to updated picture, %d clicks (placing and lifting dice through the simulated"
-          " sensors and the firmware; goal < 100 ms):" % placed)
+    print("  click to updated picture, %d clicks (placing and lifting dice through the simulated sensors and"
+          " the firmware, its events on the simulator's serial line paced at 115200 baud as a board's USB"
+          " is; the page draws each die from its event, doce_host/follow.py; goal < 100 ms at the 90th"
+          " percentile):" % placed)
     print("    median %.0f ms, 90th percentile %.0f ms, worst %.0f ms"
           % (statistics.median(timings), timings[int(0.9 * (placed - 1))], timings[-1]))

@@ -8,13 +8,14 @@ come from the rulebook's geometry and the referee, not from the page.
 import json
 
 from casebook import expand
-from clicks import colour, lift, place, play, squares
+from clicks import colour, lift, lit, place, play, squares
 
 ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
 
 
 def test_a_round_played_by_clicks_lights_the_winning_line_and_scores_it(page):
     play(page, *ALL_OWN[:2])
+    lit(page)
     # White to move, after a1: white's zone is a1's empty neighbours, lit purple by the firmware.
     assert set(squares(page, "zone")) == {"a2", "b1", "b2"}
     lights = squares(page, "light")
@@ -22,6 +23,7 @@ def test_a_round_played_by_clicks_lights_the_winning_line_and_scores_it(page):
     assert colour(lights["a1"]) == "yellow" and colour(lights["c3"]) == "off"
     assert squares(page, "last") == {"a1": "white", "a5": "black"}
     play(page, *ALL_OWN[2:])
+    page.wait_for_selector(".winning-line", state="attached")  # the round's end: the event after the die's
     line = page.locator(".winning-line")
     assert line.count() == 1
     assert line.get_attribute("data-cells") == "a1 b1 c1 d1" and line.get_attribute("data-player") == "white"
@@ -54,6 +56,7 @@ def test_a_die_in_the_no_play_zone_shows_the_error_until_it_is_lifted(page, shot
 
 def test_a_reloaded_page_shows_the_same_game_at_once(page):
     play(page, "W c3 4", "B a1 2", "W e5 b", "W e1 6")
+    lit(page)
     before = {a: squares(page, a) for a in ("piece", "zone", "last", "light")}
     log = page.locator("#log").inner_text()
     page.reload()

@@ -85,6 +85,8 @@ function showFrame(frame) {
     view.drawn = frame.svg;
   }
   $("board").classList.toggle("off", Boolean(off || frame.problem));
+  // "events": worked out from the board's events, its lights as they were; "board": its own state
+  $("board").dataset.from = frame.from_board ? "board" : "events";
   $("how").textContent = sim ? "Click an empty square to put a die or blocker down; click a piece to lift it."
                              : "Move the dice on the board; this page follows it.";
   showVersus(frame);
