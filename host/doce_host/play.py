@@ -13,17 +13,6 @@ HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
 "board" shows the board, "hint" the move the strongest opponent would play, "quit" ends.
 a1 is white's left corner."""
 
-REASONS = {
-    "not_your_turn": "it is not your turn",
-    "off_board": "that is not a square on this board",
-    "occupied": "that square is taken",
-    "no_blocker": "no blocker: it is used, or you already played it this turn",
-    "bad_value": "a die shows 1 to %d",
-    "no_play_zone": "that square is in your no-play zone (next to your last die)",
-    "bad_move": "type a square and a face, like \"c3 4\"",
-}
-
-
 def draw_board(game):
     """The board as `doce status` draws it."""
     return view.draw(board_state(game), game.tables.grid)
@@ -113,8 +102,7 @@ def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1):
         finished = len(game.rounds)
         why = play_move(game, move) if move else "bad_move"
         if why:
-            reason = REASONS.get(why, why.replace("_", " "))
-            say("Refused: " + (reason % tables.faces if "%d" in reason else reason))
+            say("Refused: " + view.move_refused(why, tables.faces))
             continue
         if played(finished) or board_turns():
             return game

@@ -139,7 +139,8 @@ def play(sim, stdin, out, ansi=False):
             elif event["event"] == "new_match":
                 scores.update(white=0, black=0)
         leds = sim.leds()
-        say(*[describe(e) for e in heard if e["event"] != "boot"], draw(sim, leds, ansi), status(leds, scores))
+        state = sim.state() if any(e["event"] == "illegal" for e in heard) else None  # what was refused
+        say(*[describe(e, state) for e in heard if e["event"] != "boot"], draw(sim, leds, ansi), status(leds, scores))
 
     say("The DOCE board, simulated: its real firmware on simulated sensors and lights.",
         "Its USB serial port is %s (for doce monitor, doce status, mpremote)." % sim.path, HELP, "")

@@ -33,7 +33,10 @@ from doce.squares import piece as piece_value
 from ..link import LinkError
 from ..paths import load_board
 from ..recorded import GameFileError, steps
+from ..round_score import how_scored
+from ..rules import load_tables
 from ..sim import SimError
+from ..view import button_press, problems_in_words
 from . import picture
 from .watch import ANIMATED_EVERY, Watch
 
@@ -144,7 +147,7 @@ class Server:
                 reply.update(await self.ask_board(request))
             else:
                 async with self.hands:  # one hand at a time: the simulated world is not shared
-                    await self.act(request)
+                    reply.update(await self.act(request) or {})
         except (Refused, ValueError, SimError) as e:  # the simulated world's own refusal
             reply.update(type="refused", message=str(e))
         return reply
@@ -167,7 +170,7 @@ class Server:
             except LinkError as e:
                 raise Refused(str(e)) from None
             if not answer.get("ok"):
-                raise Refused("no hint: %s" % (answer.get("message") or answer.get("error")))
+                raise Refused("No hint: %s" % (answer.get("message") or answer.get("error")))
             return {"hint": answer["hint"]}  # its shape checked by the link (docs/protocol.schema.json)
         return {}
 
@@ -199,6 +202,8 @@ class Server:
                 await run(None, world.lift, cell)
         elif do == "press":  # a finger on the board's button, a tenth of a second
             await run(None, world.press)
+            state = self.watch.state
+            return {"said": button_press(state)} if state else {}
         elif do == "cut_power":
             if not world.wanted_on:
                 raise Refused("the power is already off")
@@ -329,7 +334,15 @@ async def no_foreign_code(request, response):
 
 
 def replay_steps(recorded, tall=False):
-    return [{"svg": picture.draw(state, tall=tall), "note": note} for state, note in steps(recorded)]
+    """Each step of a recorded game: its picture, what happened, and in words what to put right
+    and how a round that ended was scored, as the live page shows them."""
+    out, tables = [], {}
+    for state, note in steps(recorded):
+        if state["rules"] not in tables:  # a shipped name: steps() takes no other
+            tables[state["rules"]] = load_tables(state["rules"])
+        out.append({"svg": picture.draw(state, tall=tall), "note": note, "put_right": problems_in_words(state),
+                    "scored": how_scored(tables[state["rules"]], state)})
+    return out
 
 
 def listen(host, port, fallback=True):

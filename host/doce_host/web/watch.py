@@ -24,7 +24,8 @@ from doce.tables import Tables
 from .. import rules as rulesfiles
 from ..follow import after, zones
 from ..link import BoardLink, LinkError
-from ..view import describe
+from ..round_score import how_scored
+from ..view import describe, problems_in_words
 from . import picture
 
 LOG = 100  # events kept for a page that connects late
@@ -52,8 +53,10 @@ class Watch:
         self.state = None
         self.seq = None  # the number of the last event the state shows
         self.from_board = False  # whether the state is the board's own, or worked out from events since
-        self.zone_of = None  # the no-play zones of the board's rules (doce_host/follow.py), once known
+        self.tables = None  # the board's rule tables, once known: its no-play zones and its scoring
+        self.zone_of = None  # the no-play zones of the board's rules (doce_host/follow.py)
         self.rules = None  # the checksum of the rules zone_of is for
+        self.unworded = []  # refusals to log once the board's state shows what was refused
         self.problem = "connecting to %s" % port  # why there is no live state, or None
         self.stopping = False
         self.state_at = 0.0  # time.monotonic() when the board's state came
@@ -75,16 +78,20 @@ class Watch:
 
     def frame(self):
         """What the page shows now: the picture (wide, and tall for a phone), the state it
-        was drawn from, the log."""
+        was drawn from, what to put right and how the round was scored in words, the log."""
         with self.lock:
             log = list(self.log)
         state = self.state
         return {"hello": self.hello, "state": state, "problem": self.problem, "from_board": self.from_board,
                 "svg": picture.draw(state) if state else None,
-                "svg_tall": picture.draw(state, tall=True) if state else None, "log": log}
+                "svg_tall": picture.draw(state, tall=True) if state else None, "log": log,
+                "put_right": problems_in_words(state) if state else [],
+                "scored": how_scored(self.tables, state) if state and self.tables else None}
 
     def note(self, text, kind="note"):
         with self.lock:
+            if kind == "clearing" and self.log and self.log[-1]["kind"] == "clearing":
+                self.log.pop()  # one line for the whole clearing, the count as it stands
             self.log.append({"text": text, "kind": kind, "at": time.time()})
 
     # -- the thread ---------------------------------------------------------------------
@@ -140,7 +147,10 @@ class Watch:
 
     def _apply(self, event):
         """Log an event, and follow the game with it: False if the board's state is needed."""
-        self.note(describe(event), event["event"])
+        if event["event"] == "illegal":  # worded with the state that shows the piece refused
+            self.unworded.append(event)
+        else:
+            self.note(describe(event), event["event"])
         seq = event.get("seq")
         if self.seq is None:
             return False  # lost track: till the board's state comes, every event waits for it
@@ -172,19 +182,23 @@ class Watch:
         reply = link.ask("state")
         self.state, self.seq, self.from_board = reply["state"], reply.get("seq"), True
         self.state_at = time.monotonic()
+        for event in self.unworded:
+            self.note(describe(event, self.state), event["event"])
+        self.unworded = []
         self.publish(self.frame())
         checksum = self.state.get("rules_checksum")
         if self.rules != checksum:
-            self.rules, self.zone_of = checksum, self._zones(link, self.state.get("rules"), checksum)
+            self.rules, self.tables = checksum, self._tables(link, self.state.get("rules"), checksum)
+            self.zone_of = zones(self.tables) if self.tables else None
 
-    def _zones(self, link, name, checksum):
-        """The no-play zones of the rules the board plays: the shipped rules of that name, if
-        they are the board's (same checksum), else the board's own tables (rules_get, about
-        1 KB, once). None if neither can be had: then every die waits for the board's state."""
+    def _tables(self, link, name, checksum):
+        """The rule tables the board plays: the shipped rules of that name, if they are the
+        board's (same checksum), else the board's own (rules_get, about 1 KB, once). None if
+        neither can be had: then every die waits for the board's state."""
         try:
             tables = rulesfiles.load_tables(name) if name in rulesfiles.shipped_names() else None
             if tables is None or "%08x" % tables.checksum != checksum:
                 tables = Tables(link.pull_rules())
         except (rulesfiles.RulesError, ValueError, LinkError):
             return None
-        return zones(tables)
+        return tables
