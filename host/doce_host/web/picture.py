@@ -51,6 +51,9 @@ WIDE = Layout(False, left=40, top=64, label=15, words=16, reasons=14, headline=2
 # phone: 22 units is 16 px there, and still 14 px on a 340 px screen.
 TALL = Layout(True, left=34, top=92, label=22, words=22, reasons=22, headline=24, mark=22, step=32,
               reason_chars=38)
+# The board alone, for a tile of the tournament screen: no words, a problem's mark big enough to
+# see across a room.
+TILE = Layout(False, left=0, top=0, label=0, words=0, reasons=0, headline=0, mark=26, step=0, reason_chars=0)
 HEADLINE_CHARS = 31  # of a tall headline's line: 24 units a letter at most 0.62 em wide, in 480 units
 
 
@@ -135,6 +138,25 @@ def draw(state, title=None, tall=False):
             'patternTransform="rotate(45)"><rect width="5" height="12" fill="#cc79a7" opacity="0.55"/>'
             '</pattern></defs>')
     return "\n".join(list(head) + out + ["</svg>"])
+
+
+def board_only(state):
+    """The board alone, frame to frame, as SVG: dice, lights, zones, marks and winning lines, no
+    words (the tournament screen's tiles say those in text of their own). Many go on one page,
+    so the zones' hatching (#zone) is the page's to define, once."""
+    board = load_board()
+    grid, lay = board.grid, TILE
+    side = GAP + grid * (SIZE + GAP)
+    lights = led_colours(state, board)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" class="doce-board tile-board" '
+           'data-mode=%s data-to-move=%s data-layout="tile">' % (side, side, quoteattr(str(state["mode"])),
+                                                                  quoteattr(str(state["to_move"]))),
+           '<rect class="frame" width="%d" height="%d" rx="14" fill="#3b3430"/>' % (side, side)]
+    for sq in range(board.squares):  # (who is to move, the edge lights' news, the tile says in words)
+        out.append(square(state, sq, square_name(grid, sq), grid, lights[board.led_of_square[sq]], lay))
+    out.extend(winning_lines(state, board, lay))
+    out.append("</svg>")
+    return "\n".join(out)
 
 
 def headline(state):

@@ -369,11 +369,35 @@ def url_of(sock):
 
 def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
     """Serve the page for the board on serial `port` until Ctrl-C; `ready(url)` once it is up."""
-    sock = listen(host, http_port, fallback=http_port != 0)
-    server = Server(port, world, timeout)
+    serve_several([(port, world)], host, http_port, lambda urls: ready(urls[0]), timeout)
+
+
+def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
+    """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + n (any
+    free port if that one is taken, or if `http_port` is 0), all in one event loop, until
+    Ctrl-C; `ready([url, ...])` once every one is up."""
+    socks = []
     try:
-        asyncio.run(server.run(sock, lambda: ready(url_of(sock))))
+        for n in range(len(boards)):
+            socks.append(listen(host, http_port + n if http_port else 0, fallback=True))
+    except OSError:
+        for sock in socks:
+            sock.close()
+        raise
+    servers = [Server(port, world, timeout) for port, world in boards]
+    up = []
+
+    def one_up():
+        up.append(True)
+        if len(up) == len(servers):
+            ready([url_of(sock) for sock in socks])
+
+    async def run_all():
+        await asyncio.gather(*(server.run(sock, one_up) for server, sock in zip(servers, socks)))
+    try:
+        asyncio.run(run_all())
     except KeyboardInterrupt:
         pass
     finally:
-        server.watch.stop()
+        for server in servers:
+            server.watch.stop()
