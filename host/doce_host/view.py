@@ -130,6 +130,17 @@ def button_press(state):
         state.get("to_move"))
 
 
+LEGEND = ("The board: W4 a white die showing 4, B2 a black 2, * the last die each player put down,\n"
+          "#W #B the blockers, ~ the no-play zone of the player to move, ! a piece to put right, . empty.")
+# The board's opponent's levels, as docs/opponent.md names them (0 to 3).
+LEVEL_NAMES = ("a child learning", "a beginner", "a club player", "the strongest")
+
+
+def level_words(level):
+    """"level 1 (a beginner, of 0 to 3)"."""
+    return "level %d (%s, of 0 to %d)" % (level, LEVEL_NAMES[level], len(LEVEL_NAMES) - 1)
+
+
 def draw(state, grid=None):
     """`grid`: squares a side, the board file's unless given (a state does not say)."""
     grid = grid or load_board().grid
