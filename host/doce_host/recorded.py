@@ -81,10 +81,11 @@ def steps(recorded, most=MOST_MOVES):
     # The referee plays the moves; each step is drawn while it waits at the move's result,
     # before it starts the next round.
     for event in referee(game, moves):
-        if "move" not in event:
-            if "round" in event:
+        if "move" not in event:  # a round's end, the match's: said with the move that ended it
+            kind = "round_end" if "round" in event else "match_end" if "match" in event else None
+            if kind:
                 state, note = out[-1]
-                out[-1] = (state, note + "; " + describe(dict(event, event="round_end")))
+                out[-1] = (state, note + "; " + describe(dict(event, event=kind)))
             continue
         i = event["move"]
         if event.get("error") == MATCH_ENDED:  # refused: the match has ended
