@@ -242,8 +242,12 @@ class Server:
             await asyncio.Event().wait()  # until Ctrl-C
         finally:
             self.watch.stopping = True
-            for client in list(self.clients):  # or the server waits for each page to leave
+            clients = list(self.clients)
+            for client in clients:  # or the server waits for each page to leave
                 await client.ws.close()
+                client.close()
+            if clients:
+                await asyncio.wait([c.sender for c in clients], timeout=5)  # their last frames through
             await runner.cleanup()
             self.replayer.shutdown(wait=False, cancel_futures=True)
 
@@ -266,6 +270,7 @@ class Client:
         self.layout = layout
         self.replies = collections.deque()
         self.frame = frame
+        self.closing = False
         self.ready = asyncio.Event()
         if frame:
             self.ready.set()
@@ -280,12 +285,18 @@ class Client:
         self.ready.set()
 
     def close(self):
-        self.sender.cancel()
+        """The page has gone. The sender ends once a frame on its way is through: cancelled
+        mid-send, it would leave aiohttp's shielded task compressing a large frame to fail on
+        the closed connection with no one to hear it ("Task exception was never retrieved")."""
+        self.closing = True
+        self.ready.set()
 
     async def _send(self):
-        while not self.ws.closed:
+        while not self.ws.closed and not self.closing:
             await self.ready.wait()
             self.ready.clear()
+            if self.closing:
+                return
             texts = list(self.replies) + ([self.frame] if self.frame else [])
             self.replies.clear()
             self.frame = None
