@@ -5,14 +5,22 @@ BIN    := $(VENV)/bin
 
 .PHONY: sim test bench physics hardware images clean
 
-# Reinstall when the package description changes.
-$(BIN)/.installed: pyproject.toml
+# What playing needs: the package and its dependencies, no developer's tools. `make sim` stops
+# here. Reinstalled when the package description changes.
+$(BIN)/.player: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# And what the tests, benches, images and circuit need besides: the dev extra (pytest, ruff,
+# Playwright, skidl, Blinka...).
+$(BIN)/.installed: $(BIN)/.player
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-sim: $(BIN)/.installed
+sim: $(BIN)/.player
+	@echo "The doce command is $(BIN)/doce: '. $(BIN)/activate' puts it on this terminal's PATH (docs/commands.md)."
 	$(BIN)/doce sim --open
 
 # Four workers, one test file each at a time (pytest-xdist): most tests wait on simulated boards
