@@ -35,7 +35,7 @@ ANIMATED_EVERY = {"simulator": 0.25, "board": 1.0}
 # Seconds without events before the board's state is asked for, for its lights: a hand
 # clearing the board or playing quickly is not made to wait behind a state on the line.
 SETTLE = 0.3
-HEARTBEAT = 2.0  # s between states while nothing happens, to notice a silent board
+HEARTBEAT = 2.0  # s without a state or an event before a state is asked for, to notice a silent board
 RETRY = 0.5  # s before opening the port again
 SLOW = {"hint": 30.0}  # s a reply may take: a hint is thought between scans (docs/protocol.md, hint)
 
@@ -140,8 +140,9 @@ class Watch:
             now = time.monotonic()
             quiet = now - events_at >= SETTLE
             animated = self.state and self.state.get("animated")
+            heard_from = max(self.state_at, events_at)  # a board silent that long may be gone
             if (must or (stale and quiet) or (animated and quiet and now - self.state_at >= self.animated_every)
-                    or now - self.state_at >= HEARTBEAT):
+                    or now - heard_from >= HEARTBEAT):
                 self._refresh(link)
                 stale = False
 
