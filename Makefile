@@ -68,12 +68,12 @@ images: $(BIN)/.installed
 	    tests/web/test_page.py::test_a_recorded_game_replays_move_by_move \
 	    tests/web/test_page.py::test_a_die_in_the_no_play_zone_shows_the_error_until_it_is_lifted \
 	    tests/web/test_phone.py::test_the_page_fits_a_phone \
-	    tests/fleet/test_fleet_web.py::test_the_page_shows_every_board_live_escaped_and_opens_each
+	    tests/fleet/test_tournament_screen.py::test_eight_boards_on_a_1920_screen_each_400_px_wide_no_text_under_16_px
 	cp $(SHOTS)/versus-board-move.png docs/images/page.png
 	cp $(SHOTS)/replay-winning-line.png docs/images/winning-line.png
 	cp $(SHOTS)/no-play-zone-error.png docs/images/no-play-zone.png
 	cp $(SHOTS)/phone-board-move.png docs/images/phone.png
-	cp $(SHOTS)/fleet-web.png docs/images/tournament.png
+	cp $(SHOTS)/hall-8-boards.png docs/images/tournament.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
