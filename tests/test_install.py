@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-# The developer's tools (the dev, linux and png extras in pyproject.toml), as they are imported.
+# The developer's tools (the dev, linux, png and hardware extras in pyproject.toml), as they are imported.
 DEV_ONLY = ("pytest", "_pytest", "xdist", "pytest_timeout", "hypothesis", "playwright", "skidl", "ruff",
-            "adafruit_blinka", "board", "digitalio", "neopixel", "adafruit_mcp3xxx", "cairosvg")
+            "adafruit_blinka", "board", "digitalio", "neopixel", "adafruit_mcp3xxx", "cairosvg", "ezdxf", "build123d",
+            "gerbonara")
 # Python that refuses the developer's tools, then runs doce with the given arguments.
 PLAYER = """
 import sys
