@@ -41,8 +41,11 @@ function connect() {
     else if (message.type === "done" && message.id === view.hintId) showHint(message.hint);
     else if (message.type === "done" && message.said) say(message.said);
     else if (message.type === "refused" && message.id === view.hintId) {
-      $("hint-answer").textContent = message.message;  // beside the Hint button, until the position changes
       view.hintId = null;
+      // beside the Hint button, until the position changes (from the one it came in)
+      const now = view.frame && view.frame.state;
+      $("hint-answer").textContent = message.message;
+      view.hintShownFor = now ? position(now) : null;
     } else if (message.type === "refused") {
       say(message.message);
       view.waiting = null;
