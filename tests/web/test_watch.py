@@ -3,6 +3,7 @@ asked for its whole state (some 110 ms of the line), and the state follows once 
 
 import threading
 
+import pytest
 from waiting import until
 from doce_host.link import BoardLink
 from doce_host.sim.serial_sim import SerialSim
@@ -37,7 +38,9 @@ class Seen:
             return self.log[n:]
 
 
-def test_a_die_shows_from_its_event_before_the_board_is_asked_for_its_state(tmp_path, monkeypatch):
+@pytest.fixture
+def following(tmp_path, monkeypatch):
+    """A simulated board on its serial line, a Watch following its round in play, and what it did."""
     seen = Seen(monkeypatch)
     with SerialSim(tmp_path) as sim:
         watch = Watch(sim.path, seen.frame)
@@ -45,31 +48,27 @@ def test_a_die_shows_from_its_event_before_the_board_is_asked_for_its_state(tmp_
         try:
             until(lambda: watch.state and watch.state["mode"] == "playing" and watch.zone_of, timeout=30,
                   what="the watch following a round in play")
-            start = len(seen.log)
-            sim.place("c3", "white 4")
-            until(lambda: ("frame", "board", "white 4") in seen.since(start), timeout=30,
-                  what="the board's own state with the die")
-            after = seen.since(start)
-            shown = after.index(("frame", "events", "white 4"))
-            assert ("asked", "state") not in after[:shown]  # the die was on the page before any state was asked
-            assert after.index(("asked", "state")) > shown  # and the lights came after, from the board
+            yield sim, watch, seen
         finally:
             watch.stop()
 
 
-def test_a_refused_die_is_drawn_from_the_boards_state(tmp_path, monkeypatch):
-    seen = Seen(monkeypatch)
-    with SerialSim(tmp_path) as sim:
-        watch = Watch(sim.path, seen.frame)
-        watch.start()
-        try:
-            until(lambda: watch.state and watch.state["mode"] == "playing" and watch.zone_of, timeout=30,
-                  what="the watch following a round in play")
-            start = len(seen.log)
-            sim.place("c3", "black 4")  # white opens: not black's turn; which die is it? the state says
-            until(lambda: watch.state.get("problems") == {"c3": "not_your_turn"}, timeout=30,
-                  what="the refusal")
-            assert [e for e in seen.since(start) if e[0] == "frame"][-1][1] == "board"
-            assert watch.state["seen"] == {"c3": "black 4"}
-        finally:
-            watch.stop()
+def test_a_die_shows_from_its_event_before_the_board_is_asked_for_its_state(following):
+    sim, watch, seen = following
+    start = len(seen.log)
+    sim.place("c3", "white 4")
+    until(lambda: ("frame", "board", "white 4") in seen.since(start), timeout=30,
+          what="the board's own state with the die")
+    after = seen.since(start)
+    shown = after.index(("frame", "events", "white 4"))
+    assert ("asked", "state") not in after[:shown]  # the die was on the page before any state was asked
+    assert after.index(("asked", "state")) > shown  # and the lights came after, from the board
+
+
+def test_a_refused_die_is_drawn_from_the_boards_state(following):
+    sim, watch, seen = following
+    start = len(seen.log)
+    sim.place("c3", "black 4")  # white opens: not black's turn; which die is it? the state says
+    until(lambda: watch.state.get("problems") == {"c3": "not_your_turn"}, timeout=30, what="the refusal")
+    assert [e for e in seen.since(start) if e[0] == "frame"][-1][1] == "board"
+    assert watch.state["seen"] == {"c3": "black 4"}
