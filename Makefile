@@ -5,14 +5,22 @@ BIN    := $(VENV)/bin
 
 .PHONY: sim test bench physics hardware images clean
 
-# Reinstall when the package description changes.
-$(BIN)/.installed: pyproject.toml
+# What playing needs: the package and its dependencies, no developer's tools. `make sim` stops
+# here. Reinstalled when the package description changes.
+$(BIN)/.player: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# And what the tests, benches, images and circuit need besides: the dev extra (pytest, ruff,
+# Playwright, skidl, Blinka...).
+$(BIN)/.installed: $(BIN)/.player
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-sim: $(BIN)/.installed
+sim: $(BIN)/.player
+	@echo "The doce command is $(BIN)/doce: '. $(BIN)/activate' puts it on this terminal's PATH (docs/commands.md)."
 	$(BIN)/doce sim --open
 
 # Four workers, one test file each at a time (pytest-xdist): most tests wait on simulated boards
@@ -60,12 +68,12 @@ images: $(BIN)/.installed
 	    tests/web/test_page.py::test_a_recorded_game_replays_move_by_move \
 	    tests/web/test_page.py::test_a_die_in_the_no_play_zone_shows_the_error_until_it_is_lifted \
 	    tests/web/test_phone.py::test_the_page_fits_a_phone \
-	    tests/fleet/test_fleet_web.py::test_the_page_shows_every_board_live_escaped_and_opens_each
+	    tests/fleet/test_tournament_screen.py::test_eight_boards_on_a_1920_screen_each_400_px_wide_no_text_under_16_px
 	cp $(SHOTS)/versus-board-move.png docs/images/page.png
 	cp $(SHOTS)/replay-winning-line.png docs/images/winning-line.png
 	cp $(SHOTS)/no-play-zone-error.png docs/images/no-play-zone.png
 	cp $(SHOTS)/phone-board-move.png docs/images/phone.png
-	cp $(SHOTS)/fleet-web.png docs/images/tournament.png
+	cp $(SHOTS)/hall-8-boards.png docs/images/tournament.png
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

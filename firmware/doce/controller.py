@@ -107,12 +107,9 @@ class Controller:
             return
         if self.mode == CLEARING:
             self.changed = True  # squares go dark as they are cleared
-            left = 0
-            for cell in board:
-                if cell != EMPTY:
-                    left += 1
-            if left:
-                self.emit({"event": "clearing", "left": left})
+            cells = [square_name(self.game.tables.grid, sq) for sq in range(len(board)) if board[sq] != EMPTY]
+            if cells:  # which squares still hold a piece: a host follows the clearing without asking
+                self.emit({"event": "clearing", "left": len(cells), "cells": cells})
             else:
                 self._start_round()
             return

@@ -306,13 +306,15 @@ def cmd_flash(args):
 
 
 def cmd_sim(args):
-    if args.boards is not None:  # a room of boards on MQTT (doce_host/fleet/simroom.py)
+    if args.boards is not None or args.broker:  # boards in a room on MQTT, each with its page (fleet/simroom.py)
         from .fleet.simroom import MAX_BOARDS, run
-        if not 1 <= args.boards <= MAX_BOARDS:
+        if args.boards is not None and not 1 <= args.boards <= MAX_BOARDS:
             raise UsageError("--boards is a number of boards from 1 to %d" % MAX_BOARDS)
+        if args.terminal or args.serial_only:
+            raise UsageError("--terminal and --serial-only are for one board on its own, not in a room")
         return run(args)
-    if args.broker or args.ca:  # else they would be ignored: one board on its page, no broker
-        raise UsageError("--broker and --ca are for a room of simulated boards: give --boards N too")
+    if args.ca:  # else it would be ignored: one board on its page, no broker
+        raise UsageError("--ca is for a board in a room: give --broker mqtts://HOST:PORT too")
     from .sim import FlashDamaged
     from .sim.serial_sim import SerialSim
     load_tables(args.rules)  # an unknown name or a bad file is one line, before any board starts
@@ -517,10 +519,12 @@ def add_sim(commands):
     sim.add_argument("--folder", metavar="DIR",
                      help="keep the board's flash here, so the game survives quitting (default: forget it)")
     page_args(sim)
-    sim.add_argument("--boards", type=int, metavar="N", help="run N boards on an MQTT broker instead (no page)")
+    sim.add_argument("--boards", type=int, metavar="N",
+                     help="a room of N boards on an MQTT broker, each with its page (on --http, --http + 1, ...)")
     sim.add_argument("--broker", metavar="mqtt[s]://HOST:PORT",
-                     help="with --boards: the broker (default: an embedded one)")
-    sim.add_argument("--ca", metavar="FILE", help="with --boards and an mqtts:// broker: the room's CA (ca.crt)")
+                     help="the room's broker (with --boards, default: an embedded one); alone, one board and its "
+                          "page join the room on it")
+    sim.add_argument("--ca", metavar="FILE", help="with an mqtts:// broker: the room's CA (ca.crt)")
     how = sim.add_mutually_exclusive_group()
     how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
     how.add_argument("--serial-only", action="store_true",

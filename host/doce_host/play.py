@@ -8,20 +8,12 @@ from doce.squares import number, square_name
 
 from . import view
 from .recorded import board_state
+from .round_score import how_scored, in_words
 
 HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
 "board" shows the board, "hint" the move the strongest opponent would play, "quit" ends.
-a1 is white's left corner."""
-
-REASONS = {
-    "not_your_turn": "it is not your turn",
-    "off_board": "that is not a square on this board",
-    "occupied": "that square is taken",
-    "no_blocker": "no blocker: it is used, or you already played it this turn",
-    "bad_value": "a die shows 1 to %d",
-    "no_play_zone": "that square is in your no-play zone (next to your last die)",
-    "bad_move": "type a square and a face, like \"c3 4\"",
-}
+a1 is white's left corner.
+""" + view.LEGEND
 
 
 def draw_board(game):
@@ -51,8 +43,12 @@ def parse(game, text):
     return move
 
 
-def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1):
-    """A match read from `stdin`; with `vs` (a level), the board's opponent plays `colour`."""
+def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1, prompt=None):
+    """A match read from `stdin`; with `vs` (a level), the board's opponent plays `colour`.
+    `prompt`: ask for each move with a prompt (default: when `stdin` is a terminal)."""
+    if prompt is None:
+        prompt = getattr(stdin, "isatty", lambda: False)()
+    lines = iter(stdin)
     game = Game(tables, first)
     board = Opponent(tables, vs, seed) if vs is not None else None
 
@@ -64,6 +60,9 @@ def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1):
         if len(game.rounds) == finished:
             return False
         say(draw_board(game), describe_round(round_event(game, game.rounds[-1])))
+        scored = how_scored(game.tables, board_state(game))
+        if scored:
+            say(*["  " + line for line in in_words(scored)])
         if game.match_over:
             m = match_event(game)["match"]
             say("Match over: white %d, black %d. %s" % (
@@ -88,14 +87,25 @@ def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1):
                 return True
         return False
 
+    def typed():
+        """The lines typed, each asked for with the prompt: who is to move, and what to type."""
+        while True:
+            if prompt:
+                out.write("%s to move (like c3 4; help, quit)> " % PLAYER_NAMES[game.to_move])
+                out.flush()
+            line = next(lines, None)
+            if line is None:
+                return
+            yield line
+
     say("DOCE, %s rules. %s" % (tables.name, HELP))
     if board:
-        say("You play %s; the board plays %s at level %d of %d." % (
-            PLAYER_NAMES[1 - colour], PLAYER_NAMES[colour], vs, STRONGEST))
+        say("You play %s; the board plays %s at %s." % (PLAYER_NAMES[1 - colour], PLAYER_NAMES[colour],
+                                                        view.level_words(vs)))
     if board_turns():
         return game
     say("", draw_board(game), status(game))
-    for text in stdin:
+    for text in typed():
         text = text.strip()
         if text in ("quit", "q", "exit"):
             break
@@ -113,8 +123,7 @@ def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1):
         finished = len(game.rounds)
         why = play_move(game, move) if move else "bad_move"
         if why:
-            reason = REASONS.get(why, why.replace("_", " "))
-            say("Refused: " + (reason % tables.faces if "%d" in reason else reason))
+            say("Refused: " + view.move_refused(why, tables.faces))
             continue
         if played(finished) or board_turns():
             return game

@@ -13,7 +13,7 @@ from doce.squares import parse_square
 
 from . import rules as rulesfiles
 from .paths import load_board
-from .view import describe
+from .view import describe, move_refused, problems_in_words
 
 KEYS = {"rules", "first", "moves", "versus"}
 VERSUS_KEYS = {"colour", "level"}
@@ -81,22 +81,25 @@ def steps(recorded, most=MOST_MOVES):
     # The referee plays the moves; each step is drawn while it waits at the move's result,
     # before it starts the next round.
     for event in referee(game, moves):
-        if "move" not in event:
-            if "round" in event:
+        if "move" not in event:  # a round's end, the match's: said with the move that ended it
+            kind = "round_end" if "round" in event else "match_end" if "match" in event else None
+            if kind:
                 state, note = out[-1]
-                out[-1] = (state, note + "; " + describe(dict(event, event="round_end")))
+                out[-1] = (state, note + "; " + describe(dict(event, event=kind)))
             continue
         i = event["move"]
         if event.get("error") == MATCH_ENDED:  # refused: the match has ended
             out[-1] = (out[-1][0], out[-1][1] + "; the match is over, %d later move(s) left out" % (len(moves) - i))
             break
+        # Numbered as doce referee numbers them (from 0), and worded as the live page words them.
         if event["ok"]:
             move = moves[i]
             out.append((board_state(game), "move %d: %s" % (
-                i + 1, describe(dict(move, event="placed", value=move.get("value"))))))
+                i, describe(dict(move, event="placed", value=move.get("value"))))))
         else:
-            out.append((board_state(game, refused=(moves[i], event["error"])),
-                        "move %d refused: %s" % (i + 1, event["error"].replace("_", " "))))
+            state = board_state(game, refused=(moves[i], event["error"]))
+            out.append((state, "move %d refused: %s" % (
+                i, "; ".join(problems_in_words(state)) or move_refused(event["error"], game.tables.faces))))
     return out
 
 

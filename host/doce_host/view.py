@@ -29,11 +29,116 @@ def printable(text):
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
+# Why a typed or recorded move is refused (doce referee's codes, docs/referee.md).
+MOVE_REFUSALS = {
+    "not_your_turn": "it is not your turn",
+    "off_board": "that is not a square on this board",
+    "occupied": "that square is taken",
+    "no_blocker": "no blocker: it is used, or you already played it this turn",
+    "bad_value": "a die shows 1 to %d",
+    "no_play_zone": "that square is in your no-play zone (next to your last die)",
+    "bad_move": "type a square and a face, like \"c3 4\"",
+    "match_over": "the match is over",
+}
+
+
+def move_refused(code, faces=6):
+    words = MOVE_REFUSALS.get(code, code.replace("_", " "))
+    return words % faces if "%d" in words else words
+
+
 def reason(code):
     return REASONS.get(code, code.replace("_", " "))
 
 
-LEGEND = "W4/B2 dice (* last placed), #W/#B blockers, ~ the mover's no-play zone, ! a problem"
+def piece_words(piece):
+    """A piece as a player names it: "a white 3", "white's blocker"."""
+    colour, _, what = str(piece).partition(" ")
+    if what == "blocker":
+        return "%s's blocker" % colour
+    return "a %s %s" % (colour, what) if what else "a piece"
+
+
+def put_right(state, cell, code):
+    """Why the board marks `cell`, and what to do, as a player would say it:
+    "b4: that is a white die; black is to move". From the state, which says what is there."""
+    seen, board = state.get("seen") or {}, state.get("board") or {}
+    mover = state.get("to_move")
+    there = seen.get(cell) if seen.get(cell) not in (None, "unreadable") else None
+    versus = state.get("versus") if isinstance(state.get("versus"), dict) else {}
+    if code == "not_your_turn" and there:
+        colour, what = there.split(" ", 1)
+        kind = "blocker" if what == "blocker" else "die"
+        if colour != mover:
+            board_turn = " (the board: put its move down for it)" if versus.get("colour") == mover else ""
+            return "%s: that is a %s %s; %s is to move%s" % (cell, colour, kind, mover, board_turn)
+        return "%s: %s's blocker goes down before the die, not after" % (cell, colour)
+    if code == "no_play_zone" and mover:
+        last = (state.get("last") or {}).get(mover)
+        return "%s: next to %s's last die%s, a no-play zone for %s this turn" % (
+            cell, mover, " (%s)" % last if last else "", mover)
+    if code == "no_blocker" and mover:
+        if state.get("blocker_this_turn"):
+            return "%s: %s has played a blocker this turn already" % (cell, mover)
+        return "%s: %s's blocker is used up this round" % (cell, mover)
+    if code == "lifted" and board.get(cell):
+        return "%s: %s belongs here: put it back" % (cell, piece_words(board[cell]))
+    if code == "turned" and board.get(cell):
+        return "%s: %s belongs here: put it back as it was" % (cell, piece_words(board[cell]))
+    if code == "moved":
+        return "%s: a piece of the game was moved here: put it back where it was" % cell
+    if code == "two_at_once":
+        return "%s: put down with another at once: one piece at a time" % cell
+    if code == "not_now":
+        return "%s: put down while the board needs putting right: take it off, then fix the board" % cell
+    if code == "unreadable":
+        return "%s: tilted or half on the square: set it flat in the middle" % cell
+    if code == "not_the_move" and isinstance(versus.get("move"), dict):
+        move = versus["move"]
+        return "%s: not the board's move: it plays %s" % (cell, move_words(versus["colour"], move))
+    return "%s: %s" % (cell, reason(str(code)))
+
+
+def move_words(colour, move):
+    """The board's or a hint's move: "black 3 on b2", "its blocker on a1, then black 3 on b2"."""
+    die = "%s %s on %s" % (colour, move.get("value"), move.get("cell"))
+    return "its blocker on %s, then %s" % (move["blocker"], die) if move.get("blocker") else die
+
+
+def problems_in_words(state):
+    """Every marked square's put_right, in square-name order."""
+    return [put_right(state, cell, code) for cell, code in sorted((state.get("problems") or {}).items())]
+
+
+def button_press(state):
+    """What a press of the board's button does now (docs/opponent.md, "With the board's button")."""
+    mode = state.get("mode")
+    versus = state.get("versus") if isinstance(state.get("versus"), dict) else None
+    if mode == "match_over":
+        return "The press starts the next match with the same players (a double press swaps who plays)."
+    if mode == "clearing":
+        return "No hint between rounds: the button gives one once the board is clear and the round is on."
+    if mode == "correcting":
+        return "No hint while the board needs putting right: fix it first."
+    if not state.get("board") and state.get("round") == 1 and not state.get("scores"):
+        return "Before the first piece, the button shows who plays: each press steps on (see the log)."
+    if versus and versus.get("colour") == state.get("to_move"):
+        move = versus.get("move")
+        return ("No hint on the board's own turn: %s" % ("its move is shown: %s." % move_words(versus["colour"], move)
+                                                         if isinstance(move, dict) else "it is thinking."))
+    return "A hint: the square of the best move for %s flashes in light, once the board has thought." % (
+        state.get("to_move"))
+
+
+LEGEND = ("The board: W4 a white die showing 4, B2 a black 2, * the last die each player put down,\n"
+          "#W #B the blockers, ~ the no-play zone of the player to move, ! a piece to put right, . empty.")
+# The board's opponent's levels, as docs/opponent.md names them (0 to 3).
+LEVEL_NAMES = ("a child learning", "a beginner", "a club player", "the strongest")
+
+
+def level_words(level):
+    """"level 1 (a beginner, of 0 to 3)"."""
+    return "level %d (%s, of 0 to %d)" % (level, LEVEL_NAMES[level], len(LEVEL_NAMES) - 1)
 
 
 def draw(state, grid=None):
@@ -70,8 +175,7 @@ def summary(state):
     line = "Round %d of %d   white %d : %d black   %s" % (
         state["round"], state["rounds"], totals["white"], totals["black"], doing)
     if state["problems"]:
-        line += "\nProblems: " + ", ".join("%s: %s" % (cell, reason(why))
-                                          for cell, why in sorted(state["problems"].items()))
+        line += "\nTo put right: " + "; ".join(problems_in_words(state))
     return line
 
 
@@ -84,14 +188,17 @@ def who_plays(versus):
     return "unknown (%s)" % json_line(versus)
 
 
-def describe(event):
-    """One line for a person, for any event."""
+def describe(event, state=None):
+    """One line for a person, for any event; `state`, the board's after it, words a refusal
+    as a player would ("b4 refused: that is a white die; black is to move")."""
     kind = event["event"]
     if kind == "placed":
         what = "the blocker" if event.get("blocker") else "a %d" % event["value"]
         return "%s put %s on %s" % (event["player"], what, event["cell"])
     if kind == "illegal":
-        return "not allowed: %s (%s)" % (" ".join(event["cells"]), reason(event["reason"]))
+        if state:
+            return "refused: " + "; ".join(put_right(state, cell, event["reason"]) for cell in event["cells"])
+        return "refused: %s (%s)" % (" ".join(event["cells"]), reason(event["reason"]))
     if kind == "round_end":
         lines = "; ".join(" ".join(line) for line in event["lines"])
         return "round %d: %s by %s%s; points white %d, black %d" % (
@@ -105,7 +212,7 @@ def describe(event):
     if kind == "round_start":
         return "round %d begins: %s opens" % (event["round"], event["first"])
     if kind == "clearing":
-        return "clear the board: %d piece%s left" % (event["left"], "" if event["left"] == 1 else "s")
+        return "clearing the board: %d piece%s left" % (event["left"], "" if event["left"] == 1 else "s")
     if kind == "corrected":
         return "the board matches the game again"
     if kind == "boot":

@@ -24,6 +24,10 @@ BLOCKER_USED = ("W a1 2", "B a5 1", "W e1 b", "W c1 4", "B c5 1", "W e3 1", "B e
 MATCH = [moves(*ALL_OWN), swapped(*ALL_OWN), moves(*FOR_BOTH), swapped(*BLOCKER_USED)]
 
 
+def in_square_order(cells):
+    return sorted(cells, key=lambda cell: (int(cell[1:]), cell[0]))  # a1, b1, ... e1, a2, ...
+
+
 def clear(sim):
     for cell in list(sim.pieces):
         sim.lift(cell)
@@ -45,10 +49,13 @@ def test_a_won_round_lights_the_line_and_waits_for_a_clear_board(sim):
     sim.lift("a1")
     sim.lift("b1")
     assert sim.state()["round"] == 1 and events(sim, "illegal") == []  # clearing is not an error
+    order = list(sim.pieces)
     clear(sim)
     happened = events(sim)
-    # Each piece taken away is told, so a host can follow the clearing; then round 2 starts.
-    assert happened == ([{"event": "clearing", "left": n} for n in range(len(ALL_OWN) - 3, 0, -1)]
+    # Each piece taken away is told, with the squares still to clear, so a host can follow the
+    # clearing without asking for the state; then round 2 starts.
+    assert happened == ([{"event": "clearing", "left": len(order) - n, "cells": in_square_order(order[n:])}
+                         for n in range(1, len(order))]
                         + [{"event": "round_start", "round": 2, "first": "black"}])
     sim.place("c3", "white 1")
     assert events(sim, "illegal")[0]["reason"] == "not_your_turn"  # black opens round 2

@@ -36,8 +36,9 @@ def test_unknown_or_malformed_rules(tmp_path):
     (["--boards", "-1"], "--boards is a number of boards from 1 to 100"),  # was a room of -1 boards
     (["--boards", "0"], "--boards is a number of boards from 1 to 100"),  # was one board, silently
     (["--boards", "101"], "--boards is a number of boards from 1 to 100"),
-    (["--broker", "mqtt://127.0.0.1:1883"], "give --boards N too"),  # was ignored: no broker at all
-    (["--ca", "ca.crt"], "give --boards N too"),
+    (["--ca", "ca.crt"], "give --broker mqtts://HOST:PORT too"),
+    (["--broker", "mqtt://127.0.0.1:1883"], "not in a room"),  # (sim() adds --serial-only)
+    (["--boards", "2"], "not in a room"),
 ])
 def test_odd_room_options_are_refused(argv, says):
     assert says in sim(*argv)

@@ -13,7 +13,7 @@ def test_typed_dice_go_through_the_firmware(tmp_path):
     text = out.getvalue()
     assert "Its USB serial port is /dev/pts/" in text
     assert "white put a 4 on c3" in text and "black put a 2 on d4" in text
-    assert "not allowed: b2 (in the no-play zone of the player to move)" in text
+    assert "refused: b2: next to white's last die (c3), a no-play zone for white this turn" in text
     assert "the board matches the game again" in text
     assert "there is a die on c3 already: lift it first" in text
     assert 'type a square and a die, like "c3 w4"' in text and "unknown command" in text

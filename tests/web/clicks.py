@@ -25,6 +25,12 @@ def play(page, *moves):
         place(page, expand(move)["cell"], piece_of(expand(move)))
 
 
+def lit(page):
+    """Wait for the picture drawn from the board's own state: its lights as the board shows them.
+    (A die shows first from its event, the lights as they were: web/watch.py.)"""
+    page.wait_for_selector('#board[data-from="board"]')
+
+
 def squares(page, attribute):
     """{cell: value} of one data attribute over the board's squares that have it."""
     return page.eval_on_selector_all(

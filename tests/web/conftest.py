@@ -33,6 +33,17 @@ def shots():
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 3, "is_mobile": True, "has_touch": True}
 
 
+# The screens a club uses: a laptop, the hall's 1920x1080 screen, a phone.
+SCREENS = {"laptop": {"viewport": {"width": 1280, "height": 800}},
+           "hall": {"viewport": {"width": 1920, "height": 1080}}, "phone": PHONE}
+
+
+@pytest.fixture(params=sorted(SCREENS))
+def screen(browser, sim_page, request):
+    """The page on each of SCREENS in turn."""
+    yield from tab_on(browser, sim_page, request, **SCREENS[request.param])
+
+
 @pytest.fixture
 def page(browser, sim_page, request):
     """A browser tab showing the simulated board; a screenshot of it is kept when the test ends."""

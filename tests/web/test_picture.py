@@ -126,21 +126,21 @@ def move(player, cell, value=None, blocker=False):
 ])
 def test_a_replay_refuses_odd_moves_and_goes_on(odd):
     shown = steps({"moves": [odd, move("white", "c3", 4)]})
-    assert shown[1][1].startswith("move 1 refused: ")
-    assert shown[2][1] == "move 2: white put a 4 on c3" and shown[2][0]["board"] == {"c3": "white 4"}
+    assert shown[1][1].startswith("move 0 refused: ")  # numbered as doce referee numbers them
+    assert shown[2][1] == "move 1: white put a 4 on c3" and shown[2][0]["board"] == {"c3": "white 4"}
     assert picture.draw(shown[1][0]).startswith("<svg")
 
 
 def test_a_replay_shows_a_refused_die_where_it_was_put():
     state, note = steps({"moves": [move("black", "c3", 4)]})[1]
-    assert note == "move 1 refused: not your turn"
+    assert note == "move 0 refused: c3: that is a black die; white is to move"
     assert state["seen"] == {"c3": "black 4"} and state["problems"] == {"c3": "not_your_turn"}
 
 
 def test_a_match_against_the_board_replays_as_any_other():
     versus = {"colour": "black", "level": 3}
     shown = steps({"versus": versus, "moves": [move("white", "c3", 4), move("black", "a1", 2)]})
-    assert [note for _, note in shown[1:]] == ["move 1: white put a 4 on c3", "move 2: black put a 2 on a1"]
+    assert [note for _, note in shown[1:]] == ["move 0: white put a 4 on c3", "move 1: black put a 2 on a1"]
     with pytest.raises(GameFileError, match='"level" must be an integer 0 to 3'):
         steps({"versus": dict(versus, level=7), "moves": []})
 

@@ -193,6 +193,7 @@ def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
             async with http.post(sim_page.url + "replay", data=b'{"moves": [{"player": "white"}]}',
                                  headers=json_body) as r:
                 steps = (await r.json())["steps"]
-                assert [s["note"] for s in steps] == ["round 1 begins: white opens", "move 1 refused: off board"]
+                assert [s["note"] for s in steps] == ["round 1 begins: white opens",
+                                                      "move 0 refused: that is not a square on this board"]
     with ThreadPoolExecutor(1) as thread:  # Playwright's loop may be running in this one
         thread.submit(asyncio.run, check()).result()

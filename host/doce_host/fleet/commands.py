@@ -242,7 +242,9 @@ def cmd_fleet_record(args):
 def cmd_fleet_web(args):
     """The tournament page (fleet/tournament.py) until Ctrl-C."""
     from ..web.server import listen, url_of
-    from .tournament import PairingsError, Tournament, load_pairings, serve
+    from .pairings import PairingsError, load_pairings
+    from .standings import Tournament
+    from .tournament import serve
     try:
         pairings = load_pairings(args.pairings) if args.pairings else None
     except PairingsError as e:

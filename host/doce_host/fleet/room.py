@@ -23,7 +23,8 @@ from .topics import BOARD_ID  # one rule for a board's id: it names its files (d
 
 CONNECT_S = 10
 MAX_PAYLOAD = 16384  # a board's longest message, its retained state, is about 2 KB
-SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board"}
+SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board",
+          "sim": "mqtt_sim"}
 
 
 class Board:
@@ -39,12 +40,13 @@ class Board:
         self.recorded = set()  # (tag, record, event) of each game event kept
         self.last_seen = None
         self.changed = 0  # the room's version at this board's last message
+        self.page = None  # a simulated board's page (doce sim --broker), where its hands are
 
     def row(self):
         s = (self.state or {}).get("state") or {}
         return {"id": self.id, "name": self.name, "online": bool(self.online), "rules": s.get("rules"),
                 "rules_checksum": s.get("rules_checksum"), "round": s.get("round"), "totals": s.get("totals"),
-                "mode": s.get("mode"), "last_seen": self.last_seen, "events": len(self.events)}
+                "mode": s.get("mode"), "last_seen": self.last_seen, "events": len(self.events), "page": self.page}
 
 
 class Room:
@@ -136,6 +138,12 @@ class Room:
         open to anyone with the organiser's prefix, and a payload is just bytes)."""
         parts = msg.topic.split("/")
         ident, kind = (parts[-2], parts[-1]) if len(parts) >= 3 else (None, None)
+        if kind == "sim" and not msg.payload and ident in self.boards:  # the simulated board's page is gone
+            with self.lock:
+                self.boards[ident].page = None
+                self.version += 1
+                self.boards[ident].changed = self.version
+            return
         if kind == "cmd" or not msg.payload:  # ours, or a retained message cleared
             return
         payload = None
@@ -178,6 +186,8 @@ class Room:
                     self.on_event(ident, payload, b.state)
             elif kind == "reply":
                 self.replies.append((ident, payload))
+            elif kind == "sim":
+                b.page = payload["page"]
 
     def command(self, ident, cmd, timeout=5.0, pump=None, **args):
         """Send a command to one board and wait (at most `timeout` s) for its reply, or None.

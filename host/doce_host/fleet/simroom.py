@@ -1,12 +1,22 @@
-"""A room of simulated boards on one broker: `doce sim --boards N --broker URL`.
+"""A room of simulated boards on one broker, each with its page: `doce sim --boards N [--broker
+URL]`, or one board joining a room already running: `doce sim --broker URL`.
 
 Each board is the real firmware in its own MicroPython unix process (doce_host/sim/serial_sim.py),
 with its own MAC, hence its own id; its Wi-Fi and broker are set over its serial port with the
-same commands `doce config` sends, and its MQTT goes over real sockets to the broker.
+same commands `doce config` sends, and its MQTT goes over real sockets to the broker. Each then
+gets the simulator's page (doce_host/web/server.py: click dice, Cut power, Press the button), and
+the room is told where that page is: a retained `<prefix>/<id>/sim` message, {"page": URL}, that
+the tournament page links from the board's tile (docs/protocol.md, "MQTT").
 """
 
-import time
+import hashlib
+import json
+import os
+import socket
+import ssl
 from pathlib import Path
+
+import paho.mqtt.client as mqtt
 
 from ..link import BoardLink
 from ..sim.serial_sim import SerialSim
@@ -19,28 +29,39 @@ def mac_of(n):
     return "0200000000%02x" % n  # locally administered, one per board
 
 
+def joining_mac(folder=None):
+    """The MAC of one board joining a room others started: locally administered and unlike theirs
+    (mac_of), the same each time for a board kept in `folder`, else new each run."""
+    seed = str(Path(folder).resolve()).encode() if folder else os.urandom(8)
+    return "06" + hashlib.sha256(seed).hexdigest()[:10]
+
+
 class SimRoom:
-    def __init__(self, count, broker_url, rules="standard", folder=None, prefix=None, ca=None):
-        """ca: with an mqtts:// broker, the room's CA, stored on each board as `doce config` does."""
+    def __init__(self, count, broker_url, rules="standard", folder=None, prefix=None, ca=None, macs=None):
+        """ca: with an mqtts:// broker, the room's CA, stored on each board as `doce config` does.
+        macs: the boards' MACs (hence their ids), mac_of(1), mac_of(2)... unless given."""
         self.host, self.port, self.tls = parse_url(broker_url, tls_ok=True)
         self.url, self.ca = broker_url, ca
         from .commands import board_settings
         board_settings(broker_url, ca)  # a missing or bad CA is one line, before any board starts
         self.boards = []
+        self.macs = macs or [mac_of(n) for n in range(1, count + 1)]
+        self.prefix = prefix or "doce"
         try:
-            for n in range(1, count + 1):
-                sim = SerialSim(Path(folder) / ("board%02d" % n) if folder else None, rules=rules, seed=n,
-                                mac=mac_of(n))
+            for n, mac in enumerate(self.macs, 1):
+                # a room's boards each in a folder of their own; one joining a room, in the folder given
+                where = None if not folder else Path(folder) / ("board%02d" % n) if macs is None else Path(folder)
+                sim = SerialSim(where, rules=rules, seed=n, mac=mac)
                 self.boards.append(sim)
-                self.configure(sim, n, prefix)
+                self.configure(sim, "Sim %d" % n if macs is None else "Sim %s" % mac[-4:], prefix)
         except BaseException:
             self.close()
             raise
 
-    def configure(self, sim, n, prefix):
+    def configure(self, sim, name, prefix):
         from .commands import board_settings
         requests, settings = board_settings(self.url, self.ca)
-        settings["name"] = "Sim %d" % n
+        settings["name"] = name
         if prefix:
             settings["prefix"] = prefix
         with BoardLink(sim.path, timeout=10) as link:
@@ -49,7 +70,7 @@ class SimRoom:
                 link.ask(request.pop("cmd"), **request)
 
     def ids(self):
-        return [mac_of(n + 1) for n in range(len(self.boards))]
+        return self.macs[:len(self.boards)]
 
     def close(self):
         for sim in self.boards:
@@ -63,32 +84,93 @@ class SimRoom:
         self.close()
 
 
+class PageNotices:
+    """Tells the room where each simulated board's page is: a retained `<prefix>/<id>/sim` message,
+    {"page": URL}, cleared again when the boards stop (docs/protocol.md, "MQTT")."""
+
+    def __init__(self, broker_url, ca=None, prefix="doce"):
+        host, port, tls = parse_url(broker_url, tls_ok=True)
+        self.prefix = prefix
+        self.told = []
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="doce-sim-pages-%s" % os.urandom(4).hex())
+        if tls:
+            self.client.tls_set_context(ssl.create_default_context(cafile=ca))
+        self.client.connect(host, port, keepalive=30)
+        self.client.loop_start()
+
+    def tell(self, ident, page):
+        topic = "%s/%s/sim" % (self.prefix, ident)
+        self.client.publish(topic, json.dumps({"page": page}), qos=1, retain=True)
+        self.told.append(topic)
+
+    def close(self):
+        for topic in self.told:  # a board that is gone has no page to open
+            self.client.publish(topic, b"", qos=1, retain=True).wait_for_publish(timeout=5)
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def reachable(url, broker_host):
+    """A page's address as the room reaches it: a page served on every address (0.0.0.0) is
+    named by this computer's address on the way to the broker."""
+    if not url.startswith("http://0.0.0.0:"):
+        return url
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect((broker_host, 9))  # no packet is sent: the route picks the address
+        address = probe.getsockname()[0]
+    except OSError:
+        address = "127.0.0.1"
+    finally:
+        probe.close()
+    return url.replace("0.0.0.0", address, 1)
+
+
 MAX_BOARDS = 100  # a big tournament room (issue: ten to a hundred boards); each is a MicroPython process
 
 
 def run(args):
-    """doce sim --boards N [--broker URL]: until Ctrl-C."""
-    from .broker import EmbeddedBroker
+    """doce sim --boards N [--broker URL], or doce sim --broker URL (one board joining): the
+    boards and their pages, until Ctrl-C."""
     from ..commandline import UsageError
+    from ..web.server import serve_several
+    from .broker import BrokerError, EmbeddedBroker
     from .commands import EMBEDDED_PORT
-    from .broker import BrokerError
-    broker = None
+    joining = args.boards is None  # one board, into a room someone else runs
+    count = 1 if joining else args.boards
+    broker = notices = None
     try:
         if not args.broker:
             broker = EmbeddedBroker(EMBEDDED_PORT).start()
         url = args.broker or broker.url
-        with SimRoom(args.boards, url, rules=args.rules, folder=args.folder, ca=args.ca) as room:
-            print("%d simulated boards on %s%s:" % (args.boards, url, " (embedded broker)" if broker else ""))
-            for sim, ident in zip(room.boards, room.ids()):
-                print("  %s  serial %s" % (ident, sim.path))
-            print("doce fleet status --broker %s%s shows them. Ctrl-C to stop." % (
-                url, " --ca %s" % args.ca if args.ca else ""), flush=True)
-            while True:
-                time.sleep(3600)
+        macs = [joining_mac(args.folder)] if joining else None
+        with SimRoom(count, url, rules=args.rules, folder=args.folder, ca=args.ca, macs=macs) as room:
+            try:
+                notices = PageNotices(url, args.ca, room.prefix)
+            except (OSError, ssl.SSLError) as e:
+                raise BrokerError("cannot reach the broker at %s to tell it the pages (%s)" % (url, e)) from None
+
+            def ready(pages):
+                pages = [reachable(page, room.host) for page in pages]
+                print("%s on %s%s:" % ("1 simulated board with its page" if count == 1 else
+                                       "%d simulated boards, each with its page," % count,
+                                       url, " (embedded broker)" if broker else ""))
+                for sim, ident, page in zip(room.boards, room.ids(), pages):
+                    notices.tell(ident, page)
+                    print("  %s  page %s  serial %s" % (ident, page, sim.path))
+                print("doce fleet web --broker %s%s shows the room, each board's page a click from its tile. "
+                      "Ctrl-C to stop." % (url, " --ca %s" % args.ca if args.ca else ""), flush=True)
+            try:
+                serve_several([(sim.path, sim) for sim in room.boards], host=args.listen, http_port=args.http,
+                              ready=ready)
+            except OSError as e:
+                raise UsageError("cannot serve the boards' pages on %s (%s)" % (args.listen, e.strerror or e)) from None
     except BrokerError as e:
         raise UsageError(str(e)) from None
     except KeyboardInterrupt:
         return
     finally:
+        if notices:
+            notices.close()
         if broker:
             broker.stop()

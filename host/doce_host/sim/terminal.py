@@ -19,7 +19,10 @@ HELP = """Put a die down: "c3 w4" (white, 4 up), "c3 b2" (black, 2 up), "c3 wx" 
 (white's or black's blocker). "lift c3", "slide c3 d4", "wait 500" (ms), "cut" (the power
 fails, then returns), "press" (the board's button; "press 3000" holds it 3 s), "help", "quit".
 a1 is white's left corner. After a match, press for the next; before its first piece, press to
-see who plays and again to choose; during a match, press for a hint (docs/opponent.md)."""
+see who plays and again to choose; during a match, press for a hint (docs/opponent.md).
+The board: W4 a white die showing 4, B2 a black 2, #W #B the blockers, . an empty square; each
+square's light is its background colour (without colours, a letter after it: y yellow, b blue,
+p purple, r red)."""
 
 NAMES = {YELLOW: "yellow", BLUE: "blue", PURPLE: "purple", VERMILLION: "red"}
 _SPEC = json.loads(BOARD_FILE.read_text())
@@ -123,8 +126,12 @@ def settle(sim, answer_within=0.3, quiet=0.1, longest=2.0):
             return
 
 
-def play(sim, stdin, out, ansi=False):
+def play(sim, stdin, out, ansi=False, prompt=None):
+    """`prompt`: ask for each command with a prompt (default: when `stdin` is a terminal)."""
     scores = {"white": 0, "black": 0}
+    if prompt is None:
+        prompt = getattr(stdin, "isatty", lambda: False)()
+    lines = iter(stdin)
 
     def say(*lines):
         print(*[line for line in lines if line], sep="\n", file=out, flush=True)
@@ -139,12 +146,19 @@ def play(sim, stdin, out, ansi=False):
             elif event["event"] == "new_match":
                 scores.update(white=0, black=0)
         leds = sim.leds()
-        say(*[describe(e) for e in heard if e["event"] != "boot"], draw(sim, leds, ansi), status(leds, scores))
+        state = sim.state() if any(e["event"] == "illegal" for e in heard) else None  # what was refused
+        say(*[describe(e, state) for e in heard if e["event"] != "boot"], draw(sim, leds, ansi), status(leds, scores))
 
     say("The DOCE board, simulated: its real firmware on simulated sensors and lights.",
         "Its USB serial port is %s (for doce monitor, doce status, mpremote)." % sim.path, HELP, "")
     show()
-    for line in stdin:
+    while True:
+        if prompt:
+            out.write('your hands (like "c3 w4", "lift c3", "press"; help, quit)> ')
+            out.flush()
+        line = next(lines, None)
+        if line is None:
+            break
         words = line.lower().split()
         if not words:
             continue

@@ -16,7 +16,7 @@ from doce.squares import parse_square, square_name
 from doce.squares import piece as piece_value
 
 from ..paths import load_board
-from ..view import reason
+from ..view import put_right
 
 SIZE = 88  # a square, in SVG units
 GAP = 8
@@ -32,7 +32,7 @@ PIPS = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)], 4: [(0, 0
 class Layout:
     """Where the board and the words go, and how big the words are, in SVG units."""
 
-    def __init__(self, tall, left, top, label, words, reasons, headline, mark, step):
+    def __init__(self, tall, left, top, label, words, reasons, headline, mark, step, reason_chars):
         self.tall = tall
         self.left, self.top = left, top  # where the board starts
         self.label = label  # a row's number, a column's letter
@@ -41,13 +41,19 @@ class Layout:
         self.headline = headline
         self.mark = mark  # the "!" on a square with a problem
         self.step = step  # from one line of the scores to the next
+        self.reason_chars = reason_chars  # a line of what to put right, in characters that fit
 
 
 # The panel beside the board, at x 590 of 960.
-WIDE = Layout(False, left=40, top=64, label=15, words=16, reasons=14, headline=22, mark=16, step=24)
+WIDE = Layout(False, left=40, top=64, label=15, words=16, reasons=14, headline=22, mark=16, step=24,
+              reason_chars=42)
 # The panel under the board. The picture is about 530 units wide, shown 390 px wide on a
 # phone: 22 units is 16 px there, and still 14 px on a 340 px screen.
-TALL = Layout(True, left=34, top=92, label=22, words=22, reasons=22, headline=24, mark=22, step=32)
+TALL = Layout(True, left=34, top=92, label=22, words=22, reasons=22, headline=24, mark=22, step=32,
+              reason_chars=38)
+# The board alone, for a tile of the tournament screen: no words, a problem's mark big enough to
+# see across a room.
+TILE = Layout(False, left=0, top=0, label=0, words=0, reasons=0, headline=0, mark=26, step=0, reason_chars=0)
 HEADLINE_CHARS = 31  # of a tall headline's line: 24 units a letter at most 0.62 em wide, in 480 units
 
 
@@ -123,7 +129,7 @@ def draw(state, title=None, tall=False):
         width, height = left + side + 6, bottom + 24
     else:
         drawn, bottom = panel(state, lay, 590, top)
-        width, height = 960, top + side + 60
+        width, height = 960, max(top + side + 60, bottom + 24)
     out.extend(drawn)
     head = ('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" class="doce-board" '
             'font-family="DejaVu Sans, Verdana, sans-serif" data-mode=%s data-to-move=%s data-layout="%s">'
@@ -132,6 +138,25 @@ def draw(state, title=None, tall=False):
             'patternTransform="rotate(45)"><rect width="5" height="12" fill="#cc79a7" opacity="0.55"/>'
             '</pattern></defs>')
     return "\n".join(list(head) + out + ["</svg>"])
+
+
+def board_only(state):
+    """The board alone, frame to frame, as SVG: dice, lights, zones, marks and winning lines, no
+    words (the tournament screen's tiles say those in text of their own). Many go on one page,
+    so the zones' hatching (#zone) is the page's to define, once."""
+    board = load_board()
+    grid, lay = board.grid, TILE
+    side = GAP + grid * (SIZE + GAP)
+    lights = led_colours(state, board)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" class="doce-board tile-board" '
+           'data-mode=%s data-to-move=%s data-layout="tile">' % (side, side, quoteattr(str(state["mode"])),
+                                                                  quoteattr(str(state["to_move"]))),
+           '<rect class="frame" width="%d" height="%d" rx="14" fill="#3b3430"/>' % (side, side)]
+    for sq in range(board.squares):  # (who is to move, the edge lights' news, the tile says in words)
+        out.append(square(state, sq, square_name(grid, sq), grid, lights[board.led_of_square[sq]], lay))
+    out.extend(winning_lines(state, board, lay))
+    out.append("</svg>")
+    return "\n".join(out)
 
 
 def headline(state):
@@ -185,7 +210,7 @@ def square(state, sq, cell, grid, light, lay):
     if problem:
         attrs["data-problem"] = problem
     out = ['<g class="square" %s>' % " ".join("%s=%s" % (k, quoteattr(v)) for k, v in attrs.items()),
-           '<title>%s</title>' % text(cell + (": " + reason(problem) if problem else "")),
+           '<title>%s</title>' % text(put_right(state, cell, problem) if problem else cell),
            '<rect x="%d" y="%d" width="%d" height="%d" rx="8" fill="#1e1b19"/>' % (x, y, SIZE, SIZE)]
     if hue:  # the LED's glow; sqrt so a dim light still reads as lit
         out.append('<rect class="light" x="%d" y="%d" width="%d" height="%d" rx="8" fill="%s" fill-opacity="%.2f"/>'
@@ -311,14 +336,9 @@ def panel(state, lay, x, top):
         out.append('<text x="%d" y="%d" font-weight="bold" fill="%s">To put right</text>' % (x, y, PROBLEM))
         for cell, code in sorted(state["problems"].items()):
             y += 22 * k
-            words = "%s: %s" % (cell, reason(str(code)))
-            if not lay.tall:
-                out.append('<text x="%d" y="%d" class="problem-reason" data-cell=%s font-size="%d">%s</text>'
-                           % (x, y, quoteattr(str(cell)), lay.reasons, text(words)))
-                continue
-            # In lines that fit under the board; each but the last keeps its space, so the
-            # element's text is the reason whole.
-            lines = wrapped(words, 38)
+            # In lines that fit the panel; each but the last keeps its space, so the element's
+            # text is the sentence whole.
+            lines = wrapped(put_right(state, str(cell), str(code)), lay.reason_chars)
             spans = "".join('<tspan x="%d" y="%d">%s</tspan>'
                             % (x, y + 22 * k * n, text(line + " " * (n < len(lines) - 1)))
                             for n, line in enumerate(lines))

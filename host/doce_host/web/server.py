@@ -33,7 +33,10 @@ from doce.squares import piece as piece_value
 from ..link import LinkError
 from ..paths import load_board
 from ..recorded import GameFileError, steps
+from ..round_score import how_scored
+from ..rules import load_tables
 from ..sim import SimError
+from ..view import button_press, problems_in_words
 from . import picture
 from .watch import ANIMATED_EVERY, Watch
 
@@ -144,7 +147,7 @@ class Server:
                 reply.update(await self.ask_board(request))
             else:
                 async with self.hands:  # one hand at a time: the simulated world is not shared
-                    await self.act(request)
+                    reply.update(await self.act(request) or {})
         except (Refused, ValueError, SimError) as e:  # the simulated world's own refusal
             reply.update(type="refused", message=str(e))
         return reply
@@ -167,7 +170,7 @@ class Server:
             except LinkError as e:
                 raise Refused(str(e)) from None
             if not answer.get("ok"):
-                raise Refused("no hint: %s" % (answer.get("message") or answer.get("error")))
+                raise Refused("No hint: %s" % (answer.get("message") or answer.get("error")))
             return {"hint": answer["hint"]}  # its shape checked by the link (docs/protocol.schema.json)
         return {}
 
@@ -199,6 +202,8 @@ class Server:
                 await run(None, world.lift, cell)
         elif do == "press":  # a finger on the board's button, a tenth of a second
             await run(None, world.press)
+            state = self.watch.state
+            return {"said": button_press(state)} if state else {}
         elif do == "cut_power":
             if not world.wanted_on:
                 raise Refused("the power is already off")
@@ -237,8 +242,12 @@ class Server:
             await asyncio.Event().wait()  # until Ctrl-C
         finally:
             self.watch.stopping = True
-            for client in list(self.clients):  # or the server waits for each page to leave
+            clients = list(self.clients)
+            for client in clients:  # or the server waits for each page to leave
                 await client.ws.close()
+                client.close()
+            if clients:
+                await asyncio.wait([c.sender for c in clients], timeout=5)  # their last frames through
             await runner.cleanup()
             self.replayer.shutdown(wait=False, cancel_futures=True)
 
@@ -261,6 +270,7 @@ class Client:
         self.layout = layout
         self.replies = collections.deque()
         self.frame = frame
+        self.closing = False
         self.ready = asyncio.Event()
         if frame:
             self.ready.set()
@@ -275,12 +285,18 @@ class Client:
         self.ready.set()
 
     def close(self):
-        self.sender.cancel()
+        """The page has gone. The sender ends once a frame on its way is through: cancelled
+        mid-send, it would leave aiohttp's shielded task compressing a large frame to fail on
+        the closed connection with no one to hear it ("Task exception was never retrieved")."""
+        self.closing = True
+        self.ready.set()
 
     async def _send(self):
-        while not self.ws.closed:
+        while not self.ws.closed and not self.closing:
             await self.ready.wait()
             self.ready.clear()
+            if self.closing:
+                return
             texts = list(self.replies) + ([self.frame] if self.frame else [])
             self.replies.clear()
             self.frame = None
@@ -329,7 +345,15 @@ async def no_foreign_code(request, response):
 
 
 def replay_steps(recorded, tall=False):
-    return [{"svg": picture.draw(state, tall=tall), "note": note} for state, note in steps(recorded)]
+    """Each step of a recorded game: its picture, what happened, and in words what to put right
+    and how a round that ended was scored, as the live page shows them."""
+    out, tables = [], {}
+    for state, note in steps(recorded):
+        if state["rules"] not in tables:  # a shipped name: steps() takes no other
+            tables[state["rules"]] = load_tables(state["rules"])
+        out.append({"svg": picture.draw(state, tall=tall), "note": note, "put_right": problems_in_words(state),
+                    "scored": how_scored(tables[state["rules"]], state)})
+    return out
 
 
 def listen(host, port, fallback=True):
@@ -356,11 +380,35 @@ def url_of(sock):
 
 def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
     """Serve the page for the board on serial `port` until Ctrl-C; `ready(url)` once it is up."""
-    sock = listen(host, http_port, fallback=http_port != 0)
-    server = Server(port, world, timeout)
+    serve_several([(port, world)], host, http_port, lambda urls: ready(urls[0]), timeout)
+
+
+def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
+    """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + n (any
+    free port if that one is taken, or if `http_port` is 0), all in one event loop, until
+    Ctrl-C; `ready([url, ...])` once every one is up."""
+    socks = []
     try:
-        asyncio.run(server.run(sock, lambda: ready(url_of(sock))))
+        for n in range(len(boards)):
+            socks.append(listen(host, http_port + n if http_port else 0, fallback=True))
+    except OSError:
+        for sock in socks:
+            sock.close()
+        raise
+    servers = [Server(port, world, timeout) for port, world in boards]
+    up = []
+
+    def one_up():
+        up.append(True)
+        if len(up) == len(servers):
+            ready([url_of(sock) for sock in socks])
+
+    async def run_all():
+        await asyncio.gather(*(server.run(sock, one_up) for server, sock in zip(servers, socks)))
+    try:
+        asyncio.run(run_all())
     except KeyboardInterrupt:
         pass
     finally:
-        server.watch.stop()
+        for server in servers:
+            server.watch.stop()

@@ -1,5 +1,13 @@
-"""Follow a board over its link, for the web page: the state after every event, and what
-happened, in words. A real board and the simulator are followed the same way.
+"""Follow a board over its link, for the web page: the game as its events leave it, the
+board's own state when the events do not say enough, and what happened, in words. A real
+board and the simulator are followed the same way.
+
+A state is about 1.3 KB, some 110 ms of a 115200-baud line: asked for after every event, it
+held each die back from the page that long, and held up the next event behind it. So each
+event is applied to the last state on the host (doce_host/follow.py) and shown at once; the
+board's own state, for its lights, is asked for once the events have paused (SETTLE), or at
+once after an event only the board can explain (a refused die: which face is it?) or a gap
+in their numbers.
 
 One thread owns the link. It hands each new frame to `publish`, and carries out the
 page's requests to the board (new match, new round, hint) between events.
@@ -11,15 +19,23 @@ import queue
 import threading
 import time
 
+from doce.tables import Tables
+
+from .. import rules as rulesfiles
+from ..follow import after, zones
 from ..link import BoardLink, LinkError
-from ..view import describe
+from ..round_score import how_scored
+from ..view import describe, problems_in_words
 from . import picture
 
 LOG = 100  # events kept for a page that connects late
-# Seconds between states while the lights blink or pulse. A state is about 1.3 KB, some
-# 110 ms of a 115200-baud line, so a real board is asked less often than the simulator.
+# Seconds between states while the lights blink or pulse: a state keeps the line busy some
+# 110 ms, so a real board is asked less often than the simulator.
 ANIMATED_EVERY = {"simulator": 0.25, "board": 1.0}
-HEARTBEAT = 2.0  # s between states while nothing happens, to notice a silent board
+# Seconds without events before the board's state is asked for, for its lights: a hand
+# clearing the board or playing quickly is not made to wait behind a state on the line.
+SETTLE = 0.3
+HEARTBEAT = 2.0  # s without a state or an event before a state is asked for, to notice a silent board
 RETRY = 0.5  # s before opening the port again
 SLOW = {"hint": 30.0}  # s a reply may take: a hint is thought between scans (docs/protocol.md, hint)
 
@@ -35,8 +51,15 @@ class Watch:
         self.lock = threading.Lock()  # the log is written from the server's thread too
         self.hello = None
         self.state = None
+        self.seq = None  # the number of the last event the state shows
+        self.from_board = False  # whether the state is the board's own, or worked out from events since
+        self.tables = None  # the board's rule tables, once known: its no-play zones and its scoring
+        self.zone_of = None  # the no-play zones of the board's rules (doce_host/follow.py)
+        self.rules = None  # the checksum of the rules zone_of is for
+        self.unworded = []  # refusals to log once the board's state shows what was refused
         self.problem = "connecting to %s" % port  # why there is no live state, or None
         self.stopping = False
+        self.state_at = 0.0  # time.monotonic() when the board's state came
         self.thread = threading.Thread(target=self._run, name="watch", daemon=True)
 
     def start(self):
@@ -55,16 +78,20 @@ class Watch:
 
     def frame(self):
         """What the page shows now: the picture (wide, and tall for a phone), the state it
-        was drawn from, the log."""
+        was drawn from, what to put right and how the round was scored in words, the log."""
         with self.lock:
             log = list(self.log)
         state = self.state
-        return {"hello": self.hello, "state": state, "problem": self.problem,
+        return {"hello": self.hello, "state": state, "problem": self.problem, "from_board": self.from_board,
                 "svg": picture.draw(state) if state else None,
-                "svg_tall": picture.draw(state, tall=True) if state else None, "log": log}
+                "svg_tall": picture.draw(state, tall=True) if state else None, "log": log,
+                "put_right": problems_in_words(state) if state else [],
+                "scored": how_scored(self.tables, state) if state and self.tables else None}
 
     def note(self, text, kind="note"):
         with self.lock:
+            if kind == "clearing" and self.log and self.log[-1]["kind"] == "clearing":
+                self.log.pop()  # one line for the whole clearing, the count as it stands
             self.log.append({"text": text, "kind": kind, "at": time.time()})
 
     # -- the thread ---------------------------------------------------------------------
@@ -96,19 +123,46 @@ class Watch:
 
     def _follow(self, link):
         self._refresh(link)
-        last = time.monotonic()
+        events_at = 0.0  # when the last event came
+        stale = False  # the lights shown are older than the last event
         while not self.stopping:
             self._carry_out(link)
             event = link.next_event(timeout=0.05)
-            quiet_for = time.monotonic() - last
+            must = False
+            if event is not None:
+                while event is not None:  # a burst (placed, round_end, match_end): one frame after it
+                    must = not self._apply(event) or must
+                    event = link.next_event(timeout=0)
+                events_at = time.monotonic()
+                stale = True
+                if not must:
+                    self.publish(self.frame())
+            now = time.monotonic()
+            quiet = now - events_at >= SETTLE
             animated = self.state and self.state.get("animated")
-            if event is None and quiet_for < (self.animated_every if animated else HEARTBEAT):
-                continue
-            while event is not None:  # a burst (placed, round_end, match_end): one state after it
-                self.note(describe(event), event["event"])
-                event = link.next_event(timeout=0)
-            self._refresh(link)
-            last = time.monotonic()
+            heard_from = max(self.state_at, events_at)  # a board silent that long may be gone
+            if (must or (stale and quiet) or (animated and quiet and now - self.state_at >= self.animated_every)
+                    or now - heard_from >= HEARTBEAT):
+                self._refresh(link)
+                stale = False
+
+    def _apply(self, event):
+        """Log an event, and follow the game with it: False if the board's state is needed."""
+        if event["event"] == "illegal":  # worded with the state that shows the piece refused
+            self.unworded.append(event)
+        else:
+            self.note(describe(event), event["event"])
+        seq = event.get("seq")
+        if self.seq is None:
+            return False  # lost track: till the board's state comes, every event waits for it
+        if seq <= self.seq:
+            return True  # sent before the state we have: it shows it already
+        followed = seq == self.seq + 1 and self.zone_of and after(self.state, event, self.zone_of)
+        self.seq = seq if followed else None
+        if not followed:
+            return False
+        self.state, self.from_board = followed, False
+        return True
 
     def _carry_out(self, link):
         while not self.requests.empty():
@@ -126,5 +180,26 @@ class Watch:
                 self.publish(self.frame())
 
     def _refresh(self, link):
-        self.state = link.state()
+        reply = link.ask("state")
+        self.state, self.seq, self.from_board = reply["state"], reply.get("seq"), True
+        self.state_at = time.monotonic()
+        for event in self.unworded:
+            self.note(describe(event, self.state), event["event"])
+        self.unworded = []
         self.publish(self.frame())
+        checksum = self.state.get("rules_checksum")
+        if self.rules != checksum:
+            self.rules, self.tables = checksum, self._tables(link, self.state.get("rules"), checksum)
+            self.zone_of = zones(self.tables) if self.tables else None
+
+    def _tables(self, link, name, checksum):
+        """The rule tables the board plays: the shipped rules of that name, if they are the
+        board's (same checksum), else the board's own (rules_get, about 1 KB, once). None if
+        neither can be had: then every die waits for the board's state."""
+        try:
+            tables = rulesfiles.load_tables(name) if name in rulesfiles.shipped_names() else None
+            if tables is None or "%08x" % tables.checksum != checksum:
+                tables = Tables(link.pull_rules())
+        except (rulesfiles.RulesError, ValueError, LinkError):
+            return None
+        return tables

@@ -20,6 +20,9 @@ const view = {
   hintFor: null,     // the state it was asked in
   hint: null,        // the hint on screen: {cells, position}, until the position changes
   relayout: false,   // the socket is closed to come back in the other layout
+  saidAt: null,      // the position a reply in #message was said in: it goes when the position changes
+  hintShownFor: null,  // the position #hint-answer speaks of
+  formShows: null,   // the match against the board the form was last set to ("black 2")
 };
 window.doceTimings = view.timings;
 // A phone: the server draws the picture tall, the scores under the board (web/picture.py).
@@ -36,10 +39,16 @@ function connect() {
     const message = JSON.parse(e.data);
     if (message.type === "frame") showFrame(message);
     else if (message.type === "done" && message.id === view.hintId) showHint(message.hint);
-    else if (message.type === "refused") {
+    else if (message.type === "done" && message.said) say(message.said);
+    else if (message.type === "refused" && message.id === view.hintId) {
+      view.hintId = null;
+      // beside the Hint button, until the position changes (from the one it came in)
+      const now = view.frame && view.frame.state;
+      $("hint-answer").textContent = message.message;
+      view.hintShownFor = now ? position(now) : null;
+    } else if (message.type === "refused") {
       say(message.message);
       view.waiting = null;
-      if (message.id === view.hintId) $("hint-answer").textContent = "";
     }
   };
   socket.onclose = () => {
@@ -58,7 +67,11 @@ function send(request) {
   return request.id;
 }
 
-function say(text) { $("message").textContent = text || ""; }
+// A reply to what the player did, beside the board: it stays until the position changes.
+function say(text) {
+  $("message").textContent = text || "";
+  view.saidAt = view.frame && view.frame.state ? position(view.frame.state) : null;
+}
 
 function banner(text, kind) {
   $("banner").hidden = !text;
@@ -77,6 +90,7 @@ function showFrame(frame) {
   if (sim && !view.pieces) buildPicker(sim.pieces);
   showLog(frame.log);
   if (view.replay) return;  // a replay is on screen; "Back to the board" shows this frame
+  $("play").hidden = false;
   const off = sim && !sim.power;
   if (off) banner("Power off: the board is dark. The dice stay where they are.");
   else banner(frame.problem);
@@ -85,12 +99,47 @@ function showFrame(frame) {
     view.drawn = frame.svg;
   }
   $("board").classList.toggle("off", Boolean(off || frame.problem));
+  // "events": worked out from the board's events, its lights as they were; "board": its own state
+  $("board").dataset.from = frame.from_board ? "board" : "events";
   $("how").textContent = sim ? "Click an empty square to put a die or blocker down; click a piece to lift it."
                              : "Move the dice on the board; this page follows it.";
   showVersus(frame);
+  showPutRight(frame.put_right || []);
+  showScored(frame.scored);
   forgetOldHint();
+  if (frame.state && view.saidAt && position(frame.state) !== view.saidAt) say("");
   markHint();
   timeIfShown();
+}
+
+function showPutRight(sentences) {
+  $("put-right").replaceChildren(...sentences.map((words) => {
+    const li = document.createElement("li");
+    li.textContent = words;
+    return li;
+  }));
+}
+
+// How the round that just ended was scored, part by part (doce_host/round_score.py).
+function showScored(scored) {
+  $("scored").hidden = !scored;
+  if (!scored) return;
+  const who = scored.result === "draw" ? "a draw" : scored.result + " won";
+  $("scored-title").textContent = "How round " + scored.round + " was scored (" + who + ")";
+  $("scored-players").replaceChildren(...["white", "black"].map((colour) => {
+    const mine = scored.players[colour];
+    const table = document.createElement("table");
+    table.className = "score-parts";
+    table.dataset.player = colour;
+    const caption = table.createCaption();
+    caption.textContent = colour + ": " + mine.total;
+    for (const [words, points] of mine.parts) {
+      const row = table.insertRow();
+      row.insertCell().textContent = words;
+      row.insertCell().textContent = points > 0 ? "+" + points : String(points);
+    }
+    return table;
+  }));
 }
 
 // -- a match against the board ------------------------------------------------------------
@@ -104,6 +153,12 @@ function showVersus(frame) {
   $("versus").hidden = !versus;
   $("place-move").hidden = true;
   if (!versus) return;
+  const chosen = versus.colour + " " + versus.level;
+  if (view.formShows !== chosen) {  // the form shows the match in play, as it was started
+    view.formShows = chosen;
+    $("board-colour").value = versus.colour;
+    $("board-level").value = String(versus.level);
+  }
   const level = LEVELS[versus.level] ? " (" + LEVELS[versus.level] + ")" : "";
   $("versus-who").textContent = "You play " + other(versus.colour) + "; the board plays " + versus.colour +
                                 ", level " + versus.level + level + ".";
@@ -141,10 +196,14 @@ function askHint() {
   if (!state) return;
   view.hintFor = state;
   view.hintId = send({do: "hint"});
-  if (view.hintId) $("hint-answer").textContent = "Asking the board…";
+  if (view.hintId) {
+    $("hint-answer").textContent = "Asking the board…";
+    view.hintShownFor = position(state);
+  }
 }
 
 function showHint(hint) {
+  view.hintId = null;
   const state = view.hintFor;
   const die = hint.value + " on " + hint.cell;
   $("hint-answer").textContent = "Hint for " + state.to_move + ": " +
@@ -159,6 +218,10 @@ function forgetOldHint() {
   if (view.hint && (!state || position(state) !== view.hint.position)) {
     view.hint = null;  // played, or another position: the hint no longer holds
     $("hint-answer").textContent = "";
+  }
+  if (view.hintShownFor && (!state || position(state) !== view.hintShownFor)) {
+    view.hintShownFor = null;  // the answer, or why there is none, was for another position
+    if (!view.hintId) $("hint-answer").textContent = "";
   }
 }
 
@@ -295,6 +358,9 @@ function showStep(n) {
   view.drawn = steps[n].svg;
   $("board").classList.remove("off");
   $("step-note").textContent = steps[n].note;
+  $("play").hidden = true;  // the live game's words and buttons are not this picture's
+  $("picker").hidden = true;
+  showScored(steps[n].scored);
   savePicture(URL.createObjectURL(new Blob([steps[n].svg], {type: "image/svg+xml"})));  // the step on screen
   banner("Replay: step " + n + " of " + (steps.length - 1), "replay");
   $("how").textContent = "Step with the arrow keys or the slider; the board itself goes on meanwhile.";

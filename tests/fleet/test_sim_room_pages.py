@@ -1,0 +1,93 @@
+"""A simulated room an organiser can play before the club arrives: `doce sim --boards N` gives
+every board its page (the simulator's: click dice, Cut power, Press the button), `doce sim
+--broker URL` puts one more board with its page into that room, and the tournament page links
+each board's page from its tile. In Chromium, through real processes and the embedded broker."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from browser import chromium
+from waiting import Lines, until
+
+from test_fleet_web import WebProcess
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
+BOOT_S = 120  # boards built and booted one after another, on two busy cores
+
+
+class Sims:
+    """A `doce sim` process running boards in a room: {board id: its page} as it printed them."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", "sim", *args, "--http", "0"],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        lines = Lines(self.process.stdout)
+        self.pages = {}
+        while True:
+            line = lines.next(timeout=BOOT_S)
+            found = re.match(r"\s+([0-9a-f]{12})\s+page (http://\S+/)\s+serial (\S+)", line)
+            if found:
+                self.pages[found.group(1)] = found.group(2)
+            if line.startswith("doce fleet web"):
+                return
+
+    def close(self):
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def room_pages(web):
+    return {b["id"]: b["page"] for b in json.loads(web.get("room.json"))["boards"] if b["online"]}
+
+
+def test_every_simulated_board_in_a_room_is_played_from_its_tile(embedded, tmp_path):
+    room = Sims("--boards", "2", "--broker", embedded.url, "--folder", str(tmp_path / "room"))
+    joined = None
+    web = None
+    try:
+        assert len(room.pages) == 2
+        joined = Sims("--broker", embedded.url, "--folder", str(tmp_path / "mine"))
+        (mine, my_page), = joined.pages.items()
+        assert mine not in room.pages  # an id of its own in the room
+        web = WebProcess("--broker", embedded.url)
+        every = dict(room.pages, **joined.pages)
+        until(lambda: room_pages(web) == every, timeout=60, what="the room knowing every board's page")
+        with chromium() as browser:
+            context = browser.new_context(viewport={"width": 1920, "height": 1080})
+            tab = context.new_page()
+            tab.set_default_timeout(30000)
+            tab.goto(web.url)
+            tab.wait_for_selector('.tile[data-board="%s"] a.hands' % mine)
+            links = {t.get_attribute("data-board"): t.locator("a.hands").get_attribute("href")
+                     for t in tab.locator(".tile").all()}
+            assert links == every
+            tab.screenshot(path=str(ARTIFACTS / "sim-room.png"))
+            # From the tile to the board's own page: the simulator's, with its hands
+            tab.click('.tile[data-board="%s"] a.hands' % mine)
+            tab.wait_for_selector("#board svg .square")
+            assert tab.url == my_page
+            for control in ("#cut-power", "#press", "#clear"):
+                assert tab.locator(control).is_visible(), control
+            tab.click('#board .square[data-cell="c3"]')
+            tab.click('#picker button[data-piece="white 4"]')
+            tab.wait_for_selector('#board .square[data-cell="c3"][data-piece="white 4"]')
+            tab.go_back()
+            tab.wait_for_selector('.tile[data-board="%s"] [data-cell="c3"][data-piece="white 4"]' % mine)
+            context.close()
+        joined.close()  # the board leaves: its page goes from the room with it
+        until(lambda: mine not in room_pages(web), timeout=60, what="the room forgetting the board's page")
+        assert json.loads(web.get("room.json"))["boards"][-1]["page"] is None
+    finally:
+        for process in (web, joined, room):
+            if process:
+                process.close()

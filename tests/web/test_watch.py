@@ -1,0 +1,74 @@
+"""web/watch.py on a board's 115200-baud line: a die shows from its event, before the board is
+asked for its whole state (some 110 ms of the line), and the state follows once play pauses."""
+
+import threading
+
+import pytest
+from waiting import until
+from doce_host.link import BoardLink
+from doce_host.sim.serial_sim import SerialSim
+from doce_host.web.watch import Watch
+
+
+class Seen:
+    """In order: each frame the watch published (who drew it, the piece on c3) and each state
+    request it sent the board."""
+
+    def __init__(self, monkeypatch):
+        self.log = []
+        self.lock = threading.Lock()
+        request = BoardLink._request
+
+        def counted(link, cmd, timeout, args):
+            if cmd == "state":
+                self.add(("asked", "state"))
+            return request(link, cmd, timeout, args)
+        monkeypatch.setattr(BoardLink, "_request", counted)
+
+    def add(self, entry):
+        with self.lock:
+            self.log.append(entry)
+
+    def frame(self, frame):
+        state = frame.get("state") or {}
+        self.add(("frame", "board" if frame["from_board"] else "events", state.get("board", {}).get("c3")))
+
+    def since(self, n):
+        with self.lock:
+            return self.log[n:]
+
+
+@pytest.fixture
+def following(tmp_path, monkeypatch):
+    """A simulated board on its serial line, a Watch following its round in play, and what it did."""
+    seen = Seen(monkeypatch)
+    with SerialSim(tmp_path) as sim:
+        watch = Watch(sim.path, seen.frame)
+        watch.start()
+        try:
+            until(lambda: watch.state and watch.state["mode"] == "playing" and watch.zone_of, timeout=30,
+                  what="the watch following a round in play")
+            yield sim, watch, seen
+        finally:
+            watch.stop()
+
+
+def test_a_die_shows_from_its_event_before_the_board_is_asked_for_its_state(following):
+    sim, watch, seen = following
+    start = len(seen.log)
+    sim.place("c3", "white 4")
+    until(lambda: ("frame", "board", "white 4") in seen.since(start), timeout=30,
+          what="the board's own state with the die")
+    after = seen.since(start)
+    shown = after.index(("frame", "events", "white 4"))
+    assert ("asked", "state") not in after[:shown]  # the die was on the page before any state was asked
+    assert after.index(("asked", "state")) > shown  # and the lights came after, from the board
+
+
+def test_a_refused_die_is_drawn_from_the_boards_state(following):
+    sim, watch, seen = following
+    start = len(seen.log)
+    sim.place("c3", "black 4")  # white opens: not black's turn; which die is it? the state says
+    until(lambda: watch.state.get("problems") == {"c3": "not_your_turn"}, timeout=30, what="the refusal")
+    assert [e for e in seen.since(start) if e[0] == "frame"][-1][1] == "board"
+    assert watch.state["seen"] == {"c3": "black 4"}
