@@ -141,6 +141,8 @@ class SerialSim(SimulatedBoard):
         """Boot again after boot `generation` ended: a reset the firmware asked for starts
         the app; a soft reset (the process ending by itself) in the raw REPL comes back
         to the raw REPL without the app, as on a board."""
+        if not soft:
+            self._wait_sent()
         with self.lock:
             if not self.wanted_on or self.closing or generation != self.generation:
                 return  # the power went, or someone has booted it since
@@ -151,6 +153,20 @@ class SerialSim(SimulatedBoard):
             if raw:
                 self.hide_until = RAW_PROMPT  # the unix port's banner is not a board's
                 os.write(self.device, b"\x01")
+
+    def _wait_sent(self, limit=10):
+        """Until the bridge has taken what the board wrote before it asked for a reset: on a board
+        those bytes were on the wire already (the link drains before machine.reset), so they
+        must reach the host however slowly the bridge thread runs."""
+        end = time.monotonic() + limit
+        while time.monotonic() < end:
+            device = self.device
+            try:
+                if device is None or not select.select([device], [], [], 0)[0]:
+                    return
+            except (OSError, ValueError):
+                return
+            time.sleep(0.005)
 
     def close(self):
         self.closing = True
@@ -189,7 +205,7 @@ class SerialSim(SimulatedBoard):
                 except OSError:
                     data = b""
                 if fd == self.user:
-                    if device is not None:  # to a board that is off, bytes are lost, not kept for its next boot
+                    if self.device is not None:  # to a board that is off, bytes are lost, not kept for its next boot
                         self._from_host(data)
                 elif data:
                     self._to_host(data)

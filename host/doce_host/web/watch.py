@@ -52,6 +52,7 @@ class Watch:
         self.hello = None
         self.state = None
         self.seq = None  # the number of the last event the state shows
+        self.heard = 0  # the highest event number heard since the board last started
         self.from_board = False  # whether the state is the board's own, or worked out from events since
         self.tables = None  # the board's rule tables, once known: its no-play zones and its scoring
         self.zone_of = None  # the no-play zones of the board's rules (doce_host/follow.py)
@@ -153,6 +154,7 @@ class Watch:
         else:
             self.note(describe(event), event["event"])
         seq = event.get("seq")
+        self.heard = seq if event["event"] == "boot" else max(self.heard, seq)
         if self.seq is None:
             return False  # lost track: till the board's state comes, every event waits for it
         if seq <= self.seq:
@@ -182,6 +184,9 @@ class Watch:
     def _refresh(self, link):
         reply = link.ask("state")
         self.state, self.seq, self.from_board = reply["state"], reply.get("seq"), True
+        if self.seq < self.heard:  # its numbers began again while no one listened: a reset or a power cut
+            self.note(describe({"event": "boot"}), "boot")
+        self.heard = self.seq
         self.state_at = time.monotonic()
         for event in self.unworded:
             self.note(describe(event, self.state), event["event"])
