@@ -25,8 +25,8 @@ GROUPS = {
     },
     "pcb": {
         "board": ["grid", "squares", "leds", "mechanics", "physics.square_mm", "physics.ring_mm"],
-        "sources": ["layout.py", "pcb.py", "doce.net"],
-        "files": ["pcb/doce.kicad_pcb", "pcb/drc.txt", "doce.pretty/*"],
+        "sources": ["layout.py", "pcb.py", "router.py", "doce.net"],
+        "files": ["pcb/doce.kicad_pcb", "pcb/doce.kicad_pro", "pcb/drc.txt", "doce.pretty/*"],
     },
 }
 
