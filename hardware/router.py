@@ -145,23 +145,34 @@ class Router:
                 if edge < r.edge + h + EPS:
                     for L in (F, B):
                         self.point[k][L][c] = BLOCKED
-                if edge < r.edge + h + GRID + EPS:  # a step from here may run along the edge
-                    for L in (F, B):
-                        self.step_e[k][L][c] = self.step_n[k][L][c] = BLOCKED
             if edge < r.edge + r.via / 2 + EPS:
                 self.via_ok[c] = BLOCKED
+        for k in half:  # the edges are straight: a step is as close to them as its nearer end
+            for L in (F, B):
+                point, east, north = self.point[k][L], self.step_e[k][L], self.step_n[k][L]
+                for c in range(N - W - 1):
+                    if point[c] == BLOCKED or point[c + 1] == BLOCKED:
+                        east[c] = BLOCKED
+                    if point[c] == BLOCKED or point[c + W] == BLOCKED:
+                        north[c] = BLOCKED
+                for c in range(N - W - 1, N):
+                    east[c] = north[c] = BLOCKED
         for hx, hy, d in self.holes:
             box = (hx - d / 2, hy - d / 2, hx + d / 2, hy + d / 2)
             for k, h in half.items():
                 reach = d / 2 + r.hole + h + EPS
                 for c in self._cells_near(box, reach + GRID):
                     x, y = self.xy(c)
-                    far = math.hypot(x - hx, y - hy)
+                    near = math.hypot(x - hx, y - hy) < reach
+                    east = math.hypot(max(0.0, x - hx, hx - x - GRID), y - hy) < reach
+                    north = math.hypot(x - hx, max(0.0, y - hy, hy - y - GRID)) < reach
                     for L in (F, B):
-                        if far < reach:
+                        if near:
                             self.point[k][L][c] = BLOCKED
-                        if far < reach + GRID:
-                            self.step_e[k][L][c] = self.step_n[k][L][c] = BLOCKED
+                        if east:
+                            self.step_e[k][L][c] = BLOCKED
+                        if north:
+                            self.step_n[k][L][c] = BLOCKED
             for c in self._cells_near(box, d / 2 + r.hole + r.via / 2 + EPS):
                 x, y = self.xy(c)
                 if math.hypot(x - hx, y - hy) < d / 2 + r.hole + r.via / 2 + EPS:
@@ -319,8 +330,6 @@ class Router:
         # step costs: B.Cu runs east-west, F.Cu north-south
         cost_h, cost_v = (1.5, 1.0), (1.0, 1.5)
         VIA = 8.0
-        if box:
-            bi0, bj0, bi1, bj1 = box
         g = {}
         parent = {}
         heap = []
@@ -472,11 +481,10 @@ class Router:
             for s in pad_states[pad]:
                 tree[s] = 0.0
 
-    def run(self, iterations=60, order=None):
+    def run(self, iterations=60):
+        """Route every task, again and again where nets conflict; the tasks, with their paths."""
         self._reset()
         tasks = self.tasks()
-        if order:
-            tasks.sort(key=order)
         pres = 2.0
         todo = tasks
         for it in range(1, iterations + 1):
@@ -509,6 +517,10 @@ class Router:
             todo = todo[it % len(todo):] + todo[:it % len(todo)]  # a different task goes first each round
         self.result = tasks
         return tasks
+
+    def unrouted(self):
+        """The tasks the last run left unconnected or sharing copper with another net."""
+        return [t for t in self.result if t.failed or self._conflicted(t)]
 
     # --- the result ----------------------------------------------------------------------------
     def copper(self):
