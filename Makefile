@@ -39,7 +39,8 @@ physics: $(BIN)/.installed
 	$(BIN)/python -m doce_host.physics.campaign --placements 100000
 
 # Everything a maker downloads, from hardware/board.json and hardware/schematic.py: the KiCad
-# netlist and bom.csv, the dice sheet, the mechanics (DXF, STEP, STL) and the jig; then
+# netlist and bom.csv, the dice sheet, the mechanics (DXF, STEP, STL) and the jig, the routed
+# PCB (about 5 minutes of routing) and its fab files (Gerbers, drills, JLCPCB's BOM and CPL);
 # hardware/generated.json records what each was built from (tests/hardware checks it).
 hardware: $(BIN)/.installed $(BIN)/.hardware
 	$(BIN)/python hardware/schematic.py
@@ -50,6 +51,8 @@ hardware: $(BIN)/.installed $(BIN)/.hardware
 	nice -n 10 $(KICAD_PYTHON) hardware/pcb.py
 	$(KICAD_PYTHON) hardware/pcb.py --drc || true
 	$(BIN)/python hardware/outputs.py pcb
+	$(KICAD_PYTHON) hardware/fab.py
+	$(BIN)/python hardware/outputs.py fab
 	nice -n 10 $(BIN)/python hardware/renders.py
 
 # KiCad's own Python: Debian's kicad package puts pcbnew in the system python3

@@ -13,7 +13,7 @@ HERE = Path(__file__).resolve().parent
 BOARD_FILE = HERE / "board.json"
 RING = "CNESW"
 DEVKIT_ROWS_MM = 25.4  # ESP32-DevKitC V4: its two 19-pin rows are 1 inch apart, 2.54 mm pitch
-GRID_MM = 0.635  # the router's grid (router.py): half the SOIC pin pitch
+GRID_MM = 0.5  # the router's grid (router.py): every pad 0.5 mm or more across holds a grid point
 STEP = {"C": (0, 0), "N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 
 
@@ -74,23 +74,30 @@ class Layout:
     def strip(self):
         """{ref: (x, y, degrees)} for the parts in the strip, by the references schematic.py
         keeps stable: U1 devkit, U2-U9 multiplexers (Q and R of the same group beside each),
-        U10 decoder, U11 level shifter, U12 soft start, SW1 the button."""
+        U10 decoder, U11 level shifter, U12 soft start, SW1 the button. The multiplexers stand
+        in a column ordered by where their groups' sensors are (north first), so the sensors'
+        tracks cross as little as they can; the LED supply's parts sit low in the east column,
+        over the inner layer's 5 V plane (pcb.py)."""
         x0, y0, x1, y1 = self.strip_box
-        groups = self.spec["sensing"]["groups"]
+        groups, per = self.spec["sensing"]["groups"], self.spec["sensing"]["channels_per_group"]
         step = (y1 - y0 - 10) / groups
+        ys = {g: [] for g in range(groups)}
+        for ch, (_, _, _, y) in self.sensors().items():
+            ys[ch // per].append(y)
+        north_first = sorted(range(groups), key=lambda g: (-sum(ys[g]) / max(1, len(ys[g])), g))
         out = {}
-        for g in range(groups):
-            y = self._snap(y1 - 12 - g * step)
-            out["U%d" % (g + 2)] = (self._snap(x0 + 12), y, 0)
-            out["Q%d" % (g + 1)] = (self._snap(x0 + 23), y + 3, 0)
-            out["R%d" % (g + 1)] = (self._snap(x0 + 23), y - 2, 90)
+        for slot, g in enumerate(north_first):
+            y = self._snap(y1 - 12 - slot * step)
+            out["U%d" % (g + 2)] = (self._snap(x0 + 14), y, 0)
+            out["Q%d" % (g + 1)] = (self._snap(x0 + 24), y + 3, 0)
+            out["R%d" % (g + 1)] = (self._snap(x0 + 24), y - 2, 90)
         out["U1"] = (self._snap(x0 + 30), self._snap(y0 + 8 + 18 * 2.54), 0)  # pin 1; pin 19 (5V, USB) south
         col = self._snap(x0 + 63)  # east of the devkit
         out["U10"] = (col, self._snap(y1 - 15), 0)
         out["R10"] = (col, self._snap(y1 - 28), 90)
-        out["U11"] = (col, self._snap(y1 - 40), 0)
-        out["R11"] = (col, self._snap(y1 - 46), 90)
-        out["R9"] = (col, self._snap(y1 - 52), 90)
+        out["U11"] = (col, self._snap(y0 + 45), 0)
+        out["R11"] = (col, self._snap(y0 + 51), 90)
+        out["R9"] = (col, self._snap(y0 + 39), 90)
         out["U12"] = (col, self._snap(y0 + 30), 0)
         out["SW1"] = (self._snap(x0 + 45), self._snap(y1 - 12), 0)
         return out

@@ -6,7 +6,8 @@ hardware/generated.json holds, per group, the hash of everything the group is bu
 (the board.json sections it reads and its scripts) and the hash of every file it wrote. The
 tests compare both with the repository as it is: a file edited by hand, or an input changed
 without `make hardware`, fails. Solids and Gerbers are checked this way because rebuilding
-them needs CAD and KiCad; the DXF drawings are also rebuilt and compared entity by entity.
+them needs CAD and KiCad; the DXF drawings are also rebuilt and compared entity by entity,
+and the fab files too where KiCad is installed (tests/hardware/test_fab.py).
 """
 
 import hashlib
@@ -25,8 +26,13 @@ GROUPS = {
     },
     "pcb": {
         "board": ["grid", "squares", "leds", "mechanics", "physics.square_mm", "physics.ring_mm"],
-        "sources": ["layout.py", "pcb.py", "doce.net"],
-        "files": ["pcb/doce.kicad_pcb", "pcb/drc.txt", "doce.pretty/*"],
+        "sources": ["layout.py", "pcb.py", "router.py", "doce.net"],
+        "files": ["pcb/doce.kicad_pcb", "pcb/doce.kicad_pro", "pcb/drc.txt", "doce.pretty/*"],
+    },
+    "fab": {
+        "board": [],
+        "sources": ["pcb/doce.kicad_pcb", "doce.net", "fab.py"],
+        "files": ["fab/*"],
     },
 }
 

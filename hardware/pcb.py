@@ -17,6 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import layout as layout_module  # noqa: E402
+import router as router_module  # noqa: E402
 
 OUT = HERE / "pcb"
 BOARD_FILE = OUT / "doce.kicad_pcb"
@@ -24,7 +25,7 @@ LIBS = Path("/usr/share/kicad/footprints")
 OWN = HERE / "doce.pretty"
 MARGIN = 10.0  # mm from KiCad's page origin to the board's corner
 
-RULES = {"clearance": 0.15, "track": 0.2, "power_track": 0.4, "via": 0.55, "via_drill": 0.3, "edge": 0.5}
+RULES = {"clearance": 0.15, "track": 0.2, "power_track": 0.5, "via": 0.55, "via_drill": 0.3, "edge": 0.5}
 POWER = re.compile(r"^(GND|VBUS|\+3V3.*|\+5V_LED)$")
 
 
@@ -123,15 +124,21 @@ def main(argv):
 
     if argv[:1] == ["--drc"]:
         return drc(pcbnew, Path(argv[1]) if argv[1:] else BOARD_FILE, Path(argv[2]) if argv[2:] else OUT / "drc.txt")
+    pcbnew.KIID.SeedGenerator(29)  # the same item ids each build, so the files change only with the board
     OUT.mkdir(exist_ok=True)
     OWN.mkdir(exist_ok=True)
     (OWN / "ESP32-DevKitC_2x19_socket.kicad_mod").write_text(devkit_footprint())
     lay = layout_module.load()
     parts, nets = read_netlist()
     board = build(pcbnew, lay, parts, nets)
+    print("placed %d footprints, %d nets" % (len(parts), len(nets)))
+    left = route(pcbnew, board, lay)
     board.Save(str(BOARD_FILE))
-    print("placed %d footprints, %d nets: %s" % (len(parts), len(nets), BOARD_FILE.relative_to(HERE.parent)))
-    return 0
+    board = pcbnew.LoadBoard(str(BOARD_FILE))  # KiCad 6 fills zones only on a board it has loaded
+    add_planes(pcbnew, board, lay)
+    board.Save(str(BOARD_FILE))
+    print("saved", BOARD_FILE.relative_to(HERE.parent))
+    return 1 if left else 0  # saved all the same, to be looked at in KiCad
 
 
 def build(pcbnew, lay, parts, nets):
@@ -199,6 +206,114 @@ def build(pcbnew, lay, parts, nets):
                          | pcbnew.FP_EXCLUDE_FROM_BOM)
         board.Add(fp)
     return board
+
+
+# --- routing ----------------------------------------------------------------------------------
+def planes(lay):
+    """{net: (inner layer, [polygon in the board frame])}: In1 is ground everywhere; In2 is the
+    LED supply under the plate, along the strip's south edge and under the LED parts low in the
+    east column, and 3.3 V under the multiplexers, the devkit and the decoder. 1 mm between."""
+    x0, y0, x1, y1 = lay.pcb_box
+    sx = lay.strip_box[0]
+    strip = lay.strip()
+    east = strip["U10"][0] - 4.5  # the east column's west edge
+    south = strip["U1"][1] - 18 * 2.54 - 2.0  # below the devkit's last pins
+    split = strip["U11"][1] + 12  # between the LED parts and the decoder's
+    led = [(x0, y0), (x1, y0), (x1, split - 0.5), (east + 0.5, split - 0.5), (east + 0.5, south - 0.5),
+           (sx, south - 0.5), (sx, y1), (x0, y1)]
+    v33 = [(sx + 1, south + 0.5), (east - 0.5, south + 0.5), (east - 0.5, split + 0.5), (x1, split + 0.5),
+           (x1, y1), (sx + 1, y1)]
+    return {"GND": ("In1.Cu", [[(x0, y0), (x1, y0), (x1, y1), (x0, y1)]]),
+            "+5V_LED": ("In2.Cu", [led]), "+3V3": ("In2.Cu", [v33])}
+
+
+def route(pcbnew, board, lay, log=print):
+    """Route every net (router.py), add its tracks and vias, and the planes, filled by KiCad."""
+    mm, to_mm = pcbnew.FromMM, pcbnew.ToMM
+    x0, y0, x1, y1 = lay.pcb_box
+
+    def kicad(x, y):
+        return MARGIN + x - x0, MARGIN + y1 - y
+
+    pads, holes = [], []
+    for fp in board.GetFootprints():
+        for pad in fp.Pads():
+            box = pad.GetBoundingBox()
+            (ax, ay), (bx, by) = to_mm(box.GetOrigin()), to_mm(box.GetEnd())
+            if pad.GetAttribute() == pcbnew.PAD_ATTRIB_NPTH:
+                x, y = to_mm(pad.GetPosition())
+                holes.append((x, y, to_mm(pad.GetDrillSize().x)))
+                continue
+            tht = pad.GetAttribute() == pcbnew.PAD_ATTRIB_PTH
+            layers = (router_module.F, router_module.B) if tht else (router_module.F,)
+            shape = pad.GetShape()
+            if shape == pcbnew.PAD_SHAPE_RECT:
+                corner = 0.0
+            elif shape == pcbnew.PAD_SHAPE_ROUNDRECT:
+                corner = to_mm(pad.GetRoundRectCornerRadius())
+            else:  # circle, oval
+                corner = min(bx - ax, by - ay) / 2
+            pads.append(router_module.Pad(fp.GetReference(), pad.GetNumber(), pad.GetNetname() or None, layers,
+                                          (ax, ay, bx, by), corner, to_mm(pad.GetDrillSize().x) if tht else 0.0))
+    plane_polys = {net: [[kicad(*p) for p in poly] for poly in polys] for net, (_, polys) in planes(lay).items()}
+    ox, oy = kicad(x0, y1)
+    ex, ey = kicad(x1, y0)
+    rules = router_module.Rules(RULES["clearance"], RULES["track"], RULES["power_track"], RULES["via"],
+                                RULES["via_drill"], RULES["edge"])
+    r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets={"VBUS"}, log=log)
+    r.power_pads = {("U12", "+5V_LED")}  # the LEDs' current, to the plane
+    r.run()
+    segs, vias = r.copper()
+    nets = board.GetNetsByName()
+    layer = {router_module.F: pcbnew.F_Cu, router_module.B: pcbnew.B_Cu}
+    for name, L, (ax, ay), (bx, by), width in segs:
+        t = pcbnew.PCB_TRACK(board)
+        t.SetStart(pcbnew.wxPoint(mm(ax), mm(ay)))
+        t.SetEnd(pcbnew.wxPoint(mm(bx), mm(by)))
+        t.SetWidth(mm(width))
+        t.SetLayer(layer[L])
+        t.SetNet(nets[name])
+        board.Add(t)
+    for name, (x, y) in vias:
+        v = pcbnew.PCB_VIA(board)
+        v.SetPosition(pcbnew.wxPoint(mm(x), mm(y)))
+        v.SetWidth(mm(RULES["via"]))
+        v.SetDrill(mm(RULES["via_drill"]))
+        v.SetViaType(pcbnew.VIATYPE_THROUGH)
+        v.SetLayerPair(pcbnew.F_Cu, pcbnew.B_Cu)
+        v.SetNet(nets[name])
+        board.Add(v)
+    left = r.unrouted()
+    log("routed: %d tracks, %d vias; %d connections not made %s" % (len(segs), len(vias), len(left), left[:10]))
+    return left
+
+
+def add_planes(pcbnew, board, lay):
+    """The inner layers' zones (planes()), filled by KiCad's zone filler."""
+    mm = pcbnew.FromMM
+    nets = board.GetNetsByName()
+    x0, y0, x1, y1 = lay.pcb_box
+
+    def kicad(x, y):
+        return MARGIN + x - x0, MARGIN + y1 - y
+
+    for net, (layer_name, polys) in planes(lay).items():
+        for poly in polys:
+            zone = pcbnew.ZONE(board)
+            zone.SetLayer(board.GetLayerID(layer_name))
+            zone.SetNetCode(nets[net].GetNetCode())
+            outline = zone.Outline()
+            outline.NewOutline()
+            for p in poly:
+                x, y = kicad(*p)
+                outline.Append(mm(x), mm(y))
+            zone.SetLocalClearance(mm(0.2))
+            zone.SetMinThickness(mm(0.25))
+            zone.SetPadConnection(pcbnew.ZONE_CONNECTION_THERMAL)
+            zone.SetThermalReliefGap(mm(0.3))
+            zone.SetThermalReliefSpokeWidth(mm(0.5))
+            board.Add(zone)
+    pcbnew.ZONE_FILLER(board).Fill(board.Zones())
 
 
 def drc(pcbnew, path, report):

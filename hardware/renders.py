@@ -6,8 +6,11 @@ top.png    the PCB from above: its outline and holes, the plate's border, the we
            footprint of pcb/doce.kicad_pcb (sensors, LEDs, strip parts) where it is placed
 stack.png  the stack from the side, at the heights layout.py gives (and the physics model uses)
 jig.png    the dice jig, from its STL
+gerbers/   every Gerber layer of fab/ on its own, and the board's two sides as a fab's
+           viewer shows them (gerbonara reads the files; cairosvg draws its SVG)
 """
 
+import io
 import struct
 import sys
 from pathlib import Path
@@ -120,12 +123,70 @@ def jig(path):
     plt.close(fig)
 
 
+# (layer, its colour in its own picture); the composite uses the fab's usual look instead
+GERBER_LAYERS = [("F_Cu", "#b87333"), ("In1_Cu", "#b87333"), ("In2_Cu", "#b87333"), ("B_Cu", "#b87333"),
+                 ("F_Mask", "#1f6f3f"), ("B_Mask", "#1f6f3f"), ("F_Paste", "#808080"),
+                 ("F_Silkscreen", "#202020"), ("B_Silkscreen", "#202020"), ("Edge_Cuts", "#000000")]
+
+
+def gerbers(path, width_px=1600):
+    """Each Gerber of fab/ as the fab reads it (gerbonara parses it, cairosvg draws it), one PNG
+    a layer, all drawn in the board outline's bounds; and the top side composed from them:
+    mask-green board, copper under the mask, pads where the mask opens, the silkscreen."""
+    import cairosvg
+    import numpy as np
+    from gerbonara import GerberFile, ExcellonFile
+    from gerbonara.utils import MM
+    from PIL import Image
+
+    import warnings
+
+    warnings.filterwarnings("ignore", module="gerbonara")  # KiCad's drill header and macros, which it reads right
+    path.mkdir(exist_ok=True)
+    fab = HERE / "fab"
+    bounds = GerberFile.open(fab / "doce-Edge_Cuts.gbr").bounding_box(MM)
+    ink = {}
+    for name, colour in GERBER_LAYERS:
+        svg = str(GerberFile.open(fab / ("doce-%s.gbr" % name)).to_svg(force_bounds=bounds, fg="black", bg="white"))
+        ink[name] = _ink(cairosvg.svg2png(bytestring=svg.encode(), output_width=width_px))
+        rgb = np.full(ink[name].shape + (3,), 255, np.uint8)
+        rgb[ink[name]] = _rgb(colour)
+        Image.fromarray(rgb).save(path / (name + ".png"), optimize=True)
+    holes = np.zeros_like(ink["F_Cu"])
+    for drill in ("PTH", "NPTH"):
+        svg = str(ExcellonFile.open(fab / ("doce-%s.drl" % drill)).to_svg(force_bounds=bounds, fg="black", bg="white"))
+        holes |= _ink(cairosvg.svg2png(bytestring=svg.encode(), output_width=width_px))
+    top = np.empty(ink["F_Cu"].shape + (3,), np.uint8)
+    top[:] = _rgb("#1e5631")  # solder mask over bare board
+    top[ink["F_Cu"]] = _rgb("#3f8f4f")  # copper under the mask
+    top[ink["F_Mask"]] = _rgb("#d4a017")  # pads: the mask opens, gold (ENIG) or tin shows
+    top[ink["F_Silkscreen"]] = _rgb("#f4f4f4")
+    top[holes] = _rgb("#ffffff")
+    Image.fromarray(top).save(path / "top.png", optimize=True)
+
+
+def _ink(png):
+    """Where a black-on-white drawing is black (its white background is only a CSS style, which
+    cairosvg leaves transparent)."""
+    import numpy as np
+    from PIL import Image
+
+    picture = Image.open(io.BytesIO(png)).convert("RGBA")
+    white = Image.new("RGBA", picture.size, "white")
+    return np.asarray(Image.alpha_composite(white, picture).convert("L")) < 128
+
+
+def _rgb(colour):
+    return tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5))
+
+
 def main():
     OUT.mkdir(exist_ok=True)
     lay = layout_module.load()
     top(lay, OUT / "top.png")
     stack(lay, OUT / "stack.png")
     jig(OUT / "jig.png")
+    gerbers(OUT / "gerbers")
 
 
 if __name__ == "__main__":

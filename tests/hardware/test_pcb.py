@@ -145,9 +145,11 @@ needs_kicad = pytest.mark.skipif(not _kicad(), reason="KiCad's Python (Debian pa
 
 @pytest.fixture(scope="module")
 def drc(tmp_path_factory):
-    """KiCad's own DRC (pcb.py --drc) on a copy of the committed board: its counts and report."""
+    """KiCad's own DRC (pcb.py --drc) on a copy of the committed board and its project file
+    (KiCad 6 keeps the net classes' clearances there): its counts and report."""
     where = tmp_path_factory.mktemp("drc")
     shutil.copy(BOARD, where / "doce.kicad_pcb")
+    shutil.copy(BOARD.with_suffix(".kicad_pro"), where / "doce.kicad_pro")
     out = subprocess.run([KICAD_PYTHON, str(HARDWARE / "pcb.py"), "--drc", str(where / "doce.kicad_pcb"),
                           str(where / "drc.txt")], capture_output=True, text=True, timeout=600)
     return json.loads(out.stdout.strip().splitlines()[-1]), (where / "drc.txt").read_text()
@@ -161,7 +163,6 @@ def test_kicad_drc_finds_no_violation(drc):
 
 
 @needs_kicad
-@pytest.mark.xfail(strict=True, reason="issue 29: the board is placed, not yet routed")
 def test_kicad_drc_finds_every_pad_connected(drc):
     counts, report = drc
     assert counts["unconnected pads"] == 0

@@ -1,0 +1,144 @@
+"""What a PCB fab and assembler take, from the routed board (pcb/doce.kicad_pcb): Gerbers and
+drill files by KiCad's own plotter, and the BOM and placement file (CPL) in JLCPCB's columns.
+
+    /usr/bin/python3 hardware/fab.py [OUT]     # KiCad's Python; writes hardware/fab/ (or OUT)
+
+fab/doce-gerbers.zip holds the Gerbers and drill files, the one file to upload for the bare
+board. Dates KiCad writes into them are left out, so the files change only with the board.
+"""
+
+import csv
+import io
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import pcb  # noqa: E402
+
+OUT = HERE / "fab"
+BOARD_FILE = HERE / "pcb" / "doce.kicad_pcb"
+
+# (KiCad layer, file suffix, what it is); the suffixes are KiCad's own names for them
+LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground plane"),
+          ("In2.Cu", "In2_Cu", "inner 2: 5 V and 3.3 V planes"), ("B.Cu", "B_Cu", "bottom copper"),
+          ("F.Mask", "F_Mask", "top solder mask"), ("B.Mask", "B_Mask", "bottom solder mask"),
+          ("F.Paste", "F_Paste", "top paste (stencil)"), ("F.SilkS", "F_Silkscreen", "top silkscreen"),
+          ("B.SilkS", "B_Silkscreen", "bottom silkscreen"), ("Edge.Cuts", "Edge_Cuts", "board outline")]
+
+# LCSC's part numbers for the MPNs of schematic.py, as JLCPCB's parts library lists them.
+# A part left out here is matched by its Comment (the MPN) when the order is placed.
+LCSC = {"CD74HC4067M96": "C496123", "SN74HC138DR": "C6818", "DRV5055A2QDBZR": "C266131",
+        "AO3401A": "C15127", "SN74AHCT1G125DBVR": "C7484", "WS2812B-2020": "C965555",
+        "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589"}
+BOM_COLUMNS = ["Comment", "Designator", "Footprint", "LCSC Part #"]
+CPL_COLUMNS = ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]
+
+
+def _strip_dates(path):
+    text = path.read_text()
+    text = re.sub(r"(?m)^%TF\.CreationDate,.*\*%\n", "", text)
+    text = re.sub(r"(?m)^; #@! TF\.CreationDate,.*\n", "", text)
+    text = re.sub(r"(?m)^(G04 Created by KiCad .*?) date .*\*$", r"\1*", text)
+    text = re.sub(r"(?m)^(; ?DRILL file \{.*?\}) date .*$", r"\1", text)
+    path.write_text(text)
+
+
+def gerbers(pcbnew, board, out_dir):
+    """Every layer's Gerber and the drill files, in out_dir; returns their paths."""
+    ctl = pcbnew.PLOT_CONTROLLER(board)
+    opt = ctl.GetPlotOptions()
+    opt.SetOutputDirectory(str(out_dir))
+    opt.SetPlotFrameRef(False)
+    opt.SetAutoScale(False)
+    opt.SetScale(1)
+    opt.SetMirror(False)
+    opt.SetUseGerberAttributes(True)
+    opt.SetIncludeGerberNetlistInfo(False)
+    opt.SetCreateGerberJobFile(False)
+    opt.SetUseGerberProtelExtensions(False)
+    opt.SetSubtractMaskFromSilk(True)
+    opt.SetUseAuxOrigin(False)
+    opt.SetDrillMarksType(pcbnew.PCB_PLOT_PARAMS.NO_DRILL_SHAPE)
+    out = []
+    for layer, suffix, what in LAYERS:
+        ctl.SetLayer(board.GetLayerID(layer))
+        ctl.OpenPlotfile(suffix, pcbnew.PLOT_FORMAT_GERBER, what)
+        ctl.PlotLayer()
+        ctl.ClosePlot()
+        out.append(out_dir / ("doce-%s.gbr" % suffix))
+    drill = pcbnew.EXCELLON_WRITER(board)
+    drill.SetOptions(False, False, pcbnew.wxPoint(0, 0), False)  # no mirror, full header, origin, PTH and NPTH apart
+    drill.SetFormat(True)  # millimetres
+    drill.CreateDrillandMapFilesSet(str(out_dir), True, False)
+    out += [out_dir / "doce-PTH.drl", out_dir / "doce-NPTH.drl"]
+    for path in out:
+        _strip_dates(path)
+    return out
+
+
+def package(paths, zip_path):
+    """The upload: every Gerber and drill file, with fixed dates so the zip changes only with them."""
+    with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in sorted(paths):
+            info = zipfile.ZipInfo(path.name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, path.read_bytes())
+
+
+def _natural(ref):
+    head = re.sub(r"\d+$", "", ref)
+    return head, int(ref[len(head):] or 0)
+
+
+def assembly(pcbnew, board, parts):
+    """(bom.csv text, cpl.csv text) in JLCPCB's columns, for every part of the netlist."""
+    mm = pcbnew.ToMM
+    rows = {}
+    cpl = []
+    for fp in board.GetFootprints():
+        ref = fp.GetReference()
+        if ref not in parts:
+            continue  # mounting holes
+        info = parts[ref]
+        mpn = info.get("MPN", "")
+        footprint = info["footprint"].split(":")[1]
+        rows.setdefault((info["value"], footprint, LCSC.get(mpn, "")), []).append(ref)
+        x, y = mm(fp.GetPosition())
+        # KiCad's placement frame, the Gerbers' own: y up
+        cpl.append([ref, "%.3fmm" % x, "%.3fmm" % -y, "Top" if fp.GetLayer() == pcbnew.F_Cu else "Bottom",
+                    "%g" % (fp.GetOrientationDegrees() % 360)])
+    bom = io.StringIO()
+    w = csv.writer(bom, lineterminator="\n")
+    w.writerow(BOM_COLUMNS)
+    for (value, footprint, lcsc), refs in sorted(rows.items(), key=lambda r: _natural(min(r[1], key=_natural))):
+        w.writerow([value, ",".join(sorted(refs, key=_natural)), footprint, lcsc])
+    place = io.StringIO()
+    w = csv.writer(place, lineterminator="\n")
+    w.writerow(CPL_COLUMNS)
+    w.writerows(sorted(cpl, key=lambda r: _natural(r[0])))
+    return bom.getvalue(), place.getvalue()
+
+
+def main(argv):
+    import pcbnew
+
+    out = Path(argv[0]).resolve() if argv else OUT
+    out.mkdir(exist_ok=True)
+    for old in out.glob("doce-*"):
+        old.unlink()
+    board = pcbnew.LoadBoard(str(BOARD_FILE))
+    files = gerbers(pcbnew, board, out)
+    package(files, out / "doce-gerbers.zip")
+    parts, _ = pcb.read_netlist()
+    bom, cpl = assembly(pcbnew, board, parts)
+    (out / "doce-bom-jlcpcb.csv").write_text(bom)
+    (out / "doce-cpl-jlcpcb.csv").write_text(cpl)
+    print("wrote %d Gerber and drill files, doce-gerbers.zip, the BOM and the CPL in %s" % (len(files), out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

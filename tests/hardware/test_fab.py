@@ -1,0 +1,93 @@
+"""The files a fab takes (hardware/fab/, made by hardware/fab.py in KiCad's Python): the
+Gerbers and drill files are what KiCad plots from the committed board today, the upload zip
+holds exactly them, and the BOM and placement file name every part of the netlist once, in
+JLCPCB's columns, where the board has it."""
+
+import csv
+import re
+import subprocess
+import zipfile
+
+import pytest
+from test_pcb import BOARD, HARDWARE, KICAD_PYTHON, PARTS, needs_kicad, pcb
+
+FAB = HARDWARE / "fab"
+GERBERS = sorted(FAB.glob("doce-*.gbr")) + sorted(FAB.glob("doce-*.drl"))
+
+
+def rows(name):
+    with open(FAB / name, newline="") as f:
+        return list(csv.reader(f))
+
+
+def test_the_bom_names_every_part_once_in_jlcpcbs_columns():
+    header, *body = rows("doce-bom-jlcpcb.csv")
+    assert header == ["Comment", "Designator", "Footprint", "LCSC Part #"]
+    refs = [ref for row in body for ref in row[1].split(",")]
+    assert len(refs) == len(set(refs))
+    assert set(refs) == set(PARTS)
+    for comment, designators, footprint, lcsc in body:
+        for ref in designators.split(","):
+            assert PARTS[ref]["value"] == comment and PARTS[ref]["footprint"].endswith(":" + footprint), ref
+        assert lcsc == "" or re.fullmatch(r"C\d+", lcsc)
+
+
+def placed_raw():
+    """{ref: (x, y, degrees)} as the board file has them (KiCad's frame, y down)."""
+    out = {}
+    for fp in pcb._find(pcb._sexp(BOARD.read_text()), "footprint"):
+        ref = [t[2] for t in pcb._find(fp, "fp_text") if t[1] == "reference"][0]
+        at = pcb._find(fp, "at")[0]
+        out[ref] = (float(at[1]), float(at[2]), float(at[3]) if len(at) > 3 else 0.0)
+    return out
+
+
+def test_the_placement_file_puts_every_part_where_the_board_has_it():
+    header, *body = rows("doce-cpl-jlcpcb.csv")
+    assert header == ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]
+    assert sorted(r[0] for r in body) == sorted(PARTS)
+    board = placed_raw()
+    for ref, x, y, layer, rotation in body:
+        bx, by, degrees = board[ref]
+        assert float(x.removesuffix("mm")) == pytest.approx(bx, abs=1e-3), ref
+        assert float(y.removesuffix("mm")) == pytest.approx(-by, abs=1e-3), ref  # y up, as in the Gerbers
+        assert float(rotation) == degrees % 360 and layer == "Top", ref
+
+
+def test_the_upload_holds_every_gerber_and_drill_file_as_they_are():
+    with zipfile.ZipFile(FAB / "doce-gerbers.zip") as z:
+        assert sorted(z.namelist()) == sorted(p.name for p in GERBERS)
+        for path in GERBERS:
+            assert z.read(path.name) == path.read_bytes(), path.name
+
+
+def test_there_is_a_gerber_for_every_layer_a_4_layer_board_needs():
+    functions = {re.search(r"%TF\.FileFunction,([^*]*)\*%", p.read_text()).group(1) for p in FAB.glob("*.gbr")}
+    for need in ("Copper,L1,Top", "Copper,L2,Inr", "Copper,L3,Inr", "Copper,L4,Bot", "Soldermask,Top",
+                 "Soldermask,Bot", "Legend,Top", "Paste,Top", "Profile,NP"):
+        assert need in functions
+
+
+def test_every_via_of_the_board_is_drilled():
+    vias = len(re.findall(r"^\s*\(via ", BOARD.read_text(), re.M))
+    drill = (FAB / "doce-PTH.drl").read_text()
+    tool = re.search(r"^; #@! TA\.AperFunction,Plated,PTH,ViaDrill\n(T\d+)C", drill, re.M).group(1)
+    body = drill[drill.index("\n%\n"):]
+    count, current = 0, None
+    for line in body.splitlines():
+        if re.fullmatch(r"T\d+", line):
+            current = line
+        elif line.startswith("X") and current == tool:
+            count += 1
+    assert vias > 500 and count == vias
+
+
+@needs_kicad
+def test_the_fab_files_are_what_kicad_plots_from_the_board_today(tmp_path):
+    out = subprocess.run([KICAD_PYTHON, str(HARDWARE / "fab.py"), str(tmp_path)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    made = sorted(p.name for p in tmp_path.iterdir())
+    assert made == sorted(p.name for p in FAB.iterdir())
+    for name in made:
+        assert (tmp_path / name).read_bytes() == (FAB / name).read_bytes(), name
