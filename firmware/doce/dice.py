@@ -17,9 +17,10 @@ piece) would be needed. For the same reason one-letter strings are sliced, not i
 indexing a str interns the letter as a new qstr at run time, when no such piece may be free.
 """
 
-from .app import FRAME_MS, ticks_diff
 from .board import BETWEEN, EMPTY, SENSORS_PER_SQUARE, TRITS, UNSETTLED
+from .lights import FRAME_MS
 from .squares import square_name
+from .ticks import ticks_diff
 
 
 def verdict(read, codes):

@@ -30,6 +30,12 @@ def usb_link():
     return Link(None, sys.stdin.buffer, sys.stdout, poller, machine.reset)
 
 
+def net_command(link, request):
+    """wifi, mqtt and net over the link: doce/net.py, loaded only when first used."""
+    from .net import command
+    return command(link, request)
+
+
 def build(link=None, emit=None):
     """The App on this board's hardware, talking over `link` (default: the USB port)."""
     board = boardfile.load()
@@ -49,6 +55,7 @@ def build(link=None, emit=None):
     link = link or usb_link()
     app = App(board, sensors, strip, strip.write, load_rules(), link.event)
     link.app = app
+    link.network = net_command
     app.link = link
     if "net.json" in os.listdir():  # Wi-Fi set up (doce/net.py, loaded only then)
         from .net import start

@@ -37,9 +37,9 @@ import socket
 
 from umqtt import simple
 
-from .app import ticks_add, ticks_diff
-from .squares import square_name
 from .arguments import BadArgument, base64_chunk
+from .squares import square_name
+from .ticks import ticks_add, ticks_diff
 
 CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
