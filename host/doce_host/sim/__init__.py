@@ -17,6 +17,7 @@ simulator knows, and raise `SimError`.
 """
 
 import json
+import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -34,9 +35,10 @@ ESP32_HEAP_KB = 112
 # bytes do not double, so 2 is the upper bound; measured, the firmware holds about 91 KB after boot here
 # against 52.5 KB on a 32-bit v1.24.1 build (issue 10), a factor of 1.7.
 WORD_FACTOR = 2
-# The simulator's own share: its modules (flash, machine, neopixel, table, world, serial_port and
-# run.py) hold 26 KB after import (gc.mem_alloc before and after, unix port 1.28), and its command lines.
-HARNESS_KB = 32
+# The simulator's own share: its modules (flash, machine, neopixel, table, world, serial_port, simtime
+# and run.py) hold 26 KB after import (gc.mem_alloc before and after, unix port 1.28), and its command
+# lines: tests/board/test_link.py sends a 4.5 KB burst, held as the line read, its JSON and its bytes.
+HARNESS_KB = 40
 HEAP = "%dK" % (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB)
 _images = {}  # rules name -> a fresh image, built once per process
 
@@ -156,10 +158,12 @@ class SimBoard(SimulatedBoard):
     """A simulated board stepped scan by scan: time passes only when asked (`wait`, `run`),
     and a hand's place, lift and slide wait for the board to settle unless told not to."""
 
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1):
-        """seed: which board and dice, as built within their tolerances (None: all nominal)."""
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, ticks=None):
+        """seed: which board and dice, as built within their tolerances (None: all nominal);
+        ticks: the board's time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         self.heap = heap
+        self.env = None if ticks is None else dict(os.environ, DOCE_SIM_TICKS=str(ticks))
         self.events = []
         self.power_was_cut = False
         self.console = []  # what the device printed besides replies
@@ -179,7 +183,7 @@ class SimBoard(SimulatedBoard):
         self.process = subprocess.Popen(
             [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
              str(levels)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
         self._read()
         if settle:
             self.settle()  # the board scans once it is on, before anyone moves a die
@@ -296,6 +300,10 @@ class SimBoard(SimulatedBoard):
         """What only a simulator can see: the board as cell codes, the scanner's readings,
         the LED writes and flash operations so far."""
         return self.command(do="debug_state")["state"]
+
+    def ticks(self):
+        """The board's time.ticks_ms now."""
+        return self.command(do="ticks")["ticks"]
 
     def take_events(self):
         taken, self.events = self.events, []

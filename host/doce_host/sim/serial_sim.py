@@ -35,10 +35,14 @@ LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
 class SerialSim(SimulatedBoard):
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None):
-        """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them."""
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None, ticks=None):
+        """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
+        ticks: its time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
-        self.env = dict(os.environ, DOCE_SIM_MAC=mac) if mac else None
+        extra = {"DOCE_SIM_MAC": mac} if mac else {}
+        if ticks is not None:
+            extra["DOCE_SIM_TICKS"] = str(ticks)
+        self.env = dict(os.environ, **extra) if extra else None
         self.heap = heap
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.hands_lock = threading.Lock()

@@ -24,13 +24,16 @@ chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
 import side_channel  # noqa: E402
+import simtime  # noqa: E402
+from serial_port import NS_PER_BYTE, Port  # noqa: E402  (its clock is the unix port's time, not simtime)
+
+sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks, wrapping at 2**30 (simtime.py)
 import micropython  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from doce.game import PLAYER_NAMES  # noqa: E402
 from doce.link import Link  # noqa: E402
 from doce.state import snapshot  # noqa: E402
-from serial_port import NS_PER_BYTE, Port  # noqa: E402
 from world import World  # noqa: E402
 
 board = boardfile.load()
@@ -120,8 +123,9 @@ def run_scans(n):
     for _ in range(n):
         world.tick()
         clock[0] += period * 1000
-        app.step(clock[0] // 1000)
-        app.button(button() == 0, clock[0] // 1000)  # as esp32.run reads it, once a scan
+        now = simtime.board_ticks(clock[0] // 1000)
+        app.step(now)
+        app.button(button() == 0, now)  # as esp32.run reads it, once a scan
 
 
 
@@ -198,6 +202,8 @@ def handle(cmd):
         chip.cut_after(cmd["after"], cmd.get("torn", True))
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "ticks":  # the board's ticks_ms now
+        return {"ticks": simtime.board_ticks(clock[0] // 1000)}
     elif do == "heap":
         gc.collect()
         return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak()}

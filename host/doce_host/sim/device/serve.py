@@ -23,11 +23,11 @@ import flash  # noqa: E402
 chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
-import simtime  # noqa: E402
-
-sys.modules["time"] = simtime  # the firmware's waits, slept as they pass on the ESP32 (simtime.py)
 import serial_port  # noqa: E402
 import side_channel  # noqa: E402
+import simtime  # noqa: E402
+
+sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks and waits (simtime.py)
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from world import World  # noqa: E402
