@@ -151,6 +151,23 @@ class ADC:
         return world.reading(channel)
 
 
+# The CPU clock. ESP32_GENERIC boots at ESP-IDF's default, 160 MHz: its build takes sdkconfig.base and
+# sdkconfig.ble only (ports/esp32/boards/ESP32_GENERIC/mpconfigboard.cmake), not sdkconfig.240mhz, and
+# ESP-IDF's CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ is 160 (components/esp_system/port/soc/esp32/Kconfig.cpu).
+# machine.freq takes 20, 40, 80, 160 or 240 MHz and nothing else (ports/esp32/modmachine.c).
+cpu_hz = 160000000
+FREQS_MHZ = (20, 40, 80, 160, 240)
+
+
+def freq(hz=None):
+    global cpu_hz
+    if hz is None:
+        return cpu_hz
+    if hz // 1000000 not in FREQS_MHZ:
+        raise ValueError("frequency must be 20MHz, 40MHz, 80Mhz, 160MHz or 240MHz")
+    cpu_hz = hz // 1000000 * 1000000
+
+
 def reset():
     if on_reset:
         on_reset()
