@@ -186,6 +186,18 @@ class App:
             self.lights.render(c, now_ms)
             self.next_frame = ticks_add(now_ms, FRAME_MS)
 
+    def show_lights(self):
+        """Draw the lights as they stand and send them now, not at the next scan (doce/net.py:
+        the strip is within the Wi-Fi budget before the radio starts)."""
+        now = self.next_frame  # the last frame's tick: only where a blink or pulse is depends on it
+        self.controller.changed = False
+        if self.checking:
+            self.lights.render_check(self.check, now)
+        elif self.choice_until is not None:
+            self.lights.render_choice(self.versus)
+        else:
+            self.lights.render(self.controller, now)
+
     def _send_held(self):
         held = self.held
         while held:  # in order; each leaves the queue before it is sent, so none goes twice

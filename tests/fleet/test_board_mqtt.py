@@ -156,3 +156,71 @@ def test_two_boards_set_to_one_id_are_told_so_and_stop_fighting_every_two_second
         connects = link(loser, cmd="net")["status"]["connects"]
         loser.wait(8)  # within the 30 s it now waits it does not try again (it did every 2 s)
         assert link(loser, cmd="net")["status"]["connects"] == connects
+
+
+def radio(sim):
+    return sim.command(do="radio")
+
+
+def test_a_wifi_stuck_joining_is_asked_once_and_play_goes_on(sim, mosquitto):
+    """The port joins again by itself, and a second connect() while it joins raises: the board
+    asked every 10 s, and failed at every scan after."""
+    sim.command(do="wifi", stuck=True)
+    join(sim, mosquitto)
+    sim.wait(25)  # past two of the old 10 s re-asks
+    assert radio(sim)["joins"] == 1
+    status = link(sim, cmd="net")["status"]
+    assert status["wifi"] is False and status["fault"] is None, status
+    sim.place("c3", "white 4")
+    assert any(e["event"] == "placed" for e in sim.take_events())
+    with Room(mosquitto.url) as room:
+        sim.command(do="wifi", stuck=False)  # the port's own join gets through
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+    assert radio(sim)["joins"] == 1
+
+
+def test_a_join_that_raises_is_said_and_asked_again(sim, mosquitto):
+    sim.command(do="wifi", join_raises=True)
+    join(sim, mosquitto)
+    sim.run(5)
+    assert link(sim, cmd="net")["status"]["fault"] == "Wi-Fi: Wifi Internal State Error"
+    assert radio(sim)["joins"] == 0
+    with Room(mosquitto.url) as room:
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+    assert radio(sim)["joins"] == 1
+
+
+def test_the_radio_never_dozes(sim, mosquitto):
+    """Modem sleep (the port's default) wakes the radio only at the access point's beacons: a
+    command would wait 100 ms or more."""
+    join(sim, mosquitto)
+    sim.run(5)
+    assert radio(sim)["pm"] == 0  # WLAN.PM_NONE
+
+
+def test_a_broker_given_by_name_is_refused_in_one_line(sim):
+    """A board does no DNS: a lookup would hold the scan loop (up to 5 s for a .local name)."""
+    assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+    for name in ("broker.local", "localhost", "10.0.0", "10.0.0.256", "1.2.3.4.5", " 10.0.0.1"):
+        reply = link(sim, cmd="mqtt", broker=name, port=1883)
+        assert reply["error"] == "bad_argument" and "IP address" in reply["message"], (name, reply)
+    assert "broker" not in link(sim, cmd="net")["config"]
+
+
+def test_a_stored_broker_name_is_refused_at_boot_and_the_board_plays_on(tmp_path):
+    """net.json from a firmware that took names: the board says so, and never looks it up."""
+    with SimBoard(tmp_path) as sim:
+        assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+        assert link(sim, cmd="mqtt", broker="127.0.0.1", port=1883)["ok"]
+    flash = tmp_path / "flash.img"
+    files = image.read(flash.read_bytes())
+    config = json.loads(files["net.json"])
+    config["broker"] = "broker.local"
+    files["net.json"] = json.dumps(config).encode()
+    flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        warnings = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
+        assert any("'broker.local' is not an IP address" in w for w in warnings), warnings
+        assert "status" not in link(sim, cmd="net")
+        sim.place("c3", "white 4")
+        assert link(sim, cmd="state")["state"]["board"] == {"c3": "white 4"}

@@ -201,6 +201,8 @@ class SimBoard(SimulatedBoard):
             self.console.append(line)
         reply = json.loads(line)
         self.events.extend(reply.pop("events", []))
+        if reply.get("garbled"):  # on a real host these would be lost or misread
+            raise SimError("the board's link carried lines that are not its JSON: %r" % reply["garbled"][:4])
         return reply
 
     def command(self, **cmd):

@@ -365,6 +365,15 @@ class SerialSim(SimulatedBoard):
     def cut_power_at_flash_write(self, after=1, torn=True):
         self._ask({"do": "cut_power", "after": after, "torn": torn})
 
+    def stall(self, seconds):
+        """The firmware's loop stuck for `seconds`, inside a scan. True if it then carried on,
+        False if the board reset meanwhile (its watchdog: doce/esp32.py WATCHDOG_MS)."""
+        try:
+            self._ask({"do": "stall", "ms": int(seconds * 1000)}, timeout=seconds + 10)
+        except SimError:
+            return False
+        return True
+
     def wait(self, seconds):
         """Let `seconds` pass: in real time, as the board runs."""
         time.sleep(seconds)

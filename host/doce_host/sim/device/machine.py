@@ -11,6 +11,7 @@ import time
 pins = {}  # GPIO number -> current level
 world = None  # set by the simulator: a world.World
 spec = None  # the board file's pins
+power = None  # the board file's power budget (hardware/board.json "power")
 on_scan = None  # the real-time simulator's hook, called once per scan
 on_reset = None  # how the real-time simulator resets the board
 scans = 0  # scans so far (reads of the first channel): the board's pace, for a simulator's benchmarks
@@ -43,6 +44,43 @@ def _pay():
     start = time.ticks_us()
     time.sleep_us(owed_us)
     owed_us -= time.ticks_diff(time.ticks_us(), start)
+    _watch()
+
+
+# The task watchdog (ports/esp32/machine_wdt.c): machine.WDT(timeout=ms) starts it, a second call
+# sets a new timeout (esp_task_wdt_reconfigure), feed() resets it, and nothing stops it. A firmware
+# held longer than the timeout resets the board (trigger_panic); the simulator looks at every wait
+# of the firmware's it sees in real time, and at `stall`, its loop stuck on purpose.
+watchdog_ms = 0  # 0: never started
+fed_us = 0
+
+
+class WDT:
+    def __init__(self, id=0, timeout=5000):
+        global watchdog_ms
+        if id != 0:
+            raise ValueError
+        if timeout <= 0:
+            raise ValueError("WDT timeout too short")
+        watchdog_ms = timeout
+        self.feed()
+
+    def feed(self):
+        global fed_us
+        fed_us = time.ticks_us()
+
+
+def _watch():
+    if real_time and watchdog_ms and time.ticks_diff(time.ticks_us(), fed_us) > watchdog_ms * 1000:
+        reset()
+
+
+def stall(ms):
+    """The firmware's loop is stuck for `ms` (the simulator's side channel asks, from inside a scan)."""
+    end = time.ticks_add(time.ticks_ms(), ms)
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        time.sleep_ms(min(50, time.ticks_diff(end, time.ticks_ms())))
+        _watch()
 
 
 def sleep(us):
@@ -55,9 +93,11 @@ def sleep(us):
 
 
 def attach(the_world, board):
-    global world, spec, selected, enabled
+    global world, spec, selected, enabled, power
+    from doce.board import load_spec
     world = the_world
     spec = board.pins
+    power = load_spec()["power"]
     selected = enabled = 0
     _roles.clear()
     for i, n in enumerate(spec["mux_select"]):

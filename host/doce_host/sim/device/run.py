@@ -32,7 +32,6 @@ import micropython  # noqa: E402
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from doce.game import PLAYER_NAMES  # noqa: E402
-from doce.link import Link  # noqa: E402
 from doce.state import snapshot  # noqa: E402
 from world import World  # noqa: E402
 
@@ -40,6 +39,7 @@ board = boardfile.load()
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board)
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
+garbled = []  # lines on the link that are not the firmware's JSON, byte for byte
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
 app = None
@@ -72,7 +72,13 @@ class Loopback(Port):
         self.line += bytes(data)
         while b"\n" in self.line:
             done, self.line = self.line.split(b"\n", 1)
-            message = json.loads(done)
+            try:  # byte for byte the link's JSON: a \r from cooked output, or a log line in it, is not
+                if done.endswith(b"\r"):
+                    raise ValueError
+                message = json.loads(done)
+            except ValueError:
+                garbled.append(done.decode("utf-8", "replace"))
+                continue
             (events if "event" in message else replies).append(message)
 
     def take_in(self):
@@ -104,6 +110,9 @@ def reply(summary=False, **fields):
     hand_over()  # the clock stands still between commands: what waits to go out goes now
     fields["events"] = events[:]
     del events[:]
+    if garbled:
+        fields["garbled"] = garbled[:]
+        del garbled[:]
     if summary:  # how many replies of each kind, rather than every reply
         counts = {}
         for r in replies:
@@ -215,7 +224,7 @@ def handle(cmd):
 def main():
     global app
     try:
-        app = esp32.build(link=Link(None, serial, serial, serial, lambda: rebooted.append(1)))
+        app = esp32.build(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
         reply(ready=True)
         while True:
             gc.collect()  # the harness's own big strings need room, not the firmware
