@@ -92,12 +92,13 @@ def sleep(us):
         _pay()
 
 
-def attach(the_world, board):
+def attach(the_world, board, board_power):
+    """Wire the simulated PCB: `board` a doce.board.Board, `board_power` its board file's "power"
+    (what the supply can give, for the simulated brown-out: network.py)."""
     global world, spec, selected, enabled, power
-    from doce.board import load_spec
     world = the_world
     spec = board.pins
-    power = load_spec()["power"]
+    power = board_power
     selected = enabled = 0
     _roles.clear()
     for i, n in enumerate(spec["mux_select"]):

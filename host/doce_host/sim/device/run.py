@@ -35,8 +35,9 @@ from doce.game import PLAYER_NAMES  # noqa: E402
 from doce.state import snapshot  # noqa: E402
 from world import World  # noqa: E402
 
-board = boardfile.load()
-world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board)
+board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash.mount)
+board = boardfile.Board(board_spec)
+world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board, board_spec["power"])
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
 garbled = []  # lines on the link that are not the firmware's JSON, byte for byte

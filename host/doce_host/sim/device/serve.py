@@ -32,8 +32,9 @@ from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from world import World  # noqa: E402
 
-board = boardfile.load()
-world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board)
+board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash.mount)
+board = boardfile.Board(board_spec)
+world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board, board_spec["power"])
 links = []  # the firmware's link, once main.py has made it: the simulator's way to its App
 
 
@@ -48,7 +49,7 @@ machine.real_time = True  # the ADC's and the LEDs' hardware time is slept, not 
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
 esp32.usb_link = usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty
-del board, boardfile, World, HERE
+del board, board_spec, boardfile, World, HERE
 
 if "--no-app" not in sys.argv:
     try:
