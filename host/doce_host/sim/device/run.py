@@ -10,10 +10,14 @@ doce_host/sim/__init__.py for the commands). Time is simulated: each scan advanc
 the clock by the scan period, so every run is repeatable.
 """
 
-import binascii
 import gc
-import json
-import sys
+
+gc.collect()
+_counted = gc.mem_alloc()  # the interpreter and this script: the harness's share starts here
+
+import binascii  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 sys.path.insert(0, HERE)
@@ -29,21 +33,38 @@ from serial_port import NS_PER_BYTE, Port  # noqa: E402  (its clock is the unix 
 
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks, wrapping at 2**30 (simtime.py)
 import micropython  # noqa: E402
+import network  # noqa: E402, F401  the simulated driver (a C module on the chip), loaded here to count it with the harness
+
+gc.collect()
+_before_firmware = gc.mem_alloc()
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from doce.game import PLAYER_NAMES  # noqa: E402
 from doce.state import snapshot  # noqa: E402
+
+gc.collect()
+_firmware_modules = gc.mem_alloc() - _before_firmware  # the board loads these too: its share, not ours
 from world import World  # noqa: E402
 
 board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash.mount)
-board = boardfile.Board(board_spec)
+board = boardfile.Board(board_spec)  # the harness's own copy, for its world; the firmware makes its own
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board, board_spec["power"])
+del board_spec
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
 garbled = []  # lines on the link that are not the firmware's JSON, byte for byte
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
 app = None
+
+
+# The host's bytes on their way to the board, at most this many at once: the longest burst a test
+# sends (tests/board/test_link.py, 4.5 KB) with room. Allocated once, before the firmware boots: the
+# firmware's heap is in small pieces by then (micropython.mem_info: about 8 KB its largest free run
+# after boot), and the harness's big buffers must not need a run the board's own objects have split.
+# The host sends long data in pieces, a "send" with "more" each (on the wire, the clock standing
+# still: doce_host.sim SimBoard._send_ahead), so no command line needs a long run of free heap either.
+WIRE_BYTES = 8192
 
 
 class Loopback(Port):
@@ -53,7 +74,8 @@ class Loopback(Port):
 
     def __init__(self):
         super().__init__(lambda: clock[0], self._hold, self._out)
-        self.incoming = bytearray()  # bytes on the wire, arriving one by one
+        self.incoming = bytearray(WIRE_BYTES)  # bytes on the wire, arriving one by one
+        self.end = 0  # how many bytes are on it
         self.at = 0  # how many of them have arrived
         self.since = 0  # when incoming[0] started to arrive
         self.line = b""
@@ -83,29 +105,34 @@ class Loopback(Port):
             (events if "event" in message else replies).append(message)
 
     def take_in(self):
-        if self.at >= len(self.incoming):
+        if self.at >= self.end:
             return
         arrived = (clock[0] - self.since) * 1000 // NS_PER_BYTE
-        while self.at < len(self.incoming) and self.at < arrived:
+        while self.at < self.end and self.at < arrived:
             self.receive(self.incoming[self.at])
             self.at += 1
 
     # the host's side
     def send(self, data):
         """Bytes from the host, starting now (or once those already on the wire are through)."""
-        if self.at >= len(self.incoming):
-            self.incoming = bytearray()
-            self.at = 0
+        if self.at >= self.end:
+            self.end = self.at = 0
             self.since = clock[0]
-        self.incoming.extend(data)
+        if self.end + len(data) > WIRE_BYTES:
+            raise ValueError("the harness's wire holds %d bytes at once (WIRE_BYTES)" % WIRE_BYTES)
+        self.incoming[self.end:self.end + len(data)] = data
+        self.end += len(data)
 
     def waiting(self):
         """Whether bytes are still on their way or in the ring, unread."""
-        return self.at < len(self.incoming) or self.get != self.put
+        return self.at < self.end or self.get != self.put
 
 
 serial = Loopback()
 rebooted = []
+gc.collect()
+harness_bytes = gc.mem_alloc() - _counted - _firmware_modules  # all the harness holds (the "heap" command)
+del _counted, _before_firmware, _firmware_modules
 
 def reply(summary=False, **fields):
     hand_over()  # the clock stands still between commands: what waits to go out goes now
@@ -184,6 +211,9 @@ def handle(cmd):
         # arrives whole while the board is busy (the hardest case for the ring: it must hold
         # the line), and the wait for the reply is skipped (the reply handed over whole).
         paced = cmd.get("paced")
+        if cmd.get("more"):  # one piece of a long send: on the wire, the clock standing still
+            serial.send(data)
+            return {}
         for part in (data.split(b"\n") if paced else (data,)):
             serial.send(part + b"\n" if paced else part)
             clock[0] += cmd.get("busy_ms", 0) * 1000  # the board busy meanwhile (a flash erase)
@@ -216,7 +246,8 @@ def handle(cmd):
         return {"ticks": simtime.board_ticks(clock[0] // 1000)}
     elif do == "heap":
         gc.collect()
-        return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak()}
+        return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak(),
+                "harness": harness_bytes}
     else:
         raise ValueError("unknown command %r" % do)
     return {}
