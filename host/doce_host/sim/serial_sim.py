@@ -54,6 +54,7 @@ class SerialSim(SimulatedBoard):
         self.closing = False
         self.boots = 0
         self.generation = 0  # counts boots; a restart is for the boot it saw end
+        self.reset_for = None  # the boot whose firmware asked for a reset, once its last bytes are out
         self.app_running = False
         self.raw_repl = False  # whether the host last put the board in the raw REPL
         self.at_repl = False  # whether the app has been stopped (Ctrl-C) since it booted
@@ -199,7 +200,19 @@ class SerialSim(SimulatedBoard):
                     self._to_host(data)
                 elif self.process and self.process.poll() is not None:
                     self._restart(self.generation, soft=True)  # it ended by itself: a soft reset
+            if self.reset_for is not None and device not in ready and self._quiet(device):
+                generation, self.reset_for = self.reset_for, None
+                self._restart(generation, soft=False)
             self._to_board()
+
+    @staticmethod
+    def _quiet(device):
+        """Whether the board's line has nothing more to give: a reset waits for its last bytes, as
+        ESP-IDF's does (esp_system_reset_modules_on_exit flushes the UART FIFOs before the reset)."""
+        try:
+            return device is None or not select.select([device], [], [], 0.05)[0]
+        except (OSError, ValueError):
+            return True
 
     def _from_host(self, data):
         if b"\x01" in data or b"\x02" in data or b"\x03" in data:
@@ -283,7 +296,7 @@ class SerialSim(SimulatedBoard):
                 except ValueError:
                     continue
                 if "reset" in message:
-                    threading.Thread(target=self._restart, args=(generation, False), daemon=True).start()
+                    self.reset_for = generation  # the bridge restarts it once the line is quiet
                 elif "power_cut" in message:
                     threading.Thread(target=self.cut_power, daemon=True).start()
                 elif "app_stopped" in message:  # Ctrl-C: the board is at its REPL
