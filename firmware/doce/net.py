@@ -37,9 +37,9 @@ import socket
 
 from umqtt import simple
 
-from .app import ticks_add, ticks_diff
-from .squares import square_name
 from .arguments import BadArgument, base64_chunk
+from .squares import square_name
+from .ticks import ticks_add, ticks_diff
 
 CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
@@ -67,7 +67,15 @@ TLS_RETRY_MS = 30000  # after a failed TLS handshake: a broker that refuses us i
 # broker drops the older). Once may be a broker restarting. Longer than TLS_RETRY_MS, or the board
 # that waited it out would find its own connection old enough when the other takes it back.
 STABLE_MS = 2 * TLS_RETRY_MS
-JOIN_MS = 10000  # a Wi-Fi join not done by then is asked for again
+# The Wi-Fi is joined once; the port then keeps the board on it, joining again by itself after every
+# drop (ports/esp32/network_wlan.c, WIFI_EVENT_STA_DISCONNECTED), and a second connect() while it
+# does raises (esp_wifi_set_config: ESP_ERR_WIFI_STATE). Only a join that raised is asked for again.
+JOIN_MS = 10000
+STAT_GOT_IP = 1010  # WLAN.status() (ports/esp32/network_wlan.c): joined, with an address
+# why the port says it cannot join (WLAN.status(): ESP-IDF's wifi_err_reason_t), for status.fault
+WIFI_FAULTS = {200: "the access point stopped answering", 201: "no access point with that name",
+               202: "the Wi-Fi password is wrong", 203: "the access point refused the board",
+               204: "the Wi-Fi handshake timed out"}
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
 OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
 CHUNK = 256  # bytes read a scan, at most (commands are short)
@@ -291,8 +299,19 @@ class Net:
         self.app = app
         self.link = link
         self.config = config
+        # The LEDs' cap drops, and the strip shows it, before the radio starts: strip and radio
+        # must fit in USB power together (hardware/README.md, power budget; hardware/board.json)
+        from .board import load_spec
+        self.cap = app.board.brightness_cap
+        app.board.brightness_cap = load_spec()["power"]["brightness_cap_wifi"]
+        app.set_brightness(app.lights.brightness)
+        app.show_lights()
         self.wlan = network.WLAN(network.STA_IF)
         self.wlan.active(True)
+        # Modem sleep off: with it (the port's default, WIFI_PS_MIN_MODEM) the radio wakes only for
+        # the access point's DTIM beacons, so a command from the organiser waits 100 ms or more.
+        # The radio then listens all the time: the power budget already counts it transmitting.
+        self.wlan.config(pm=self.wlan.PM_NONE)
         self.id = config.get("board_id") or board_id(self.wlan)
         base = "%s/%s/" % (config.get("prefix") or "doce", self.id)
         self.topics = {k: (base + k).encode() for k in ("state", "events", "cmd", "reply", "status")}
@@ -311,7 +330,8 @@ class Net:
         self.up_at = 0  # when it did
         self.shorts = 0  # connections in a row the broker ended within STABLE_MS of accepting them
         self.ended = False  # the broker ended this one (closed() said so)
-        self.joining = None  # while joining the Wi-Fi: when to ask again
+        self.joined = False  # connect() was asked once, and took: the port does the rest
+        self.join_at = None  # when to ask again after a connect() that raised
         self.next_try = None
         self.outbox = []  # [seq, payload, packet id or 0 if not sent on this connection, record or 0]
         self.journal = app.controller.journal
@@ -348,11 +368,6 @@ class Net:
         self.connects = 0
         self.fault = None  # the last thing that went wrong, for `net`
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
-        # Wi-Fi on: the LEDs' cap drops so strip and radio fit in USB power (hardware/board.json)
-        from .board import load_spec
-        self.cap = app.board.brightness_cap
-        app.board.brightness_cap = load_spec()["power"]["brightness_cap_wifi"]
-        app.set_brightness(app.lights.brightness)
 
     # -- what the board sends ------------------------------------------------------
 
@@ -416,15 +431,16 @@ class Net:
     def _poll(self, now):
         if self.paced:
             self.paced.scan()
-        if not self.wlan.isconnected():
+        if not self.joined:
+            self.join(now)
+        wifi = self.wlan.status()
+        if wifi != STAT_GOT_IP:
             if self.sock:
                 self.drop(now)
             self.next_try = None  # the broker was not at fault: try it as soon as the Wi-Fi is back
-            if self.joining is None or ticks_diff(now, self.joining) >= 0:  # (again, if it gave up)
-                self.wlan.connect(self.config.get("ssid", ""), self.config.get("password", ""))
-                self.joining = ticks_add(now, JOIN_MS)
+            if wifi in WIFI_FAULTS:
+                self.fault = WIFI_FAULTS[wifi]
             return
-        self.joining = None
         if self.sock is None:
             if self._due(now):
                 self.open(now)
@@ -460,6 +476,18 @@ class Net:
             self.work(now)
         self.send(now)
 
+    def join(self, now):
+        """Ask the port to join the Wi-Fi: once, unless the asking itself raised."""
+        if self.join_at is not None and ticks_diff(now, self.join_at) < 0:
+            return
+        try:
+            self.wlan.connect(self.config.get("ssid", ""), self.config.get("password", ""))
+        except OSError as e:
+            self.fault = "Wi-Fi: %s" % (e.args[0] if e.args else type(e).__name__)
+            self.join_at = ticks_add(now, JOIN_MS)
+            return
+        self.joined = True
+
     def _due(self, now):
         return self.next_try is None or ticks_diff(now, self.next_try) >= 0
 
@@ -469,7 +497,7 @@ class Net:
         self.deadline = ticks_add(now, ANSWER_MS)
         c = self.config
         try:
-            # an IP address needs no lookup; a name would wait on DNS (docs/protocol.md says so)
+            # an IP address, checked as it was stored: getaddrinfo makes no lookup of it
             addr = socket.getaddrinfo(c.get("broker", ""), c.get("port", 1883))[0][-1]
             sock = socket.socket()
             sock.setblocking(False)
@@ -732,7 +760,7 @@ class Net:
 
     def status(self):
         stage = "up" if self.up else "mqtt" if self.client else "tcp" if self.sock else "wifi"
-        return {"wifi": self.wlan.isconnected(), "broker": self.up, "stage": stage, "out": len(self.pipe.out),
+        return {"wifi": self.wlan.status() == STAT_GOT_IP, "broker": self.up, "stage": stage, "out": len(self.pipe.out),
                 "in": len(self.pipe.inbox), "board_id": self.id,
                 "waiting": len(self.outbox) + (self.behind_end + 1 - self.behind_seq if self.behind else 0),
                 "lost": self.lost, "connects": self.connects, "fault": self.fault}
@@ -848,12 +876,32 @@ def is_prefix(text):
     return True
 
 
+def is_address(text):
+    """An IPv4 address, a.b.c.d. A board does no DNS: on the ESP32 a lookup waits in
+    socket.getaddrinfo (lwip_getaddrinfo; mDNS for .local names, up to 5 s), and no die would be
+    read meanwhile. `doce config mqtt` looks a name up on the host and gives the board its address."""
+    if not isinstance(text, str) or len(text) > 15:
+        return False
+    parts = text.split(".")
+    if len(parts) != 4:
+        return False
+    for part in parts:
+        if not 0 < len(part) <= 3 or any(c not in "0123456789" for c in part) or int(part) > 255:
+            return False
+    return True
+
+
+NOT_AN_ADDRESS = "the broker is given by its IP address (like 192.168.1.10): a board does no DNS"
+
+
 def config_fault(config):
-    """What makes a stored prefix or board id unusable (a file no firmware of ours wrote), or None."""
+    """What makes stored settings unusable (a file no firmware of ours wrote), in words, or None."""
     if "prefix" in config and not is_prefix(config["prefix"]):
-        return "prefix"
+        return "its prefix is no MQTT topic level"
     if "board_id" in config and not is_topic_level(config["board_id"]):
-        return "board_id"
+        return "its board_id is no MQTT topic level"
+    if not is_address(config.get("broker")):
+        return "its broker %r is not an IP address (a board does no DNS)" % str(config.get("broker"))[:64]
     return None
 
 
@@ -864,8 +912,8 @@ def start(app, link):
         return None
     fault = config_fault(config)
     if fault:  # never publish on a topic it did not mean, nor subscribe to a wildcard
-        app.emit({"event": "warning", "message": "net.json: its %s is no MQTT topic level; not connecting "
-                                                  "(set it again: doce config mqtt)" % fault})
+        app.emit({"event": "warning", "message": "net.json: %s; not connecting (set it again: doce config mqtt)"
+                                                  % fault})
         return None
     import network
     net = Net(app, link, config, network)
@@ -904,6 +952,8 @@ def command(link, request):
                                   "64 characters at most")
             elif key == "board_id" and not is_topic_level(value):
                 raise BadArgument("board_id is 1 to 64 letters, digits, _ or -")
+            elif key == "broker" and not is_address(value):
+                raise BadArgument(NOT_AN_ADDRESS)
             elif not isinstance(value, str) or len(value) > 64:
                 raise BadArgument("%s is text of at most 64 characters" % key)
             config[key] = value

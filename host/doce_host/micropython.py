@@ -15,6 +15,12 @@ RELEASE_DATE = "20260406"
 # MicroPython's generic board for each chip (micropython ports/esp32/boards/ at v1.28.0).
 BOARDS = {"esp32": "ESP32_GENERIC", "esp32s2": "ESP32_GENERIC_S2", "esp32s3": "ESP32_GENERIC_S3",
           "esp32c3": "ESP32_GENERIC_C3", "esp32c6": "ESP32_GENERIC_C6"}
+# The variant of that board's image a DOCE board runs, where not the plain one. The reference ESP32
+# board is a WROVER module: its PSRAM holds the Python heap and leaves internal RAM to Wi-Fi and TLS
+# (docs/building.md, bench/chip.py), so it runs ESP32_GENERIC's SPIRAM variant
+# (ports/esp32/boards/ESP32_GENERIC/mpconfigvariant_SPIRAM.cmake: sdkconfig.spiram), listed on the
+# board's download page under "Support for SPIRAM / WROVER".
+VARIANTS = {"esp32": "SPIRAM"}
 
 # Which .mpy version each release loads (micropython docs/reference/mpyfiles.rst, v1.28.0):
 # (first release, .mpy major, .mpy minor), newest first.
@@ -50,9 +56,14 @@ def version(text=RELEASE):
     return tuple(int(part or 0) for part in found.groups())
 
 
+def image_name(chip="esp32"):
+    """The board's image as micropython.org names it: BOARD, or BOARD-VARIANT (ESP32_GENERIC-SPIRAM)."""
+    return BOARDS[chip] + ("-" + VARIANTS[chip] if chip in VARIANTS else "")
+
+
 def firmware_file(chip="esp32"):
-    """The release's file on micropython.org, e.g. ESP32_GENERIC-20260406-v1.28.0.bin."""
-    return "%s-%s-v%s.bin" % (BOARDS[chip], RELEASE_DATE, RELEASE)
+    """The release's file on micropython.org, e.g. ESP32_GENERIC-SPIRAM-20260406-v1.28.0.bin."""
+    return "%s-%s-v%s.bin" % (image_name(chip), RELEASE_DATE, RELEASE)
 
 
 def firmware_url(chip="esp32"):

@@ -91,6 +91,9 @@ class Strip(list):
         self.writes += 1
 
 
+TICKS_PERIOD = 2 ** 30  # time.ticks_ms wraps there on an ESP32 (doce/ticks.py)
+
+
 class Rig:
     """The App on fake sensors, stepped one scan at a time on a simulated clock."""
 
@@ -105,7 +108,7 @@ class Rig:
 
     def run(self, scans=1):
         for _ in range(scans):
-            self.now += self.sensors.board.scan_period_ms
+            self.now = (self.now + self.sensors.board.scan_period_ms) % TICKS_PERIOD  # it wraps, as on an ESP32
             self.app.step(self.now)
 
     def settle(self):

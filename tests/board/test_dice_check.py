@@ -161,6 +161,24 @@ def wait(rig, ms):
         rig.app.button(False, rig.now)
 
 
+def test_the_dice_check_keeps_its_lights_moving_across_the_ticks_wrap(tmp_path, monkeypatch):
+    """Its frame deadline is a tick (ticks_add): now + FRAME_MS just before the wrap is no tick."""
+    from test_timing import WrappingTime
+    from doce import ticks
+    monkeypatch.setattr(ticks, "time", WrappingTime)
+    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig.now = fakes.TICKS_PERIOD - 300
+    rig.settle()
+    assert rig.app.dice_check(True) is None
+    rig.run(400)  # the empty check square pulses; the ticks wrap meanwhile
+    assert rig.now < 1000
+    shades = set()
+    for _ in range(20):
+        rig.run(25)
+        shades.add(rig.led("c3"))
+    assert len(shades) > 2  # still pulsing after the wrap
+
+
 def test_a_double_press_on_an_empty_board_starts_the_dice_check_and_a_press_leaves_it(tmp_path):
     sensors = fakes.FakeSensors(fakes.board())
     rig = fakes.Rig(tmp_path, sensors)

@@ -246,8 +246,7 @@ def test_ten_thousand_malformed_inputs_change_nothing(sim):
     assert replies >= 9000  # nearly every line gets an answer (blank lines get none)
     # bursts at once, no waiting for replies: larger than the port's 260-byte ring, a line and the
     # board's 4 KB rules buffer, asking for more than its 1 KB and 8 KB output limits (12 states of
-    # 800 bytes and more): bytes are dropped, the board goes on. (Sent as text: the harness's own
-    # heap holds a 4.5 KB line, not twice that in hex.)
+    # 800 bytes and more): bytes are dropped, the board goes on.
     for size in (300, 1500, 4500):
         burst = bytearray(b'{"cmd":"state"}\n' * 12)
         while len(burst) < size:

@@ -46,7 +46,7 @@ def linux_board(tmp_path, monkeypatch):
     machine, world = load("machine"), load("world")
     spec = boardfile.load()
     hands = Hands()
-    the_world = machine.attach(world.World(spec, hands.levels()), spec)
+    the_world = machine.attach(world.World(spec, hands.levels()), spec, boardfile.load_spec()["power"])
     the_world.hands = hands
     # The Blinka pin names of the board file, wired to the simulated PCB's GPIO numbers.
     gpio = dict(zip(boardfile.load_spec()["linux_pins"]["mux_select"], spec.pins["mux_select"]))

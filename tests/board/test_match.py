@@ -1,12 +1,23 @@
-"""Round ends, match ends, and a whole match played through the sensors."""
+"""Round ends, match ends, and a whole match played through the sensors: every board here starts
+its ticks just before they wrap, as an ESP32's do every 12.4 days, so each test runs across it."""
 
+import pytest
 from casebook import expand
 from doce.game import BLACK, WHITE, Game
 from doce.referee import referee
 from doce_host.rules import load_tables
+from doce_host.sim import SimBoard
 from hands import blink, events, light, looks, play
 
 SWAP = {"W": "B", "B": "W"}
+WRAP = 2 ** 30  # the ESP32's ticks_ms wraps here (host/doce_host/sim/device/simtime.py)
+BEFORE_WRAP_MS = 200
+
+
+@pytest.fixture
+def sim(tmp_path):
+    with SimBoard(tmp_path, ticks=WRAP - BEFORE_WRAP_MS) as board:
+        yield board
 
 
 def moves(*short):
@@ -73,6 +84,7 @@ def test_a_double_line_lights_both_lines_in_their_colours(sim):
 
 
 def test_a_whole_match_through_the_sensors_scores_as_the_referee_does(sim):
+    assert sim.ticks() > WRAP - BEFORE_WRAP_MS  # booted, not yet wrapped
     recorded = [m for round_moves in MATCH for m in round_moves]
     expected = [e for e in referee(Game(load_tables("standard"), WHITE), recorded) if "move" not in e]
     got = []
@@ -86,6 +98,7 @@ def test_a_whole_match_through_the_sensors_scores_as_the_referee_does(sim):
     assert got == expected
     assert expected[-1] == {"match": {"white": 35 + 7, "black": 35 + 7 + 29, "winner": "black"}}
     assert sim.state()["mode"] == "match_over"
+    assert sim.ticks() < WRAP - BEFORE_WRAP_MS  # the whole match ran across the wrap
 
 
 def test_the_winner_shows_until_a_new_match(sim):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from doce.board import load as load_board
+from doce.board import Board, load_spec
 from doce_host.paths import BOARD_FILE, SIM_DEVICE
 
 
@@ -31,9 +31,10 @@ def device(monkeypatch):
     machine = load("machine")
     monkeypatch.setitem(sys.modules, "machine", machine)
     neopixel = load("neopixel")
-    board = load_board(str(BOARD_FILE))
+    spec = load_spec(str(BOARD_FILE))
+    board = Board(spec)
     world = World()
-    machine.attach(world, board)
+    machine.attach(world, board, spec["power"])
     return machine, neopixel, board, world
 
 

@@ -6,6 +6,7 @@ from array import array
 import pytest
 
 from doce import app as appmodule
+from doce import ticks
 from doce.app import App
 from doce.board import SENSORS_PER_SQUARE, TRITS
 from doce.board import load as load_board
@@ -87,7 +88,7 @@ def run(app, start, scans, period=1):
 
 def test_frame_and_retry_times_are_ticks_even_across_the_wrap(board_app, monkeypatch):
     app, sensors, log = board_app
-    monkeypatch.setattr(appmodule, "time", WrappingTime)
+    monkeypatch.setattr(ticks, "time", WrappingTime)
     now = run(app, PERIOD - 30, 20)  # boot: the empty board settles, a round starts
     assert "round_start" in log
     sensors.place("c3", "white 4")
@@ -102,7 +103,7 @@ def test_frame_and_retry_times_are_ticks_even_across_the_wrap(board_app, monkeyp
 
 def test_a_failed_journal_write_is_retried_at_a_ticks_value(board_app, monkeypatch):
     app, sensors, log = board_app
-    monkeypatch.setattr(appmodule, "time", WrappingTime)
+    monkeypatch.setattr(ticks, "time", WrappingTime)
     full = [True]
     writes = app.controller.journal.round_started
 
@@ -121,7 +122,7 @@ def test_a_failed_journal_write_is_retried_at_a_ticks_value(board_app, monkeypat
 
 def test_a_play_is_written_however_long_the_board_has_been_on(board_app, monkeypatch):
     app, sensors, log = board_app
-    monkeypatch.setattr(appmodule, "time", WrappingTime)
+    monkeypatch.setattr(ticks, "time", WrappingTime)
     now = run(app, 0, 20)
     assert not app.controller.unwritten
     now = run(app, PERIOD // 2 + 1000, 1)  # days later: over half the ticks period

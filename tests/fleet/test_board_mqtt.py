@@ -5,12 +5,14 @@ import json
 import random
 
 from fleet_helpers import join, link
+from waiting import until_worked
 
 from doce_host import image
 from doce_host.fleet.room import Room, wait_until
 from doce_host.sim import SimBoard
 
 WAIT_S = 20
+WAITING = 4  # commands a board keeps waiting; more are a flood, dropped (doce/net.py, Net.incoming)
 
 
 def pump(sim):
@@ -122,14 +124,27 @@ def test_10000_malformed_commands_change_nothing_and_the_board_still_answers(sim
         payloads = [bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300))) for _ in range(10000)]
         payloads += [b"", b"{", b'{"cmd":', b'{"cmd": 5}', b"[]", b'{"cmd" "x"}', b"x" * 5000,
                      b'{"cmd": "rules_commit"}', b'{"cmd": "new_round", "cmd": "new_match"}']
-        for p in payloads:  # the 10,000 of issue 11, at a pace the board's 4 waiting commands keep up with
+
+        def answers():
+            with room.lock:
+                return [r for _, r in room.replies]
+
+        def answered(count):  # the board scans (lockstep) until `count` replies are in
+            def done():
+                if len(answers()) >= count:
+                    return True
+                sim.run(1)
+                return len(answers()) >= count
+            # the work queued is at most WAITING commands: a CPU second of the board's is ample
+            until_worked(done, lambda: sim.process.pid, cpu=1, every=0, what="%d replies" % count)
+
+        for i, p in enumerate(payloads):  # the 10,000 of issue 11, never more than the board keeps waiting
+            answered(i + 1 - WAITING)
             room.client.publish("doce/b1/cmd", p, qos=1)
-            sim.run(1)
-        sim.run(200)
-        with room.lock:
-            answers = [r for _, r in room.replies]
-        assert len(answers) > 5000 and not any(r["ok"] for r in answers)  # each a refusal
-        assert any(r["error"] == "line_too_long" for r in answers)
+        answered(len(payloads))
+        sim.run(20)  # a reply more than one a command would have come by now
+        assert len(answers()) == len(payloads) and not any(r["ok"] for r in answers())  # each one refused
+        assert any(r["error"] == "line_too_long" for r in answers())
         assert sim.state()["board"] == before["board"] and sim.state()["round"] == before["round"]
         hello = room.command("b1", "hello", timeout=WAIT_S, pump=pump(sim))
         assert hello and hello["ok"]
@@ -156,3 +171,71 @@ def test_two_boards_set_to_one_id_are_told_so_and_stop_fighting_every_two_second
         connects = link(loser, cmd="net")["status"]["connects"]
         loser.wait(8)  # within the 30 s it now waits it does not try again (it did every 2 s)
         assert link(loser, cmd="net")["status"]["connects"] == connects
+
+
+def radio(sim):
+    return sim.command(do="radio")
+
+
+def test_a_wifi_stuck_joining_is_asked_once_and_play_goes_on(sim, mosquitto):
+    """The port joins again by itself, and a second connect() while it joins raises: the board
+    asked every 10 s, and failed at every scan after."""
+    sim.command(do="wifi", stuck=True)
+    join(sim, mosquitto)
+    sim.wait(25)  # past two of the old 10 s re-asks
+    assert radio(sim)["joins"] == 1
+    status = link(sim, cmd="net")["status"]
+    assert status["wifi"] is False and status["fault"] is None, status
+    sim.place("c3", "white 4")
+    assert any(e["event"] == "placed" for e in sim.take_events())
+    with Room(mosquitto.url) as room:
+        sim.command(do="wifi", stuck=False)  # the port's own join gets through
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+    assert radio(sim)["joins"] == 1
+
+
+def test_a_join_that_raises_is_said_and_asked_again(sim, mosquitto):
+    sim.command(do="wifi", join_raises=True)
+    join(sim, mosquitto)
+    sim.run(5)
+    assert link(sim, cmd="net")["status"]["fault"] == "Wi-Fi: Wifi Internal State Error"
+    assert radio(sim)["joins"] == 0
+    with Room(mosquitto.url) as room:
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+    assert radio(sim)["joins"] == 1
+
+
+def test_the_radio_never_dozes(sim, mosquitto):
+    """Modem sleep (the port's default) wakes the radio only at the access point's beacons: a
+    command would wait 100 ms or more."""
+    join(sim, mosquitto)
+    sim.run(5)
+    assert radio(sim)["pm"] == 0  # WLAN.PM_NONE
+
+
+def test_a_broker_given_by_name_is_refused_in_one_line(sim):
+    """A board does no DNS: a lookup would hold the scan loop (up to 5 s for a .local name)."""
+    assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+    for name in ("broker.local", "localhost", "10.0.0", "10.0.0.256", "1.2.3.4.5", " 10.0.0.1"):
+        reply = link(sim, cmd="mqtt", broker=name, port=1883)
+        assert reply["error"] == "bad_argument" and "IP address" in reply["message"], (name, reply)
+    assert "broker" not in link(sim, cmd="net")["config"]
+
+
+def test_a_stored_broker_name_is_refused_at_boot_and_the_board_plays_on(tmp_path):
+    """net.json from a firmware that took names: the board says so, and never looks it up."""
+    with SimBoard(tmp_path) as sim:
+        assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+        assert link(sim, cmd="mqtt", broker="127.0.0.1", port=1883)["ok"]
+    flash = tmp_path / "flash.img"
+    files = image.read(flash.read_bytes())
+    config = json.loads(files["net.json"])
+    config["broker"] = "broker.local"
+    files["net.json"] = json.dumps(config).encode()
+    flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        warnings = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
+        assert any("'broker.local' is not an IP address" in w for w in warnings), warnings
+        assert "status" not in link(sim, cmd="net")
+        sim.place("c3", "white 4")
+        assert link(sim, cmd="state")["state"]["board"] == {"c3": "white 4"}

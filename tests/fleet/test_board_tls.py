@@ -20,18 +20,29 @@ WAIT_S = 20
 SCANS = 400  # scans a board gets to connect where it must not: its join and a handshake take a few dozen
 
 
-@pytest.fixture
-def tls_broker(tmp_path):
-    """A secured room with TLS for 127.0.0.1 (a board connects to an address, not a name)."""
+def secured_room(tmp_path, host):
+    """A secured room listening on 127.0.0.1, its broker's certificate naming `host`."""
     mosquitto_or_skip()
     plain, tls = free_port(), free_port()
     room = tmp_path / "room"
-    assert main(["fleet", "secure", str(room), "--boards", "b1,b2", "--tls", "--host", "127.0.0.1",
+    assert main(["fleet", "secure", str(room), "--boards", "b1,b2", "--tls", "--host", host,
                  "--mqtt-port", str(plain), "--tls-port", str(tls)]) == 0
     conf = (room / "mosquitto.conf").read_text().splitlines()
     credentials = json.loads((room / "credentials.json").read_text())
     with Mosquitto(port=tls, folder=tmp_path / "broker", extra=conf, listeners=False) as broker:
         yield broker, room, credentials, plain
+
+
+@pytest.fixture
+def tls_broker(tmp_path):
+    """A secured room with TLS for 127.0.0.1 (a board connects to an address, not a name)."""
+    yield from secured_room(tmp_path, "127.0.0.1")
+
+
+@pytest.fixture
+def misnamed_broker(tmp_path):
+    """The same room, its broker's certificate naming another address than the one it is reached at."""
+    yield from secured_room(tmp_path, "127.0.0.2")
 
 
 def pump(sim):
@@ -94,11 +105,11 @@ def test_a_board_refuses_a_broker_its_ca_does_not_vouch_for_and_plays_on(sim, tl
         assert any(e["event"] == "placed" for e in sim.take_events())
 
 
-def test_a_board_refuses_a_certificate_that_does_not_name_its_broker(sim, tls_broker):
-    broker, room_dir, credentials, _ = tls_broker
-    with organiser(broker, room_dir, credentials) as room:
-        # "localhost" reaches the same broker, whose certificate names 127.0.0.1 only
-        configure(sim, room_dir / "ca.crt", broker="localhost", port=broker.port, password=credentials["b1"])
+def test_a_board_refuses_a_certificate_that_does_not_name_its_broker(sim, misnamed_broker):
+    broker, room_dir, credentials, plain = misnamed_broker
+    with Room("mqtt://127.0.0.1:%d" % plain, user="organiser", password=credentials["organiser"]) as room:
+        # 127.0.0.1 reaches the broker, whose certificate names 127.0.0.2 only
+        configure(sim, room_dir / "ca.crt", port=broker.port, password=credentials["b1"])
         assert never_online(sim, room)
         status = link(sim, cmd="net")["status"]
         assert not status["broker"] and "CN" in (status["fault"] or ""), status

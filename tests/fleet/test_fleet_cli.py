@@ -111,3 +111,14 @@ def test_a_room_of_simulated_boards_each_with_its_own_id(kind, request, tmp_path
         sims.boards[2].wifi(True)
         assert wait_until(lambda: any(e["event"] == "placed" for _, e in room.boards[ids[2]].events), WAIT_S)
         assert room.boards[ids[2]].online
+
+
+def test_config_gives_a_board_the_address_of_a_broker_named(capsys):
+    """A board does no DNS: `doce config mqtt` looks the name up once and sends the address."""
+    from doce_host.fleet.commands import board_settings
+    requests, mqtt = board_settings("mqtt://localhost:1883")
+    assert mqtt["broker"] == "127.0.0.1" and requests[-1] is mqtt
+    assert "localhost is 127.0.0.1" in capsys.readouterr().err
+    assert board_settings("mqtt://10.0.0.7:1883")[1]["broker"] == "10.0.0.7"
+    with pytest.raises(Exception, match="IPv4"):
+        board_settings("mqtt://[::1]:1883")

@@ -62,10 +62,12 @@ class App:
 @pytest.fixture
 def esp32(monkeypatch):
     pin = types.SimpleNamespace(IN=0, OUT=1, PULL_UP=2)
-    machine = types.SimpleNamespace(Pin=lambda *a, **k: (lambda: 1), reset=lambda: None)
+    machine = types.SimpleNamespace(Pin=lambda *a, **k: (lambda: 1), reset=lambda: None,
+                                    WDT=lambda **k: types.SimpleNamespace(feed=lambda: None))
     machine.Pin.IN, machine.Pin.OUT, machine.Pin.PULL_UP = pin.IN, pin.OUT, pin.PULL_UP
     monkeypatch.setitem(sys.modules, "machine", machine)
     monkeypatch.setitem(sys.modules, "neopixel", types.SimpleNamespace())
+    monkeypatch.setitem(sys.modules, "esp", types.SimpleNamespace(osdebug=lambda *a: None, LOG_NONE=0))
     monkeypatch.delitem(sys.modules, "doce.esp32", raising=False)
     import doce.esp32 as module
     yield module

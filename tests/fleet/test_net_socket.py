@@ -62,6 +62,7 @@ def bare(module):
     n.up_at = n.shorts = 0
     n.ended = False
     n.skip = n.wlen = 0
+    n.joined = True
     return n
 
 
@@ -229,8 +230,8 @@ def test_a_broker_that_stops_answering_is_left_and_said_so(net, monkeypatch):
     for a whole keepalive is gone, though TCP never says so (MQTT 3.1.1, 3.1.2.10)."""
     monkeypatch.setattr(net, "select", types.SimpleNamespace(POLLIN=1, POLLOUT=4, POLLERR=8, POLLHUP=16))
     n = bare(net)
-    n.wlan = types.SimpleNamespace(isconnected=lambda: True)
-    n.paced = n.joining = n.fault = None
+    n.wlan = types.SimpleNamespace(status=lambda: net.STAT_GOT_IP)
+    n.paced = n.fault = None
     n.heard = False
     n.process = lambda: True
     n.work = n.send = lambda now: None
@@ -323,8 +324,8 @@ def test_a_connection_ended_just_after_it_was_accepted_waits_long_and_names_the_
     MQTT 3.1.1 3.1.4-2): each reconnected every 2 s for ever, and nothing said why."""
     monkeypatch.setattr(net, "select", types.SimpleNamespace(POLLIN=1, POLLOUT=4, POLLERR=8, POLLHUP=16))
     n = bare(net)
-    n.wlan = types.SimpleNamespace(isconnected=lambda: True)
-    n.paced = n.joining = n.fault = None
+    n.wlan = types.SimpleNamespace(status=lambda: net.STAT_GOT_IP)
+    n.paced = n.fault = None
     n.heard = False
     n.id = "b7"
     n.shorts, n.ended = 0, False

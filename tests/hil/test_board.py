@@ -163,6 +163,7 @@ def test_json_lines_are_what_the_board_sends(board):
         raw += board.link.serial.read(1)
     lines = raw.split(b"\n")
     assert lines.pop() == b""  # ended with its newline
+    assert not any(line.endswith(b"\r") for line in lines)  # written raw: no \r the link did not count
 
     def no_constant(name):
         raise AssertionError("%s is not JSON" % name)

@@ -169,3 +169,17 @@ def test_ctrl_c_stops_the_app_and_the_simulator_knows_at_once(tmp_path):
             port.write(b"\x04")
         assert answers_hello(sim)
         assert sim.app_running and sim.state()["mode"]
+
+
+def test_a_reset_the_board_asks_for_lets_its_last_reply_out(tmp_path, monkeypatch):
+    """ESP-IDF empties the UART FIFOs before a reset (esp_system_reset_modules_on_exit): the reply
+    to reboot reaches the host. The simulator restarted the board as soon as it said so, and a
+    host side slower than the board then lost that reply."""
+    forward = SerialSim._to_host
+    monkeypatch.setattr(SerialSim, "_to_host", lambda self, data: (time.sleep(0.2), forward(self, data))[1])
+    with SerialSim(tmp_path) as sim:
+        assert answers_hello(sim)
+        with BoardLink(sim.path) as link:
+            link.send_line(b'{"cmd": "state", "id": 1}')  # output on its way when the reset comes
+            assert link.request("reboot", timeout=BOOT_CPU_S)["ok"]
+        assert answers_hello(sim)

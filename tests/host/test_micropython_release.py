@@ -49,8 +49,9 @@ def test_the_install_guide_names_the_releases_file_and_no_other():
 
 
 def test_file_names_are_as_micropython_org_names_them():
-    assert micropython.firmware_file("esp32") == "ESP32_GENERIC-%s-v%s.bin" % (micropython.RELEASE_DATE,
-                                                                              micropython.RELEASE)
+    # the reference board is a WROVER: ESP32_GENERIC's SPIRAM variant, BOARD-VARIANT-DATE-vVERSION.bin
+    assert micropython.firmware_file("esp32") == "ESP32_GENERIC-SPIRAM-%s-v%s.bin" % (micropython.RELEASE_DATE,
+                                                                                     micropython.RELEASE)
     assert re.fullmatch(r"ESP32_GENERIC_S3-20\d{6}-v\d+\.\d+\.\d+\.bin", micropython.firmware_file("esp32s3"))
     assert micropython.firmware_url("esp32").endswith("/resources/firmware/" + micropython.firmware_file())
 

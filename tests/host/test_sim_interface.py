@@ -8,7 +8,8 @@ import pytest
 from waiting import until
 
 from doce_host.protocol import problem
-from doce_host.sim import SimBoard, SimError, SimulatedBoard
+from doce_host.sim import (COMMAND_ROOM_KB, ESP32_HEAP_KB, HARNESS_KB, HEAP, WORD_FACTOR, SimBoard, SimError,
+                           SimulatedBoard)
 from doce_host.sim.serial_sim import SerialSim
 
 SHARED = ["place", "lift", "slide", "tilt", "hover", "drop", "pass_over", "clear_stray", "break_sensor",
@@ -93,3 +94,13 @@ def test_a_die_turned_on_the_live_board_is_seen_and_lit_where_led_says(tmp_path)
         until(lambda: seen.extend(live.take_events()) or bool(seen) and seen[-1]["event"] == "corrected",
               what="the correction")
         assert live.state()["board"] == {"c3": "white 4"}
+
+
+def test_the_firmware_gets_the_chips_heap_and_the_harness_only_its_own_share(sim):
+    """The simulator's heap is the chip's (at 64 bits) plus the harness's: what the harness holds
+    after boot, with room for one command, must fit its share, or the firmware runs in more heap
+    than an ESP32 gives it (or, as before, the harness runs out in the middle of a test)."""
+    heap = sim.command(do="heap")
+    assert HEAP == "%dK" % (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB)
+    assert heap["alloc"] + heap["free"] <= (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB) * 1024
+    assert 0 < heap["harness"] <= (HARNESS_KB - COMMAND_ROOM_KB) * 1024

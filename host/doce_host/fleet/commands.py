@@ -81,8 +81,30 @@ def board_settings(url, ca=None):
             requests = ca_requests(board_ca(ca))
         except SecurityError as e:
             raise UsageError(str(e)) from None
-    settings = {"cmd": "mqtt", "broker": host, "port": port, "tls": secure}
+    settings = {"cmd": "mqtt", "broker": board_address(host, port), "port": port, "tls": secure}
     return requests + [settings], settings
+
+
+def board_address(host, port):
+    """The broker's IPv4 address for a board, which does no DNS (doce/net.py is_address): a name
+    is looked up here, once, and said; an IPv6 address is refused (the board's link is IPv4)."""
+    import ipaddress
+    import socket
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is not None:
+        if address.version != 4:
+            raise UsageError("a board reaches its broker by an IPv4 address, not %s" % host)
+        return str(address)
+    try:
+        found = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)[0][4][0]
+    except (OSError, IndexError) as e:
+        raise UsageError("cannot look up the broker %s (%s): give its IPv4 address" % (host, e)) from None
+    print("the broker %s is %s: the board is given the address (a board does no DNS)" % (host, found),
+          file=sys.stderr)
+    return found
 
 
 def cmd_config_mqtt(args):

@@ -17,6 +17,7 @@ simulator knows, and raise `SimError`.
 """
 
 import json
+import os
 import subprocess
 import tempfile
 from pathlib import Path
@@ -25,19 +26,29 @@ from .. import image
 from .hands import Hands
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
-# The heap, as an ESP32_GENERIC board gives it to the firmware: 56 KiB at boot, grown once to about
-# 112 KiB from free internal RAM (ports/esp32/mpconfigport.h of v1.28: MICROPY_GC_INITIAL_HEAP_SIZE for
-# CONFIG_IDF_TARGET_ESP32, MICROPY_GC_SPLIT_HEAP_AUTO, "grow the heap once (double it)").
+# The heap, as the board gives it to the firmware: 56 KiB at boot, grown once to 112 KiB (ports/esp32/
+# mpconfigport.h of v1.28: MICROPY_GC_INITIAL_HEAP_SIZE for CONFIG_IDF_TARGET_ESP32, MICROPY_GC_SPLIT_HEAP_AUTO,
+# "grow the heap once (double it)"). On the reference WROVER (ESP32_GENERIC-SPIRAM) it is in PSRAM and could
+# grow further, but each collection then sweeps more and holds the scan loop longer (bench/chip.py): a
+# firmware that needs more than this fails here.
 ESP32_HEAP_KB = 112
 # The unix port is a 64-bit build: an mp_obj_t and every object slot are 8 bytes, not 4, and a GC block
 # is 32 bytes, not 16 (py/mpconfig.h: MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD). Text and
 # bytes do not double, so 2 is the upper bound; measured, the firmware holds about 91 KB after boot here
 # against 52.5 KB on a 32-bit v1.24.1 build (issue 10), a factor of 1.7.
 WORD_FACTOR = 2
-# The simulator's own share: its modules (flash, machine, neopixel, table, world, serial_port and
-# run.py) hold 26 KB after import (gc.mem_alloc before and after, unix port 1.28), and its command lines.
-HARNESS_KB = 32
+# The simulator's own share, on top of the board's: run.py counts what it holds before the firmware
+# boots (gc.mem_alloc, the firmware's own modules left out; the "heap" command's "harness"): 50.5 KB on
+# the unix port 1.28: the interpreter and run.py 8 KB, the simulated drivers and world (flash, machine,
+# esp, neopixel, network, serial_port, side_channel, simtime, world) 26 KB, its own copy of the board's
+# tables 6 KB, the wire buffer 8 KB (run.py WIRE_BYTES). On top, COMMAND_ROOM for one command at a
+# time: its line (at most a CHUNK of data, JSON-escaped), the parsed command and the reply it sends.
+# tests/host/test_sim_interface.py checks that the harness stays inside this, so the firmware's share
+# is ESP32_HEAP_KB * WORD_FACTOR and no more.
+HARNESS_KB = 64
+COMMAND_ROOM_KB = 12
 HEAP = "%dK" % (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB)
+CHUNK = 1024  # the longest piece of a send the harness takes in one command line (run.py)
 _images = {}  # rules name -> a fresh image, built once per process
 
 
@@ -156,10 +167,12 @@ class SimBoard(SimulatedBoard):
     """A simulated board stepped scan by scan: time passes only when asked (`wait`, `run`),
     and a hand's place, lift and slide wait for the board to settle unless told not to."""
 
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1):
-        """seed: which board and dice, as built within their tolerances (None: all nominal)."""
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, ticks=None):
+        """seed: which board and dice, as built within their tolerances (None: all nominal);
+        ticks: the board's time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         self.heap = heap
+        self.env = None if ticks is None else dict(os.environ, DOCE_SIM_TICKS=str(ticks))
         self.events = []
         self.power_was_cut = False
         self.console = []  # what the device printed besides replies
@@ -179,7 +192,7 @@ class SimBoard(SimulatedBoard):
         self.process = subprocess.Popen(
             [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
              str(levels)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
         self._read()
         if settle:
             self.settle()  # the board scans once it is on, before anyone moves a die
@@ -197,9 +210,13 @@ class SimBoard(SimulatedBoard):
             self.console.append(line)
         reply = json.loads(line)
         self.events.extend(reply.pop("events", []))
+        if reply.get("garbled"):  # on a real host these would be lost or misread
+            raise SimError("the board's link carried lines that are not its JSON: %r" % reply["garbled"][:4])
         return reply
 
     def command(self, **cmd):
+        if cmd["do"] == "send" and not cmd.get("paced"):
+            self._send_ahead(cmd)
         self.process.stdin.write(json.dumps(cmd) + "\n")
         self.process.stdin.flush()
         reply = self._read()
@@ -209,6 +226,17 @@ class SimBoard(SimulatedBoard):
             self.process.wait()
             self.power_was_cut = True
         return reply
+
+    def _send_ahead(self, cmd):
+        """Put all but the last CHUNK of a long send on the wire first, a command each: the clock
+        stands still between commands, so the board sees one burst, and the harness never reads a
+        line longer than a chunk (run.py, WIRE_BYTES)."""
+        field = "line" if "line" in cmd else "hex"
+        data, step = cmd[field], CHUNK * (2 if field == "hex" else 1)
+        while len(data) > step:
+            self.command(do="send", more=True, **{field: data[:step]})
+            data = data[step:]
+        cmd[field] = data
 
     def power_on(self, settle=True):
         """Power on again (after cut_power, or as a reset). The dice stay where they are.
@@ -296,6 +324,10 @@ class SimBoard(SimulatedBoard):
         """What only a simulator can see: the board as cell codes, the scanner's readings,
         the LED writes and flash operations so far."""
         return self.command(do="debug_state")["state"]
+
+    def ticks(self):
+        """The board's time.ticks_ms now."""
+        return self.command(do="ticks")["ticks"]
 
     def take_events(self):
         taken, self.events = self.events, []

@@ -35,10 +35,14 @@ LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
 class SerialSim(SimulatedBoard):
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None):
-        """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them."""
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None, ticks=None):
+        """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
+        ticks: its time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
-        self.env = dict(os.environ, DOCE_SIM_MAC=mac) if mac else None
+        extra = {"DOCE_SIM_MAC": mac} if mac else {}
+        if ticks is not None:
+            extra["DOCE_SIM_TICKS"] = str(ticks)
+        self.env = dict(os.environ, **extra) if extra else None
         self.heap = heap
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.hands_lock = threading.Lock()
@@ -50,6 +54,7 @@ class SerialSim(SimulatedBoard):
         self.closing = False
         self.boots = 0
         self.generation = 0  # counts boots; a restart is for the boot it saw end
+        self.reset_for = None  # the boot whose firmware asked for a reset, once its last bytes are out
         self.app_running = False
         self.raw_repl = False  # whether the host last put the board in the raw REPL
         self.at_repl = False  # whether the app has been stopped (Ctrl-C) since it booted
@@ -141,8 +146,6 @@ class SerialSim(SimulatedBoard):
         """Boot again after boot `generation` ended: a reset the firmware asked for starts
         the app; a soft reset (the process ending by itself) in the raw REPL comes back
         to the raw REPL without the app, as on a board."""
-        if not soft:
-            self._wait_sent()
         with self.lock:
             if not self.wanted_on or self.closing or generation != self.generation:
                 return  # the power went, or someone has booted it since
@@ -153,20 +156,6 @@ class SerialSim(SimulatedBoard):
             if raw:
                 self.hide_until = RAW_PROMPT  # the unix port's banner is not a board's
                 os.write(self.device, b"\x01")
-
-    def _wait_sent(self, limit=10):
-        """Until the bridge has taken what the board wrote before it asked for a reset: on a board
-        those bytes were on the wire already (the link drains before machine.reset), so they
-        must reach the host however slowly the bridge thread runs."""
-        end = time.monotonic() + limit
-        while time.monotonic() < end:
-            device = self.device
-            try:
-                if device is None or not select.select([device], [], [], 0)[0]:
-                    return
-            except (OSError, ValueError):
-                return
-            time.sleep(0.005)
 
     def close(self):
         self.closing = True
@@ -211,7 +200,19 @@ class SerialSim(SimulatedBoard):
                     self._to_host(data)
                 elif self.process and self.process.poll() is not None:
                     self._restart(self.generation, soft=True)  # it ended by itself: a soft reset
+            if self.reset_for is not None and device not in ready and self._quiet(device):
+                generation, self.reset_for = self.reset_for, None
+                self._restart(generation, soft=False)
             self._to_board()
+
+    @staticmethod
+    def _quiet(device):
+        """Whether the board's line has nothing more to give: a reset waits for its last bytes, as
+        ESP-IDF's does (esp_system_reset_modules_on_exit flushes the UART FIFOs before the reset)."""
+        try:
+            return device is None or not select.select([device], [], [], 0.05)[0]
+        except (OSError, ValueError):
+            return True
 
     def _from_host(self, data):
         if b"\x01" in data or b"\x02" in data or b"\x03" in data:
@@ -295,7 +296,7 @@ class SerialSim(SimulatedBoard):
                 except ValueError:
                     continue
                 if "reset" in message:
-                    threading.Thread(target=self._restart, args=(generation, False), daemon=True).start()
+                    self.reset_for = generation  # the bridge restarts it once the line is quiet
                 elif "power_cut" in message:
                     threading.Thread(target=self.cut_power, daemon=True).start()
                 elif "app_stopped" in message:  # Ctrl-C: the board is at its REPL
@@ -376,6 +377,15 @@ class SerialSim(SimulatedBoard):
 
     def cut_power_at_flash_write(self, after=1, torn=True):
         self._ask({"do": "cut_power", "after": after, "torn": torn})
+
+    def stall(self, seconds):
+        """The firmware's loop stuck for `seconds`, inside a scan. True if it then carried on,
+        False if the board reset meanwhile (its watchdog: doce/esp32.py WATCHDOG_MS)."""
+        try:
+            self._ask({"do": "stall", "ms": int(seconds * 1000)}, timeout=seconds + 10)
+        except SimError:
+            return False
+        return True
 
     def wait(self, seconds):
         """Let `seconds` pass: in real time, as the board runs."""

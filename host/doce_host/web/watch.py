@@ -102,10 +102,13 @@ class Watch:
         while not self.stopping:
             try:
                 with BoardLink(self.port, timeout=self.timeout) as link:
-                    self.hello = link.hello()
-                    self.problem = None  # the first state, next, shows that
-                    self.note("connected: %s, rules %s" % (self.hello.get("board"), self.hello.get("rules")))
-                    self._follow(link)
+                    try:
+                        self.hello = link.hello()
+                        self.problem = None  # the first state, next, shows that
+                        self.note("connected: %s, rules %s" % (self.hello.get("board"), self.hello.get("rules")))
+                        self._follow(link)
+                    finally:
+                        self._apply_unread(link)
             except LinkError as e:
                 self._set_problem(str(e))
                 time.sleep(RETRY)
@@ -114,6 +117,16 @@ class Watch:
                 self._set_problem("%s: a reply this page cannot show (%s: %s); reconnecting"
                                   % (self.port, type(e).__name__, e))
                 time.sleep(RETRY)
+
+    def _apply_unread(self, link):
+        """The events the link read while a request waited in vain: a board whose power was cut
+        never answers the request, and then boots and says so. Taken before the port is opened
+        again, which starts afresh."""
+        while link.events:
+            try:
+                self._apply(link.next_event(timeout=0))
+            except LinkError:
+                pass  # not an event of the protocol's shape: the port opened again starts afresh
 
     def _set_problem(self, problem):
         if problem != self.problem:

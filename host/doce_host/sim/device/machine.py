@@ -11,6 +11,7 @@ import time
 pins = {}  # GPIO number -> current level
 world = None  # set by the simulator: a world.World
 spec = None  # the board file's pins
+power = None  # the board file's power budget (hardware/board.json "power")
 on_scan = None  # the real-time simulator's hook, called once per scan
 on_reset = None  # how the real-time simulator resets the board
 scans = 0  # scans so far (reads of the first channel): the board's pace, for a simulator's benchmarks
@@ -43,6 +44,43 @@ def _pay():
     start = time.ticks_us()
     time.sleep_us(owed_us)
     owed_us -= time.ticks_diff(time.ticks_us(), start)
+    _watch()
+
+
+# The task watchdog (ports/esp32/machine_wdt.c): machine.WDT(timeout=ms) starts it, a second call
+# sets a new timeout (esp_task_wdt_reconfigure), feed() resets it, and nothing stops it. A firmware
+# held longer than the timeout resets the board (trigger_panic); the simulator looks at every wait
+# of the firmware's it sees in real time, and at `stall`, its loop stuck on purpose.
+watchdog_ms = 0  # 0: never started
+fed_us = 0
+
+
+class WDT:
+    def __init__(self, id=0, timeout=5000):
+        global watchdog_ms
+        if id != 0:
+            raise ValueError
+        if timeout <= 0:
+            raise ValueError("WDT timeout too short")
+        watchdog_ms = timeout
+        self.feed()
+
+    def feed(self):
+        global fed_us
+        fed_us = time.ticks_us()
+
+
+def _watch():
+    if real_time and watchdog_ms and time.ticks_diff(time.ticks_us(), fed_us) > watchdog_ms * 1000:
+        reset()
+
+
+def stall(ms):
+    """The firmware's loop is stuck for `ms` (the simulator's side channel asks, from inside a scan)."""
+    end = time.ticks_add(time.ticks_ms(), ms)
+    while time.ticks_diff(end, time.ticks_ms()) > 0:
+        time.sleep_ms(min(50, time.ticks_diff(end, time.ticks_ms())))
+        _watch()
 
 
 def sleep(us):
@@ -54,10 +92,13 @@ def sleep(us):
         _pay()
 
 
-def attach(the_world, board):
-    global world, spec, selected, enabled
+def attach(the_world, board, board_power):
+    """Wire the simulated PCB: `board` a doce.board.Board, `board_power` its board file's "power"
+    (what the supply can give, for the simulated brown-out: network.py)."""
+    global world, spec, selected, enabled, power
     world = the_world
     spec = board.pins
+    power = board_power
     selected = enabled = 0
     _roles.clear()
     for i, n in enumerate(spec["mux_select"]):
@@ -149,6 +190,23 @@ class ADC:
             if on_scan:
                 on_scan()
         return world.reading(channel)
+
+
+# The CPU clock. ESP32_GENERIC boots at ESP-IDF's default, 160 MHz: its build takes sdkconfig.base and
+# sdkconfig.ble only (ports/esp32/boards/ESP32_GENERIC/mpconfigboard.cmake), not sdkconfig.240mhz, and
+# ESP-IDF's CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ is 160 (components/esp_system/port/soc/esp32/Kconfig.cpu).
+# machine.freq takes 20, 40, 80, 160 or 240 MHz and nothing else (ports/esp32/modmachine.c).
+cpu_hz = 160000000
+FREQS_MHZ = (20, 40, 80, 160, 240)
+
+
+def freq(hz=None):
+    global cpu_hz
+    if hz is None:
+        return cpu_hz
+    if hz // 1000000 not in FREQS_MHZ:
+        raise ValueError("frequency must be 20MHz, 40MHz, 80Mhz, 160MHz or 240MHz")
+    cpu_hz = hz // 1000000 * 1000000
 
 
 def reset():

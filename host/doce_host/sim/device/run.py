@@ -10,10 +10,14 @@ doce_host/sim/__init__.py for the commands). Time is simulated: each scan advanc
 the clock by the scan period, so every run is repeatable.
 """
 
-import binascii
 import gc
-import json
-import sys
+
+gc.collect()
+_counted = gc.mem_alloc()  # the interpreter and this script: the harness's share starts here
+
+import binascii  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
 sys.path.insert(0, HERE)
@@ -24,22 +28,43 @@ chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
 import side_channel  # noqa: E402
+import simtime  # noqa: E402
+from serial_port import NS_PER_BYTE, Port  # noqa: E402  (its clock is the unix port's time, not simtime)
+
+sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks, wrapping at 2**30 (simtime.py)
 import micropython  # noqa: E402
+import network  # noqa: E402, F401  the simulated driver (a C module on the chip), loaded here to count it with the harness
+
+gc.collect()
+_before_firmware = gc.mem_alloc()
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from doce.game import PLAYER_NAMES  # noqa: E402
-from doce.link import Link  # noqa: E402
 from doce.state import snapshot  # noqa: E402
-from serial_port import NS_PER_BYTE, Port  # noqa: E402
+
+gc.collect()
+_firmware_modules = gc.mem_alloc() - _before_firmware  # the board loads these too: its share, not ours
 from world import World  # noqa: E402
 
-board = boardfile.load()
-world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board)
+board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash.mount)
+board = boardfile.Board(board_spec)  # the harness's own copy, for its world; the firmware makes its own
+world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board, board_spec["power"])
+del board_spec
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
+garbled = []  # lines on the link that are not the firmware's JSON, byte for byte
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
 app = None
+
+
+# The host's bytes on their way to the board, at most this many at once: the longest burst a test
+# sends (tests/board/test_link.py, 4.5 KB) with room. Allocated once, before the firmware boots: the
+# firmware's heap is in small pieces by then (micropython.mem_info: about 8 KB its largest free run
+# after boot), and the harness's big buffers must not need a run the board's own objects have split.
+# The host sends long data in pieces, a "send" with "more" each (on the wire, the clock standing
+# still: doce_host.sim SimBoard._send_ahead), so no command line needs a long run of free heap either.
+WIRE_BYTES = 8192
 
 
 class Loopback(Port):
@@ -49,7 +74,8 @@ class Loopback(Port):
 
     def __init__(self):
         super().__init__(lambda: clock[0], self._hold, self._out)
-        self.incoming = bytearray()  # bytes on the wire, arriving one by one
+        self.incoming = bytearray(WIRE_BYTES)  # bytes on the wire, arriving one by one
+        self.end = 0  # how many bytes are on it
         self.at = 0  # how many of them have arrived
         self.since = 0  # when incoming[0] started to arrive
         self.line = b""
@@ -69,38 +95,52 @@ class Loopback(Port):
         self.line += bytes(data)
         while b"\n" in self.line:
             done, self.line = self.line.split(b"\n", 1)
-            message = json.loads(done)
+            try:  # byte for byte the link's JSON: a \r from cooked output, or a log line in it, is not
+                if done.endswith(b"\r"):
+                    raise ValueError
+                message = json.loads(done)
+            except ValueError:
+                garbled.append(done.decode("utf-8", "replace"))
+                continue
             (events if "event" in message else replies).append(message)
 
     def take_in(self):
-        if self.at >= len(self.incoming):
+        if self.at >= self.end:
             return
         arrived = (clock[0] - self.since) * 1000 // NS_PER_BYTE
-        while self.at < len(self.incoming) and self.at < arrived:
+        while self.at < self.end and self.at < arrived:
             self.receive(self.incoming[self.at])
             self.at += 1
 
     # the host's side
     def send(self, data):
         """Bytes from the host, starting now (or once those already on the wire are through)."""
-        if self.at >= len(self.incoming):
-            self.incoming = bytearray()
-            self.at = 0
+        if self.at >= self.end:
+            self.end = self.at = 0
             self.since = clock[0]
-        self.incoming.extend(data)
+        if self.end + len(data) > WIRE_BYTES:
+            raise ValueError("the harness's wire holds %d bytes at once (WIRE_BYTES)" % WIRE_BYTES)
+        self.incoming[self.end:self.end + len(data)] = data
+        self.end += len(data)
 
     def waiting(self):
         """Whether bytes are still on their way or in the ring, unread."""
-        return self.at < len(self.incoming) or self.get != self.put
+        return self.at < self.end or self.get != self.put
 
 
 serial = Loopback()
 rebooted = []
+gc.collect()
+harness_bytes = gc.mem_alloc() - _counted - _firmware_modules  # all the harness holds (the "heap" command)
+del _counted, _before_firmware, _firmware_modules
 
 def reply(summary=False, **fields):
     hand_over()  # the clock stands still between commands: what waits to go out goes now
     fields["events"] = events[:]
     del events[:]
+    if garbled:
+        fields["garbled"] = garbled[:]
+        del garbled[:]
     if summary:  # how many replies of each kind, rather than every reply
         counts = {}
         for r in replies:
@@ -120,8 +160,9 @@ def run_scans(n):
     for _ in range(n):
         world.tick()
         clock[0] += period * 1000
-        app.step(clock[0] // 1000)
-        app.button(button() == 0, clock[0] // 1000)  # as esp32.run reads it, once a scan
+        now = simtime.board_ticks(clock[0] // 1000)
+        app.step(now)
+        app.button(button() == 0, now)  # as esp32.run reads it, once a scan
 
 
 
@@ -170,6 +211,9 @@ def handle(cmd):
         # arrives whole while the board is busy (the hardest case for the ring: it must hold
         # the line), and the wait for the reply is skipped (the reply handed over whole).
         paced = cmd.get("paced")
+        if cmd.get("more"):  # one piece of a long send: on the wire, the clock standing still
+            serial.send(data)
+            return {}
         for part in (data.split(b"\n") if paced else (data,)):
             serial.send(part + b"\n" if paced else part)
             clock[0] += cmd.get("busy_ms", 0) * 1000  # the board busy meanwhile (a flash erase)
@@ -198,9 +242,12 @@ def handle(cmd):
         chip.cut_after(cmd["after"], cmd.get("torn", True))
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "ticks":  # the board's ticks_ms now
+        return {"ticks": simtime.board_ticks(clock[0] // 1000)}
     elif do == "heap":
         gc.collect()
-        return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak()}
+        return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak(),
+                "harness": harness_bytes}
     else:
         raise ValueError("unknown command %r" % do)
     return {}
@@ -209,7 +256,7 @@ def handle(cmd):
 def main():
     global app
     try:
-        app = esp32.build(link=Link(None, serial, serial, serial, lambda: rebooted.append(1)))
+        app = esp32.build(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
         reply(ready=True)
         while True:
             gc.collect()  # the harness's own big strings need room, not the firmware

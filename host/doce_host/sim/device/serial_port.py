@@ -18,6 +18,8 @@ import select
 import sys
 import time
 
+import esp
+
 BAUD = 115200  # ports/esp32/uart.h: MICROPY_HW_UART_REPL_BAUD
 NS_PER_BYTE = 10 * 1000000000 // BAUD  # 8N1 is ten bits a byte: 86,805 ns
 RING = 260  # ports/esp32/mphalport.c: stdin_ringbuf_array[260]; py/ringbuf.h keeps one slot free
@@ -40,6 +42,8 @@ class Port:
         self.fifo_at = now_us()
         self.held_us = 0  # every write's wait, added up
         self.longest_hold_us = 0
+        self.sys_stdin = Stdin(self)  # sys.stdin and sys.stdout as the firmware finds them on this port
+        self.sys_stdout = Stdout(self)
 
     # bytes in
 
@@ -76,6 +80,9 @@ class Port:
     # bytes out
 
     def write(self, data):
+        if esp.pending:  # ESP-IDF's log line, written from its own task: in the middle of ours
+            cut = len(data) // 2
+            data = bytes(data[:cut]) + esp.pending.pop(0) + bytes(data[cut:])
         n = len(data)
         now = self.now_us()
         self.fifo_ns = max(0, self.fifo_ns - time.ticks_diff(now, self.fifo_at) * 1000)
@@ -96,6 +103,24 @@ class Port:
         self.fifo_at = self.now_us()
         self.sink(data)
         return len(data)
+
+
+class Stdin:
+    """sys.stdin: its .buffer reads the port's bytes."""
+
+    def __init__(self, port):
+        self.buffer = port
+
+
+class Stdout:
+    """sys.stdout: a text write is "cooked", each \n sent as \r\n (ports/esp32/mphalport.c,
+    mp_hal_stdout_tx_strn_cooked); .buffer writes the bytes as they are."""
+
+    def __init__(self, port):
+        self.buffer = port
+
+    def write(self, data):
+        return self.buffer.write(bytes(data).replace(b"\n", b"\r\n"))
 
 
 class RealPort(Port):
@@ -124,8 +149,8 @@ class RealPort(Port):
         return False
 
 def usb_link():
-    """The firmware's link on this port (serve.py puts it in place of doce.esp32's)."""
-    import machine
-    from doce.link import Link
+    """The firmware's link on this port (serve.py puts it in place of doce.esp32's): made by
+    doce.esp32.link_on, which picks the stream it writes to."""
+    from doce import esp32
     port = RealPort()
-    return Link(None, port, port, port, machine.reset)
+    return esp32.link_on(port.sys_stdin, port.sys_stdout, port)

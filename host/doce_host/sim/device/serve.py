@@ -23,17 +23,18 @@ import flash  # noqa: E402
 chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
-import simtime  # noqa: E402
-
-sys.modules["time"] = simtime  # the firmware's waits, slept as they pass on the ESP32 (simtime.py)
 import serial_port  # noqa: E402
 import side_channel  # noqa: E402
+import simtime  # noqa: E402
+
+sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks and waits (simtime.py)
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
 from world import World  # noqa: E402
 
-board = boardfile.load()
-world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board)
+board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash.mount)
+board = boardfile.Board(board_spec)
+world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board, board_spec["power"])
 links = []  # the firmware's link, once main.py has made it: the simulator's way to its App
 
 
@@ -48,7 +49,7 @@ machine.real_time = True  # the ADC's and the LEDs' hardware time is slept, not 
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
 esp32.usb_link = usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty
-del board, boardfile, World, HERE
+del board, board_spec, boardfile, World, HERE
 
 if "--no-app" not in sys.argv:
     try:

@@ -31,9 +31,12 @@ def act(world, cmd):
         machine.Pin(world.board.pins["button"])(0 if cmd["down"] else 1)
     elif do == "noise":
         world.noise = cmd["level"]
-    elif do == "wifi":  # the room's Wi-Fi goes off the air, or comes back
+    elif do == "wifi":  # the room's Wi-Fi goes off the air or comes back, or misbehaves (network.py)
         import network
-        network.set_air(cmd["up"])
+        network.set_air(**{k: cmd[k] for k in ("up", "stuck", "join_raises") if k in cmd})
+    elif do == "radio":  # what the firmware asked of the Wi-Fi, and what the strip draws
+        import network
+        return {"joins": network.joins[0], "pm": network.pm[0], "strip_ma": network.strip_ma()}
     else:
         return None
     return {}
@@ -63,6 +66,7 @@ def debug_state(app, chip):
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
         "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
         "writes": neopixel.strips[0].writes, "flash_operations": chip.operations, "scans": machine.scans,
+        "cpu_hz": machine.freq(), "watchdog_ms": machine.watchdog_ms,
     }
 
 
@@ -95,7 +99,10 @@ class Control:
     def answer(self, cmd):
         try:
             do = cmd["do"]
-            if do == "cut_power":
+            if do == "stall":  # the firmware's loop stuck, here inside its scan
+                machine.stall(cmd["ms"])
+                result = {}
+            elif do == "cut_power":
                 self.chip.cut_after(cmd["after"], cmd.get("torn", True))
                 result = {}
             elif do in ("state", "debug_state"):
