@@ -35,8 +35,11 @@ ESP32_HEAP_KB = 112
 # against 52.5 KB on a 32-bit v1.24.1 build (issue 10), a factor of 1.7.
 WORD_FACTOR = 2
 # The simulator's own share: its modules (flash, machine, neopixel, table, world, serial_port and
-# run.py) hold 26 KB after import (gc.mem_alloc before and after, unix port 1.28), and its command lines.
-HARNESS_KB = 32
+# run.py) hold 26 KB after import (gc.mem_alloc before and after, unix port 1.28); its command lines,
+# up to 4.5 KB (tests/board/test_link.py's longest burst); and what the board sent between two of
+# them, kept until the reply: up to the link's 8 KB of output (doce/link.py TX_LIMIT). 32 left the
+# board about 1 KB of its own 224 before a MemoryError in the harness's own reply.
+HARNESS_KB = 40
 HEAP = "%dK" % (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB)
 _images = {}  # rules name -> a fresh image, built once per process
 
