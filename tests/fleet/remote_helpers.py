@@ -2,6 +2,7 @@
 remote-play tests share."""
 
 import json
+import os
 
 from fleet_helpers import join, link
 
@@ -34,8 +35,11 @@ class Pair:
         if extra:
             assert link(sim, cmd="mqtt", **extra)["ok"]
 
-    def pair(self, first="white", match=MATCH):
-        """Each board told of the other over USB, as `doce remote` does: b1 plays white."""
+    def pair(self, first="white", match=None):
+        """Each board told of the other over USB, as `doce remote` does: b1 plays white. A match
+        number of its own (as `doce remote` draws one), unless given: a test's boards on one broker
+        would otherwise find the messages an earlier pair left retained there."""
+        match = match or os.urandom(4).hex()
         checksum = link(self.a, cmd="hello")["rules_checksum"]
         replies = [link(self.a, cmd="remote", peer="b2", colour="white", first=first, match=match,
                         rules_checksum=checksum),
@@ -47,8 +51,9 @@ class Pair:
         return replies
 
     def pump(self, scans=2):
-        self.a.run(scans)
-        self.b.run(scans)
+        for sim in (self.a, self.b):
+            if not sim.power_was_cut:  # a board whose power a test cut stays dark till it says
+                sim.run(scans)
 
     def until(self, condition, timeout=WAIT_S):
         return wait_until(condition, timeout, self.pump)
