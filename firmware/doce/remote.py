@@ -30,7 +30,6 @@ from .controller import CORRECTING, move_refusal
 from .game import NOWHERE, PLAYER_NAMES, WHITE, Game
 from .lights import PEER_LOST, STOPPED
 from .arguments import BadArgument, CommandError, player_argument
-from .net import is_topic_level
 from .squares import parse_square, square_name
 from .state import move_names
 
@@ -412,6 +411,7 @@ def begin(app, remote):
 def resume(app):
     """At boot, on a board with its network started: the match with the friend's board goes on,
     as remote.json and the journal have it, if they name the same match."""
+    from .net import is_topic_level
     config = load()
     colour = config.get("colour")
     journal = app.controller.journal
@@ -436,6 +436,7 @@ def resume(app):
 def command(link, request):
     """`remote`: pair with a friend's board for a new match, end the pairing (peer null), or
     where it stands (no peer)."""
+    from .net import is_topic_level  # (here: the digest above is for a host's tests too, without MQTT)
     app = link.app
     if "peer" not in request:
         return {"remote": app.remote.state() if app.remote else None}

@@ -583,10 +583,11 @@ def add_play(commands):
 
 def parser():
     from .fleet.commands import add_config, add_fleet
+    from .fleet.remote import add_remote
     top = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_rules, add_flash, add_play_board, add_status, add_monitor, add_sim, add_web,
-                add_snapshot, add_dice, add_play, add_config, add_fleet):
+                add_snapshot, add_dice, add_play, add_config, add_fleet, add_remote):
         add(commands)
     return top
 
