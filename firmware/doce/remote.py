@@ -75,6 +75,7 @@ class Remote:
         self.stopped = stopped  # the first play on which the boards disagree, once they do
         self.move = None  # (blocker square or NOWHERE, square, face): the friend's, to put down
         self.alarm = PEER_LOST  # for the lights (doce/lights.py)
+        self.told = None  # the move the last `remote` event named
         self.mode = None  # the controller's mode when the move was last worked out
         self.fresh = True  # the move must be worked out again
         self.due = True  # a message for the friend's board waits to go
@@ -110,9 +111,12 @@ class Remote:
         if self.tell:
             self._tell()
         alarm = STOPPED if self.stopped is not None else 0 if self.connected_now() else PEER_LOST
-        if alarm != self.alarm:
-            self.alarm = alarm
-            c.changed = True
+        if alarm != self.alarm or self.move is not self.told:  # hosts are told (a page shows it)
+            if alarm != self.alarm:
+                self.alarm = alarm
+                c.changed = True
+            self.told = self.move
+            self.app.emit({"event": "remote", "remote": self.state()})
         if self.due or self.again and (self.sent_at is None or not 0 <= ticks_diff(now, self.sent_at) < RESEND_MS):
             if self.net.up and not c.unwritten:  # what goes out is in the journal
                 self._send(now)

@@ -28,6 +28,8 @@ def test_the_friends_move_lights_as_the_boards_own_and_no_other_piece_goes_there
     a, b = pair.a, pair.b
     a.place("c3", "white 4")
     assert pair.shown(b) == {"cell": "c3", "value": 4}
+    told = [e["remote"] for e in events_of(b, "remote")]  # a host is told as the lights show it
+    assert told[-1]["move"] == {"cell": "c3", "value": 4} and told[-1]["connected"]
     assert "yellow" in blink(b, "c3", 2500)  # flashing white's colour, four times then dim, as the board's own move
     b.take_events()
     b.place("c3", "white 2")  # the friend's colour, the right square, another face
