@@ -69,6 +69,8 @@ class Lights:
         self.animated = False  # whether the picture changes with time
         self.move_sq = NOWHERE  # the square of the board's move, shown as move_light
         self.move_light = OFF
+        self.move_of = None  # the move on show, and when it came: its first flash is at once
+        self.move_at = 0
 
     def set_brightness(self, brightness):
         """0.0-1.0 of the board's cap (the cap keeps the strip within USB power)."""
@@ -133,6 +135,10 @@ class Lights:
         without rest."""
         self.animated = True
         colour = self.palette[player]
+        if move is not self.move_of:  # a new move: it lights now, not at the next step of a clock
+            self.move_of = move
+            self.move_at = now_ms
+        now_ms -= self.move_at
         if move[0] != NOWHERE:
             self.move_sq = move[0]
             self.move_light = colour[BRIGHT] if now_ms // 100 % 2 == 0 else OFF

@@ -128,6 +128,7 @@ class Remote:
         self.due = self.again = False
         self.sent_at = now
         self.net._publish(self.outbox, self.message(), True, 1)
+        self.net.send(now)  # on its way this scan: Net.poll has written out what it had
 
     def message(self):
         own = 1 - self.colour

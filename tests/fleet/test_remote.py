@@ -8,7 +8,7 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 from fleet_helpers import link
-from hands import blink, looks
+from hands import blink, light, looks
 from remote_helpers import MATCH, Pair, edges, events_of
 
 from doce.journal import NEW_MATCH, record, records
@@ -195,3 +195,22 @@ def test_a_paired_board_allocates_nothing_more_while_it_waits(pair):
     assert pair.shown(pair.a)
     pair.pump(50)
     assert pair.a.command(do="idle_allocation", scans=300)["bytes"] == unpaired  # showing the friend's move
+
+
+def test_the_friends_move_lights_in_the_scan_it_comes(pair):
+    """Its first flash is at once, not at the next step of the lights' 250 ms clock: the square is
+    lit in the friend's colour in the very scan the board is told the move (make bench times it)."""
+    pair.pair()
+    for cell, piece in (("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6"), ("d1", "white 3")):
+        sim = pair.a if piece.startswith("white") else pair.b
+        friend = pair.b if sim is pair.a else pair.a
+        friend.take_events()
+        sim.place(cell, piece)
+        for _ in range(5000):
+            sim.run(1)
+            friend.run(1)
+            if any(e["event"] == "remote" and e["remote"]["move"] for e in friend.take_events()):
+                break
+        assert looks(light(friend, cell)) == ("yellow" if piece.startswith("white") else "blue"), (cell, piece)
+        friend.place(cell, piece)
+        assert pair.until(pair.boards_agree)
