@@ -155,7 +155,10 @@ def remote_figures(matches=3, delay_ms=100):
                 white, black = pair.boards
                 boards = {"white": white, "black": black}
                 for number in range(matches):
-                    if number:
+                    if number:  # the next match: each board cleared, both paired again
+                        for sim in pair.boards:
+                            for cell in list(sim.pieces):
+                                sim.lift(cell)
                         pair_anew(pair)
                     for sim in pair.boards:
                         wait_state(sim, lambda s: s["mode"] == "playing" and (s.get("remote") or {}).get("connected"))

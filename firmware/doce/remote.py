@@ -122,7 +122,8 @@ class Remote:
                 self._send(now)
 
     def connected_now(self):
-        return self.online and not self.left and self.net.up
+        """The friend's board is on the broker, and in this match (it has said so), and so are we."""
+        return self.online and self.peer_n >= 0 and not self.left and self.net.up
 
     def _send(self, now):
         self.due = self.again = False
