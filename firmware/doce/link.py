@@ -352,8 +352,8 @@ class Link:
         from .net import command
         return command(self, request)
 
-    def remote_command(self, request):  # a match with a friend's board (doce/remote.py)
-        from .remote import command
+    def remote_command(self, request):  # pairing with a friend's board (doce/pairing.py)
+        from .pairing import command
         return command(self, request)
 
 

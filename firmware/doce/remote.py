@@ -9,14 +9,13 @@ Both boards referee every play. n counts the match's plays (dice and blockers, b
 a play's digest is a CRC-32 of the position after it. A board keeps one message for its friend's,
 retained, on <prefix>/<friend's id>/remote/<own id> (the room's ACL lets only it write there):
 
-  {"match": "7f3a01c2", "n": 12, "digest": "1a2b3c4d",
-   "plays": [{"n": 11, "cell": "b2", "blocker": true, "digest": "..."},
-             {"n": 12, "cell": "c3", "value": 4, "digest": "..."}]}
+  {"match": "7f3a01c2", "n": 12, "digest": "1a2b3c4d", "plays": [["b2", 0, "5e6f7a8b"], ["c3", 4, "1a2b3c4d"]]}
 
-n and digest say how far this board is; plays are its own plays since the friend's last, all the
-other board can lack (a board plays on only once the friend's move is down on it). The message
-goes when n moves on (once the journal has the play), when the board connects, and when the other
-is behind: a message lost, sent twice, late or out of order costs nothing, the newest says it all.
+n and digest say how far this board is; plays are its own plays since the friend's last (the
+last is play n), each its square, face (0: its blocker) and digest: all the other board can lack,
+for a board plays on only once the friend's move is down on it. The message goes when n moves on
+(once the journal has the play), when the board connects, and when the other is behind: a message
+lost, sent twice, late or out of order costs nothing, the newest says it all.
 Two digests that differ for one n stop both boards (`remote_mismatch`, naming that play).
 """
 
@@ -25,11 +24,10 @@ import json
 import os
 import struct
 
-from .app import begun, ticks_diff
+from .app import ticks_diff
 from .controller import CORRECTING, move_refusal
-from .game import NOWHERE, PLAYER_NAMES, WHITE, Game
+from .game import NOWHERE, PLAYER_NAMES, Game
 from .lights import PEER_LOST, STOPPED
-from .arguments import BadArgument, CommandError, player_argument
 from .squares import parse_square, square_name
 from .state import move_names
 
@@ -116,7 +114,8 @@ class Remote:
                 self.alarm = alarm
                 c.changed = True
             self.told = self.move
-            self.app.emit({"event": "remote", "remote": self.state()})
+            self.app.emit({"event": "remote", "colour": PLAYER_NAMES[self.colour], "connected": alarm == 0,
+                           "move": self.move_state()})
         if self.due or self.again and (self.sent_at is None or not 0 <= ticks_diff(now, self.sent_at) < RESEND_MS):
             if self.net.up and not c.unwritten:  # what goes out is in the journal
                 self._send(now)
@@ -137,14 +136,7 @@ class Remote:
         while i and self.recent[i - 1][1] == own:
             i -= 1
         grid = self.app.tables.grid
-        plays = []
-        for n, _, square, value, d in self.recent[i:]:
-            play = {"n": n, "cell": square_name(grid, square), "digest": "%08x" % d}
-            if value:
-                play["value"] = value
-            else:
-                play["blocker"] = True
-            plays.append(play)
+        plays = [[square_name(grid, e[2]), e[3], "%08x" % e[4]] for e in self.recent[i:]]
         m = {"match": self.match, "n": self.n, "digest": "%08x" % self.digest, "plays": plays}
         if self.stopped is not None:
             m["mismatch"] = self.stopped
@@ -275,15 +267,18 @@ class Remote:
 
     # -- the pairing -----------------------------------------------------------------------
 
-    def state(self):
-        """For `state` (doce/link.py): who the friend's board is, and the move it waits for."""
+    def move_state(self):
+        """The friend's move to put down, as the protocol names it (its blocker alone while its
+        die is still to come), or None."""
         move = self.move
         if move and move[1] == NOWHERE:
-            move = {"blocker": square_name(self.app.tables.grid, move[0])}
-        elif move:
-            move = move_names(self.app.tables.grid, move)
+            return {"blocker": square_name(self.app.tables.grid, move[0])}
+        return move_names(self.app.tables.grid, move) if move else None
+
+    def state(self):
+        """For `state` (doce/state.py): who the friend's board is, and the move it waits for."""
         return {"peer": self.peer, "colour": PLAYER_NAMES[self.colour], "match": self.match,
-                "connected": bool(self.net) and self.connected_now(), "move": move, "plays": self.n,
+                "connected": bool(self.net) and self.connected_now(), "move": self.move_state(), "plays": self.n,
                 "mismatch": self.stopped}
 
     def _save(self):
@@ -345,7 +340,6 @@ def strict_json(app, msg):
     return app.link.parse(msg, len(msg)) if 0 < len(msg) <= MAX_MESSAGE else None
 
 
-PLAY_KEYS = ("n", "cell", "digest", "value", "blocker")
 KEYS = ("match", "n", "digest", "plays", "mismatch")
 
 
@@ -367,19 +361,13 @@ def read(app, msg):
         if key not in KEYS:
             return None
     out = []
-    for p in plays:
-        if not isinstance(p, dict) or p.get("n") != n - len(plays) + len(out) + 1 or not is_hex(p.get("digest")):
+    for p in plays:  # [square, face or 0 for a blocker, digest], numbered on to n
+        if not isinstance(p, list) or len(p) != 3 or not is_count(p[1], tables.faces) or not is_hex(p[2]):
             return None
-        for key in p:
-            if key not in PLAY_KEYS:
-                return None
-        square = parse_square(tables.grid, p.get("cell"))
-        value = p.get("value")
-        if square is None or ("blocker" in p) == ("value" in p) or p.get("blocker", True) is not True:
+        square = parse_square(tables.grid, p[0])
+        if square is None:
             return None
-        if value is not None and not (is_count(value) and 1 <= value <= tables.faces):
-            return None
-        out.append((p["n"], square, value or 0, int(p["digest"], 16)))
+        out.append((n - len(plays) + len(out) + 1, square, p[1], int(p[2], 16)))
     m["plays"] = out
     m["digest"] = int(m["digest"], 16)
     return m
@@ -437,54 +425,3 @@ def resume(app):
                     stopped if is_count(stopped) else None)
     remote.replay(journal)
     begin(app, remote)
-
-
-def command(link, request):
-    """`remote`: pair with a friend's board for a new match, end the pairing (peer null), or
-    where it stands (no peer)."""
-    from .net import is_topic_level  # (here: the digest above is for a host's tests too, without MQTT)
-    app = link.app
-    if "peer" not in request:
-        return {"remote": app.remote.state() if app.remote else None}
-    peer = request["peer"]
-    if peer is None:
-        if app.remote:
-            app.remote.end()
-        return {"remote": None}
-    if app.net is None:
-        raise CommandError("no_network", "a friend's board is reached through a broker: set this board's Wi-Fi "
-                                         "and MQTT first (doce config)")
-    if not is_topic_level(peer) or peer == app.net.id:
-        raise BadArgument("peer is the friend's board id (1 to 64 letters, digits, _ or -), not this board's own")
-    colour = player_argument(request, "colour", None)
-    if colour is None:
-        raise BadArgument('colour is this board\'s: "white" or "black"')
-    first = player_argument(request, "first", WHITE)
-    match = request.get("match")
-    if not is_hex(match):
-        raise BadArgument("match is the match's number: 8 hex digits (0-9, a-f), the same on both boards")
-    checksum = request.get("rules_checksum")
-    if not is_hex(checksum):
-        raise BadArgument("rules_checksum is the friend's board's rules checksum: 8 hex digits, as its hello says")
-    tables = app.tables
-    if int(checksum, 16) != tables.checksum:
-        raise CommandError("rules_mismatch", "the friend's board plays other rules (%s) than this one (%s, %08x): "
-                                             "give both the same rules first" % (checksum, tables.name,
-                                                                                 tables.checksum))
-    r = app.remote
-    if r and r.peer == peer and r.match == match and r.colour == 1 - colour:
-        return {"remote": r.state()}  # asked again (the reply went missing): the same match goes on
-    g = app.controller.game
-    if request.get("force") is not True and not g.match_over and begun(g):
-        raise CommandError("mid_round", "a match is in play on this board (round %d of %d): finish it, or "
-                                        "force the pairing" % (g.round, g.tables.rounds))
-    app.play_against(None, remember=False)  # two players here, and any other pairing over
-    save({"peer": peer, "match": match, "colour": PLAYER_NAMES[colour], "stopped": None})
-    c = app.controller
-    c.journal.next_paired = binascii.unhexlify(match) + bytes((colour,))  # written with the match
-    c.new_match(first)
-    remote = Remote(app, peer, match, colour)
-    remote.digest = digest(c.game)
-    remote._keep((0, NOBODY, 0, 0, remote.digest))
-    begin(app, remote)
-    return {"remote": remote.state()}

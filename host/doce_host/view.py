@@ -224,7 +224,7 @@ def describe(event, state=None):
     if kind == "versus":  # who plays, chosen with the button
         return "who plays: %s" % who_plays(event.get("versus"))
     if kind == "remote":  # a match with a friend's board (docs/remote.md)
-        return remote_words(event["remote"])
+        return remote_words(dict(event, peer="", mismatch=None))
     if kind == "remote_mismatch":
         return "the two boards disagree from move %d: play has stopped on both" % event["move"]
     if kind == "calibrated":
@@ -245,8 +245,8 @@ def remote_words(r):
             "their blocker on %s, then %s" % (move["blocker"], then) if "blocker" in move else then)
     if move:
         return "your friend plays their blocker on %s: put it down for them" % move["blocker"]
-    return "your friend's board %s (%s) is %s" % (printable(r["peer"]), r["colour"],
-                                                  "connected" if r["connected"] else "not connected")
+    return "your friend's board%s (%s) is %s" % (" " + printable(r["peer"]) if r.get("peer") else "", r["colour"],
+                                                 "connected" if r["connected"] else "not connected")
 
 
 def json_line(message):

@@ -6,10 +6,14 @@ import os
 
 from fleet_helpers import join, link
 
-from doce_host.fleet.room import wait_until
+from waiting import HARD_CAP_S
+
 from doce_host.sim import SimBoard
 
-WAIT_S = 30
+# How long a condition may take, in the work it needs: scans of both boards (each a millisecond of
+# their simulated time). 30 s of it covers a reconnect (doce/net.py RETRY_MS, 2 s) many times over;
+# wall time only caps it (HARD_CAP_S), so two overloaded cores slow a test but do not fail it.
+WAIT_SCANS = 30000
 MATCH = "7f3a01c2"
 
 
@@ -55,8 +59,17 @@ class Pair:
             if not sim.power_was_cut:  # a board whose power a test cut stays dark till it says
                 sim.run(scans)
 
-    def until(self, condition, timeout=WAIT_S):
-        return wait_until(condition, timeout, self.pump)
+    def until(self, condition, scans=WAIT_SCANS):
+        """condition() once true (its value), the boards scanning meanwhile; its last value once
+        they have scanned `scans` times without it."""
+        import time
+        began, done = time.monotonic(), 0
+        while True:
+            got = condition()
+            if got or done >= scans or time.monotonic() - began > HARD_CAP_S:
+                return got
+            self.pump(10)
+            done += 10
 
     @staticmethod
     def remote(sim):

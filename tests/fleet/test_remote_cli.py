@@ -7,16 +7,13 @@ import threading
 
 import pytest
 from fleet_helpers import join, link
+from waiting import until_worked
 from remote_helpers import Pair
 from test_remote import other_rules, push_rules
 
 from doce_host.cli import main
-from doce_host.fleet.room import wait_until
 from doce_host.link import BoardLink
 from doce_host.sim.serial_sim import SerialSim
-
-WAIT_S = 30
-
 
 @contextlib.contextmanager
 def pumping(pair):
@@ -82,18 +79,16 @@ def test_a_code_from_one_boards_computer_pairs_the_friends_board(tmp_path, mosqu
         assert code.startswith("ana.") and ".ww." in code  # ben plays white; white opens
         assert "doce remote join %s" % code in out
         assert main(["remote", "join", code, "--port", b.path]) == 0
+        board = lambda: a.process.pid if a.process else None  # noqa: E731  (the work waited for is its)
         assert "This board (ben) plays white against ana" in capsys.readouterr().out
 
         def shown():
             main(["remote", "show", "--port", a.path])
             return capsys.readouterr().out
-        assert wait_until(lambda: "playing ben (white)" in shown() and ", connected" in shown(), WAIT_S)
-        b.place("c3", "white 4")
-        assert wait_until(lambda: "put down their 4 on c3" in shown(), WAIT_S)
-        a.place("c3", "white 4")
-        assert wait_until(lambda: "1 move so far" in shown(), WAIT_S)
+        until_worked(lambda: "playing ben (white)" in shown() and "is connected" in shown(), board, what="connected")
+        assert "0 moves so far" in shown()  # (the moves themselves: tests/fleet/test_remote.py)
         assert main(["remote", "end", "--port", b.path]) == 0  # ben leaves: ana's board is told
-        assert wait_until(lambda: "not connected" in shown(), WAIT_S)
+        until_worked(lambda: "not connected" in shown(), board, what="the friend gone")
     finally:
         a.close()
         b.close()

@@ -65,7 +65,7 @@ def test_a_broker_restart_mid_match_loses_nothing(pair, mosquitto):
     pair.b.place(*MOVES[1])  # played while the broker is down
     pair.pump(100)
     mosquitto.start()
-    assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"], 60)
+    assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
     assert pair.shown(pair.a) == {"cell": "a1", "value": 2}
     pair.a.place(*MOVES[1])
     pair.play(pair.a, *MOVES[2])

@@ -15,14 +15,15 @@ from browser import chromium
 from casebook import piece_of
 from clicks import place, square
 from test_match import MATCH
+from waiting import until_worked
 
 from doce_host.cli import main
 from doce_host.fleet.record import Recorder
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 from doce_host.fleet.standings import Tournament
 from doce_host.fleet.tournament import room_html
 
-WAIT_S = 30
+WAIT_S = 60  # a page's wait for the boards, in wall time (Playwright's): two busy cores are slow
 
 
 @pytest.fixture
@@ -41,6 +42,7 @@ def two_pages(tmp_path, mosquitto):
             break
     try:
         assert len(urls) == 2, "".join(output)
+        urls["pid"] = process.pid
         yield urls
     finally:
         process.send_signal(signal.SIGINT)
@@ -62,7 +64,8 @@ def test_two_pages_play_a_whole_remote_match_and_both_boards_record_the_same_gam
         room.on_event = recorder.event
         tournament = Tournament(room)
         tabs = {}
-        for colour, url in two_pages.items():
+        for colour in ("white", "black"):
+            url = two_pages[colour]
             tab = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
             tab.set_default_timeout(WAIT_S * 1000)
             tab.goto(url)
@@ -92,8 +95,8 @@ def test_two_pages_play_a_whole_remote_match_and_both_boards_record_the_same_gam
         for tab in tabs.values():
             tab.wait_for_selector("#board svg[data-mode='match_over']")
             assert square(tab, "c3").count() == 1
-        assert wait_until(lambda: all(len(g.recorded["moves"]) == sum(map(len, MATCH))
-                                      for g in recorder.games.values()) and len(recorder.games) == 2, WAIT_S)
+        until_worked(lambda: all(len(g.recorded["moves"]) == sum(map(len, MATCH)) for g in recorder.games.values())
+                     and len(recorder.games) == 2, lambda: two_pages["pid"], what="both games recorded")
         spectator, _ = room_html(tournament)  # what a spectator's tournament page shows of the match
         assert "remote match" in spectator and "sim1" in spectator and "sim2" in spectator
     files = sorted(str(g.path) for g in recorder.games.values())

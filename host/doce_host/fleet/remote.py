@@ -192,16 +192,10 @@ def cmd_show(args):
 
 def describe(remote):
     """A board's `remote` state, in words (docs/remote.md)."""
-    words = "playing %s (%s), match %s: %d move%s so far, %s" % (
+    from ..view import printable, remote_words
+    return printable("playing %s (%s), match %s, %d move%s so far: %s" % (
         remote["peer"], remote["colour"], remote["match"], remote["plays"], "" if remote["plays"] == 1 else "s",
-        "connected" if remote["connected"] else "not connected")
-    if remote["mismatch"] is not None:
-        words += "; STOPPED: the boards disagree from move %d" % remote["mismatch"]
-    move = remote.get("move")
-    if move:
-        words += "; put down their %s" % ("blocker on %s" % move["blocker"] if "cell" not in move
-                                          else "%s on %s" % (move["value"], move["cell"]))
-    return words
+        remote_words(remote)))
 
 
 def add_remote(commands):
