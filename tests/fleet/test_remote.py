@@ -231,3 +231,38 @@ def test_a_board_whose_friend_never_joins_shows_it_not_connected(pair):
         pair.a.wait(0.02)
         seen |= {looks(c) for c in edges(pair.a)["black"]}
     assert "purple" in seen
+
+
+def test_a_page_follows_a_remote_match_from_the_boards_events(pair):
+    """The page works the state out from events (doce_host/follow.py) between the board's own
+    states: the friend's move and its board's coming and going follow from `remote` events, and
+    the match goes on with no state asked for."""
+    from doce_host.follow import after, zones
+    zone_of = zones(rules.load_tables("standard"))
+    lights = ("leds", "animated", "brightness")
+    pair.pair()
+    pair.pump(50)
+    b = pair.b
+    b.take_events()
+    followed = {"state": b.state()}
+
+    def follow_then_compare():
+        for event in b.take_events():
+            new = after(followed["state"], event, zone_of)
+            assert new is not None, event
+            followed["state"] = new
+        board = b.state()
+        assert {k: v for k, v in followed["state"].items() if k not in lights} == \
+            {k: v for k, v in board.items() if k not in lights}
+        followed["state"] = dict(followed["state"], **{k: board[k] for k in lights})
+
+    for mover, cell, piece in ((pair.a, "c3", "white 4"), (pair.b, "a1", "black 2"), (pair.a, "b2", "white blocker"),
+                               (pair.a, "e5", "white 1")):
+        mover.place(cell, piece)
+        friend = pair.b if mover is pair.a else pair.a
+        assert pair.until(lambda: friend.state()["remote"]["move"])
+        follow_then_compare()
+        friend.place(cell, piece)
+        assert pair.until(pair.boards_agree)
+        follow_then_compare()
+    assert b.state()["remote"]["plays"] == 4
