@@ -80,7 +80,6 @@ class Remote:
         self.again = False  # the friend's board is behind: send again, within RESEND_MS
         self.sent_at = None
         self.tell = None  # a remote_mismatch event, sent at the next scan
-        self.refused = 0  # messages from the friend's topic that were not the protocol's
 
     # -- the connection ------------------------------------------------------------------
 
@@ -216,9 +215,7 @@ class Remote:
                 self.online = online
         elif topic == self.inbox:
             m = read(self.app, msg)
-            if m is None:
-                self.refused += 1
-            elif m["match"] == self.match:
+            if m is not None and m["match"] == self.match:  # anything else is dropped
                 self._take(m)
 
     def _take(self, m):
