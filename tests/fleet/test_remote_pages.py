@@ -74,24 +74,11 @@ def test_two_pages_play_a_whole_remote_match_and_both_boards_record_the_same_gam
         for colour, tab in tabs.items():
             tab.wait_for_function("() => /^You play %s against your friend's board sim\\d, which plays \\w+\\.$/"
                                   ".test(document.getElementById('remote-who').textContent)" % colour)
-        for number, round_moves in enumerate(MATCH, 1):
-            for move in round_moves:
-                mover = tabs[move["player"]]
-                friend = tabs["black" if move["player"] == "white" else "white"]
-                piece = piece_of(move)
-                place(mover, move["cell"], piece)
-                said = ("Your friend plays their blocker on %s." % move["cell"] if move.get("blocker")
-                        else "Your friend plays %s on %s." % (piece, move["cell"]))
-                friend.wait_for_function("(said) => document.getElementById('friend-move').textContent === said",
-                                         arg=said)
-                friend.click("#place-friend")
-                friend.wait_for_selector('#board .square[data-cell="%s"][data-piece="%s"]' % (move["cell"], piece))
-            if number < len(MATCH):
-                for tab in tabs.values():
-                    tab.wait_for_selector("#board svg[data-mode='clearing']")
-                    tab.click("#clear")
-                for tab in tabs.values():
-                    tab.wait_for_selector("#board svg[data-mode='playing']")
+        try:
+            play_the_match(tabs)
+        except Exception as e:  # what each page said last: the board's own words (an error event, say)
+            said = {c: t.locator("#log").inner_text()[:600] for c, t in tabs.items()}
+            raise AssertionError("%s\n%s" % (e, json.dumps(said, indent=1))) from None
         for tab in tabs.values():
             tab.wait_for_selector("#board svg[data-mode='match_over']")
             assert square(tab, "c3").count() == 1
@@ -106,3 +93,26 @@ def test_two_pages_play_a_whole_remote_match_and_both_boards_record_the_same_gam
         verdicts.append(capsys.readouterr().out)
     assert verdicts[0] == verdicts[1] and recorder.disagreements == 0
     assert json.loads(verdicts[0].strip().splitlines()[-1]).get("match")  # the whole match, scored
+
+
+def play_the_match(tabs):
+    """Each move put down on its player's page, then with Place it on the friend's; each round's
+    end cleared on both."""
+    for number, round_moves in enumerate(MATCH, 1):
+        for move in round_moves:
+            mover = tabs[move["player"]]
+            friend = tabs["black" if move["player"] == "white" else "white"]
+            piece = piece_of(move)
+            place(mover, move["cell"], piece)
+            said = ("Your friend plays their blocker on %s." % move["cell"] if move.get("blocker")
+                    else "Your friend plays %s on %s." % (piece, move["cell"]))
+            friend.wait_for_function("(said) => document.getElementById('friend-move').textContent === said",
+                                     arg=said)
+            friend.click("#place-friend")
+            friend.wait_for_selector('#board .square[data-cell="%s"][data-piece="%s"]' % (move["cell"], piece))
+        if number < len(MATCH):
+            for tab in tabs.values():
+                tab.wait_for_selector("#board svg[data-mode='clearing']")
+                tab.click("#clear")
+            for tab in tabs.values():
+                tab.wait_for_selector("#board svg[data-mode='playing']")
