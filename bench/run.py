@@ -486,6 +486,8 @@ def main():
     tls_figures()
     from fleet import fleet_figures  # issue 11: a room of boards on MQTT
     fleet_figures()
+    from remote import remote_figures  # issue 28: a match between two boards, through a broker far away
+    remote_figures()
 
 
 if __name__ == "__main__":

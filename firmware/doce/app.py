@@ -94,6 +94,7 @@ class App:
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
+        self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
         try:
             chosen = versus_of(journal.versus)  # chosen before a power cut
         except ValueError as e:  # the game itself is in the journal: only the opponent is lost
@@ -292,7 +293,7 @@ class App:
         in light; not on the board's own turn (its move shows), nor once the round is over."""
         c = self.controller
         g = c.game
-        if g.round_over or (self.versus and g.to_move == self.versus.colour) or c.hint is not None:
+        if g.round_over or (c.versus and g.to_move == c.versus.colour) or c.hint is not None:
             return  # (a hint already thinking or shown is for this very position)
         from .versus import Hint
         c.hint = Hint(self.tables, g.to_move)
@@ -307,7 +308,10 @@ class App:
 
     def play_against(self, colour=None, level=3, remember=True):
         """From now on the board plays `colour` (WHITE or BLACK) at `level`; None: two players.
-        remember: journaled now (the button's choice); else with the new match that follows."""
+        remember: journaled now (the button's choice); else with the new match that follows.
+        A match with a friend's board ends here: who plays changed on this one."""
+        if self.remote:
+            self.remote.end()
         self.versus = None
         if colour is not None:
             from .versus import Versus

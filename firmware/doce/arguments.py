@@ -3,9 +3,24 @@ chunk of a file carries (the rules tables, the broker's CA)."""
 
 import binascii
 
+from .game import PLAYER_NAMES
+
 
 class BadArgument(ValueError):
     pass
+
+
+class CommandError(Exception):
+    """(code, message): a well-formed request the board cannot carry out now."""
+
+
+def player_argument(request, key, default, name=None):
+    value = request.get(key)
+    if value is None:
+        return default
+    if value not in ("white", "black"):
+        raise BadArgument('%s is "white" or "black"' % (name or key))
+    return PLAYER_NAMES.index(value)
 
 
 def base64_chunk(data):

@@ -15,7 +15,7 @@ round starts; after the match, the result stays until a new match is started.
 import gc
 
 from .board import UNSETTLED
-from .game import EMPTY, PLAYER_NAMES, Game, face, is_blocker, owner
+from .game import EMPTY, NOWHERE, PLAYER_NAMES, Game, face, is_blocker, owner
 from .referee import match_event, round_event
 from .squares import square_name
 
@@ -31,6 +31,18 @@ MOVED = "moved"  # a piece of the game was lifted and put down elsewhere
 TWO_AT_ONCE = "two_at_once"  # more than one new piece
 NOT_NOW = "not_now"  # a new piece put down while the board needs fixing
 UNREADABLE = "unreadable"  # a piece left tilted or half on the square
+NOT_THE_MOVE = "not_the_move"  # a piece of the side whose move the lights show, but not that move
+
+
+def move_refusal(move, square, piece):
+    """NOT_THE_MOVE unless `piece` on `square` is the move the lights show for the other side
+    (the board's own, doce/versus.py, or a friend's, doce/remote.py): `move` is (its blocker's
+    square or NOWHERE, square, face), None while none is known. Its blocker goes first."""
+    if move is None:
+        return NOT_THE_MOVE
+    if is_blocker(piece):
+        return None if move[0] == square else NOT_THE_MOVE
+    return None if move[0] == NOWHERE and move[1] == square and move[2] == face(piece) else NOT_THE_MOVE
 
 
 class Controller:

@@ -84,7 +84,9 @@ def build(link=None, emit=None):
     app.link = link
     if "net.json" in os.listdir():  # Wi-Fi set up (doce/net.py, loaded only then)
         from .net import start
-        start(app, link)
+        if start(app, link) and "remote.json" in os.listdir():  # paired with a friend's board
+            from .remote import resume
+            resume(app)
     return app
 
 

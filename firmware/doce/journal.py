@@ -13,6 +13,9 @@ An append-only file of records, each `kind, payload, crc32(kind + payload)`:
                                 players. Written with M (one file, one rename: a power cut
                                 leaves the old match and its opponent, or the new and its own)
                                 and again when the button changes it; the last one holds.
+  P match (4), colour           a match with a friend's board (doce/remote.py): its match number
+                                and this board's colour. Written with M, as V is; the peer's id
+                                is in remote.json, which must name the same match
 After M and X the game waits for a clear board, and the wait survives a reboot.
 Replay stops at the first record that is short or fails its checksum: that is the
 record a power cut interrupted, and only it is lost. On LittleFS (the ESP32's file
@@ -30,8 +33,9 @@ from .game import BLACK, WHITE, Game
 
 PATH = "journal"
 NEW_MATCH, DIE, PUT_BLOCKER, ROUND, ABANDON, ACK, TAG = b"M", b"D", b"B", b"R", b"X", b"A", b"T"
-VERSUS = b"V"
-PAYLOAD = {NEW_MATCH: 5, DIE: 3, PUT_BLOCKER: 2, ROUND: 1, ABANDON: 1, ACK: 2, TAG: 4, VERSUS: 2}
+VERSUS, PAIRED = b"V", b"P"
+PAYLOAD = {NEW_MATCH: 5, DIE: 3, PUT_BLOCKER: 2, ROUND: 1, ABANDON: 1, ACK: 2, TAG: 4, VERSUS: 2, PAIRED: 5}
+NOT_PLAYS = (ACK, TAG, VERSUS, PAIRED)  # records about the match, not moves in it: replay skips them
 TWO_PLAYERS = 2  # a V record's colour for a match for two
 
 
@@ -74,6 +78,8 @@ class Journal:
         self.tag = None  # the last T record's tag
         self.next_tag = None  # the next match's, written with its M record (doce/net.py picks it)
         self.versus = None  # the last V record's payload: who plays (App reads it at boot)
+        self.paired = None  # the P record's payload: a match with a friend's board (doce/remote.py)
+        self.next_paired = None  # the next match's, written with its M record
 
     def _append(self, data, move=1):
         with open(self.path, "ab") as f:
@@ -88,7 +94,10 @@ class Journal:
             if self.next_tag:
                 f.write(record(TAG, self.next_tag))
             f.write(versus_record(versus))
+            if self.next_paired:
+                f.write(record(PAIRED, self.next_paired))
         os.rename(new, self.path)
+        self.paired, self.next_paired = self.next_paired, None
         self.moves = 1
         self.acked = 0
         self.tag, self.next_tag = self.next_tag, None
@@ -142,14 +151,17 @@ class Journal:
         acked = 0
         self.tag = None
         self.versus = None
+        self.paired = None
         for kind, payload, end in found[1:]:
-            if kind == ACK or kind == TAG or kind == VERSUS:
+            if kind in NOT_PLAYS:
                 if kind == ACK:
                     acked = struct.unpack("<H", payload)[0]
                 elif kind == TAG:
                     self.tag = payload
-                else:
+                elif kind == VERSUS:
                     self.versus = payload
+                else:
+                    self.paired = payload
                 size = end
                 continue
             waiting = self._apply(game, waiting, kind, payload)

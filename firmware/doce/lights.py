@@ -15,6 +15,9 @@ deficiencies, and every meaning also differs in brightness or blinking:
                     piece left on the board is dim vermillion until cleared away
   the match         every square pulses in the winner's colour (both, on a draw)
   turn              the edge lights of the player to move, in their colour
+  a friend's board  in a remote match (doce/remote.py) their move shows as the board's move
+                    does; while their board is not connected, their edge pulses reddish
+                    purple; if the two boards disagree, both edges blink vermillion
   the board's move  in a match against the board, the square of its move flashes its
                     colour as many times as the face, then rests dim; for its blocker
                     the square flickers without rest
@@ -45,6 +48,9 @@ PULSE = b"\x02\x03\x05\x07\x08\x07\x05\x03"  # levels of one pulse
 FRAME_MS = 50  # animation frame period
 BLINK_MS = 250
 PULSE_MS = 60  # one pulse step
+# A remote match's trouble (doce/remote.py sets its `alarm`): the friend's board is not connected,
+# or the two boards disagree on the game and play has stopped.
+PEER_LOST, STOPPED = 1, 2
 
 
 def scaled(colour, level, cap):
@@ -64,6 +70,8 @@ class Lights:
         self.animated = False  # whether the picture changes with time
         self.move_sq = NOWHERE  # the square of the board's move, shown as move_light
         self.move_light = OFF
+        self.move_of = None  # the move on show, and when it came: its first flash is at once
+        self.move_at = 0
 
     def set_brightness(self, brightness):
         """0.0-1.0 of the board's cap (the cap keeps the strip within USB power)."""
@@ -111,6 +119,8 @@ class Lights:
         v = controller.versus
         if v and v.move and mode == PLAYING:
             self._move_frame(v.move, v.colour, now_ms)
+        if v and v.alarm:
+            self.animated = True
         v = controller.hint  # never at once with the board's move: a hint is not asked on its turn
         if v and v.move and mode == PLAYING:
             self._move_frame(v.move, v.colour, now_ms)
@@ -126,6 +136,10 @@ class Lights:
         without rest."""
         self.animated = True
         colour = self.palette[player]
+        if move is not self.move_of:  # a new move: it lights now, not at the next step of a clock
+            self.move_of = move
+            self.move_at = now_ms
+        now_ms -= self.move_at
         if move[0] != NOWHERE:
             self.move_sq = move[0]
             self.move_light = colour[BRIGHT] if now_ms // 100 % 2 == 0 else OFF
@@ -266,6 +280,11 @@ class Lights:
 
     def _turn(self, player):
         mode = self.c.mode
+        v = self.c.versus
+        if v and v.alarm == STOPPED:
+            return self.palette[3][BRIGHT] if self.blink_on else OFF
+        if v and v.alarm == PEER_LOST and player == v.colour and mode != MATCH_OVER:
+            return self.palette[2][self.pulse]
         if mode == MATCH_OVER:
             return self.palette[player][self.pulse] if self.winner == player or self.winner == DRAW else OFF
         if mode == CORRECTING:

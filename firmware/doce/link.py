@@ -11,8 +11,7 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
-from .arguments import BadArgument, base64_chunk
-from .game import PLAYER_NAMES
+from .arguments import BadArgument, CommandError, base64_chunk, player_argument
 from .squares import square_name
 from .state import move_names, snapshot, who_plays
 from .ticks import ticks_diff
@@ -170,7 +169,10 @@ class Link:
 
     # -- requests ---------------------------------------------------------------------
 
-    def handle(self, buf, n):
+    @staticmethod
+    def parse(buf, n):
+        """The one JSON object in buf[:n], framed strictly (members_of), or None. Also for what
+        comes from a friend's board (doce/remote.py)."""
         members = members_of(buf, n)
         request = None
         if members >= 0:
@@ -179,6 +181,12 @@ class Link:
             except (ValueError, MemoryError):  # also bytes that are not UTF-8
                 pass
         if not isinstance(request, dict) or members_in(request) != members:  # a key twice, at any depth
+            return None
+        return request
+
+    def handle(self, buf, n):
+        request = self.parse(buf, n)
+        if request is None:
             return self.reply(None, None, error="bad_json", message="not one JSON object")
         if not isinstance(request.get("cmd"), str):
             return self.reply(None, None, error="bad_request", message='a request is {"cmd": NAME, ...}')
@@ -247,7 +255,8 @@ class Link:
         g = app.controller.game
         move = None
         if not g.round_over:
-            v = app.versus if app.versus and g.to_move == app.versus.colour else app.controller.hint
+            v = app.controller.versus  # the board's own opponent, or a friend's board
+            v = v if v and g.to_move == v.colour else app.controller.hint
             if v is None:
                 return app.ask_hint()  # the position moved on, and with it the hint
             if v.move is None:
@@ -263,6 +272,8 @@ class Link:
         self.hints = []
 
     def new_round(self, request):
+        if self.app.remote:  # the friend's board would play on in the round abandoned here
+            raise CommandError("remote", "a match with a friend's board: a round cannot be restarted on one board")
         if not self.app.controller.restart_round():
             raise CommandError("no_round", "there is no round in play to restart")
 
@@ -344,6 +355,14 @@ class Link:
         if self.network is None:
             raise CommandError("failed", "this board has no Wi-Fi")
         return self.network(self, request)
+
+    def remote_command(self, request):
+        """Pairing with a friend's board (doce/pairing.py, which needs doce/net.py: a board with
+        no Wi-Fi, the Linux target, cannot load it)."""
+        if self.network is None:
+            raise CommandError("no_network", "this board has no Wi-Fi: a friend's board is reached through a broker")
+        from .pairing import command
+        return command(self, request)
 
 
 _nested = [0]  # members of the objects inside the request, counted by end_of_container
@@ -553,19 +572,6 @@ def is_id(ident):
     return ident - ident == 0  # not infinite, not NaN: the reply must stay JSON
 
 
-class CommandError(Exception):
-    """(code, message): a well-formed request the board cannot carry out now."""
-
-
-def player_argument(request, key, default, name=None):
-    value = request.get(key)
-    if value is None:
-        return default
-    if value not in ("white", "black"):
-        raise BadArgument('%s is "white" or "black"' % (name or key))
-    return PLAYER_NAMES.index(value)
-
-
 # Each command and the arguments it takes besides cmd and id (None: it checks its own).
 COMMANDS = {
     "hello": (Link.hello, ()), "state": (Link.state, ()), "new_match": (Link.new_match, ("first", "opponent")),
@@ -576,4 +582,5 @@ COMMANDS = {
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
     "mqtt_ca": (Link.net_command, ("size", "offset", "data")),
+    "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force")),
 }

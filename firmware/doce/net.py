@@ -368,6 +368,7 @@ class Net:
         self.connects = 0
         self.fault = None  # the last thing that went wrong, for `net`
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
+        self.remote = None  # a match with a friend's board (doce/remote.py): its own topics ride on ours
 
     # -- what the board sends ------------------------------------------------------
 
@@ -395,10 +396,22 @@ class Net:
             event["record"] = n
         self.outbox.append([event["seq"], json.dumps(event).encode(), 0, n])
         self.state_due = True
+        if self.remote:
+            self.remote.event(event)
 
     def reply(self, message):
         if self.up:
             self._publish(self.topics["reply"], json.dumps(message).encode(), False, 0)
+
+    def subscribe(self, topic):
+        """QoS 1; its SUBACK comes later, in poll()."""
+        self.pipe.hold = True
+        try:
+            self.client.subscribe(topic, 1)
+        except Pending:
+            pass
+        finally:
+            self.pipe.hold = False
 
     def _publish(self, topic, payload, retain, qos):
         if self.client.pid > 65000:  # packet ids are 16 bits, and umqtt.simple counts on
@@ -421,6 +434,8 @@ class Net:
         except Exception as e:  # noqa: BLE001  (a broker's bad packet, a socket's odd error, a TLS refusal)
             self.failed(e)
             self.drop(now)
+        if self.remote:
+            self.remote.step(now)
 
     def failed(self, e):
         if self.paced and self.paced.refused:
@@ -576,14 +591,10 @@ class Net:
         self.deadline = ticks_add(now, QUIET_MS)
         self.connects += 1
         self.ping_at = ticks_add(now, KEEPALIVE_S * 500)
-        self.pipe.hold = True
-        try:
-            self.client.subscribe(self.topics["cmd"], 1)
-        except Pending:
-            pass
-        finally:
-            self.pipe.hold = False
+        self.subscribe(self.topics["cmd"])
         self._publish(self.topics["status"], self._status(True), True, 1)
+        if self.remote:
+            self.remote.connected()
         self.state_due = True
         for item in self.outbox:
             item[2] = 0  # not acknowledged on the last connection: sent again, in order
@@ -626,8 +637,11 @@ class Net:
             link.to = None
 
     def incoming(self, topic, msg):
-        if topic == self.topics["cmd"] and len(self.commands) < 4:  # more would be a flood
-            self.commands.append(msg)
+        if topic == self.topics["cmd"]:
+            if len(self.commands) < 4:  # more would be a flood
+                self.commands.append(msg)
+        elif self.remote:
+            self.remote.incoming(topic, msg)
 
     # -- bytes to and from the socket ----------------------------------------------------
 
@@ -784,13 +798,13 @@ def replayed(tables, data, moves, acked, tag):
     """The events of the journal's (data's) records after the `acked` first, up to `moves`, as
     the controller sent them, each with `tag` and `record`, its record's number."""
     from .game import PLAYER_NAMES, Game
-    from .journal import ACK, DIE, NEW_MATCH, PUT_BLOCKER, ROUND, TAG, VERSUS, Journal, each_record
+    from .journal import DIE, NEW_MATCH, NOT_PLAYS, PUT_BLOCKER, ROUND, Journal, each_record
     from .referee import match_event, round_event
     game = None
     waiting = True
     n = 0
     for kind, payload, _ in each_record(data):
-        if kind == ACK or kind == TAG or kind == VERSUS:
+        if kind in NOT_PLAYS:
             continue
         n += 1
         if n > moves:
@@ -918,6 +932,8 @@ def start(app, link):
     import network
     net = Net(app, link, config, network)
     app.net = link.net = net
+    if app.remote:  # a match with a friend's board goes on over the new connection
+        app.remote.attach(net)
     return net
 
 

@@ -30,6 +30,8 @@ def board_snapshot(c, lights):
     state["animated"] = lights.animated
     state["brightness"] = lights.brightness
     state["versus"] = versus_state(c)
+    v = c.versus
+    state["remote"] = v.state() if v is not None and v.level is None else None  # doce/remote.py
     return state
 
 
@@ -37,7 +39,7 @@ def versus_state(c):
     """In a match against the board: its colour, level, and the move it waits for (None while
     it thinks, or not its turn). None in a match for two."""
     v = c.versus
-    if v is None:
+    if v is None or v.level is None:  # none, or a friend's board (state["remote"])
         return None
     state = who_plays(v)
     state["move"] = move_names(c.game.tables.grid, v.move) if v.move else None

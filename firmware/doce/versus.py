@@ -6,10 +6,9 @@ Pure: the app steps it once a scan, the lights read `move`, and the controller a
 `refusal` before it accepts a piece of the board's colour.
 """
 
-from .game import BLOCKER, face, is_blocker
+from .controller import move_refusal
+from .game import BLOCKER
 from .opponent import NO_BLOCKER, STRONGEST, Opponent
-
-NOT_THE_MOVE = "not_the_move"  # a piece of the board's colour, but not the move it chose
 
 
 def position_key(game):
@@ -19,6 +18,8 @@ def position_key(game):
 
 
 class Versus:
+    alarm = 0  # a remote match's trouble to show on the edges (doce/remote.py); never the board's own
+
     def __init__(self, tables, colour, level=STRONGEST):
         self.colour = colour
         self.level = level
@@ -75,14 +76,7 @@ class Versus:
     def refusal(self, player, square, piece):
         """NOT_THE_MOVE for a piece of the board's colour that is not its move (or before it
         has chosen); None for anything else, which the rules engine judges as usual."""
-        if player != self.colour:
-            return None
-        move = self.move
-        if move is None:
-            return NOT_THE_MOVE
-        if is_blocker(piece):
-            return None if move[0] == square else NOT_THE_MOVE
-        return None if move[0] == NO_BLOCKER and move[1] == square and move[2] == face(piece) else NOT_THE_MOVE
+        return None if player != self.colour else move_refusal(self.move, square, piece)
 
 
 class Hint(Versus):

@@ -306,6 +306,13 @@ def cmd_flash(args):
 
 
 def cmd_sim(args):
+    if args.remote:  # two boards paired through a broker, a page each (doce_host/fleet/simpair.py)
+        if args.boards is not None or args.terminal or args.serial_only:
+            raise UsageError("--remote runs two boards with a page each: not with --boards, --terminal or "
+                             "--serial-only")
+        load_tables(args.rules)
+        from .fleet.simpair import run
+        return run(args)
     if args.boards is not None or args.broker:  # boards in a room on MQTT, each with its page (fleet/simroom.py)
         from .fleet.simroom import MAX_BOARDS, run
         if args.boards is not None and not 1 <= args.boards <= MAX_BOARDS:
@@ -521,9 +528,11 @@ def add_sim(commands):
     page_args(sim)
     sim.add_argument("--boards", type=int, metavar="N",
                      help="a room of N boards on an MQTT broker, each with its page (on --http, --http + 1, ...)")
+    sim.add_argument("--remote", action="store_true",
+                     help="two boards paired for a match through a broker, each with its page (docs/remote.md)")
     sim.add_argument("--broker", metavar="mqtt[s]://HOST:PORT",
-                     help="the room's broker (with --boards, default: an embedded one); alone, one board and its "
-                          "page join the room on it")
+                     help="the room's broker (with --boards or --remote, default: an embedded one); alone, one "
+                          "board and its page join the room on it")
     sim.add_argument("--ca", metavar="FILE", help="with an mqtts:// broker: the room's CA (ca.crt)")
     how = sim.add_mutually_exclusive_group()
     how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
@@ -583,10 +592,11 @@ def add_play(commands):
 
 def parser():
     from .fleet.commands import add_config, add_fleet
+    from .fleet.remote import add_remote
     top = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_rules, add_flash, add_play_board, add_status, add_monitor, add_sim, add_web,
-                add_snapshot, add_dice, add_play, add_config, add_fleet):
+                add_snapshot, add_dice, add_play, add_config, add_fleet, add_remote):
         add(commands)
     return top
 

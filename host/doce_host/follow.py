@@ -67,6 +67,23 @@ def placed(s, e, zone_of):
         s["blocker_this_turn"] = False
         if versus:
             versus["move"] = None
+    remote = s.get("remote")  # a match with a friend's board (docs/remote.md)
+    if remote:
+        remote["plays"] += 1
+        move = remote.get("move")
+        if remote["colour"] == player and move:  # the friend's move, put down here
+            if e.get("blocker") and "cell" in move:
+                move.pop("blocker", None)  # its die comes next
+            else:
+                remote["move"] = None
+
+
+def friend(s, e, zone_of):
+    """A remote event: the friend's move to put down, and whether its board is there."""
+    remote = s.get("remote")
+    if not remote or remote["colour"] != e["colour"]:
+        return False  # a pairing this state does not show: the board's own state says it
+    remote["move"], remote["connected"] = e["move"], e["connected"]
 
 
 def round_end(s, e, zone_of):
@@ -131,4 +148,4 @@ def other(player):
 
 
 FOLLOWERS = {"placed": placed, "round_end": round_end, "match_end": match_end, "clearing": clearing,
-             "round_start": round_start, "corrected": corrected}
+             "round_start": round_start, "corrected": corrected, "remote": friend}

@@ -223,11 +223,30 @@ def describe(event, state=None):
         return "round %d abandoned: it starts again once the board is clear" % event["round"]
     if kind == "versus":  # who plays, chosen with the button
         return "who plays: %s" % who_plays(event.get("versus"))
+    if kind == "remote":  # a match with a friend's board (docs/remote.md)
+        return remote_words(dict(event, peer="", mismatch=None))
+    if kind == "remote_mismatch":
+        return "the two boards disagree from move %d: play has stopped on both" % event["move"]
     if kind == "calibrated":
         return "sensors calibrated" if not event.get("error") else "calibration failed: %s" % event["error"]
     if kind in ("warning", "error"):
         return "%s: %s" % (kind, printable(event["message"]))
     return json_line(event)
+
+
+def remote_words(r):
+    """What a friend's board is doing, in words: its move to put down, or whether it is there."""
+    if r.get("mismatch") is not None:
+        return "the two boards disagree from move %d: play has stopped on both" % r["mismatch"]
+    move = r.get("move")
+    if move and "cell" in move:
+        then = "%s %d on %s" % (r["colour"], move["value"], move["cell"])
+        return "your friend plays %s: put it down for them" % (
+            "their blocker on %s, then %s" % (move["blocker"], then) if "blocker" in move else then)
+    if move:
+        return "your friend plays their blocker on %s: put it down for them" % move["blocker"]
+    return "your friend's board%s (%s) is %s" % (" " + printable(r["peer"]) if r.get("peer") else "", r["colour"],
+                                                 "connected" if r["connected"] else "not connected")
 
 
 def json_line(message):

@@ -39,6 +39,8 @@ def test_unknown_or_malformed_rules(tmp_path):
     (["--ca", "ca.crt"], "give --broker mqtts://HOST:PORT too"),
     (["--broker", "mqtt://127.0.0.1:1883"], "not in a room"),  # (sim() adds --serial-only)
     (["--boards", "2"], "not in a room"),
+    (["--remote", "--boards", "2"], "--remote runs two boards with a page each"),
+    (["--remote"], "--remote runs two boards with a page each"),  # (sim() adds --serial-only)
 ])
 def test_odd_room_options_are_refused(argv, says):
     assert says in sim(*argv)

@@ -3,7 +3,8 @@ expects, the same move after a power cut."""
 
 from doce.game import BLACK, WHITE, Game, blocker, die
 from doce.opponent import NO_BLOCKER
-from doce.versus import NOT_THE_MOVE, Hint, Versus, hint, position_key
+from doce.controller import NOT_THE_MOVE
+from doce.versus import Hint, Versus, hint, position_key
 from doce_host import rules
 
 TABLES = rules.load_tables("standard")

@@ -35,6 +35,10 @@ def acl(prefix):
              "# each board (its user name is its id) writes only its own topics, reads only its own cmd"]
     lines += ["pattern write %s/%%u/%s" % (prefix, t) for t in BOARD_TOPICS]
     lines.append("pattern read %s/%%u/cmd" % prefix)
+    lines += ["", "# a match with a friend's board (doce remote, docs/remote.md): a board writes to another only",
+              "# under its own name, reads only what others write to it, and sees which boards are online",
+              "pattern write %s/+/remote/%%u" % prefix, "pattern read %s/%%u/remote/+" % prefix,
+              "pattern read %s/+/status" % prefix]
     return "\n".join(lines) + "\n"
 
 

@@ -75,13 +75,27 @@ def doing(b):
     return "no game yet"
 
 
+def remote_match(s):
+    """A board's match with another board (docs/remote.md), from its state: {"white": board id,
+    "black": board id, "words": what a spectator reads}, or None."""
+    r = s.get("remote")
+    if not isinstance(r, dict) or r.get("colour") not in ("white", "black"):
+        return None
+    found = {r["colour"]: r.get("peer"), "black" if r["colour"] == "white" else "white": None}
+    found["words"] = "remote match with %s%s" % (r.get("peer"), "" if r.get("connected") else ", not connected")
+    return found
+
+
 def tile_html(t, b):
     s = b.get("state") or {}
     totals = s.get("totals") if isinstance(s.get("totals"), dict) else {}
     to_move = s.get("to_move") if s.get("mode") == "playing" else None
+    remote = remote_match(s)
+    if remote:  # a match between two boards: this one plays the colour its friend does not
+        remote[next(c for c in ("white", "black") if remote[c] is None)] = b["id"]
     players = []
     for colour in ("white", "black"):
-        name = b["%s_player" % colour] or colour
+        name = b["%s_player" % colour] or (remote and "board %s" % remote[colour]) or colour
         players.append('<li class="%s%s"><span class="swatch" aria-label="%s"></span><span class="who">%s</span>'
                        '<span class="points">%s</span></li>'
                        % (colour, " to-move" if to_move == colour else "", colour, esc(name),
@@ -89,6 +103,8 @@ def tile_html(t, b):
     drawing = svg(t, b["id"], "tile")
     hands = ('<a class="hands" href="%s">its page: play it &#8599;</a>' % esc(b["page"])
              if b.get("page") and b["online"] else "")
+    if remote:
+        hands = '<p class="remote">%s</p>%s' % (esc(remote["words"]), hands)
     classes = ["tile", "online" if b["online"] else "offline"]
     if s.get("mode") == "correcting":
         classes.append("problem")

@@ -34,6 +34,14 @@ STARTING = "the app has not started yet"  # sim/device/side_channel.py's answer 
 LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
 
+def packed(changes):
+    """[channel, level, ...] as the hex of 3 bytes a channel (side_channel.act, "sense"): a board's
+    heap is shared with the harness here, and a list of some 200 numbers needed 2 KB of it in one
+    piece, which a real-time board's fragmented heap did not always have."""
+    return b"".join(bytes((changes[i], changes[i + 1] >> 8, changes[i + 1] & 0xFF))
+                    for i in range(0, len(changes) - 1, 2)).hex()
+
+
 class SerialSim(SimulatedBoard):
     def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None, ticks=None):
         """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
@@ -335,7 +343,7 @@ class SerialSim(SimulatedBoard):
                 if how == "slide":
                     self._ask({"do": "frames", "frames": changes})
                 else:
-                    self._ask({"do": "sense", "set": changes})
+                    self._ask({"do": "sense", "packed": packed(changes)})
             except SimError:
                 if self.app_running:
                     raise  # the board refused it

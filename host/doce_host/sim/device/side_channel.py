@@ -23,7 +23,11 @@ def act(world, cmd):
         return {"leds": [[sent[i * 3 + 1], sent[i * 3], sent[i * 3 + 2]] for i in range(strip.n)],
                 "bytes": "".join("%02x" % b for b in sent)}
     if do == "sense":  # a die moved: the host's physics says what each channel now reads
-        world.set(cmd["set"])
+        if "packed" in cmd:  # hex, 3 bytes a channel: one string on the heap, not a list of 200 numbers
+            import binascii
+            world.set_packed(binascii.unhexlify(cmd["packed"]))
+        else:
+            world.set(cmd["set"])
     elif do == "frames":  # a movement, one frame of changes per scan
         world.queue(cmd["frames"])
     elif do == "button":  # a finger on the board's button: pulled up, so pressed reads 0

@@ -31,6 +31,11 @@ class World:
         for i in range(0, len(changes) - 1, 2):
             self.level[changes[i]] = changes[i + 1]
 
+    def set_packed(self, data):
+        """changes as 3 bytes each: channel, then level (big-endian)."""
+        for i in range(0, len(data) - 2, 3):
+            self.level[data[i]] = data[i + 1] << 8 | data[i + 2]
+
     def queue(self, frames):
         self.frames.extend(frames)
 

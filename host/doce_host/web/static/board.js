@@ -106,6 +106,7 @@ function showFrame(frame) {
   showVersus(frame);
   showPutRight(frame.put_right || []);
   showScored(frame.scored);
+  showRemote(frame);
   forgetOldHint();
   if (frame.state && view.saidAt && position(frame.state) !== view.saidAt) say("");
   markHint();
@@ -178,13 +179,40 @@ function showVersus(frame) {
   $("board-move").textContent = words;
 }
 
-function placeBoardMove() {
-  const state = view.frame && view.frame.state;
-  const versus = state && state.versus;
-  if (!versus || !versus.move) return;
-  const move = versus.move;  // its blocker first, when it plays one; then the state names its die
+// -- a match with a friend's board (docs/remote.md) ---------------------------------------------
+
+function showRemote(frame) {
+  const state = frame.state;
+  const remote = state && state.remote;  // absent from a board older than the field: nothing to show
+  $("remote").hidden = !remote;
+  $("place-friend").hidden = true;
+  if (!remote) return;
+  $("remote-who").textContent = "You play " + other(remote.colour) + " against your friend's board " + remote.peer +
+    ", which plays " + remote.colour + (remote.connected ? "." : ": it is not connected now.");
+  const move = remote.move;
+  let words = "";
+  if (remote.mismatch !== null) {
+    words = "The two boards disagree from move " + remote.mismatch + ": play has stopped on both.";
+  } else if (move) {
+    const die = move.cell ? remote.colour + " " + move.value + " on " + move.cell : "";
+    words = move.blocker ? "Your friend plays their blocker on " + move.blocker + (die ? ", then " + die : "") + "."
+                         : "Your friend plays " + die + ".";
+    if (frame.sim && state.mode === "playing") {
+      $("place-friend").hidden = false;
+      $("place-friend").textContent = move.blocker ? "Place their blocker" : "Place it";
+    }
+  } else if (state.mode === "playing") {
+    words = state.to_move === remote.colour ? "Waiting for your friend's move…" : "Your move (" + state.to_move + ").";
+  }
+  $("friend-move").textContent = words;
+}
+
+// The move shown for the other side, put down for it: the board's own (versus) or a friend's (remote).
+function placeBoardMove(side) {
+  if (!side || !side.move) return;
+  const move = side.move;  // its blocker first, when it plays one; then the state names its die
   const cell = move.blocker || move.cell;
-  const piece = versus.colour + " " + (move.blocker ? "blocker" : move.value);
+  const piece = side.colour + " " + (move.blocker ? "blocker" : move.value);
   say("");
   view.waiting = {cell, piece, sent: performance.now()};
   send({do: "place", cell, piece});
@@ -390,7 +418,8 @@ $("board").addEventListener("pointerup", (e) => { if (e.button === 0) onBoardCli
 $("new-round").onclick = () => { if (confirm("Abandon this round and play it again?")) send({do: "new_round"}); };
 $("new-match").onclick = () => { if (confirm("Start a new match for two players?")) send({do: "new_match"}); };
 $("play-board").onclick = playBoard;
-$("place-move").onclick = placeBoardMove;
+$("place-move").onclick = () => placeBoardMove(view.frame && view.frame.state && view.frame.state.versus);
+$("place-friend").onclick = () => placeBoardMove(view.frame && view.frame.state && view.frame.state.remote);
 $("hint").onclick = askHint;
 $("clear").onclick = () => send({do: "clear"});
 $("cut-power").onclick = () => send({do: "cut_power"});

@@ -1,0 +1,62 @@
+"""Pairing a board with a friend's for a match through the broker (the `remote` command,
+docs/protocol.md; docs/remote.md). Loaded only when that command comes: the match itself is
+doce/remote.py's, which a paired board loads at boot without this.
+"""
+
+import binascii
+
+from .app import begun
+from .arguments import BadArgument, CommandError, player_argument
+from .game import PLAYER_NAMES, WHITE
+from .net import is_topic_level
+from .remote import NOBODY, Remote, begin, digest, is_hex, save
+
+
+def command(link, request):
+    """`remote`: pair with a friend's board for a new match, end the pairing (peer null), or
+    where it stands (no peer)."""
+    app = link.app
+    if "peer" not in request:
+        return {"remote": app.remote.state() if app.remote else None}
+    peer = request["peer"]
+    if peer is None:
+        if app.remote:
+            app.remote.end()
+        return {"remote": None}
+    if app.net is None:
+        raise CommandError("no_network", "a friend's board is reached through a broker: set this board's Wi-Fi "
+                                         "and MQTT first (doce config)")
+    if not is_topic_level(peer) or peer == app.net.id:
+        raise BadArgument("peer is the friend's board id (1 to 64 letters, digits, _ or -), not this board's own")
+    colour = player_argument(request, "colour", None)
+    if colour is None:
+        raise BadArgument('colour is this board\'s: "white" or "black"')
+    first = player_argument(request, "first", WHITE)
+    match = request.get("match")
+    if not is_hex(match):
+        raise BadArgument("match is the match's number: 8 hex digits (0-9, a-f), the same on both boards")
+    checksum = request.get("rules_checksum")
+    if not is_hex(checksum):
+        raise BadArgument("rules_checksum is the friend's board's rules checksum: 8 hex digits, as its hello says")
+    tables = app.tables
+    if int(checksum, 16) != tables.checksum:
+        raise CommandError("rules_mismatch", "the friend's board plays other rules (%s) than this one (%s, %08x): "
+                                             "give both the same rules first" % (checksum, tables.name,
+                                                                                 tables.checksum))
+    r = app.remote
+    if r and r.peer == peer and r.match == match and r.colour == 1 - colour:
+        return {"remote": r.state()}  # asked again (the reply went missing): the same match goes on
+    g = app.controller.game
+    if request.get("force") is not True and not g.match_over and begun(g):
+        raise CommandError("mid_round", "a match is in play on this board (round %d of %d): finish it, or "
+                                        "force the pairing" % (g.round, g.tables.rounds))
+    app.play_against(None, remember=False)  # two players here, and any other pairing over
+    save({"peer": peer, "match": match, "colour": PLAYER_NAMES[colour], "stopped": None})
+    c = app.controller
+    c.journal.next_paired = binascii.unhexlify(match) + bytes((colour,))  # written with the match
+    c.new_match(first)
+    remote = Remote(app, peer, match, colour)
+    remote.digest = digest(c.game)
+    remote._keep((0, NOBODY, 0, 0, remote.digest))
+    begin(app, remote)
+    return {"remote": remote.state()}

@@ -1,0 +1,424 @@
+"""A match with a friend's board, through the room's broker (docs/remote.md).
+
+Loaded only on a board paired with another (remote.json, and the journal's P record for the same
+match), as versus.py is for a match against the board. To the controller and the lights a Remote
+is the board's opponent: its `move` is the friend's move, shown in light as the board shows its
+own, and `refusal` turns any other piece of the friend's colour away as not_the_move.
+
+Both boards referee every play. n counts the match's plays (dice and blockers, both players'), and
+a play's digest is a CRC-32 of the position after it. A board keeps one message for its friend's,
+retained, on <prefix>/<friend's id>/remote/<own id> (the room's ACL lets only it write there):
+
+  {"match": "7f3a01c2", "n": 12, "digest": "1a2b3c4d", "plays": [["b2", 0, "5e6f7a8b"], ["c3", 4, "1a2b3c4d"]]}
+
+n and digest say how far this board is; plays are its own plays since the friend's last (the
+last is play n), each its square, face (0: its blocker) and digest: all the other board can lack,
+for a board plays on only once the friend's move is down on it. The message goes when n moves on
+(once the journal has the play), when the board connects, and when the other is behind: a message
+lost, sent twice, late or out of order costs nothing, the newest says it all.
+Two digests that differ for one n stop both boards (`remote_mismatch`, naming that play).
+"""
+
+import binascii
+import json
+import os
+import struct
+
+from .ticks import ticks_diff
+from .controller import CORRECTING, move_refusal
+from .game import NOWHERE, PLAYER_NAMES, Game
+from .lights import PEER_LOST, STOPPED
+from .squares import parse_square, square_name
+from .state import move_names
+
+CONFIG = "remote.json"  # the friend's board id, the match's number and this board's colour
+MISMATCH = "remote_mismatch"  # why any piece is refused once the two boards disagree
+# Plays kept with their digests. One player's plays in a row, which a message carries: at most a
+# round's last die, then a blocker and a die opening the next round.
+KEEP = 6
+MAX_MESSAGE = 700  # bytes: a message of KEEP plays is about 450
+RESEND_MS = 1000  # to a friend's board that is behind, at most one message a second
+NOBODY = 2  # the player of the entry for the match's start, before any play
+
+
+def digest(game):
+    """The position as both boards must have it after every play: a CRC-32 of the board, what
+    each player has left, the markers, whose turn and the score."""
+    crc = binascii.crc32(game.board)
+    crc = binascii.crc32(game.dice_left, crc)
+    crc = binascii.crc32(game.blockers_left, crc)
+    crc = binascii.crc32(game.last_placed, crc)
+    w, b = game.totals()
+    return binascii.crc32(struct.pack("<BBBBHH", game.round, game.to_move, game.blocker_this_turn,
+                                      len(game.rounds), w, b), crc) & 0xFFFFFFFF
+
+
+class Remote:
+    level = None  # not the board's own opponent: link.py tells the two apart by it
+
+    def __init__(self, app, peer, match, colour, stopped=None):
+        self.app = app
+        self.peer = peer  # the friend's board id
+        self.match = match  # 8 hex digits, the same on both boards
+        self.colour = 1 - colour  # the friend's: its moves are shown and checked, as the board's own
+        self.net = None
+        self.inbox = self.outbox = self.status_topic = None
+        self.n = 0  # plays so far in the match on this board
+        self.digest = 0  # of the position after them
+        self.recent = []  # (n, player, square, face or 0 for a blocker, digest), the last KEEP
+        self.pending = []  # the friend's plays this board lacks: (n, square, face or 0, digest)
+        self.peer_n = -1  # how far the friend's board said it was
+        self.online = False  # the friend's board is on the broker (its retained status)
+        self.left = False  # the friend's board left this match
+        self.stopped = stopped  # the first play on which the boards disagree, once they do
+        self.move = None  # (blocker square or NOWHERE, square, face): the friend's, to put down
+        self.alarm = PEER_LOST  # for the lights (doce/lights.py)
+        self.told = None  # the move the last `remote` event named
+        self.mode = None  # the controller's mode when the move was last worked out
+        self.fresh = True  # the move must be worked out again
+        self.due = True  # a message for the friend's board waits to go
+        self.again = False  # the friend's board is behind: send again, within RESEND_MS
+        self.sent_at = None
+        self.tell = None  # a remote_mismatch event, sent at the next scan
+
+    # -- the connection ------------------------------------------------------------------
+
+    def attach(self, net):
+        self.net = net
+        base = "%s/" % (net.config.get("prefix") or "doce")
+        self.inbox = ("%s%s/remote/%s" % (base, net.id, self.peer)).encode()
+        self.outbox = ("%s%s/remote/%s" % (base, self.peer, net.id)).encode()
+        self.status_topic = ("%s%s/status" % (base, self.peer)).encode()
+        net.remote = self
+        self.due = True
+        if net.up:  # paired while connected: Net.connack will not call connected() for it
+            self.connected()
+
+    def connected(self):
+        """The broker has taken us (again): the friend's topic and status, and our news."""
+        self.net.subscribe(self.inbox)
+        self.net.subscribe(self.status_topic)
+        self.due = True
+
+    def step(self, now):
+        """Once a scan. Allocates nothing unless something changed."""
+        c = self.app.controller
+        if self.fresh or c.mode is not self.mode:
+            self._show(c)
+        if self.tell:
+            self._tell()
+        alarm = STOPPED if self.stopped is not None else 0 if self.connected_now() else PEER_LOST
+        if alarm != self.alarm or self.move is not self.told:  # hosts are told (a page shows it)
+            if alarm != self.alarm:
+                self.alarm = alarm
+                c.changed = True
+            self.told = self.move
+            self.app.emit({"event": "remote", "colour": PLAYER_NAMES[self.colour], "connected": alarm == 0,
+                           "move": self.move_state()})
+        if self.due or self.again and (self.sent_at is None or not 0 <= ticks_diff(now, self.sent_at) < RESEND_MS):
+            if self.net.up and not c.unwritten:  # what goes out is in the journal
+                self._send(now)
+
+    def connected_now(self):
+        """The friend's board is on the broker, and in this match (it has said so), and so are we."""
+        return self.online and self.peer_n >= 0 and not self.left and self.net.up
+
+    def _send(self, now):
+        self.due = self.again = False
+        self.sent_at = now
+        self.net._publish(self.outbox, self.message(), True, 1)
+        self.net.send(now)  # on its way this scan: Net.poll has written out what it had
+
+    def message(self):
+        own = 1 - self.colour
+        i = len(self.recent)
+        while i and self.recent[i - 1][1] == own:
+            i -= 1
+        grid = self.app.tables.grid
+        plays = [[square_name(grid, e[2]), e[3], "%08x" % e[4]] for e in self.recent[i:]]
+        m = {"match": self.match, "n": self.n, "digest": "%08x" % self.digest, "plays": plays}
+        if self.stopped is not None:
+            m["mismatch"] = self.stopped
+        return json.dumps(m)
+
+    # -- the friend's move, shown and checked --------------------------------------------
+
+    def _show(self, c):
+        self.mode = c.mode
+        self.fresh = False
+        g = c.game
+        p = self.pending
+        move = None
+        if self.stopped is None and not g.round_over and g.to_move == self.colour and p and p[0][0] == self.n + 1:
+            if p[0][2]:
+                move = (NOWHERE, p[0][1], p[0][2])
+            elif len(p) > 1:
+                move = (p[0][1], p[1][1], p[1][2])  # its blocker first, then its die
+            else:
+                move = (p[0][1], NOWHERE, 0)  # its blocker; the die is still to come
+        if move != self.move:
+            self.move = move
+            c.changed = True
+            if move and c.mode == CORRECTING:  # put down before a power cut, or before it came
+                c.reconcile(c.physical)
+
+    def refusal(self, player, square, piece):
+        if self.stopped is not None:
+            return MISMATCH
+        return None if player != self.colour else move_refusal(self.move, square, piece)
+
+    def event(self, event):
+        """Net.event's: every event the board sends, after the controller made it."""
+        kind = event["event"]
+        if kind == "placed":
+            self._placed(event)
+        elif kind == "new_match":  # a match begun on this board alone
+            self.end()
+
+    def _placed(self, event):
+        c = self.app.controller
+        player = PLAYER_NAMES.index(event["player"])
+        square = parse_square(c.game.tables.grid, event["cell"])
+        self.played(player, square, event.get("value", 0), c.game)
+        if player == self.colour:  # the friend's play, put down here: the positions must agree
+            p = self.pending.pop(0) if self.pending else None
+            if p is None or p[0] != self.n or p[1] != square or p[3] != self.digest:
+                self._stop(self.n, None if p is None else p[3])
+        self.due = self.fresh = True
+
+    def played(self, player, square, value, game):
+        self.n += 1
+        self.digest = digest(game)
+        self._keep((self.n, player, square, value, self.digest))
+
+    def _keep(self, entry):
+        if len(self.recent) == KEEP:
+            self.recent.pop(0)
+        self.recent.append(entry)
+
+    def _digest_at(self, n):
+        if n == self.n:
+            return self.digest
+        for entry in self.recent:
+            if entry[0] == n:
+                return entry[4]
+        return None  # too long ago to compare
+
+    # -- what the friend's board says --------------------------------------------------------
+
+    def incoming(self, topic, msg):
+        if topic == self.status_topic:
+            m = strict_json(self.app, msg)
+            online = m.get("online") if isinstance(m, dict) else None
+            if isinstance(online, bool):
+                self.again = self.again or online and not self.online  # back: it may be behind
+                self.online = online
+        elif topic == self.inbox:
+            m = read(self.app, msg)
+            if m is not None and m["match"] == self.match:  # anything else is dropped
+                self._take(m)
+
+    def _take(self, m):
+        if m.get("ended"):
+            self.left = True
+            return
+        self.left = False
+        n, plays = m["n"], m["plays"]
+        for p in plays:  # the first play both boards have whose positions differ
+            if p[0] <= self.n:
+                self._check(p[0], p[3])
+        if n <= self.n:
+            self._check(n, m["digest"])
+        if m.get("mismatch") is not None:  # the friend's board found one: this one stops too
+            self._stop(m["mismatch"], None)
+        if n > self.peer_n:
+            self.peer_n = n
+            self.pending = [p for p in plays if p[0] > self.n]
+            if n - len(plays) > self.n:  # it has plays this board never had: not its own
+                self._stop(self.n + 1, None)
+            self.fresh = True
+        if n < self.n:
+            self.again = True
+
+    def _check(self, n, theirs):
+        mine = self._digest_at(n)
+        if mine is not None and mine != theirs:
+            self._stop(n, theirs)
+
+    def _stop(self, n, theirs):
+        """The boards disagree from play n on: play stops here, and the friend's board is told."""
+        if self.stopped is not None:
+            return
+        self.stopped = n
+        self.due = self.fresh = True
+        mine = self._digest_at(n)
+        self.tell = {"event": "remote_mismatch", "move": n, "peer": self.peer,
+                     "digest": None if mine is None else "%08x" % mine,
+                     "peer_digest": None if theirs is None else "%08x" % theirs}
+        self._save()
+        self.app.controller.changed = True
+
+    def _tell(self):
+        event, self.tell = self.tell, None
+        self.app.emit(event)  # a scan later: never in the middle of another event's sending
+
+    # -- the pairing -----------------------------------------------------------------------
+
+    def move_state(self):
+        """The friend's move to put down, as the protocol names it (its blocker alone while its
+        die is still to come), or None."""
+        move = self.move
+        if move and move[1] == NOWHERE:
+            return {"blocker": square_name(self.app.tables.grid, move[0])}
+        return move_names(self.app.tables.grid, move) if move else None
+
+    def state(self):
+        """For `state` (doce/state.py): who the friend's board is, and the move it waits for."""
+        return {"peer": self.peer, "colour": PLAYER_NAMES[self.colour], "match": self.match,
+                "connected": bool(self.net) and self.connected_now(), "move": self.move_state(), "plays": self.n,
+                "mismatch": self.stopped}
+
+    def _save(self):
+        save({"peer": self.peer, "match": self.match, "colour": PLAYER_NAMES[1 - self.colour],
+              "stopped": self.stopped})
+
+    def end(self):
+        """This board leaves the match (a match begun here, or `remote` with peer null): the
+        friend's board is told, if the broker can be reached now."""
+        app = self.app
+        if self.net:
+            if self.net.up:
+                self.net._publish(self.outbox, json.dumps({"match": self.match, "ended": True}), True, 1)
+            self.net.remote = None
+        forget()
+        app.remote = None
+        if app.controller.versus is self:
+            app.controller.versus = None
+        app.controller.changed = True
+
+    def replay(self, journal):
+        """n, the digests and this board's last plays, from the journal (at boot)."""
+        from .journal import DIE, NEW_MATCH, NOT_PLAYS, PUT_BLOCKER, Journal, each_record
+        try:
+            with open(journal.path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+        game = None
+        waiting = True
+        for kind, payload, _ in each_record(data):
+            if kind == NEW_MATCH:
+                game = Game(self.app.tables, payload[0])
+                self._keep((0, NOBODY, 0, 0, digest(game)))
+            elif kind not in NOT_PLAYS and game is not None:
+                waiting = Journal._apply(game, waiting, kind, payload)
+                if waiting is None:
+                    break
+                if kind == DIE or kind == PUT_BLOCKER:
+                    self.played(payload[0], payload[1], payload[2] if kind == DIE else 0, game)
+        self.digest = digest(self.app.controller.game)
+
+
+def is_hex(text):
+    if not isinstance(text, str) or len(text) != 8:
+        return False
+    for c in text:
+        if c not in "0123456789abcdef":
+            return False
+    return True
+
+
+def is_count(value, most=999):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most
+
+
+def strict_json(app, msg):
+    """One JSON object, framed as strictly as a line on the link (doce/link.py), or None."""
+    return app.link.parse(msg, len(msg)) if 0 < len(msg) <= MAX_MESSAGE else None
+
+
+KEYS = ("match", "n", "digest", "plays", "mismatch")
+
+
+def read(app, msg):
+    """A message from the friend's board, checked whole: its plays as (n, square, face or 0,
+    digest), numbered on to its n; None if it is anything else."""
+    tables = app.tables
+    m = strict_json(app, msg)
+    if m is None or not is_hex(m.get("match")):
+        return None
+    if "ended" in m:
+        return m if m["ended"] is True and len(m) == 2 else None
+    n, plays = m.get("n"), m.get("plays")
+    if not is_count(n) or not is_hex(m.get("digest")) or not isinstance(plays, list) or len(plays) > KEEP:
+        return None
+    if not is_count(m.get("mismatch", 0)) or len(plays) > n:
+        return None
+    for key in m:
+        if key not in KEYS:
+            return None
+    out = []
+    for p in plays:  # [square, face or 0 for a blocker, digest], numbered on to n
+        if not isinstance(p, list) or len(p) != 3 or not is_count(p[1], tables.faces) or not is_hex(p[2]):
+            return None
+        square = parse_square(tables.grid, p[0])
+        if square is None:
+            return None
+        out.append((n - len(plays) + len(out) + 1, square, p[1], int(p[2], 16)))
+    m["plays"] = out
+    m["digest"] = int(m["digest"], 16)
+    return m
+
+
+def load():
+    try:
+        with open(CONFIG) as f:
+            config = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return config if isinstance(config, dict) else {}
+
+
+def save(config):
+    with open(CONFIG + ".new", "w") as f:
+        json.dump(config, f)
+    os.rename(CONFIG + ".new", CONFIG)
+
+
+def forget():
+    try:
+        os.remove(CONFIG)
+    except OSError:
+        pass
+
+
+def begin(app, remote):
+    app.remote = remote
+    app.controller.versus = remote
+    app.controller.changed = True
+    remote.attach(app.net)
+
+
+def resume(app):
+    """At boot, on a board with its network started: the match with the friend's board goes on,
+    as remote.json and the journal have it, if they name the same match."""
+    from .net import is_topic_level
+    config = load()
+    colour = config.get("colour")
+    journal = app.controller.journal
+    try:
+        ok = (colour in PLAYER_NAMES[:2] and is_topic_level(config.get("peer")) and is_hex(config.get("match"))
+              and binascii.unhexlify(config["match"]) + bytes((PLAYER_NAMES.index(colour),)) == journal.paired)
+    except (ValueError, TypeError):
+        ok = False
+    if not ok:
+        forget()
+        if config:
+            app.emit({"event": "warning", "message": "remote.json is not for the match in the journal: "
+                                                     "playing on without the friend's board"})
+        return None
+    stopped = config.get("stopped")
+    remote = Remote(app, config["peer"], config["match"], PLAYER_NAMES.index(colour),
+                    stopped if is_count(stopped) else None)
+    remote.replay(journal)
+    begin(app, remote)

@@ -1,0 +1,125 @@
+"""`doce sim --remote`: two simulated boards paired for a match through one broker
+(docs/remote.md), each with its own page, as two friends far apart would each have their board.
+
+Each board is the real firmware in real time (doce_host/sim/serial_sim.py) with its own MAC; its
+Wi-Fi and broker are set over its serial port as `doce config` sets them, and the two are paired
+over it as `doce remote invite` and `join` pair them. Their MQTT goes over real sockets.
+"""
+
+import asyncio
+from pathlib import Path
+
+from ..link import BoardLink
+from ..sim.serial_sim import SerialSim
+from .remote import new_match, request
+from .simroom import SSID, mac_of
+
+BOARDS = (("sim1", "white"), ("sim2", "black"))  # board id, the colour its player plays
+
+
+class SimPair:
+    def __init__(self, broker_url, rules="standard", folder=None, ca=None, first="white"):
+        from .commands import board_settings
+        board_settings(broker_url, ca)  # a bad broker or CA is one line, before any board starts
+        self.boards = []
+        try:
+            for n, (ident, _) in enumerate(BOARDS, 1):
+                sim = SerialSim(Path(folder) / ident if folder else None, rules=rules, seed=n, mac=mac_of(n))
+                self.boards.append(sim)
+                self.configure(sim, ident, broker_url, ca)
+            self.pair(first)
+        except BaseException:
+            self.close()
+            raise
+
+    @staticmethod
+    def configure(sim, ident, broker_url, ca):
+        from .commands import board_settings
+        requests, settings = board_settings(broker_url, ca)
+        settings.update(board_id=ident, name="Sim %s" % ident[-1])
+        with BoardLink(sim.path, timeout=10) as link:
+            link.ask("wifi", ssid=SSID, password="")
+            for r in requests:
+                link.ask(r.pop("cmd"), **r)
+
+    def pair(self, first):
+        """Each board told of the other; boards kept in a --folder that are paired already go on."""
+        links = [BoardLink(sim.path, timeout=10) for sim in self.boards]
+        try:
+            states = [link.request("remote").get("remote") for link in links]
+            (a, colour_a), (b, _) = BOARDS
+            if states[0] and states[1] and states[0]["peer"] == b and states[1]["peer"] == a \
+                    and states[0]["match"] == states[1]["match"]:
+                return  # the match kept in their flash goes on
+            checksum = links[0].hello()["rules_checksum"]
+            match = new_match()
+            for link, (ident, colour), (peer, _) in zip(links, BOARDS, reversed(BOARDS)):
+                r = request(peer, colour, first, match, checksum, force=True)
+                link.ask(r.pop("cmd"), **r)
+        finally:
+            for link in links:
+                link.close()
+
+    def close(self):
+        for sim in self.boards:
+            sim.close()
+        self.boards = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+async def serve_pages(servers, socks, ready):
+    started = []
+
+    def one_up():
+        started.append(1)
+        if len(started) == len(servers):
+            ready()
+    await asyncio.gather(*(server.run(sock, one_up) for server, sock in zip(servers, socks)))
+
+
+def run(args):
+    """doce sim --remote [--broker URL]: two boards, two pages, until Ctrl-C."""
+    from ..commandline import UsageError
+    from ..web.server import Server, listen, url_of
+    from .broker import BrokerError, EmbeddedBroker
+    broker = None
+    servers = []
+    try:
+        if not args.broker:
+            broker = EmbeddedBroker().start()
+        url = args.broker or broker.url
+        with SimPair(url, rules=args.rules, folder=args.folder, ca=args.ca) as pair:
+            socks = []
+            for i in range(len(BOARDS)):
+                try:
+                    socks.append(listen(args.listen, args.http + i if args.http else 0, fallback=True))
+                except OSError as e:
+                    raise UsageError("cannot serve a page on %s (%s)" % (args.listen, e.strerror)) from None
+            servers = [Server(sim.path, sim) for sim in pair.boards]
+
+            def ready():
+                print("Two simulated boards paired for a match through %s%s:" % (
+                    url, " (an embedded broker)" if broker else ""))
+                for (ident, colour), sock in zip(BOARDS, socks):
+                    print("  %s (board %s): %s" % (colour, ident, url_of(sock)))
+                print("Open each page in a browser (two windows, as two players far apart). Ctrl-C stops.",
+                      flush=True)
+                if args.open:
+                    import webbrowser
+                    for sock in socks:
+                        webbrowser.open(url_of(sock))
+            asyncio.run(serve_pages(servers, socks, ready))
+    except BrokerError as e:
+        raise UsageError(str(e)) from None
+    except KeyboardInterrupt:
+        return
+    finally:
+        for server in servers:
+            server.watch.stop()
+        if broker:
+            broker.stop()

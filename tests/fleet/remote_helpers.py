@@ -1,0 +1,128 @@
+"""Two simulated boards on one broker, paired for a remote match (doce/remote.py): the helpers the
+remote-play tests share."""
+
+import json
+import os
+
+from fleet_helpers import join, link
+
+from waiting import HARD_CAP_S
+
+from doce_host.sim import SimBoard
+
+# How long a condition may take, in the work it needs: scans of both boards (each a millisecond of
+# their simulated time). 30 s of it covers a reconnect (doce/net.py RETRY_MS, 2 s) many times over;
+# wall time only caps it (HARD_CAP_S), so two overloaded cores slow a test but do not fail it.
+WAIT_SCANS = 30000
+MATCH = "7f3a01c2"
+
+
+class Pair:
+    """Board "b1" (white) and "b2" (black), each the real firmware in its own MicroPython process,
+    stepped in turn; their MQTT goes over real sockets to the broker."""
+
+    def __init__(self, folder, broker, rules=("standard", "standard"), credentials=None):
+        self.folder = folder
+        self.broker = broker
+        self.credentials = credentials or {}
+        self.a = SimBoard(folder / "b1", rules=rules[0])
+        self.b = SimBoard(folder / "b2", rules=rules[1], seed=2)
+        self.boards = {"b1": self.a, "b2": self.b}
+        for ident, sim in self.boards.items():
+            self.join(sim, ident)
+
+    def join(self, sim, ident):
+        extra = {}
+        if ident in self.credentials:
+            extra = {"user": ident, "mqtt_password": self.credentials[ident]}
+        join(sim, self.broker, board_id=ident)
+        if extra:
+            assert link(sim, cmd="mqtt", **extra)["ok"]
+
+    def pair(self, first="white", match=None):
+        """Each board told of the other over USB, as `doce remote` does: b1 plays white. A match
+        number of its own (as `doce remote` draws one), unless given: a test's boards on one broker
+        would otherwise find the messages an earlier pair left retained there."""
+        match = match or os.urandom(4).hex()
+        checksum = link(self.a, cmd="hello")["rules_checksum"]
+        replies = [link(self.a, cmd="remote", peer="b2", colour="white", first=first, match=match,
+                        rules_checksum=checksum),
+                   link(self.b, cmd="remote", peer="b1", colour="black", first=first, match=match,
+                        rules_checksum=checksum)]
+        for reply in replies:
+            assert reply["ok"], reply
+        assert self.until(lambda: self.remote(self.a)["connected"] and self.remote(self.b)["connected"])
+        return replies
+
+    def pump(self, scans=2):
+        for sim in (self.a, self.b):
+            if not sim.power_was_cut:  # a board whose power a test cut stays dark till it says
+                sim.run(scans)
+
+    def until(self, condition, scans=WAIT_SCANS):
+        """condition() once true (its value), the boards scanning meanwhile; its last value once
+        they have scanned `scans` times without it."""
+        import time
+        began, done = time.monotonic(), 0
+        while True:
+            got = condition()
+            if got or done >= scans or time.monotonic() - began > HARD_CAP_S:
+                return got
+            self.pump(10)
+            done += 10
+
+    @staticmethod
+    def remote(sim):
+        return link(sim, cmd="remote")["remote"]
+
+    def shown(self, sim):
+        """The friend's move the board waits for (what `state` says), once it shows."""
+        return self.until(lambda: self.remote(sim)["move"])
+
+    def play(self, sim, cell, piece):
+        """A player puts their own die down on `sim`, and the other board's player, shown it in light,
+        puts it down for them there."""
+        other = self.b if sim is self.a else self.a
+        sim.place(cell, piece)
+        move = self.shown(other)
+        colour, what = piece.split()
+        expected = {"blocker": cell} if what == "blocker" else {"cell": cell, "value": int(what)}
+        assert move == expected or (what == "blocker" and move.get("blocker") == cell), (move, expected)
+        other.place(cell, piece)
+        assert self.until(lambda: self.remote(sim)["plays"] == self.remote(other)["plays"])
+
+    def boards_agree(self):
+        sa, sb = self.a.state(), self.b.state()
+        keys = ("board", "round", "to_move", "scores", "totals", "dice_left", "blockers_left", "last")
+        return all(sa[k] == sb[k] for k in keys) and self.remote(self.a)["plays"] == self.remote(self.b)["plays"]
+
+    def close(self):
+        for sim in (self.a, self.b):
+            sim.close()
+
+
+def edges(sim):
+    """The colours of each side's edge lights: {"white": [...], "black": [...]}."""
+    from doce_host.paths import BOARD_FILE
+    turn = json.loads(BOARD_FILE.read_text())["leds"]["turn"]
+    leds = sim.leds()
+    return {side: [leds[i] for i in turn[side]] for side in ("white", "black")}
+
+
+def events_of(sim, kind):
+    return [e for e in sim.take_events() if e["event"] == kind]
+
+
+def publish(broker, topic, payload, retain=False, user=None, password=None):
+    """One message on the broker, from a client of the test's own."""
+    import paho.mqtt.client as mqtt
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    if user:
+        c.username_pw_set(user, password)
+    c.connect(broker.host, broker.port)
+    c.loop_start()
+    info = c.publish(topic, payload if isinstance(payload, (bytes, str)) else json.dumps(payload), qos=1,
+                     retain=retain)
+    info.wait_for_publish(10)
+    c.loop_stop()
+    c.disconnect()

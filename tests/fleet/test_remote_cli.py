@@ -1,0 +1,108 @@
+"""`doce remote`: pairing two boards, from the organiser's computer (one command naming both) or
+from each board's own (a code from one, typed on the other); other rules refused in one line,
+and then nothing starts on either board."""
+
+import contextlib
+import threading
+
+import pytest
+from fleet_helpers import join, link
+from waiting import until_worked
+from remote_helpers import Pair
+from test_remote import other_rules, push_rules
+
+from doce_host.cli import main
+from doce_host.link import BoardLink
+from doce_host.sim.serial_sim import SerialSim
+
+@contextlib.contextmanager
+def pumping(pair):
+    """The lockstep boards scan on their own while a command waits for their answers."""
+    stop = threading.Event()
+
+    def run():
+        while not stop.is_set():
+            pair.pump(5)
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(30)
+
+
+@pytest.fixture
+def pair(tmp_path, mosquitto):
+    p = Pair(tmp_path, mosquitto)
+    yield p
+    p.close()
+
+
+def test_one_command_naming_both_boards_pairs_them(pair, mosquitto, capsys):
+    with pumping(pair):
+        code = main(["remote", "pair", "b2", "b1", "--first", "black", "--broker", mosquitto.url])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith("b2 plays white and b1 black, match ")
+    assert pair.remote(pair.a)["peer"] == "b2" and pair.remote(pair.a)["colour"] == "white"  # b1's friend plays white
+    assert pair.remote(pair.b)["colour"] == "black" and pair.a.state()["first"] == "black"
+    assert pair.remote(pair.a)["match"] == pair.remote(pair.b)["match"]
+    assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+    pair.play(pair.a, "c3", "black 4")  # black (b1 here) opens
+
+
+def test_two_boards_with_other_rules_are_refused_in_one_line_and_neither_starts(pair, mosquitto, capsys):
+    push_rules(pair.b, other_rules(rounds=2))
+    with pumping(pair):
+        code = main(["remote", "pair", "b1", "b2", "--broker", mosquitto.url])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert "b1 plays standard" in err and "b2 plays house" in err and "doce fleet rules push" in err
+    assert pair.remote(pair.a) is None and pair.remote(pair.b) is None
+
+
+def real_time_board(folder, broker, ident):
+    sim = SerialSim(folder, seed=3)
+    with BoardLink(sim.path, timeout=10) as board:
+        board.ask("wifi", ssid="club", password="")
+        board.ask("mqtt", broker=broker.host, port=broker.port, board_id=ident)
+    return sim
+
+
+def test_a_code_from_one_boards_computer_pairs_the_friends_board(tmp_path, mosquitto, capsys):
+    a = real_time_board(tmp_path / "a", mosquitto, "ana")
+    b = real_time_board(tmp_path / "b", mosquitto, "ben")
+    try:
+        assert main(["remote", "invite", "ben", "--colour", "black", "--port", a.path]) == 0
+        out = capsys.readouterr().out
+        code = out.split("this code: ")[1].split()[0]
+        assert code.startswith("ana.") and ".ww." in code  # ben plays white; white opens
+        assert "doce remote join %s" % code in out
+        assert main(["remote", "join", code, "--port", b.path]) == 0
+        board = lambda: a.process.pid if a.process else None  # noqa: E731  (the work waited for is its)
+        assert "This board (ben) plays white against ana" in capsys.readouterr().out
+
+        def shown():
+            main(["remote", "show", "--port", a.path])
+            return capsys.readouterr().out
+        until_worked(lambda: "playing ben (white)" in shown() and "is connected" in shown(), board, what="connected")
+        assert "0 moves so far" in shown()  # (the moves themselves: tests/fleet/test_remote.py)
+        assert main(["remote", "end", "--port", b.path]) == 0  # ben leaves: ana's board is told
+        until_worked(lambda: "not connected" in shown(), board, what="the friend gone")
+    finally:
+        a.close()
+        b.close()
+
+
+def test_a_code_for_other_rules_is_refused_in_one_line_and_nothing_starts(sim, mosquitto, capsys):
+    join(sim, mosquitto, board_id="ben")
+    before = link(sim, cmd="state")["state"]
+    code = main(["remote", "join", "ana.7f3a01c2.wb.00000000", "--port", "/dev/null"])
+    assert code == 2  # no board there: one line too
+    assert capsys.readouterr().err.count("\n") == 1
+    for bad in ("ana", "ana.7f3a01c2.wb", "an/a.7f3a01c2.wb.00000000", "ana.7F3A01C2.wb.00000000",
+                "ana.7f3a01c2.wx.00000000"):
+        assert main(["remote", "join", bad, "--port", "/dev/null"]) == 2
+        assert "not a pairing code" in capsys.readouterr().err
+    reply = link(sim, cmd="remote", peer="ana", colour="white", match="7f3a01c2", rules_checksum="00000000")
+    assert reply["error"] == "rules_mismatch" and link(sim, cmd="state")["state"]["round"] == before["round"]

@@ -1,0 +1,115 @@
+"""Moves come only from the paired board: the room's ACL (doce fleet secure) lets a board write to
+another only under its own name and read only what is written to it, and the board reads its
+friend's topic alone and checks what comes there. A third board tries with its own credentials."""
+
+import json
+import threading
+
+import paho.mqtt.client as mqtt
+import pytest
+from fleet_helpers import mosquitto_or_skip
+from remote_helpers import Pair, publish
+
+from doce.game import BLACK, WHITE, Game
+from doce.remote import digest
+from doce_host.cli import main
+from doce_host.fleet.broker import Mosquitto
+from doce_host.fleet.remote import pair_on_broker
+from doce_host.fleet.room import Room
+from doce_host.fleet.security import config_lines
+from doce_host.rules import load_tables
+
+WAIT_S = 60  # wall time for a broker round trip while the boards scan: two busy cores are slow
+
+
+@pytest.fixture
+def secured(tmp_path):
+    mosquitto_or_skip()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1,b2,b3"]) == 0
+    credentials = json.loads((tmp_path / "room" / "credentials.json").read_text())
+    with Mosquitto(folder=tmp_path / "broker", extra=config_lines(tmp_path / "room")) as broker:
+        yield broker, credentials
+
+
+def client(broker, user, password):
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=user)
+    c.username_pw_set(user, password)
+    answer = {}
+    ready = threading.Event()
+
+    def on_connect(cl, u, flags, reason, props=None):
+        answer["reason"] = reason
+        ready.set()
+    c.on_connect = on_connect
+    c.on_subscribe = lambda *args: answer.setdefault("subscribed", threading.Event()).set()
+    heard = []
+    c.on_message = lambda cl, u, m: heard.append(m.topic)
+    c.connect(broker.host, broker.port)
+    c.loop_start()
+    assert ready.wait(WAIT_S)
+    return c, answer["reason"], heard
+
+
+def forged_move(match):
+    """What b2's board would send after white 4 on c3 and black 2 on a1, digests and all."""
+    game = Game(load_tables("standard"), WHITE)
+    game.place(WHITE, 12, 4)
+    after_c3 = digest(game)
+    game.place(BLACK, 0, 2)
+    return {"match": match, "n": 2, "digest": "%08x" % digest(game),
+            "plays": [["a1", 2, "%08x" % digest(game)]]}, after_c3
+
+
+def test_a_third_board_cannot_move_for_the_friend_nor_read_the_match(tmp_path, secured):
+    broker, credentials = secured
+    pair = Pair(tmp_path, broker, credentials=credentials)
+    try:
+        with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:
+            match = pair_on_broker(room, "b1", "b2", timeout=WAIT_S, pump=pair.pump)  # the organiser pairs them
+        assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+        third, reason, heard = client(broker, "b3", credentials["b3"])
+        assert not reason.is_failure
+        third.subscribe([("doce/b1/remote/+", 1), ("doce/b2/remote/+", 1), ("doce/+/remote/#", 1)])
+        pair.play(pair.a, "c3", "white 4")  # the ACL lets the pair play
+        forged, _ = forged_move(match)
+        third.publish("doce/b1/remote/b2", json.dumps(forged), qos=1).wait_for_publish(WAIT_S)  # as b2: dropped
+        third.publish("doce/b1/remote/b3", json.dumps(forged), qos=1).wait_for_publish(WAIT_S)  # its own name
+        pair.pump(300)
+        assert pair.remote(pair.a)["move"] is None and pair.a.state()["board"] == {"c3": "white 4"}
+        pair.play(pair.b, "a1", "black 2")
+        assert heard == []  # it read none of the match
+        third.loop_stop()
+        as_b2, reason, _ = client(broker, "b2", credentials["b3"])  # another board's name, its own password
+        as_b2.loop_stop()
+        assert reason.is_failure
+        assert pair.boards_agree() and pair.remote(pair.a)["plays"] == 2
+    finally:
+        pair.close()
+
+
+def test_the_board_reads_only_its_friends_topic_and_checks_what_comes(tmp_path, mosquitto):
+    """On a broker with no ACL at all, the board still takes no move but its friend's, and
+    nothing that is not the protocol's."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        pair.play(pair.a, "c3", "white 4")
+        match = pair.remote(pair.a)["match"]
+        forged, after_c3 = forged_move(match)
+        publish(mosquitto, "doce/b1/remote/b3", forged)  # a stranger's topic: not read
+        publish(mosquitto, "doce/b1/remote/b2", dict(forged, match="00000000"))  # another match
+        for bad in (b"", b"{", b"[]", b'{"match": "%s"}' % match.encode(), b"x" * 5000,
+                    json.dumps(dict(forged, plays=[["a1", 9, forged["plays"][0][2]]])),  # no such face
+                    json.dumps(dict(forged, plays=[["z9", 2, forged["plays"][0][2]]])),
+                    json.dumps(dict(forged, plays=[["a1", True, forged["plays"][0][2]]])),
+                    json.dumps(dict(forged, plays=[{"cell": "a1", "value": 2}])),
+                    json.dumps(dict(forged, n=0)),  # more plays than the match has had
+                    b'{"match": "%s", "match": "%s", "n": 2}' % (match.encode(), match.encode())):
+            publish(mosquitto, "doce/b1/remote/b2", bad)
+        pair.pump(300)
+        assert pair.remote(pair.a)["move"] is None and pair.remote(pair.a)["mismatch"] is None
+        assert pair.a.state()["board"] == {"c3": "white 4"}
+        publish(mosquitto, "doce/b1/remote/b2", forged)  # on the friend's topic, well formed: taken
+        assert pair.until(lambda: pair.remote(pair.a)["move"] == {"cell": "a1", "value": 2})
+    finally:
+        pair.close()
