@@ -15,6 +15,10 @@ from doce_host.sim import SimBoard
 # wall time only caps it (HARD_CAP_S), so two overloaded cores slow a test but do not fail it.
 WAIT_SCANS = 30000
 MATCH = "7f3a01c2"
+WRAP = 2 ** 30  # an ESP32's ticks_ms wraps here (doce/ticks.py)
+# Each board's ticks at power-on, a fraction of a second of its time before the wrap, and not the
+# same on both (two boards' clocks never agree): every remote test runs across the wrap on both.
+TICKS = {"b1": WRAP - 150, "b2": WRAP - 250}
 
 
 class Pair:
@@ -25,8 +29,8 @@ class Pair:
         self.folder = folder
         self.broker = broker
         self.credentials = credentials or {}
-        self.a = SimBoard(folder / "b1", rules=rules[0])
-        self.b = SimBoard(folder / "b2", rules=rules[1], seed=2)
+        self.a = SimBoard(folder / "b1", rules=rules[0], ticks=TICKS["b1"])
+        self.b = SimBoard(folder / "b2", rules=rules[1], seed=2, ticks=TICKS["b2"])
         self.boards = {"b1": self.a, "b2": self.b}
         for ident, sim in self.boards.items():
             self.join(sim, ident)

@@ -9,7 +9,7 @@ import threading
 
 import paho.mqtt.client as mqtt
 import pytest
-from remote_helpers import Pair, events_of
+from remote_helpers import TICKS, Pair, events_of
 
 MOVES = [("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6"), ("d1", "white 3")]
 
@@ -54,6 +54,7 @@ def test_wifi_dropped_on_either_side_mid_match_loses_nothing(pair, side):
     friend.place(cell, piece)
     pair.play(mover(pair, MOVES[3][1]), *MOVES[3])
     played_once_each(pair, MOVES[:4])
+    assert pair.a.ticks() < TICKS["b1"] and pair.b.ticks() < TICKS["b2"]  # both ran across the wrap
 
 
 def test_a_broker_restart_mid_match_loses_nothing(pair, mosquitto):
