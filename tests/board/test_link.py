@@ -355,3 +355,19 @@ def test_a_strict_line_with_spaces_and_nesting_is_a_request(sim):
     assert [(x["re"], x["error"], "id" in x) for x in r] == [("hello", "bad_argument", False)]
     r = send_raw(sim, b'{"cmd": "hello", "id": 1e999}\n')  # inf would not be JSON
     assert [(x["error"], "id" in x) for x in r] == [("bad_argument", False)]
+
+
+def test_remote_on_a_board_without_wifi_is_no_network_and_loads_no_network_code():
+    """The Linux target has no Wi-Fi (link.network is None): `remote` must say so in one reply,
+    not fail importing doce/pairing.py, which needs doce/net.py (umqtt, network)."""
+    import sys
+
+    from doce.link import Link
+    sent = []
+    link = Link(None, None, None, None, None)
+    link.send = sent.append
+    before = set(sys.modules)
+    line = b'{"cmd": "remote", "peer": "ben", "colour": "white", "match": "7f3a01c2"}'
+    link.handle(bytearray(line), len(line))
+    assert [(r["ok"], r["error"]) for r in sent] == [(False, "no_network")]
+    assert not {"doce.pairing", "doce.net"} & (set(sys.modules) - before)
