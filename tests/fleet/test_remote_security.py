@@ -113,3 +113,24 @@ def test_the_board_reads_only_its_friends_topic_and_checks_what_comes(tmp_path, 
         assert pair.until(lambda: pair.remote(pair.a)["move"] == {"cell": "a1", "value": 2})
     finally:
         pair.close()
+
+
+def test_a_message_retained_from_another_match_is_never_acted_on(tmp_path, mosquitto):
+    """Remote messages are retained on purpose (each says how far its board is, so the newest is
+    all a reconnecting board needs, docs/remote.md "Faults"). One left on the broker by an earlier
+    match comes to the board as it subscribes, and must move nothing: b1 subscribes before b2 has
+    written there (pair() pairs b1 first)."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        forged, _ = forged_move("0badcafe")  # an earlier match's: b2's c3 and a1, digests and all
+        publish(mosquitto, "doce/b1/remote/b2", forged, retain=True)
+        pair.pair()
+        pair.pump(300)
+        for sim in (pair.a, pair.b):
+            assert pair.remote(sim)["move"] is None and pair.remote(sim)["mismatch"] is None
+            assert pair.remote(sim)["plays"] == 0 and sim.state()["board"] == {}
+        pair.play(pair.a, "c3", "white 4")  # the match itself goes on
+        pair.play(pair.b, "a1", "black 2")
+        assert pair.until(pair.boards_agree) and pair.remote(pair.a)["mismatch"] is None
+    finally:
+        pair.close()
