@@ -80,10 +80,13 @@ def test_a_prefix_or_board_id_no_topic_can_hold_is_refused(tmp_path, capsys, arg
     assert not list(tmp_path.iterdir())  # fleet secure wrote nothing
 
 
-def test_fleet_status_without_a_broker_runs_the_embedded_one(capsys):
+def test_fleet_status_without_a_broker_runs_the_embedded_one_and_says_it_is_for_this_computer(capsys):
     port = free_port()
     assert main(["fleet", "status", "--embedded-port", str(port), "--wait", "0.2"]) == 0
-    assert "no boards on 127.0.0.1:%d" % port in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "no boards on 127.0.0.1:%d" % port in out
+    # it takes anyone under any client id (issue 25): said in one line, beside the JSON or table on stdout
+    assert err.count("\n") == 1 and "for this computer only" in err and "any client id" in err
 
 
 def test_fleet_status_names_a_broker_it_cannot_reach(capsys):

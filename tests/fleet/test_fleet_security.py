@@ -8,36 +8,45 @@ import pytest
 from fleet_helpers import mosquitto_or_skip
 
 from doce_host.cli import main
-from doce_host.fleet.broker import Mosquitto
+from doce_host.fleet.broker import Mosquitto, free_port
 from doce_host.fleet.room import Room, wait_until
-from doce_host.fleet.security import config_lines
 
 WAIT_S = 20
 
 
 @pytest.fixture
 def secured(tmp_path):
+    """Mosquitto on the very config `doce fleet secure` wrote."""
     mosquitto_or_skip()
-    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1,b2"]) == 0
+    port = free_port()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1,b2", "--mqtt-port", str(port)]) == 0
     credentials = json.loads((tmp_path / "room" / "credentials.json").read_text())
-    with Mosquitto(folder=tmp_path / "broker", extra=config_lines(tmp_path / "room")) as broker:
+    conf = (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
+    with Mosquitto(port=port, folder=tmp_path / "broker", extra=conf, listeners=False) as broker:
         yield broker, credentials
 
 
-def client(broker, user=None, password=None):
-    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+def client(broker, user=None, password=None, client_id="", will=None):
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
     if user:
         c.username_pw_set(user, password)
-    result = {}
+    if will:
+        c.will_set(*will, qos=1, retain=True)
+    result = {"drops": 0}
     ready = threading.Event()
 
     def on_connect(cl, u, flags, reason, props=None):
         result["reason"] = reason
         ready.set()
+
+    def on_disconnect(cl, u, flags, reason, props=None):
+        result["drops"] += 1
     c.on_connect = on_connect
+    c.on_disconnect = on_disconnect
     c.connect(broker.host, broker.port)
     c.loop_start()
     assert ready.wait(WAIT_S)
+    c.result = result
     return c, result["reason"]
 
 
@@ -58,11 +67,11 @@ PLACED = {"event": "placed", "seq": 1, "player": "white", "cell": "c3", "value":
 def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
     broker, credentials = secured
     with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:
-        b1, reason = client(broker, "b1", credentials["b1"])
+        b1, reason = client(broker, "b1", credentials["b1"], client_id="b1")  # a board connects as its id
         assert not reason.is_failure
         heard = []
         b1.on_message = lambda c, u, m: heard.append(m.topic)
-        b1.subscribe("doce/+/cmd", 1)
+        b1.subscribe([("doce/+/cmd", 1), ("#", 1), ("doce/b1/cmd", 1)])  # only its own is granted
         b1.publish("doce/b2/events", json.dumps(PLACED), qos=1)  # as b2: dropped
         b1.publish("doce/b2/status", json.dumps({"online": True}), qos=1)
         b1.publish("doce/b1/events", json.dumps(PLACED), qos=1)  # its own: passes
@@ -108,3 +117,37 @@ def test_the_mosquitto_configs_doce_writes_send_each_message_at_once(tmp_path):
     assert "set_tcp_nodelay true" in (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
     with Mosquitto(folder=tmp_path / "broker"):  # the tests' and the bench's
         assert "set_tcp_nodelay true" in (tmp_path / "broker" / "mosquitto.conf").read_text().splitlines()
+
+
+STATUS = {"online": True, "id": "b2", "name": "b2", "boot": "0000abcd", "seq": 0}
+
+
+def test_a_boards_password_cannot_take_another_clients_id(secured, capsys, monkeypatch):
+    """Board b1's password with b2's client id made Mosquitto drop the real b2 (and publish its
+    last will); with an organiser tool's id, that tool. The broker ties each board's user to its
+    own id; the organiser's tools, several at once, keep their own."""
+    import io
+    broker, credentials = secured
+    organiser = dict(user="organiser", password=credentials["organiser"])
+    with Room(broker.url, **organiser) as room, Room(broker.url, **organiser) as other:
+        b2, reason = client(broker, "b2", credentials["b2"], client_id="b2",
+                            will=("doce/b2/status", json.dumps(dict(STATUS, online=False))))
+        assert not reason.is_failure
+        b2.publish("doce/b2/status", json.dumps(STATUS), qos=1, retain=True)
+        assert wait_until(lambda: room.boards.get("b2") and room.boards["b2"].online, WAIT_S)
+        for taken in ("b2", room.client_id, other.client_id):
+            thief, reason = client(broker, "b1", credentials["b1"], client_id=taken)
+            thief.loop_stop()
+            assert reason.is_failure, taken
+        # the CLI's own tool, at the same time as the two
+        monkeypatch.setattr("sys.stdin", io.StringIO(credentials["organiser"] + "\n"))
+        assert main(["fleet", "status", "--broker", broker.url, "--user", "organiser", "--password-stdin",
+                     "--wait", "0.5", "--json"]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [(r["id"], r["online"]) for r in rows] == [("b2", True)]
+        b2.publish("doce/b2/events", json.dumps(PLACED), qos=1)  # b2 still connected, its messages flow
+        assert wait_until(lambda: room.boards["b2"].events and other.boards.get("b2") and other.boards["b2"].events,
+                          WAIT_S)
+        b2.loop_stop()
+        assert b2.result["drops"] == 0 and room.boards["b2"].online
+        assert room.connects == 1 and other.connects == 1  # neither tool was knocked off

@@ -73,7 +73,9 @@ def wait_listening(host, port, process=None, timeout=START_S):
 
 
 class EmbeddedBroker:
-    """amqtt's broker on loopback, in a thread of its own, for as long as the `with` lasts."""
+    """amqtt's broker on loopback, in a thread of its own, for as long as the `with` lasts. It
+    takes anyone, under any client id: what `doce fleet secure` guards against on a Mosquitto is
+    open here, so it listens on loopback only and says so (`said`)."""
 
     def __init__(self, port=None):
         self.host = LOOPBACK
@@ -113,6 +115,11 @@ class EmbeddedBroker:
         if not ready.wait(START_S) or self.failed:
             raise BrokerError("the embedded broker did not start (%s)" % (self.failed or "timed out"))
         return self  # listening: Broker.start() returns once its listeners are up
+
+    def said(self):
+        """One line for the user as it starts: what it is for."""
+        return ("an embedded MQTT broker on %s, for this computer only: it takes anyone, under any client id "
+                "(for a room of real boards: doce fleet secure and Mosquitto)" % self.url)
 
     def stop(self):
         if self.broker is not None and self.loop.is_running():
@@ -163,7 +170,7 @@ class Mosquitto:
         lines.append("user %s" % getpass.getuser())
         if not any(line.startswith("persistence ") for line in self.extra):
             lines.append("persistence false")
-        if not any(line.startswith("password_file") for line in self.extra):
+        if not any(line.startswith(("password_file", "plugin ", "allow_anonymous")) for line in self.extra):
             lines.append("allow_anonymous true")
         if not any(line.startswith("set_tcp_nodelay") for line in self.extra):
             lines.append("set_tcp_nodelay true")  # as doce fleet secure's config says (security.NODELAY)

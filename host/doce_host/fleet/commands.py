@@ -108,6 +108,7 @@ def room_for(args):
     try:
         if not url:
             broker = EmbeddedBroker(args.embedded_port).start()
+            print("doce: %s" % broker.said(), file=sys.stderr, flush=True)  # stdout may be --json
             url = broker.url
         room = Room(url, prefix=args.prefix, user=args.user, ca=args.ca,
                     password=read_secret(args, "MQTT password") if args.user else None).connect()
@@ -207,8 +208,8 @@ def cmd_fleet_secure(args):
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
                           "ca_reused": reused}))
         return
-    print("%s: passwords, acl, mosquitto.conf (mosquitto -c it) and credentials.json (private)"
-          % args.folder)
+    print("%s: mosquitto.conf (mosquitto -c it), dynamic-security.json (users and access: private) and "
+          "credentials.json (passwords: private)" % args.folder)
     if args.tls:
         print("%s ca.crt and ca.key (private: keep it, it signs); a new server.crt and server.key (private) "
               "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
@@ -280,7 +281,7 @@ def cmd_fleet_broker(args):
         broker = EmbeddedBroker(args.embedded_port).start()
     except BrokerError as e:
         raise UsageError(str(e)) from None
-    print("an MQTT broker on %s (this computer only). Ctrl-C to stop." % broker.url, flush=True)
+    print("%s. Ctrl-C to stop." % broker.said(), flush=True)
     try:
         while True:
             time.sleep(3600)

@@ -11,6 +11,7 @@ kept only if its first sending never arrived.
 
 import itertools
 import json
+import secrets
 import ssl
 import threading
 import time
@@ -67,8 +68,11 @@ class Room:
         self.ids = itertools.count(1)
         self.passed_over = 0  # messages no board would send: bad topic, not JSON, not the protocol's shape
         self.fault = None  # the last one that raised while kept, for the curious
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or "doce-fleet-%d" % id(self),
+        # A dot no board id has (topics.BOARD_ID), and a random part: no board's id can be one of ours
+        self.client_id = session or "doce.fleet.%s" % secrets.token_hex(4)
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
                                   clean_session=session is None)
+        self.connects = 0  # connections the broker accepted: more than one, it came back
         self.client.reconnect_delay_set(0.2, 2)  # a broker back from a restart is used again at once
         if user:
             self.client.username_pw_set(user, password)
@@ -115,6 +119,7 @@ class Room:
             self.refused = "refused the connection (%s)" % reason
         else:
             client.subscribe("%s/+/+" % self.prefix, qos=1)
+            self.connects += 1
         self.connected.set()
 
     def board(self, ident):

@@ -1,22 +1,26 @@
-"""Per-board credentials and a Mosquitto ACL for a room: `doce fleet secure DIR`.
+"""Per-board credentials and access rules for a room's Mosquitto: `doce fleet secure DIR`.
 
-Each board's MQTT user name is its board id, so one ACL pattern (%u, Mosquitto's user name)
-lets a board publish only under its own <prefix>/<id>/ and read only its own cmd; only the
-organiser may write commands. The password file is made by mosquitto_passwd (Debian
-mosquitto), which hashes the passwords as Mosquitto reads them.
+They go to Mosquitto's dynamic-security plugin (shipped with Mosquitto 2.0, Debian package
+mosquitto), in its own file format: each board's user name is its board id, and its user may
+connect only with that id as its client id (the plugin's `clientid`), publish only under its
+own <prefix>/<id>/ and read only its own cmd; only the organiser may write commands. Without
+the binding, one board's password with another's client id made Mosquitto drop the other
+(MQTT 3.1.1, 3.1.4-2). The organiser's user is bound to no id, so its tools run several at
+once, each with its own random one (doce_host/fleet/room.py), which no board's user can take.
 
 With --tls it also makes the room's own CA (kept and reused: every client that trusts it keeps
 working) and a certificate for the broker, and the config gets a TLS listener on 8883.
 """
 
+import base64
 import datetime
+import hashlib
 import ipaddress
 import json
 import os
 import re
 import secrets
-import shutil
-import subprocess
+import sysconfig
 from pathlib import Path
 
 from .topics import BOARD_ID as ID_PATTERN  # one rule for a board's id
@@ -29,13 +33,63 @@ class SecurityError(ValueError):
     pass
 
 
-def acl(prefix):
-    lines = ["# doce fleet secure: the organiser reads and commands every board",
-             "user %s" % ORGANISER, "topic readwrite %s/#" % prefix, "",
-             "# each board (its user name is its id) writes only its own topics, reads only its own cmd"]
-    lines += ["pattern write %s/%%u/%s" % (prefix, t) for t in BOARD_TOPICS]
-    lines.append("pattern read %s/%%u/cmd" % prefix)
-    return "\n".join(lines) + "\n"
+DYNSEC = "dynamic-security.json"
+PLUGIN = "mosquitto_dynamic_security.so"
+# PBKDF2-SHA512 with a 12-byte salt and 101 iterations: what Mosquitto 2.0's own tools write
+# (mosquitto_ctrl dynsec init, mosquitto_passwd: PW_DEFAULT_ITERATIONS), checked at every connection
+HASH = "sha512"
+SALT_BYTES = 12
+ITERATIONS = 101
+
+
+def plugin_path():
+    """Where Mosquitto's dynamic-security plugin is installed (Debian puts it in the multiarch
+    library folder), or SecurityError."""
+    arch = sysconfig.get_config_var("MULTIARCH") or ""
+    for folder in ("/usr/lib/" + arch, "/usr/lib", "/usr/lib64", "/usr/local/lib", "/opt/homebrew/lib",
+                   "/usr/lib/mosquitto"):
+        path = Path(folder) / PLUGIN
+        if path.is_file():
+            return path
+    raise SecurityError("Mosquitto's dynamic-security plugin (%s) is not installed: it comes with Mosquitto "
+                        "2.0 or later (Debian package mosquitto)" % PLUGIN)
+
+
+def hashed(password):
+    """A password as the plugin stores it."""
+    salt = secrets.token_bytes(SALT_BYTES)
+    digest = hashlib.pbkdf2_hmac(HASH, password.encode(), salt, ITERATIONS)
+    return {"password": base64.b64encode(digest).decode(), "salt": base64.b64encode(salt).decode(),
+            "iterations": ITERATIONS}
+
+
+def allow(kind, topic):
+    return {"acltype": kind, "topic": topic, "allow": True}
+
+
+def access(prefix, credentials):
+    """The dynamic-security plugin's config: the organiser reads and commands every board; each
+    board, bound to its id, writes only its own topics and reads only its own cmd. Nothing else
+    is allowed to anyone."""
+    clients = [dict(username=ORGANISER, textname="the organiser's doce fleet tools",
+                    roles=[{"rolename": ORGANISER}], **hashed(credentials[ORGANISER]))]
+    roles = [{"rolename": ORGANISER, "acls": [allow("publishClientSend", prefix + "/#"),
+                                              allow("publishClientReceive", prefix + "/#"),
+                                              allow("subscribePattern", prefix + "/#"),
+                                              allow("unsubscribePattern", prefix + "/#")]}]
+    for ident in sorted(credentials):
+        if ident == ORGANISER:
+            continue
+        cmd = "%s/%s/cmd" % (prefix, ident)
+        clients.append(dict(username=ident, clientid=ident, textname="board " + ident,
+                            roles=[{"rolename": "board-" + ident}], **hashed(credentials[ident])))
+        roles.append({"rolename": "board-" + ident,
+                      "acls": [allow("publishClientSend", "%s/%s/%s" % (prefix, ident, t)) for t in BOARD_TOPICS]
+                      + [allow("subscribeLiteral", cmd), allow("publishClientReceive", cmd),
+                         allow("unsubscribeLiteral", cmd)]})
+    return {"defaultACLAccess": {"publishClientSend": False, "publishClientReceive": False, "subscribe": False,
+                                 "unsubscribe": False},
+            "clients": clients, "groups": [], "roles": roles}
 
 
 PLAIN_PORT = 1883
@@ -208,13 +262,13 @@ def board_ca(path):
     return der
 
 
-def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT):
-    """mosquitto.conf: the password file and ACL for every listener, a plain one and with tls a
-    TLS one, on loopback unless told otherwise."""
+def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT, plugin=None):
+    """mosquitto.conf: the users and their access (dynamic-security plugin) for every listener,
+    a plain one and with tls a TLS one, on loopback unless told otherwise."""
     folder = Path(folder).resolve()
     lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
                                                          else ""),
-             "per_listener_settings false", *config_lines(folder), NODELAY,
+             "per_listener_settings false", *config_lines(folder, plugin), NODELAY,
              "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
         lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
@@ -226,27 +280,21 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
 
 def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0.1", port=PLAIN_PORT,
                tls_port=TLS_PORT):
-    """passwords (mosquitto_passwd), acl, mosquitto.conf, and credentials.json (keep it
-    private: `doce config mqtt --user ID` needs each board's password from it); with tls_hosts
-    the CA and the broker's certificate too. Returns (credentials {user: password}, whether an
-    existing CA was reused, or None without TLS)."""
+    """dynamic-security.json (the users and what each may do), mosquitto.conf, and
+    credentials.json (keep it private: `doce config mqtt --user ID` needs each board's password
+    from it); with tls_hosts the CA and the broker's certificate too. Returns (credentials
+    {user: password}, whether an existing CA was reused, or None without TLS)."""
     for ident in board_ids:
         if not ID_PATTERN.match(ident) or ident == ORGANISER:
             raise SecurityError("%r cannot be a board id: letters, digits, - and _ only, at most 64" % ident)
-    tool = shutil.which("mosquitto_passwd")
-    if not tool:
-        raise SecurityError("mosquitto_passwd is not installed (Debian package mosquitto)")
+    plugin = plugin_path()
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     reused = write_tls(folder, tls_hosts) if tls_hosts is not None else None
     credentials = {user: secrets.token_urlsafe(18) for user in [ORGANISER, *board_ids]}
-    passwords = folder / "passwords"
-    passwords.write_text("")
-    passwords.chmod(0o600)
-    for user, password in credentials.items():
-        subprocess.run([tool, "-b", str(passwords), user, password], check=True, capture_output=True, timeout=30)
-    (folder / "acl").write_text(acl(prefix))
-    (folder / "mosquitto.conf").write_text(broker_conf(folder, tls_hosts is not None, listen, port, tls_port))
+    write_private(folder / DYNSEC, (json.dumps(access(prefix, credentials), indent=1) + "\n").encode())
+    (folder / "mosquitto.conf").write_text(broker_conf(folder, tls_hosts is not None, listen, port, tls_port,
+                                                       plugin))
     secret = folder / "credentials.json"
     secret.write_text(json.dumps(credentials, indent=1) + "\n")
     secret.chmod(0o600)
@@ -260,6 +308,9 @@ def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0
 NODELAY = "# each message to a client at once (tournament page, fleet record)\nset_tcp_nodelay true\n"
 
 
-def config_lines(folder):
+def config_lines(folder, plugin=None):
+    """Who may connect, as whom, and do what: the dynamic-security plugin with DIR's file."""
     folder = Path(folder).resolve()
-    return ["password_file %s" % (folder / "passwords"), "acl_file %s" % (folder / "acl"), "allow_anonymous false"]
+    return ["# users, their client ids and their access: %s (doce fleet secure writes it)" % DYNSEC,
+            "plugin %s" % (plugin or plugin_path()), "plugin_opt_config_file %s" % (folder / DYNSEC),
+            "allow_anonymous false"]
