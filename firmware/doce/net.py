@@ -345,6 +345,7 @@ class Net:
         self.ping_at = None
         self.commands = []  # payloads from cmd, handled one a scan
         self.skip = 0  # bytes still to come of a packet too big to read
+        self.retained = False  # the PUBLISH being read is a retained one
         self.connects = 0
         self.fault = None  # the last thing that went wrong, for `net`
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
@@ -598,7 +599,8 @@ class Net:
             link.to = None
 
     def incoming(self, topic, msg):
-        if topic == self.topics["cmd"] and len(self.commands) < 4:  # more would be a flood
+        # An empty message is how MQTT clears a retained one (the organiser's tools do): no command
+        if topic == self.topics["cmd"] and msg and not self.retained and len(self.commands) < 4:  # more: a flood
             self.commands.append(msg)
 
     # -- bytes to and from the socket ----------------------------------------------------
@@ -637,14 +639,17 @@ class Net:
                 if self.skip:
                     return True
             size = packet_size(pipe.inbox)
-            if size < 0:
-                return False
+            if size <= 0:
+                return size == 0  # 0: its header is not all here yet; -1: not MQTT
+            # A retained PUBLISH (MQTT 3.1.1, 3.3.1.3) is one the broker kept for whoever subscribes:
+            # handed over again at every reconnect, it is no command to act on
+            self.retained = pipe.inbox[0] & 0xF1 == 0x31
             if size > MAX_IN:
                 self.skip = size
-                if len(self.commands) < 4:
+                if len(self.commands) < 4 and not self.retained:
                     self.commands.append(None)  # answered as a line too long
                 continue
-            if size == 0 or len(pipe.inbox) < size:
+            if len(pipe.inbox) < size:
                 return True
             kind = pipe.inbox[0] & 0xF0
             try:

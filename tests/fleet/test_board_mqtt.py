@@ -156,3 +156,65 @@ def test_two_boards_set_to_one_id_are_told_so_and_stop_fighting_every_two_second
         connects = link(loser, cmd="net")["status"]["connects"]
         loser.wait(8)  # within the 30 s it now waits it does not try again (it did every 2 s)
         assert link(loser, cmd="net")["status"]["connects"] == connects
+
+
+def test_a_retained_command_is_not_run_again_at_each_reconnect(sim, mosquitto):
+    """A {"cmd": "new_match"} published once with retain abandoned the match in play each time
+    the board came back to the broker (issue 25): the broker hands a retained message to every new
+    subscription. The board acts on a command once, as it comes, never on one kept for it."""
+    import paho.mqtt.client as mqtt
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        b = room.boards["b1"]
+        other = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)  # a script that set retain by mistake
+        other.connect(mosquitto.host, mosquitto.port)
+        other.loop_start()
+        kept = other.publish("doce/b1/cmd", '{"cmd":"new_match","first":"white","id":"kept"}', qos=1, retain=True)
+        kept.wait_for_publish(WAIT_S)
+        other.loop_stop()
+        assert wait_until(lambda: any(r.get("id") == "kept" for _, r in room.replies), WAIT_S, pump(sim))  # once, live
+        sim.place("c3", "white 4")
+        assert wait_until(lambda: any(e["event"] == "placed" for _, e in b.events), WAIT_S, pump(sim))
+        for _ in range(2):  # the Wi-Fi goes and comes back: the board subscribes again, and is handed it again
+            connects = link(sim, cmd="net")["status"]["connects"]
+            sim.command(do="wifi", up=False)
+            assert wait_until(lambda: not b.online, WAIT_S, pump(sim))
+            sim.command(do="wifi", up=True)
+            assert wait_until(lambda: link(sim, cmd="net")["status"]["connects"] > connects, WAIT_S, pump(sim))
+            sim.run(200)  # the retained command has come by now
+        assert sim.state()["board"] == {"c3": "white 4"}  # the match in play goes on
+        assert [r for _, r in room.replies if r.get("id") == "kept"] == [{"re": "new_match", "id": "kept", "ok": True}]
+        assert sum(e["event"] == "new_match" for _, e in b.events if not e.get("again")) == 1
+        # No Mosquitto ACL can refuse the retain flag on a topic: the organiser's tools clear what they find
+        with Room(mosquitto.url) as again:
+            assert wait_until(lambda: again.cleared == 1, WAIT_S)
+        sim.run(100)
+        assert retained_on(mosquitto, "doce/b1/cmd") is None
+        assert not [r for _, r in room.replies if r.get("id") != "kept"]  # the empty message clearing it: no command
+
+
+def retained_on(broker, topic):
+    """The message the broker keeps on `topic`, or None: asked before the board's retained status,
+    which always comes (the broker answers subscriptions in order)."""
+    import threading
+
+    import paho.mqtt.client as mqtt
+    got, done = {}, threading.Event()
+
+    def on_message(c, u, m):
+        if m.topic == topic:
+            got["payload"] = m.payload
+        else:
+            done.set()
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.on_message = on_message
+    c.on_connect = lambda c, u, f, r, p=None: (c.subscribe(topic, 1), c.subscribe("doce/b1/status", 1))
+    c.connect(broker.host, broker.port)
+    c.loop_start()
+    try:
+        assert done.wait(WAIT_S)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+    return got.get("payload")

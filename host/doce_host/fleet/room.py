@@ -66,6 +66,8 @@ class Room:
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.ids = itertools.count(1)
+        self.levels = prefix.count("/") + 1
+        self.cleared = 0  # retained commands found on boards' cmd topics, and cleared
         self.passed_over = 0  # messages no board would send: bad topic, not JSON, not the protocol's shape
         self.fault = None  # the last one that raised while kept, for the curious
         # A dot no board id has (topics.BOARD_ID), and a random part: no board's id can be one of ours
@@ -149,6 +151,12 @@ class Room:
                 self.version += 1
                 self.boards[ident].changed = self.version
             return
+        if kind == "cmd" and msg.retain and msg.payload and len(parts) == self.levels + 2:
+            # A command kept on a board's topic: handed to it again at every reconnect. The board
+            # ignores it, and no Mosquitto ACL can refuse the retain flag on a topic: clear it
+            self.client.publish(msg.topic, b"", qos=1, retain=True)
+            with self.lock:
+                self.cleared += 1
         if kind == "cmd" or not msg.payload:  # ours, or a retained message cleared
             return
         payload = None
