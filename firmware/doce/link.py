@@ -12,7 +12,7 @@ import binascii
 import json
 
 from .app import ticks_diff
-from .arguments import BadArgument, base64_chunk
+from .arguments import BadArgument, CommandError, base64_chunk
 from .game import PLAYER_NAMES
 from .squares import square_name
 from .state import move_names, snapshot, who_plays
@@ -341,6 +341,11 @@ class Link:
         from .net import command
         return command(self, request)
 
+    def resend(self, request):  # MQTT: events a host missed, again from the journal
+        if self.net is None:
+            raise CommandError("no_network", "this board is not set up for a broker")
+        return self.net.resend(request.get("tag"), request.get("after"))
+
 
 _nested = [0]  # members of the objects inside the request, counted by end_of_container
 
@@ -549,10 +554,6 @@ def is_id(ident):
     return ident - ident == 0  # not infinite, not NaN: the reply must stay JSON
 
 
-class CommandError(Exception):
-    """(code, message): a well-formed request the board cannot carry out now."""
-
-
 def player_argument(request, key, default, name=None):
     value = request.get(key)
     if value is None:
@@ -571,5 +572,5 @@ COMMANDS = {
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
-    "mqtt_ca": (Link.net_command, ("size", "offset", "data")),
+    "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
 }

@@ -39,7 +39,7 @@ from umqtt import simple
 
 from .app import ticks_add, ticks_diff
 from .squares import square_name
-from .arguments import BadArgument, base64_chunk
+from .arguments import BadArgument, CommandError, base64_chunk
 
 CONFIG = "net.json"
 CA_FILE = "ca.der"  # the room's CA certificate, DER (mqtt_ca)
@@ -327,18 +327,7 @@ class Net:
                 pass
         self.tag = hexlify(journal.tag or b"").decode()
         if journal.acked < journal.moves:
-            try:
-                with open(journal.path, "rb") as f:
-                    data = f.read()
-            except OSError:
-                data = b""
-            n = 0
-            for _ in replayed(app.tables, data, journal.moves, journal.acked, self.tag):
-                n += 1
-            self.behind = replayed(app.tables, data, journal.moves, journal.acked, self.tag)
-            self.behind_seq = link.seq + 1  # their numbers, taken before any new event's
-            link.seq += n
-            self.behind_end = link.seq
+            self.replay(journal.acked)
         self.lost = 0  # events dropped from a full outbox (the state still shows the game)
         self.state_due = True
         self.state_at = None
@@ -356,6 +345,40 @@ class Net:
         app.set_brightness(app.lights.brightness)
 
     # -- what the board sends ------------------------------------------------------
+
+    def replay(self, after):
+        """Make the events of the journal's records after the `after` first again (catch_up
+        sends them), numbered before any new event. How many there are."""
+        journal = self.journal
+        try:
+            with open(journal.path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+        n = 0
+        for _ in replayed(self.app.tables, data, journal.moves, after, self.tag):
+            n += 1
+        if n:
+            self.behind = replayed(self.app.tables, data, journal.moves, after, self.tag)
+            self.behind_seq = self.link.seq + 1  # their numbers, taken before any new event's
+            self.link.seq += n
+            self.behind_end = self.link.seq
+            self.old = True  # of the journal's match
+        return n
+
+    def resend(self, tag, after):
+        """The `resend` command: the events of this match's records after `after` again, to the
+        broker (a host that missed them while it was away: doce fleet record); of the whole
+        match if `tag` is not this match's."""
+        if not isinstance(tag, str) or len(tag) > 8:
+            raise BadArgument("tag is a match's tag, 8 hex digits")
+        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
+            raise BadArgument("after is a record number, 0 or more")
+        if self.behind:
+            raise CommandError("busy", "events of the journal are being sent again already")
+        if tag != self.tag:
+            after = 0
+        return {"tag": self.tag, "records": self.journal.moves, "resent": self.replay(min(after, self.journal.moves))}
 
     def event(self, event):
         """An event the link just numbered: it waits in the outbox until the broker has it."""

@@ -218,3 +218,34 @@ def retained_on(broker, topic):
         c.loop_stop()
         c.disconnect()
     return got.get("payload")
+
+
+def test_resend_makes_the_matchs_records_again_and_refuses_what_it_cannot(sim, mosquitto):
+    """What doce fleet record asks a board for after it was away (docs/protocol.md, resend)."""
+    assert link(sim, cmd="resend", tag="00000000", after=0)["error"] == "no_network"  # no broker set up
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        b = room.boards["b1"]
+        sim.place("c3", "white 4")
+        sim.place("d4", "black 2")
+        assert wait_until(lambda: sum(e["event"] == "placed" for _, e in b.events) == 2, WAIT_S, pump(sim))
+        tag = b.events[-1][1]["tag"]
+        assert [e["record"] for _, e in b.events if e.get("tag") == tag] == [1, 2, 3, 4]
+        reply = room.command("b1", "resend", tag=tag, after=2, timeout=WAIT_S, pump=pump(sim))
+        assert reply == {"re": "resend", "id": reply["id"], "ok": True, "tag": tag, "records": 4, "resent": 2}
+        assert wait_until(lambda: b.repeats == 2, WAIT_S, pump(sim))  # the room had them: kept once
+        first, second = room.send("b1", "resend", tag="0000beef", after=3), room.send("b1", "resend", tag=tag, after=0)
+        replies = {}
+
+        def answered():
+            for request_id in (first, second):
+                replies[request_id] = replies.get(request_id) or room.reply(request_id)
+            return all(replies.values())
+        assert wait_until(answered, WAIT_S, pump(sim))
+        assert replies[first]["resent"] == 4  # another match's tag: the whole match in play
+        assert replies[second]["error"] == "busy"  # while those still go
+        assert wait_until(lambda: b.repeats == 6, WAIT_S, pump(sim))
+        for bad in ({"tag": 7, "after": 0}, {"tag": tag, "after": -1}, {"tag": tag, "after": True}, {"tag": tag}):
+            assert room.command("b1", "resend", timeout=WAIT_S, pump=pump(sim), **bad)["error"] == "bad_argument"
+        assert [e["cell"] for _, e in b.events if e["event"] == "placed"] == ["c3", "d4"]

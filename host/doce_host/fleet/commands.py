@@ -220,23 +220,28 @@ def cmd_fleet_secure(args):
           "credentials.json); the organiser: --user organiser" % broker)
 
 
+TICK_S = 0.5  # how often the recorder looks for what the boards may have to send again
+
+
 def cmd_fleet_record(args):
+    from ..view import printable
     from .record import Recorder
-    recorder = Recorder(args.folder, say=lambda line: print(line, flush=True))
+    recorder = Recorder(args.folder, say=lambda line: print(printable(line), flush=True))
     room, broker = room_for(args)
     room.on_event = recorder.event  # in the MQTT client's thread, one event at a time
     print("recording every board's games into %s; Ctrl-C to stop" % args.folder, flush=True)
+    end = None if args.wait is None else time.monotonic() + args.wait
     try:
-        if args.wait is None:
-            while True:
-                time.sleep(3600)
-        time.sleep(args.wait)
+        while end is None or time.monotonic() < end:
+            recorder.tick(room)
+            time.sleep(TICK_S if end is None else max(0, min(TICK_S, end - time.monotonic())))
     except KeyboardInterrupt:
         pass
     finally:
         room.close()
         if broker:
             broker.stop()
+        recorder.finish()
     return 1 if recorder.disagreements else 0
 
 

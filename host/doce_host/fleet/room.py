@@ -42,6 +42,8 @@ class Board:
         self.last_seen = None
         self.changed = 0  # the room's version at this board's last message
         self.page = None  # a simulated board's page (doce sim --broker), where its hands are
+        self.arrivals = 0  # statuses saying online: each is a connection of the board to the broker
+        self.missed = 0  # events it numbered that never came here (a gap in seq)
 
     def row(self):
         s = (self.state or {}).get("state") or {}
@@ -85,7 +87,10 @@ class Room:
                 raise BrokerError("cannot use %s as a CA (%s)" % (ca, getattr(e, "strerror", None) or e)) from None
             self.client.tls_set_context(context)
         self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.up = False  # connected to the broker now
+        self.asked = {}  # request id -> [the board it went to, its reply or None until it comes]
         self.refused = None
         self.on_event = None  # called (board id, event, its latest state) for each event kept
         self.on_change = None  # called (from paho's thread) after each message that moved the version on
@@ -122,7 +127,11 @@ class Room:
         else:
             client.subscribe("%s/+/+" % self.prefix, qos=1)
             self.connects += 1
+            self.up = True
         self.connected.set()
+
+    def _on_disconnect(self, client, userdata, flags, reason, properties=None):
+        self.up = False  # paho connects again by itself (reconnect_delay_set)
 
     def board(self, ident):
         if ident not in self.boards:
@@ -178,6 +187,7 @@ class Room:
             if new:
                 self.joined = self.version
             if kind == "status":
+                b.arrivals += payload.get("online") is True
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)
                 if payload.get("boot") != b.boot:  # a new power-on: its seq starts again
@@ -191,6 +201,8 @@ class Room:
                 if not isinstance(seq, int) or seq <= b.seq or (key[1] and key in b.recorded):
                     b.repeats += 1
                     return
+                if b.seq:
+                    b.missed += seq - b.seq - 1
                 b.seq = seq
                 if key[1]:
                     b.recorded.add(key)
@@ -198,24 +210,43 @@ class Room:
                 if self.on_event:
                     self.on_event(ident, payload, b.state)
             elif kind == "reply":
-                self.replies.append((ident, payload))
+                asked = self.asked.get(payload.get("id")) if isinstance(payload.get("id"), str) else None
+                if asked and asked[0] == ident and asked[1] is None:  # from the board it was sent to
+                    asked[1] = payload
+                else:
+                    self.replies.append((ident, payload))
             elif kind == "sim":
                 b.page = payload["page"]
+
+    def send(self, ident, cmd, **args):
+        """Send a command to one board without waiting: its request id, for reply()."""
+        request_id = "fleet-%d" % next(self.ids)
+        args.update(cmd=cmd, id=request_id)
+        with self.lock:
+            self.asked[request_id] = [ident, None]  # only that board's reply is its
+        # compact, as on USB: a command is one line of at most 200 bytes (docs/protocol.md)
+        self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args, separators=(",", ":")), qos=1)
+        return request_id
+
+    def reply(self, request_id, forget=False):
+        """The reply to a request sent, or None if it has not come. forget: no longer wait for it."""
+        with self.lock:
+            reply = (self.asked.get(request_id) or (None, None))[1]
+            if reply is not None or forget:
+                self.asked.pop(request_id, None)
+        return reply
 
     def command(self, ident, cmd, timeout=5.0, pump=None, **args):
         """Send a command to one board and wait (at most `timeout` s) for its reply, or None.
         `pump` is called while waiting (a lockstep simulator must scan to answer)."""
-        request_id = "fleet-%d" % next(self.ids)
-        args.update(cmd=cmd, id=request_id)
-        # compact, as on USB: a command is one line of at most 200 bytes (docs/protocol.md)
-        self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args, separators=(",", ":")), qos=1)
+        request_id = self.send(ident, cmd, **args)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with self.lock:
-                for i, (who, reply) in enumerate(self.replies):
-                    if who == ident and reply.get("id") == request_id:
-                        return self.replies.pop(i)[1]
+            reply = self.reply(request_id)
+            if reply is not None:
+                return reply
             pump() if pump else time.sleep(0.02)
+        self.reply(request_id, forget=True)
         return None
 
     def push_rules(self, ident, blob, force=False, timeout=5.0, pump=None):
