@@ -393,7 +393,9 @@ def members_of(buf, n):
 
 
 def skip_space(buf, i, n):
-    while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
+    """Past JSON's whitespace (RFC 8259, 2): a line feed comes only over MQTT (on USB it ends the
+    line), as the file's last newline of `mosquitto_pub -s`."""
+    while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13 or buf[i] == 10):
         i += 1
     return i
 

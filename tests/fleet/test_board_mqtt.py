@@ -249,3 +249,23 @@ def test_resend_makes_the_matchs_records_again_and_refuses_what_it_cannot(sim, m
         for bad in ({"tag": 7, "after": 0}, {"tag": tag, "after": -1}, {"tag": tag, "after": True}, {"tag": tag}):
             assert room.command("b1", "resend", timeout=WAIT_S, pump=pump(sim), **bad)["error"] == "bad_argument"
         assert [e["cell"] for _, e in b.events if e["event"] == "placed"] == ["c3", "d4"]
+
+
+def test_a_command_with_whitespace_around_it_is_a_command_on_mqtt(sim, mosquitto):
+    """mosquitto_pub -s sends a file's trailing newline: it was bad_json, while leading spaces and
+    tabs were taken (issue 25). JSON's whitespace is taken at either end; only the object itself counts."""
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        good = [b'{"cmd":"hello","id":1}\n', b'{"cmd":"hello","id":2}\r\n', b'\n\t {"cmd":"hello","id":3} \t\r\n\n',
+                b' {"cmd":"hello","id":4}']
+        bad = [b'{"cmd":"hello","id":5}\nx', b'{"cmd":"hel\nlo","id":6}', b'{"cmd":"hello","id":7}\x0b']
+        for payload in good + bad:
+            room.client.publish("doce/b1/cmd", payload, qos=1)
+            assert wait_until(lambda: len(room.replies) == 1, WAIT_S, pump(sim)), payload
+            with room.lock:
+                (_, reply), = room.replies
+                room.replies.clear()
+            assert reply["ok"] == (payload in good), (payload, reply)
+            if payload in bad:
+                assert reply["error"] == "bad_json", (payload, reply)
