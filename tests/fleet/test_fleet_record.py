@@ -96,7 +96,8 @@ class RecordProcess:
         import subprocess
         import sys
         import threading
-        self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", "fleet", "record", str(folder),
+        self.process = subprocess.Popen([sys.executable, "-X", "faulthandler", "-u", "-m", "doce_host.cli", "fleet",
+                                         "record", str(folder),
                                          "--broker", url, "--user", "organiser", "--password-stdin"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True)
@@ -117,11 +118,12 @@ class RecordProcess:
         import signal
         import subprocess
         self.process.send_signal(signal.SIGCONT)
-        self.process.send_signal(signal.SIGINT)
+        # as `kill` stops it (a shell's background job inherits SIGINT ignored, and so would the CLI)
+        self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout=WAIT_S)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        except subprocess.TimeoutExpired:  # where it hangs: its threads' stacks (faulthandler), in its output
+            self.process.send_signal(signal.SIGABRT)
             self.process.wait()
         self.reader.join(WAIT_S)
         return self.process.returncode

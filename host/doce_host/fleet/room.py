@@ -20,10 +20,10 @@ import paho.mqtt.client as mqtt
 
 from ..protocol import problem
 from .broker import BrokerError, parse_url
-from .topics import BOARD_ID  # one rule for a board's id: it names its files (doce fleet record)
+from .topics import BOARD_ID, MAX_MESSAGE  # one rule for a board's id: it names its files (doce fleet record)
 
 CONNECT_S = 10
-MAX_PAYLOAD = 16384  # a board's longest message, its retained state, is about 2 KB
+MAX_PAYLOAD = MAX_MESSAGE
 SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board",
           "sim": "mqtt_sim"}
 

@@ -24,6 +24,7 @@ import sysconfig
 from pathlib import Path
 
 from .topics import BOARD_ID as ID_PATTERN  # one rule for a board's id
+from .topics import MAX_MESSAGE
 
 ORGANISER = "organiser"
 BOARD_TOPICS = ("state", "events", "reply", "status")
@@ -268,7 +269,7 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
     folder = Path(folder).resolve()
     lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
                                                          else ""),
-             "per_listener_settings false", *config_lines(folder, plugin), NODELAY,
+             "per_listener_settings false", *config_lines(folder, plugin), NODELAY, SIZE_LIMIT,
              "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
         lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
@@ -306,6 +307,12 @@ def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0
 # before, which the organiser's computer may hold back 40 ms (delayed ACK). With many boards,
 # messages come that close together: p99 ~35 ms added at 8 publishers (measured here, loopback).
 NODELAY = "# each message to a client at once (tournament page, fleet record)\nset_tcp_nodelay true\n"
+
+
+# A message longer than any a board or the organiser sends is dropped at the broker
+# (mosquitto.conf(5), message_size_limit: a QoS 1 one is acknowledged, and goes no further):
+# a board passes over a command too big to be one, but it costs it scans (doce/net.py SKIP_SCAN)
+SIZE_LIMIT = "# no message longer than a room's (a board's state is about 2 KB)\nmessage_size_limit %d\n" % MAX_MESSAGE
 
 
 def config_lines(folder, plugin=None):
