@@ -9,6 +9,7 @@ recognised by its seq and kept once. A game event also names its match and journ
 kept only if its first sending never arrived.
 """
 
+import collections
 import itertools
 import json
 import secrets
@@ -24,6 +25,16 @@ from .topics import BOARD_ID, MAX_MESSAGE  # one rule for a board's id: it names
 
 CONNECT_S = 10
 MAX_PAYLOAD = MAX_MESSAGE
+# What a room keeps is bounded whatever the boards send (a page runs all evening): a board's
+# latest events (its page shows 12; fleet record takes each as it comes), the keys that tell its
+# events made again (a match has about 400), the replies no request waits for, the requests
+# waiting, and the boards themselves (a big tournament room has a hundred). A board that sends
+# every message at MAX_PAYLOAD costs at most about 1.2 MB.
+MAX_EVENTS = 64
+MAX_KEYS = 1024
+MAX_REPLIES = 64
+MAX_ASKED = 256
+MAX_BOARDS = 256
 SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board",
           "sim": "mqtt_sim"}
 
@@ -36,9 +47,10 @@ class Board:
         self.boot = None
         self.state = None
         self.seq = 0  # the last event kept, this boot
-        self.events = []  # (boot, event), in the order the board numbered them
+        self.events = collections.deque(maxlen=MAX_EVENTS)  # (boot, event), the latest, as the board numbered them
+        self.count = 0  # events kept, all told
         self.repeats = 0  # events the board sent again, dropped here
-        self.recorded = set()  # (tag, record, event) of each game event kept
+        self.recorded = {}  # (tag, record, event) of each game event kept, the latest MAX_KEYS (in order)
         self.last_seen = None
         self.changed = 0  # the room's version at this board's last message
         self.page = None  # a simulated board's page (doce sim --broker), where its hands are
@@ -49,7 +61,7 @@ class Board:
         s = (self.state or {}).get("state") or {}
         return {"id": self.id, "name": self.name, "online": bool(self.online), "rules": s.get("rules"),
                 "rules_checksum": s.get("rules_checksum"), "round": s.get("round"), "totals": s.get("totals"),
-                "mode": s.get("mode"), "last_seen": self.last_seen, "events": len(self.events), "page": self.page}
+                "mode": s.get("mode"), "last_seen": self.last_seen, "events": self.count, "page": self.page}
 
 
 class Room:
@@ -64,7 +76,7 @@ class Room:
             raise BrokerError("a CA is for an mqtts:// broker, not %r" % url)
         self.prefix = prefix
         self.boards = {}
-        self.replies = []
+        self.replies = collections.deque(maxlen=MAX_REPLIES)  # (board id, reply) no request of ours waits for
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.ids = itertools.count(1)
@@ -180,6 +192,9 @@ class Room:
             return
         with self.lock:
             new = ident not in self.boards
+            if new and len(self.boards) >= MAX_BOARDS:
+                self.passed_over += 1
+                return
             b = self.board(ident)
             b.last_seen = time.time()
             self.version += 1
@@ -205,8 +220,11 @@ class Room:
                     b.missed += seq - b.seq - 1
                 b.seq = seq
                 if key[1]:
-                    b.recorded.add(key)
+                    b.recorded[key] = True
+                    if len(b.recorded) > MAX_KEYS:
+                        del b.recorded[next(iter(b.recorded))]  # the oldest
                 b.events.append((b.boot, payload))
+                b.count += 1
                 if self.on_event:
                     self.on_event(ident, payload, b.state)
             elif kind == "reply":
@@ -224,6 +242,8 @@ class Room:
         args.update(cmd=cmd, id=request_id)
         with self.lock:
             self.asked[request_id] = [ident, None]  # only that board's reply is its
+            if len(self.asked) > MAX_ASKED:  # a caller that never came back for its replies
+                del self.asked[next(iter(self.asked))]
         # compact, as on USB: a command is one line of at most 200 bytes (docs/protocol.md)
         self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args, separators=(",", ":")), qos=1)
         return request_id
