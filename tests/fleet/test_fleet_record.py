@@ -185,7 +185,7 @@ def test_a_broker_restart_mid_match_loses_no_move_whoever_reconnects_first(sim, 
             code = recorder.stop()
     assert recorder.said("b1 round 1") == ['b1 round 1: board {"white": 35, "black": 0}, '
                                            'referee {"white": 35, "black": 0}\n'], recorder.lines
-    assert moves_in(game) == ROUND and code == 0
+    assert moves_in(game) == ROUND and code == 0, recorder.lines
     assert not recorder.said("never reached"), recorder.lines
 
 

@@ -167,3 +167,33 @@ def test_the_broker_lets_no_message_too_big_to_be_a_boards_through(secured, sim)
         reply = room.command("b1", "hello", timeout=WAIT_S, pump=lambda: sim.run(2))
         assert reply and reply["ok"]
         assert not room.replies  # the megabyte never reached the board: no line_too_long
+
+
+def test_running_fleet_secure_again_keeps_every_password_and_says_what_changed(tmp_path, capsys):
+    """Re-run to add a board, it replaced every password, the organiser's too, and said only
+    that it kept the CA (issue 25): every board in the room was locked out until set up again."""
+    mosquitto_or_skip()
+    room = tmp_path / "room"
+    read = lambda: json.loads((room / "credentials.json").read_text())  # noqa: E731
+    assert main(["fleet", "secure", str(room), "--boards", "b1,b2"]) == 0
+    first = read()
+    capsys.readouterr()
+    assert main(["fleet", "secure", str(room), "--boards", "b3"]) == 0
+    out = capsys.readouterr().out
+    now = read()
+    assert {k: now[k] for k in first} == first and sorted(now) == ["b1", "b2", "b3", "organiser"]
+    assert "kept the passwords of organiser, b1, b2" in out and "new: b3" in out and "restart Mosquitto" in out
+    assert main(["fleet", "secure", str(room), "--boards", "b1,b3", "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert (said["added"], said["removed"], said["kept"]) == ([], [], ["b1", "b2", "b3", "organiser"])
+    assert read() == now
+    assert main(["fleet", "secure", str(room), "--remove", "b2"]) == 0  # a board lost: its password goes
+    out = capsys.readouterr().out
+    assert "removed: b2" in out and sorted(read()) == ["b1", "b3", "organiser"]
+    users = [c["username"] for c in json.loads((room / "dynamic-security.json").read_text())["clients"]]
+    assert sorted(users) == ["b1", "b3", "organiser"]
+    (room / "credentials.json").write_text("{not json")  # damaged: never replaced by new passwords
+    assert main(["fleet", "secure", str(room), "--boards", "b4"]) == 2
+    err = capsys.readouterr().err
+    assert "credentials.json" in err and err.count("\n") == 1
+    assert (room / "credentials.json").read_text() == "{not json"

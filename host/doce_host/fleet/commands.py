@@ -9,7 +9,7 @@ import time
 
 from ..commandline import UsageError, board_args, load_tables, open_link, seconds
 from .broker import BrokerError, EmbeddedBroker, parse_url
-from .topics import board_id_text, topic_prefix
+from .topics import board_id_text, board_ids, topic_prefix
 
 EMBEDDED_PORT = 1883  # MQTT's own port (OASIS MQTT 3.1.1, 4.8), on loopback
 
@@ -197,19 +197,24 @@ def cmd_fleet_secure(args):
     if args.host and not args.tls:
         raise UsageError("--host names the broker in its TLS certificate: give --tls too")
     try:
-        credentials, reused = write_room(args.folder, [i for i in args.boards.split(",") if i], args.prefix,
-                                         tls_hosts=(args.host or []) if args.tls else None, listen=args.listen,
-                                         port=args.mqtt_port, tls_port=args.tls_port)
+        credentials, reused, changes = write_room(args.folder, args.boards or [], args.prefix,
+                                                  tls_hosts=(args.host or []) if args.tls else None,
+                                                  listen=args.listen, port=args.mqtt_port, tls_port=args.tls_port,
+                                                  remove=args.remove or [])
     except SecurityError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError("%s: cannot write (%s)" % (args.folder, e.strerror or e)) from None
     if args.json:
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
-                          "ca_reused": reused}))
+                          "ca_reused": reused, **{k: sorted(v) for k, v in changes.items()}}))
         return
     print("%s: mosquitto.conf (mosquitto -c it), dynamic-security.json (users and access: private) and "
           "credentials.json (passwords: private)" % args.folder)
+    said = ["kept the passwords of %s" % ", ".join(changes["kept"])] if changes["kept"] else []
+    said += ["%s: %s" % (k if k == "removed" else "new", ", ".join(changes[k])) for k in ("added", "removed")
+             if changes[k]]
+    print("; ".join(said) + ("; restart Mosquitto to use them" if changes["kept"] else ""))
     if args.tls:
         print("%s ca.crt and ca.key (private: keep it, it signs); a new server.crt and server.key (private) "
               "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
@@ -391,8 +396,11 @@ def add_fleet_secure(actions):
                                             "board (user name = its id) may publish only its own topics and read "
                                             "only its own cmd; only the organiser may send commands; no "
                                             "anonymous access.")
-    secure.add_argument("folder", metavar="DIR", help="where to write them")
-    secure.add_argument("--boards", required=True, metavar="ID,ID", help="the boards' ids")
+    secure.add_argument("folder", metavar="DIR", help="where to write them (run again: the room's passwords stay)")
+    secure.add_argument("--boards", type=board_ids, metavar="ID,ID",
+                        help="the boards' ids (run again, the boards to add: the others stay)")
+    secure.add_argument("--remove", type=board_ids, metavar="ID,ID",
+                        help="boards to take out of the room: their passwords no longer work")
     secure.add_argument("--prefix", default="doce", type=topic_prefix, help="the topic prefix (default doce)")
     secure.add_argument("--tls", action="store_true",
                         help="also a CA (made once, then reused) and a certificate for the broker, and a TLS listener")

@@ -105,11 +105,18 @@ BOARD_CA_MAX = 2048  # bytes of DER a board stores (doce/net.py MAX_CA)
 
 
 def write_private(path, data):
-    """A file only its owner reads, from the moment it exists (chmod after writing leaves a window)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """A file only its owner reads, from the moment it exists (chmod after writing leaves a window),
+    whole or not at all: written beside it, then renamed over it (a room's passwords survive a
+    power cut or a full disk during a run)."""
+    path = Path(path)
+    new = path.with_name(path.name + ".new")
+    fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
         os.fchmod(f.fileno(), 0o600)  # an older file keeps its mode through O_CREAT
         f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(new, path)
 
 
 def host_name(text):
@@ -279,27 +286,69 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
     return "\n".join(lines) + "\n"
 
 
+CREDENTIALS = "credentials.json"
+MAX_CREDENTIALS = 1 << 20  # a room of a thousand boards is about 60 KB
+
+
+def load_credentials(folder):
+    """{user: password} from an earlier run in folder, or {} if there was none. A file that is not
+    one this wrote is a SecurityError: new passwords are never written over a room's."""
+    path = Path(folder) / CREDENTIALS
+    if not path.exists():
+        return {}
+    from ..files import FileError, read_limited
+    why = None
+    try:
+        found = json.loads(read_limited(path, MAX_CREDENTIALS, "the room's credentials"))
+    except FileError as e:
+        raise SecurityError(str(e)) from None
+    except (ValueError, RecursionError):
+        why = "not JSON"
+    else:
+        if not isinstance(found, dict) or ORGANISER not in found:
+            why = "no organiser's password in it"
+        elif not all((user == ORGANISER or ID_PATTERN.match(user)) and isinstance(password, str)
+                     and 0 < len(password) <= 256 and password.isprintable() for user, password in found.items()):
+            why = "a user or password no run of doce fleet secure writes"
+    if why:
+        raise SecurityError("%s: %s; not writing new passwords over the room's (move it away to start afresh)"
+                            % (path, why))
+    return found
+
+
 def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0.1", port=PLAIN_PORT,
-               tls_port=TLS_PORT):
+               tls_port=TLS_PORT, remove=()):
     """dynamic-security.json (the users and what each may do), mosquitto.conf, and
     credentials.json (keep it private: `doce config mqtt --user ID` needs each board's password
-    from it); with tls_hosts the CA and the broker's certificate too. Returns (credentials
-    {user: password}, whether an existing CA was reused, or None without TLS)."""
-    for ident in board_ids:
+    from it); with tls_hosts the CA and the broker's certificate too. A room written before keeps
+    its users and their passwords: board_ids are added, `remove` taken out. Returns (credentials
+    {user: password}, whether an existing CA was reused (None without TLS), and what changed:
+    {"kept": users, "added": boards, "removed": boards})."""
+    for ident in list(board_ids) + list(remove):
         if not ID_PATTERN.match(ident) or ident == ORGANISER:
             raise SecurityError("%r cannot be a board id: letters, digits, - and _ only, at most 64" % ident)
     plugin = plugin_path()
     folder = Path(folder)
+    before = load_credentials(folder)
+    unknown = [i for i in remove if i not in before]
+    if unknown:
+        raise SecurityError("%s: no board %s in this room to remove" % (folder, ", ".join(unknown)))
+    if not before and not board_ids:
+        raise SecurityError("a new room needs its boards: --boards ID,ID")
     folder.mkdir(parents=True, exist_ok=True)
     reused = write_tls(folder, tls_hosts) if tls_hosts is not None else None
-    credentials = {user: secrets.token_urlsafe(18) for user in [ORGANISER, *board_ids]}
+    credentials = {user: password for user, password in before.items() if user not in remove}
+    for user in [ORGANISER, *board_ids]:
+        credentials.setdefault(user, secrets.token_urlsafe(18))
+    users = lambda names: sorted(names, key=lambda u: (u != ORGANISER, u))  # noqa: E731  the organiser first
+    changes = {"kept": users(u for u in credentials if u in before), "added": users(u for u in credentials
+                                                                                    if u not in before),
+               "removed": users(remove)}
     write_private(folder / DYNSEC, (json.dumps(access(prefix, credentials), indent=1) + "\n").encode())
     (folder / "mosquitto.conf").write_text(broker_conf(folder, tls_hosts is not None, listen, port, tls_port,
                                                        plugin))
-    secret = folder / "credentials.json"
-    secret.write_text(json.dumps(credentials, indent=1) + "\n")
-    secret.chmod(0o600)
-    return credentials, reused
+    write_private(folder / CREDENTIALS, (json.dumps(credentials, indent=1) + "\n").encode())
+    return credentials, reused, changes
 
 
 # Mosquitto sends to a client with Nagle's algorithm on unless told (mosquitto.conf(5),

@@ -28,3 +28,15 @@ def board_id_text(text):
     if not BOARD_ID.match(text):
         raise argparse.ArgumentTypeError("%r: a board id is 1 to 64 letters, digits, _ or -" % text)
     return text
+
+
+def board_ids(text):
+    """--boards ID,ID, checked (argparse type): at least one, each a board id, none twice."""
+    ids = text.split(",")
+    if not text or not all(ids):
+        raise argparse.ArgumentTypeError("%r: give board ids separated by commas, like t1,t2" % text)
+    for ident in ids:
+        board_id_text(ident)
+    if len(set(ids)) != len(ids):
+        raise argparse.ArgumentTypeError("%r names a board twice" % text)
+    return ids
