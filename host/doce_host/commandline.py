@@ -3,7 +3,6 @@ arguments, reading a JSON or rules file, writing a file, and opening a board's l
 cli.py and fleet/commands.py both import it; it imports neither."""
 
 import argparse
-import sys
 
 from . import rules as rulesfiles
 
@@ -12,13 +11,15 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+MAX_GAME = 1 << 20  # a recorded match is about 10 KB
+
+
 def read_json(path):
+    from .files import FileError, read_text
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as e:
-        raise UsageError("%s: cannot read (%s)" % (path, e.strerror)) from None
-    except UnicodeDecodeError:
-        raise UsageError("%s: not UTF-8 text" % path) from None
+        text = read_text(path, MAX_GAME, "a recorded game")
+    except FileError as e:
+        raise UsageError(str(e)) from None
     try:
         return rulesfiles.parse_json(text)
     except ValueError as e:

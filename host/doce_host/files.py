@@ -5,6 +5,7 @@ a writer for ever), a device that never ends (/dev/zero), a directory, or a file
 any the command reads. Each is refused here in one line, before more than `limit` bytes are read.
 """
 
+import errno
 import os
 import stat
 import sys
@@ -32,14 +33,17 @@ def read_limited(path, limit, what="the file"):
             # O_NONBLOCK: opening a FIFO no one writes to returns at once, to be refused below
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
         except OSError as e:
-            raise FileError("%s: cannot read (%s)" % (path, e.strerror or e)) from None
+            why = {errno.ENOENT: "no such file", errno.ENAMETOOLONG: "no such file: the name is too long"}.get(
+                e.errno, e.strerror or str(e))
+            raise FileError("%s: cannot read (%s)" % (path, why)) from None
         except (ValueError, TypeError):  # a NUL in the name
             raise FileError("%r: no file can have that name" % str(path)) from None
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            kind = next((name for test, name in KINDS if test(mode)), "of a kind unknown here")
+            raise FileError("%s: not a regular file (%s), so not %s" % (path, kind, what))
         with os.fdopen(fd, "rb") as f:
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                kind = next((name for test, name in KINDS if test(mode)), "not a regular file")
-                raise FileError("%s: %s, not %s" % (path, kind, what))
             os.set_blocking(fd, True)
             try:
                 data = f.read(limit + 1)

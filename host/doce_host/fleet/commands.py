@@ -12,13 +12,18 @@ from .broker import BrokerError, EmbeddedBroker, parse_url
 from .topics import board_id_text, board_ids, topic_prefix
 
 EMBEDDED_PORT = 1883  # MQTT's own port (OASIS MQTT 3.1.1, 4.8), on loopback
+MAX_SECRET = 1024  # a password's characters on stdin: more is not a password (a device that never ends)
 
 
 def read_secret(args, what):
     """A password: a line of stdin with --password-stdin, else asked for at a terminal, else none.
     Never an argument: those show in the process list."""
     if args.password_stdin:
-        return sys.stdin.readline().rstrip("\r\n")
+        from ..files import FileError, read_line
+        try:
+            return read_line(sys.stdin, MAX_SECRET, "the %s on stdin" % what)
+        except FileError as e:
+            raise UsageError(str(e)) from None
     if sys.stdin.isatty():
         return getpass.getpass("%s (empty for none): " % what)
     return ""

@@ -25,6 +25,7 @@ from .topics import BOARD_ID, MAX_MESSAGE  # one rule for a board's id: it names
 
 CONNECT_S = 10
 MAX_PAYLOAD = MAX_MESSAGE
+MAX_CA_FILE = 1 << 20  # a CA file (a bundle of several, say) is a few hundred KB at most
 # What a room keeps is bounded whatever the boards send (a page runs all evening): a board's
 # latest events (its page shows 12; fleet record takes each as it comes), the keys that tell its
 # events made again (a match has about 400), the replies no request waits for, the requests
@@ -93,8 +94,14 @@ class Room:
         if user:
             self.client.username_pw_set(user, password)
         if self.tls:
+            from ..files import FileError, read_limited
             try:
-                context = ssl.create_default_context(cafile=ca)  # verifies the chain and the host name
+                cadata = read_limited(ca, MAX_CA_FILE, "a CA certificate") if ca else None  # (never a FIFO)
+                if cadata and b"-----BEGIN" in cadata:
+                    cadata = cadata.decode("ascii", "replace")  # PEM: ssl takes it as text, DER as bytes
+                context = ssl.create_default_context(cadata=cadata)  # verifies the chain and the host name
+            except FileError as e:
+                raise BrokerError("cannot use %s as a CA (%s)" % (ca, e)) from None
             except (OSError, ValueError) as e:  # ssl.SSLError is an OSError: a file that is no CA
                 raise BrokerError("cannot use %s as a CA (%s)" % (ca, getattr(e, "strerror", None) or e)) from None
             self.client.tls_set_context(context)

@@ -102,6 +102,7 @@ SERVER_DAYS = 825  # from today; run fleet secure --tls again to renew it: the C
 # certificate valid only from today would be "not yet valid" to it.
 NOT_BEFORE = datetime.datetime(1999, 12, 31, tzinfo=datetime.timezone.utc)
 BOARD_CA_MAX = 2048  # bytes of DER a board stores (doce/net.py MAX_CA)
+MAX_CA_FILE = 64 * 1024  # a CA certificate or key is a few KB at most: read no further
 
 
 def write_private(path, data):
@@ -142,9 +143,12 @@ def load_ca(folder):
     if not (cert_path.exists() and key_path.exists()):
         raise SecurityError("%s: ca.crt and ca.key go together, and one is missing: not making another CA over it"
                             % folder)
+    from ..files import FileError, read_limited
     try:
-        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
-        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+        cert = x509.load_pem_x509_certificate(read_limited(cert_path, MAX_CA_FILE, "a CA certificate"))
+        key = serialization.load_pem_private_key(read_limited(key_path, MAX_CA_FILE, "a CA key"), password=None)
+    except FileError as e:
+        raise SecurityError("%s: cannot read the CA (%s)" % (folder, e)) from None
     except (ValueError, TypeError, OSError) as e:
         raise SecurityError("%s: cannot read the CA (%s)" % (folder, str(e).splitlines()[0] if str(e) else
                                                                type(e).__name__)) from None
@@ -240,13 +244,11 @@ def board_ca(path):
     stores: one certificate, a CA's, small enough."""
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
+    from ..files import FileError, read_limited
     try:
-        with open(path, "rb") as f:
-            data = f.read(64 * 1024 + 1)
-    except OSError as e:
-        raise SecurityError("%s: cannot read (%s)" % (path, e.strerror)) from None
-    if len(data) > 64 * 1024:  # read no further: a CA certificate is a few KB at most
-        raise SecurityError("%s: over 64 KB, too large to be a CA certificate" % path)
+        data = read_limited(path, MAX_CA_FILE, "a CA certificate")
+    except FileError as e:
+        raise SecurityError(str(e)) from None
     try:
         found = x509.load_pem_x509_certificates(data) if b"-----BEGIN" in data else [
             x509.load_der_x509_certificate(data)]
