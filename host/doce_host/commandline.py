@@ -75,6 +75,27 @@ def seconds(text):
     return value
 
 
+def port_number(text):
+    """A TCP port to connect to or to listen on: 1 to 65535."""
+    return _port(text, 1)
+
+
+def port_or_any(text):
+    """A port to listen on, 0 for any free one."""
+    return _port(text, 0)
+
+
+def _port(text, lowest):
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not lowest <= port <= 65535:
+        raise argparse.ArgumentTypeError("%r: a port is a number from %d to 65535%s" % (
+            text, lowest, " (0: any free one)" if lowest == 0 else ""))
+    return port
+
+
 def board_args(command):
     """The arguments of every command that talks to a board over USB."""
     command.add_argument("--port", required=True,
@@ -85,7 +106,7 @@ def board_args(command):
 
 def page_args(command):
     """The arguments of every command that serves a page."""
-    command.add_argument("--http", type=int, default=8000, metavar="PORT",
+    command.add_argument("--http", type=port_or_any, default=8000, metavar="PORT",
                          help="the page's port (default 8000; another free one if it is taken)")
     command.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
                          help="where the page is served (default this computer only; 0.0.0.0 for the room)")

@@ -114,3 +114,40 @@ def test_a_room_of_simulated_boards_each_with_its_own_id(kind, request, tmp_path
         sims.boards[2].wifi(True)
         assert wait_until(lambda: any(e["event"] == "placed" for _, e in room.boards[ids[2]].events), WAIT_S)
         assert room.boards[ids[2]].online
+
+
+@pytest.mark.parametrize("argv", [
+    ["fleet", "web", "--http", "70000"],  # was an OverflowError from the socket
+    ["fleet", "web", "--http", "-1"],
+    ["fleet", "status", "--embedded-port", "70000"],  # was amqtt's traceback, then the line
+    ["fleet", "status", "--embedded-port", "0"],
+    ["fleet", "broker", "--embedded-port", "x"],
+    ["sim", "--http", "70000"],
+])
+def test_a_port_no_socket_can_have_is_refused_before_anything_starts(capsys, argv):
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and "a port is a number from" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("folder", ["/dev/null", "/proc/x"])  # FileExistsError, FileNotFoundError
+def test_a_record_folder_that_cannot_be_one_is_one_line(capsys, folder):
+    assert main(["fleet", "record", folder, "--broker", "mqtt://127.0.0.1:1", "--wait", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("doce: ") and err.count("\n") == 1 and folder in err, err
+
+
+def test_fleet_status_uses_the_embedded_broker_doce_sim_already_runs(capsys):
+    """fleet status while doce sim --boards ran the embedded broker printed amqtt's traceback
+    (address already in use)."""
+    port = free_port()
+    from doce_host.fleet.broker import EmbeddedBroker
+    with EmbeddedBroker(port):
+        assert main(["fleet", "status", "--embedded-port", str(port), "--wait", "0.2"]) == 0
+        out, err = capsys.readouterr()
+        assert "no boards on 127.0.0.1:%d" % port in out
+        assert err.count("\n") == 1 and "already listening on 127.0.0.1:%d" % port in err, err
+        assert main(["fleet", "broker", "--embedded-port", str(port)]) == 2  # a second broker there: one line
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "already" in err and "Traceback" not in err, err

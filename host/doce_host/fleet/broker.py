@@ -59,6 +59,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def listening(port, host=LOOPBACK):
+    """Whether something takes connections on host:port."""
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 def wait_listening(host, port, process=None, timeout=START_S):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -108,12 +117,14 @@ class EmbeddedBroker:
             ready.set()
             self.loop.run_forever()
 
-        for name in ("amqtt", "transitions"):  # its per-packet logging is for its own developers
-            logging.getLogger(name).setLevel(logging.WARNING)
+        for name in ("amqtt", "transitions"):  # its logging is for its own developers: what fails is said below
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         self.thread = threading.Thread(target=run, name="doce-broker", daemon=True)
         self.thread.start()
         if not ready.wait(START_S) or self.failed:
-            raise BrokerError("the embedded broker did not start (%s)" % (self.failed or "timed out"))
+            why = self.failed.__cause__ or self.failed.__context__ or self.failed if self.failed else "timed out"
+            raise BrokerError("the embedded broker cannot listen on %s:%d (%s)" % (
+                self.host, self.port, getattr(why, "strerror", None) or why))
         return self  # listening: Broker.start() returns once its listeners are up
 
     def said(self):

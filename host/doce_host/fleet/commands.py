@@ -7,8 +7,8 @@ import json
 import sys
 import time
 
-from ..commandline import UsageError, board_args, load_tables, open_link, seconds
-from .broker import BrokerError, EmbeddedBroker, parse_url
+from ..commandline import UsageError, board_args, load_tables, open_link, port_number, port_or_any, seconds
+from .broker import LOOPBACK, BrokerError, EmbeddedBroker, listening, parse_url
 from .topics import board_id_text, board_ids, topic_prefix
 
 EMBEDDED_PORT = 1883  # MQTT's own port (OASIS MQTT 3.1.1, 4.8), on loopback
@@ -111,6 +111,11 @@ def room_for(args):
     broker = None
     url = args.broker
     try:
+        if not url and listening(args.embedded_port):  # doce sim --boards or doce fleet broker runs one
+            url = "mqtt://%s:%d" % (LOOPBACK, args.embedded_port)
+            print("doce: no --broker: using the MQTT broker already listening on %s:%d" % (LOOPBACK,
+                                                                                         args.embedded_port),
+                  file=sys.stderr, flush=True)
         if not url:
             broker = EmbeddedBroker(args.embedded_port).start()
             print("doce: %s" % broker.said(), file=sys.stderr, flush=True)  # stdout may be --json
@@ -236,7 +241,10 @@ TICK_S = 0.5  # how often the recorder looks for what the boards may have to sen
 def cmd_fleet_record(args):
     from ..view import printable
     from .record import Recorder
-    recorder = Recorder(args.folder, say=lambda line: print(printable(line), flush=True))
+    try:
+        recorder = Recorder(args.folder, say=lambda line: print(printable(line), flush=True))
+    except OSError as e:  # a file there, a place no folder can be made
+        raise UsageError("%s: cannot keep games there (%s)" % (args.folder, e.strerror or e)) from None
     room, broker = room_for(args)
     room.on_event = recorder.event  # in the MQTT client's thread, one event at a time
     print("recording every board's games into %s; Ctrl-C to stop" % args.folder, flush=True)
@@ -292,6 +300,9 @@ def cmd_fleet_web(args):
 
 
 def cmd_fleet_broker(args):
+    if listening(args.embedded_port):
+        raise UsageError("a broker is already listening on %s:%d (doce sim --boards, doce fleet broker or a "
+                          "Mosquitto): the fleet commands use it as it is" % (LOOPBACK, args.embedded_port))
     try:
         broker = EmbeddedBroker(args.embedded_port).start()
     except BrokerError as e:
@@ -340,7 +351,7 @@ def broker_args(command):
     command.add_argument("--broker", metavar="mqtt[s]://HOST:PORT", help="the broker (default: an embedded one)")
     command.add_argument("--ca", metavar="FILE", help="with mqtts://: the CA its certificate must chain to "
                                                       "(doce fleet secure --tls makes ca.crt)")
-    command.add_argument("--embedded-port", type=int, default=EMBEDDED_PORT, metavar="PORT",
+    command.add_argument("--embedded-port", type=port_number, default=EMBEDDED_PORT, metavar="PORT",
                          help="the embedded broker's port on 127.0.0.1 (default %d)" % EMBEDDED_PORT)
     command.add_argument("--prefix", default="doce", type=topic_prefix,
                          help="the topic prefix the boards use (default doce)")
@@ -413,8 +424,9 @@ def add_fleet_secure(actions):
                         help="a name or address clients reach the broker by, for its certificate (repeatable)")
     secure.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
                         help="the listeners' address (default 127.0.0.1: this computer only; 0.0.0.0: every network)")
-    secure.add_argument("--mqtt-port", type=int, default=1883, metavar="PORT", help="plain MQTT's port (default 1883)")
-    secure.add_argument("--tls-port", type=int, default=8883, metavar="PORT",
+    secure.add_argument("--mqtt-port", type=port_number, default=1883, metavar="PORT",
+                        help="plain MQTT's port (default 1883)")
+    secure.add_argument("--tls-port", type=port_number, default=8883, metavar="PORT",
                         help="MQTT over TLS's port (default 8883)")
     secure.add_argument("--json", action="store_true", help="print JSON for scripts")
     secure.set_defaults(run=cmd_fleet_secure)
@@ -428,7 +440,8 @@ def add_fleet_web(actions):
                                          "the same as JSON.")
     web.add_argument("--pairings", metavar="FILE.csv", help="which players sit at which board, per round")
     web.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
-    web.add_argument("--http", type=int, default=8080, metavar="PORT", help="the page's port (default 8080; 0: any)")
+    web.add_argument("--http", type=port_or_any, default=8080, metavar="PORT",
+                     help="the page's port (default 8080; 0: any)")
     web.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
                      help="the address to serve on (default 127.0.0.1: this computer only)")
     broker_args(web)
