@@ -3,8 +3,16 @@ arguments, reading a JSON or rules file, writing a file, and opening a board's l
 cli.py and fleet/commands.py both import it; it imports neither."""
 
 import argparse
+import ipaddress
+import math
+import re
 
 from . import rules as rulesfiles
+
+
+# A DNS name (RFC 1035, 2.3.4: 253 characters, labels of 63): what a listener or a certificate names
+HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]"
+                       r"([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$")
 
 
 class UsageError(Exception):
@@ -94,6 +102,28 @@ def _port(text, lowest):
         raise argparse.ArgumentTypeError("%r: a port is a number from %d to 65535%s" % (
             text, lowest, " (0: any free one)" if lowest == 0 else ""))
     return port
+
+
+def listen_address(text):
+    """Where a listener listens: an IP address, or a host name that gives one (0.0.0.0: everywhere)."""
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    if not HOST_NAME.match(text):
+        raise argparse.ArgumentTypeError("%r: give an IP address or a host name, like 192.168.1.10 (no port)" % text)
+    return text
+
+
+def duration(text):
+    """A time to wait: a number of seconds, 0 or more (not -1, nan or inf)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError("%r: give a number of seconds, 0 or more, like 5" % text)
+    return value
 
 
 def board_args(command):

@@ -151,3 +151,30 @@ def test_fleet_status_uses_the_embedded_broker_doce_sim_already_runs(capsys):
         assert main(["fleet", "broker", "--embedded-port", str(port)]) == 2  # a second broker there: one line
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "already" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["fleet", "secure", "DIR", "--boards", "b1", "--mqtt-port", "70000"], "a port is a number"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--mqtt-port", "0"], "a port is a number"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--listen", "not an address"], "an IP address or a host name"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--listen", "127.0.0.1:1883"], "an IP address or a host name"),
+    (["fleet", "secure", "DIR", "--boards", ""], "give board ids separated by commas"),  # a room of no boards
+    (["fleet", "secure", "DIR", "--boards", "b1,,b2"], "give board ids separated by commas"),
+    (["fleet", "secure", "DIR", "--boards", "#"], "a board id is"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--tls", "--host", "h", "--tls-port", "1883"], "differ"),
+    (["fleet", "rules", "push", "standard", "--boards", ""], "give board ids"),  # went to every board
+    (["fleet", "rules", "push", "standard", "--boards", "#"], "a board id is"),  # reported as offline
+    (["fleet", "rules", "push", "standard", "--boards", "a/b"], "a board id is"),
+    (["fleet", "rules", "push", "standard", "--wait", "-1"], "a number of seconds"),
+    (["fleet", "status", "--wait", "nan"], "a number of seconds"),  # time.sleep(nan): a ValueError
+    (["fleet", "record", "DIR", "--wait", "inf"], "a number of seconds"),
+])
+def test_nonsense_arguments_are_refused_before_anything_is_done(tmp_path, capsys, argv, says):
+    argv = [str(tmp_path / "out") if a == "DIR" else a for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as ended:  # refused by the argument's own check
+        code = ended.code
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "Traceback" not in err, err
+    assert not list(tmp_path.iterdir())  # nothing written, no folder made

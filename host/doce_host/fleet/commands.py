@@ -7,7 +7,8 @@ import json
 import sys
 import time
 
-from ..commandline import UsageError, board_args, load_tables, open_link, port_number, port_or_any, seconds
+from ..commandline import (UsageError, board_args, duration, listen_address, load_tables, open_link, port_number,
+                           port_or_any, seconds)
 from .broker import LOOPBACK, BrokerError, EmbeddedBroker, listening, parse_url
 from .topics import board_id_text, board_ids, topic_prefix
 
@@ -165,7 +166,7 @@ def cmd_fleet_rules_push(args):
     results = {}
     try:
         time.sleep(min(args.wait, 1.0))  # the retained statuses: who is there
-        wanted = args.boards.split(",") if args.boards else None
+        wanted = args.boards  # a list of board ids, or None: every board
         deadline = time.monotonic() + args.wait
         while True:
             with room.lock:
@@ -206,6 +207,8 @@ def cmd_fleet_secure(args):
     from .security import SecurityError, write_room
     if args.host and not args.tls:
         raise UsageError("--host names the broker in its TLS certificate: give --tls too")
+    if args.tls and args.tls_port == args.mqtt_port:
+        raise UsageError("--tls-port and --mqtt-port must differ: one listener each (%d)" % args.mqtt_port)
     try:
         credentials, reused, changes = write_room(args.folder, args.boards or [], args.prefix,
                                                   tls_hosts=(args.host or []) if args.tls else None,
@@ -373,7 +376,7 @@ def add_fleet(commands):
 def add_fleet_status(actions):
     status = actions.add_parser("status", help="one row per board: id, name, online, rules, round, scores, last seen")
     broker_args(status)
-    status.add_argument("--wait", type=float, default=2.0, metavar="S",
+    status.add_argument("--wait", type=duration, default=2.0, metavar="S",
                         help="seconds to listen before printing (default 2)")
     status.set_defaults(run=cmd_fleet_status)
 
@@ -386,9 +389,9 @@ def add_fleet_rules(actions):
                     "exits 1 if any kept its old rules. A board offline or mid-match is tried again until "
                     "--wait runs out.")
     push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
-    push.add_argument("--boards", metavar="ID,ID", help="only these boards")
+    push.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards")
     push.add_argument("--force", action="store_true", help="change rules mid-match (abandons the match)")
-    push.add_argument("--wait", type=float, default=5.0, metavar="S",
+    push.add_argument("--wait", type=duration, default=5.0, metavar="S",
                       help="seconds to keep trying boards offline or mid-match (default 5)")
     push.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
@@ -401,7 +404,7 @@ def add_fleet_record(actions):
                                             "referee reads them), and referee each round as it ends beside the "
                                             "board's own score. Exits 1 if they ever disagreed.")
     record.add_argument("folder", metavar="DIR", help="where the game files go")
-    record.add_argument("--wait", type=float, metavar="S", help="stop after S seconds (default: at Ctrl-C)")
+    record.add_argument("--wait", type=duration, metavar="S", help="stop after S seconds (default: at Ctrl-C)")
     broker_args(record)
     record.set_defaults(run=cmd_fleet_record)
 
@@ -422,7 +425,7 @@ def add_fleet_secure(actions):
                         help="also a CA (made once, then reused) and a certificate for the broker, and a TLS listener")
     secure.add_argument("--host", action="append", metavar="NAME_OR_IP",
                         help="a name or address clients reach the broker by, for its certificate (repeatable)")
-    secure.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+    secure.add_argument("--listen", type=listen_address, default="127.0.0.1", metavar="ADDR",
                         help="the listeners' address (default 127.0.0.1: this computer only; 0.0.0.0: every network)")
     secure.add_argument("--mqtt-port", type=port_number, default=1883, metavar="PORT",
                         help="plain MQTT's port (default 1883)")
@@ -442,7 +445,7 @@ def add_fleet_web(actions):
     web.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
     web.add_argument("--http", type=port_or_any, default=8080, metavar="PORT",
                      help="the page's port (default 8080; 0: any)")
-    web.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+    web.add_argument("--listen", type=listen_address, default="127.0.0.1", metavar="ADDR",
                      help="the address to serve on (default 127.0.0.1: this computer only)")
     broker_args(web)
     web.set_defaults(run=cmd_fleet_web)

@@ -18,7 +18,6 @@ import hashlib
 import ipaddress
 import json
 import os
-import re
 import secrets
 import sysconfig
 from pathlib import Path
@@ -127,8 +126,8 @@ def host_name(text):
         return x509.IPAddress(ipaddress.ip_address(text))
     except ValueError:
         pass
-    if not re.match(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}"
-                    r"[A-Za-z0-9])?)*$", text):
+    from ..commandline import HOST_NAME
+    if not HOST_NAME.match(text):
         raise SecurityError("%r is neither an IP address nor a host name" % text)
     return x509.DNSName(text)
 
