@@ -197,3 +197,25 @@ def test_running_fleet_secure_again_keeps_every_password_and_says_what_changed(t
     err = capsys.readouterr().err
     assert "credentials.json" in err and err.count("\n") == 1
     assert (room / "credentials.json").read_text() == "{not json"
+
+
+def test_fleet_secure_writes_its_private_files_through_no_link_and_refuses_a_board_both_added_and_removed(
+        tmp_path, capsys):
+    """Hostile review: a link left where a private file is first written (credentials.json.new)
+    would have had the room's passwords written wherever it points; a board both named in --boards
+    and --remove would have lost its password and got a new one."""
+    mosquitto_or_skip()
+    room = tmp_path / "room"
+    room.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("not yours\n")
+    (room / "credentials.json.new").symlink_to(elsewhere)
+    assert main(["fleet", "secure", str(room), "--boards", "b1,b2"]) == 0
+    assert elsewhere.read_text() == "not yours\n"
+    before = json.loads((room / "credentials.json").read_text())
+    assert sorted(before) == ["b1", "b2", "organiser"]
+    capsys.readouterr()
+    assert main(["fleet", "secure", str(room), "--boards", "b2", "--remove", "b2"]) == 2
+    err = capsys.readouterr().err
+    assert "b2" in err and err.count("\n") == 1
+    assert json.loads((room / "credentials.json").read_text()) == before

@@ -110,7 +110,9 @@ def write_private(path, data):
     power cut or a full disk during a run)."""
     path = Path(path)
     new = path.with_name(path.name + ".new")
-    fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    if os.path.lexists(new):  # left by a run cut short, or a link put there: never written through
+        os.unlink(new)
+    fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "wb") as f:
         os.fchmod(f.fileno(), 0o600)  # an older file keeps its mode through O_CREAT
         f.write(data)
@@ -331,6 +333,9 @@ def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0
     plugin = plugin_path()
     folder = Path(folder)
     before = load_credentials(folder)
+    both = [i for i in remove if i in board_ids]
+    if both:
+        raise SecurityError("%s: both added and removed: name a board in --boards or --remove" % ", ".join(both))
     unknown = [i for i in remove if i not in before]
     if unknown:
         raise SecurityError("%s: no board %s in this room to remove" % (folder, ", ".join(unknown)))
