@@ -73,13 +73,21 @@ def link_errors(run):
 
 def seconds(text):
     """A time given on the command line: a number of seconds above 0 (not nan, inf, 0 or -5)."""
-    import math
+    return _seconds(text, False, "above 0")
+
+
+def duration(text):
+    """A time to wait: a number of seconds, 0 or more (not -1, nan or inf)."""
+    return _seconds(text, True, "0 or more")
+
+
+def _seconds(text, zero_too, said):
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError("%r: give a number of seconds above 0, like 5" % text)
+    if not (math.isfinite(value) and (value >= 0 if zero_too else value > 0)):
+        raise argparse.ArgumentTypeError("%r: give a number of seconds %s, like 5" % (text, said))
     return value
 
 
@@ -114,16 +122,6 @@ def listen_address(text):
         raise argparse.ArgumentTypeError("%r: give an IP address or a host name, like 192.168.1.10 (no port)" % text)
     return text
 
-
-def duration(text):
-    """A time to wait: a number of seconds, 0 or more (not -1, nan or inf)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError("%r: give a number of seconds, 0 or more, like 5" % text)
-    return value
 
 
 def board_args(command):
