@@ -364,6 +364,11 @@ class Link:
         from .pairing import command
         return command(self, request)
 
+    def resend(self, request):  # MQTT: events a host missed, again from the journal
+        if self.net is None:
+            raise CommandError("no_network", "this board is not set up for a broker")
+        return self.net.resend(request.get("tag"), request.get("after"))
+
 
 _nested = [0]  # members of the objects inside the request, counted by end_of_container
 
@@ -411,7 +416,9 @@ def members_of(buf, n):
 
 
 def skip_space(buf, i, n):
-    while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
+    """Past JSON's whitespace (RFC 8259, 2): a line feed comes only over MQTT (on USB it ends the
+    line), as the file's last newline of `mosquitto_pub -s`."""
+    while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13 or buf[i] == 10):
         i += 1
     return i
 
@@ -581,6 +588,6 @@ COMMANDS = {
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
-    "mqtt_ca": (Link.net_command, ("size", "offset", "data")),
+    "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
     "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force")),
 }

@@ -24,12 +24,14 @@ from littlefs import LittleFSError
 
 from . import espimage, image, micropython
 from .espimage import FirmwareError, UnknownLayout
+from .files import FileError, read_limited
 from .link import BoardLink, LinkError
 from .paths import tool
 
 CHIPS = tuple(micropython.BOARDS)
 BAUD = 460800
 KEEP = ("journal", "calibration.bin")  # the board's own files, kept by --app-only
+MAX_FIRMWARE = 16 << 20  # the largest flash an ESP32 module has: no image is bigger
 ASSUMED_FLASH = 4 << 20  # a dry run does not ask the board: the smallest module MicroPython fits
 # mpremote has no timeout of its own. The app is about 150 KB: at 115200 baud (11.5 KB/s,
 # ports/esp32/uart.h MICROPY_HW_UART_REPL_BAUD) that is under 15 s of bytes; a tool still busy
@@ -197,7 +199,7 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
     """The commands of a full install, after checking the firmware against the app and board."""
     out = out or sys.stdout
     name = Path(firmware_path).name
-    data = Path(firmware_path).read_bytes()
+    data = read_limited(firmware_path, MAX_FIRMWARE, "a MicroPython image")
     firmware = espimage.read_firmware(data, name)
     if chip and chip != firmware.chip:
         raise FirmwareError("%s is MicroPython for the %s, not the %s: get %s" % (
@@ -261,7 +263,7 @@ def firmware_chip(path):
     """The chip a firmware file is for, so the app's native code is built for its CPU ("esp32" if unknown:
     plan() then says what is wrong with the file)."""
     try:
-        return espimage.read_firmware(Path(path).read_bytes(), Path(path).name).chip
+        return espimage.read_firmware(read_limited(path, MAX_FIRMWARE, "a MicroPython image"), Path(path).name).chip
     except (TypeError, OSError, ValueError, UnknownLayout):
         return "esp32"
 
@@ -304,12 +306,12 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
                 path.write_bytes(data)
             commands = [[tool("mpremote")] + mpremote_args(port, tmp, files)]
         else:
-            if firmware is not None and Path(firmware).is_dir():
-                raise LinkError("--firmware: %s is a folder, not a firmware file (get %s from %s)" % (
-                    firmware, micropython.firmware_file(chip or "esp32"), micropython.download_page(chip or "esp32")))
-            if firmware is None or not Path(firmware).is_file():
-                raise LinkError("--firmware: no such file %s (get %s from %s)" % (
-                    firmware, micropython.firmware_file(chip or "esp32"), micropython.download_page(chip or "esp32")))
+            try:  # missing, a FIFO, a device, or bigger than any module's flash: one line
+                read_limited(firmware, MAX_FIRMWARE, "a MicroPython image")
+            except FileError as e:
+                wanted = chip or "esp32"
+                raise LinkError("--firmware: %s (get %s from %s)" % (
+                    e, micropython.firmware_file(wanted), micropython.download_page(wanted))) from None
             commands = plan(port, firmware, files, tmp, chip=chip, size=size, dry_run=dry_run, out=out)
         for number, command in enumerate(commands):
             print("$ " + " ".join(command), file=out, flush=True)

@@ -240,7 +240,7 @@ def test_no_firmware_file_is_a_clear_error(tmp_path):
     assert run.returncode == 2 and "no such file" in run.stderr and "Traceback" not in run.stderr
     assert micropython.firmware_file("esp32") in run.stderr
     run = run_cli("--firmware", tmp_path)  # said "no such file" before
-    assert run.returncode == 2 and "is a folder, not a firmware file" in run.stderr
+    assert run.returncode == 2 and "not a regular file (a directory), so not a MicroPython image" in run.stderr
 
 
 def cut(data, at):
