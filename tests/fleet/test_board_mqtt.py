@@ -379,6 +379,8 @@ def test_a_megabyte_on_cmd_is_passed_over_in_a_bounded_number_of_scans(sim, mosq
         while room.reply(request_id) is None and scans < 4 * size // 256:
             sim.run(2)
             scans += 2
-        # at 8 KB a scan, 128 scans, and as many again for bytes still on their way
-        assert scans <= 2 * size // 8192, scans
+        # At 8 KB a scan, 128 scans once the bytes are there; more while they are on their way (on a
+        # loaded machine the broker sends them slower than the board scans: 474 seen at load 16). At 256
+        # bytes a scan it cannot take fewer than 4096, so half that tells the two apart under any load.
+        assert scans < size // 512, scans
         assert [r["error"] for _, r in room.replies] == ["line_too_long"]  # answered once
