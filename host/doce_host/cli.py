@@ -381,21 +381,35 @@ def can_open_a_browser():
 MAX_PICTURE = 1 << 20  # a board's picture is about 20 KB
 
 
+def page_picture(url, timeout):
+    """The picture a page shows now. A page just started has none until it has heard its board
+    (503): asked again until `timeout` seconds have passed."""
+    import time
+    import urllib.error
+    import urllib.request
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url.rstrip("/") + "/board.svg", timeout=timeout) as r:
+                svg = r.read(MAX_PICTURE + 1).decode()
+            if len(svg) > MAX_PICTURE:
+                raise ValueError("a picture over %d KB" % (MAX_PICTURE // 1024))
+            return svg
+        except urllib.error.HTTPError as e:
+            if e.code != 503 or time.monotonic() > deadline:
+                raise UsageError("%s: no picture from the page (%s)" % (url, e.reason)) from None
+            time.sleep(0.2)
+        except (urllib.error.URLError, OSError, ValueError) as e:
+            raise UsageError("%s: no picture from the page (%s)" % (url, getattr(e, "reason", e))) from None
+
+
 @link_errors
 
 
 def cmd_snapshot(args):
     from .web import picture
     if args.url:
-        import urllib.error
-        import urllib.request
-        try:
-            with urllib.request.urlopen(args.url.rstrip("/") + "/board.svg", timeout=args.timeout) as r:
-                svg = r.read(MAX_PICTURE + 1).decode()
-            if len(svg) > MAX_PICTURE:
-                raise ValueError("a picture over %d KB" % (MAX_PICTURE // 1024))
-        except (urllib.error.URLError, OSError, ValueError) as e:
-            raise UsageError("%s: no picture from the page (%s)" % (args.url, getattr(e, "reason", e))) from None
+        svg = page_picture(args.url, args.timeout)
     else:
         link, _ = open_link(args)
         with link:
