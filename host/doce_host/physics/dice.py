@@ -39,8 +39,9 @@ class Pose:
 
     down: the pips on the face down (the face up is 7 - down); turn: degrees about the
     vertical; dx, dy: offset of its centre from the square's; lift: how far its lowest
-    point is above the well floor; tilt: degrees it leans, pivoting on the bottom edge
-    that points towards `tilt_to` (degrees from +x)."""
+    point is above the well floor; tilt: degrees it leans, pivoting on its lowest point
+    in the direction `tilt_to` (degrees from +x): the bottom edge that faces that way, or
+    the corner between two edges when it points between them."""
     down: int = 6
     turn: float = 0.0
     dx: float = 0.0
@@ -135,11 +136,55 @@ def place(magnets, side, pose, centre=(0.0, 0.0)):
     axis = magnets.axis @ r.T
     if pose.tilt:
         u = np.array([np.cos(np.radians(pose.tilt_to)), np.sin(np.radians(pose.tilt_to)), 0.0])
-        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, pose.lift]) + u * side / 2
+        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, pose.lift]) + u * reach(side, pose)
         lean = _about(np.cross((0, 0, 1), u), pose.tilt)
         at = (at - pivot) @ lean.T + pivot
         axis = axis @ lean.T
     return at, axis
+
+
+def place_many(magnets, side, poses, centre=(0.0, 0.0)):
+    """place() for a list of poses of one die at once (the same face down in every pose):
+    positions and axes, shape (len(poses) * len(magnets), 3), pose by pose."""
+    p = np.array([(q.turn, q.dx, q.dy, q.lift, q.tilt, q.tilt_to) for q in poses], float).reshape(-1, 6)
+    turn, dx, dy, lift, tilt, toward = p.T
+    seat = SEATS[poses[0].down]
+    r = np.einsum("pij,jk->pik", _about_z(turn), seat)
+    shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift])
+    at = np.einsum("pij,mj->pmi", r, magnets.at) + shift[:, None, :]
+    axis = np.einsum("pij,mj->pmi", r, magnets.axis)
+    a = np.radians(toward)
+    u = np.column_stack([np.cos(a), np.sin(a), np.zeros(len(p))])
+    b = np.radians(toward - turn)
+    far = side / 2 * (abs(np.cos(b)) + abs(np.sin(b)))  # reach() of each pose
+    pivot = np.column_stack([centre[0] + dx, centre[1] + dy, lift]) + u * far[:, None]
+    lean = _about_many(np.cross((0.0, 0.0, 1.0), u), tilt)
+    at = np.einsum("pij,pmj->pmi", lean, at - pivot[:, None, :]) + pivot[:, None, :]
+    axis = np.einsum("pij,pmj->pmi", lean, axis)
+    return at.reshape(-1, 3), axis.reshape(-1, 3)
+
+
+def _about_z(degrees):
+    a = np.radians(degrees)
+    r = np.zeros((len(a), 3, 3))
+    r[:, 0, 0], r[:, 0, 1], r[:, 1, 0], r[:, 1, 1], r[:, 2, 2] = np.cos(a), -np.sin(a), np.sin(a), np.cos(a), 1
+    return r
+
+
+def _about_many(axes, degrees):
+    """Rotation matrices by `degrees` about each unit vector of `axes` (Rodrigues)."""
+    x, y, z = np.asarray(axes, float).T
+    k = np.zeros((len(x), 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 0], k[:, 1, 2], k[:, 2, 0], k[:, 2, 1] = -z, y, z, -x, -y, x
+    a = np.radians(degrees)[:, None, None]
+    return np.eye(3) + np.sin(a) * k + (1 - np.cos(a)) * k @ k
+
+
+def reach(side, pose):
+    """How far the face down reaches from the die's centre towards `pose.tilt_to`: to the
+    middle of an edge (side / 2) or, between edges, to the corner (up to side / sqrt 2)."""
+    a = np.radians(pose.tilt_to - pose.turn)
+    return side / 2 * (abs(np.cos(a)) + abs(np.sin(a)))
 
 
 def bz(at, axis, polarisation, size, sensors, dipole=False):
