@@ -59,22 +59,26 @@ class Magnets:
     polarisation: np.ndarray  # (n,) mT along `axis`
     size: np.ndarray  # (n, 2) diameter, height
     glue: dict  # pips -> quarter turns its face's code was glued at
+    proud: dict = None  # pips -> mm its face's proudest magnet stands out: the die rests on it
+    face: np.ndarray = None  # (n,) the pips of each magnet's face
 
     def __len__(self):
         return len(self.at)
 
 
-def build(piece, dice, physics, rng=None, faults=()):
+def build(piece, dice, physics, rng=None, faults=(), hole=None):
     """The magnets of one die. `piece` is 'white 4' or 'white blocker' (any face of the
     die names it); with `rng`, every magnet is drawn within its tolerances and each face's
     code is glued at a random quarter turn. `faults`: (pips of a face, position 0-4 in C N E
-    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong."""
+    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong. `hole`: the
+    pockets' drill (board.json mechanics.jig.drill_mm), in which a narrower magnet sits off
+    centre (None: every magnet centred)."""
     colour, what = piece.split()
     codes = codes_by_piece(dice)
     m = physics["magnet"]
     side = physics["die_mm"][0] + (rng.uniform(-1, 1) * physics["die_mm"][1] if rng else 0)
     ring = physics["ring_mm"]
-    at, axis, pol, size, glued = [], [], [], [], {}
+    at, axis, pol, size, glued, proud, faces = [], [], [], [], {}, {}, []
     for pips, (normal, north) in FACES.items():
         code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
         n = np.array(normal, float)
@@ -83,6 +87,7 @@ def build(piece, dice, physics, rng=None, faults=()):
         glue = int(rng.integers(4)) if rng else 0
         glued[pips] = glue
         ring_dirs = [t, e, -t, -e]
+        proud[pips] = 0.0
         for k, mark in enumerate(code):
             sign = SIGNS[mark]
             fault = next((f[2] for f in faults if f[0] == pips and f[1] == k), None)
@@ -94,19 +99,23 @@ def build(piece, dice, physics, rng=None, faults=()):
                 sign = -sign
             d = m["diameter_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
             h = m["height_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
-            recess = rng.uniform(*m["recess_mm"]) if rng else m["recess_mm"][0]
+            # the magnet sits on its pocket's floor: its face `recess` below the die's (< 0: proud)
+            recess = (rng.uniform(*m["pocket_mm"]) if rng else sum(m["pocket_mm"]) / 2) - h
+            proud[pips] = max(proud[pips], -recess)
             where = n * (side / 2 - recess - h / 2)
             if k:
                 where = where + ring * ring_dirs[(k - 1 + glue) % 4]
-            if rng:
-                slip = rng.uniform(-1, 1, 2) * m["place_tol_mm"]
+            if rng:  # the jig's drilling tolerance, and the magnet's play in its hole
+                play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
+                slip = rng.uniform(-1, 1, 2) * m["place_tol_mm"] + rng.uniform(-1, 1, 2) * play
                 where = where + slip[0] * t + slip[1] * e
             br = rng.uniform(*m["remanence_mT"]) if rng else sum(m["remanence_mT"]) / 2
             at.append(where)
             axis.append(n)
             pol.append(sign * br)
             size.append((d, h))
-    return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued), side
+            faces.append(pips)
+    return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued, proud, np.array(faces)), side
 
 
 def _seat(down):
@@ -132,11 +141,12 @@ def place(magnets, side, pose, centre=(0.0, 0.0)):
     """(positions, axes) of the magnets in the board frame for a die in `pose` on the
     square whose centre is `centre`."""
     r = _about((0, 0, 1), pose.turn) @ SEATS[pose.down]
-    at = magnets.at @ r.T + (centre[0] + pose.dx, centre[1] + pose.dy, side / 2 + pose.lift)
+    up = side / 2 + pose.lift + _proud(magnets, pose.down)
+    at = magnets.at @ r.T + (centre[0] + pose.dx, centre[1] + pose.dy, up)
     axis = magnets.axis @ r.T
     if pose.tilt:
         u = np.array([np.cos(np.radians(pose.tilt_to)), np.sin(np.radians(pose.tilt_to)), 0.0])
-        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, pose.lift]) + u * reach(side, pose)
+        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, up - side / 2]) + u * reach(side, pose)
         lean = _about(np.cross((0, 0, 1), u), pose.tilt)
         at = (at - pivot) @ lean.T + pivot
         axis = axis @ lean.T
@@ -150,18 +160,24 @@ def place_many(magnets, side, poses, centre=(0.0, 0.0)):
     turn, dx, dy, lift, tilt, toward = p.T
     seat = SEATS[poses[0].down]
     r = np.einsum("pij,jk->pik", _about_z(turn), seat)
-    shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift])
+    shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift + _proud(magnets, poses[0].down)])
     at = np.einsum("pij,mj->pmi", r, magnets.at) + shift[:, None, :]
     axis = np.einsum("pij,mj->pmi", r, magnets.axis)
     a = np.radians(toward)
     u = np.column_stack([np.cos(a), np.sin(a), np.zeros(len(p))])
     b = np.radians(toward - turn)
     far = side / 2 * (abs(np.cos(b)) + abs(np.sin(b)))  # reach() of each pose
-    pivot = np.column_stack([centre[0] + dx, centre[1] + dy, lift]) + u * far[:, None]
+    pivot = shift - (0, 0, side / 2) + u * far[:, None]
     lean = _about_many(np.cross((0.0, 0.0, 1.0), u), tilt)
     at = np.einsum("pij,pmj->pmi", lean, at - pivot[:, None, :]) + pivot[:, None, :]
     axis = np.einsum("pij,pmj->pmi", lean, axis)
     return at.reshape(-1, 3), axis.reshape(-1, 3)
+
+
+def _proud(magnets, down):
+    """A magnet standing out of the face down holds the die up by as much (a pose's `lift`
+    is the die's own lowest point)."""
+    return (magnets.proud or {}).get(down, 0.0)
 
 
 def _about_z(degrees):
