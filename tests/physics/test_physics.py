@@ -224,3 +224,22 @@ def test_the_dice_are_built_as_loosely_as_their_instructions_allow():
     assert min(depths) < -0.06 and max(depths) > 0.28 and -0.0876 <= min(depths) and max(depths) <= 0.3126
     assert max(proud) > 0.05 and min(proud) >= 0
     assert max(off) > m["place_tol_mm"]  # the jig's tolerance and the play in the hole
+
+
+def test_a_die_on_a_proud_magnet_rocks_on_it():
+    """A magnet standing proud of the face down holds the die up: the die rests on its tip and
+    on an edge, so the magnets nearer that edge sit lower than the rest (issue 23: "a proud
+    magnet tilts the die")."""
+    from doce_host.physics import poses
+    rng = np.random.default_rng(4)
+    hole = SPEC["mechanics"]["jig"]["drill_mm"]
+    die = next(d for d in (dice.build("white 1", SPEC["dice"], PH, rng, hole=hole) for _ in range(200))
+               if d[0].proud[2] > 0.05)
+    magnets, side = die
+    face = magnets.face == 2
+    for toward in (0, 90, 200):
+        pose = poses.rocked(dice.Pose(down=2), die, toward)
+        at, _ = dice.place(magnets, side, pose)
+        tips = at[face][:, 2] - magnets.size[face][:, 1] / 2
+        assert tips.min() == pytest.approx(0.0, abs=2e-3) and pose.tilt > 0
+        assert at[face][:, 2].max() - at[face][:, 2].min() > magnets.proud[2] / 2  # tilted, not lifted

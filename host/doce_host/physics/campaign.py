@@ -102,6 +102,8 @@ class Campaign:
         down = None if piece is None else face_down(piece)
         pose = None if piece is None else poses.seated(ph, down, rng)
         turn = None if pose is None else pose.turn
+        if family in ("seated, calibrated", "seated, uncalibrated", "crowded"):
+            pose = poses.rocked(pose, die, rng.uniform(0, 360))  # on its proud magnet, if it has one
         empty_side = None
         if family.startswith("bridging"):
             push = 90 * rng.integers(4) + (45 if family.endswith("corner") else 0) + rng.uniform(-10, 10)

@@ -61,6 +61,7 @@ class Magnets:
     glue: dict  # pips -> quarter turns its face's code was glued at
     proud: dict = None  # pips -> mm its face's proudest magnet stands out: the die rests on it
     face: np.ndarray = None  # (n,) the pips of each magnet's face
+    recess: np.ndarray = None  # (n,) mm each magnet's face is below its die face's (< 0: proud)
 
     def __len__(self):
         return len(self.at)
@@ -78,7 +79,7 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None):
     m = physics["magnet"]
     side = physics["die_mm"][0] + (rng.uniform(-1, 1) * physics["die_mm"][1] if rng else 0)
     ring = physics["ring_mm"]
-    at, axis, pol, size, glued, proud, faces = [], [], [], [], {}, {}, []
+    at, axis, pol, size, glued, proud, faces, sunk = [], [], [], [], {}, {}, [], []
     for pips, (normal, north) in FACES.items():
         code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
         n = np.array(normal, float)
@@ -115,7 +116,9 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None):
             pol.append(sign * br)
             size.append((d, h))
             faces.append(pips)
-    return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued, proud, np.array(faces)), side
+            sunk.append(recess)
+    return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued, proud, np.array(faces),
+                   np.array(sunk)), side
 
 
 def _seat(down):

@@ -11,9 +11,11 @@ square's centre is the origin, the well floor z = 0, the rim z = well depth.
     dropped    let go above the well: it falls, bounces and rocks before it lies flat
 """
 
+from dataclasses import replace
+
 import numpy as np
 
-from .dice import Pose, reach
+from .dice import Pose, place, reach
 
 G = 9.81e-3  # mm per ms^2
 
@@ -39,6 +41,22 @@ def seated(physics, down, rng, quarter=None):
     quarter = rng.integers(4) if quarter is None else quarter
     dx, dy = rng.uniform(-offset, offset, 2)
     return Pose(down=down, turn=float(90 * quarter + rng.uniform(-twist, twist)), dx=float(dx), dy=float(dy))
+
+
+def rocked(pose, die, toward):
+    """A die whose face down has a magnet standing proud rests on it: it rocks on it onto the
+    edge or corner towards `toward` (degrees from +x), its face tilted by the magnet's height
+    over its distance to that edge. The same pose if no magnet stands proud."""
+    magnets, side = die
+    face = magnets.face == pose.down
+    proud = magnets.proud.get(pose.down, 0.0) if magnets.proud else 0.0
+    if proud <= 0 or not face.any():
+        return pose
+    at, _ = place(magnets, side, replace(pose, tilt=0.0, lift=0.0))
+    tip = at[face][np.argmin(magnets.recess[face])]
+    u = np.array([np.cos(np.radians(toward)), np.sin(np.radians(toward))])
+    far = reach(side, replace(pose, tilt_to=toward)) - (tip[:2] - (pose.dx, pose.dy)) @ u
+    return replace(pose, lift=-proud, tilt=float(np.degrees(np.arctan2(proud, far))), tilt_to=float(toward))
 
 
 def bridge_tilt(physics, turn, push, shift, depth=None):

@@ -20,7 +20,7 @@ from .scene import face_down
 
 @dataclass
 class Family:
-    """A pose family as `make(physics, down, turn, params)` -> Pose, with each parameter's
+    """A pose family as `make(physics, down, turn, params, die)` -> Pose, with each parameter's
     (low, high); `seated`: measure reading right instead of reading wrong."""
     make: object
     bounds: tuple
@@ -31,19 +31,21 @@ def families(physics):
     offset, twist = poses.well_play(physics)
     depth = physics["well_depth_mm"]
     return {
-        "seated": Family(lambda ph, down, turn, p: poses.Pose(down=down, turn=turn + p[2], dx=p[0], dy=p[1]),
-                         ((-offset, offset), (-offset, offset), (-twist, twist)), seated=True),
-        "bridging a side": Family(lambda ph, down, turn, p: poses.bridging(ph, down, turn + p[2], p[0], p[1]),
+        "seated": Family(lambda ph, down, turn, p, die: poses.rocked(
+                             poses.Pose(down=down, turn=turn + p[2], dx=p[0], dy=p[1]), die, p[3]),
+                         ((-offset, offset), (-offset, offset), (-twist, twist), (0, 360)), seated=True),
+        "bridging a side": Family(lambda ph, down, turn, p, die: poses.bridging(ph, down, turn + p[2], p[0], p[1]),
                                   ((-15, 15), (0.5, 9.5), (-10, 10))),
-        "bridging a corner": Family(lambda ph, down, turn, p: poses.bridging(ph, down, turn + p[2], 45 + p[0], p[1]),
+        "bridging a corner": Family(lambda ph, down, turn, p, die: poses.bridging(ph, down, turn + p[2], 45 + p[0],
+                                                                                 p[1]),
                                     ((-20, 20), (0.5, 9.5), (-10, 10))),
         "leaning on a neighbour": Family(
-            lambda ph, down, turn, p: poses.leaning(
+            lambda ph, down, turn, p, die: poses.leaning(
                 ph, down, turn + p[3], p[0], p[1],
                 p[2] if p[4] > 0.5 else max(p[2], poses.bridge_tilt(ph, turn + p[3], p[0], p[1])), p[4] > 0.5),
             ((0, 360), (0.3, 9.0), (3, 45), (-10, 10), (0, 1))),
         "held on the way down": Family(
-            lambda ph, down, turn, p: poses.Pose(down=down, turn=turn + p[5], dx=p[3], dy=p[4], tilt=p[0],
+            lambda ph, down, turn, p, die: poses.Pose(down=down, turn=turn + p[5], dx=p[3], dy=p[4], tilt=p[0],
                                                  tilt_to=p[1], lift=p[2]),
             ((0, 25), (0, 360), (0, depth + 2), (-offset, offset), (-offset, offset), (-twist, twist))),
     }
@@ -59,7 +61,7 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     lo, hi = np.array(family.bounds, float).T
 
     def score(params):
-        pose_list = [family.make(ph, down, turn, p) for p in params]
+        pose_list = [family.make(ph, down, turn, p, die) for p in params]
         fields = Fields()
         fields.add(np.arange(len(pose_list)), die, pose_list, np.repeat(boards.sensors[row:row + 1], len(pose_list), 0))
         d = boards.read(fields.total(len(pose_list)), rows=np.full(len(pose_list), row), noise=False)
