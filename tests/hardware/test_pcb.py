@@ -166,9 +166,3 @@ def test_kicad_drc_finds_no_violation(drc):
 def test_kicad_drc_finds_every_pad_connected(drc):
     counts, report = drc
     assert counts["unconnected pads"] == 0
-
-
-def test_the_drc_report_names_the_board_by_its_place_in_the_repository():
-    """The committed report is the same whichever clone built it: no absolute path in it."""
-    first = (HARDWARE / "pcb" / "drc.txt").read_text().splitlines()[0]
-    assert first == "** Drc report for hardware/pcb/doce.kicad_pcb **", first

@@ -13,7 +13,8 @@ not, so a supply still off when the group is read would move every reading of th
 
 - C_bulk: the devkit's 3.3 V rail holds at least the 10 uF its AMS1117 needs to be stable
   (AMS1117 datasheet: a 10 uF tantalum or 22 uF aluminium output capacitor); taken 10 uF,
-  the smallest, which dips most.
+  the smallest, which dips most. The board's own 10 uF on 3.3 V (C170) is left out: it
+  only makes the dip smaller.
 - C_group: 16 x the sensors' decoupling, 10 nF each, the DRV5055's recommended minimum
   (SBAS640, 7.4 Power Supply Recommendations: at least 0.01 uF). With the 100 nF the board
   had, 16 x 100 nF against 10 uF dipped the rail by 0.45 V, to 2.85 V: below the ESP32's
