@@ -4,6 +4,7 @@ right within tolerance, and never as another piece outside it or when built wron
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -134,7 +135,13 @@ def test_two_thousand_placements_and_two_hundred_paths_never_read_wrong():
     its thresholds by more than a read's noise (seated on a board never calibrated: three
     times). A worst case searched for in each searched family as well."""
     campaign = Campaign(SPEC, seed=11).run(2000, paths=200, searches=2)
-    assert campaign.report(io.StringIO()) == 0
+    report = io.StringIO()
+    assert campaign.report(report) == 0
+    lines = {line[:24].strip(): line[24:] for line in report.getvalue().splitlines()}
+    for family in campaign.tally:  # each family's line says its nearest wrong reading, once
+        if family != "misbuilt":
+            assert re.search(r"(reads right|misses another piece) by -?\d+\.\d\d mT( \(searched: -?\d+\.\d\d mT\))?$",
+                             lines[family]), lines[family]
     for family in ("seated, calibrated", "seated, uncalibrated", "crowded", "empty"):
         tally = campaign.tally[family]
         assert tally["right"] >= 0.99 * sum(tally.values()) > 0, family

@@ -31,6 +31,9 @@ Paths, read every scan (one read a pose, the firmware's debounce along the way):
     landing on a corner    the same onto a corner (4.5-9 degrees: the issue's range, and more)
     dropped and bouncing   let go 10-60 mm above its well
 
+A path family's margin is the nearest any scan of any of its paths comes, noiseless, to
+reading as another piece.
+
 Worst cases, searched (search.py): for dice and boards drawn the same way, the pose
 parameters of each family are optimised towards another piece (seated: towards not
 reading right); the smallest margin found is printed with the family.
@@ -229,10 +232,12 @@ class Campaign:
         boards.sensors = sensors
         want = np.array([piece_value(p) for p, _, _ in drawn])
         state = _Debounce(self.board, want)
-        previous = None
+        previous, nearest = None, np.inf
         for s in range(steps):
             got, previous = self.reader.read(boards.read(bz[:, s]), previous)
             state.step(got)
+            nearest = min(nearest, float(self.reader.closest(boards.read(bz[:, s], noise=False), want)[0].min()))
+        self.margin[family] = min(self.margin.get(family, np.inf), nearest)
         for i in range(n):
             right = state.current[i] == want[i]
             self.tally[family]["wrong" if state.wrong[i] else "right" if right else "unsettled"] += 1
@@ -286,7 +291,8 @@ class Campaign:
                 what = "reads right by" if name in MUST_READ or name == "empty" else "misses another piece by"
                 note = "%s %.2f mT" % (what, self.margin[name] / mt)
             if name in self.searched and self.searched[name][1] is not None:
-                note += "%s(searched: %.2f mT)" % (" " if note else "searched: ", self.searched[name][0] / mt)
+                searched = self.searched[name][0] / mt
+                note += " (searched: %.2f mT)" % searched if note else "searched: %.2f mT" % searched
             print("%-24s %8d %8d %9d %6d   %s" % (name, sum(t.values()), t["right"], t["unsettled"], t["wrong"], note),
                   file=out)
         must = self.totals(MUST_READ)
