@@ -34,9 +34,10 @@ test: $(BIN)/.installed
 bench: $(BIN)/.installed physics
 	$(BIN)/python bench/run.py
 
-# 100,000 placements drawn within every tolerance, read as the firmware reads them.
+# 100,000 placements and 10,000 paths (landings, drops) drawn within every tolerance, read as
+# the firmware reads them, and each family's worst pose searched for (hardware/README.md).
 physics: $(BIN)/.installed
-	$(BIN)/python -m doce_host.physics.campaign --placements 100000
+	$(BIN)/python -m doce_host.physics.campaign --placements 100000 --paths 10000 --search 48
 
 # Everything a maker downloads, from hardware/board.json and hardware/schematic.py: the KiCad
 # netlist and bom.csv, the dice sheet, the mechanics (DXF, STEP, STL) and the jig, the routed

@@ -129,7 +129,9 @@ SOCKET = {"ref": "U1 (J2, J3)", "qty": "2", "part": "Female header 1x19, 2.54 mm
           "notes": "the ESP32 devkit plugs into these two, 25.4 mm apart (footprint doce:ESP32-DevKitC_2x19_socket)"}
 
 RING = "CNESW"
-DECOUPLING = "one at the supply pin of each sensor, LED, multiplexer, the decoder and the level shifter"
+DECOUPLING = "one at the supply pin of each LED, multiplexer, the decoder and the level shifter"
+SENSOR_DECOUPLING = "one at the supply pin of each sensor (board.json physics.rail.sensor_decoupling_nF)"
+SENSOR_CAPACITOR = {10: "c10n", 100: "c100n"}  # nF -> part
 
 
 class Board:
@@ -168,9 +170,10 @@ class Board:
         self.notes[ref] = note
         return p
 
-    def decouple(self, rail, note, at):
-        """A 100 nF capacitor at part `at`'s supply pin (its "Decouples" field tells the PCB where)."""
-        c = self.part("c100n", note)
+    def decouple(self, rail, note, at, kind="c100n"):
+        """A capacitor (100 nF unless `kind` says) at part `at`'s supply pin (its "Decouples"
+        field tells the PCB where)."""
+        c = self.part(kind, note)
         c.fields["Decouples"] = at.ref
         c[1] += self.net(rail)
         c[2] += self.net("GND")
@@ -242,6 +245,7 @@ class Board:
 
         # sensors: one DRV5055 per used channel, powered by its group's switch
         self.sensors = {}
+        rail_nf = self.spec["physics"]["rail"]["sensor_decoupling_nF"]
         for ch in sorted(where):
             g, i = divmod(ch, per_group)
             h = self.part("hall", "5 per square: centre, N, E, S, W at %g mm from the centre, branded side up"
@@ -252,7 +256,9 @@ class Board:
             self.muxes[g]["I%d" % i] += out
             h["VCC"] += group_rail[g]
             h["GND"] += gnd
-            self.decouple("+3V3_GROUP%d" % g, DECOUPLING, h)
+            # the DRV5055's recommended minimum, so a group switching on barely dips the rail
+            # (doce_host/physics/rail.py: 16 x 100 nF took 0.45 V off it)
+            self.decouple("+3V3_GROUP%d" % g, SENSOR_DECOUPLING, h, SENSOR_CAPACITOR[rail_nf])
             self.sensors[ch] = h
         for ch in range(groups * per_group):
             if ch not in where:  # an unused input reads ground, never a floating level
@@ -329,11 +335,12 @@ class Board:
         # made last, so the references above keep their meaning: R12-R19, C170
         for g in range(groups):
             r = self.part("r100", "gate resistors: the decoder's output to its P-MOSFET's gate, so switching a "
-                                  "group's 16 sensors and their 1.6 uF on rings less and loads the 74HC138 less")
+                                  "group's %d sensors and their %g nF on rings less and loads the 74HC138 less"
+                                  % (per_group, per_group * rail_nf))
             r[1] += group_on[g]
             r[2] += gate[g]
-        bulk33 = self.part("c10u", "bulk on the 3.3 V rail at the multiplexers: a group's 16 x 100 nF is switched "
-                                   "onto it at every group change")
+        bulk33 = self.part("c10u", "bulk on the 3.3 V rail at the multiplexers: a group's %d x %g nF is switched "
+                                   "onto it at every group change" % (per_group, rail_nf))
         bulk33[1] += v33
         bulk33[2] += gnd
 

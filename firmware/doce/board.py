@@ -14,6 +14,13 @@ built mirror-wise, all make a reading that matches no code, which decodes to UNS
 never to another die. Every code has a centre magnet, so no piece comes, goes or
 changes without its centre sensor noticing: the scanner watches the centre sensors and
 reads a square's ring only while it moves.
+
+A ring sensor with no magnet over it still feels the magnets beside it, and the more so
+the stronger the die: their fringe reads against the centre's sign. So a weak reading
+(between absent_below and absent_opposite_below) counts as no magnet when its sign is
+opposite to a present centre's, and as neither otherwise (BETWEEN): a magnet that a
+tilting die lifts away reads weak with its own sign, and must drop below absent_below
+before it is taken for gone (hardware/README.md, "Reading a square").
 """
 
 import json
@@ -26,6 +33,7 @@ NO_SQUARE = 0xFF  # a multiplexer input with no sensor
 SENSORS_PER_SQUARE = 5
 TRITS = {"0": 0, "+": 1, "-": 2}
 BETWEEN = 3  # a sensor reading between the thresholds: neither a magnet nor none
+WEAK = 4  # a weak reading, sign '+' (WEAK + 1: sign '-'): none if opposite to the centre, else BETWEEN
 CODES = 4 ** SENSORS_PER_SQUARE  # every reading of one square, BETWEEN included
 
 
@@ -89,6 +97,8 @@ def check(spec):
          "1 to 8, and no more than the group select pins can pick")
     need(1 <= s["debounce_scans"] <= s["quiet_wait_scans"] <= 255, "sensing.debounce_scans",
          "1 to 255, and no more than quiet_wait_scans (at most 255)")
+    need(0 < s["absent_below"] <= s["absent_opposite_below"] < s["present_above"], "sensing.absent_opposite_below",
+         "at least absent_below and below present_above")
     need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
          "above 0 and below present_above, or a die left on a square would calibrate away")
     names = [square_name(g, sq) for sq in range(g * g)]
@@ -126,6 +136,7 @@ class Board:
         self.power_on_us = s["power_on_us"]
         self.baseline = s["baseline"]
         self.absent_below = s["absent_below"]
+        self.absent_opposite_below = s["absent_opposite_below"]
         # How far an empty sensor's baseline may sit from the board's median (calibration.py)
         self.baseline_spread = s["baseline_spread"]
         self.present_above = s["present_above"]

@@ -6,18 +6,21 @@ the baseline: `Calibration.centre` takes it from the board's own first read.
 `measure` re-runs calibration (the board must be empty).
 
 Why the median, not 32768: an ESP32's ADC at 11 dB reads half of 3.3 V anywhere from
-about 29,600 to 32,800 `read_u16` counts, chip to chip, and each DRV5055's quiescent
-output differs too. One ADC reads every sensor, so the chip's offset moves all of them
-together; what tells a faulty sensor or a magnet is its distance from the board's
-median. How far a healthy sensor may sit from it is the board file's
+about 27,460 to 32,950 `read_u16` counts, chip to chip (ESP-IDF's characterisation of the
+ESP32's ADC for its Vref of 1000-1200 mV: hardware/README.md, the magnetic model), and each
+DRV5055's quiescent output differs too. One ADC reads every sensor, so the chip's offset
+moves all of them together; what tells a faulty sensor or a magnet is its distance from
+the board's median. How far a healthy sensor may sit from it is the board file's
 `sensing.baseline_spread`:
   - DRV5055 at VCC = 3.3 V: VQ 1.591 V to 1.709 V (datasheet SBAS640, 5.5 Electrical
     Characteristics), 118 mV between two parts at its limits;
-  - ESP32 ADC at 11 dB: at most 4095 codes over 2.97 V (zero at 0.13 V, full scale from
-    3.1 V: the chip spread in board.json "physics"), x16 for read_u16: 22,060 counts/V;
-  - so two healthy sensors differ by at most 0.118 x 22,060 = 2,600 counts. 3200 adds
-    about 25% for drift between parts and the ADC's bow.
-  - It must also stay below present_above less those 2,600 counts: a magnet the scanner
+  - each group's switch drops its sensors' supply by up to 14 mV (16 x 10 mA through the
+    AO3401A's 85 mOhm), which moves VQ, ratiometric, by up to 7 mV;
+  - ESP32 ADC at 11 dB, the steepest chip (Vref 1000 mV): 1.365 codes a mV below the knee,
+    x16 for read_u16: 21,840 counts/V;
+  - so two healthy sensors differ by at most 0.125 x 21,840 = 2,730 counts. 3200 adds
+    about 15% for drift between parts and the ADC's bow.
+  - It must also stay below present_above less those 2,730 counts: a magnet the scanner
     would read as present then always stands out, whatever its sensor's own offset.
 Gain: each sensor's sensitivity is 28.5-31.5 mV/mT (SBAS640, 5.6 Magnetic
 Characteristics, A2 at 3.3 V), +-5%. An empty board cannot show it and it is not

@@ -26,11 +26,12 @@ from .ticks import ticks_add, ticks_diff
 def verdict(read, codes):
     """What one square's reading is, as a dict for the dice_face event; None if empty.
 
-    `read`: the five trits C, N, E, S, W (0 none, 1 '+', 2 '-', 3 between);
+    `read`: the five trits C, N, E, S, W (0 none, 1 '+', 2 '-', 3 between), as
+    Scanner.read_square reads them;
     `codes`: the board file's die table, {code: piece name}.
-      {"face": "white 3", "ok": True, "wrong": [], "read": "+0-+-"}
-      {"face": "white 3", "ok": False, "wrong": [["E", "reversed"]], "read": "+0++-",
-       "or": [{"face": "black 4", "wrong": [["C", "reversed"]]}]}
+      {"face": "white 3", "ok": True, "wrong": [], "read": "+--00"}
+      {"face": "white 3", "ok": False, "wrong": [["S", "extra"]], "read": "+---0",
+       "or": [{"face": "white 4", "wrong": [["E", "extra"]]}, {"face": "white 6", ...}]}
     "face" is the nearest piece; "or" lists every other piece just as near, each with
     what would be wrong if it were that one (the maker knows which die is in hand).
     """
@@ -134,9 +135,7 @@ class DiceCheck:
         return True
 
     def trits(self, scanner):
-        """The square's five trits as the scanner last classified them. (A separate function:
+        """The square's five trits as the scanner last read them. (A separate function:
         MicroPython puts a frame of more than 11 slots on the heap at every call, and look()
         runs every scan in the mode.)"""
-        c = self.board.square_channels
-        first = self.square * SENSORS_PER_SQUARE
-        return [scanner.trits[c[first + i]] for i in range(SENSORS_PER_SQUARE)]
+        return list(scanner.read_square(self.square))

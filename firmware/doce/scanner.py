@@ -15,13 +15,17 @@ not flash an error). When squares have changed and the board is quiet again, sca
 returns True and the settled board is handed on whole, so two dice put down together
 arrive together. After boot, the first settled board is handed on even if empty.
 
+Each sensor is classified on its own (none, '+', '-', between, weak of either sign); a
+square is read from its five by the board file's rule (doce.board): a weak reading of the
+sign opposite to a present centre is no magnet.
+
 A scan allocates nothing.
 """
 
 import sys
 from array import array
 
-from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED
+from .board import BETWEEN, NO_SQUARE, SENSORS_PER_SQUARE, UNSETTLED, WEAK
 
 # A sensor reading between the thresholds reads "no magnet" again only below absent_below less
 # this: twice the ADC's peak noise (hardware/board.json physics.adc.noise_counts, 250). Else a
@@ -43,7 +47,8 @@ class Scanner:
         self.baseline = calibration.baseline
         self.absent_below = calibration.absent_below
         self.present_above = calibration.present_above
-        self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN
+        self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN, WEAK (+1)
+        self.square_read = bytearray(SENSORS_PER_SQUARE)  # read_square's answer
         n = board.squares
         self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
         self.wanted = 0  # the groups to read next scan for the moving squares, a bit each
@@ -101,7 +106,8 @@ class Scanner:
     @micropython.viper
     def _classify(self, raw, groups: int):
         """Each sensor read this scan, against its thresholds: a south pole, a north
-        pole, none, or between. A sensor whose reading changed marks its square as moving."""
+        pole, none, between, or weak (with its sign). A sensor whose reading changed marks
+        its square as moving."""
         per = int(self.board.channels_per_group)
         masks = ptr16(self.masks)
         r = ptr16(raw)
@@ -112,6 +118,8 @@ class Scanner:
         where = ptr8(self.board.square_of_channel)
         moving = ptr8(self.moving)
         between = int(BETWEEN)
+        weak = int(WEAK) - 1  # + 1 for '+', + 2 for '-'
+        opposite = int(self.board.absent_opposite_below)
         nowhere = int(NO_SQUARE)
         hold = int(HOLD_BETWEEN)
         for group in range(int(self.board.groups)):
@@ -127,9 +135,12 @@ class Scanner:
                         d = 0 - d
                         t = 2
                     if d < lo[ch]:
-                        t = 0
-                        if trits[ch] == between and d >= lo[ch] - hold:
-                            t = between
+                        if trits[ch] >= between and d >= lo[ch] - hold:
+                            t = weak + t  # held: weak until clearly gone
+                        else:
+                            t = 0
+                    elif d < opposite:
+                        t = weak + t
                     elif d < hi[ch]:
                         t = between
                     if t != trits[ch]:
@@ -185,15 +196,24 @@ class Scanner:
 
     def _decode(self, sq):
         """The piece square `sq` reads as: its five sensors, looked up in the die code."""
+        t = self.read_square(sq)
+        return self.board.decode[(((t[0] * 4 + t[1]) * 4 + t[2]) * 4 + t[3]) * 4 + t[4]]
+
+    def read_square(self, sq):
+        """Square `sq`'s five trits C, N, E, S, W (0, 1 '+', 2 '-', BETWEEN) as the die code
+        reads them: a weak reading is none if its sign is opposite to a present centre's,
+        else BETWEEN. In self.square_read, overwritten by the next call."""
         c = self.board.square_channels
         t = self.trits
+        out = self.square_read
         i = sq * SENSORS_PER_SQUARE
-        k = t[c[i]]
-        k = k * 4 + t[c[i + 1]]
-        k = k * 4 + t[c[i + 2]]
-        k = k * 4 + t[c[i + 3]]
-        k = k * 4 + t[c[i + 4]]
-        return self.board.decode[k]
+        centre = t[c[i]]
+        for j in range(SENSORS_PER_SQUARE):
+            v = t[c[i + j]]
+            if v >= WEAK:  # v - BETWEEN: 1 '+', 2 '-'; opposite to the centre when they add to 3
+                v = 0 if j and v - BETWEEN + centre == 3 else BETWEEN
+            out[j] = v
+        return out
 
     def _debounce(self, sq, piece):
         """Count `piece` on `sq`; settle it when it has held long enough."""

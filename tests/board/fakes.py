@@ -2,7 +2,7 @@
 chip's ADC offset and each sensor's own quiescent offset, and an App built on it.
 
 Spreads (see firmware/doce/calibration.py for their sources): the ESP32's ADC reads
-half the supply at 29,600-32,800 counts (a common offset of -3,200..+100 from 32768);
+half the supply at 27,460-32,950 counts (a common offset of -5,300..+180 from 32768);
 each DRV5055's quiescent output is within +-59 mV of VCC/2, up to +-1,300 counts.
 """
 
@@ -15,7 +15,7 @@ from doce.board import SENSORS_PER_SQUARE, TRITS, Board
 from doce_host import rules
 from doce_host.paths import BOARD_FILE
 
-SENSOR_SPREAD = 1300  # counts: DRV5055 VQ +-59 mV at up to 22,060 counts/V
+SENSOR_SPREAD = 1300  # counts: DRV5055 VQ +-59 mV at up to 21,840 counts/V
 SIGNAL = 20000  # counts: a seated magnet reads 20,000-27,000 from its sensor's zero in the
                 # magnetic model (doce_host.sim.hands.Hands, any seed)
 SIGN = (0, 1, -1)

@@ -7,13 +7,14 @@ import pytest
 from doce_host.sim import SimBoard
 from doce_host.sim.hands import Hands
 
-SEEDS = (1, 3, 8, 11, 22, 24)  # chips from the low end of the spread to the high
+SEEDS = (15, 24, 1, 8, 2, 39)  # chips from the low end of the spread to the high
 
 
 def test_the_seeds_span_the_adc_spread():
-    """The boards below differ as ESP32s do: half supply reads 29,600-32,800 chip to chip."""
+    """The boards below differ as ESP32s do: half the supply reads 27,460-32,950 chip to chip
+    (ESP-IDF's line for Vref 1000-1200 mV), and their medians span most of that."""
     medians = [np.median(Hands(seed).levels()[:125]) for seed in SEEDS]
-    assert min(medians) < 30_500 and max(medians) > 32_000
+    assert min(medians) < 28_000 and max(medians) > 31_500
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -1,6 +1,6 @@
 """The scan loops are viper native code on MicroPython (doce/scanner.py, doce/sensors.py) and
 plain Python on CPython: both must read every placement of the physics campaign as the
-campaign's own decoder does, sensor by sensor."""
+campaign's own reader (doce_host.physics.decode) does, sensor by sensor."""
 
 import json
 import os
@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 from conftest import ROOT, run_micropython
 
-from doce.board import BETWEEN, NO_SQUARE, Board
+from doce.board import NO_SQUARE, Board
 from doce_host.paths import BOARD_FILE
-from doce_host.physics.campaign import Campaign
+from doce_host.physics.campaign import STATIC, Campaign
+from doce_host.physics.reading import Boards
 
 SCRIPT = Path(__file__).with_name("scan_readings.py")
 SPEC = json.loads(BOARD_FILE.read_text())
@@ -23,22 +24,19 @@ FRAMES = 40  # boards of 25 placements each
 
 def campaign_boards():
     """{"baseline": [...], "boards": [[raw a channel], ...]} and, for each board, the pieces and
-    sensor trits the campaign's decoder gives: placements of every case, one a square."""
+    sensor classes the campaign's reader gives: placements of every family, one a square."""
     campaign = Campaign(SPEC, seed=7)
-    seen = []
-    decode = campaign._decode
-
-    def keep(d):  # each read of a batch: (reading - baseline), and what the campaign makes of it
-        seen.append((d.copy(), decode(d)))
-        return seen[-1][1]
-    campaign._decode = keep
-    campaign.run(FRAMES * BOARD.squares, batch=FRAMES * BOARD.squares)
-    d, pieces = seen[-1]  # the last read of the batch, as one settled reading
-    a = np.abs(d)
-    trits = np.where(a < campaign.absent, 0, np.where(a < campaign.present, BETWEEN, np.where(d > 0, 1, 2)))
+    families = [name for name, _ in STATIC]
+    n = FRAMES * BOARD.squares
+    drawn = [campaign.draw(families[i % len(families)]) for i in range(n)]
+    boards = Boards(SPEC["physics"], n, campaign.rng)
+    bz = campaign._fields(boards, [(i, die, [pose], around) for i, (_, die, pose, around) in enumerate(drawn)], n)
     rng = np.random.default_rng(8)
     s = SPEC["sensing"]
     baseline = s["baseline"] + rng.integers(-s["baseline_spread"], s["baseline_spread"] + 1, BOARD.channels)
+    under = baseline[np.array(BOARD.square_channels)].reshape(BOARD.squares, 5)[np.arange(n) % BOARD.squares]
+    d = np.clip(boards.read(bz) + under, 0, 0xFFFF) - under  # on this board's baselines, as read_u16 reads
+    pieces, trits = campaign.reader.read(d)
     boards, want = [], []
     for frame in range(FRAMES):
         raw = baseline.copy()

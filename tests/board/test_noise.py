@@ -11,7 +11,7 @@ def test_a_noise_soak_makes_no_false_action(sim):
     play(sim, [expand(m) for m in ("W c3 4", "B a1 2", "W e5 1", "B e1 b", "B b4 6")])
     before = sim.state()
     events(sim)
-    sim.command(do="noise", level=1500)  # half the no-magnet threshold, on every read
+    sim.command(do="noise", level=1500)  # a quarter of the no-magnet threshold, on every read
     rng = random.Random(2024)
     empty = [c for c in map(square_name, [5] * 25, range(25)) if c not in sim.pieces]
     scans = 0

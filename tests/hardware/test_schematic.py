@@ -84,6 +84,17 @@ def test_every_sensor_is_on_its_channel_and_its_group_supply(board):
             assert net_of(h, "VCC").name == "+3V3_GROUP%d" % g
 
 
+def test_each_sensor_is_decoupled_as_the_rail_model_assumes(board):
+    """One capacitor of board.json's physics.rail.sensor_decoupling_nF at each sensor's supply
+    (doce_host/physics/rail.py: what a group switching on takes from the 3.3 V rail)."""
+    value = {10: "10n", 100: "100n"}[SPEC["physics"]["rail"]["sensor_decoupling_nF"]]
+    for g in range(SPEC["sensing"]["groups"]):
+        net = board.nets["+3V3_GROUP%d" % g]
+        sensors = [p for p in net.pins if p.part.ref.startswith("H")]
+        caps = [p.part for p in net.pins if p.part.ref.startswith("C")]
+        assert len(caps) == len(sensors) > 0 and {c.value for c in caps} == {value}, g
+
+
 def test_a_changed_board_file_changes_the_circuit():
     spec = copy.deepcopy(SPEC)
     a1 = spec["squares"]["a1"]

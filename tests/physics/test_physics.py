@@ -1,8 +1,10 @@
 """The magnetic model and the design it proves: fields right in sign and size, dice read
 right within tolerance, and never as another piece outside it or when built wrong."""
 
+import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -12,12 +14,14 @@ from doce.squares import piece as piece_value
 from doce_host.paths import BOARD_FILE
 from doce_host.physics import dice, readout
 from doce_host.physics.campaign import Campaign
+from doce_host.physics.decode import Reader
 from doce_host.physics.scene import Scene, face_down, well_limits
 
 SPEC = json.loads(BOARD_FILE.read_text())
 PH = SPEC["physics"]
 PIECES = sorted(SPEC["dice"].values())
 BOARD = Board(SPEC)
+READER = Reader(BOARD)
 
 
 def test_a_magnet_on_its_axis_matches_the_closed_form():
@@ -34,15 +38,49 @@ def test_a_magnet_on_its_axis_matches_the_closed_form():
         assert b == pytest.approx(exact, rel=1e-3) and b > 0
 
 
-def test_the_adc_reads_half_supply_where_esp32s_do():
-    """29,600-32,800 read_u16 counts at 1.65 V, chip to chip (measured on ESP32s)."""
+def esp_idf_mv(raw, vref):
+    """ESP-IDF's millivolts for a raw ADC1 reading at 11 dB on a chip of Vref `vref`, as
+    adc_cali_line_fitting.c computes them (integer arithmetic, its line, its curves above
+    raw 2880, and its blend between the two over the first 64 counts)."""
+    coeff_a = vref * 196602 // 4096
+    line = (coeff_a * raw + 32768) // 65536 + 142
+    if raw < 2880:
+        return line
+    i = min((raw - 2880) // 64, 18)
+    x2, x1 = 1200 - vref, vref - 1000
+    y2, y1 = (i + 1) * 64 + 2880 - raw, raw - (i * 64 + 2880)
+    low, high = readout.LUT_LOW, readout.LUT_HIGH
+    lut = low[i] * x2 * y2 + high[i] * x1 * y2 + low[i + 1] * x2 * y1 + high[i + 1] * x1 * y1
+    lut = (lut + 200 * 64 // 2) // (200 * 64)
+    if raw <= 2944:
+        t = raw - 2880
+        return (line * 64 + lut * t - line * t + 32) // 64
+    return lut
+
+
+@pytest.mark.parametrize("vref", [1000, 1063, 1100, 1158, 1200])
+def test_the_adc_reads_each_voltage_as_esp_idf_says_its_chip_does(vref):
+    """Every voltage ESP-IDF's characterisation gives for a raw reading reads back as that
+    raw reading (within a count, and 3 where the model takes a straight line across
+    ESP-IDF's blend from its line to its curves): the line, the knee and the top."""
+    parts = readout.Parts.nominal(PH, 1)
+    parts.vref = np.float64(vref)
+    for raw in list(range(50, 4090, 37)) + [2879, 2880, 2900, 2944, 3000, 4000]:
+        got = int(readout.raw(np.array([esp_idf_mv(raw, vref) / 1000]), parts, PH)[0])
+        assert abs(got - raw) <= (3 if 2880 <= raw <= 2944 else 2), (raw, got)
+
+
+def test_half_the_supply_reads_what_esp_idf_gives_for_the_vref_spread():
+    """1.65 V reads 27,4xx (Vref 1200 mV) to 32,9xx (1000 mV) read_u16 counts chip to chip,
+    about +-9 %: what ESP-IDF's line gives for Espressif's documented Vref spread, and no
+    longer the 29,600-32,800 that had no source."""
     rng = np.random.default_rng(3)
     seen = []
     for _ in range(400):
         parts = readout.Parts.draw(PH, 1, rng)
         seen.append(int(readout.u16(readout.raw(np.array([1.65]), parts, PH))[0]))
-    assert 29_600 <= min(seen) and max(seen) <= 32_800
-    assert max(seen) - min(seen) > 2000  # the spread is there, not one nominal chip
+    assert 27_300 <= min(seen) < 28_000 and 32_400 < max(seen) <= 33_100
+    assert min(seen) == pytest.approx(27_460, abs=300) or min(seen) > 27_460
 
 
 @pytest.mark.parametrize("piece", PIECES)
@@ -91,15 +129,29 @@ def test_a_die_built_wrong_reads_unsettled(fault):
     assert tried >= 14
 
 
-def test_two_thousand_placements_within_tolerance_never_read_wrong():
-    """`make physics` in small: W = 0, and every die at rest in its well reads right."""
-    campaign = Campaign(SPEC, seed=11).run(2000)
-    assert campaign.totals()["wrong"] == 0
-    for case in ("seated", "crowded", "empty"):
-        tally = campaign.tally[case]
-        assert tally["right"] >= 0.99 * sum(tally.values()) > 0, case
+def test_two_thousand_placements_and_two_hundred_paths_never_read_wrong():
+    """`make physics` in small: every family, W = 0, every die at rest in its well reads
+    right, every misbuilt die reads unsettled, and every noiseless reading is on its side of
+    its thresholds by more than a read's noise (seated on a board never calibrated: three
+    times). A worst case searched for in each searched family as well."""
+    campaign = Campaign(SPEC, seed=11).run(2000, paths=200, searches=2)
+    report = io.StringIO()
+    assert campaign.report(report) == 0
+    lines = {line[:24].strip(): line[24:] for line in report.getvalue().splitlines()}
+    for family in campaign.tally:  # each family's line says its nearest wrong reading, once
+        if family != "misbuilt":
+            assert re.search(r"(reads right|misses another piece) by -?\d+\.\d\d mT( \(searched: -?\d+\.\d\d mT\))?$",
+                             lines[family]), lines[family]
+    for family in ("seated, calibrated", "seated, uncalibrated", "crowded", "empty"):
+        tally = campaign.tally[family]
+        assert tally["right"] >= 0.99 * sum(tally.values()) > 0, family
     assert campaign.tally["misbuilt"]["unsettled"] == sum(campaign.tally["misbuilt"].values()) > 0
-    assert campaign.margin[0] > 0  # every reading on its side of its threshold, noise aside
+    for family in ("landing on an edge", "landing on a corner", "dropped and bouncing"):
+        assert campaign.tally[family]["right"] > 0 and campaign.tally[family]["wrong"] == 0, family
+    noise = campaign.noise_mT() * campaign.per_mT
+    assert min(campaign.margin.values()) > noise, campaign.margin
+    assert campaign.margin["seated, uncalibrated"] > 3 * noise
+    assert len(campaign.searched) == 6 and min(m for m, _ in campaign.searched.values()) > noise
 
 
 def test_the_wells_hold_a_die_to_a_fraction_of_a_millimetre_and_two_degrees():
@@ -113,12 +165,9 @@ def read(scene, baseline, square):
 
 
 def decode(d):
-    s = SPEC["sensing"]
-    k = 0
-    for x in d:
-        t = 0 if abs(x) < s["absent_below"] else 3 if abs(x) < s["present_above"] else 1 if x > 0 else 2
-        k = k * 4 + t
-    return BOARD.decode[k]
+    """The piece five readings read as, by the firmware's rule (decode.Reader, which
+    test_native_scan holds to the scanner)."""
+    return int(READER.pieces(READER.classes(np.asarray(d)[None]))[0])
 
 
 def test_the_drawing_of_the_code_is_the_board_files():
@@ -143,3 +192,61 @@ def test_a_bad_move_is_refused_and_changes_nothing():
         with pytest.raises(ValueError):
             getattr(hands, move)(*args)
     assert hands.pieces == {"c3": ("white 1", 0)} and hands.levels() == hands.sent
+
+
+def test_a_group_switching_on_barely_dips_the_rail_and_not_when_it_is_read():
+    """16 x 100 nF hard-switched against the devkit's 10 uF dipped the rail by 0.45 V (issue
+    23, below the ESP32's 3.0 V); with the DRV5055's minimum 10 nF each, 52 mV, made up long
+    before the group is read: what is left moves a reading by far less than its noise."""
+    from doce_host.physics import rail
+    old = json.loads(json.dumps(PH))
+    old["rail"]["sensor_decoupling_nF"] = 100
+    assert rail.dip(old) == pytest.approx(0.45, abs=0.01)
+    assert rail.dip(PH) == pytest.approx(0.052, abs=0.002)
+    left = rail.left_at_read(PH, BOARD.power_on_us)
+    counts_per_volt = readout.counts_per_mT(PH) / PH["sensor"]["sensitivity_mV_per_mT"][0] * 1000
+    assert left / 2 * counts_per_volt < 1  # VQ is half the supply: under one count
+    assert rail.switch_drop(PH) == pytest.approx(16 * 0.010 * 0.085)
+
+
+def test_the_dice_are_built_as_loosely_as_their_instructions_allow():
+    """Pockets 1.6-1.8 mm deep, magnets 1.49-1.69 mm tall: a magnet's face from 0.09 mm proud
+    (the die rests on it) to 0.31 mm sunk; the 3.3 mm drill takes the widest magnet, and a
+    narrow one sits off centre in it (board.json mechanics.jig.drill_mm: the jig's guides)."""
+    m = PH["magnet"]
+    assert m["pocket_mm"][0] - (m["height_mm"] + m["size_tol_mm"]) == pytest.approx(-0.0875)
+    assert m["pocket_mm"][1] - (m["height_mm"] - m["size_tol_mm"]) == pytest.approx(0.3125)
+    hole = SPEC["mechanics"]["jig"]["drill_mm"]
+    assert hole >= m["diameter_mm"] + m["size_tol_mm"]
+    rng = np.random.default_rng(2)
+    depths, proud, off = [], [], []
+    for _ in range(200):
+        magnets, side = dice.build("white 1", SPEC["dice"], PH, rng, hole=hole)
+        down = magnets.face == 6
+        normal_depth = side / 2 - (magnets.at[down] @ magnets.axis[down][0]) - magnets.size[down, 1] / 2
+        depths += list(normal_depth)
+        proud.append(magnets.proud[6])
+        centre = magnets.at[down][np.argmin(np.linalg.norm(magnets.at[down][:, :2], axis=1))]
+        off.append(np.linalg.norm(centre[:2]))
+    assert min(depths) < -0.06 and max(depths) > 0.28 and -0.0876 <= min(depths) and max(depths) <= 0.3126
+    assert max(proud) > 0.05 and min(proud) >= 0
+    assert max(off) > m["place_tol_mm"]  # the jig's tolerance and the play in the hole
+
+
+def test_a_die_on_a_proud_magnet_rocks_on_it():
+    """A magnet standing proud of the face down holds the die up: the die rests on its tip and
+    on an edge, so the magnets nearer that edge sit lower than the rest (issue 23: "a proud
+    magnet tilts the die")."""
+    from doce_host.physics import poses
+    rng = np.random.default_rng(4)
+    hole = SPEC["mechanics"]["jig"]["drill_mm"]
+    die = next(d for d in (dice.build("white 1", SPEC["dice"], PH, rng, hole=hole) for _ in range(200))
+               if d[0].proud[2] > 0.05)
+    magnets, side = die
+    face = magnets.face == 2
+    for toward in (0, 90, 200):
+        pose = poses.rocked(dice.Pose(down=2), die, toward)
+        at, _ = dice.place(magnets, side, pose)
+        tips = at[face][:, 2] - magnets.size[face][:, 1] / 2
+        assert tips.min() == pytest.approx(0.0, abs=2e-3) and pose.tilt > 0
+        assert at[face][:, 2].max() - at[face][:, 2].min() > magnets.proud[2] / 2  # tilted, not lifted

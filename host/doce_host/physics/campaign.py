@@ -1,24 +1,42 @@
-"""`make physics`: the die code and the board, tried on placements drawn within every tolerance.
+"""`make physics`: every pose a hand can leave a die in, on boards and dice drawn within
+every tolerance, read as the firmware reads them.
 
-    python -m doce_host.physics.campaign [--placements N] [--seed S]
+    python -m doce_host.physics.campaign [--placements N] [--paths M] [--search S] [--seed X]
 
-Each placement draws a board (its five sensors under the square, its ADC, the plate and
-the sensors' depth), a die (each magnet's strength, size, depth and place; each face's
-code glued at any quarter turn) and the die's pose, all within board.json's tolerances,
-with neighbours in some of the eight squares around. The square is read as the firmware
-reads it, `debounce_scans` times with fresh noise, against a calibrated baseline, through
-the firmware's own decode table (doce.board). Cases:
+Each placement draws a board (the plate, each sensor's depth, part and group supply, the
+ESP32's ADC: reading.py), a die (each magnet's strength, size, pocket and place, each
+face's code glued at any quarter turn: dice.py) and a pose of its family (poses.py), with
+neighbours on some of the eight squares around. The square is read `debounce_scans` times
+with fresh noise through the firmware's own thresholds and die code (decode.py, which a
+test holds to doce.scanner); it is right, unsettled, or wrong (another piece, or not its
+own piece or empty where it must be).
 
-    seated       in its well, anywhere the well lets it be           expect the piece
-    crowded      the same, with all eight neighbours occupied        expect the piece
-    empty        nothing on the square, all eight neighbours         expect empty
-    tilted       jammed in its well up to 2 degrees, or 3-45 degrees on the rim   the piece, empty or unsettled
-    lifted       held 0.2-15 mm above its well                       the piece, empty or unsettled
-    sliding      carried over the plate, 2-25 mm off centre          the piece, empty or unsettled
-    outside      turned 45 degrees or 3 mm off centre: on the well's rim    the piece, empty or unsettled
-    misbuilt     one magnet of the face down missing, reversed or extra   unsettled, always
+    seated, calibrated     in its well, anywhere its play allows; per-sensor baselines
+    seated, uncalibrated   the same, on one median baseline (a board never calibrated)
+    crowded                seated, all eight neighbours occupied (either baseline)
+    empty                  nothing on the square, all eight neighbours
+    bridging a side        pushed 0.5-9.5 mm towards a side: trailing edge on the floor,
+                           face on the rim (the neighbour that way empty)
+    bridging a corner      the same towards a corner
+    leaning on a neighbour tilted 3-45 degrees against the die next door, from the floor
+                           or standing on its own rim
+    lifted                 held 0.2-15 mm above its well
+    sliding                carried over the plate, 2-25 mm off centre
+    outside the well       turned 45 degrees or 3 mm off centre: on the rim
+    misbuilt               one magnet of the face down missing, reversed or extra
 
-A placement is right, unsettled, or wrong (another piece, or empty under a seated die).
+Paths, read every scan (one read a pose, the firmware's debounce along the way):
+
+    landing on an edge     lowered at 1-12 degrees onto an edge, then tipped flat
+    landing on a corner    the same onto a corner (4.5-9 degrees: the issue's range, and more)
+    dropped and bouncing   let go 10-60 mm above its well
+
+A path family's margin is the nearest any scan of any of its paths comes, noiseless, to
+reading as another piece.
+
+Worst cases, searched (search.py): for dice and boards drawn the same way, the pose
+parameters of each family are optimised towards another piece (seated: towards not
+reading right); the smallest margin found is printed with the family.
 """
 
 import argparse
@@ -30,19 +48,26 @@ from dataclasses import replace
 
 import numpy as np
 
-from doce.board import BETWEEN, EMPTY, UNSETTLED, Board
+from doce.board import EMPTY, UNSETTLED, Board
 from doce.squares import piece as piece_value
 
 from ..paths import BOARD_FILE
-from . import dice, readout
-from .scene import face_down, well_limits
+from . import dice, poses, rail, readout, search
+from .decode import Reader
+from .reading import Boards, Fields
+from .scene import face_down
 
-CASES = (("seated", 0.40), ("crowded", 0.15), ("empty", 0.08), ("tilted", 0.08), ("lifted", 0.08),
-         ("sliding", 0.07), ("outside", 0.04), ("misbuilt", 0.10))
-MUST_READ = ("seated", "crowded")  # a die at rest in its well: R >= 99% is the goal here
+STATIC = (("seated, calibrated", 0.24), ("seated, uncalibrated", 0.16), ("crowded", 0.10), ("empty", 0.06),
+          ("bridging a side", 0.10), ("bridging a corner", 0.06), ("leaning on a neighbour", 0.07),
+          ("lifted", 0.05), ("sliding", 0.05), ("outside the well", 0.03), ("misbuilt", 0.08))
+PATHS = (("landing on an edge", 0.4), ("landing on a corner", 0.4), ("dropped and bouncing", 0.2))
+MUST_READ = ("seated, calibrated", "seated, uncalibrated", "crowded")
+OFF_THE_FLOOR = ("bridging a side", "bridging a corner", "leaning on a neighbour", "lifted", "sliding",
+                 "outside the well")
+SEARCHED = {"seated, calibrated": "seated", "seated, uncalibrated": "seated", "bridging a side": "bridging a side",
+            "bridging a corner": "bridging a corner", "leaning on a neighbour": "leaning on a neighbour",
+            "landing on an edge": "held on the way down"}
 NEIGHBOURS = [(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1) if i or j]
-SENSOR_ANGLE = (None, 90, 0, 270, 180)  # N, E, S, W, degrees from +x
-RING_ANGLE = (90, 0, 270, 180)  # a code's N, E, S, W on a seated face before it turns
 POOL = 48  # dice built per kind, each within tolerance; placements draw from them
 
 
@@ -51,236 +76,303 @@ class Campaign:
         self.spec = spec
         self.ph = spec["physics"]
         self.board = Board(spec)
+        self.reader = Reader(self.board)
         self.rng = np.random.default_rng(seed)
         self.pieces = sorted(spec["dice"].values())
         self.codes = dice.codes_by_piece(spec["dice"])
         self.kinds = ["white 1", "black 1", "white blocker", "black blocker"]
-        self.pool = {kind: [dice.build(kind, spec["dice"], self.ph, self.rng) for _ in range(POOL)]
+        self.hole = spec["mechanics"]["jig"]["drill_mm"]
+        self.pool = {kind: [dice.build(kind, spec["dice"], self.ph, self.rng, hole=self.hole) for _ in range(POOL)]
                      for kind in self.kinds}
-        self.offset, self.twist = well_limits(self.ph)
-        s = spec["sensing"]
-        self.absent, self.present, self.reads = s["absent_below"], s["present_above"], s["debounce_scans"]
         self.per_mT = readout.counts_per_mT(self.ph)
-        self.tally = {case: Counter() for case, _ in CASES}
-        self.margin = (np.inf, None)  # smallest (mT, case) between a reading and its threshold
+        self.tally = {name: Counter() for name, _ in STATIC + PATHS}
+        self.margin = {}  # family -> smallest noiseless margin seen (counts): to reading right, or to another piece
+        self.searched = {}  # family -> (margin counts, pose) of the searched worst case
 
-    # -- drawing placements -------------------------------------------------------------
+    # -- drawing ------------------------------------------------------------------------
 
     def _kind(self, piece):
         return piece if piece.endswith("blocker") else piece.split()[0] + " 1"
 
-    def _seated(self, piece):
-        dx, dy = self.rng.uniform(-self.offset, self.offset, 2)
-        turn = 90 * self.rng.integers(4) + self.rng.uniform(-self.twist, self.twist)
-        return dice.Pose(down=face_down(piece), turn=turn, dx=dx, dy=dy)
+    def _die(self, piece):
+        return self.pool[self._kind(piece)][self.rng.integers(POOL)]
 
-    def draw(self, case):
-        """One placement: (piece or None, (magnets, side), pose, neighbours)."""
-        rng = self.rng
-        piece = None if case == "empty" else self.pieces[rng.integers(len(self.pieces))]
-        die = None if piece is None else self.pool[self._kind(piece)][rng.integers(POOL)]
-        pose = None if piece is None else self._seated(piece)
-        if case == "tilted":  # in its well it jams against the walls at the turn limit
-            if rng.random() < 0.5:
-                pose = replace(pose, tilt=rng.uniform(0, self.twist), tilt_to=rng.uniform(0, 360))
-            else:
-                pose = replace(pose, tilt=rng.uniform(3, 45), tilt_to=rng.uniform(0, 360),
-                             lift=self.ph["well_depth_mm"])
-        elif case == "lifted":
+    def draw(self, family):
+        """One placement: (piece or None, die, pose, neighbours [(step, die, pose)])."""
+        rng, ph = self.rng, self.ph
+        piece = None if family == "empty" else self.pieces[rng.integers(len(self.pieces))]
+        die = None if piece is None else self._die(piece)
+        down = None if piece is None else face_down(piece)
+        pose = None if piece is None else poses.seated(ph, down, rng)
+        turn = None if pose is None else pose.turn
+        if family in ("seated, calibrated", "seated, uncalibrated", "crowded"):
+            pose = poses.rocked(pose, die, rng.uniform(0, 360))  # on its proud magnet, if it has one
+        empty_side = None
+        if family.startswith("bridging"):
+            push = 90 * rng.integers(4) + (45 if family.endswith("corner") else 0) + rng.uniform(-10, 10)
+            pose = poses.bridging(ph, down, turn, push, rng.uniform(0.5, 9.5))
+            empty_side = push
+        elif family == "leaning on a neighbour":
+            push, shift, on_rim = rng.uniform(0, 360), rng.uniform(0.3, 9.0), rng.random() < 0.3
+            low = 3.0 if on_rim else poses.bridge_tilt(ph, turn, push, shift)
+            pose = poses.leaning(ph, down, turn, push, shift, rng.uniform(min(low, 44), 45), on_rim)
+        elif family == "lifted":
             pose = replace(pose, lift=rng.uniform(0.2, 15))
-        elif case == "sliding":
+        elif family == "sliding":
             a, r = rng.uniform(0, 2 * np.pi), rng.uniform(2, 25)
-            pose = replace(pose, dx=r * np.cos(a), dy=r * np.sin(a), lift=self.ph["well_depth_mm"] + rng.uniform(0, 3))
-        elif case == "outside":  # too far out to drop into the well: it rests on the rim
-            rim = self.ph["well_depth_mm"]
+            pose = replace(pose, dx=r * np.cos(a), dy=r * np.sin(a), lift=ph["well_depth_mm"] + rng.uniform(0, 3))
+        elif family == "outside the well":
+            rim = ph["well_depth_mm"]
             if rng.random() < 0.5:
                 pose = replace(pose, turn=pose.turn + 45, lift=rim)
             else:
                 a = rng.uniform(0, 2 * np.pi)
                 pose = replace(pose, dx=3 * np.cos(a), dy=3 * np.sin(a), lift=rim)
-        elif case == "misbuilt":
+        elif family == "misbuilt":
             code = self.codes[piece]
             k = int(rng.integers(5))
             fault = ("extra" + "+-"[rng.integers(2)]) if code[k] == "0" else ["missing", "reversed"][rng.integers(2)]
-            die = dice.build(self._kind(piece), self.spec["dice"], self.ph, rng, faults=[(pose.down, k, fault)])
-        crowd = 1.0 if case in ("crowded", "empty") else 0.35
+            die = dice.build(self._kind(piece), self.spec["dice"], ph, rng, faults=[(down, k, fault)], hole=self.hole)
+        crowd = 1.0 if family in ("crowded", "empty") else 0.35
         around = []
         for step in NEIGHBOURS:
-            if rng.random() < crowd:
+            if empty_side is not None and np.cos(np.radians(empty_side) - np.arctan2(step[1], step[0])) > 0.7:
+                continue  # the die bridges towards it: nothing there
+            if rng.random() < crowd or (family == "leaning on a neighbour" and step == _toward(pose)):
                 other = self.pieces[rng.integers(len(self.pieces))]
-                around.append((step, self.pool[self._kind(other)][rng.integers(POOL)], self._seated(other)))
+                around.append((step, self._die(other), poses.seated(ph, face_down(other), rng)))
         return piece, die, pose, around
 
-    # -- reading them -------------------------------------------------------------------
+    # -- reading placements -------------------------------------------------------------
 
-    def run(self, n, batch=1000, out=None):
-        names = [c for c, _ in CASES]
-        weights = np.array([w for _, w in CASES])
-        cases = self.rng.choice(len(names), n, p=weights / weights.sum())
-        for start in range(0, n, batch):
-            drawn = [(names[c],) + self.draw(names[c]) for c in cases[start:start + batch]]
-            self._read(drawn)
-            if out:
-                done = min(n, start + batch)
-                print("\r  %d/%d placements" % (done, n), end="", file=out, flush=True)
+    def run(self, placements, paths=0, searches=0, batch=1000, out=None):
+        names = [n for n, _ in STATIC]
+        weights = np.array([w for _, w in STATIC])
+        families = self.rng.choice(len(names), placements, p=weights / weights.sum())
+        for start in range(0, placements, batch):
+            chunk = families[start:start + batch]
+            for f in np.unique(chunk):
+                self._read_static(names[f], int((chunk == f).sum()))
+            _progress(out, "placements", min(placements, start + batch), placements)
+        path_names = [n for n, _ in PATHS]
+        weights = np.array([w for _, w in PATHS])
+        kinds = self.rng.choice(len(path_names), paths, p=weights / weights.sum())
+        for start in range(0, paths, 200):
+            chunk = kinds[start:start + 200]
+            for f in np.unique(chunk):
+                self._read_paths(path_names[f], int((chunk == f).sum()))
+            _progress(out, "paths", min(paths, start + 200), paths)
+        if searches:
+            self._search(searches, out)
         if out:
             print(file=out)
         return self
 
-    def _read(self, drawn):
-        n = len(drawn)
-        ph, rng = self.ph, self.rng
-        ring = ph["ring_mm"]
-        # where each placement's five hall elements are: plate, air gap and element depth drawn
-        depth = (_spread(rng, ph["floor_mm"], (n, 1)) + _spread(rng, ph["air_mm"], (n, 1))
-                 + _spread(rng, ph["sensor"]["hall_depth_mm"], (n, 5)))
-        xy = np.array([(0, 0), (0, ring), (ring, 0), (0, -ring), (-ring, 0)], float)
-        sensors = np.concatenate([np.broadcast_to(xy, (n, 5, 2)), -depth[:, :, None]], axis=2)
-        near, far = _Rows(), _Rows()
-        for i, (case, piece, die, pose, around) in enumerate(drawn):
-            if piece is not None:
-                near.add(i, die, pose, (0.0, 0.0), sensors[i])
+    def _read_static(self, family, n):
+        drawn = [self.draw(family) for _ in range(n)]
+        boards = Boards(self.ph, n, self.rng, calibrated=family != "seated, uncalibrated" and (
+            family != "crowded" or self.rng.random() < 0.5), power_on_us=self.board.power_on_us)
+        bz = self._fields(boards, [(i, d[1], [d[2]], d[3]) for i, d in enumerate(drawn)], n)
+        clean = boards.read(bz, noise=False)
+        settled, agree, previous = None, np.ones(n, bool), None
+        for _ in range(self.board.debounce_scans):
+            got, previous = self.reader.read(boards.read(bz), previous)
+            settled = got if settled is None else settled
+            agree &= got == settled
+        for i, (piece, die, pose, around) in enumerate(drawn):
+            got = int(settled[i]) if agree[i] else UNSETTLED
+            self.tally[family][self._judge(family, piece, got)] += 1
+        want = np.array([EMPTY if d[0] is None else piece_value(d[0]) for d in drawn])
+        if family == "empty":
+            m = self.board.absent_below - np.abs(clean).max(1)
+        elif family in MUST_READ:
+            m = self.reader.seated_margin(clean, want)
+        else:
+            m = self.reader.closest(clean, want)[0]
+        if family != "misbuilt":
+            self.margin[family] = min(self.margin.get(family, np.inf), float(m.min()))
+
+    def _fields(self, boards, placed, n):
+        """Fields (n, 5) mT: placed = [(row or rows, die, poses, neighbours)]."""
+        fields = Fields()
+        pitch = self.ph["square_mm"]
+        for row, die, pose_list, around in placed:
+            rows = np.atleast_1d(row)
+            if die is not None:
+                fields.add(rows, die, pose_list, boards.sensors[rows])
             for (sx, sy), other, other_pose in around:
-                far.add(i, other, other_pose, (sx * ph["square_mm"], sy * ph["square_mm"]), sensors[i])
-        bz = near.field(n, dipole=False) + far.field(n, dipole=True)
-        parts = readout.Parts.draw(ph, (n, 5), rng)
-        parts.zero, parts.full_scale, parts.inl = (
-            rng.uniform(*ph["adc"]["zero_V"], (n, 1)), rng.uniform(*ph["adc"]["full_scale_V"], (n, 1)),
-            rng.uniform(-1, 1, (n, 1)) * ph["adc"]["inl_lsb"])
-        baseline = readout.counts(np.zeros((n, 5)), parts, ph)
-        # a calibrated baseline: the mean of 32 noisy reads of the empty square
-        baseline = baseline + np.rint(rng.normal(0, ph["adc"]["noise_counts"] / 2 / np.sqrt(32), (n, 5)))
-        clean = readout.counts(bz, parts, ph) - baseline
-        settled = None
-        agree = np.ones(n, bool)
-        for _ in range(self.reads):
-            reading = readout.counts(bz, parts, ph, readout.noise_volts(ph, (n, 5), rng)) + _adc_noise(ph, (n, 5), rng)
-            value = self._decode(reading - baseline)
-            if settled is None:
-                settled = value
-            agree &= value == settled
-        for i, (case, piece, die, pose, around) in enumerate(drawn):
-            got = settled[i] if agree[i] else UNSETTLED
-            self.tally[case][self._judge(case, piece, got)] += 1
-            if case in ("seated", "crowded", "empty"):
-                self._note_margin(case, piece, die, pose, clean[i])
+                fields.add(rows, other, [other_pose] * len(rows), boards.sensors[rows], (sx * pitch, sy * pitch))
+        return fields.total(n)
 
-    def _decode(self, d):
-        a = np.abs(d)
-        trit = np.where(a < self.absent, 0, np.where(a < self.present, BETWEEN, np.where(d > 0, 1, 2)))
-        k = ((((trit[:, 0] * 4 + trit[:, 1]) * 4 + trit[:, 2]) * 4 + trit[:, 3]) * 4 + trit[:, 4])
-        return np.frombuffer(bytes(self.board.decode), np.uint8)[k]
+    def _read_paths(self, family, n):
+        """n paths of one family, read one pose a scan with the firmware's debounce."""
+        rng, ph = self.rng, self.ph
+        offset, twist = poses.well_play(ph)
+        drawn = []
+        for _ in range(n):
+            piece = self.pieces[rng.integers(len(self.pieces))]
+            down, turn = face_down(piece), 90 * rng.integers(4) + rng.uniform(-twist, twist)
+            dx, dy = rng.uniform(-offset, offset, 2)
+            if family == "dropped and bouncing":
+                path = poses.dropped(ph, down, turn, rng, dx, dy, period_ms=self.board.scan_period_ms)
+            else:
+                corner = family.endswith("corner")
+                toward = turn + 90 * rng.integers(4) + (45 + rng.uniform(-20, 20) if corner else rng.uniform(-30, 30))
+                tilt = rng.uniform(4.5, 9) if corner and rng.random() < 0.5 else rng.uniform(1, 12)
+                path = poses.landing(ph, down, turn, tilt, toward, dx, dy)
+            drawn.append((piece, self._die(piece), path))
+        steps = max(len(p) for _, _, p in drawn)
+        boards = Boards(self.ph, n, rng, calibrated=rng.random() < 0.5, power_on_us=self.board.power_on_us)
+        rows = np.arange(n * steps) // steps
+        placed = [(np.arange(i * steps, (i + 1) * steps), die, path + [path[-1]] * (steps - len(path)), [])
+                  for i, (_, die, path) in enumerate(drawn)]
+        sensors = boards.sensors
+        boards.sensors = sensors[rows]
+        bz = self._fields(boards, placed, n * steps).reshape(n, steps, 5)
+        boards.sensors = sensors
+        want = np.array([piece_value(p) for p, _, _ in drawn])
+        state = _Debounce(self.board, want)
+        previous, nearest = None, np.inf
+        for s in range(steps):
+            got, previous = self.reader.read(boards.read(bz[:, s]), previous)
+            state.step(got)
+            nearest = min(nearest, float(self.reader.closest(boards.read(bz[:, s], noise=False), want)[0].min()))
+        self.margin[family] = min(self.margin.get(family, np.inf), nearest)
+        for i in range(n):
+            right = state.current[i] == want[i]
+            self.tally[family]["wrong" if state.wrong[i] else "right" if right else "unsettled"] += 1
 
-    def _judge(self, case, piece, got):
+    def _search(self, n, out):
+        fams = search.families(self.ph)
+        for family, kind in SEARCHED.items():
+            calibrated = family != "seated, uncalibrated"
+            boards = Boards(self.ph, n, self.rng, calibrated=calibrated, power_on_us=self.board.power_on_us)
+            worst = (np.inf, None)
+            for row in range(n):
+                piece = self.pieces[self.rng.integers(len(self.pieces))]
+                m, pose = search.worst(self.reader, boards, row, piece, self._die(piece), fams[kind], self.rng)
+                if m < worst[0]:
+                    worst = (m, (piece, pose))
+            self.searched[family] = worst
+            _progress(out, "searched " + family, n, n)
+
+    def _judge(self, family, piece, got):
         want = EMPTY if piece is None else piece_value(piece)
         if got == want:
-            return "unsettled" if case == "misbuilt" else "right"
+            return "unsettled" if family == "misbuilt" else "right"
         if got == UNSETTLED:
             return "unsettled"
-        if got == EMPTY and case in ("tilted", "lifted", "sliding", "outside"):
+        if got == EMPTY and family in OFF_THE_FLOOR:
             return "right"  # the die is in a hand or on the rim, not in the well
         return "wrong"
 
-    def _note_margin(self, case, piece, die, pose, d):
-        want = [0] * 5
-        if piece is not None:
-            code = self.codes[piece]
-            magnets, _ = die
-            glue = magnets.glue[pose.down]
-            want[0] = _sign(code[0])
-            for k in range(1, 5):
-                angle = (RING_ANGLE[(k - 1 + glue) % 4] + pose.turn) % 360
-                s = min(range(1, 5), key=lambda s: abs((SENSOR_ANGLE[s] - angle + 180) % 360 - 180))
-                want[s] = _sign(code[k])
-        for s in range(5):
-            if want[s]:
-                m = (want[s] * d[s] - self.present) / self.per_mT
-            else:
-                m = (self.absent - abs(d[s])) / self.per_mT
-            if m < self.margin[0]:
-                self.margin = (float(m), case)
-
     # -- the report ---------------------------------------------------------------------
 
-    def totals(self):
+    def totals(self, names=None):
         total = Counter()
-        for t in self.tally.values():
-            total.update(t)
+        for name, t in self.tally.items():
+            if names is None or name in names:
+                total.update(t)
         return total
 
+    def noise_mT(self):
+        """A read's noise at the nominal gain: the ADC's peak and three times the sensor's rms."""
+        sensor = 3 * self.ph["sensor"]["noise_mV_rms"] / sum(self.ph["sensor"]["sensitivity_mV_per_mT"]) * 2
+        return self.ph["adc"]["noise_counts"] / self.per_mT + sensor
+
     def report(self, out=sys.stdout):
-        print("%-10s %9s %9s %9s %9s" % ("case", "placed", "right", "unsettled", "wrong"), file=out)
-        for case, _ in CASES:
-            t = self.tally[case]
-            print("%-10s %9d %9d %9d %9d" % (case, sum(t.values()), t["right"], t["unsettled"], t["wrong"]), file=out)
-        must = Counter()
-        for case in MUST_READ:
-            must.update(self.tally[case])
+        mt = self.per_mT
+        print("%-24s %8s %8s %9s %6s   %s" % ("family", "placed", "right", "unsettled", "wrong",
+                                             "nearest wrong reading, noiseless (searched worst)"), file=out)
+        for name, _ in STATIC + PATHS:
+            t = self.tally[name]
+            note = ""
+            if name in self.margin:
+                what = "reads right by" if name in MUST_READ or name == "empty" else "misses another piece by"
+                note = "%s %.2f mT" % (what, self.margin[name] / mt)
+            if name in self.searched and self.searched[name][1] is not None:
+                searched = self.searched[name][0] / mt
+                note += " (searched: %.2f mT)" % searched if note else "searched: %.2f mT" % searched
+            print("%-24s %8d %8d %9d %6d   %s" % (name, sum(t.values()), t["right"], t["unsettled"], t["wrong"], note),
+                  file=out)
+        must = self.totals(MUST_READ)
         print("dice at rest in their wells read right: %.3f%%" % (100.0 * must["right"] / max(1, sum(must.values()))),
               file=out)
-        print("smallest margin to a threshold, without noise: %.2f mT (%s); noise is +-%.2f mT"
-              % (self.margin[0], self.margin[1], self.ph["adc"]["noise_counts"] / self.per_mT), file=out)
+        seat = {k: min(self.margin.get(k, np.inf), self.searched.get(k, (np.inf,))[0]) / mt
+                for k in ("seated, calibrated", "seated, uncalibrated")}
+        noise = self.noise_mT()
+        print("seated margin: calibrated %.2f mT, uncalibrated %.2f mT; a read's noise is +-%.2f mT "
+              "(uncalibrated: %.1fx)" % (seat["seated, calibrated"], seat["seated, uncalibrated"], noise,
+                                         seat["seated, uncalibrated"] / noise), file=out)
+        left = rail.left_at_read(self.ph, self.board.power_on_us)
+        print("ADC: Vref %d-%d mV (ESP-IDF), half the supply reads %d-%d; rail: a group switching on dips it %.0f mV, "
+              "%.1f uV left when read" % (*self.ph["adc"]["vref_mV"], *_half_supply(self.ph), rail.dip(self.ph) * 1000,
+                                          left * 1e6), file=out)
+        paths = self.totals([n for n, _ in PATHS])
+        print("paths %d: right %d, unsettled %d, wrong %d" % (sum(paths.values()), paths["right"], paths["unsettled"],
+                                                           paths["wrong"]), file=out)
         t = self.totals()
-        print("placements %d: right %d, unsettled %d, wrong %d" % (sum(t.values()), t["right"], t["unsettled"],
-                                                                  t["wrong"]), file=out)
+        wrong = t["wrong"] + sum(1 for m, _ in self.searched.values() if m < 0)
+        print("placements %d: right %d, unsettled %d, wrong %d" % (sum(t.values()), t["right"], t["unsettled"], wrong),
+              file=out)
+        return wrong
 
 
-class _Rows:
-    """Magnet-sensor pairs of many placements, for one magpylib call."""
+class _Debounce:
+    """The scanner's debounce over many paths at once (Scanner._debounce), and whether a
+    piece other than the right one (or EMPTY) ever settled."""
 
-    def __init__(self):
-        self.at, self.axis, self.pol, self.size, self.obs, self.into = [], [], [], [], [], []
+    def __init__(self, board, want):
+        n = len(want)
+        self.board, self.want = board, want
+        self.candidate = np.full(n, -1)
+        self.count = np.zeros(n, int)
+        self.current = np.full(n, EMPTY)
+        self.wrong = np.zeros(n, bool)
 
-    def add(self, i, die, pose, centre, sensors):
-        magnets, side = die
-        at, axis = dice.place(magnets, side, pose, centre)
-        self.at.append(at)
-        self.axis.append(axis)
-        self.pol.append(magnets.polarisation)
-        self.size.append(magnets.size)
-        self.obs.append((i, sensors))
-
-    def field(self, n, dipole):
-        out = np.zeros(n * 5)
-        if not self.at:
-            return out.reshape(n, 5)
-        at, axis = np.concatenate(self.at), np.concatenate(self.axis)
-        pol, size = np.concatenate(self.pol), np.concatenate(self.size)
-        counts = [len(a) for a in self.at]
-        # every magnet of a die against the five sensors of its placement
-        obs = np.concatenate([np.repeat(s[None], c, 0) for (i, s), c in zip(self.obs, counts)])  # (m, 5, 3)
-        index = np.concatenate([np.full(c, i) for (i, _), c in zip(self.obs, counts)])
-        b = dice.bz_pairs(at, axis, pol, size, obs, dipole)  # (m, 5)
-        np.add.at(out, (index[:, None] * 5 + np.arange(5)).ravel(), b.ravel())
-        return out.reshape(n, 5)
+    def step(self, got):
+        got = got.astype(int)
+        self.count = np.where(got == self.candidate, self.count + 1, 1)
+        self.candidate = got
+        need = np.where(got == UNSETTLED, self.board.quiet_wait_scans, self.board.debounce_scans)
+        settle = (got != self.current) & (self.count >= need)
+        self.current = np.where(settle, got, self.current)
+        self.wrong |= settle & (got != self.want) & (got != EMPTY) & (got != UNSETTLED)
 
 
-def _sign(mark):
-    return {"+": 1, "-": -1, "0": 0}[mark]
+def _toward(pose):
+    """The neighbouring square a leaning die leans towards (its pivot is on the other side)."""
+    a = np.radians(pose.tilt_to + 180)
+    return (int(np.rint(np.cos(a))), int(np.rint(np.sin(a))))
 
 
-def _spread(rng, nominal_tol, shape):
-    nominal, tol = nominal_tol
-    return nominal + rng.uniform(-tol, tol, shape)
+def _half_supply(ph):
+    lo = readout.Parts.nominal(ph, 1)
+    out = []
+    for vref in reversed(ph["adc"]["vref_mV"]):
+        lo.vref = np.float64(vref)
+        out.append(int(readout.u16(readout.raw(np.array([ph["sensor"]["supply_V"] / 2]), lo))[0]))
+    return out
 
 
-def _adc_noise(ph, shape, rng):
-    """Each read's noise as the simulated device draws it: triangular within +-noise_counts."""
-    peak = ph["adc"]["noise_counts"]
-    return np.rint((rng.uniform(-peak, peak, shape) + rng.uniform(-peak, peak, shape)) / 2).astype(np.int64)
+def _progress(out, what, done, total):
+    if out:
+        print("\r  %s %d/%d" % (what, done, total) + " " * 20, end="", file=out, flush=True)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="doce physics", description=__doc__.split("\n\n")[0])
     ap.add_argument("--placements", type=int, default=100_000)
+    ap.add_argument("--paths", type=int, default=10_000)
+    ap.add_argument("--search", type=int, default=48, help="dice searched per family")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     spec = json.loads(BOARD_FILE.read_text())
     began = time.monotonic()
-    campaign = Campaign(spec, args.seed).run(args.placements, out=sys.stderr)
-    campaign.report()
+    campaign = Campaign(spec, args.seed).run(args.placements, args.paths, args.search, out=sys.stderr)
+    wrong = campaign.report()
     print("(%.0f s)" % (time.monotonic() - began))
-    return 1 if campaign.totals()["wrong"] else 0
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":

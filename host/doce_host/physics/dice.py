@@ -39,8 +39,9 @@ class Pose:
 
     down: the pips on the face down (the face up is 7 - down); turn: degrees about the
     vertical; dx, dy: offset of its centre from the square's; lift: how far its lowest
-    point is above the well floor; tilt: degrees it leans, pivoting on the bottom edge
-    that points towards `tilt_to` (degrees from +x)."""
+    point is above the well floor; tilt: degrees it leans, pivoting on its lowest point
+    in the direction `tilt_to` (degrees from +x): the bottom edge that faces that way, or
+    the corner between two edges when it points between them."""
     down: int = 6
     turn: float = 0.0
     dx: float = 0.0
@@ -58,22 +59,27 @@ class Magnets:
     polarisation: np.ndarray  # (n,) mT along `axis`
     size: np.ndarray  # (n, 2) diameter, height
     glue: dict  # pips -> quarter turns its face's code was glued at
+    proud: dict = None  # pips -> mm its face's proudest magnet stands out: the die rests on it
+    face: np.ndarray = None  # (n,) the pips of each magnet's face
+    recess: np.ndarray = None  # (n,) mm each magnet's face is below its die face's (< 0: proud)
 
     def __len__(self):
         return len(self.at)
 
 
-def build(piece, dice, physics, rng=None, faults=()):
+def build(piece, dice, physics, rng=None, faults=(), hole=None):
     """The magnets of one die. `piece` is 'white 4' or 'white blocker' (any face of the
     die names it); with `rng`, every magnet is drawn within its tolerances and each face's
     code is glued at a random quarter turn. `faults`: (pips of a face, position 0-4 in C N E
-    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong."""
+    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong. `hole`: the
+    pockets' drill (board.json mechanics.jig.drill_mm), in which a narrower magnet sits off
+    centre (None: every magnet centred)."""
     colour, what = piece.split()
     codes = codes_by_piece(dice)
     m = physics["magnet"]
     side = physics["die_mm"][0] + (rng.uniform(-1, 1) * physics["die_mm"][1] if rng else 0)
     ring = physics["ring_mm"]
-    at, axis, pol, size, glued = [], [], [], [], {}
+    at, axis, pol, size, glued, proud, faces, sunk = [], [], [], [], {}, {}, [], []
     for pips, (normal, north) in FACES.items():
         code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
         n = np.array(normal, float)
@@ -82,6 +88,7 @@ def build(piece, dice, physics, rng=None, faults=()):
         glue = int(rng.integers(4)) if rng else 0
         glued[pips] = glue
         ring_dirs = [t, e, -t, -e]
+        proud[pips] = 0.0
         for k, mark in enumerate(code):
             sign = SIGNS[mark]
             fault = next((f[2] for f in faults if f[0] == pips and f[1] == k), None)
@@ -93,19 +100,25 @@ def build(piece, dice, physics, rng=None, faults=()):
                 sign = -sign
             d = m["diameter_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
             h = m["height_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
-            recess = rng.uniform(*m["recess_mm"]) if rng else m["recess_mm"][0]
+            # the magnet sits on its pocket's floor: its face `recess` below the die's (< 0: proud)
+            recess = (rng.uniform(*m["pocket_mm"]) if rng else sum(m["pocket_mm"]) / 2) - h
+            proud[pips] = max(proud[pips], -recess)
             where = n * (side / 2 - recess - h / 2)
             if k:
                 where = where + ring * ring_dirs[(k - 1 + glue) % 4]
-            if rng:
-                slip = rng.uniform(-1, 1, 2) * m["place_tol_mm"]
+            if rng:  # the jig's drilling tolerance, and the magnet's play in its hole
+                play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
+                slip = rng.uniform(-1, 1, 2) * m["place_tol_mm"] + rng.uniform(-1, 1, 2) * play
                 where = where + slip[0] * t + slip[1] * e
             br = rng.uniform(*m["remanence_mT"]) if rng else sum(m["remanence_mT"]) / 2
             at.append(where)
             axis.append(n)
             pol.append(sign * br)
             size.append((d, h))
-    return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued), side
+            faces.append(pips)
+            sunk.append(recess)
+    return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued, proud, np.array(faces),
+                   np.array(sunk)), side
 
 
 def _seat(down):
@@ -131,15 +144,66 @@ def place(magnets, side, pose, centre=(0.0, 0.0)):
     """(positions, axes) of the magnets in the board frame for a die in `pose` on the
     square whose centre is `centre`."""
     r = _about((0, 0, 1), pose.turn) @ SEATS[pose.down]
-    at = magnets.at @ r.T + (centre[0] + pose.dx, centre[1] + pose.dy, side / 2 + pose.lift)
+    up = side / 2 + pose.lift + _proud(magnets, pose.down)
+    at = magnets.at @ r.T + (centre[0] + pose.dx, centre[1] + pose.dy, up)
     axis = magnets.axis @ r.T
     if pose.tilt:
         u = np.array([np.cos(np.radians(pose.tilt_to)), np.sin(np.radians(pose.tilt_to)), 0.0])
-        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, pose.lift]) + u * side / 2
+        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, up - side / 2]) + u * reach(side, pose)
         lean = _about(np.cross((0, 0, 1), u), pose.tilt)
         at = (at - pivot) @ lean.T + pivot
         axis = axis @ lean.T
     return at, axis
+
+
+def place_many(magnets, side, poses, centre=(0.0, 0.0)):
+    """place() for a list of poses of one die at once (the same face down in every pose):
+    positions and axes, shape (len(poses) * len(magnets), 3), pose by pose."""
+    p = np.array([(q.turn, q.dx, q.dy, q.lift, q.tilt, q.tilt_to) for q in poses], float).reshape(-1, 6)
+    turn, dx, dy, lift, tilt, toward = p.T
+    seat = SEATS[poses[0].down]
+    r = np.einsum("pij,jk->pik", _about_z(turn), seat)
+    shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift + _proud(magnets, poses[0].down)])
+    at = np.einsum("pij,mj->pmi", r, magnets.at) + shift[:, None, :]
+    axis = np.einsum("pij,mj->pmi", r, magnets.axis)
+    a = np.radians(toward)
+    u = np.column_stack([np.cos(a), np.sin(a), np.zeros(len(p))])
+    b = np.radians(toward - turn)
+    far = side / 2 * (abs(np.cos(b)) + abs(np.sin(b)))  # reach() of each pose
+    pivot = shift - (0, 0, side / 2) + u * far[:, None]
+    lean = _about_many(np.cross((0.0, 0.0, 1.0), u), tilt)
+    at = np.einsum("pij,pmj->pmi", lean, at - pivot[:, None, :]) + pivot[:, None, :]
+    axis = np.einsum("pij,pmj->pmi", lean, axis)
+    return at.reshape(-1, 3), axis.reshape(-1, 3)
+
+
+def _proud(magnets, down):
+    """A magnet standing out of the face down holds the die up by as much (a pose's `lift`
+    is the die's own lowest point)."""
+    return (magnets.proud or {}).get(down, 0.0)
+
+
+def _about_z(degrees):
+    a = np.radians(degrees)
+    r = np.zeros((len(a), 3, 3))
+    r[:, 0, 0], r[:, 0, 1], r[:, 1, 0], r[:, 1, 1], r[:, 2, 2] = np.cos(a), -np.sin(a), np.sin(a), np.cos(a), 1
+    return r
+
+
+def _about_many(axes, degrees):
+    """Rotation matrices by `degrees` about each unit vector of `axes` (Rodrigues)."""
+    x, y, z = np.asarray(axes, float).T
+    k = np.zeros((len(x), 3, 3))
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 0], k[:, 1, 2], k[:, 2, 0], k[:, 2, 1] = -z, y, z, -x, -y, x
+    a = np.radians(degrees)[:, None, None]
+    return np.eye(3) + np.sin(a) * k + (1 - np.cos(a)) * k @ k
+
+
+def reach(side, pose):
+    """How far the face down reaches from the die's centre towards `pose.tilt_to`: to the
+    middle of an edge (side / 2) or, between edges, to the corner (up to side / sqrt 2)."""
+    a = np.radians(pose.tilt_to - pose.turn)
+    return side / 2 * (abs(np.cos(a)) + abs(np.sin(a)))
 
 
 def bz(at, axis, polarisation, size, sensors, dipole=False):

@@ -85,8 +85,7 @@ def faces(spec):
            '<text x="10" y="56">A face may be turned any quarter turn, never mirrored. '
            'Then run: doce dice check.</text>',
            '<text x="10" y="74">Pockets %g mm drill, %.2f-%.2f mm deep, centre and %g mm towards each edge\'s middle.'
-           '</text>' % (spec["mechanics"]["jig"]["drill_mm"], ph["magnet"]["height_mm"] + ph["magnet"]["recess_mm"][0],
-                         ph["magnet"]["height_mm"] + ph["magnet"]["recess_mm"][1], ph["ring_mm"])]
+           '</text>' % (spec["mechanics"]["jig"]["drill_mm"], *ph["magnet"]["pocket_mm"], ph["ring_mm"])]
     for row, (colour, what) in enumerate(kinds):
         top = 100 + row * (cell + 20)
         out.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s %s</text>'

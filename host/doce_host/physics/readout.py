@@ -1,12 +1,20 @@
-"""From field to `read_u16` counts: the DRV5055 and the ESP32's ADC, each with its spread.
+"""From field to `read_u16` counts: the DRV5055 on its group's supply, and the ESP32's ADC.
 
-Sensor (datasheet SBAS640, 5.5 Electrical and 5.6 Magnetic Characteristics, A2 at 3.3 V):
-the output is the quiescent voltage plus sensitivity x field, clipped at the linear range.
-ADC (ESP32 at 11 dB): linear from `zero_V` with a per-chip slope (full_scale_V is where
-a straight line would reach 4095), half as steep above `linear_to_V`, plus a per-chip
-integral nonlinearity bow of up to `inl_lsb`; 12 bits widened to 16 as the port's
-`read_u16` does (ports/esp32/machine_adc.c: raw << 4 | raw >> 8).
-Noise is added per read by the device, or by the caller here.
+Sensor (TI DRV5055 datasheet SBAS640, 5.5 Electrical and 5.6 Magnetic Characteristics,
+A2 at VCC = 3.3 V): the quiescent voltage plus sensitivity x field, the field clipped at
+the linear range. The output is ratiometric (6.3.4): it scales with the supply its group
+has at the moment of the read (rail.py). The ADC is not ratiometric.
+
+ADC1 at 11 dB: each chip's transfer curve is ESP-IDF's own characterisation of the ESP32
+(components/esp_adc/esp32/adc_cali_line_fitting.c, the constants below): below raw 2880 a
+line, mV = raw x Vref x 196602 / 4096 / 65536 + 142, and above it the two 20-point
+curves that ESP-IDF interpolates by Vref (the knee: the 11 dB range is only specified to
+2450 mV). Vref differs chip to chip, 1000 to 1200 mV (ESP-IDF, ADC calibration driver:
+"the true reference voltage can range from 1000 mV to 1200 mV among different chips");
+board.json "physics.adc.vref_mV". On top, a bow of up to the datasheet's INL, +-12 LSB
+(ESP32 datasheet, ADC characteristics), and 12 bits widened to 16 as the port's
+`read_u16` does (ports/esp32/machine_adc.c: raw << 4 | raw >> 8). Each read's noise is
+added by the device, or by the caller here.
 """
 
 from dataclasses import dataclass
@@ -14,48 +22,81 @@ from dataclasses import dataclass
 import numpy as np
 
 RAW_MAX = 4095
+# ESP-IDF adc_cali_line_fitting.c, ADC1 at 11 dB: the line's scale and offset (mV), and the
+# curves above raw LUT_FROM for chips of Vref 1000 mV (low) and 1200 mV (high), every 64 raw.
+LINE_SCALE = 196602 / 4096 / 65536  # mV per raw count per mV of Vref
+LINE_OFFSET_MV = 142
+LUT_FROM, LUT_STEP = 2880, 64
+LUT_LOW = (2240, 2297, 2352, 2405, 2457, 2512, 2564, 2616, 2664, 2709,
+           2754, 2795, 2832, 2868, 2903, 2937, 2969, 3000, 3030, 3060)
+LUT_HIGH = (2667, 2706, 2745, 2780, 2813, 2844, 2873, 2901, 2928, 2956,
+            2982, 3006, 3032, 3059, 3084, 3110, 3135, 3160, 3184, 3209)
+# The curve's knots: raw 0, then every 8 counts across ESP-IDF's blend from its line into its
+# curves (LUT_FROM to LUT_FROM + LUT_STEP, a parabola), then the curves' own points.
+KNOTS = np.array([0] + list(range(LUT_FROM, LUT_FROM + LUT_STEP, 8))
+                 + [LUT_FROM + LUT_STEP * i for i in range(1, len(LUT_LOW))], float)
 
 
 @dataclass
 class Parts:
-    """The parts of one board as built: per-sensor quiescent voltage and sensitivity, and
-    its ESP32's ADC."""
-    quiescent: np.ndarray  # V, per sensor
-    sensitivity: np.ndarray  # mV/mT, per sensor
-    zero: float  # V where the ADC leaves 0
-    full_scale: float  # V where its straight line would reach 4095
-    inl: float  # LSB of bow at mid-scale
+    """The parts of one board as built: per sensor its quiescent voltage and sensitivity
+    (at 3.3 V) and the supply its group has when read; its ESP32's ADC (Vref, INL bow)."""
+    quiescent: np.ndarray  # V
+    sensitivity: np.ndarray  # mV/mT
+    vref: np.ndarray  # mV, per chip (broadcasts over the sensors)
+    inl: np.ndarray  # LSB of bow at mid-scale
+    supply: np.ndarray  # V at the sensor when it is read
 
     @classmethod
     def nominal(cls, physics, n):
         s, a = physics["sensor"], physics["adc"]
         return cls(np.full(n, sum(s["quiescent_V"]) / 2), np.full(n, sum(s["sensitivity_mV_per_mT"]) / 2),
-                   sum(a["zero_V"]) / 2, sum(a["full_scale_V"]) / 2, 0.0)
+                   np.float64(sum(a["vref_mV"]) / 2), np.float64(0.0), np.full(n, s["supply_V"]))
 
     @classmethod
-    def draw(cls, physics, n, rng):
-        """A board whose every part is somewhere within its datasheet limits."""
+    def draw(cls, physics, n, rng, chips=None):
+        """A board whose every part is somewhere within its datasheet limits. `n` sensors
+        (an int or a shape); `chips`: the shape of the ADC draws (default: one chip)."""
         s, a = physics["sensor"], physics["adc"]
+        chips = () if chips is None else chips
         return cls(rng.uniform(*s["quiescent_V"], n), rng.uniform(*s["sensitivity_mV_per_mT"], n),
-                   rng.uniform(*a["zero_V"]), rng.uniform(*a["full_scale_V"]),
-                   rng.uniform(-1, 1) * a["inl_lsb"])
+                   rng.uniform(*a["vref_mV"], chips), rng.uniform(-1, 1, chips) * a["inl_lsb"],
+                   np.full(n, s["supply_V"]))
 
 
 def volts(bz, parts, physics, noise=None):
     """The sensors' output voltages for fields `bz` (mT, one per sensor, or rows of them)."""
-    limit = physics["sensor"]["linear_mT"]
-    v = parts.quiescent + parts.sensitivity / 1000 * np.clip(bz, -limit, limit)
+    s = physics["sensor"]
+    limit = s["linear_mT"]
+    v = parts.supply / s["supply_V"] * (parts.quiescent + parts.sensitivity / 1000 * np.clip(bz, -limit, limit))
     if noise is not None:
         v = v + noise
     return v
 
 
-def raw(v, parts, physics):
-    """The ADC's 12-bit code for input voltages `v`."""
-    a = physics["adc"]
-    slope = RAW_MAX / (parts.full_scale - parts.zero)
-    knee = a["linear_to_V"]
-    code = np.where(v <= knee, (v - parts.zero) * slope, (knee - parts.zero) * slope + (v - knee) * slope / 2)
+def curve(vref):
+    """ESP-IDF's millivolts at each of KNOTS for chips of Vref `vref` (mV): shape (..., knots)."""
+    vref = np.asarray(vref, float)[..., None]
+    line = KNOTS * vref * LINE_SCALE + LINE_OFFSET_MV
+    nodes = LUT_FROM + LUT_STEP * np.arange(len(LUT_LOW))
+    low, high = np.interp(KNOTS, nodes, LUT_LOW), np.interp(KNOTS, nodes, LUT_HIGH)
+    on_lut = low + (vref - 1000) / 200 * (high - low)  # ESP-IDF interpolates its curves by Vref
+    blend = np.clip((KNOTS - LUT_FROM) / LUT_STEP, 0, 1)
+    return np.where(KNOTS < LUT_FROM, line, line + (on_lut - line) * blend)
+
+
+def raw(v, parts, physics=None):
+    """The ADC's 12-bit code for input voltages `v` (V), each read by its chip's curve."""
+    mv = np.asarray(v, float) * 1000
+    knots = curve(np.broadcast_to(parts.vref, np.shape(mv)) if np.ndim(parts.vref) else parts.vref)
+    if not np.ndim(parts.vref):
+        code = np.interp(mv, knots, KNOTS, left=-1.0, right=RAW_MAX + 1.0)
+    else:
+        lo, hi = knots[..., :-1], knots[..., 1:]
+        t = (mv[..., None] - lo) / (hi - lo)
+        inside = (t >= 0) & (t < 1)
+        code = np.where(inside, KNOTS[:-1] + t * np.diff(KNOTS), 0.0).sum(-1)
+        code = np.where(mv < knots[..., 0], -1.0, np.where(mv >= knots[..., -1], RAW_MAX + 1.0, code))
     code = code + parts.inl * np.sin(np.pi * np.clip(code, 0, RAW_MAX) / RAW_MAX)
     return np.clip(np.rint(code), 0, RAW_MAX).astype(np.int64)
 
@@ -69,10 +110,15 @@ def counts(bz, parts, physics, noise=None):
     return u16(raw(volts(bz, parts, physics, noise), parts, physics))
 
 
-def counts_per_mT(physics):
-    """Nominal read_u16 counts per millitesla, to quote margins in mT."""
+def counts_per_mT(physics, vref=None):
+    """read_u16 counts per millitesla for a nominal sensor near zero field, on a chip of
+    Vref `vref` (default: the middle of the spread), to quote margins in mT."""
     parts = Parts.nominal(physics, 1)
-    return float(counts(np.array([1.0]), parts, physics)[0] - counts(np.array([0.0]), parts, physics)[0])
+    if vref is not None:
+        parts.vref = np.float64(vref)
+    step = 2.0
+    up, down = counts(np.array([step]), parts, physics)[0], counts(np.array([-step]), parts, physics)[0]
+    return float(up - down) / (2 * step)
 
 
 def noise_volts(physics, shape, rng):

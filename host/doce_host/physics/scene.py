@@ -110,7 +110,8 @@ class Scene:
             kind = piece if piece.endswith("blocker") else piece.split()[0] + " 1"  # a die has every face
             if kind not in self._built:
                 rng = None if self.seed is None else np.random.default_rng([self.seed, zlib.crc32(kind.encode())])
-                self._built[kind] = dice.build(kind, self.spec["dice"], self.physics, rng)
+                self._built[kind] = dice.build(kind, self.spec["dice"], self.physics, rng,
+                                               hole=self.spec["mechanics"]["jig"]["drill_mm"])
             magnets, side = self._built[kind]
             at, axis = dice.place(magnets, side, pose, square_centre(self.spec, square))
             if len(self._cache) > 2000:

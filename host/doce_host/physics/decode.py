@@ -1,0 +1,114 @@
+"""The firmware's reading of a square, for many readings at once (numpy).
+
+The scanner (firmware/doce/scanner.py) classifies each sensor's reading against its
+thresholds (none, '+', '-', BETWEEN, or weak with its sign), reads a square's five by the
+board file's rule (a weak reading is none when its sign is opposite to a present centre's,
+else BETWEEN) and looks them up in the die code (doce.board); it settles a square after
+`debounce_scans` equal reads in a row. This does the same, array-wise, so the physics
+campaign reads every placement as the board would; tests hold the two to the same answers.
+
+`closest` measures, for a noiseless reading, how near it comes to reading as another piece:
+the margin, in counts, by which the nearest wrong code misses (negative: it would be read).
+"""
+
+import numpy as np
+
+from doce.board import BETWEEN, TRITS, UNSETTLED, WEAK
+from doce.scanner import HOLD_BETWEEN
+from doce.squares import piece as piece_value
+
+
+class Reader:
+    def __init__(self, board):
+        self.board = board
+        self.table = np.frombuffer(bytes(board.decode), np.uint8)
+        self.lo, self.opposite, self.hi = board.absent_below, board.absent_opposite_below, board.present_above
+        patterns, values = [], []
+        for code, name in board.dice.items():
+            t = [TRITS[c] for c in code]
+            for turn in range(4):
+                patterns.append([t[0]] + t[1 + turn:] + t[1:1 + turn])
+                values.append(piece_value(name))
+        self.patterns = np.array(patterns)  # every code in every turn, (56, 5)
+        self.values = np.array(values)
+
+    def classes(self, d, previous=None, absent=None):
+        """Each reading (counts from its baseline) as the scanner classifies it: 0 none,
+        1 '+', 2 '-', BETWEEN, WEAK ('+') or WEAK + 1 ('-'); `previous` the classes of the
+        read before (or None); `absent` each sensor's absent_below if not the board's."""
+        lo = self.lo if absent is None else absent
+        a = np.abs(d)
+        sign = np.where(d < 0, 2, 1)
+        weak = WEAK - 1 + sign
+        t = np.where(a < lo, 0, np.where(a < self.opposite, weak, np.where(a < self.hi, BETWEEN, sign)))
+        if previous is not None:
+            t = np.where((a < lo) & (previous >= BETWEEN) & (a >= lo - HOLD_BETWEEN), weak, t)
+        return t
+
+    def trits(self, classes):
+        """The five trits C N E S W each square reads as (Scanner.read_square)."""
+        t = np.array(classes)
+        centre = t[..., :1]
+        ring = t[..., 1:]
+        opposite = (ring >= WEAK) & (ring - BETWEEN + centre == 3)
+        ring = np.where(opposite, 0, np.where(ring >= WEAK, BETWEEN, ring))
+        return np.concatenate([np.where(centre >= WEAK, BETWEEN, centre), ring], axis=-1)
+
+    def pieces(self, classes):
+        """The piece (or EMPTY, UNSETTLED) each square's five classes decode to."""
+        t = self.trits(classes)
+        k = (((t[..., 0] * 4 + t[..., 1]) * 4 + t[..., 2]) * 4 + t[..., 3]) * 4 + t[..., 4]
+        return self.table[k]
+
+    def read(self, d, previous=None):
+        """(pieces, classes) for readings `d`, one square a row of five."""
+        c = self.classes(d, previous)
+        return self.pieces(c), c
+
+    def settled(self, reads, debounce=None):
+        """What the scanner settles on along a sequence of decoded reads (one a scan): the
+        pieces it settles, in order. A piece settles after `debounce` equal reads in a row
+        (board.json debounce_scans), UNSETTLED after quiet_wait_scans."""
+        b = self.board
+        need = b.debounce_scans if debounce is None else debounce
+        out, candidate, count, current = [], None, 0, None
+        for piece in reads:
+            piece = int(piece)
+            count = count + 1 if piece == candidate else 1
+            candidate = piece
+            if piece != current and count >= (b.quiet_wait_scans if piece == UNSETTLED else need):
+                current = piece
+                out.append(piece)
+        return out
+
+    def margins(self, d):
+        """(n, 56): for each reading and each code in each turn, by how many counts every
+        sensor clears what that code needs of it (the smallest of the five): > 0 reads as it."""
+        d = np.asarray(d, float)[:, None, :]
+        p = self.patterns[None]
+        a = np.abs(d)
+        c = np.where(p[..., :1] == 1, 1.0, -1.0)  # the code's centre sign
+        same = np.sign(d[..., 1:]) == c
+        zero_ring = np.where(same, self.lo, self.opposite) - a[..., 1:]
+        zero = np.concatenate([np.broadcast_to(self.lo - a[..., :1], zero_ring.shape[:-1] + (1,)), zero_ring], axis=-1)
+        need = np.where(p == 0, zero, np.where(p == 1, d - self.hi, -d - self.hi))
+        return need.min(-1)
+
+    def closest(self, d, right):
+        """For readings `d` (n, 5) of a die that is `right` (a piece value, per reading or
+        one): (margin, piece) of the nearest other piece; margin < 0 means read as it."""
+        m = self.margins(d)
+        other = self.values[None, :] != np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
+        m = np.where(other, m, -np.inf)
+        best = m.argmax(1)
+        return -m[np.arange(len(m)), best], self.values[best]
+
+    def seated_margin(self, d, right):
+        """For readings `d` of a die seated as `right`: by how many counts it reads right
+        (its best turn's smallest clearance; < 0: not read right, noise aside)."""
+        m = self.margins(d)
+        own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
+        return np.where(own, m, -np.inf).max(1)
+
+
+__all__ = ["Reader", "UNSETTLED"]

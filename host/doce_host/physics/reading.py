@@ -1,0 +1,113 @@
+"""Many squares read at once, as their boards read them: the parts of each board drawn
+within board.json's tolerances, the fields of the dice on and around each square, and
+`read_u16` counts from each square's baseline, read after read with fresh noise.
+
+One row is one square (its five sensors C, N, E, S, W) on a board of its own:
+
+- the plate under it (floor, air gap: one for the square) and each sensor's depth, part
+  (quiescent voltage, sensitivity) and group (its switch's drop), and the board's ESP32
+  (Vref, INL bow);
+- its baseline: calibrated (the mean of 32 reads of the empty square, calibration.py), or
+  never calibrated (one median for the whole board: calibration.Calibration.centre, here
+  the median of the square's five and 120 more sensors drawn for the same board);
+- each read: the supply its group has then (rail.py: the regulator's load regulation,
+  what is left of the switch-on dip), the sensor's output noise, and the ADC's noise.
+"""
+
+import numpy as np
+
+from . import dice, rail, readout
+
+RING = np.array([(0, 0), (0, 1), (1, 0), (0, -1), (-1, 0)], float)
+OTHERS = 120  # the board's other sensors, for its median
+
+
+class Boards:
+    def __init__(self, physics, n, rng, calibrated=True, power_on_us=400):
+        ph = self.physics = physics
+        self.power_on_us = power_on_us
+        self.n, self.rng = n, rng
+        depth = (_spread(rng, ph["floor_mm"], (n, 1)) + _spread(rng, ph["air_mm"], (n, 1))
+                 + _spread(rng, ph["sensor"]["hall_depth_mm"], (n, 5)))
+        xy = np.broadcast_to(RING * ph["ring_mm"], (n, 5, 2))
+        self.sensors = np.concatenate([xy, -depth[:, :, None]], axis=2)
+        self.parts = readout.Parts.draw(ph, (n, 5), rng, chips=(n, 1))
+        self.drop = rng.uniform(0, rail.switch_drop(ph), (n, 5))  # each sensor's group's switch
+        self.parts.supply = ph["sensor"]["supply_V"] - self.drop
+        empty = readout.counts(np.zeros((n, 5)), self.parts, ph)
+        sigma = _noise_sigma(ph)
+        if calibrated:
+            self.baseline = empty + np.rint(rng.normal(0, sigma / np.sqrt(32), (n, 5)))
+        else:
+            others = readout.Parts.draw(ph, (n, OTHERS), rng)
+            others.vref, others.inl = self.parts.vref, self.parts.inl
+            others.supply = ph["sensor"]["supply_V"] - rng.uniform(0, rail.switch_drop(ph), (n, OTHERS))
+            board = np.concatenate([empty, readout.counts(np.zeros((n, OTHERS)), others, ph)], axis=1)
+            board = board + np.rint(rng.normal(0, sigma, board.shape))  # one read of each, at boot
+            self.baseline = np.median(board, axis=1, keepdims=True)
+        self.calibrated = calibrated
+
+    def read(self, bz, rows=None, noise=True):
+        """Counts from the baseline for fields `bz` (m, 5) mT on rows `rows` (default all):
+        one read each, with this read's supply and noise (noise=False: the mean reading)."""
+        ph, rng = self.physics, self.rng
+        rows = np.arange(self.n) if rows is None else rows
+        parts = readout.Parts(self.parts.quiescent[rows], self.parts.sensitivity[rows], self.parts.vref[rows],
+                              self.parts.inl[rows], self.parts.supply[rows])
+        if noise:
+            drift = rng.uniform(-1, 1, bz.shape) * rail.drift(ph) - rail.left_at_read(ph, self.power_on_us)
+            parts.supply = parts.supply + drift
+            c = readout.counts(bz, parts, ph, readout.noise_volts(ph, bz.shape, rng)) + adc_noise(ph, bz.shape, rng)
+        else:
+            c = readout.counts(bz, parts, ph)
+        return c - self.baseline[rows]
+
+
+class Fields:
+    """Magnet-sensor pairs of many placements, summed per row by one call per kind: the
+    magnets of the face down as the cylinders they are, everything else (the die's other
+    faces, neighbours) as dipoles, within 2 % beyond three diameters."""
+
+    def __init__(self):
+        self.near, self.far = [], []  # (row index per magnet, at, axis, polarisation, size, sensors)
+
+    def add(self, rows, die, poses, sensors, centre=(0.0, 0.0)):
+        """Die `die` = (Magnets, side) in `poses` (one per row of `rows`), read by `sensors`
+        (len(rows), 5, 3)."""
+        magnets, side = die
+        at, axis = dice.place_many(magnets, side, poses, centre)
+        m = len(magnets)
+        down = np.array([p.down for p in poses])
+        rows = np.asarray(rows)
+        row = np.repeat(rows, m)
+        face = np.tile(magnets.face, len(poses)) == np.repeat(down, m)
+        obs = np.repeat(sensors, m, axis=0)
+        pol, size = np.tile(magnets.polarisation, len(poses)), np.tile(magnets.size, (len(poses), 1))
+        for keep, into in ((face, self.near), (~face, self.far)):
+            if keep.any():
+                into.append((row[keep], at[keep], axis[keep], pol[keep], size[keep], obs[keep]))
+
+    def total(self, n):
+        out = np.zeros((n, 5))
+        for pairs, dipole in ((self.near, False), (self.far, True)):
+            if not pairs:
+                continue
+            row, at, axis, pol, size, obs = (np.concatenate(x) for x in zip(*pairs))
+            b = dice.bz_pairs(at, axis, pol, size, obs, dipole)
+            np.add.at(out, row, b)
+        return out
+
+
+def adc_noise(physics, shape, rng):
+    """Each read's noise as the simulated device draws it: triangular within +-noise_counts."""
+    peak = physics["adc"]["noise_counts"]
+    return np.rint((rng.uniform(-peak, peak, shape) + rng.uniform(-peak, peak, shape)) / 2).astype(np.int64)
+
+
+def _noise_sigma(physics):
+    return physics["adc"]["noise_counts"] / np.sqrt(6)  # of the triangular spread above
+
+
+def _spread(rng, nominal_tol, shape):
+    nominal, tol = nominal_tol
+    return nominal + rng.uniform(-tol, tol, shape)
