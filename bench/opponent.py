@@ -26,11 +26,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from compiled import precompile  # noqa: E402
 from conftest import micropython_path  # noqa: E402
 from doce.game import EMPTY, Game  # noqa: E402
 from doce.opponent import BUDGET, LEVELS, NO_BLOCKER, STRONGEST, Opponent, Rng  # noqa: E402
 from doce.tables import END  # noqa: E402
 from doce_host import rules  # noqa: E402
+from esp32 import CODE_32_PER_64, CYCLES_PER_UNIX_INSTRUCTION, DATA_32_PER_64, ESP32_HZ  # noqa: E402
 
 MATCHES = 1000  # a pairing: issue 12's "at least 1,000 matches each"
 POSITIONS = 40  # matches whose positions the thinking time is measured on
@@ -161,7 +163,6 @@ def positions(count, name="standard"):
 
 
 def thinking(mpy, name="standard"):
-    from run import CYCLES_PER_UNIX_INSTRUCTION, ESP32_HZ
     tables = _tables(name)
     with tempfile.TemporaryDirectory() as work:
         tfile = os.path.join(work, "rules.doct")
@@ -214,7 +215,7 @@ def thinking(mpy, name="standard"):
                 return work_ * CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1000
             median = esp32_ms(order[len(order) // 2])
             worst = max(esp32_ms(i) for i in order[-3:])  # the three slowest here, counted exactly
-            print("  ESP32 at 240 MHz (callgrind instructions x %.2f cycles each, bench/run.py):"
+            print("  ESP32 at 240 MHz (callgrind instructions x %.2f cycles each, bench/esp32.py):"
                   % CYCLES_PER_UNIX_INSTRUCTION)
             print("    median move %.0f ms, worst move %.0f ms (goal <= 1000 ms worst)" % (median, worst))
         heap["live"] = live
@@ -231,13 +232,11 @@ def opponent_figures(mpy=None, matches=MATCHES, board=None):
     """`board`: run.py's heap figures for the firmware over a match, to add the opponent to."""
     ladder(matches)
     if mpy is None:
-        from run import precompile
         with tempfile.TemporaryDirectory() as tmp:
             heap = thinking(precompile(Path(tmp) / "mpy"))
     else:
         heap = thinking(mpy)
     if board:
-        from run import CODE_32_PER_64, DATA_32_PER_64
         code = board["code"] + heap["code"]
         data = board["app"] + board["match_peak"] + heap["data"] + heap["live"]
         print("  the whole firmware with the opponent thinking (the board's high-water over a match, plus the")

