@@ -1,5 +1,9 @@
-"""`make bench`: print the benchmark figures. Nothing here asserts on time."""
+"""`make bench`: print the benchmark figures. Nothing here asserts on time.
 
+    python bench/run.py [--matches N]     N: the opponent ladder's matches a pairing (default 200)
+"""
+
+import argparse
 import json
 import os
 import subprocess
@@ -382,6 +386,11 @@ def link_figures():
 
 
 def main():
+    from ladder import MATCHES
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--matches", type=int, default=MATCHES,
+                    help="the opponent ladder's matches a pairing (default %(default)s; 200 take about two hours)")
+    matches = ap.parse_args().matches
     with tempfile.TemporaryDirectory() as tmp:
         tables = os.path.join(tmp, "standard.doct")
         Path(tables).write_bytes(rules.load_tables("standard").blob)
@@ -401,8 +410,8 @@ def main():
         print("    engine bytecode (.mpy; stays in flash when frozen):  %5d bytes" % heap["code"])
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
         board = board_figures(mpy)
-        from opponent import opponent_figures  # issue 12: the board's opponent
-        opponent_figures(mpy, matches=100 if "--quick" in sys.argv else 1000, board=board)
+        from opponent import opponent_figures  # issues 12 and 27: the board's opponent
+        opponent_figures(mpy, matches=matches, board=board)
     link_figures()
     web_figures()
     from tls import tls_figures  # issue 11: a board's TLS handshake, scan by scan

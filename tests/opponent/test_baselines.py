@@ -70,10 +70,10 @@ def test_greedy_blocks_a_winning_square_with_a_die_or_its_blocker():
         if can_win(game):
             continue
         them = threats(game)
-        if not them:
+        if not 0 < len(them) <= 2:
             continue
-        # covering them: a die on one, the blocker on one (then a die on the other, if two)
-        moves = [m for m in die_moves(game) if m[1] in them]
+        # covering them: a die on one, or the blocker on one then a die on the other or anywhere
+        moves = [m for m in die_moves(game) if m[1] in them and len(them) == 1]
         moves += [m for m in blocker_moves(game, them) if len(them) == 1 or m[1] in them]
         if not any(stops_them(game, m) for m in moves):
             continue
