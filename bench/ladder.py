@@ -139,6 +139,9 @@ def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WO
             print(row(a, b, results, time.perf_counter() - start), flush=True)
             for _, _, seen in results:
                 positions += seen
+    print("  goals: each level wins more than it loses against the one below; level 0 beats random sometimes,"
+          " not always;")
+    print("    level %d beats greedy in >= 90%% of matches and Monte Carlo in >= 75%%" % (LEVELS - 1))
     return positions
 
 

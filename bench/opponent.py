@@ -84,16 +84,14 @@ def thinking(mpy, positions, name="standard"):
         counts, mp_works = instructions(mpy, tfile, [positions[i][0] for i in picked])
     same = mp_works == [works[i] for i in picked]
     print("  the same work on MicroPython as on CPython, move for move: %s" % ("yes" if same else "NO"))
-    ratio = [c / max(1, works[i]) for c, i in zip(counts, picked)]
-    sample_ratio = ratio[len(slowest):]
     xs = [works[i] for i in picked]
+    slope, intercept = _line(xs, counts)
+    over = max(c - (intercept + slope * x) for x, c in zip(xs, counts))
     print("  callgrind, unix port (.mpy), %d moves (the %d slowest by work, %d at random), %.0f s:"
           % (len(picked), len(slowest), len(sample), time.perf_counter() - start))
-    print("    instructions per unit of work: %.0f to %.0f (median %.0f); correlation of work and"
-          " instructions %.3f" % (min(ratio), max(ratio), statistics.median(ratio), _correlation(xs, counts)))
-    if sample_ratio:
-        print("    at random: %.0f to %.0f; the slowest by work: %.0f to %.0f"
-              % (min(sample_ratio), max(sample_ratio), min(ratio[:len(slowest)]), max(ratio[:len(slowest)])))
+    print("    instructions = %.0f + %.0f a unit of work (least squares; correlation %.3f); the most any move"
+          % (intercept, slope, _correlation(xs, counts)))
+    print("    took over that line: %.1f M instructions" % (over / 1e6))
     worst = max(range(len(picked)), key=lambda k: counts[k])
     to_ms = CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1000
     print("  ESP32 at %.0f MHz, %.2f cycles per unix-port instruction (bench/esp32.py: %.0f MHz / %d pystones/s"
@@ -102,9 +100,18 @@ def thinking(mpy, positions, name="standard"):
     print("    WORST MOVE: %.1f M instructions = %.0f ms (work %d; median of the slowest %d: %.0f ms); goal <= %d ms"
           % (counts[worst] / 1e6, counts[worst] * to_ms, works[picked[worst]], len(slowest),
              statistics.median(counts[:len(slowest)]) * to_ms, GOAL_MS))
-    print("    the budget at the most instructions a unit seen: %d x %.0f = %.0f ms"
-          % (BUDGET, max(ratio), BUDGET * max(ratio) * to_ms))
+    bound = intercept + slope * BUDGET + over
+    print("    a move at its whole budget, by the line and its worst excess: %.1f M instructions = %.0f ms"
+          % (bound / 1e6, bound * to_ms))
     print("    the slowest position: %s" % positions[picked[worst]][0])
+
+
+def _line(xs, ys):
+    """Least squares: (slope, intercept)."""
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    return slope, my - slope * mx
 
 
 def _correlation(xs, ys):

@@ -26,7 +26,7 @@ NO_BLOCKER = NOWHERE
 # unit's cost on the unix port and gives the worst move's time on an ESP32).
 SLICE = 60
 BUDGET = 6000
-ANSWERS = 12  # the strongest level's best moves whose answers it weighs (more if all of those lose)
+ANSWERS = 28  # the strongest level's best moves whose answers it weighs (more if all of those lose)
 CHILD_SEES = 20  # level 0 takes a winning move one turn in this many
 
 # Scores, in bands: a point is 10, and a quiet move weighs well within +-20000.
@@ -38,11 +38,12 @@ LOSES_NEXT = -90000  # the other player wins next turn (worse than a fork: that 
 LOST = -100000  # it completes the other player's line
 # Weights of a quiet move, in tenths of a point.
 LIVE = 600  # a winning square of mine I may play next turn
+IN_THEIR_ZONE = 400  # more, if it is in the other player's zone: only their blocker answers it
 LATENT = 200  # one in my no-play zone: it opens when my zone moves
 THEIRS_LATENT = -400  # one of the other player's, in their zone
-OWN = 60  # x (my dice on it)^2: a line I can still win
+OWN = 40  # x (my dice on it)^2: a line I can still win
 THEIRS = 50  # x (their dice on it)^2: one of the other player's, spoilt
-BLOCKER_USED = 50  # its 5 points
+BLOCKER_USED = 400  # its 5 points, and the only answer to a winning square in my zone
 
 
 class Rng:
@@ -335,12 +336,17 @@ class Opponent:
         sums = self.sum
         my_masks = self.mask[p]
         their_masks = self.mask[o]
+        my_counts = self.count[p]
+        their_counts = self.count[o]
+        own = self.own
+        spoilt = self.theirs_w
+        acc0 = 0
         row = s * t.through_stride
+        i = row
         for i in range(row, row + t.through_stride):
             line = through[i]
             if line == END:
                 break
-            self.work += 1
             if blocked[line]:
                 continue
             gaps = n - dice[line]
@@ -357,9 +363,9 @@ class Opponent:
                         done[rest] |= 1 << o
                     if weigh:  # the die fills the line's last square: whoever's it was is spoilt
                         if mo == 0 or mo & ends == mo and mo != ends:
-                            acc[0] -= self.own[self.count[p][line]]
+                            acc0 -= own[my_counts[line]]
                         if mp == 0 or mp & ends == mp and mp != ends:
-                            acc[0] += self.theirs_w[self.count[o][line]]
+                            acc0 += spoilt[their_counts[line]]
                 continue
             lo = rest - (gaps - 1) * faces  # the faces that leave the line winnable
             if lo < 1:
@@ -386,17 +392,19 @@ class Opponent:
                 continue
             # A line p can still win is worth own[its dice]; the other player's, spoilt, theirs_w.
             if mo == 0 or mo & ends == mo and mo != ends:
-                c = self.count[p][line]
-                acc[0] -= self.own[c]
-                w = self.own[c + 1]
+                c = my_counts[line]
+                acc0 -= own[c]
+                w = own[c + 1]
                 for f in range(lo, hi + 1):
                     acc[f] += w
             if mp == 0 or mp & ends == mp and mp != ends:
-                w = self.theirs_w[self.count[o][line]]
-                acc[0] += w
+                w = spoilt[their_counts[line]]
+                acc0 += w
                 if mp == 0 and bit & ends:  # p's die at an end: the other player's 3+1 stays
                     for f in range(lo, hi + 1):
                         acc[f] -= w
+        acc[0] = acc0
+        self.work += i - row + 1  # the lines read
 
     def _after(self, p, s, f):
         """p's and the other player's winning squares after p's die f on s (from _preview)."""
@@ -533,18 +541,20 @@ class Opponent:
         acc = self.acc
         group = t.same_face_group
         penalty = 10 * t.same_face_penalty
+        best = self.best
+        keep = self.moves.append if self.keep else None
         for s in range(t.squares):
             if not legal >> s & 1:
                 continue
             if self.work + step > self.limit:
                 self.cut = True
-                return
+                break
             self._preview(me, s)
             zone = zm[s]
             gone = ~(1 << s)
             my_wins = self.wins[me] & gone
             their_wins = self.wins[o] & gone
-            base = self.acc[0] - cost + self.rng.below(10)  # and a little chance, between equals
+            base = acc[0] - cost + self.rng.below(10)  # and a little chance, between equals
             self.nodes += faces
             for f in range(1, faces + 1):
                 done = dones[f]
@@ -563,6 +573,8 @@ class Opponent:
                             m = mine & ~zone
                             if m:
                                 score += self._threat(me, s, mine, theirs) + LIVE * bits(m)
+                                if m & their_zone:  # only their blocker can answer it
+                                    score += IN_THEIR_ZONE * bits(m & their_zone)
                             m = mine & zone
                             if m:
                                 score += LATENT * bits(m)
@@ -571,13 +583,15 @@ class Opponent:
                             score += THEIRS_LATENT * bits(m)
                         if (per_face[f] + 1) % group == 0:
                             score -= penalty
-                if score > self.best:
-                    self.best = score
-                if self.keep:
-                    self.moves.append((score, blk, s, f))
-            self.work += faces + faces if self.keep else faces  # a kept move is a tuple, sorted later
+                if score > best:
+                    best = score
+                if keep:
+                    keep((score, blk, s, f))
+            self.work += faces + faces if keep else faces  # a kept move is a tuple, sorted later
             if self._pause():
+                self.best = best
                 yield
+        self.best = best
 
     def _answers(self, me, moves):
         """The strongest level: the best of `moves` by the other player's best answer,
@@ -608,7 +622,7 @@ class Opponent:
                     self.may_block = True
                     yield from self._weigh_all(o, False)
                     self.may_block = may_block
-                    value = -self.best
+                    value = score - self.best  # its own weight less their best answer's
                 self.take(me, s, last)
                 if blk != NO_BLOCKER:
                     self.take_blocker(me, blk)
