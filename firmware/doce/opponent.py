@@ -534,7 +534,9 @@ class Opponent:
         more = self.left[me] > 1  # a die left for a next turn
         theirs_left = self.left[o] > 0
         level = self.level
-        step = t.through_stride + faces  # the most work a square costs
+        # the most work a square costs: its lines read, then a face each weighed (twice if
+        # kept) and a threat each counted
+        step = t.through_stride + (4 if self.keep else 3) * faces
         dones = self.done
         new_mine = self.mine
         new_theirs = self.theirs

@@ -200,6 +200,25 @@ def test_the_work_budget_is_never_exceeded():
     assert deeper > len(games)  # it did weigh answers, within the budget
 
 
+class Watched(Opponent):
+    """The opponent, checked after every square it weighs: work past the limit it was held to."""
+
+    def _pause(self):
+        self.past = max(getattr(self, "past", 0), self.work - self.limit)
+        return super()._pause()
+
+
+def test_no_square_is_weighed_past_the_work_limit():
+    """Before each square the opponent checks that the most work a square can cost still fits
+    its limit: so no square's work may end past it (the budget is hard, not just on average)."""
+    tables = rules.load_tables("standard")
+    for i, game in enumerate(positions(tables, 40, 9)):
+        for budget in range(300, 3000, 11):  # the limit falls at every kind of square
+            player = Watched(tables, STRONGEST, i, budget)
+            player.choose(game)
+            assert getattr(player, "past", 0) <= 0, (budget, i, player.past)
+
+
 def test_the_strongest_level_weighs_the_answer():
     """Level 3 avoids a move whose best answer wins: against level 2 (the same moves, one ply
     deep) in seeded matches it wins more than it loses."""
