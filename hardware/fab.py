@@ -17,6 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import pcb  # noqa: E402
+import schematic  # noqa: E402  (its constants only: no SKiDL needed)
 
 OUT = HERE / "fab"
 BOARD_FILE = HERE / "pcb" / "doce.kicad_pcb"
@@ -33,6 +34,14 @@ LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground 
 LCSC = {"CD74HC4067M96": "C496123", "SN74HC138DR": "C6818", "DRV5055A2QDBZR": "C266131",
         "AO3401A": "C15127", "SN74AHCT1G125DBVR": "C7484", "WS2812B-2020": "C965555",
         "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589"}
+# JLCPCB's parts library draws some packages turned from KiCad's (IPC-7351) zero: the CPL adds
+# this many degrees to KiCad's rotation, by footprint name, first match. The figures are the
+# community's table of checked corrections, matthewlai/JLCKicadTools cpl_rotations_db.csv (also
+# in Bouni/kicad-jlcpcb-tools and KiBot's rotation filter): SOT-23 (3, 5 and 6 pins) 180, SOIC
+# 270. The 0603 and 0805 passives need none; for the WS2812B-2020 no checked figure is known,
+# so its rotation is KiCad's (README: check pin 1 in the fab's preview).
+JLCPCB_ROTATION = [(r"^SOT-23", 180), (r"^SOIC-", 270)]
+KINDS_SOCKETED = schematic.KINDS["esp32"].footprint
 BOM_COLUMNS = ["Comment", "Designator", "Footprint", "LCSC Part #"]
 CPL_COLUMNS = ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]
 
@@ -93,6 +102,12 @@ def _natural(ref):
     return head, int(ref[len(head):] or 0)
 
 
+def jlcpcb_rotation(footprint, degrees):
+    """KiCad's rotation of a footprint (its name without the library) as JLCPCB's CPL wants it."""
+    extra = next((turn for pattern, turn in JLCPCB_ROTATION if re.match(pattern, footprint)), 0)
+    return (degrees + extra) % 360
+
+
 def assembly(pcbnew, board, parts):
     """(bom.csv text, cpl.csv text) in JLCPCB's columns, for every part of the netlist."""
     mm = pcbnew.ToMM
@@ -105,11 +120,14 @@ def assembly(pcbnew, board, parts):
         info = parts[ref]
         mpn = info.get("MPN", "")
         footprint = info["footprint"].split(":")[1]
-        rows.setdefault((info["value"], footprint, LCSC.get(mpn, "")), []).append(ref)
+        comment = info["value"]
+        if info["footprint"] == KINDS_SOCKETED:  # the fab solders the devkit's sockets, not the devkit
+            comment = "2x %s (%s)" % (schematic.SOCKET["mpn"], schematic.SOCKET["part"])
+        rows.setdefault((comment, footprint, LCSC.get(mpn, "")), []).append(ref)
         x, y = mm(fp.GetPosition())
         # KiCad's placement frame, the Gerbers' own: y up
         cpl.append([ref, "%.3fmm" % x, "%.3fmm" % -y, "Top" if fp.GetLayer() == pcbnew.F_Cu else "Bottom",
-                    "%g" % (fp.GetOrientationDegrees() % 360)])
+                    "%g" % jlcpcb_rotation(footprint, fp.GetOrientationDegrees())])
     bom = io.StringIO()
     w = csv.writer(bom, lineterminator="\n")
     w.writerow(BOM_COLUMNS)

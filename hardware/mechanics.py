@@ -23,6 +23,12 @@ import layout as layout_module  # noqa: E402  (a plain script next to board.json
 
 MECHANICS = HERE / "mechanics"
 DICE = HERE / "dice"
+# A printed hole comes out about 0.1 mm small (FDM); a guide hole this much wider than the drill
+# lets it turn freely without wandering.
+GUIDE_CLEARANCE_MM = 0.2
+# The devkit stands on its 1x19 sockets (Sullins PPTC series: 8.5 mm bodies); its USB socket's
+# centre is about 3 mm above the devkit's own PCB, so about 12 mm above ours.
+USB_ABOVE_PCB_MM = 8.5 + 1.6 + 2.0
 
 
 # --- drawings (ezdxf) -------------------------------------------------------------------------
@@ -31,7 +37,7 @@ def _doc():
 
     doc = ezdxf.new("R2010", setup=False)
     doc.units = ezdxf.units.MM
-    for name, colour in (("OUTLINE", 7), ("HOLES", 1), ("WELLS", 3), ("USB", 5)):
+    for name, colour in (("OUTLINE", 7), ("HOLES", 1), ("WELLS", 3), ("USB", 5), ("ENGRAVE", 4)):
         doc.layers.add(name, color=colour)
     return doc
 
@@ -71,16 +77,42 @@ def enclosure_box(lay):
     return (x0 - 2 * gap, y0 - 2 * gap, x1 + 2 * gap, y1 + 2 * gap)
 
 
+def wall_height(lay):
+    """The walls stand on the base and reach the well sheet's top face."""
+    s = lay.stack()
+    return lay.mech["standoff_mm"] + lay.mech["pcb_mm"] + s["wells_top"]
+
+
+def walls(lay):
+    """{side: (length, height)}: the four walls, each wall_mm thick, standing on the base's edge;
+    the north and south walls run the base's whole width, east and west fit between them."""
+    x0, y0, x1, y1 = enclosure_box(lay)
+    t, h = lay.mech["wall_mm"], wall_height(lay)
+    return {"south": (x1 - x0, h), "north": (x1 - x0, h), "west": (y1 - y0 - 2 * t, h), "east": (y1 - y0 - 2 * t, h)}
+
+
 def enclosure_dxf(lay, usb):
-    """`usb`: (x, y, width) of the devkit's USB socket at the PCB's south edge."""
+    """The base (outline and standoff holes, the PCB's place engraved, not cut) and, below it,
+    the four walls laid flat, the south one with the notch for the USB plug. `usb`: (x, y,
+    width) of the devkit's USB socket at the PCB's south edge."""
     doc = _doc()
     msp = doc.modelspace()
-    _box(msp, enclosure_box(lay), "OUTLINE")
-    _box(msp, lay.pcb_box, "WELLS")  # where the PCB sits: a guide line, not a cut
-    _holes(msp, lay, lay.pcb_holes())
-    x, y, w = usb
     e = enclosure_box(lay)
-    _box(msp, (x - w / 2, e[1], x + w / 2, e[1] + 2 * lay.mech["wall_mm"]), "USB")
+    _box(msp, e, "OUTLINE")
+    px0, py0, px1, py1 = lay.pcb_box  # where the PCB sits: lines to engrave, open so no cutter cuts them out
+    msp.add_lwpolyline([(px0, py0), (px1, py0), (px1, py1), (px0, py1), (px0, py0 + 5)], close=False,
+                       dxfattribs={"layer": "ENGRAVE"})
+    _holes(msp, lay, lay.pcb_holes())
+    x, _, w = usb
+    y = e[1] - 10  # the walls, laid out below the base
+    for side, (length, height) in walls(lay).items():
+        y -= height
+        _box(msp, (e[0], y, e[0] + length, y + height), "OUTLINE")
+        bottom = y + lay.mech["standoff_mm"] + lay.mech["pcb_mm"] + USB_ABOVE_PCB_MM - w / 4
+        if side == "south" and bottom < y + height:  # the plug's notch, open at the top
+            msp.add_lwpolyline([(x - w / 2, y + height), (x - w / 2, bottom), (x + w / 2, bottom),
+                                (x + w / 2, y + height)], close=False, dxfattribs={"layer": "USB"})
+        y -= 5
     return doc
 
 
@@ -129,7 +161,7 @@ def jig_plan(lay):
     pocket = ph["die_mm"][0] + ph["die_mm"][1] + jig["fit_mm"]  # the largest die slides in
     ring = ph["ring_mm"]
     return {"pocket": pocket, "outer": pocket + 2 * jig["wall_mm"], "depth": ph["die_mm"][0] / 2,
-            "guide": jig["guide_mm"], "drill": jig["drill_mm"],
+            "guide": jig["guide_mm"], "drill": jig["drill_mm"], "guide_hole": jig["drill_mm"] + GUIDE_CLEARANCE_MM,
             "holes": [(dx * ring, dy * ring) for dx, dy in layout_module.STEP.values()]}
 
 
@@ -147,7 +179,7 @@ def jig_solid(lay):
         for cy in (-1, 1):
             block -= Pos(cx * pocket / 2, cy * pocket / 2, 0) * Cylinder(1.0, depth, align=up)
     for x, y in plan["holes"]:
-        block -= Pos(x, y, depth - 1) * Cylinder(plan["drill"] / 2, plan["guide"] + 2, align=up)
+        block -= Pos(x, y, depth - 1) * Cylinder(plan["guide_hole"] / 2, plan["guide"] + 2, align=up)
     block -= Pos(0, outer / 2, height) * Cylinder(1.5, 2.0)  # the N mark
     return block
 

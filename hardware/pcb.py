@@ -10,6 +10,7 @@ itself: a small s-expression reader, no SKiDL.
 """
 
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -25,7 +26,16 @@ LIBS = Path("/usr/share/kicad/footprints")
 OWN = HERE / "doce.pretty"
 MARGIN = 10.0  # mm from KiCad's page origin to the board's corner
 
-RULES = {"clearance": 0.15, "track": 0.2, "power_track": 0.5, "via": 0.55, "via_drill": 0.3, "edge": 0.5}
+# via_pad: a via's copper from any pad's, its own net's too (solder would wick down the via)
+RULES = {"clearance": 0.15, "track": 0.2, "power_track": 0.5, "via": 0.55, "via_drill": 0.3, "edge": 0.5,
+         "via_pad": 0.2}
+# Solder mask: openings 0.05 mm larger than each pad a side, and no web of mask thinner than 0.1 mm
+# (JLCPCB's process, jlcpcb.com/capabilities/pcb-capabilities; OSH Park's advice is the same 2 mil).
+MASK = {"expansion": 0.05, "min_web": 0.1}
+# No copper on any layer within this diameter of a mounting hole's centre: an M3 washer (DIN 125,
+# 7 mm) or the DIN 988 shim (6 mm) and the standoff's hex (5.5 mm across flats, 6.4 across
+# corners) press there, and 0.5 mm more for the hole's place tolerance.
+KEEPOUT_MM = 8.0
 POWER = re.compile(r"^(GND|VBUS|\+3V3.*|\+5V_LED)$")
 
 
@@ -105,7 +115,10 @@ def placements(lay, parts):
         elif ref.startswith("LED"):
             _, x, y = leds[int(ref[3:]) - 1]
             at[ref] = (x, y, 0)
-    near = {"H": (-0.4, 3.2, 0), "LED": (-2.6, 0, 90), "U2": (-7.5, 0, 90), "U10": (0, -7.5, 0), "U11": (-3, 0, 90)}
+    # each decoupling capacitor within 3 mm of its part's supply pin: a multiplexer's VCC (pin
+    # 24) is its north-east corner, the decoder's (pin 16) too
+    near = {"H": (-0.4, 3.2, 0), "LED": (-2.6, 0, 90), "U2": (7.0, 6.5, 90), "U10": (4.5, 4.0, 90),
+            "U11": (-3, 0, 90)}
     for ref, p in parts.items():
         owner = p.get("Decouples")
         if owner:
@@ -116,6 +129,11 @@ def placements(lay, parts):
             at[ref] = (x + dx, y + dy, rot)
     x, y, _ = at["U12"]
     at["C167"], at["C168"], at["C169"] = (x - 3.5, y + 2, 90), (x - 3.5, y - 2, 90), (x, y - 12, 0)
+    for g in range(8):  # each gate resistor just north of its MOSFET
+        qx, qy, _ = at["Q%d" % (g + 1)]
+        at["R%d" % (g + 12)] = (qx, qy + 3.5, 0)
+    x, y, _ = at["U1"]
+    at["C170"] = (x + 3, y + 3.5, 0)  # the 3.3 V bulk, beside the devkit's 3V3 pin (pin 1)
     return at
 
 
@@ -156,6 +174,8 @@ def build(pcbnew, lay, parts, nets):
     ds.m_ViasMinSize = mm(RULES["via"])
     ds.m_MinThroughDrill = mm(RULES["via_drill"])
     ds.m_CopperEdgeClearance = mm(RULES["edge"])
+    ds.m_SolderMaskMargin = mm(MASK["expansion"])
+    ds.m_SolderMaskMinWidth = mm(MASK["min_web"])
     netclass = ds.GetNetClasses().GetDefault()
     netclass.SetClearance(mm(RULES["clearance"]))
     netclass.SetTrackWidth(mm(RULES["track"]))
@@ -184,13 +204,15 @@ def build(pcbnew, lay, parts, nets):
         lib, name = parts[ref]["footprint"].split(":")
         path = OWN if lib == "doce" else LIBS / (lib + ".pretty")
         fp = pcbnew.FootprintLoad(str(path), name)
+        fp.SetFPID(pcbnew.LIB_ID(lib, name))  # with its library's nickname, as KiCad's own boards have
         fp.SetReference(ref)
         fp.SetValue(parts[ref]["value"])
         x, y, rot = at[ref]
         fp.SetPosition(point(x, y))
         fp.SetOrientationDegrees(rot)
         if not ref.startswith(("U", "SW")) or ref in ("U11", "U12"):  # small parts: references on the fab layer
-            fp.Reference().SetVisible(False)
+            fp.Reference().SetLayer(pcbnew.F_Fab)
+            fp.Reference().SetPosition(point(x, y))
         elif ref.startswith("U") and ref != "U1":
             fp.Reference().SetPosition(point(x, y))  # on the body, clear of its neighbours' outlines
         board.Add(fp)
@@ -200,12 +222,39 @@ def build(pcbnew, lay, parts, nets):
                 pad.SetNet(net_items[net])
     for i, (x, y) in enumerate(lay.pcb_holes(), 1):
         fp = pcbnew.FootprintLoad(str(LIBS / "MountingHole.pretty"), "MountingHole_3.2mm_M3")
+        fp.SetFPID(pcbnew.LIB_ID("MountingHole", "MountingHole_3.2mm_M3"))
         fp.SetReference("MH%d" % i)
         fp.SetPosition(point(x, y))
+        fp.Reference().SetLayer(pcbnew.F_Fab)  # not on the silkscreen: it would sit at the board's edge
+        fp.Reference().SetPosition(point(x, y))
         fp.SetAttributes(fp.GetAttributes() | pcbnew.FP_BOARD_ONLY | pcbnew.FP_EXCLUDE_FROM_POS_FILES
                          | pcbnew.FP_EXCLUDE_FROM_BOM)
         board.Add(fp)
+        keepout(pcbnew, board, point(x, y))
     return board
+
+
+def keepout(pcbnew, board, centre):
+    """A rule area on every copper layer, KEEPOUT_MM across: no track, via or plane there."""
+    mm = pcbnew.FromMM
+    zone = pcbnew.ZONE(board)
+    zone.SetIsRuleArea(True)
+    zone.SetDoNotAllowTracks(True)
+    zone.SetDoNotAllowVias(True)
+    zone.SetDoNotAllowCopperPour(True)
+    zone.SetDoNotAllowPads(False)  # the hole itself is a pad; the tests measure the parts' pads
+    zone.SetDoNotAllowFootprints(False)
+    layers = pcbnew.LSET()
+    for layer in (pcbnew.F_Cu, pcbnew.In1_Cu, pcbnew.In2_Cu, pcbnew.B_Cu):
+        layers.AddLayer(layer)
+    zone.SetLayerSet(layers)
+    outline = zone.Outline()
+    outline.NewOutline()
+    r = KEEPOUT_MM / 2 / math.cos(math.pi / 32)  # the 32-gon holds the circle
+    for i in range(32):
+        a = 2 * math.pi * (i + 0.5) / 32
+        outline.Append(centre.x + mm(r * math.cos(a)), centre.y + mm(r * math.sin(a)))
+    board.Add(zone)
 
 
 # --- routing ----------------------------------------------------------------------------------
@@ -242,7 +291,8 @@ def route(pcbnew, board, lay, log=print):
             (ax, ay), (bx, by) = to_mm(box.GetOrigin()), to_mm(box.GetEnd())
             if pad.GetAttribute() == pcbnew.PAD_ATTRIB_NPTH:
                 x, y = to_mm(pad.GetPosition())
-                holes.append((x, y, to_mm(pad.GetDrillSize().x)))
+                size = KEEPOUT_MM if fp.GetReference().startswith("MH") else to_mm(pad.GetDrillSize().x)
+                holes.append((x, y, size))
                 continue
             tht = pad.GetAttribute() == pcbnew.PAD_ATTRIB_PTH
             layers = (router_module.F, router_module.B) if tht else (router_module.F,)
@@ -259,7 +309,7 @@ def route(pcbnew, board, lay, log=print):
     ox, oy = kicad(x0, y1)
     ex, ey = kicad(x1, y0)
     rules = router_module.Rules(RULES["clearance"], RULES["track"], RULES["power_track"], RULES["via"],
-                                RULES["via_drill"], RULES["edge"])
+                                RULES["via_drill"], RULES["edge"], via_pad=RULES["via_pad"])
     r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets={"VBUS"}, log=log)
     r.power_pads = {("U12", "+5V_LED")}  # the LEDs' current, to the plane
     r.run()
@@ -322,6 +372,7 @@ def drc(pcbnew, path, report):
     pcbnew.WriteDRCReport(board, str(report), pcbnew.EDA_UNITS_MILLIMETRES, True)
     text = report.read_text()
     text = re.sub(r"(?m)^\*\* Created on .*$", "** Created on (date left out)", text)
+    text = re.sub(r"(?m)^(\*\* Drc report for ).*?([^/\\]+) \*\*$", r"\1\2 **", text)  # not where it was built
     report.write_text(text)
     found = re.findall(r"\*\* Found (\d+) (DRC violations|unconnected pads|Footprint errors)", text)
     counts = {key: int(n) for n, key in found}

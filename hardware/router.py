@@ -29,8 +29,9 @@ EPS = 0.01  # mm kept on top of every clearance: KiCad measures in nanometres
 
 class Rules:
     def __init__(self, clearance=0.15, track=0.2, power_track=0.5, via=0.55, via_drill=0.3, edge=0.5,
-                 hole=0.25, via_spacing=1.4):
+                 hole=0.25, via_spacing=1.4, via_pad=0.2):
         self.clearance, self.track, self.power_track = clearance, track, power_track
+        self.via_pad = via_pad  # a via's copper from any pad's, its own net's too: solder wicks down a via
         self.via, self.via_drill, self.edge, self.hole, self.via_spacing = via, via_drill, edge, hole, via_spacing
 
 
@@ -193,11 +194,11 @@ class Router:
                             self._mark(self.step_e[k][L], c, owner)
                         if north:
                             self._mark(self.step_n[k][L], c, owner)
-            reach = r.clearance + r.via / 2 + EPS
+            reach = max(r.clearance, r.via_pad) + r.via / 2 + EPS
             for c in self._cells_near(pad.box, reach):
                 x, y = self.xy(c)
                 d = pad.distance(x, y)
-                if d < r.via / 2 + 0.05:  # no via in a pad, not even its own net's
+                if d < r.via / 2 + r.via_pad + EPS:  # no via at or by a pad, not even its own net's
                     self.via_ok[c] = BLOCKED
                 elif d < reach:
                     self._mark(self.via_ok, c, owner)

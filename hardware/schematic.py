@@ -105,6 +105,10 @@ KINDS = {
     "led": Kind("LED", "RGB LED with WS2812 driver, 5 V, 2 x 2 mm", "Worldsemi", "WS2812B-2020", "2020",
                 "LED_SMD:LED_WS2812B-2020_PLCC4_2.0x2.0mm",
                 _pins((1, "DOUT", "OUTPUT"), (2, "VSS", "PWRIN"), (3, "DIN", "INPUT"), (4, "VDD", "PWRIN"))),
+    "r100": Kind("R", "Resistor 100 Ohm 1%", "Yageo", "RC0603FR-07100RL", "0603", "Resistor_SMD:R_0603_1608Metric",
+                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100"),
+    "c10u": Kind("C", "Capacitor 10 uF 25 V X5R", "Samsung", "CL21A106KAYNNNC", "0805",
+                 "Capacitor_SMD:C_0805_2012Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10u"),
     "c100n": Kind("C", "Capacitor 100 nF 50 V X7R", "Samsung", "CL10B104KB8NNNC", "0603",
                   "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100n"),
     "c10n": Kind("C", "Capacitor 10 nF 50 V X7R", "Samsung", "CL10B103KB8NNNC", "0603",
@@ -117,6 +121,12 @@ KINDS = {
     "button": Kind("SW", "Tactile switch 6x6 mm", "Omron", "B3F-1000", "THT",
                    "Button_Switch_THT:SW_TH_Tactile_Omron_B3F-10xx", _pins((1, "A", "PASSIVE"), (2, "B", "PASSIVE"))),
 }
+
+# The devkit is not soldered: it plugs into two 1x19 female headers (its footprint's pads). They are
+# bought and placed, so they are BOM rows of their own, under the devkit's reference.
+SOCKET = {"ref": "U1 (J2, J3)", "qty": "2", "part": "Female header 1x19, 2.54 mm, through hole (the devkit's sockets)",
+          "manufacturer": "Sullins", "mpn": "PPTC191LFBN-RC", "package": "THT 1x19 P2.54 mm",
+          "notes": "the ESP32 devkit plugs into these two, 25.4 mm apart (footprint doce:ESP32-DevKitC_2x19_socket)"}
 
 RING = "CNESW"
 DECOUPLING = "one at the supply pin of each sensor, LED, multiplexer, the decoder and the level shifter"
@@ -249,14 +259,15 @@ class Board:
                 self.muxes[ch // per_group]["I%d" % (ch % per_group)] += gnd
 
         # group supplies: the decoder's output drives its P-MOSFET's gate
+        gate = [self.net("GROUP%d_GATE" % g) for g in range(groups)]
         for g in range(groups):
             q = self.part("pfet", "high-side switch for each group's sensor supply")
-            q["G"] += group_on[g]
+            q["G"] += gate[g]
             q["S"] += v33
             q["D"] += group_rail[g]
         for g in range(groups):
             r = self.part("r10k", "gate pull-ups: every group off while the ESP32 boots")
-            r[1] += group_on[g]
+            r[1] += gate[g]
             r[2] += v33
 
         # the level shifter and the chain
@@ -315,6 +326,17 @@ class Board:
         sw1["A"] += button
         sw1["B"] += gnd
 
+        # made last, so the references above keep their meaning: R12-R19, C170
+        for g in range(groups):
+            r = self.part("r100", "gate resistors: the decoder's output to its P-MOSFET's gate, so switching a "
+                                  "group's 16 sensors and their 1.6 uF on rings less and loads the 74HC138 less")
+            r[1] += group_on[g]
+            r[2] += gate[g]
+        bulk33 = self.part("c10u", "bulk on the 3.3 V rail at the multiplexers: a group's 16 x 100 nF is switched "
+                                   "onto it at every group change")
+        bulk33[1] += v33
+        bulk33[2] += gnd
+
         # every devkit pin the board does not use is marked as such
         for p in esp.pins:
             if not p.nets:
@@ -359,6 +381,7 @@ class Board:
         w = csv.DictWriter(f, BOM_COLUMNS, lineterminator="\n")
         w.writeheader()
         w.writerows(self.bom_rows())
+        w.writerow(SOCKET)
         w.writerows(csv.DictReader(io.StringIO(mechanical)))
         return f.getvalue()
 

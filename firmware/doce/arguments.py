@@ -1,11 +1,16 @@
-"""What a request's arguments share on the board: the error for a bad one, and the base64 a
-chunk of a file carries (the rules tables, the broker's CA)."""
+"""What a request's arguments share on the board: the errors for a bad one and for one the
+board cannot carry out now, and the base64 a chunk of a file carries (the rules tables, the
+broker's CA)."""
 
 import binascii
 
 
 class BadArgument(ValueError):
     pass
+
+
+class CommandError(Exception):
+    """(code, message): a well-formed request the board cannot carry out now."""
 
 
 def base64_chunk(data):

@@ -11,7 +11,7 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
-from .arguments import BadArgument, base64_chunk
+from .arguments import BadArgument, CommandError, base64_chunk
 from .game import PLAYER_NAMES
 from .squares import square_name
 from .state import move_names, snapshot, who_plays
@@ -345,6 +345,11 @@ class Link:
             raise CommandError("failed", "this board has no Wi-Fi")
         return self.network(self, request)
 
+    def resend(self, request):  # MQTT: events a host missed, again from the journal
+        if self.net is None:
+            raise CommandError("no_network", "this board is not set up for a broker")
+        return self.net.resend(request.get("tag"), request.get("after"))
+
 
 _nested = [0]  # members of the objects inside the request, counted by end_of_container
 
@@ -392,7 +397,9 @@ def members_of(buf, n):
 
 
 def skip_space(buf, i, n):
-    while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13):
+    """Past JSON's whitespace (RFC 8259, 2): a line feed comes only over MQTT (on USB it ends the
+    line), as the file's last newline of `mosquitto_pub -s`."""
+    while i < n and (buf[i] == 32 or buf[i] == 9 or buf[i] == 13 or buf[i] == 10):
         i += 1
     return i
 
@@ -553,10 +560,6 @@ def is_id(ident):
     return ident - ident == 0  # not infinite, not NaN: the reply must stay JSON
 
 
-class CommandError(Exception):
-    """(code, message): a well-formed request the board cannot carry out now."""
-
-
 def player_argument(request, key, default, name=None):
     value = request.get(key)
     if value is None:
@@ -575,5 +578,5 @@ COMMANDS = {
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
-    "mqtt_ca": (Link.net_command, ("size", "offset", "data")),
+    "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
 }

@@ -37,7 +37,7 @@ import socket
 
 from umqtt import simple
 
-from .arguments import BadArgument, base64_chunk
+from .arguments import BadArgument, CommandError, base64_chunk
 from .squares import square_name
 from .ticks import ticks_add, ticks_diff
 
@@ -78,7 +78,7 @@ WIFI_FAULTS = {200: "the access point stopped answering", 201: "no access point 
                204: "the Wi-Fi handshake timed out"}
 STATE_MS = 500  # the retained state at most this often: it is a few hundred bytes of JSON
 OUTBOX = 64  # events kept for the broker while it is away (a round is about 30): ~5 KB of RAM
-CHUNK = 256  # bytes read a scan, at most (commands are short)
+CHUNK = 256  # bytes read a scan, at most (commands are short), but for a packet passed over
 # Nagle's algorithm off (setsockopt(IPPROTO_TCP, TCP_NODELAY, 1)): the same numbers in lwIP, the
 # ESP32's (ports/esp32/modsocket.c passes TCP_NODELAY on), and in Linux, the simulator's. With it
 # on, a write made while an earlier one waits for its ACK is held until that ACK comes, and the
@@ -86,7 +86,11 @@ CHUNK = 256  # bytes read a scan, at most (commands are short)
 # retained state, QoS 0, reached the room tens of ms after its event.
 IPPROTO_TCP = 6
 TCP_NODELAY = 1
-MAX_IN = 1024  # an incoming packet larger than this is not a command: the connection goes
+MAX_IN = 1024  # an incoming packet larger than this is not a command: it is passed over unread
+# A packet too big to be a command goes past at up to this many bytes a scan, as much as has come:
+# copied through a buffer of CHUNK bytes, a few microseconds a scan, never a wait. A broker set up by
+# doce fleet secure lets no message over 16 KB through (message_size_limit): two scans at most.
+SKIP_SCAN = 8192
 WIFI_KEYS = ("ssid", "password")
 MQTT_KEYS = ("broker", "port", "prefix", "board_id", "name", "user", "mqtt_password", "tls")
 SECRET = ("password", "mqtt_password")
@@ -347,29 +351,54 @@ class Net:
                 pass
         self.tag = hexlify(journal.tag or b"").decode()
         if journal.acked < journal.moves:
-            try:
-                with open(journal.path, "rb") as f:
-                    data = f.read()
-            except OSError:
-                data = b""
-            n = 0
-            for _ in replayed(app.tables, data, journal.moves, journal.acked, self.tag):
-                n += 1
-            self.behind = replayed(app.tables, data, journal.moves, journal.acked, self.tag)
-            self.behind_seq = link.seq + 1  # their numbers, taken before any new event's
-            link.seq += n
-            self.behind_end = link.seq
+            self.replay(journal.acked)
         self.lost = 0  # events dropped from a full outbox (the state still shows the game)
         self.state_due = True
         self.state_at = None
         self.ping_at = None
         self.commands = []  # payloads from cmd, handled one a scan
         self.skip = 0  # bytes still to come of a packet too big to read
+        self.scratch = bytearray(CHUNK)  # what a scan reads from the socket
+        self.retained = False  # the PUBLISH being read is a retained one
         self.connects = 0
         self.fault = None  # the last thing that went wrong, for `net`
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
 
     # -- what the board sends ------------------------------------------------------
+
+    def replay(self, after):
+        """Make the events of the journal's records after the `after` first again (catch_up
+        sends them), numbered before any new event. How many there are."""
+        journal = self.journal
+        try:
+            with open(journal.path, "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+        n = 0
+        for _ in replayed(self.app.tables, data, journal.moves, after, self.tag):
+            n += 1
+        if n:
+            self.behind = replayed(self.app.tables, data, journal.moves, after, self.tag)
+            self.behind_seq = self.link.seq + 1  # their numbers, taken before any new event's
+            self.link.seq += n
+            self.behind_end = self.link.seq
+            self.old = True  # of the journal's match
+        return n
+
+    def resend(self, tag, after):
+        """The `resend` command: the events of this match's records after `after` again, to the
+        broker (a host that missed them while it was away: doce fleet record); of the whole
+        match if `tag` is not this match's."""
+        if not isinstance(tag, str) or len(tag) > 8:
+            raise BadArgument("tag is a match's tag, 8 hex digits")
+        if not isinstance(after, int) or isinstance(after, bool) or after < 0:
+            raise BadArgument("after is a record number, 0 or more")
+        if self.behind:
+            raise CommandError("busy", "events of the journal are being sent again already")
+        if tag != self.tag:
+            after = 0
+        return {"tag": self.tag, "records": self.journal.moves, "resent": self.replay(min(after, self.journal.moves))}
 
     def event(self, event):
         """An event the link just numbered: it waits in the outbox until the broker has it."""
@@ -626,7 +655,8 @@ class Net:
             link.to = None
 
     def incoming(self, topic, msg):
-        if topic == self.topics["cmd"] and len(self.commands) < 4:  # more would be a flood
+        # An empty message is how MQTT clears a retained one (the organiser's tools do): no command
+        if topic == self.topics["cmd"] and msg and not self.retained and len(self.commands) < 4:  # more: a flood
             self.commands.append(msg)
 
     # -- bytes to and from the socket ----------------------------------------------------
@@ -638,21 +668,36 @@ class Net:
 
     def receive(self, now):
         """Take what has arrived. False: the connection is over."""
+        left = SKIP_SCAN
+        while self.skip and not self.pipe.inbox and left:  # a packet too big to be a command: passed over
+            got = self.read(now, min(self.skip, left, CHUNK))  # (never past its end: the next packet is after)
+            if not got:
+                return got is not False
+            self.skip -= got
+            left -= got
+        if left < SKIP_SCAN:
+            return True
+        got = self.read(now, CHUNK)
+        if got:
+            self.pipe.inbox.extend(memoryview(self.scratch)[:got])
+        return got is not False
+
+    def read(self, now, n):
+        """At most n bytes into scratch: how many, None if none have come, False if the connection is over."""
         try:
-            data = self.sock.read(CHUNK)
+            got = self.sock.readinto(self.scratch, n)
         except OSError as e:
             if e.args[0] == EAGAIN:
-                return True  # nothing yet, as some ports say it
+                return None  # nothing yet, as some ports say it
             self.failed(e)  # the connection reset, or TLS refused (an alert from the broker)
             return False
-        if not data:
-            if data is None:
-                return True  # nothing yet
+        if got is None:
+            return None  # nothing yet
+        if not got:
             self.closed(now, "the broker closed the connection")
             return False
         self.heard = True
-        self.pipe.inbox.extend(data)
-        return True
+        return got
 
     def process(self):
         """Act on each whole packet that has arrived. False: the broker sent nonsense."""
@@ -665,14 +710,17 @@ class Net:
                 if self.skip:
                     return True
             size = packet_size(pipe.inbox)
-            if size < 0:
-                return False
+            if size <= 0:
+                return size == 0  # 0: its header is not all here yet; -1: not MQTT
+            # A retained PUBLISH (MQTT 3.1.1, 3.3.1.3) is one the broker kept for whoever subscribes:
+            # handed over again at every reconnect, it is no command to act on
+            self.retained = pipe.inbox[0] & 0xF1 == 0x31
             if size > MAX_IN:
                 self.skip = size
-                if len(self.commands) < 4:
+                if len(self.commands) < 4 and not self.retained:
                     self.commands.append(None)  # answered as a line too long
                 continue
-            if size == 0 or len(pipe.inbox) < size:
+            if len(pipe.inbox) < size:
                 return True
             kind = pipe.inbox[0] & 0xF0
             try:

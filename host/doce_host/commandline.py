@@ -3,22 +3,31 @@ arguments, reading a JSON or rules file, writing a file, and opening a board's l
 cli.py and fleet/commands.py both import it; it imports neither."""
 
 import argparse
-import sys
+import ipaddress
+import math
+import re
 
 from . import rules as rulesfiles
+
+
+# A DNS name (RFC 1035, 2.3.4: 253 characters, labels of 63): what a listener or a certificate names
+HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]"
+                       r"([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$")
 
 
 class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2."""
 
 
+MAX_GAME = 1 << 20  # a recorded match is about 10 KB
+
+
 def read_json(path):
+    from .files import FileError, read_text
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as e:
-        raise UsageError("%s: cannot read (%s)" % (path, e.strerror)) from None
-    except UnicodeDecodeError:
-        raise UsageError("%s: not UTF-8 text" % path) from None
+        text = read_text(path, MAX_GAME, "a recorded game")
+    except FileError as e:
+        raise UsageError(str(e)) from None
     try:
         return rulesfiles.parse_json(text)
     except ValueError as e:
@@ -64,14 +73,55 @@ def link_errors(run):
 
 def seconds(text):
     """A time given on the command line: a number of seconds above 0 (not nan, inf, 0 or -5)."""
-    import math
+    return _seconds(text, False, "above 0")
+
+
+def duration(text):
+    """A time to wait: a number of seconds, 0 or more (not -1, nan or inf)."""
+    return _seconds(text, True, "0 or more")
+
+
+def _seconds(text, zero_too, said):
     try:
         value = float(text)
     except ValueError:
         value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError("%r: give a number of seconds above 0, like 5" % text)
+    if not (math.isfinite(value) and (value >= 0 if zero_too else value > 0)):
+        raise argparse.ArgumentTypeError("%r: give a number of seconds %s, like 5" % (text, said))
     return value
+
+
+def port_number(text):
+    """A TCP port to connect to or to listen on: 1 to 65535."""
+    return _port(text, 1)
+
+
+def port_or_any(text):
+    """A port to listen on, 0 for any free one."""
+    return _port(text, 0)
+
+
+def _port(text, lowest):
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not lowest <= port <= 65535:
+        raise argparse.ArgumentTypeError("%r: a port is a number from %d to 65535%s" % (
+            text, lowest, " (0: any free one)" if lowest == 0 else ""))
+    return port
+
+
+def listen_address(text):
+    """Where a listener listens: an IP address, or a host name that gives one (0.0.0.0: everywhere)."""
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        pass
+    if not HOST_NAME.match(text):
+        raise argparse.ArgumentTypeError("%r: give an IP address or a host name, like 192.168.1.10 (no port)" % text)
+    return text
+
 
 
 def board_args(command):
@@ -84,7 +134,7 @@ def board_args(command):
 
 def page_args(command):
     """The arguments of every command that serves a page."""
-    command.add_argument("--http", type=int, default=8000, metavar="PORT",
+    command.add_argument("--http", type=port_or_any, default=8000, metavar="PORT",
                          help="the page's port (default 8000; another free one if it is taken)")
     command.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
                          help="where the page is served (default this computer only; 0.0.0.0 for the room)")

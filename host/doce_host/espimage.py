@@ -39,12 +39,18 @@ APP_DESC_AT = 0x20
 # "MicroPython v1.28.0 on 2026-04-06" (py/mpconfig.h MICROPY_BANNER_NAME_AND_VERSION) is a
 # string constant in every build: sys.version and the REPL banner.
 BANNER = re.compile(rb"MicroPython (v\d+\.\d+(?:\.\d+)?[-+.\w]*) on (\d{4}-\d\d-\d\d)")
+# The board it is built for, as the REPL's banner goes on: "; " MICROPY_BANNER_MACHINE, which is
+# MICROPY_HW_BOARD_NAME " with " MICROPY_HW_MCU_NAME (shared/runtime/pyexec.c, py/mpconfig.h), one
+# string constant: "; Generic ESP32 module with SPIRAM with ESP32". The ESP32 ports' MCU names all
+# start with ESP32 (ESP32, ESP32S3, ESP32C3, ESP32-D2WD...).
+MACHINE = re.compile(rb"; ([\x20-\x7e]{1,100}) with (ESP32[\w-]{0,20})\x00")
 VFS_BLOCK = 4096  # the partition's block size (ports/esp32/esp32_partition.c NATIVE_BLOCK_SIZE_BYTES)
 
 CHIP_BY_IMAGE_ID = {CHIP_DEFS[chip].IMAGE_CHIP_ID: chip for chip in micropython.BOARDS}
 
 Partition = namedtuple("Partition", "name type subtype offset size")
-Firmware = namedtuple("Firmware", "chip version release date base partitions app_offset size")
+# machine: the board name the image is built for ("Generic ESP32 module with SPIRAM"), None if it does not say
+Firmware = namedtuple("Firmware", "chip version release date base partitions app_offset size machine")
 
 
 class FirmwareError(ValueError):
@@ -132,8 +138,9 @@ def read_firmware(data, name="the firmware"):
         raise FirmwareError("%s is not MicroPython (no 'MicroPython vX.Y.Z on DATE' in it): get %s"
                             % (name, micropython.firmware_file(chip)))
     version = banner.group(1).decode()
+    machine = MACHINE.search(data)
     return Firmware(chip, version, micropython.version(version), banner.group(2).decode(), base, partitions,
-                    app_offset, len(data))
+                    app_offset, len(data), machine.group(1).decode() if machine else None)
 
 
 def vfs_place(firmware, flash_size):

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import namedtuple
 from pathlib import Path
 
 from esptool.targets import CHIP_DEFS
@@ -23,18 +24,24 @@ from littlefs import LittleFSError
 
 from . import espimage, image, micropython
 from .espimage import FirmwareError, UnknownLayout
+from .files import FileError, read_limited
 from .link import BoardLink, LinkError
 from .paths import tool
 
 CHIPS = tuple(micropython.BOARDS)
 BAUD = 460800
 KEEP = ("journal", "calibration.bin")  # the board's own files, kept by --app-only
+MAX_FIRMWARE = 16 << 20  # the largest flash an ESP32 module has: no image is bigger
 ASSUMED_FLASH = 4 << 20  # a dry run does not ask the board: the smallest module MicroPython fits
 # mpremote has no timeout of its own. The app is about 150 KB: at 115200 baud (11.5 KB/s,
 # ports/esp32/uart.h MICROPY_HW_UART_REPL_BAUD) that is under 15 s of bytes; a tool still busy
 # after this long is stuck on a board that stopped answering.
 TOOL_SECONDS = 300  # esptool: a 4 MiB erase and write at BAUD takes about two minutes
 REPL_BYTES_PER_S = 11520  # 115200 baud, 8N1 (ports/esp32/uart.h MICROPY_HW_UART_REPL_BAUD)
+# What esptool reads of the board: its chip, its flash chip's size (None if it does not say), and the
+# chip's own description and features from its eFuses (esptool targets/esp32.py get_chip_description,
+# get_chip_features: "ESP32-D0WD-V3 (revision v3.1)"; "Wi-Fi", "Dual Core + LP Core", "240MHz"...).
+Probed = namedtuple("Probed", "chip flash_size description features")
 
 
 def copy_seconds(files):
@@ -106,13 +113,14 @@ def check_release(firmware, files, name):
 
 
 def probe(port):
-    """(chip, flash size in bytes or None) of the board on `port`, from its ROM bootloader
-    (esptool as a library: the chip's magic number and the flash chip's JEDEC ID)."""
+    """Probed: the board on `port` as its ROM bootloader tells esptool (as a library): the chip's
+    magic number, its eFuses and the flash chip's JEDEC ID."""
     from esptool.cmds import attach_flash, detect_chip, detect_flash_size, reset_chip, run_stub
     from esptool.util import flash_size_bytes
     try:
         with detect_chip(port) as esp:
             chip = next((key for key in CHIPS if CHIP_DEFS[key].CHIP_NAME == esp.CHIP_NAME), esp.CHIP_NAME)
+            description, features = esp.get_chip_description(), esp.get_chip_features()
             esp = run_stub(esp)
             attach_flash(esp)
             size = flash_size_bytes(detect_flash_size(esp))
@@ -120,7 +128,42 @@ def probe(port):
     except Exception as e:  # esptool's FatalError, a serial error: say it in one line
         raise LinkError("%s: esptool could not talk to the board's bootloader: %s"
                         % (port, (str(e).strip().splitlines() or [type(e).__name__])[0])) from None
-    return chip, size
+    return Probed(chip, size, description, list(features))
+
+
+def check_image(firmware, name):
+    """Refuse an image of another variant than the one a DOCE board runs (micropython.VARIANTS),
+    by the board name it is built for."""
+    want = micropython.board_name(firmware.chip)
+    if want is None or firmware.machine == want:
+        return
+    has = "built for a '%s'" % firmware.machine if firmware.machine else "not saying which board it is built for"
+    raise FirmwareError("%s is MicroPython %s %s, not for a '%s' as a DOCE board runs it (the Python heap in the "
+                        "WROVER's PSRAM, internal RAM left to Wi-Fi and TLS): get %s from %s"
+                        % (name, firmware.version, has, want, micropython.firmware_file(firmware.chip),
+                           micropython.download_page(firmware.chip)))
+
+
+def check_chip(board):
+    """Refuse an ESP32 the firmware cannot run as it promises, by what esptool reads of its eFuses."""
+    if board.chip != "esp32":
+        return
+    if any(feature.startswith("Single Core") for feature in board.features):
+        raise FirmwareError("the board's %s has one core: %s is built for two (MicroPython's UNICORE variant "
+                            "is for these, and doce does not support it)"
+                            % (board.description, micropython.firmware_file(board.chip)))
+    if "160MHz" in board.features:
+        raise FirmwareError("the board's %s is rated for 160 MHz at most (its eFuses, as esptool reads them); "
+                            "the DOCE firmware runs it at 240 MHz (doce/esp32.py CPU_HZ) for its die-to-light "
+                            "time: use an ESP32-WROVER-E module" % board.description)
+
+
+def psram_said(board):
+    """What esptool can say of the board's PSRAM: only PSRAM inside the chip's package is in its eFuses."""
+    if "Embedded PSRAM" in board.features:
+        return "PSRAM in the chip's package"
+    return ("no PSRAM in the chip's package; a WROVER's is a chip of its own beside the ESP32, which esptool "
+            "cannot see (the SPIRAM image runs without one too, but a Wi-Fi board with TLS needs it)")
 
 
 def run(command, timeout=TOOL_SECONDS):
@@ -156,26 +199,31 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
     """The commands of a full install, after checking the firmware against the app and board."""
     out = out or sys.stdout
     name = Path(firmware_path).name
-    data = Path(firmware_path).read_bytes()
+    data = read_limited(firmware_path, MAX_FIRMWARE, "a MicroPython image")
     firmware = espimage.read_firmware(data, name)
     if chip and chip != firmware.chip:
         raise FirmwareError("%s is MicroPython for the %s, not the %s: get %s" % (
             name, CHIP_DEFS[firmware.chip].CHIP_NAME, CHIP_DEFS[chip].CHIP_NAME, micropython.firmware_file(chip)))
     check_release(firmware, files, name)
-    print("%s: MicroPython %s (%s) for the %s" % (name, firmware.version, firmware.date,
-                                                CHIP_DEFS[firmware.chip].CHIP_NAME), file=out)
+    check_image(firmware, name)
+    print("%s: MicroPython %s (%s) for the %s%s" % (name, firmware.version, firmware.date,
+                                                  CHIP_DEFS[firmware.chip].CHIP_NAME,
+                                                  ", a '%s'" % firmware.machine if firmware.machine else ""), file=out)
     if dry_run:
         if size is None:
             size = ASSUMED_FLASH
             print("dry run: the board is not asked its flash size; assuming %s (give --flash-size)"
                   % espimage.mib(size), file=out)
     else:
-        board_chip, detected = probe(port)
+        board = probe(port)
+        board_chip, detected = board.chip, board.flash_size
         if board_chip != firmware.chip:
             raise FirmwareError("the board is an %s, %s is for the %s: get %s" % (
                 CHIP_DEFS[board_chip].CHIP_NAME if board_chip in CHIPS else board_chip, name,
                 CHIP_DEFS[firmware.chip].CHIP_NAME,
                 micropython.firmware_file(board_chip) if board_chip in CHIPS else "its MicroPython image"))
+        check_chip(board)
+        print("%s: %s: %s; %s" % (port, board.description, ", ".join(board.features), psram_said(board)), file=out)
         # MicroPython sizes vfs by the flash chip's own ID (esp_flash_get_physical_size,
         # ports/esp32/main.c), as esptool reads it: that wins over --flash-size
         if size is not None and detected is not None and size != detected:
@@ -215,7 +263,7 @@ def firmware_chip(path):
     """The chip a firmware file is for, so the app's native code is built for its CPU ("esp32" if unknown:
     plan() then says what is wrong with the file)."""
     try:
-        return espimage.read_firmware(Path(path).read_bytes(), Path(path).name).chip
+        return espimage.read_firmware(read_limited(path, MAX_FIRMWARE, "a MicroPython image"), Path(path).name).chip
     except (TypeError, OSError, ValueError, UnknownLayout):
         return "esp32"
 
@@ -258,12 +306,12 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
                 path.write_bytes(data)
             commands = [[tool("mpremote")] + mpremote_args(port, tmp, files)]
         else:
-            if firmware is not None and Path(firmware).is_dir():
-                raise LinkError("--firmware: %s is a folder, not a firmware file (get %s from %s)" % (
-                    firmware, micropython.firmware_file(chip or "esp32"), micropython.download_page(chip or "esp32")))
-            if firmware is None or not Path(firmware).is_file():
-                raise LinkError("--firmware: no such file %s (get %s from %s)" % (
-                    firmware, micropython.firmware_file(chip or "esp32"), micropython.download_page(chip or "esp32")))
+            try:  # missing, a FIFO, a device, or bigger than any module's flash: one line
+                read_limited(firmware, MAX_FIRMWARE, "a MicroPython image")
+            except FileError as e:
+                wanted = chip or "esp32"
+                raise LinkError("--firmware: %s (get %s from %s)" % (
+                    e, micropython.firmware_file(wanted), micropython.download_page(wanted))) from None
             commands = plan(port, firmware, files, tmp, chip=chip, size=size, dry_run=dry_run, out=out)
         for number, command in enumerate(commands):
             print("$ " + " ".join(command), file=out, flush=True)

@@ -15,12 +15,15 @@ RELEASE_DATE = "20260406"
 # MicroPython's generic board for each chip (micropython ports/esp32/boards/ at v1.28.0).
 BOARDS = {"esp32": "ESP32_GENERIC", "esp32s2": "ESP32_GENERIC_S2", "esp32s3": "ESP32_GENERIC_S3",
           "esp32c3": "ESP32_GENERIC_C3", "esp32c6": "ESP32_GENERIC_C6"}
-# The variant of that board's image a DOCE board runs, where not the plain one. The reference ESP32
-# board is a WROVER module: its PSRAM holds the Python heap and leaves internal RAM to Wi-Fi and TLS
-# (docs/building.md, bench/chip.py), so it runs ESP32_GENERIC's SPIRAM variant
-# (ports/esp32/boards/ESP32_GENERIC/mpconfigvariant_SPIRAM.cmake: sdkconfig.spiram), listed on the
-# board's download page under "Support for SPIRAM / WROVER".
-VARIANTS = {"esp32": "SPIRAM"}
+# The variant of that board's image a DOCE board runs, where not the plain one, and the board name
+# it is built with (MICROPY_HW_BOARD_NAME, in its banner and sys.implementation._machine), by which
+# doce flash tells the file from the others. The reference ESP32 board is a WROVER module: its PSRAM
+# holds the Python heap and leaves internal RAM to Wi-Fi and TLS (docs/building.md, bench/chip.py),
+# so it runs ESP32_GENERIC's SPIRAM variant (ports/esp32/boards/ESP32_GENERIC/mpconfigvariant_SPIRAM.cmake:
+# sdkconfig.spiram, "Generic ESP32 module with SPIRAM"), listed on the board's download page under
+# "Support for SPIRAM / WROVER". It boots without PSRAM too (sdkconfig.spiram:
+# CONFIG_SPIRAM_IGNORE_NOTFOUND), so it is the one image for every ESP32 board.
+VARIANTS = {"esp32": ("SPIRAM", "Generic ESP32 module with SPIRAM")}
 
 # Which .mpy version each release loads (micropython docs/reference/mpyfiles.rst, v1.28.0):
 # (first release, .mpy major, .mpy minor), newest first.
@@ -58,7 +61,12 @@ def version(text=RELEASE):
 
 def image_name(chip="esp32"):
     """The board's image as micropython.org names it: BOARD, or BOARD-VARIANT (ESP32_GENERIC-SPIRAM)."""
-    return BOARDS[chip] + ("-" + VARIANTS[chip] if chip in VARIANTS else "")
+    return BOARDS[chip] + ("-" + VARIANTS[chip][0] if chip in VARIANTS else "")
+
+
+def board_name(chip="esp32"):
+    """The board name the image a DOCE board runs is built with, or None where any will do."""
+    return VARIANTS[chip][1] if chip in VARIANTS else None
 
 
 def firmware_file(chip="esp32"):

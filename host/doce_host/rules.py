@@ -16,6 +16,8 @@ import jsonschema
 from doce import tables
 from doce.link import MAX_RULES  # the most tables a board takes
 
+from .files import FileError, read_text
+
 MAX_FILE = 1 << 20  # a rules file is about 1 KB: anything over a megabyte is not one
 NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")  # the schema's pattern, whole (its $ lets a newline end it)
 
@@ -46,20 +48,11 @@ def load(name_or_path):
                              % (text_source, ", ".join(shipped_names())))
         source = _shipped(text_source + ".json")
     else:
-        source = Path(text_source)
-        if not is_file(source):
-            raise RulesError("%s: cannot read (%s)" % (text_source, "not a regular file" if exists(source)
-                                                      else "no such file"))
+        source = None
     try:
-        with source.open("rb") as f:
-            data = f.read(MAX_FILE + 1)
-        if len(data) > MAX_FILE:
-            raise RulesError("%s: over %d bytes, too big to be a rules file" % (text_source, MAX_FILE))
-        text = data.decode("utf-8")
-    except OSError as e:
-        raise RulesError("%s: cannot read (%s)" % (text_source, e.strerror)) from None
-    except UnicodeDecodeError:
-        raise RulesError("%s: not UTF-8 text" % text_source) from None
+        text = source.read_text("utf-8") if source else read_text(text_source, MAX_FILE, "a rules file")
+    except FileError as e:
+        raise RulesError(str(e)) from None
     try:
         rules = parse_json(text)
     except ValueError as e:
@@ -116,13 +109,6 @@ def validate(rules):
     if size > MAX_RULES:
         raise RulesError("these rules make %d bytes of tables; a board holds at most %d (a smaller grid, "
                          "line or no-play radius)" % (size, MAX_RULES))
-
-
-def exists(path):
-    try:
-        return Path(path).exists()
-    except (OSError, ValueError):
-        return False
 
 
 def is_file(path):

@@ -115,41 +115,51 @@ def test_events_wait_while_the_wifi_is_down_and_go_in_order_once_it_is_back(sim,
 
 
 def test_10000_malformed_commands_change_nothing_and_the_board_still_answers(sim, mosquitto):
+    import threading
+
+    import paho.mqtt.client as mqtt
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
         assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
         sim.place("c3", "white 4")
         before = sim.state()
+        replies = []  # every reply (the room keeps only the latest few no request of its own waits for)
+        subscribed = threading.Event()
+        listener = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        listener.on_message = lambda c, u, m: replies.append(json.loads(m.payload))
+        listener.on_subscribe = lambda *_: subscribed.set()
+        listener.connect(mosquitto.host, mosquitto.port)
+        listener.subscribe("doce/b1/reply", 1)
+        listener.loop_start()
+        assert subscribed.wait(WAIT_S)
         rnd = random.Random(11)
         payloads = [bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300))) for _ in range(10000)]
         payloads += [b"", b"{", b'{"cmd":', b'{"cmd": 5}', b"[]", b'{"cmd" "x"}', b"x" * 5000,
                      b'{"cmd": "rules_commit"}', b'{"cmd": "new_round", "cmd": "new_match"}']
 
-        def answers():
-            with room.lock:
-                return [r for _, r in room.replies]
-
         def answered(count):  # the board scans (lockstep) until `count` replies are in
             def done():
-                if len(answers()) >= count:
+                if len(replies) >= count:
                     return True
                 sim.run(1)
-                return len(answers()) >= count
+                return len(replies) >= count
             # the work queued is at most WAITING commands: a CPU second of the board's is ample
             until_worked(done, lambda: sim.process.pid, cpu=1, every=0, what="%d replies" % count)
 
-        for i, p in enumerate(payloads):  # the 10,000 of issue 11, never more than the board keeps waiting
-            answered(i + 1 - WAITING)
+        sent = 0  # commands sent that get a reply: an empty message is none (it clears a retained one)
+        for p in payloads:  # the 10,000 of issue 11, never more than the board keeps waiting
+            answered(sent + 1 - WAITING)
             room.client.publish("doce/b1/cmd", p, qos=1)
-        answered(len(payloads))
+            sent += bool(p)
+        answered(sent)
         sim.run(20)  # a reply more than one a command would have come by now
-        assert len(answers()) == len(payloads) and not any(r["ok"] for r in answers())  # each one refused
-        assert any(r["error"] == "line_too_long" for r in answers())
+        listener.loop_stop()
+        assert len(replies) == sent and not any(r["ok"] for r in replies)  # each one refused
+        assert any(r["error"] == "line_too_long" for r in replies)
         assert sim.state()["board"] == before["board"] and sim.state()["round"] == before["round"]
         hello = room.command("b1", "hello", timeout=WAIT_S, pump=pump(sim))
         assert hello and hello["ok"]
         assert link(sim, cmd="net")["status"]["broker"] is True
-
 
 
 def test_two_boards_set_to_one_id_are_told_so_and_stop_fighting_every_two_seconds(sim, mosquitto, tmp_path):
@@ -239,3 +249,136 @@ def test_a_stored_broker_name_is_refused_at_boot_and_the_board_plays_on(tmp_path
         assert "status" not in link(sim, cmd="net")
         sim.place("c3", "white 4")
         assert link(sim, cmd="state")["state"]["board"] == {"c3": "white 4"}
+
+
+def test_a_retained_command_is_not_run_again_at_each_reconnect(sim, mosquitto):
+    """A {"cmd": "new_match"} published once with retain abandoned the match in play each time
+    the board came back to the broker (issue 25): the broker hands a retained message to every new
+    subscription. The board acts on a command once, as it comes, never on one kept for it."""
+    import paho.mqtt.client as mqtt
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        b = room.boards["b1"]
+        other = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)  # a script that set retain by mistake
+        other.connect(mosquitto.host, mosquitto.port)
+        other.loop_start()
+        kept = other.publish("doce/b1/cmd", '{"cmd":"new_match","first":"white","id":"kept"}', qos=1, retain=True)
+        kept.wait_for_publish(WAIT_S)
+        other.loop_stop()
+        assert wait_until(lambda: any(r.get("id") == "kept" for _, r in room.replies), WAIT_S, pump(sim))  # once, live
+        sim.place("c3", "white 4")
+        assert wait_until(lambda: any(e["event"] == "placed" for _, e in b.events), WAIT_S, pump(sim))
+        for _ in range(2):  # the Wi-Fi goes and comes back: the board subscribes again, and is handed it again
+            connects = link(sim, cmd="net")["status"]["connects"]
+            sim.command(do="wifi", up=False)
+            assert wait_until(lambda: not b.online, WAIT_S, pump(sim))
+            sim.command(do="wifi", up=True)
+            assert wait_until(lambda: link(sim, cmd="net")["status"]["connects"] > connects, WAIT_S, pump(sim))
+            sim.run(200)  # the retained command has come by now
+        assert sim.state()["board"] == {"c3": "white 4"}  # the match in play goes on
+        assert [r for _, r in room.replies if r.get("id") == "kept"] == [{"re": "new_match", "id": "kept", "ok": True}]
+        assert sum(e["event"] == "new_match" for _, e in b.events if not e.get("again")) == 1
+        # No Mosquitto ACL can refuse the retain flag on a topic: the organiser's tools clear what they find
+        with Room(mosquitto.url) as again:
+            assert wait_until(lambda: again.cleared == 1, WAIT_S)
+        sim.run(100)
+        assert retained_on(mosquitto, "doce/b1/cmd") is None
+        assert not [r for _, r in room.replies if r.get("id") != "kept"]  # the empty message clearing it: no command
+
+
+def retained_on(broker, topic):
+    """The message the broker keeps on `topic`, or None: asked before the board's retained status,
+    which always comes (the broker answers subscriptions in order)."""
+    import threading
+
+    import paho.mqtt.client as mqtt
+    got, done = {}, threading.Event()
+
+    def on_message(c, u, m):
+        if m.topic == topic:
+            got["payload"] = m.payload
+        else:
+            done.set()
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.on_message = on_message
+    c.on_connect = lambda c, u, f, r, p=None: (c.subscribe(topic, 1), c.subscribe("doce/b1/status", 1))
+    c.connect(broker.host, broker.port)
+    c.loop_start()
+    try:
+        assert done.wait(WAIT_S)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+    return got.get("payload")
+
+
+def test_resend_makes_the_matchs_records_again_and_refuses_what_it_cannot(sim, mosquitto):
+    """What doce fleet record asks a board for after it was away (docs/protocol.md, resend)."""
+    assert link(sim, cmd="resend", tag="00000000", after=0)["error"] == "no_network"  # no broker set up
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        b = room.boards["b1"]
+        sim.place("c3", "white 4")
+        sim.place("d4", "black 2")
+        assert wait_until(lambda: sum(e["event"] == "placed" for _, e in b.events) == 2, WAIT_S, pump(sim))
+        tag = b.events[-1][1]["tag"]
+        assert [e["record"] for _, e in b.events if e.get("tag") == tag] == [1, 2, 3, 4]
+        reply = room.command("b1", "resend", tag=tag, after=2, timeout=WAIT_S, pump=pump(sim))
+        assert reply == {"re": "resend", "id": reply["id"], "ok": True, "tag": tag, "records": 4, "resent": 2}
+        assert wait_until(lambda: b.repeats == 2, WAIT_S, pump(sim))  # the room had them: kept once
+        first, second = room.send("b1", "resend", tag="0000beef", after=3), room.send("b1", "resend", tag=tag, after=0)
+        replies = {}
+
+        def answered():
+            for request_id in (first, second):
+                replies[request_id] = replies.get(request_id) or room.reply(request_id)
+            return all(replies.values())
+        assert wait_until(answered, WAIT_S, pump(sim))
+        assert replies[first]["resent"] == 4  # another match's tag: the whole match in play
+        assert replies[second]["error"] == "busy"  # while those still go
+        assert wait_until(lambda: b.repeats == 6, WAIT_S, pump(sim))
+        for bad in ({"tag": 7, "after": 0}, {"tag": tag, "after": -1}, {"tag": tag, "after": True}, {"tag": tag}):
+            assert room.command("b1", "resend", timeout=WAIT_S, pump=pump(sim), **bad)["error"] == "bad_argument"
+        assert [e["cell"] for _, e in b.events if e["event"] == "placed"] == ["c3", "d4"]
+
+
+def test_a_command_with_whitespace_around_it_is_a_command_on_mqtt(sim, mosquitto):
+    """mosquitto_pub -s sends a file's trailing newline: it was bad_json, while leading spaces and
+    tabs were taken (issue 25). JSON's whitespace is taken at either end; only the object itself counts."""
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        good = [b'{"cmd":"hello","id":1}\n', b'{"cmd":"hello","id":2}\r\n', b'\n\t {"cmd":"hello","id":3} \t\r\n\n',
+                b' {"cmd":"hello","id":4}']
+        bad = [b'{"cmd":"hello","id":5}\nx', b'{"cmd":"hel\nlo","id":6}', b'{"cmd":"hello","id":7}\x0b']
+        for payload in good + bad:
+            room.client.publish("doce/b1/cmd", payload, qos=1)
+            assert wait_until(lambda: len(room.replies) == 1, WAIT_S, pump(sim)), payload
+            with room.lock:
+                (_, reply), = room.replies
+                room.replies.clear()
+            assert reply["ok"] == (payload in good), (payload, reply)
+            if payload in bad:
+                assert reply["error"] == "bad_json", (payload, reply)
+
+
+def test_a_megabyte_on_cmd_is_passed_over_in_a_bounded_number_of_scans(sim, mosquitto):
+    """A 1 MB message on cmd (skipped, as documented) left the board deaf for 15.7 s: it passed
+    256 bytes a scan, 4096 scans (issue 25). It now passes what has come of it, up to 8 KB a
+    scan (doce/net.py SKIP_SCAN); here, on a broker with no size limit (doce fleet secure's has one).
+    The bound is fixed here, not read from the firmware, which would let the old 256 pass too."""
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        size = 1 << 20
+        room.client.publish("doce/b1/cmd", b"x" * size, qos=1).wait_for_publish(WAIT_S)
+        request_id = room.send("b1", "hello")
+        scans = 0
+        while room.reply(request_id) is None and scans < 4 * size // 256:
+            sim.run(2)
+            scans += 2
+        # at 8 KB a scan, 128 scans, and as many again for bytes still on their way
+        assert scans <= 2 * size // 8192, scans
+        assert [r["error"] for _, r in room.replies] == ["line_too_long"]  # answered once

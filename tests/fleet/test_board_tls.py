@@ -251,7 +251,7 @@ def test_config_mqtt_checks_the_ca_file_before_it_opens_the_port(tmp_path, capsy
     for args, words in ((["--broker", "mqtts://10.0.0.2"], "needs --ca"),
                         (["--broker", "mqtt://10.0.0.2", "--ca", str(tmp_path / "room" / "ca.crt")], "mqtts://"),
                         (["--broker", "mqtts://10.0.0.2", "--ca", str(tmp_path / "room" / "server.crt")], "not a CA"),
-                        (["--broker", "mqtts://10.0.0.2", "--ca", str(tmp_path / "room" / "passwords")],
+                        (["--broker", "mqtts://10.0.0.2", "--ca", str(tmp_path / "room" / "dynamic-security.json")],
                          "not a certificate"),
                         (["--broker", "mqtts://10.0.0.2", "--ca", str(tmp_path / "missing")], "cannot read")):
         assert main(["config", "mqtt", "--port", port, *args]) == 2, args

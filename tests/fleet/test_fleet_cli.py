@@ -80,10 +80,13 @@ def test_a_prefix_or_board_id_no_topic_can_hold_is_refused(tmp_path, capsys, arg
     assert not list(tmp_path.iterdir())  # fleet secure wrote nothing
 
 
-def test_fleet_status_without_a_broker_runs_the_embedded_one(capsys):
+def test_fleet_status_without_a_broker_runs_the_embedded_one_and_says_it_is_for_this_computer(capsys):
     port = free_port()
     assert main(["fleet", "status", "--embedded-port", str(port), "--wait", "0.2"]) == 0
-    assert "no boards on 127.0.0.1:%d" % port in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "no boards on 127.0.0.1:%d" % port in out
+    # it takes anyone under any client id (issue 25): said in one line, beside the JSON or table on stdout
+    assert err.count("\n") == 1 and "for this computer only" in err and "any client id" in err
 
 
 def test_fleet_status_names_a_broker_it_cannot_reach(capsys):
@@ -122,3 +125,67 @@ def test_config_gives_a_board_the_address_of_a_broker_named(capsys):
     assert board_settings("mqtt://10.0.0.7:1883")[1]["broker"] == "10.0.0.7"
     with pytest.raises(Exception, match="IPv4"):
         board_settings("mqtt://[::1]:1883")
+
+
+@pytest.mark.parametrize("argv", [
+    ["fleet", "web", "--http", "70000"],  # was an OverflowError from the socket
+    ["fleet", "web", "--http", "-1"],
+    ["fleet", "status", "--embedded-port", "70000"],  # was amqtt's traceback, then the line
+    ["fleet", "status", "--embedded-port", "0"],
+    ["fleet", "broker", "--embedded-port", "x"],
+    ["sim", "--http", "70000"],
+])
+def test_a_port_no_socket_can_have_is_refused_before_anything_starts(capsys, argv):
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    err = capsys.readouterr().err
+    assert ended.value.code == 2 and "a port is a number from" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("folder", ["/dev/null", "/proc/x"])  # FileExistsError, FileNotFoundError
+def test_a_record_folder_that_cannot_be_one_is_one_line(capsys, folder):
+    assert main(["fleet", "record", folder, "--broker", "mqtt://127.0.0.1:1", "--wait", "0.1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("doce: ") and err.count("\n") == 1 and folder in err, err
+
+
+def test_fleet_status_uses_the_embedded_broker_doce_sim_already_runs(capsys):
+    """fleet status while doce sim --boards ran the embedded broker printed amqtt's traceback
+    (address already in use)."""
+    port = free_port()
+    from doce_host.fleet.broker import EmbeddedBroker
+    with EmbeddedBroker(port):
+        assert main(["fleet", "status", "--embedded-port", str(port), "--wait", "0.2"]) == 0
+        out, err = capsys.readouterr()
+        assert "no boards on 127.0.0.1:%d" % port in out
+        assert err.count("\n") == 1 and "already listening on 127.0.0.1:%d" % port in err, err
+        assert main(["fleet", "broker", "--embedded-port", str(port)]) == 2  # a second broker there: one line
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "already" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["fleet", "secure", "DIR", "--boards", "b1", "--mqtt-port", "70000"], "a port is a number"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--mqtt-port", "0"], "a port is a number"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--listen", "not an address"], "an IP address or a host name"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--listen", "127.0.0.1:1883"], "an IP address or a host name"),
+    (["fleet", "secure", "DIR", "--boards", ""], "give board ids separated by commas"),  # a room of no boards
+    (["fleet", "secure", "DIR", "--boards", "b1,,b2"], "give board ids separated by commas"),
+    (["fleet", "secure", "DIR", "--boards", "#"], "a board id is"),
+    (["fleet", "secure", "DIR", "--boards", "b1", "--tls", "--host", "h", "--tls-port", "1883"], "differ"),
+    (["fleet", "rules", "push", "standard", "--boards", ""], "give board ids"),  # went to every board
+    (["fleet", "rules", "push", "standard", "--boards", "#"], "a board id is"),  # reported as offline
+    (["fleet", "rules", "push", "standard", "--boards", "a/b"], "a board id is"),
+    (["fleet", "rules", "push", "standard", "--wait", "-1"], "a number of seconds"),
+    (["fleet", "status", "--wait", "nan"], "a number of seconds"),  # time.sleep(nan): a ValueError
+    (["fleet", "record", "DIR", "--wait", "inf"], "a number of seconds"),
+])
+def test_nonsense_arguments_are_refused_before_anything_is_done(tmp_path, capsys, argv, says):
+    argv = [str(tmp_path / "out") if a == "DIR" else a for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as ended:  # refused by the argument's own check
+        code = ended.code
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "Traceback" not in err, err
+    assert not list(tmp_path.iterdir())  # nothing written, no folder made

@@ -8,36 +8,45 @@ import pytest
 from fleet_helpers import mosquitto_or_skip
 
 from doce_host.cli import main
-from doce_host.fleet.broker import Mosquitto
+from doce_host.fleet.broker import Mosquitto, free_port
 from doce_host.fleet.room import Room, wait_until
-from doce_host.fleet.security import config_lines
 
 WAIT_S = 20
 
 
 @pytest.fixture
 def secured(tmp_path):
+    """Mosquitto on the very config `doce fleet secure` wrote."""
     mosquitto_or_skip()
-    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1,b2"]) == 0
+    port = free_port()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1,b2", "--mqtt-port", str(port)]) == 0
     credentials = json.loads((tmp_path / "room" / "credentials.json").read_text())
-    with Mosquitto(folder=tmp_path / "broker", extra=config_lines(tmp_path / "room")) as broker:
+    conf = (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
+    with Mosquitto(port=port, folder=tmp_path / "broker", extra=conf, listeners=False) as broker:
         yield broker, credentials
 
 
-def client(broker, user=None, password=None):
-    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+def client(broker, user=None, password=None, client_id="", will=None):
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id)
     if user:
         c.username_pw_set(user, password)
-    result = {}
+    if will:
+        c.will_set(*will, qos=1, retain=True)
+    result = {"drops": 0}
     ready = threading.Event()
 
     def on_connect(cl, u, flags, reason, props=None):
         result["reason"] = reason
         ready.set()
+
+    def on_disconnect(cl, u, flags, reason, props=None):
+        result["drops"] += 1
     c.on_connect = on_connect
+    c.on_disconnect = on_disconnect
     c.connect(broker.host, broker.port)
     c.loop_start()
     assert ready.wait(WAIT_S)
+    c.result = result
     return c, result["reason"]
 
 
@@ -58,11 +67,11 @@ PLACED = {"event": "placed", "seq": 1, "player": "white", "cell": "c3", "value":
 def test_a_board_cannot_publish_as_another_nor_read_anothers_commands(secured):
     broker, credentials = secured
     with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:
-        b1, reason = client(broker, "b1", credentials["b1"])
+        b1, reason = client(broker, "b1", credentials["b1"], client_id="b1")  # a board connects as its id
         assert not reason.is_failure
         heard = []
         b1.on_message = lambda c, u, m: heard.append(m.topic)
-        b1.subscribe("doce/+/cmd", 1)
+        b1.subscribe([("doce/+/cmd", 1), ("#", 1), ("doce/b1/cmd", 1)])  # only its own is granted
         b1.publish("doce/b2/events", json.dumps(PLACED), qos=1)  # as b2: dropped
         b1.publish("doce/b2/status", json.dumps({"online": True}), qos=1)
         b1.publish("doce/b1/events", json.dumps(PLACED), qos=1)  # its own: passes
@@ -108,3 +117,105 @@ def test_the_mosquitto_configs_doce_writes_send_each_message_at_once(tmp_path):
     assert "set_tcp_nodelay true" in (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
     with Mosquitto(folder=tmp_path / "broker"):  # the tests' and the bench's
         assert "set_tcp_nodelay true" in (tmp_path / "broker" / "mosquitto.conf").read_text().splitlines()
+
+
+STATUS = {"online": True, "id": "b2", "name": "b2", "boot": "0000abcd", "seq": 0}
+
+
+def test_a_boards_password_cannot_take_another_clients_id(secured, capsys, monkeypatch):
+    """Board b1's password with b2's client id made Mosquitto drop the real b2 (and publish its
+    last will); with an organiser tool's id, that tool. The broker ties each board's user to its
+    own id; the organiser's tools, several at once, keep their own."""
+    import io
+    broker, credentials = secured
+    organiser = dict(user="organiser", password=credentials["organiser"])
+    with Room(broker.url, **organiser) as room, Room(broker.url, **organiser) as other:
+        b2, reason = client(broker, "b2", credentials["b2"], client_id="b2",
+                            will=("doce/b2/status", json.dumps(dict(STATUS, online=False))))
+        assert not reason.is_failure
+        b2.publish("doce/b2/status", json.dumps(STATUS), qos=1, retain=True)
+        assert wait_until(lambda: room.boards.get("b2") and room.boards["b2"].online, WAIT_S)
+        for taken in ("b2", room.client_id, other.client_id):
+            thief, reason = client(broker, "b1", credentials["b1"], client_id=taken)
+            thief.loop_stop()
+            assert reason.is_failure, taken
+        # the CLI's own tool, at the same time as the two
+        monkeypatch.setattr("sys.stdin", io.StringIO(credentials["organiser"] + "\n"))
+        assert main(["fleet", "status", "--broker", broker.url, "--user", "organiser", "--password-stdin",
+                     "--wait", "0.5", "--json"]) == 0
+        rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [(r["id"], r["online"]) for r in rows] == [("b2", True)]
+        b2.publish("doce/b2/events", json.dumps(PLACED), qos=1)  # b2 still connected, its messages flow
+        assert wait_until(lambda: room.boards["b2"].events and other.boards.get("b2") and other.boards["b2"].events,
+                          WAIT_S)
+        b2.loop_stop()
+        assert b2.result["drops"] == 0 and room.boards["b2"].online
+        assert room.connects == 1 and other.connects == 1  # neither tool was knocked off
+
+
+def test_the_broker_lets_no_message_too_big_to_be_a_boards_through(secured, sim):
+    """A board passes over a command too big to be one, but it costs it scans (a megabyte took it
+    15.7 s at 256 bytes a scan): the room's Mosquitto drops what no board or organiser sends."""
+    from fleet_helpers import link
+    broker, credentials = secured
+    with Room(broker.url, user="organiser", password=credentials["organiser"]) as room:
+        assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
+        assert link(sim, cmd="mqtt", broker=broker.host, port=broker.port, board_id="b1", user="b1",
+                    mqtt_password=credentials["b1"])["ok"]
+        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, lambda: sim.run(2))
+        room.client.publish("doce/b1/cmd", b"x" * (1 << 20), qos=1).wait_for_publish(WAIT_S)
+        reply = room.command("b1", "hello", timeout=WAIT_S, pump=lambda: sim.run(2))
+        assert reply and reply["ok"]
+        assert not room.replies  # the megabyte never reached the board: no line_too_long
+
+
+def test_running_fleet_secure_again_keeps_every_password_and_says_what_changed(tmp_path, capsys):
+    """Re-run to add a board, it replaced every password, the organiser's too, and said only
+    that it kept the CA (issue 25): every board in the room was locked out until set up again."""
+    mosquitto_or_skip()
+    room = tmp_path / "room"
+    read = lambda: json.loads((room / "credentials.json").read_text())  # noqa: E731
+    assert main(["fleet", "secure", str(room), "--boards", "b1,b2"]) == 0
+    first = read()
+    capsys.readouterr()
+    assert main(["fleet", "secure", str(room), "--boards", "b3"]) == 0
+    out = capsys.readouterr().out
+    now = read()
+    assert {k: now[k] for k in first} == first and sorted(now) == ["b1", "b2", "b3", "organiser"]
+    assert "kept the passwords of organiser, b1, b2" in out and "new: b3" in out and "restart Mosquitto" in out
+    assert main(["fleet", "secure", str(room), "--boards", "b1,b3", "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert (said["added"], said["removed"], said["kept"]) == ([], [], ["b1", "b2", "b3", "organiser"])
+    assert read() == now
+    assert main(["fleet", "secure", str(room), "--remove", "b2"]) == 0  # a board lost: its password goes
+    out = capsys.readouterr().out
+    assert "removed: b2" in out and sorted(read()) == ["b1", "b3", "organiser"]
+    users = [c["username"] for c in json.loads((room / "dynamic-security.json").read_text())["clients"]]
+    assert sorted(users) == ["b1", "b3", "organiser"]
+    (room / "credentials.json").write_text("{not json")  # damaged: never replaced by new passwords
+    assert main(["fleet", "secure", str(room), "--boards", "b4"]) == 2
+    err = capsys.readouterr().err
+    assert "credentials.json" in err and err.count("\n") == 1
+    assert (room / "credentials.json").read_text() == "{not json"
+
+
+def test_fleet_secure_writes_its_private_files_through_no_link_and_refuses_a_board_both_added_and_removed(
+        tmp_path, capsys):
+    """Hostile review: a link left where a private file is first written (credentials.json.new)
+    would have had the room's passwords written wherever it points; a board both named in --boards
+    and --remove would have lost its password and got a new one."""
+    mosquitto_or_skip()
+    room = tmp_path / "room"
+    room.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("not yours\n")
+    (room / "credentials.json.new").symlink_to(elsewhere)
+    assert main(["fleet", "secure", str(room), "--boards", "b1,b2"]) == 0
+    assert elsewhere.read_text() == "not yours\n"
+    before = json.loads((room / "credentials.json").read_text())
+    assert sorted(before) == ["b1", "b2", "organiser"]
+    capsys.readouterr()
+    assert main(["fleet", "secure", str(room), "--boards", "b2", "--remove", "b2"]) == 2
+    err = capsys.readouterr().err
+    assert "b2" in err and err.count("\n") == 1
+    assert json.loads((room / "credentials.json").read_text()) == before

@@ -41,7 +41,7 @@ def tls_room(tmp_path):
 
 def tls_client(port, ca, user, password):
     """A plain paho client over TLS, standing in for a board (test_board_tls.py has the simulated one)."""
-    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=user)  # a board connects as its id
     c.username_pw_set(user, password)
     c.tls_set_context(ssl.create_default_context(cafile=str(ca)))
     ready = threading.Event()
@@ -87,7 +87,7 @@ def test_another_ca_a_wrong_host_and_a_plain_port_are_one_line_errors(tls_room, 
     cases = [(good, tmp_path / "other" / "ca.crt", "does not vouch"),
              ("mqtts://127.0.0.1:%d" % broker.port, room_dir / "ca.crt", "does not vouch"),  # not its name
              ("mqtts://localhost:%d" % plain, room_dir / "ca.crt", "no TLS"),
-             (good, room_dir / "passwords", "as a CA"),  # a file that is no certificate
+             (good, room_dir / "dynamic-security.json", "as a CA"),  # a file that is no certificate
              (good, tmp_path / "missing.crt", "as a CA")]
     for url, ca, words in cases:
         code, err = fleet_status(monkeypatch, capsys, url, ca, credentials["organiser"])
@@ -120,7 +120,7 @@ def test_a_second_run_keeps_the_ca_and_keys_are_private(tmp_path, capsys):
     folder = tmp_path / "room"
     assert secure(folder, "--host", "192.168.1.10", "--host", "doce.local") == 0
     ca, ca_key, server = ((folder / n).read_bytes() for n in ("ca.crt", "ca.key", "server.crt"))
-    for name in ("ca.key", "server.key", "credentials.json", "passwords"):
+    for name in ("ca.key", "server.key", "credentials.json", "dynamic-security.json"):
         assert stat.S_IMODE((folder / name).stat().st_mode) == 0o600, name
     capsys.readouterr()
     assert secure(folder, "--host", "192.168.1.11") == 0

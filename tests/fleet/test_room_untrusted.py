@@ -68,3 +68,49 @@ def test_a_room_is_ready_for_every_shape_before_the_first_message():
     protocol.validator.cache_clear()
     Room("mqtt://127.0.0.1:1")  # made, not connected
     assert protocol.validator.cache_info().currsize == len(set(SHAPES.values()))
+
+
+def held_bytes(room, tournament):
+    """What a Room and its tournament page keep, as the JSON it came as (a measure that fails
+    the test, not a figure: the process's own size depends on the allocator)."""
+    size = sum(len(json.dumps(r)) for _, r in room.replies)
+    for b in room.boards.values():
+        size += sum(len(json.dumps(e)) for _, e in b.events) + len(json.dumps(b.state)) + 64 * len(b.recorded)
+    return size + sum(len(json.dumps([m.rounds, m.over, m.players])) for m in tournament.matches)
+
+
+@pytest.mark.board_may_lie
+def test_what_the_room_keeps_of_a_board_is_bounded_whatever_it_sends():
+    """Board a's reply topic alone took fleet web from 84 MB to 357 MB (2 x 10,000 replies of
+    15 KB, issue 25). A board's replies, events, the keys that tell its repeats and the matches the
+    standings count are each kept to a bound, and so is the number of boards."""
+    import types
+
+    from doce_host.fleet.standings import Tournament
+    room = Room("mqtt://127.0.0.1:1")  # made, not connected: its messages are handed to it here
+    tournament = Tournament(room, {1: [("a", "Ana", "Ben")]})
+    big = "x" * 15000
+
+    def hand(topic, message):
+        room._on_message(None, None, types.SimpleNamespace(topic=topic, payload=json.dumps(message).encode(),
+                                                           retain=False))
+    hand("doce/a/status", {"online": True, "id": "a", "name": "a", "boot": "00000001", "seq": 0})
+    sizes = []
+    for n in range(1, 3001):
+        hand("doce/a/reply", {"re": None, "ok": False, "error": "bad_json", "message": big})
+        hand("doce/a/events", {"event": "warning", "message": big, "seq": 4 * n})
+        hand("doce/a/events", {"event": "new_match", "first": "white", "seq": 4 * n + 1, "tag": "%08x" % n,
+                               "record": 1})
+        hand("doce/a/events", {"event": "round_end", "round": n % 1000 + 1, "result": "white", "reason": "line",
+                               "lines": [], "points": {"white": n, "black": 0}, "seq": 4 * n + 2,
+                               "tag": "%08x" % n, "record": 2})
+        hand("doce/a/events", {"event": "match_end", "match": {"white": n, "black": 0, "winner": "white"},
+                               "seq": 4 * n + 3, "tag": "%08x" % n, "record": 2})
+        if n % 1000 == 0:
+            sizes.append(held_bytes(room, tournament))
+    assert room.passed_over == 0  # every one a board's message, kept as far as the bounds go
+    # it stopped growing (but for the digits of the numbers in it); the bound is a few MB
+    assert sizes[-1] < 1.01 * sizes[-2] < 20 * 1024 * 1024, sizes
+    for n in range(5000):  # and boards without end: each a status, with a name as long as a message
+        hand("doce/b%d/status" % n, {"online": True, "id": "b", "name": big, "boot": "1", "seq": 0})
+    assert len(room.boards) < 5000

@@ -28,7 +28,8 @@ def test_the_bom_names_every_part_once_in_jlcpcbs_columns():
     assert set(refs) == set(PARTS)
     for comment, designators, footprint, lcsc in body:
         for ref in designators.split(","):
-            assert PARTS[ref]["value"] == comment and PARTS[ref]["footprint"].endswith(":" + footprint), ref
+            value = PARTS[ref]["value"] if ref != "U1" else "2x PPTC191LFBN-RC"  # the devkit's sockets
+            assert comment.startswith(value) and PARTS[ref]["footprint"].endswith(":" + footprint), ref
         assert lcsc == "" or re.fullmatch(r"C\d+", lcsc)
 
 
@@ -51,7 +52,25 @@ def test_the_placement_file_puts_every_part_where_the_board_has_it():
         bx, by, degrees = board[ref]
         assert float(x.removesuffix("mm")) == pytest.approx(bx, abs=1e-3), ref
         assert float(y.removesuffix("mm")) == pytest.approx(-by, abs=1e-3), ref  # y up, as in the Gerbers
-        assert float(rotation) == degrees % 360 and layer == "Top", ref
+        extra = 180 if footprint_of(ref).startswith("SOT-23") else 270 if footprint_of(ref).startswith("SOIC-") else 0
+        assert float(rotation) == (degrees + extra) % 360 and layer == "Top", ref
+
+
+def footprint_of(ref):
+    return PARTS[ref]["footprint"].split(":")[1]
+
+
+def test_the_assembler_is_asked_for_the_devkits_sockets_not_the_devkit():
+    (row,) = [r for r in rows("doce-bom-jlcpcb.csv")[1:] if r[1] == "U1"]
+    assert row[0].startswith("2x PPTC191LFBN-RC") and "ESP32" not in row[0]
+
+
+def test_sot23_and_soic_parts_are_turned_as_jlcpcbs_library_draws_them():
+    rotation = {r[0]: float(r[4]) for r in rows("doce-cpl-jlcpcb.csv")[1:]}
+    board = placed_raw()
+    assert rotation["H1"] == (board["H1"][2] + 180) % 360  # SOT-23 (JLCKicadTools' table)
+    assert rotation["U2"] == (board["U2"][2] + 270) % 360  # SOIC
+    assert rotation["C1"] == board["C1"][2] % 360  # 0603: none
 
 
 def test_the_upload_holds_every_gerber_and_drill_file_as_they_are():

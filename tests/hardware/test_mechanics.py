@@ -3,6 +3,7 @@ step with the stack the physics model assumes, and kept in the repository as bui
 
 import importlib.util
 import json
+import math
 import struct
 import sys
 from pathlib import Path
@@ -196,3 +197,52 @@ def test_the_board_gets_its_file_without_the_mechanics():
     shipped = json.loads(device_board())
     assert "mechanics" not in shipped and "mechanics" in SPEC
     assert shipped == {k: v for k, v in SPEC.items() if k != "mechanics"}
+
+
+def _stl_points(path):
+    data = path.read_bytes()
+    (n,) = struct.unpack_from("<I", data, 80)
+    return [struct.unpack_from("<3f", data, 84 + 50 * i + 12 + 12 * v) for i in range(n) for v in range(3)]
+
+
+def test_the_jigs_guide_holes_leave_the_drill_room_to_turn():
+    plan = load("mechanics").jig_plan(LAY)
+    top = plan["depth"] + plan["guide"]
+    points = [(x, y) for x, y, z in _stl_points(HARDWARE / "dice" / "jig.stl") if abs(z - top) < 1e-3]
+    for hx, hy in plan["holes"]:
+        radius = max(r for r in (math.hypot(x - hx, y - hy) for x, y in points) if r < plan["drill"])
+        assert radius * 2 >= plan["drill"] + 0.15, (hx, hy)  # a printed hole comes out ~0.1 mm small
+
+
+def test_the_bom_has_a_screw_for_each_end_of_each_standoff_and_no_countersink():
+    import csv
+
+    rows = list(csv.DictReader((HARDWARE / "bom.csv").open()))
+    (screws,) = [r for r in rows if r["ref"].startswith("SC")]
+    (standoffs,) = [r for r in rows if r["ref"].startswith("ST")]
+    assert int(standoffs["qty"]) == len(LAY.pcb_holes())
+    assert int(screws["qty"]) == 2 * len(LAY.pcb_holes())
+    assert "countersunk" not in (screws["part"] + screws["notes"]).lower()
+
+
+def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcbs_place():
+    import ezdxf
+
+    mechanics = load("mechanics")
+    msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
+    closed = [e for e in msp if e.dxftype() == "LWPOLYLINE" and e.closed]
+    assert all(e.dxf.layer == "OUTLINE" for e in closed)  # a closed shape is a cut: the PCB's place is not one
+    (guide,) = [e for e in msp if e.dxf.layer == "ENGRAVE"]
+    assert not guide.closed
+    x0, y0, x1, y1 = mechanics.enclosure_box(LAY)
+    for e in msp:
+        if e.dxf.layer == "USB":  # the plug goes through the south wall, never the base
+            assert all(y < y0 for _, y, *_ in e.get_points())
+    walls = mechanics.walls(LAY)
+    def size(e):
+        xs, ys = [p[0] for p in e.get_points()], [p[1] for p in e.get_points()]
+        return round(max(xs) - min(xs), 3), round(max(ys) - min(ys), 3)
+
+    want = [(round(w, 3), round(h, 3)) for w, h in walls.values()] + [(round(x1 - x0, 3), round(y1 - y0, 3))]
+    assert sorted(size(e) for e in closed) == sorted(want)  # the base and four walls, nothing else closed
+    assert walls["south"][1] == pytest.approx(LAY.mech["standoff_mm"] + LAY.mech["pcb_mm"] + LAY.stack()["wells_top"])

@@ -152,3 +152,32 @@ def test_building_the_circuit_leaves_no_files_behind(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("(0, 0)")
     assert list(first.iterdir()) == [] and list(later.iterdir()) == []
+
+
+def test_each_group_switch_gate_is_driven_through_a_resistor_and_pulled_up(board):
+    decoder_outputs = {n.name for n in board.nets.values() if n.name.startswith("GROUP") and n.name.endswith("_N")}
+    for q in [p for p in board.circuit.parts if p.fields.get("MPN") == "AO3401A"]:
+        gate = net_of(q, "G")
+        assert gate.name not in decoder_outputs, q.ref  # not straight from the 74HC138
+        parts = [p.part for p in gate.pins if p.part is not q]
+        series = [r for r in parts if r.value == "100"]
+        assert len(series) == 1, q.ref
+        other = [p for p in series[0].pins if gate not in p.nets][0]
+        assert other.nets[0].name in decoder_outputs
+        assert any(r.value == "10k" and "+3V3" in [n.name for p in r.pins for n in p.nets] for r in parts), q.ref
+
+
+def test_the_3v3_rail_has_a_bulk_capacitor(board):
+    def farads(value):
+        return float(value[:-1]) * {"n": 1e-9, "u": 1e-6}[value[-1]]
+
+    caps = [p.part for p in board.nets["+3V3"].pins if p.part.ref.startswith("C")]
+    assert max(farads(c.value) for c in caps) >= 9.9e-6  # 10 uF
+
+
+def test_the_bom_lists_the_devkits_two_sockets():
+    import csv
+
+    rows = list(csv.DictReader((HARDWARE / "bom.csv").open()))
+    (socket,) = [r for r in rows if "1x19" in r["part"]]
+    assert socket["qty"] == "2" and socket["mpn"] and socket["ref"].startswith("U1")

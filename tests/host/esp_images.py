@@ -55,15 +55,28 @@ def esp_image(chip, address, data):
     return image.save(None)
 
 
-def app(chip, version="v1.28.0", date="2026-04-06", size=2048):
-    """A MicroPython app image: esp_app_desc first, then the version string as sys.version has it."""
+# What the REPL's banner says after the version at tag v1.28.0: "; " MICROPY_HW_BOARD_NAME " with "
+# MICROPY_HW_MCU_NAME (shared/runtime/pyexec.c), for ESP32_GENERIC's SPIRAM variant
+# (mpconfigvariant_SPIRAM.cmake) and the generic boards of the other chips (their mpconfigboard.h).
+MACHINES = {"esp32": "Generic ESP32 module with SPIRAM with ESP32", "esp32s2": "Generic ESP32S2 module with ESP32S2",
+            "esp32s3": "Generic ESP32S3 module with ESP32S3", "esp32c3": "ESP32C3 module with ESP32C3"}
+PLAIN_ESP32 = "Generic ESP32 module with ESP32"  # ESP32_GENERIC without a variant (its mpconfigboard.h)
+
+
+def app(chip, version="v1.28.0", date="2026-04-06", size=2048, machine=None):
+    """A MicroPython app image: esp_app_desc first, then the version string as sys.version has it
+    and the banner's board and MCU (machine: MACHINES[chip] unless given; "" for none)."""
     text = struct.pack("<I", 0xABCD5432) + bytes(252)
     if version:
         text += b"3.4.0; MicroPython %s on %s\0" % (version.encode(), date.encode())
+    machine = MACHINES[chip] if machine is None else machine
+    if machine:
+        text += b"; %s\0" % machine.encode()
     return esp_image(chip, CHIPS[chip][3], text + bytes(size))
 
 
-def firmware(chip="esp32", version="v1.28.0", date="2026-04-06", table=V1_28_TABLE, md5=True, app_image=None):
+def firmware(chip="esp32", version="v1.28.0", date="2026-04-06", table=V1_28_TABLE, md5=True, app_image=None,
+             machine=None):
     """A whole-flash MicroPython .bin, as micropython.org ships it."""
     _, base, ram, _ = CHIPS[chip]
     data = esp_image(chip, ram, bytes(range(256)) * 4)  # the bootloader
@@ -72,4 +85,4 @@ def firmware(chip="esp32", version="v1.28.0", date="2026-04-06", table=V1_28_TAB
         data += partition_table(table, md5)
     app_at = next((row[3] for row in table or () if row[1] == APP), 0x10000)
     data += b"\xff" * (app_at - base - len(data))
-    return data + (app_image if app_image is not None else app(chip, version, date))
+    return data + (app_image if app_image is not None else app(chip, version, date, machine=machine))

@@ -67,6 +67,12 @@ def test_the_chip_and_version_come_from_the_image(chip, table_at):
     assert fw.base == 0x8000 - table_at and fw.app_offset == 0x10000
 
 
+@pytest.mark.parametrize("machine, board", [(None, "Generic ESP32 module with SPIRAM"),
+                                            (esp_images.PLAIN_ESP32, "Generic ESP32 module"), ("", None)])
+def test_the_board_an_image_is_built_for_comes_from_its_banner(machine, board):
+    assert espimage.read_firmware(esp_images.firmware(machine=machine)).machine == board
+
+
 def test_a_changed_byte_in_the_app_fails_its_checksum():
     data = bytearray(esp_images.firmware())
     data[0xF000 + 600] ^= 0x01  # inside the app's segment (the app is at file offset 0x10000 - 0x1000)

@@ -8,6 +8,7 @@ ESP32_GENERIC_S3 use ports/esp32/partitions-4MiBplus.csv (nvs, phy_init, factory
 the module's flash.
 """
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ MIB = 1 << 20
 FACTORY_END = 0x10000 + 0x1F0000  # partitions-4MiBplus.csv: factory at 0x10000, 0x1F0000 long
 
 
-def write(tmp_path, data, name="ESP32_GENERIC-20260406-v1.28.0.bin"):
+def write(tmp_path, data, name=micropython.firmware_file()):
     path = tmp_path / name
     path.write_bytes(data)
     return path
@@ -176,7 +177,7 @@ def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypat
         ran.append(image.read(written(command, FACTORY_END, blocks), block_count=blocks))
         return subprocess.CompletedProcess(command, 0)
 
-    monkeypatch.setattr(flash, "probe", lambda port: ("esp32", 16 * MIB))
+    monkeypatch.setattr(flash, "probe", lambda port: probed("esp32", 16 * MIB))
     monkeypatch.setattr(flash, "run", run)
     monkeypatch.setattr(flash, "verify", lambda port, out: {"board": "doce"})
     out = open(tmp_path / "out.txt", "w+")
@@ -185,11 +186,44 @@ def test_a_real_install_asks_the_board_and_runs_the_commands(tmp_path, monkeypat
     assert command[11] == "0x200000"  # the superblocks, first of the vfs partition
     assert files == image.app_files()
     out.seek(0)
-    assert "/dev/ttyUSB0: ESP32 with 16 MiB of flash" in out.read()
+    said = out.read()
+    assert "/dev/ttyUSB0: ESP32 with 16 MiB of flash" in said
+    assert "ESP32-D0WD-V3 (revision v3.1): Wi-Fi, BT, Dual Core + LP Core, 240MHz" in said  # esptool's words
+    assert "a WROVER's is a chip of its own beside the ESP32, which esptool cannot see" in said
+
+
+def probed(chip, size, description="ESP32-D0WD-V3 (revision v3.1)",
+           features=("Wi-Fi", "BT", "Dual Core + LP Core", "240MHz", "Coding Scheme None")):
+    """What esptool reads of an ESP32-WROVER-E's chip (targets/esp32.py: pkg_version 1, revision 3)."""
+    return flash.Probed(chip, size, description, list(features))
+
+
+@pytest.mark.parametrize("description, features, says", [
+    ("ESP32-D0WD-V3 (revision v3.1)", ["Wi-Fi", "BT", "Dual Core + LP Core", "160MHz"], "is rated for 160 MHz at most"),
+    ("ESP32-S0WD (revision v1.0)", ["Wi-Fi", "BT", "Single Core + LP Core", "240MHz"], "has one core"),
+])
+def test_an_esp32_the_firmware_cannot_run_as_it_promises_is_refused_before_anything_is_written(
+        tmp_path, monkeypatch, description, features, says):
+    monkeypatch.setattr(flash, "probe", lambda port: probed("esp32", 8 * MIB, description, features))
+    monkeypatch.setattr(flash, "run", lambda command, timeout=None: pytest.fail("ran %s" % command))
+    with pytest.raises(FirmwareError, match="the board's %s %s" % (re.escape(description), says)):
+        flash.install("/dev/ttyUSB0", write(tmp_path, esp_images.firmware()), out=open("/dev/null", "w"))
+
+
+def test_psram_in_the_chips_package_is_said_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(flash, "probe", lambda port: probed(
+        "esp32", 8 * MIB, "ESP32-PICO-V3-02 (revision v3.0)", ["Wi-Fi", "BT", "Dual Core + LP Core", "240MHz",
+                                                               "Embedded Flash", "Embedded PSRAM"]))
+    work = tmp_path / "work"
+    work.mkdir()
+    out = open(tmp_path / "out.txt", "w+")
+    flash.plan("p", write(tmp_path, esp_images.firmware()), image.app_files(), work, out=out)
+    out.seek(0)
+    assert "Embedded PSRAM; PSRAM in the chip's package" in out.read()
 
 
 def test_a_board_of_another_chip_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(flash, "probe", lambda port: ("esp32s3", 8 * MIB))
+    monkeypatch.setattr(flash, "probe", lambda port: probed("esp32s3", 8 * MIB))
     monkeypatch.setattr(flash, "run", lambda command, timeout=None: pytest.fail("ran %s" % command))
     firmware = write(tmp_path, esp_images.firmware("esp32"))
     with pytest.raises(FirmwareError, match="the board is an ESP32-S3, .* get ESP32_GENERIC_S3-20260406-v1.28.0.bin"):
@@ -206,7 +240,7 @@ def test_no_firmware_file_is_a_clear_error(tmp_path):
     assert run.returncode == 2 and "no such file" in run.stderr and "Traceback" not in run.stderr
     assert micropython.firmware_file("esp32") in run.stderr
     run = run_cli("--firmware", tmp_path)  # said "no such file" before
-    assert run.returncode == 2 and "is a folder, not a firmware file" in run.stderr
+    assert run.returncode == 2 and "not a regular file (a directory), so not a MicroPython image" in run.stderr
 
 
 def cut(data, at):
@@ -225,6 +259,13 @@ BAD_IMAGES = {
     "a newer release": (lambda: esp_images.firmware(version="v1.29.0"), "v1.29.0, but the app"),
     "another .mpy": (lambda: esp_images.firmware(version="v1.18", date="2022-01-17"),
                      "cannot load the app's .mpy files (version 6.0/6.3; it loads 5.0)"),  # native code: minor too
+    # ESP32_GENERIC's plain image: internal RAM alone holds the Python heap, Wi-Fi and TLS (docs/building.md)
+    "the plain image": (lambda: esp_images.firmware(machine=esp_images.PLAIN_ESP32),
+                        "is MicroPython v1.28.0 built for a 'Generic ESP32 module', not for a 'Generic ESP32 "
+                        "module with SPIRAM' as a DOCE board runs it (the Python heap in the WROVER's PSRAM, internal "
+                        "RAM left to Wi-Fi and TLS): get ESP32_GENERIC-SPIRAM-20260406-v1.28.0.bin from "
+                        "https://micropython.org/download/ESP32_GENERIC/"),
+    "no board named": (lambda: esp_images.firmware(machine=""), "not saying which board it is built for"),
 }
 
 
@@ -290,7 +331,7 @@ def test_no_board_on_the_port_is_one_clear_line(tmp_path):
 def test_the_flash_chips_own_size_wins(tmp_path, monkeypatch, given, detected, used):
     """MicroPython sizes vfs from the flash chip's ID, so that is what the image is built for;
     --flash-size only stands in where the chip does not say."""
-    monkeypatch.setattr(flash, "probe", lambda port: ("esp32", detected and detected * MIB))
+    monkeypatch.setattr(flash, "probe", lambda port: probed("esp32", detected and detected * MIB))
     firmware = write(tmp_path, esp_images.firmware())
     work = tmp_path / "work"
     work.mkdir()

@@ -59,6 +59,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def listening(port, host=LOOPBACK):
+    """Whether something takes connections on host:port."""
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 def wait_listening(host, port, process=None, timeout=START_S):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -73,7 +82,9 @@ def wait_listening(host, port, process=None, timeout=START_S):
 
 
 class EmbeddedBroker:
-    """amqtt's broker on loopback, in a thread of its own, for as long as the `with` lasts."""
+    """amqtt's broker on loopback, in a thread of its own, for as long as the `with` lasts. It
+    takes anyone, under any client id: what `doce fleet secure` guards against on a Mosquitto is
+    open here, so it listens on loopback only and says so (`said`)."""
 
     def __init__(self, port=None):
         self.host = LOOPBACK
@@ -106,13 +117,20 @@ class EmbeddedBroker:
             ready.set()
             self.loop.run_forever()
 
-        for name in ("amqtt", "transitions"):  # its per-packet logging is for its own developers
-            logging.getLogger(name).setLevel(logging.WARNING)
+        for name in ("amqtt", "transitions"):  # its logging is for its own developers: what fails is said below
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         self.thread = threading.Thread(target=run, name="doce-broker", daemon=True)
         self.thread.start()
         if not ready.wait(START_S) or self.failed:
-            raise BrokerError("the embedded broker did not start (%s)" % (self.failed or "timed out"))
+            why = self.failed.__cause__ or self.failed.__context__ or self.failed if self.failed else "timed out"
+            raise BrokerError("the embedded broker cannot listen on %s:%d (%s)" % (
+                self.host, self.port, getattr(why, "strerror", None) or why))
         return self  # listening: Broker.start() returns once its listeners are up
+
+    def said(self):
+        """One line for the user as it starts: what it is for."""
+        return ("an embedded MQTT broker on %s, for this computer only: it takes anyone, under any client id "
+                "(for a room of real boards: doce fleet secure and Mosquitto)" % self.url)
 
     def stop(self):
         if self.broker is not None and self.loop.is_running():
@@ -163,7 +181,7 @@ class Mosquitto:
         lines.append("user %s" % getpass.getuser())
         if not any(line.startswith("persistence ") for line in self.extra):
             lines.append("persistence false")
-        if not any(line.startswith("password_file") for line in self.extra):
+        if not any(line.startswith(("password_file", "plugin ", "allow_anonymous")) for line in self.extra):
             lines.append("allow_anonymous true")
         if not any(line.startswith("set_tcp_nodelay") for line in self.extra):
             lines.append("set_tcp_nodelay true")  # as doce fleet secure's config says (security.NODELAY)

@@ -7,18 +7,24 @@ import json
 import sys
 import time
 
-from ..commandline import UsageError, board_args, load_tables, open_link, seconds
-from .broker import BrokerError, EmbeddedBroker, parse_url
-from .topics import board_id_text, topic_prefix
+from ..commandline import (UsageError, board_args, duration, listen_address, load_tables, open_link, port_number,
+                           port_or_any, seconds)
+from .broker import LOOPBACK, BrokerError, EmbeddedBroker, listening, parse_url
+from .topics import board_id_text, board_ids, topic_prefix
 
 EMBEDDED_PORT = 1883  # MQTT's own port (OASIS MQTT 3.1.1, 4.8), on loopback
+MAX_SECRET = 1024  # a password's characters on stdin: more is not a password (a device that never ends)
 
 
 def read_secret(args, what):
     """A password: a line of stdin with --password-stdin, else asked for at a terminal, else none.
     Never an argument: those show in the process list."""
     if args.password_stdin:
-        return sys.stdin.readline().rstrip("\r\n")
+        from ..files import FileError, read_line
+        try:
+            return read_line(sys.stdin, MAX_SECRET, "the %s on stdin" % what)
+        except FileError as e:
+            raise UsageError(str(e)) from None
     if sys.stdin.isatty():
         return getpass.getpass("%s (empty for none): " % what)
     return ""
@@ -128,8 +134,14 @@ def room_for(args):
     broker = None
     url = args.broker
     try:
+        if not url and listening(args.embedded_port):  # doce sim --boards or doce fleet broker runs one
+            url = "mqtt://%s:%d" % (LOOPBACK, args.embedded_port)
+            print("doce: no --broker: using the MQTT broker already listening on %s:%d" % (LOOPBACK,
+                                                                                         args.embedded_port),
+                  file=sys.stderr, flush=True)
         if not url:
             broker = EmbeddedBroker(args.embedded_port).start()
+            print("doce: %s" % broker.said(), file=sys.stderr, flush=True)  # stdout may be --json
             url = broker.url
         room = Room(url, prefix=args.prefix, user=args.user, ca=args.ca,
                     password=read_secret(args, "MQTT password") if args.user else None).connect()
@@ -176,7 +188,7 @@ def cmd_fleet_rules_push(args):
     results = {}
     try:
         time.sleep(min(args.wait, 1.0))  # the retained statuses: who is there
-        wanted = args.boards.split(",") if args.boards else None
+        wanted = args.boards  # a list of board ids, or None: every board
         deadline = time.monotonic() + args.wait
         while True:
             with room.lock:
@@ -217,20 +229,27 @@ def cmd_fleet_secure(args):
     from .security import SecurityError, write_room
     if args.host and not args.tls:
         raise UsageError("--host names the broker in its TLS certificate: give --tls too")
+    if args.tls and args.tls_port == args.mqtt_port:
+        raise UsageError("--tls-port and --mqtt-port must differ: one listener each (%d)" % args.mqtt_port)
     try:
-        credentials, reused = write_room(args.folder, [i for i in args.boards.split(",") if i], args.prefix,
-                                         tls_hosts=(args.host or []) if args.tls else None, listen=args.listen,
-                                         port=args.mqtt_port, tls_port=args.tls_port)
+        credentials, reused, changes = write_room(args.folder, args.boards or [], args.prefix,
+                                                  tls_hosts=(args.host or []) if args.tls else None,
+                                                  listen=args.listen, port=args.mqtt_port, tls_port=args.tls_port,
+                                                  remove=args.remove or [])
     except SecurityError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
         raise UsageError("%s: cannot write (%s)" % (args.folder, e.strerror or e)) from None
     if args.json:
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
-                          "ca_reused": reused}))
+                          "ca_reused": reused, **{k: sorted(v) for k, v in changes.items()}}))
         return
-    print("%s: passwords, acl, mosquitto.conf (mosquitto -c it) and credentials.json (private)"
-          % args.folder)
+    print("%s: mosquitto.conf (mosquitto -c it), dynamic-security.json (users and access: private) and "
+          "credentials.json (passwords: private)" % args.folder)
+    said = ["kept the passwords of %s" % ", ".join(changes["kept"])] if changes["kept"] else []
+    said += ["%s: %s" % (k if k == "removed" else "new", ", ".join(changes[k])) for k in ("added", "removed")
+             if changes[k]]
+    print("; ".join(said) + ("; restart Mosquitto to use them" if changes["kept"] else ""))
     if args.tls:
         print("%s ca.crt and ca.key (private: keep it, it signs); a new server.crt and server.key (private) "
               "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
@@ -241,23 +260,31 @@ def cmd_fleet_secure(args):
           "credentials.json); the organiser: --user organiser" % broker)
 
 
+TICK_S = 0.5  # how often the recorder looks for what the boards may have to send again
+
+
 def cmd_fleet_record(args):
+    from ..view import printable
     from .record import Recorder
-    recorder = Recorder(args.folder, say=lambda line: print(line, flush=True))
+    try:
+        recorder = Recorder(args.folder, say=lambda line: print(printable(line), flush=True))
+    except OSError as e:  # a file there, a place no folder can be made
+        raise UsageError("%s: cannot keep games there (%s)" % (args.folder, e.strerror or e)) from None
     room, broker = room_for(args)
     room.on_event = recorder.event  # in the MQTT client's thread, one event at a time
     print("recording every board's games into %s; Ctrl-C to stop" % args.folder, flush=True)
+    end = None if args.wait is None else time.monotonic() + args.wait
     try:
-        if args.wait is None:
-            while True:
-                time.sleep(3600)
-        time.sleep(args.wait)
+        while end is None or time.monotonic() < end:
+            recorder.tick(room)
+            time.sleep(TICK_S if end is None else max(0, min(TICK_S, end - time.monotonic())))
     except KeyboardInterrupt:
         pass
     finally:
         room.close()
         if broker:
             broker.stop()
+        recorder.finish()
     return 1 if recorder.disagreements else 0
 
 
@@ -298,11 +325,14 @@ def cmd_fleet_web(args):
 
 
 def cmd_fleet_broker(args):
+    if listening(args.embedded_port):
+        raise UsageError("a broker is already listening on %s:%d (doce sim --boards, doce fleet broker or a "
+                          "Mosquitto): the fleet commands use it as it is" % (LOOPBACK, args.embedded_port))
     try:
         broker = EmbeddedBroker(args.embedded_port).start()
     except BrokerError as e:
         raise UsageError(str(e)) from None
-    print("an MQTT broker on %s (this computer only). Ctrl-C to stop." % broker.url, flush=True)
+    print("%s. Ctrl-C to stop." % broker.said(), flush=True)
     try:
         while True:
             time.sleep(3600)
@@ -346,7 +376,7 @@ def broker_args(command):
     command.add_argument("--broker", metavar="mqtt[s]://HOST:PORT", help="the broker (default: an embedded one)")
     command.add_argument("--ca", metavar="FILE", help="with mqtts://: the CA its certificate must chain to "
                                                       "(doce fleet secure --tls makes ca.crt)")
-    command.add_argument("--embedded-port", type=int, default=EMBEDDED_PORT, metavar="PORT",
+    command.add_argument("--embedded-port", type=port_number, default=EMBEDDED_PORT, metavar="PORT",
                          help="the embedded broker's port on 127.0.0.1 (default %d)" % EMBEDDED_PORT)
     command.add_argument("--prefix", default="doce", type=topic_prefix,
                          help="the topic prefix the boards use (default doce)")
@@ -368,7 +398,7 @@ def add_fleet(commands):
 def add_fleet_status(actions):
     status = actions.add_parser("status", help="one row per board: id, name, online, rules, round, scores, last seen")
     broker_args(status)
-    status.add_argument("--wait", type=float, default=2.0, metavar="S",
+    status.add_argument("--wait", type=duration, default=2.0, metavar="S",
                         help="seconds to listen before printing (default 2)")
     status.set_defaults(run=cmd_fleet_status)
 
@@ -381,9 +411,9 @@ def add_fleet_rules(actions):
                     "exits 1 if any kept its old rules. A board offline or mid-match is tried again until "
                     "--wait runs out.")
     push.add_argument("rules", metavar="RULES", help="a shipped name or a .json file")
-    push.add_argument("--boards", metavar="ID,ID", help="only these boards")
+    push.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards")
     push.add_argument("--force", action="store_true", help="change rules mid-match (abandons the match)")
-    push.add_argument("--wait", type=float, default=5.0, metavar="S",
+    push.add_argument("--wait", type=duration, default=5.0, metavar="S",
                       help="seconds to keep trying boards offline or mid-match (default 5)")
     push.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
@@ -396,7 +426,7 @@ def add_fleet_record(actions):
                                             "referee reads them), and referee each round as it ends beside the "
                                             "board's own score. Exits 1 if they ever disagreed.")
     record.add_argument("folder", metavar="DIR", help="where the game files go")
-    record.add_argument("--wait", type=float, metavar="S", help="stop after S seconds (default: at Ctrl-C)")
+    record.add_argument("--wait", type=duration, metavar="S", help="stop after S seconds (default: at Ctrl-C)")
     broker_args(record)
     record.set_defaults(run=cmd_fleet_record)
 
@@ -407,17 +437,21 @@ def add_fleet_secure(actions):
                                             "board (user name = its id) may publish only its own topics and read "
                                             "only its own cmd; only the organiser may send commands; no "
                                             "anonymous access.")
-    secure.add_argument("folder", metavar="DIR", help="where to write them")
-    secure.add_argument("--boards", required=True, metavar="ID,ID", help="the boards' ids")
+    secure.add_argument("folder", metavar="DIR", help="where to write them (run again: the room's passwords stay)")
+    secure.add_argument("--boards", type=board_ids, metavar="ID,ID",
+                        help="the boards' ids (run again, the boards to add: the others stay)")
+    secure.add_argument("--remove", type=board_ids, metavar="ID,ID",
+                        help="boards to take out of the room: their passwords no longer work")
     secure.add_argument("--prefix", default="doce", type=topic_prefix, help="the topic prefix (default doce)")
     secure.add_argument("--tls", action="store_true",
                         help="also a CA (made once, then reused) and a certificate for the broker, and a TLS listener")
     secure.add_argument("--host", action="append", metavar="NAME_OR_IP",
                         help="a name or address clients reach the broker by, for its certificate (repeatable)")
-    secure.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+    secure.add_argument("--listen", type=listen_address, default="127.0.0.1", metavar="ADDR",
                         help="the listeners' address (default 127.0.0.1: this computer only; 0.0.0.0: every network)")
-    secure.add_argument("--mqtt-port", type=int, default=1883, metavar="PORT", help="plain MQTT's port (default 1883)")
-    secure.add_argument("--tls-port", type=int, default=8883, metavar="PORT",
+    secure.add_argument("--mqtt-port", type=port_number, default=1883, metavar="PORT",
+                        help="plain MQTT's port (default 1883)")
+    secure.add_argument("--tls-port", type=port_number, default=8883, metavar="PORT",
                         help="MQTT over TLS's port (default 8883)")
     secure.add_argument("--json", action="store_true", help="print JSON for scripts")
     secure.set_defaults(run=cmd_fleet_secure)
@@ -431,8 +465,9 @@ def add_fleet_web(actions):
                                          "the same as JSON.")
     web.add_argument("--pairings", metavar="FILE.csv", help="which players sit at which board, per round")
     web.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
-    web.add_argument("--http", type=int, default=8080, metavar="PORT", help="the page's port (default 8080; 0: any)")
-    web.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+    web.add_argument("--http", type=port_or_any, default=8080, metavar="PORT",
+                     help="the page's port (default 8080; 0: any)")
+    web.add_argument("--listen", type=listen_address, default="127.0.0.1", metavar="ADDR",
                      help="the address to serve on (default 127.0.0.1: this computer only)")
     broker_args(web)
     web.set_defaults(run=cmd_fleet_web)

@@ -10,12 +10,14 @@ or its name. The file is checked strictly: a wrong line is one error naming it.
 """
 
 import csv
-from pathlib import Path
+
+from ..files import FileError, read_text
 
 TEXT_MAX = 64  # a name or id in the CSV: as long as a board's own settings (doce/net.py)
 BAD_ID = set("/+#")  # not in an MQTT topic level (MQTT 3.1.1, 4.7)
 COLUMNS = ("round", "board", "white", "black")
 MAX_ROWS = 10000
+MAX_FILE = 1 << 20  # 10,000 rows of four names of 64 characters at most, and more
 
 
 class PairingsError(ValueError):
@@ -25,11 +27,9 @@ class PairingsError(ValueError):
 def load_pairings(path):
     """{round: [(board, white, black), ...]} from a pairings CSV, checked strictly."""
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as e:
-        raise PairingsError("%s: cannot read (%s)" % (path, e.strerror)) from None
-    except UnicodeDecodeError:
-        raise PairingsError("%s: not UTF-8 text" % path) from None
+        text = read_text(path, MAX_FILE, "a pairings CSV", encoding="utf-8-sig")
+    except FileError as e:
+        raise PairingsError(str(e)) from None
     try:
         rows = list(csv.reader(text.splitlines()))
     except csv.Error as e:  # a field over the csv module's limit (128 KB), say

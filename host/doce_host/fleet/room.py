@@ -9,8 +9,10 @@ recognised by its seq and kept once. A game event also names its match and journ
 kept only if its first sending never arrived.
 """
 
+import collections
 import itertools
 import json
+import secrets
 import ssl
 import threading
 import time
@@ -19,10 +21,21 @@ import paho.mqtt.client as mqtt
 
 from ..protocol import problem
 from .broker import BrokerError, parse_url
-from .topics import BOARD_ID  # one rule for a board's id: it names its files (doce fleet record)
+from .topics import BOARD_ID, MAX_MESSAGE  # one rule for a board's id: it names its files (doce fleet record)
 
 CONNECT_S = 10
-MAX_PAYLOAD = 16384  # a board's longest message, its retained state, is about 2 KB
+MAX_PAYLOAD = MAX_MESSAGE
+MAX_CA_FILE = 1 << 20  # a CA file (a bundle of several, say) is a few hundred KB at most
+# What a room keeps is bounded whatever the boards send (a page runs all evening): a board's
+# latest events (its page shows 12; fleet record takes each as it comes), the keys that tell its
+# events made again (a match has about 400), the replies no request waits for, the requests
+# waiting, and the boards themselves (a big tournament room has a hundred). A board that sends
+# every message at MAX_PAYLOAD costs at most about 1.2 MB.
+MAX_EVENTS = 64
+MAX_KEYS = 1024
+MAX_REPLIES = 64
+MAX_ASKED = 256
+MAX_BOARDS = 256
 SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board",
           "sim": "mqtt_sim"}
 
@@ -35,18 +48,21 @@ class Board:
         self.boot = None
         self.state = None
         self.seq = 0  # the last event kept, this boot
-        self.events = []  # (boot, event), in the order the board numbered them
+        self.events = collections.deque(maxlen=MAX_EVENTS)  # (boot, event), the latest, as the board numbered them
+        self.count = 0  # events kept, all told
         self.repeats = 0  # events the board sent again, dropped here
-        self.recorded = set()  # (tag, record, event) of each game event kept
+        self.recorded = {}  # (tag, record, event) of each game event kept, the latest MAX_KEYS (in order)
         self.last_seen = None
         self.changed = 0  # the room's version at this board's last message
         self.page = None  # a simulated board's page (doce sim --broker), where its hands are
+        self.arrivals = 0  # statuses saying online: each is a connection of the board to the broker
+        self.missed = 0  # events it numbered that never came here (a gap in seq)
 
     def row(self):
         s = (self.state or {}).get("state") or {}
         return {"id": self.id, "name": self.name, "online": bool(self.online), "rules": s.get("rules"),
                 "rules_checksum": s.get("rules_checksum"), "round": s.get("round"), "totals": s.get("totals"),
-                "mode": s.get("mode"), "last_seen": self.last_seen, "events": len(self.events), "page": self.page}
+                "mode": s.get("mode"), "last_seen": self.last_seen, "events": self.count, "page": self.page}
 
 
 class Room:
@@ -61,25 +77,39 @@ class Room:
             raise BrokerError("a CA is for an mqtts:// broker, not %r" % url)
         self.prefix = prefix
         self.boards = {}
-        self.replies = []
+        self.replies = collections.deque(maxlen=MAX_REPLIES)  # (board id, reply) no request of ours waits for
         self.lock = threading.Lock()
         self.connected = threading.Event()
         self.ids = itertools.count(1)
+        self.levels = prefix.count("/") + 1
+        self.cleared = 0  # retained commands found on boards' cmd topics, and cleared
         self.passed_over = 0  # messages no board would send: bad topic, not JSON, not the protocol's shape
         self.fault = None  # the last one that raised while kept, for the curious
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=session or "doce-fleet-%d" % id(self),
+        # A dot no board id has (topics.BOARD_ID), and a random part: no board's id can be one of ours
+        self.client_id = session or "doce.fleet.%s" % secrets.token_hex(4)
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
                                   clean_session=session is None)
+        self.connects = 0  # connections the broker accepted: more than one, it came back
         self.client.reconnect_delay_set(0.2, 2)  # a broker back from a restart is used again at once
         if user:
             self.client.username_pw_set(user, password)
         if self.tls:
+            from ..files import FileError, read_limited
             try:
-                context = ssl.create_default_context(cafile=ca)  # verifies the chain and the host name
+                cadata = read_limited(ca, MAX_CA_FILE, "a CA certificate") if ca else None  # (never a FIFO)
+                if cadata and b"-----BEGIN" in cadata:
+                    cadata = cadata.decode("ascii", "replace")  # PEM: ssl takes it as text, DER as bytes
+                context = ssl.create_default_context(cadata=cadata)  # verifies the chain and the host name
+            except FileError as e:
+                raise BrokerError("cannot use %s as a CA (%s)" % (ca, e)) from None
             except (OSError, ValueError) as e:  # ssl.SSLError is an OSError: a file that is no CA
                 raise BrokerError("cannot use %s as a CA (%s)" % (ca, getattr(e, "strerror", None) or e)) from None
             self.client.tls_set_context(context)
         self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.up = False  # connected to the broker now
+        self.asked = {}  # request id -> [the board it went to, its reply or None until it comes]
         self.refused = None
         self.on_event = None  # called (board id, event, its latest state) for each event kept
         self.on_change = None  # called (from paho's thread) after each message that moved the version on
@@ -115,7 +145,12 @@ class Room:
             self.refused = "refused the connection (%s)" % reason
         else:
             client.subscribe("%s/+/+" % self.prefix, qos=1)
+            self.connects += 1
+            self.up = True
         self.connected.set()
+
+    def _on_disconnect(self, client, userdata, flags, reason, properties=None):
+        self.up = False  # paho connects again by itself (reconnect_delay_set)
 
     def board(self, ident):
         if ident not in self.boards:
@@ -144,6 +179,12 @@ class Room:
                 self.version += 1
                 self.boards[ident].changed = self.version
             return
+        if kind == "cmd" and msg.retain and msg.payload and len(parts) == self.levels + 2:
+            # A command kept on a board's topic: handed to it again at every reconnect. The board
+            # ignores it, and no Mosquitto ACL can refuse the retain flag on a topic: clear it
+            self.client.publish(msg.topic, b"", qos=1, retain=True)
+            with self.lock:
+                self.cleared += 1
         if kind == "cmd" or not msg.payload:  # ours, or a retained message cleared
             return
         payload = None
@@ -158,6 +199,9 @@ class Room:
             return
         with self.lock:
             new = ident not in self.boards
+            if new and len(self.boards) >= MAX_BOARDS:
+                self.passed_over += 1
+                return
             b = self.board(ident)
             b.last_seen = time.time()
             self.version += 1
@@ -165,6 +209,7 @@ class Room:
             if new:
                 self.joined = self.version
             if kind == "status":
+                b.arrivals += payload.get("online") is True
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)
                 if payload.get("boot") != b.boot:  # a new power-on: its seq starts again
@@ -178,31 +223,57 @@ class Room:
                 if not isinstance(seq, int) or seq <= b.seq or (key[1] and key in b.recorded):
                     b.repeats += 1
                     return
+                if b.seq:
+                    b.missed += seq - b.seq - 1
                 b.seq = seq
                 if key[1]:
-                    b.recorded.add(key)
+                    b.recorded[key] = True
+                    if len(b.recorded) > MAX_KEYS:
+                        del b.recorded[next(iter(b.recorded))]  # the oldest
                 b.events.append((b.boot, payload))
+                b.count += 1
                 if self.on_event:
                     self.on_event(ident, payload, b.state)
             elif kind == "reply":
-                self.replies.append((ident, payload))
+                asked = self.asked.get(payload.get("id")) if isinstance(payload.get("id"), str) else None
+                if asked and asked[0] == ident and asked[1] is None:  # from the board it was sent to
+                    asked[1] = payload
+                else:
+                    self.replies.append((ident, payload))
             elif kind == "sim":
                 b.page = payload["page"]
+
+    def send(self, ident, cmd, **args):
+        """Send a command to one board without waiting: its request id, for reply()."""
+        request_id = "fleet-%d" % next(self.ids)
+        args.update(cmd=cmd, id=request_id)
+        with self.lock:
+            self.asked[request_id] = [ident, None]  # only that board's reply is its
+            if len(self.asked) > MAX_ASKED:  # a caller that never came back for its replies
+                del self.asked[next(iter(self.asked))]
+        # compact, as on USB: a command is one line of at most 200 bytes (docs/protocol.md)
+        self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args, separators=(",", ":")), qos=1)
+        return request_id
+
+    def reply(self, request_id, forget=False):
+        """The reply to a request sent, or None if it has not come. forget: no longer wait for it."""
+        with self.lock:
+            reply = (self.asked.get(request_id) or (None, None))[1]
+            if reply is not None or forget:
+                self.asked.pop(request_id, None)
+        return reply
 
     def command(self, ident, cmd, timeout=5.0, pump=None, **args):
         """Send a command to one board and wait (at most `timeout` s) for its reply, or None.
         `pump` is called while waiting (a lockstep simulator must scan to answer)."""
-        request_id = "fleet-%d" % next(self.ids)
-        args.update(cmd=cmd, id=request_id)
-        # compact, as on USB: a command is one line of at most 200 bytes (docs/protocol.md)
-        self.client.publish("%s/%s/cmd" % (self.prefix, ident), json.dumps(args, separators=(",", ":")), qos=1)
+        request_id = self.send(ident, cmd, **args)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            with self.lock:
-                for i, (who, reply) in enumerate(self.replies):
-                    if who == ident and reply.get("id") == request_id:
-                        return self.replies.pop(i)[1]
+            reply = self.reply(request_id)
+            if reply is not None:
+                return reply
             pump() if pump else time.sleep(0.02)
+        self.reply(request_id, forget=True)
         return None
 
     def push_rules(self, ident, blob, force=False, timeout=5.0, pump=None):

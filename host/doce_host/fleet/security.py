@@ -1,25 +1,29 @@
-"""Per-board credentials and a Mosquitto ACL for a room: `doce fleet secure DIR`.
+"""Per-board credentials and access rules for a room's Mosquitto: `doce fleet secure DIR`.
 
-Each board's MQTT user name is its board id, so one ACL pattern (%u, Mosquitto's user name)
-lets a board publish only under its own <prefix>/<id>/ and read only its own cmd; only the
-organiser may write commands. The password file is made by mosquitto_passwd (Debian
-mosquitto), which hashes the passwords as Mosquitto reads them.
+They go to Mosquitto's dynamic-security plugin (shipped with Mosquitto 2.0, Debian package
+mosquitto), in its own file format: each board's user name is its board id, and its user may
+connect only with that id as its client id (the plugin's `clientid`), publish only under its
+own <prefix>/<id>/ and read only its own cmd; only the organiser may write commands. Without
+the binding, one board's password with another's client id made Mosquitto drop the other
+(MQTT 3.1.1, 3.1.4-2). The organiser's user is bound to no id, so its tools run several at
+once, each with its own random one (doce_host/fleet/room.py), which no board's user can take.
 
 With --tls it also makes the room's own CA (kept and reused: every client that trusts it keeps
 working) and a certificate for the broker, and the config gets a TLS listener on 8883.
 """
 
+import base64
 import datetime
+import hashlib
 import ipaddress
 import json
 import os
-import re
 import secrets
-import shutil
-import subprocess
+import sysconfig
 from pathlib import Path
 
 from .topics import BOARD_ID as ID_PATTERN  # one rule for a board's id
+from .topics import MAX_MESSAGE
 
 ORGANISER = "organiser"
 BOARD_TOPICS = ("state", "events", "reply", "status")
@@ -29,13 +33,63 @@ class SecurityError(ValueError):
     pass
 
 
-def acl(prefix):
-    lines = ["# doce fleet secure: the organiser reads and commands every board",
-             "user %s" % ORGANISER, "topic readwrite %s/#" % prefix, "",
-             "# each board (its user name is its id) writes only its own topics, reads only its own cmd"]
-    lines += ["pattern write %s/%%u/%s" % (prefix, t) for t in BOARD_TOPICS]
-    lines.append("pattern read %s/%%u/cmd" % prefix)
-    return "\n".join(lines) + "\n"
+DYNSEC = "dynamic-security.json"
+PLUGIN = "mosquitto_dynamic_security.so"
+# PBKDF2-SHA512 with a 12-byte salt and 101 iterations: what Mosquitto 2.0's own tools write
+# (mosquitto_ctrl dynsec init, mosquitto_passwd: PW_DEFAULT_ITERATIONS), checked at every connection
+HASH = "sha512"
+SALT_BYTES = 12
+ITERATIONS = 101
+
+
+def plugin_path():
+    """Where Mosquitto's dynamic-security plugin is installed (Debian puts it in the multiarch
+    library folder), or SecurityError."""
+    arch = sysconfig.get_config_var("MULTIARCH") or ""
+    for folder in ("/usr/lib/" + arch, "/usr/lib", "/usr/lib64", "/usr/local/lib", "/opt/homebrew/lib",
+                   "/usr/lib/mosquitto"):
+        path = Path(folder) / PLUGIN
+        if path.is_file():
+            return path
+    raise SecurityError("Mosquitto's dynamic-security plugin (%s) is not installed: it comes with Mosquitto "
+                        "2.0 or later (Debian package mosquitto)" % PLUGIN)
+
+
+def hashed(password):
+    """A password as the plugin stores it."""
+    salt = secrets.token_bytes(SALT_BYTES)
+    digest = hashlib.pbkdf2_hmac(HASH, password.encode(), salt, ITERATIONS)
+    return {"password": base64.b64encode(digest).decode(), "salt": base64.b64encode(salt).decode(),
+            "iterations": ITERATIONS}
+
+
+def allow(kind, topic):
+    return {"acltype": kind, "topic": topic, "allow": True}
+
+
+def access(prefix, credentials):
+    """The dynamic-security plugin's config: the organiser reads and commands every board; each
+    board, bound to its id, writes only its own topics and reads only its own cmd. Nothing else
+    is allowed to anyone."""
+    clients = [dict(username=ORGANISER, textname="the organiser's doce fleet tools",
+                    roles=[{"rolename": ORGANISER}], **hashed(credentials[ORGANISER]))]
+    roles = [{"rolename": ORGANISER, "acls": [allow("publishClientSend", prefix + "/#"),
+                                              allow("publishClientReceive", prefix + "/#"),
+                                              allow("subscribePattern", prefix + "/#"),
+                                              allow("unsubscribePattern", prefix + "/#")]}]
+    for ident in sorted(credentials):
+        if ident == ORGANISER:
+            continue
+        cmd = "%s/%s/cmd" % (prefix, ident)
+        clients.append(dict(username=ident, clientid=ident, textname="board " + ident,
+                            roles=[{"rolename": "board-" + ident}], **hashed(credentials[ident])))
+        roles.append({"rolename": "board-" + ident,
+                      "acls": [allow("publishClientSend", "%s/%s/%s" % (prefix, ident, t)) for t in BOARD_TOPICS]
+                      + [allow("subscribeLiteral", cmd), allow("publishClientReceive", cmd),
+                         allow("unsubscribeLiteral", cmd)]})
+    return {"defaultACLAccess": {"publishClientSend": False, "publishClientReceive": False, "subscribe": False,
+                                 "unsubscribe": False},
+            "clients": clients, "groups": [], "roles": roles}
 
 
 PLAIN_PORT = 1883
@@ -47,14 +101,24 @@ SERVER_DAYS = 825  # from today; run fleet secure --tls again to renew it: the C
 # certificate valid only from today would be "not yet valid" to it.
 NOT_BEFORE = datetime.datetime(1999, 12, 31, tzinfo=datetime.timezone.utc)
 BOARD_CA_MAX = 2048  # bytes of DER a board stores (doce/net.py MAX_CA)
+MAX_CA_FILE = 64 * 1024  # a CA certificate or key is a few KB at most: read no further
 
 
 def write_private(path, data):
-    """A file only its owner reads, from the moment it exists (chmod after writing leaves a window)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    """A file only its owner reads, from the moment it exists (chmod after writing leaves a window),
+    whole or not at all: written beside it, then renamed over it (a room's passwords survive a
+    power cut or a full disk during a run)."""
+    path = Path(path)
+    new = path.with_name(path.name + ".new")
+    if os.path.lexists(new):  # left by a run cut short, or a link put there: never written through
+        os.unlink(new)
+    fd = os.open(new, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
     with os.fdopen(fd, "wb") as f:
         os.fchmod(f.fileno(), 0o600)  # an older file keeps its mode through O_CREAT
         f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(new, path)
 
 
 def host_name(text):
@@ -64,8 +128,8 @@ def host_name(text):
         return x509.IPAddress(ipaddress.ip_address(text))
     except ValueError:
         pass
-    if not re.match(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}"
-                    r"[A-Za-z0-9])?)*$", text):
+    from ..commandline import HOST_NAME
+    if not HOST_NAME.match(text):
         raise SecurityError("%r is neither an IP address nor a host name" % text)
     return x509.DNSName(text)
 
@@ -80,9 +144,12 @@ def load_ca(folder):
     if not (cert_path.exists() and key_path.exists()):
         raise SecurityError("%s: ca.crt and ca.key go together, and one is missing: not making another CA over it"
                             % folder)
+    from ..files import FileError, read_limited
     try:
-        cert = x509.load_pem_x509_certificate(cert_path.read_bytes())
-        key = serialization.load_pem_private_key(key_path.read_bytes(), password=None)
+        cert = x509.load_pem_x509_certificate(read_limited(cert_path, MAX_CA_FILE, "a CA certificate"))
+        key = serialization.load_pem_private_key(read_limited(key_path, MAX_CA_FILE, "a CA key"), password=None)
+    except FileError as e:
+        raise SecurityError("%s: cannot read the CA (%s)" % (folder, e)) from None
     except (ValueError, TypeError, OSError) as e:
         raise SecurityError("%s: cannot read the CA (%s)" % (folder, str(e).splitlines()[0] if str(e) else
                                                                type(e).__name__)) from None
@@ -178,13 +245,11 @@ def board_ca(path):
     stores: one certificate, a CA's, small enough."""
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
+    from ..files import FileError, read_limited
     try:
-        with open(path, "rb") as f:
-            data = f.read(64 * 1024 + 1)
-    except OSError as e:
-        raise SecurityError("%s: cannot read (%s)" % (path, e.strerror)) from None
-    if len(data) > 64 * 1024:  # read no further: a CA certificate is a few KB at most
-        raise SecurityError("%s: over 64 KB, too large to be a CA certificate" % path)
+        data = read_limited(path, MAX_CA_FILE, "a CA certificate")
+    except FileError as e:
+        raise SecurityError(str(e)) from None
     try:
         found = x509.load_pem_x509_certificates(data) if b"-----BEGIN" in data else [
             x509.load_der_x509_certificate(data)]
@@ -208,13 +273,13 @@ def board_ca(path):
     return der
 
 
-def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT):
-    """mosquitto.conf: the password file and ACL for every listener, a plain one and with tls a
-    TLS one, on loopback unless told otherwise."""
+def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT, plugin=None):
+    """mosquitto.conf: the users and their access (dynamic-security plugin) for every listener,
+    a plain one and with tls a TLS one, on loopback unless told otherwise."""
     folder = Path(folder).resolve()
     lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
                                                          else ""),
-             "per_listener_settings false", *config_lines(folder), NODELAY,
+             "per_listener_settings false", *config_lines(folder, plugin), NODELAY, SIZE_LIMIT,
              "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
         lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
@@ -224,33 +289,72 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
     return "\n".join(lines) + "\n"
 
 
+CREDENTIALS = "credentials.json"
+MAX_CREDENTIALS = 1 << 20  # a room of a thousand boards is about 60 KB
+
+
+def load_credentials(folder):
+    """{user: password} from an earlier run in folder, or {} if there was none. A file that is not
+    one this wrote is a SecurityError: new passwords are never written over a room's."""
+    path = Path(folder) / CREDENTIALS
+    if not path.exists():
+        return {}
+    from ..files import FileError, read_limited
+    why = None
+    try:
+        found = json.loads(read_limited(path, MAX_CREDENTIALS, "the room's credentials"))
+    except FileError as e:
+        raise SecurityError(str(e)) from None
+    except (ValueError, RecursionError):
+        why = "not JSON"
+    else:
+        if not isinstance(found, dict) or ORGANISER not in found:
+            why = "no organiser's password in it"
+        elif not all((user == ORGANISER or ID_PATTERN.match(user)) and isinstance(password, str)
+                     and 0 < len(password) <= 256 and password.isprintable() for user, password in found.items()):
+            why = "a user or password no run of doce fleet secure writes"
+    if why:
+        raise SecurityError("%s: %s; not writing new passwords over the room's (move it away to start afresh)"
+                            % (path, why))
+    return found
+
+
 def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0.1", port=PLAIN_PORT,
-               tls_port=TLS_PORT):
-    """passwords (mosquitto_passwd), acl, mosquitto.conf, and credentials.json (keep it
-    private: `doce config mqtt --user ID` needs each board's password from it); with tls_hosts
-    the CA and the broker's certificate too. Returns (credentials {user: password}, whether an
-    existing CA was reused, or None without TLS)."""
-    for ident in board_ids:
+               tls_port=TLS_PORT, remove=()):
+    """dynamic-security.json (the users and what each may do), mosquitto.conf, and
+    credentials.json (keep it private: `doce config mqtt --user ID` needs each board's password
+    from it); with tls_hosts the CA and the broker's certificate too. A room written before keeps
+    its users and their passwords: board_ids are added, `remove` taken out. Returns (credentials
+    {user: password}, whether an existing CA was reused (None without TLS), and what changed:
+    {"kept": users, "added": boards, "removed": boards})."""
+    for ident in list(board_ids) + list(remove):
         if not ID_PATTERN.match(ident) or ident == ORGANISER:
             raise SecurityError("%r cannot be a board id: letters, digits, - and _ only, at most 64" % ident)
-    tool = shutil.which("mosquitto_passwd")
-    if not tool:
-        raise SecurityError("mosquitto_passwd is not installed (Debian package mosquitto)")
+    plugin = plugin_path()
     folder = Path(folder)
+    before = load_credentials(folder)
+    both = [i for i in remove if i in board_ids]
+    if both:
+        raise SecurityError("%s: both added and removed: name a board in --boards or --remove" % ", ".join(both))
+    unknown = [i for i in remove if i not in before]
+    if unknown:
+        raise SecurityError("%s: no board %s in this room to remove" % (folder, ", ".join(unknown)))
+    if not before and not board_ids:
+        raise SecurityError("a new room needs its boards: --boards ID,ID")
     folder.mkdir(parents=True, exist_ok=True)
     reused = write_tls(folder, tls_hosts) if tls_hosts is not None else None
-    credentials = {user: secrets.token_urlsafe(18) for user in [ORGANISER, *board_ids]}
-    passwords = folder / "passwords"
-    passwords.write_text("")
-    passwords.chmod(0o600)
-    for user, password in credentials.items():
-        subprocess.run([tool, "-b", str(passwords), user, password], check=True, capture_output=True, timeout=30)
-    (folder / "acl").write_text(acl(prefix))
-    (folder / "mosquitto.conf").write_text(broker_conf(folder, tls_hosts is not None, listen, port, tls_port))
-    secret = folder / "credentials.json"
-    secret.write_text(json.dumps(credentials, indent=1) + "\n")
-    secret.chmod(0o600)
-    return credentials, reused
+    credentials = {user: password for user, password in before.items() if user not in remove}
+    for user in [ORGANISER, *board_ids]:
+        credentials.setdefault(user, secrets.token_urlsafe(18))
+    users = lambda names: sorted(names, key=lambda u: (u != ORGANISER, u))  # noqa: E731  the organiser first
+    changes = {"kept": users(u for u in credentials if u in before), "added": users(u for u in credentials
+                                                                                    if u not in before),
+               "removed": users(remove)}
+    write_private(folder / DYNSEC, (json.dumps(access(prefix, credentials), indent=1) + "\n").encode())
+    (folder / "mosquitto.conf").write_text(broker_conf(folder, tls_hosts is not None, listen, port, tls_port,
+                                                       plugin))
+    write_private(folder / CREDENTIALS, (json.dumps(credentials, indent=1) + "\n").encode())
+    return credentials, reused, changes
 
 
 # Mosquitto sends to a client with Nagle's algorithm on unless told (mosquitto.conf(5),
@@ -260,6 +364,15 @@ def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0
 NODELAY = "# each message to a client at once (tournament page, fleet record)\nset_tcp_nodelay true\n"
 
 
-def config_lines(folder):
+# A message longer than any a board or the organiser sends is dropped at the broker
+# (mosquitto.conf(5), message_size_limit: a QoS 1 one is acknowledged, and goes no further):
+# a board passes over a command too big to be one, but it costs it scans (doce/net.py SKIP_SCAN)
+SIZE_LIMIT = "# no message longer than a room's (a board's state is about 2 KB)\nmessage_size_limit %d\n" % MAX_MESSAGE
+
+
+def config_lines(folder, plugin=None):
+    """Who may connect, as whom, and do what: the dynamic-security plugin with DIR's file."""
     folder = Path(folder).resolve()
-    return ["password_file %s" % (folder / "passwords"), "acl_file %s" % (folder / "acl"), "allow_anonymous false"]
+    return ["# users, their client ids and their access: %s (doce fleet secure writes it)" % DYNSEC,
+            "plugin %s" % (plugin or plugin_path()), "plugin_opt_config_file %s" % (folder / DYNSEC),
+            "allow_anonymous false"]

@@ -18,6 +18,10 @@ retained state fills in what happened before the page was there.
 import threading
 
 PLAYERS = ("white", "black")
+# What the standings keep is bounded whatever a board sends: its latest matches (a tournament
+# has a handful a board), and in each the rounds a board can play (doce/tables.py LIMITS: 99)
+MAX_MATCHES = 64
+MAX_ROUND = 99
 
 
 class Match:
@@ -67,14 +71,18 @@ class Tournament:
                 self._begin(ident, board.boot if board else None, number(event.get("seq")))
                 return
             match = self.playing.get(ident) or self._begin(ident, None, 0)
-            if kind == "round_end" and isinstance(event.get("points"), dict) and number(event.get("round")):
-                match.rounds[event["round"]] = dict(event["points"])
+            played = number(event.get("round"))
+            if kind == "round_end" and isinstance(event.get("points"), dict) and 0 < played <= MAX_ROUND:
+                match.rounds[played] = dict(event["points"])
             elif kind == "match_end" and isinstance(event.get("match"), dict):
                 match.over = dict(event["match"])
 
     def _begin(self, ident, boot, seq):
         players = self.players_of(ident) or (None, None)
         match = Match(ident, players[0], players[1], boot, seq)
+        mine = [m for m in self.matches if m.board == ident]
+        if len(mine) >= MAX_MATCHES:  # a board's flood of new matches: its oldest goes
+            self.matches.remove(mine[0])
         self.matches.append(match)
         self.playing[ident] = match
         return match
@@ -97,7 +105,7 @@ class Tournament:
             return  # the old match's state, come after the new match's event
         scores = state.get("scores")
         if isinstance(scores, list):
-            for n, points in enumerate(scores, 1):
+            for n, points in enumerate(scores[:MAX_ROUND], 1):
                 if isinstance(points, dict):
                     match.rounds.setdefault(n, dict(points))
         if state.get("mode") == "match_over" and match.over is None and isinstance(state.get("totals"), dict):

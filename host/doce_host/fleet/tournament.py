@@ -138,7 +138,7 @@ def board_html(t, ident):
     board = t.room.boards[ident]
     players = t.players_of(ident)
     state = t.state(ident)
-    events = [e for _, e in board.events[-EVENTS_SHOWN:]]
+    events = [e for _, e in list(board.events)[-EVENTS_SHOWN:]]
     hands = (' &middot; <a class="hands" href="%s">its own page: play it &#8599;</a>' % esc(board.page)
              if board.page and board.online else "")
     out = ['<p class="crumbs"><a href="/">&larr; every board</a> &middot; %s &middot; %s%s</p>'

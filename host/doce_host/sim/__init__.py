@@ -74,8 +74,9 @@ class FlashDamaged(RuntimeError):
 def check_flash(flash):
     """A kept flash must be a LittleFS image of the simulator's size holding main.py: else the
     board would never come up (the unix port has no inisetup.py to format it)."""
-    data = flash.read_bytes()
+    from ..files import read_limited
     try:
+        data = read_limited(flash, image.BLOCK_SIZE * image.BLOCK_COUNT, "a simulated board's flash")
         if len(data) != image.BLOCK_SIZE * image.BLOCK_COUNT:
             raise ValueError("%d bytes, not %d" % (len(data), image.BLOCK_SIZE * image.BLOCK_COUNT))
         if "main.py" not in image.read(data):
