@@ -31,8 +31,11 @@ test: $(BIN)/.installed
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
+# MATCHES: the opponent ladder's matches a pairing; `make bench MATCHES=10` for a quick look.
+MATCHES ?= 200
+
 bench: $(BIN)/.installed physics
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/run.py --matches $(MATCHES)
 
 # 100,000 placements and 10,000 paths (landings, drops) drawn within every tolerance, read as
 # the firmware reads them, and each family's worst pose searched for (hardware/README.md).

@@ -28,6 +28,23 @@ def cycles_per_unix_instruction(spiram=True):
     return PYSTONES_HZ / PYSTONES / UNIX_INSTRUCTIONS_PER_PYSTONE * (SPIRAM_SLOWDOWN if spiram else 1)
 
 
+_clock = []
+
+
+def board_hz():
+    """The CPU clock the board runs at: what its firmware sets (machine.freq() on the simulated board)."""
+    if not _clock:
+        from doce_host.sim import SimBoard
+        with SimBoard() as sim:
+            _clock.append(sim.debug_state()["cpu_hz"])
+    return _clock[0]
+
+
+def esp32_ms(unix_instructions, spiram=True):
+    """ESP32 time for the unix port's instructions of the same bytecode, at the board's clock."""
+    return unix_instructions * cycles_per_unix_instruction(spiram) / board_hz() * 1000
+
+
 # -- the garbage collector -------------------------------------------------------------------
 # One collection: about 1.8 ms on an ESP32 without SPIRAM, 100 ms with its 4 MiB of SPIRAM as the
 # heap (micropython/micropython issue 8428, Peter Hinch, v1.18). From v1.21 the heap is no longer

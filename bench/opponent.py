@@ -1,259 +1,199 @@
-"""Figures for the board's opponent (issue 12): printed, never asserted.
+"""Figures for the board's opponent (issues 12 and 27): printed, never asserted.
 
-    python bench/opponent.py [--matches N] [--quick]
+    python bench/opponent.py [--matches N]
 
-- the strength ladder: each level against the one below, and every level against a random
-  legal player and a greedy one (it completes a line when it can, else plays at random),
-  N matches a pairing (default 1,000; --quick: 100), alternating who starts;
-- thinking time on an ESP32 at 240 MHz, worst and median move of the strongest level, by
-  bench/board.py's method: unix-port instructions (callgrind) x ESP32 cycles per instruction;
+- the strength ladder (bench/ladder.py): each level against the one below and against the
+  baselines (bench/baselines.py), N matches a pairing (default 200), with 95% intervals;
+- the strongest level's thinking time on an ESP32 at 240 MHz, worst case over every position
+  it moved from in those matches: its work (lines read or updated, faces weighed: the
+  opponent counts them) ranks them all, callgrind counts the unix port's instructions for the
+  slowest by work and for a random sample (to show how closely work tracks instructions), and
+  bench/chip.py turns instructions into ESP32 time, at the clock the firmware sets;
 - the heap it needs while it thinks, on MicroPython.
 """
 
 import argparse
 import json
 import os
-import shutil
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from multiprocessing import Pool
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import chip  # noqa: E402
+from compiled import precompile  # noqa: E402
 from conftest import micropython_path  # noqa: E402
-from doce.game import EMPTY, Game  # noqa: E402
-from doce.opponent import BUDGET, LEVELS, NO_BLOCKER, STRONGEST, Opponent, Rng  # noqa: E402
-from doce.tables import END  # noqa: E402
-from doce_host import rules  # noqa: E402
+from doce.opponent import BUDGET, STRONGEST  # noqa: E402
+from ladder import MATCHES, ladder, tables_named  # noqa: E402
 
-MATCHES = 1000  # a pairing: issue 12's "at least 1,000 matches each"
-POSITIONS = 40  # matches whose positions the thinking time is measured on
-
-
-class Random:
-    """The random baseline: a random legal square and face; its blocker at random, once in 12 turns."""
-
-    level = "random"
-
-    def __init__(self, tables, seed):
-        self.t = tables
-        self.rng = Rng(seed)
-
-    def choose(self, game):
-        p = game.to_move
-        blk = NO_BLOCKER
-        if game.blockers_left[p] and not game.blocker_this_turn and not self.rng.below(12):
-            empty = [sq for sq in range(self.t.squares) if game.board[sq] == EMPTY]
-            blk = empty[self.rng.below(len(empty))]
-        squares = [sq for sq in game.legal_squares(p) if sq != blk]
-        if not squares:  # the blocker would leave no square for the die
-            blk = NO_BLOCKER
-            squares = game.legal_squares(p)
-        return blk, squares[self.rng.below(len(squares))], 1 + self.rng.below(self.t.faces)
+SLOWEST = 40  # positions, slowest by work, whose instructions callgrind counts
+SAMPLE = 60  # and positions drawn at random, to see how work tracks instructions
+GOAL_MS = 1000  # a move, worst case
 
 
-class Greedy(Random):
-    """The greedy baseline: a die that completes a line of its own when there is one, else random."""
-
-    level = "greedy"
-
-    def choose(self, game):
-        p = game.to_move
-        t = self.t
-        wins = []
-        for sq in game.legal_squares(p):
-            for f in range(1, t.faces + 1):
-                game.board[sq] = (p + 1) << 4 | f
-                row = sq * t.through_stride
-                for line in t.through[row:row + t.through_stride]:
-                    if line != END and game.line_winner(line) == p:
-                        wins.append((NO_BLOCKER, sq, f))
-                        break
-                game.board[sq] = EMPTY
-        if wins:
-            return wins[self.rng.below(len(wins))]
-        return Random.choose(self, game)
-
-
-def make(tables, who, seed):
-    if who == "random":
-        return Random(tables, seed)
-    if who == "greedy":
-        return Greedy(tables, seed)
-    return Opponent(tables, who, seed)
+def instructions(mpy, tables_file, texts):
+    """Unix-port instructions of the strongest level's move from each of `texts`, and its work
+    there, counted by callgrind between the two marks opponent_think.py makes around a move."""
+    script = str(ROOT / "bench" / "opponent_think.py")
+    env = dict(os.environ, MICROPYPATH=str(mpy))
+    with tempfile.TemporaryDirectory() as work:
+        pfile = os.path.join(work, "positions")
+        Path(pfile).write_text("\n".join(texts) + "\n")
+        out = os.path.join(work, "cg.out")
+        run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
+                              "--dump-before=mp_micropython_stack_use", micropython_path(), "-X",
+                              "heapsize=256K", script, str(tables_file), pfile, "count"],
+                             capture_output=True, text=True, env=env, timeout=3600)
+        if run.returncode:
+            raise SystemExit(run.stdout + run.stderr)
+        counts = []
+        for k in range(2, 2 * len(texts) + 1, 2):  # dump k holds what ran since mark k - 1: a move
+            with open("%s.%d" % (out, k)) as f:
+                counts.append(next(int(line.split()[1]) for line in f if line.startswith("summary:")))
+        return counts, [int(w) for w in run.stdout.split()]
 
 
-def match(args):
-    """One match: (points of `a`, points of `b`); `a` is white in even seeds, and white opens odd ones."""
-    name, a, b, seed = args
-    tables = _tables(name)
-    swap = seed % 2
-    game = Game(tables, (seed // 2) % 2)
-    players = [make(tables, a, seed), make(tables, b, seed + 7919)]
-    if swap:
-        players.reverse()
-    while not game.match_over:
-        if game.round_over:
-            game.start_round()
-        p = game.to_move
-        blk, sq, face = players[p].choose(game)
-        if blk != NO_BLOCKER:
-            assert game.place_blocker(p, blk) is None
-        assert game.place(p, sq, face) is None
-    w, bl = game.totals()
-    return (bl, w) if swap else (w, bl)
+def thinking(mpy, positions, name="standard"):
+    """`positions`: (text, work) for each move of the strongest level, from ladder()."""
+    tables = tables_named(name)
+    works = [w for _, w in positions]
+    order = sorted(range(len(positions)), key=lambda i: -works[i])
+    slowest = order[:SLOWEST]
+    rng = random.Random(27)
+    sample = rng.sample(order[SLOWEST:], min(SAMPLE, max(0, len(order) - SLOWEST)))
+    print("Opponent thinking, level %d, %d moves from the ladder's matches (%s rules)"
+          % (STRONGEST, len(positions), name))
+    print("  work a move (lines read or updated, faces weighed): median %d, most %d; its budget %d"
+          " (a hard limit: it stops weighing answers before its work could pass it)"
+          % (statistics.median(works), max(works), BUDGET))
+    if not positions:
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        tfile = Path(tmp) / "rules.doct"
+        tfile.write_bytes(tables.blob)
+        start = time.perf_counter()
+        picked = slowest + sample
+        counts, mp_works = instructions(mpy, tfile, [positions[i][0] for i in picked])
+    same = mp_works == [works[i] for i in picked]
+    print("  the same work on MicroPython as on CPython, move for move: %s" % ("yes" if same else "NO"))
+    xs = [works[i] for i in picked]
+    slope, intercept = _line(xs, counts)
+    over = max(c - (intercept + slope * x) for x, c in zip(xs, counts))
+    print("  callgrind, unix port (.mpy), %d moves (the %d slowest by work, %d at random), %.0f s:"
+          % (len(picked), len(slowest), len(sample), time.perf_counter() - start))
+    print("    instructions = %.0f + %.0f a unit of work (least squares; correlation %.3f); the most any move"
+          % (intercept, slope, _correlation(xs, counts)))
+    print("    took over that line: %.1f M instructions" % (over / 1e6))
+    worst = max(range(len(picked)), key=lambda k: counts[k])
+    to_ms = chip.esp32_ms(1)
+    print("  ESP32 at %.0f MHz (the clock the firmware sets), SPIRAM image: %.2f cycles a unix-port instruction"
+          % (chip.board_hz() / 1e6, chip.cycles_per_unix_instruction()))
+    print("    (bench/chip.py: %d pystones/s at %.0f MHz, micropython issues 5673/6565; %d unix-port instructions"
+          " a pystone, callgrind; x%.2f for the SPIRAM image, issue 8029)"
+          % (chip.PYSTONES, chip.PYSTONES_HZ / 1e6, chip.UNIX_INSTRUCTIONS_PER_PYSTONE, chip.SPIRAM_SLOWDOWN))
+    print("    WORST MOVE: %.1f M instructions = %.0f ms (work %d; median of the slowest %d: %.0f ms); goal <= %d ms"
+          % (counts[worst] / 1e6, counts[worst] * to_ms, works[picked[worst]], len(slowest),
+             statistics.median(counts[:len(slowest)]) * to_ms, GOAL_MS))
+    bound = intercept + slope * BUDGET + over
+    print("    a move at its whole budget, by the line and its worst excess: %.1f M instructions = %.0f ms"
+          % (bound / 1e6, bound * to_ms))
+    print("    the slowest position: %s" % positions[picked[worst]][0])
 
 
-_cache = {}
+def _line(xs, ys):
+    """Least squares: (slope, intercept)."""
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    return slope, my - slope * mx
 
 
-def _tables(name):
-    if name not in _cache:
-        _cache[name] = rules.load_tables(name)
-    return _cache[name]
+def _correlation(xs, ys):
+    mx, my = statistics.mean(xs), statistics.mean(ys)
+    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+    sx = sum((x - mx) ** 2 for x in xs) ** 0.5
+    sy = sum((y - my) ** 2 for y in ys) ** 0.5
+    return sxy / (sx * sy) if sx and sy else 0.0
 
 
-def ladder(matches, name="standard"):
-    pairings = [(level, level - 1) for level in range(1, LEVELS)]
-    pairings += [(level, base) for base in ("random", "greedy") for level in range(LEVELS)]
-    print("Opponent strength ladder (%s rules, %d matches a pairing, who starts alternates)" % (name, matches))
-    print("  %-18s %6s %6s %6s   %s" % ("", "win", "draw", "loss", "average points"))
-    with Pool(min(2, os.cpu_count() or 1)) as pool:
-        for a, b in pairings:
-            start = time.perf_counter()
-            results = pool.map(match, [(name, a, b, seed) for seed in range(matches)], chunksize=10)
-            won = sum(x > y for x, y in results)
-            drawn = sum(x == y for x, y in results)
-            label = "level %d v %s" % (a, b if isinstance(b, str) else "level %d" % b)
-            print("  %-18s %5.1f%% %5.1f%% %5.1f%%   %.1f to %.1f   (%.0f s)" % (
-                label, 100 * won / matches, 100 * drawn / matches, 100 * (matches - won - drawn) / matches,
-                statistics.mean(x for x, _ in results), statistics.mean(y for _, y in results),
-                time.perf_counter() - start))
-    print("  goals: level %d beats greedy in >= 80%% of matches; each level wins more than it loses"
-          " against the one below" % STRONGEST)
-
-
-def positions(count, name="standard"):
-    """Positions the strongest level has to move from, in matches against level 2."""
-    tables = _tables(name)
-    out = []
-    for seed in range(count):
-        game = Game(tables, seed % 2)
-        players = [Opponent(tables, STRONGEST, seed), Opponent(tables, 2, seed + 1)]
-        while not game.match_over:
-            if game.round_over:
-                game.start_round()
-            p = game.to_move
-            if players[p].level == STRONGEST:
-                out.append("%s %s %s %s %d" % (bytes(game.board).hex(), bytes(game.dice_left).hex(),
-                                               bytes(game.blockers_left).hex(), bytes(game.last_placed).hex(), p))
-            blk, sq, face = players[p].choose(game)
-            if blk != NO_BLOCKER:
-                game.place_blocker(p, blk)
-            game.place(p, sq, face)
-    return out
-
-
-def thinking(mpy, name="standard"):
-    from run import CYCLES_PER_UNIX_INSTRUCTION, ESP32_HZ
-    tables = _tables(name)
+def heap_figures(mpy, positions, name="standard"):
+    """The heap the opponent takes on MicroPython while it thinks, on the slowest moves."""
+    tables = tables_named(name)
+    slowest = sorted(positions, key=lambda p: -p[1])[:3]
+    script = str(ROOT / "bench" / "opponent_think.py")
+    env = dict(os.environ, MICROPYPATH=str(mpy))
     with tempfile.TemporaryDirectory() as work:
         tfile = os.path.join(work, "rules.doct")
         Path(tfile).write_bytes(tables.blob)
         pfile = os.path.join(work, "positions")
-        moves = positions(POSITIONS, name)
-        Path(pfile).write_text("\n".join(moves) + "\n")
-        script = str(ROOT / "bench" / "opponent_think.py")
-        env = dict(os.environ, MICROPYPATH=str(mpy))
+        Path(pfile).write_text("\n".join(text for text, _ in slowest) + "\n")
 
-        def mp(*args, prefix=()):
-            out = subprocess.run([*prefix, micropython_path(), "-X", "heapsize=256K", script, tfile, pfile, *args],
-                                 capture_output=True, text=True, env=env, timeout=900)
-            if out.returncode:
-                raise SystemExit(out.stdout + out.stderr)
-            return out
-        heap = json.loads(mp("heap").stdout)
-        timed = [tuple(map(int, line.split())) for line in mp("time").stdout.splitlines()]
-        us = [t[0] for t in timed]
-        order = sorted(range(len(timed)), key=lambda i: (timed[i][1], timed[i][0]))  # by positions weighed
-        print("Opponent thinking, level %d, %d moves from %d matches against level 2 (%s rules)"
-              % (STRONGEST, len(us), POSITIONS, name))
-        print("  positions weighed a move: median %d, most %d (budget %d)"
-              % (timed[order[len(order) // 2]][1], timed[order[-1]][1], BUDGET))
-        print("  unix port here: median %.1f ms, worst %.1f ms a move" % (statistics.median(us) / 1000, max(us) / 1000))
-
-        def fits(i, size, *stop):
-            return subprocess.run([micropython_path(), "-X", "heapsize=%d" % size, script, tfile, pfile, "one",
-                                   str(i), *stop], capture_output=True, env=env, timeout=900).returncode == 0
+        def run(*args, heap="256K"):
+            return subprocess.run([micropython_path(), "-X", "heapsize=" + heap, script, tfile, pfile, *args],
+                                  capture_output=True, text=True, env=env, timeout=900)
+        out = run("heap")
+        if out.returncode:
+            raise SystemExit(out.stdout + out.stderr)
+        heap = json.loads(out.stdout)
 
         def smallest(i, *stop):
             low, high = 1024, 256 * 1024
             while high - low > 64:
                 mid = (low + high) // 2
-                low, high = (low, mid) if fits(i, mid, *stop) else (mid, high)
+                low, high = (low, mid) if run("one", str(i), *stop, heap=str(mid)).returncode == 0 else (mid, high)
             return high
-        live = max(smallest(i) - smallest(i, "stop") for i in order[-3:])
-        if not shutil.which("valgrind"):
-            print("  ESP32: valgrind not installed (apt-get install valgrind); skipped")
-        else:
-            def count(*args):
-                out = mp(*args, prefix=("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"))
-                for line in out.stderr.splitlines():
-                    if "Collected" in line:
-                        return int(line.split(":")[-1])
-                raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
-
-            def esp32_ms(i):
-                work_ = count("one", str(i)) - count("one", str(i), "stop")
-                return work_ * CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1000
-            median = esp32_ms(order[len(order) // 2])
-            worst = max(esp32_ms(i) for i in order[-3:])  # the three slowest here, counted exactly
-            print("  ESP32 at 240 MHz (callgrind instructions x %.2f cycles each, bench/run.py):"
-                  % CYCLES_PER_UNIX_INSTRUCTION)
-            print("    median move %.0f ms, worst move %.0f ms (goal <= 1000 ms worst)" % (median, worst))
-        heap["live"] = live
-        print("  heap on MicroPython (unix port, 64-bit: the ESP32's 32-bit objects are smaller):")
-        print("    opponent bytecode (opponent.mpy, versus.mpy): %d bytes; its data: %d bytes"
-              % (heap["code"], heap["data"]))
-        print("    thinking, the three longest moves: %d bytes more heap needed (smallest -X heapsize that"
-              " completes, less the same without thinking)" % live)
-        print("    allocated while thinking, collected as it goes (gc off, worst move): %d bytes" % heap["thinking"])
-        return heap
+        heap["live"] = max(smallest(i) - smallest(i, "stop") for i in range(len(slowest)))
+    print("  heap on MicroPython (unix port, 64-bit: the ESP32's 32-bit objects are smaller):")
+    print("    opponent bytecode (opponent.mpy, versus.mpy): %d bytes; its data: %d bytes"
+          % (heap["code"], heap["data"]))
+    print("    thinking, the three slowest moves: %d bytes more heap needed (smallest -X heapsize that"
+          " completes, less the same without thinking)" % heap["live"])
+    print("    allocated while thinking, collected as it goes (gc off, worst of them): %d bytes" % heap["thinking"])
+    return heap
 
 
 def opponent_figures(mpy=None, matches=MATCHES, board=None):
     """`board`: run.py's heap figures for the firmware over a match, to add the opponent to."""
-    ladder(matches)
+    start = time.perf_counter()
+    positions = ladder(matches, record=STRONGEST)
+    print("  (the ladder took %.0f min)" % ((time.perf_counter() - start) / 60))
     if mpy is None:
-        from run import precompile
         with tempfile.TemporaryDirectory() as tmp:
-            heap = thinking(precompile(Path(tmp) / "mpy"))
+            return _figures(precompile(Path(tmp) / "mpy"), positions, board)
+    return _figures(mpy, positions, board)
+
+
+def _figures(mpy, positions, board):
+    import shutil
+    if shutil.which("valgrind"):
+        thinking(mpy, positions)
     else:
-        heap = thinking(mpy)
+        print("  ESP32 thinking time: valgrind not installed (apt-get install valgrind); skipped")
+    heap = heap_figures(mpy, positions)
     if board:
-        from run import CODE_32_PER_64, DATA_32_PER_64
         code = board["code"] + heap["code"]
         data = board["app"] + board["match_peak"] + heap["data"] + heap["live"]
         print("  the whole firmware with the opponent thinking (the board's high-water over a match, plus the")
-        print("  opponent's bytecode, data and thinking): %d bytes here; 32-bit as on the ESP32 (run.py's ratios)"
-              " %.1f KB, %.1f KB without bytecode (frozen with manifest.py)"
-              % (code + data, (code * CODE_32_PER_64 + data * DATA_32_PER_64) / 1024, data * DATA_32_PER_64 / 1024))
-        print("    (goal <= 32 KB, the board's stated budget; the opponent is imported only when chosen)")
+        print("  opponent's bytecode, data and thinking): %d bytes here; 32-bit as on the ESP32 (bench/chip.py"
+              " ratios) %.1f KB, %.1f KB without bytecode (frozen with manifest.py)"
+              % (code + data, (code * chip.CODE_32_PER_64 + data * chip.DATA_32_PER_64) / 1024,
+                 data * chip.DATA_32_PER_64 / 1024))
+        print("    (the opponent is imported only when chosen)")
     return heap
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--matches", type=int, default=MATCHES, help="matches a pairing (default %(default)s)")
-    ap.add_argument("--quick", action="store_true", help="100 matches a pairing")
     args = ap.parse_args()
-    opponent_figures(matches=100 if args.quick else args.matches)
+    opponent_figures(matches=args.matches)
 
 
 if __name__ == "__main__":

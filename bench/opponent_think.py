@@ -1,16 +1,21 @@
-# The opponent thinking, on the MicroPython unix port, for bench/opponent.py. Run with the
-# firmware's .mpy files on MICROPYPATH:
-#   opponent_think.py TABLES POSITIONS time       each position's move: print the microseconds
-#                                                 and the positions it weighed
+# The board's opponent thinking on the MicroPython unix port, for bench/opponent.py. Run with
+# the firmware's .mpy files on MICROPYPATH:
+#   opponent_think.py TABLES POSITIONS count     each position's move at the strongest level, one
+#                                                 Opponent for all (as a board keeps one): prints its
+#                                                 work; micropython.stack_use() just before and just
+#                                                 after each move marks it for callgrind's
+#                                                 --dump-before=mp_micropython_stack_use
 #   opponent_think.py TABLES POSITIONS one I [stop]
-#                                                 position I's move (with `stop`: load it, do not
-#                                                 think: callgrind's baseline)
-#   opponent_think.py TABLES POSITIONS heap       print the bytecode of opponent.py and versus.py, its data, and the
-#                                                 most any move allocates while it thinks (gc off)
-# POSITIONS: a line a position, "board dice blockers last to_move" as hex bytes.
+#                                                 position I's move (with `stop`: set up, do not think)
+#   opponent_think.py TABLES POSITIONS heap       the bytecode of opponent.py and versus.py, the
+#                                                 opponent's data, and the most a move allocates
+#                                                 while it thinks (gc off)
+# POSITIONS: a line a position, "board dice blockers last to_move seed" (hex bytes, then the
+# to_move and the Rng state the move was thought with).
 import gc
 import sys
-import time
+
+import micropython
 
 gc.collect()
 at_start = gc.mem_alloc()
@@ -38,41 +43,40 @@ def positions():
 
 
 def load(text):
-    board, dice, blockers, last, to_move = text.split()
+    board, dice, blockers, last, to_move, seed = text.split()
     game.board[:] = bytes.fromhex(board)
     game.dice_left[:] = bytes.fromhex(dice)
     game.blockers_left[:] = bytes.fromhex(blockers)
     game.last_placed[:] = bytes.fromhex(last)
     game.to_move = int(to_move)
     game.blocker_this_turn = False
+    return int(seed)
 
 
 mode = sys.argv[3]
-if mode == "time":
-    for i, text in enumerate(positions()):
-        load(text)
-        player = Opponent(tables, seed=i)
-        start = time.ticks_us()
+gc.collect()
+before = gc.mem_alloc()
+player = Opponent(tables)
+gc.collect()
+data = gc.mem_alloc() - before
+if mode == "count":
+    for text in positions():
+        player.rng.x = load(text)
+        micropython.stack_use()
         player.choose(game)
-        print(time.ticks_diff(time.ticks_us(), start), player.nodes)
+        micropython.stack_use()
+        print(player.work)
 elif mode == "one":
     for i, text in enumerate(positions()):
         if i == int(sys.argv[4]):
-            load(text)
-    player = Opponent(tables, seed=int(sys.argv[4]))
+            player.rng.x = load(text)
     gc.collect()
     if sys.argv[-1] != "stop":
         player.choose(game)
 elif mode == "heap":
-    gc.collect()
-    before = gc.mem_alloc()
-    player = Opponent(tables)
-    gc.collect()
-    data = gc.mem_alloc() - before
     worst = 0
-    for i, text in enumerate(positions()):
-        load(text)
-        player.rng.x = i % 65535 + 1
+    for text in positions():
+        player.rng.x = load(text)
         gc.collect()
         gc.disable()
         before = gc.mem_alloc()

@@ -1,5 +1,9 @@
-"""`make bench`: print the benchmark figures. Nothing here asserts on time."""
+"""`make bench`: print the benchmark figures. Nothing here asserts on time.
 
+    python bench/run.py [--matches N]     N: the opponent ladder's matches a pairing (default 200)
+"""
+
+import argparse
 import json
 import os
 import subprocess
@@ -9,6 +13,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
+from compiled import precompile  # noqa: E402
 from conftest import micropython_path  # noqa: E402
 from doce.squares import parse_square, square_name  # noqa: E402
 from doce_host import rules  # noqa: E402
@@ -22,22 +27,6 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT / "firmware"))
 def run(cmd, mpy_dir=None):
     env = dict(ENV, MICROPYPATH=str(mpy_dir)) if mpy_dir else ENV
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-
-
-def precompile(out):
-    """Bytecode as a board would run it (.mpy), so the heap holds no compiler state."""
-    cross = Path(micropython_path()).with_name("mpy-cross")
-    (out / "doce").mkdir(parents=True)
-    sources = [(p, out / "doce" / (p.stem + ".mpy")) for p in (ROOT / "firmware" / "doce").glob("*.py")]
-    sources.append((ROOT / "bench" / "matches.py", out / "matches.mpy"))
-    from doce_host.fleet.vendor import umqtt_simple  # the boards' MQTT client, as the image carries it
-    (out / "umqtt").mkdir()
-    (out / "umqtt" / "simple.py").write_bytes(umqtt_simple())
-    sources.append((out / "umqtt" / "simple.py", out / "umqtt" / "simple.mpy"))
-    for src, dst in sources:
-        # native code (the viper scan loops) for this machine, as the board's is for its own
-        subprocess.run([str(cross), "-march=host", "-o", str(dst), str(src)], check=True)
-    return out
 
 
 def placements_per_second(interpreter, tables, matches, mpy_dir=None):
@@ -241,15 +230,8 @@ def sim_device():
     return modules["machine"], modules["neopixel"]
 
 
-def board_clock():
-    """The CPU clock the board runs at: what its firmware set, machine.freq() on the simulated board."""
-    from doce_host.sim import SimBoard
-    with SimBoard() as sim:
-        return sim.debug_state()["cpu_hz"]
-
-
 # The ESP32's figures (bench/chip.py, each with its source), at the clock the firmware sets.
-ESP32_HZ = board_clock()
+ESP32_HZ = chip.board_hz()
 CYCLES_PER_UNIX_INSTRUCTION = chip.cycles_per_unix_instruction(spiram=True)  # the reference image
 # The scan loops are viper native code (doce/scanner.py, doce/sensors.py): x86-64 here, Xtensa on the
 # board. Their instructions are charged at the same rate, an upper bound: on the ESP32 native code runs
@@ -463,6 +445,11 @@ def link_figures():
 
 
 def main():
+    from ladder import MATCHES
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--matches", type=int, default=MATCHES,
+                    help="the opponent ladder's matches a pairing (default %(default)s)")
+    matches = ap.parse_args().matches
     with tempfile.TemporaryDirectory() as tmp:
         tables = os.path.join(tmp, "standard.doct")
         Path(tables).write_bytes(rules.load_tables("standard").blob)
@@ -482,8 +469,8 @@ def main():
         print("    engine bytecode (.mpy; stays in flash when frozen):  %5d bytes" % heap["code"])
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
         board = board_figures(mpy)
-        from opponent import opponent_figures  # issue 12: the board's opponent
-        opponent_figures(mpy, matches=100 if "--quick" in sys.argv else 1000, board=board)
+        from opponent import opponent_figures  # issues 12 and 27: the board's opponent
+        opponent_figures(mpy, matches=matches, board=board)
     link_figures()
     web_figures()
     from tls import tls_figures  # issue 11: a board's TLS handshake, scan by scan

@@ -1,34 +1,49 @@
 """A DOCE player: the board's opponent and its hints.
 
-Pure, like the rules engine it plays through (game.py): no I/O, the same moves on
-CPython and MicroPython for the same seed, and every rule read from the tables, so
-the variants are played too. docs/opponent.md says how it thinks.
+Pure, like the rules engine (game.py): no I/O, the same moves on CPython and MicroPython for
+the same seed, and every rule read from the tables, so the variants are played too.
+docs/opponent.md says how it thinks and how each level plays.
 
-A move is (blocker square or NO_BLOCKER, square, face): the optional blocker first,
-then the die, as a turn is played.
+A move is (blocker square or NO_BLOCKER, square, face): the optional blocker first, then the
+die, as a turn is played.
 
-Levels: 0 plays at random and sees a winning move half the time (a child learning);
-1 takes wins, blocks, and never hands over a line; 2 weighs every move (threats, two
-threats at once, the lines it builds and spoils, the points); 3 also looks at the
-opponent's best answer to its best moves, within a budget of positions.
+It thinks on its own copy of the position, kept line by line: each line's sum, its dice and
+whose they are (a bit a place), and the square where one more die would win it (a winning
+square). A die updates only the lines through its square. Sets of squares are bits of an int
+(masks), so "my winning squares outside my no-play zone" is one `&`.
 """
 
-from .game import BLOCKER, EMPTY, NOWHERE, Game, die
+from .game import BLOCKER, EMPTY, NOWHERE
 from .tables import END
 
 LEVELS = 4
 STRONGEST = LEVELS - 1
 NO_BLOCKER = NOWHERE
-# Level 3 looks at the opponent's answers while it has examined fewer positions (a square
-# and face each) than this: about 1 s on an ESP32 (bench/opponent.py prints the figure).
-BUDGET = 700
-ANSWERS = 6  # best moves whose answers level 3 examines, best first
 
-# Scores. A point is 10; the heuristic terms are in the same units.
-WON = 100000
-LOST = -100000
-FORK = 30000  # threats the opponent cannot all block: a win next turn
-DRAWN = 0
+# Thinking is counted in work: a line read or updated, or a face weighed, is 1. A step of
+# think() ends after SLICE; the strongest level stops looking at the other player's answers
+# before its work could pass BUDGET, so no move costs more (bench/opponent.py measures a
+# unit's cost on the unix port and gives the worst move's time on an ESP32).
+SLICE = 60
+BUDGET = 6000
+ANSWERS = 28  # the strongest level's best moves whose answers it weighs (more if all of those lose)
+CHILD_SEES = 20  # level 0 takes a winning move one turn in this many
+
+# Scores, in bands: a point is 10, and a quiet move weighs well within +-20000.
+WON = 100000  # plus the points
+FORK = 70000  # winning squares the other player cannot all answer: a win next turn
+DRAWN = -30000  # a line each
+DOOMED = -50000  # below this, the other player has a fork or a win: the move loses
+LOSES_NEXT = -90000  # the other player wins next turn (worse than a fork: that wins a turn later)
+LOST = -100000  # it completes the other player's line
+# Weights of a quiet move, in tenths of a point.
+LIVE = 600  # a winning square of mine I may play next turn
+IN_THEIR_ZONE = 400  # more, if it is in the other player's zone: only their blocker answers it
+LATENT = 200  # one in my no-play zone: it opens when my zone moves
+THEIRS_LATENT = -400  # one of the other player's, in their zone
+OWN = 40  # x (my dice on it)^2: a line I can still win
+THEIRS = 50  # x (their dice on it)^2: one of the other player's, spoilt
+BLOCKER_USED = 400  # its 5 points, and the only answer to a winning square in my zone
 
 
 class Rng:
@@ -47,26 +62,383 @@ class Rng:
         return x % n
 
 
+def bits(m):
+    """How many squares a mask holds."""
+    c = 0
+    while m:
+        m &= m - 1
+        c += 1
+    return c
+
+
 class Opponent:
     def __init__(self, tables, level=STRONGEST, seed=1, budget=BUDGET):
         if not 0 <= level < LEVELS:
             raise ValueError("opponent level: 0 to %d" % STRONGEST)
-        self.t = tables
+        t = tables
+        self.t = t
         self.level = level
         self.rng = Rng(seed)
         self.budget = budget
-        self.g = Game(tables)  # the position it thinks on, never the real game
-        n = tables.squares
-        self.thr = (bytearray(n), bytearray(n))  # per player: 1 where a die would win now
-        self.zone = bytearray(n)  # 1 in the no-play zone of the mover's opponent
-        self.mine = bytearray(n)  # the mover's winning squares, as a list
-        self.blk = bytearray(n)  # squares worth the mover's blocker, as a list
-        self.news = bytearray(tables.through_stride)
-        self.ls = bytearray(4 * tables.through_stride)  # the lines through one square
-        self.acc = [0] * 16  # per face: how the die on a square changes the lines through it
-        self.counts = bytearray(16)  # the mover's dice on the board, per face
-        self.top = []
-        self.nodes = 0
+        n = t.line_length
+        self.n = n
+        self.full = (1 << n) - 1
+        # A full line wins for the player whose dice fill it, or all of it but one end (3+1).
+        self.win_a = self.full ^ 1 if t.opponent_end else self.full
+        self.win_b = self.full ^ (1 << (n - 1)) if t.opponent_end else self.full
+        self.ends = (self.full ^ self.win_a) | (self.full ^ self.win_b)
+        # What a line still open is worth, by the dice on it.
+        self.own = [OWN * c * c for c in range(n + 1)]
+        self.theirs_w = [THEIRS * c * c for c in range(n + 1)]
+        stride = t.through_stride
+        self.at = bytearray(t.squares * stride)  # where square i // stride sits in its i-th line
+        for q in range(t.squares):
+            for i in range(q * stride, q * stride + stride):
+                line = t.through[i]
+                if line != END:
+                    for j in range(n):
+                        if t.lines[line * n + j] == q:
+                            self.at[i] = j
+        self.zm = [0] * t.squares  # each square's no-play zone, as a mask
+        zs = t.zone_stride
+        for q in range(t.squares):
+            for x in t.zone[q * zs:(q + 1) * zs]:
+                if x != END:
+                    self.zm[q] |= 1 << x
+        lines = t.line_count
+        self.b = bytearray(t.squares)  # the position it thinks on, never the real game
+        self.sum = bytearray(lines)
+        self.dice = bytearray(lines)
+        self.blocked = bytearray(lines)
+        self.mask = ([0] * lines, [0] * lines)  # per player: their dice on the line
+        self.count = (bytearray(lines), bytearray(lines))
+        self.wsq = bytearray(lines)  # the line's winning square, or NOWHERE
+        self.wface = bytearray(lines)
+        self.wwho = bytearray(lines)  # whose winning square it is: bit 0 white, bit 1 black
+        self.wcount = (bytearray(t.squares), bytearray(t.squares))  # winning lines through a square
+        self.wins = [0, 0]  # per player: their winning squares
+        self.left = bytearray(2)  # dice
+        self.blockers = bytearray(2)
+        self.last = bytearray(2)
+        faces = t.faces + 1
+        self.zeros = bytes(faces)
+        self.zero_list = [0] * faces
+        self.done = bytearray(faces)  # _preview's findings, face by face
+        self.mine = [0] * faces
+        self.theirs = [0] * faces
+        self.acc = [0] * faces
+        self.per_face = bytearray(16)
+        self.moves = []  # (score, blocker, square, face): the moves weighed, best first
+        self.work = 0
+        self.nodes = 0  # faces weighed
+        self.limit = budget
+
+    # -- the position ---------------------------------------------------------
+
+    def _load(self, game):
+        t = self.t
+        n = self.n
+        b = self.b
+        b[:] = game.board
+        self.left[:] = game.dice_left
+        self.blockers[:] = game.blockers_left
+        self.last[:] = game.last_placed
+        for p in (0, 1):
+            self.wins[p] = 0
+            c = self.wcount[p]
+            for q in range(t.squares):
+                c[q] = 0
+        for line in range(t.line_count):
+            s = d = x = m0 = m1 = c0 = c1 = 0
+            for j in range(n):
+                c = b[t.lines[line * n + j]]
+                if c >= BLOCKER:
+                    x += 1
+                elif c:
+                    s += c & 0x0F
+                    d += 1
+                    if c >> 4 == 1:
+                        m0 |= 1 << j
+                        c0 += 1
+                    else:
+                        m1 |= 1 << j
+                        c1 += 1
+            self.sum[line] = s
+            self.dice[line] = d
+            self.blocked[line] = x
+            self.mask[0][line] = m0
+            self.mask[1][line] = m1
+            self.count[0][line] = c0
+            self.count[1][line] = c1
+            self.wsq[line] = NOWHERE
+            self._mark(line)
+        self.work += t.line_count
+
+    def zone(self, p):
+        last = self.last[p]
+        return 0 if last == NOWHERE else self.zm[last]
+
+    def legal(self, p):
+        """The squares p may put a die on."""
+        m = 0
+        b = self.b
+        for q in range(self.t.squares):
+            if b[q] == EMPTY:
+                m |= 1 << q
+        self.work += self.t.squares >> 2
+        return m & ~self.zone(p)
+
+    def live(self, p):
+        """p's winning squares they may play next turn (none once out of dice)."""
+        return self.wins[p] & ~self.zone(p) if self.left[p] else 0
+
+    def _unmark(self, line):
+        u = self.wsq[line]
+        if u == NOWHERE:
+            return
+        who = self.wwho[line]
+        for p in (0, 1):
+            if who >> p & 1:
+                c = self.wcount[p]
+                c[u] -= 1
+                if not c[u]:
+                    self.wins[p] &= ~(1 << u)
+        self.wsq[line] = NOWHERE
+
+    def _mark(self, line):
+        """Note the line's winning square, if it has one."""
+        n = self.n
+        if self.blocked[line] or self.dice[line] != n - 1:
+            return
+        need = self.t.target - self.sum[line]
+        if not 1 <= need <= self.t.faces:
+            return
+        full = self.full
+        a = self.win_a
+        z = self.win_b
+        gap = full & ~(self.mask[0][line] | self.mask[1][line])
+        m = self.mask[0][line] | gap
+        who = 1 if m == full or m == a or m == z else 0
+        m = self.mask[1][line] | gap
+        if m == full or m == a or m == z:
+            who |= 2
+        if not who:
+            return
+        j = 0
+        while gap > 1:
+            gap >>= 1
+            j += 1
+        u = self.t.lines[line * n + j]
+        self.wsq[line] = u
+        self.wface[line] = need
+        self.wwho[line] = who
+        for p in (0, 1):
+            if who >> p & 1:
+                self.wcount[p][u] += 1
+                self.wins[p] |= 1 << u
+
+    def put(self, p, sq, f):
+        """p's die on sq, f up. Returns whom it completes a line for (bit 0 white, bit 1 black).
+        take(p, sq, last) undoes it, `last` being p's last square before."""
+        self.b[sq] = (p + 1) << 4 | f
+        self.left[p] -= 1
+        self.last[p] = sq
+        return self._lines(p, sq, f, 1)
+
+    def take(self, p, sq, last):
+        f = self.b[sq] & 0x0F
+        self.b[sq] = EMPTY
+        self.left[p] += 1
+        self.last[p] = last
+        self._lines(p, sq, f, -1)
+
+    def _lines(self, p, sq, f, step):
+        """The lines through sq with p's die f added (step 1) or taken off (-1)."""
+        t = self.t
+        n = self.n
+        won = 0
+        mask = self.mask[p]
+        count = self.count[p]
+        full = self.full
+        row = sq * t.through_stride
+        for i in range(row, row + t.through_stride):
+            line = t.through[i]
+            if line == END:
+                break
+            self.work += 1
+            self._unmark(line)
+            self.sum[line] += step * f
+            self.dice[line] += step
+            count[line] += step
+            mask[line] ^= 1 << self.at[i]
+            if self.dice[line] < n:
+                self._mark(line)
+            elif self.sum[line] == t.target and not self.blocked[line]:
+                for q in (0, 1):
+                    m = self.mask[q][line]
+                    if m == full or m == self.win_a or m == self.win_b:
+                        won |= 1 << q
+        return won
+
+    def put_blocker(self, p, sq):
+        self.b[sq] = BLOCKER | p
+        self.blockers[p] -= 1
+        self._blocked(sq, 1)
+
+    def take_blocker(self, p, sq):
+        self.b[sq] = EMPTY
+        self.blockers[p] += 1
+        self._blocked(sq, -1)
+
+    def _blocked(self, sq, step):
+        t = self.t
+        row = sq * t.through_stride
+        for i in range(row, row + t.through_stride):
+            line = t.through[i]
+            if line == END:
+                break
+            self.work += 1
+            self._unmark(line)
+            self.blocked[line] += step
+            self._mark(line)
+
+    # -- one die, looked at without playing it -----------------------------------
+
+    def _preview(self, p, s):
+        """What p's die on the empty square s would do, face by face, read from the lines
+        through s: `done[f]` whom it completes a line for; `mine[f]` and `theirs[f]` the winning
+        squares it makes for p and for the other player; `acc[f]` (acc[0] for any face) how far
+        it takes p's lines on and the other player's back (levels 2 and 3)."""
+        t = self.t
+        n = self.n
+        faces = t.faces
+        target = t.target
+        o = 1 - p
+        done = self.done
+        mine = self.mine
+        theirs = self.theirs
+        acc = self.acc
+        done[:] = self.zeros
+        zeros = self.zero_list
+        mine[:] = zeros
+        theirs[:] = zeros
+        acc[:] = zeros
+        weigh = self.level >= 2
+        full = self.full
+        win_a = self.win_a
+        win_b = self.win_b
+        ends = self.ends
+        at = self.at
+        lines = t.lines
+        through = t.through
+        blocked = self.blocked
+        dice = self.dice
+        sums = self.sum
+        my_masks = self.mask[p]
+        their_masks = self.mask[o]
+        my_counts = self.count[p]
+        their_counts = self.count[o]
+        own = self.own
+        spoilt = self.theirs_w
+        acc0 = 0
+        row = s * t.through_stride
+        i = row
+        for i in range(row, row + t.through_stride):
+            line = through[i]
+            if line == END:
+                break
+            if blocked[line]:
+                continue
+            gaps = n - dice[line]
+            rest = target - sums[line]
+            bit = 1 << at[i]
+            mp = my_masks[line]
+            mo = their_masks[line]
+            if gaps == 1:
+                if 1 <= rest <= faces:
+                    m = mp | bit
+                    if m == full or m == win_a or m == win_b:
+                        done[rest] |= 1 << p
+                    if mo == win_a or mo == win_b:  # their 3+1, p's die at its end
+                        done[rest] |= 1 << o
+                    if weigh:  # the die fills the line's last square: whoever's it was is spoilt
+                        if mo == 0 or mo & ends == mo and mo != ends:
+                            acc0 -= own[my_counts[line]]
+                        if mp == 0 or mp & ends == mp and mp != ends:
+                            acc0 += spoilt[their_counts[line]]
+                continue
+            lo = rest - (gaps - 1) * faces  # the faces that leave the line winnable
+            if lo < 1:
+                lo = 1
+            hi = rest - gaps + 1
+            if hi > faces:
+                hi = faces
+            if gaps == 2:
+                gap = full & ~(mp | mo | bit)
+                j = 0
+                while gap >> j > 1:
+                    j += 1
+                u = 1 << lines[line * n + j]
+                gap = 1 << j
+                m = mp | bit | gap
+                if m == full or m == win_a or m == win_b:
+                    for f in range(lo, hi + 1):
+                        mine[f] |= u
+                m = mo | gap
+                if m == win_a or m == win_b:
+                    for f in range(lo, hi + 1):
+                        theirs[f] |= u
+            if not weigh or not gaps <= rest <= gaps * faces:
+                continue
+            # A line p can still win is worth own[its dice]; the other player's, spoilt, theirs_w.
+            if mo == 0 or mo & ends == mo and mo != ends:
+                c = my_counts[line]
+                acc0 -= own[c]
+                w = own[c + 1]
+                for f in range(lo, hi + 1):
+                    acc[f] += w
+            if mp == 0 or mp & ends == mp and mp != ends:
+                w = spoilt[their_counts[line]]
+                acc0 += w
+                if mp == 0 and bit & ends:  # p's die at an end: the other player's 3+1 stays
+                    for f in range(lo, hi + 1):
+                        acc[f] -= w
+        acc[0] = acc0
+        self.work += i - row + 1  # the lines read
+
+    def _after(self, p, s, f):
+        """p's and the other player's winning squares after p's die f on s (from _preview)."""
+        gone = ~(1 << s)
+        return (self.wins[p] & gone) | self.mine[f], (self.wins[1 - p] & gone) | self.theirs[f]
+
+    # -- threats ------------------------------------------------------------------
+
+    def _can_cover(self, squares, zone, blocker):
+        """Can a player whose die may not go in `zone` answer all these winning squares with
+        a die on one and, if `blocker`, their blocker on another?"""
+        k = bits(squares)
+        if k == 0:
+            return True
+        if k == 1:
+            return blocker or squares & ~zone != 0
+        return k == 2 and blocker and squares & ~zone != 0
+
+    def _threat(self, a, s, mine, theirs):
+        """After a's die on s, a's winning squares `mine` and the other player's `theirs`:
+        LOSES_NEXT, FORK (a wins next turn: the other player, d, cannot answer all of a's
+        winning squares, with a die outside d's no-play zone and d's blocker) or 0."""
+        d = 1 - a
+        self.work += 2
+        if self.left[d] and theirs & ~self.zone(d):
+            return LOSES_NEXT
+        if self.left[a] < 2:
+            return 0  # no die left to win with
+        live = mine & ~self.zm[s]
+        if live and not self._can_cover(live, self.zone(d), self.blockers[d] > 0):
+            return FORK
+        return 0
+
+    # -- thinking -------------------------------------------------------------------
 
     def choose(self, game):
         """The move for the player to move in `game`: (blocker square or NO_BLOCKER, square, face).
@@ -77,357 +449,249 @@ class Opponent:
         return self.chosen
 
     def think(self, game):
-        """choose(), in slices: a generator to step between scans, a square's faces a step
-        (a few ms on an ESP32). The move is in self.chosen once it is done. It thinks on its
-        own copy of the position, taken at the first step."""
+        """choose(), in slices: a generator to step between scans, each step about SLICE work.
+        The move is in self.chosen once it is done."""
         self.chosen = None
         if game.round_over or game.match_over or not game.has_legal_square(game.to_move):
             return
         me = game.to_move
-        g = self.g
-        g.board[:] = game.board
-        g.dice_left[:] = game.dice_left
-        g.blockers_left[:] = game.blockers_left
-        g.last_placed[:] = game.last_placed
-        self.may_block = not game.blocker_this_turn
+        self.work = 0
         self.nodes = 0
+        self.slice = SLICE
+        self.limit = 1 << 30  # the first ply always runs whole: it is the move
+        self._load(game)
+        self.may_block = not game.blocker_this_turn
         if self.level == 0:
-            yield from self._child(me)
+            self._child(me)
             return
-        self.top = [] if self.level == STRONGEST else None
-        yield from self._search(me, self.level)
-        self.chosen = self.move
-        if self.top:
-            yield from self._answers(me)
-        self.top = None
-
-    # -- level 0 ------------------------------------------------------------
-
-    def _child(self, me):
-        if self.rng.below(2):
-            yield from self._search(me, 1)
-            if self.score >= WON:
-                self.chosen = self.move
+        w = self.live(me)
+        if w:
+            self.chosen = self._best_win(me, w)
+            if self.chosen:
                 return
-        g = self.g
-        squares = [sq for sq in range(self.t.squares) if g.is_legal_square(me, sq)]
-        self.chosen = NO_BLOCKER, squares[self.rng.below(len(squares))], 1 + self.rng.below(self.t.faces)
-
-    # -- level 3: the opponent's answers ------------------------------------
-
-    def _answers(self, me):
-        """The best of `top` by the opponent's best answer, looked at while the budget lasts."""
-        g = self.g
-        b = g.board
-        opp = 1 - me
-        top = self.top
-        self.top = None
-        top.sort(reverse=True)
-        best = None
-        most = 0  # the most positions one answer took
-        for score, blk, sq, f in top:
-            if score >= WON or score <= LOST // 2:  # already decided: nothing to look at
-                value = score
-            elif best is not None and self.nodes + most > self.budget:
-                break  # another answer could overrun the budget
-            else:
-                before = self.nodes
-                last = g.last_placed[me]
-                if blk != NO_BLOCKER:
-                    b[blk] = BLOCKER | me
-                    g.blockers_left[me] -= 1
-                b[sq] = die(me, f)
-                g.last_placed[me] = sq
-                g.dice_left[me] -= 1
-                if not g.dice_left[me] and not g.dice_left[opp] or not g.has_legal_square(opp):
-                    value = DRAWN
-                else:
-                    self.may_block = True
-                    yield from self._search(opp, 2)
-                    value = -self.score
-                most = max(most, self.nodes - before)
-                g.dice_left[me] += 1
-                g.last_placed[me] = last
-                b[sq] = EMPTY
-                if blk != NO_BLOCKER:
-                    b[blk] = EMPTY
-                    g.blockers_left[me] += 1
-            if best is None or value > best[0]:
-                best = (value, blk, sq, f)
+        yield from self._weigh_all(me, True)
+        moves = self.moves
+        self.moves = []
+        if self.level == 1:  # a beginner: any of the moves that do not lose at once
+            k = 1
+            while k < len(moves) and moves[k][0] == moves[0][0]:
+                k += 1
+            best = moves[self.rng.below(k)]
+        elif self.level == 2:
+            best = moves[0]
+        else:
+            best = yield from self._answers(me, moves)
         self.chosen = best[1], best[2], best[3]
 
-    # -- levels 1 and 2: every move, weighed ---------------------------------
-
-    def _search(self, me, level):
-        """Weigh every move of `me` in the thinking position: the best score in self.score,
-        its move in self.move."""
-        g = self.g
-        t = self.t
-        opp = 1 - me
-        self.score = LOST * 2
-        self.move = None
-        self._threats()
-        yield from self._dice(me, level, NO_BLOCKER)
-        if not (g.blockers_left[me] and self.may_block):
-            return
-        # The blocker goes where the opponent would win: the only square worth its 5 points.
-        nb = 0
-        for u in range(t.squares):
-            if self.thr[opp][u] and not g.in_no_play_zone(opp, u):
-                self.blk[nb] = u
-                nb += 1
-        for i in range(nb):
-            u = self.blk[i]
-            g.board[u] = BLOCKER | me
-            g.blockers_left[me] -= 1
-            if g.has_legal_square(me):
-                self._threats()
-                yield from self._dice(me, level, u)
-            g.blockers_left[me] += 1
-            g.board[u] = EMPTY
-        return self.score
-
-    def _threats(self):
-        """Mark, for each player, the empty squares where one of their dice would win now."""
-        t = self.t
-        g = self.g
-        b = g.board
-        n = t.line_length
-        for p in (0, 1):
-            thr = self.thr[p]
-            for q in range(t.squares):
-                thr[q] = 0
-        for line in range(t.line_count):
-            e = s = 0
-            u = NOWHERE
-            for j in range(line * n, line * n + n):
-                q = t.lines[j]
-                c = b[q]
-                if c == EMPTY:
-                    e += 1
-                    u = q
-                elif c >= BLOCKER:
-                    e = 99
-                    break
-                else:
-                    s += c & 0x0F
-            if e != 1:
-                continue
-            need = t.target - s
-            if 1 <= need <= t.faces:
-                for p in (0, 1):
-                    b[u] = die(p, need)
-                    if g.line_winner(line) == p:
-                        self.thr[p][u] = 1
-                b[u] = EMPTY
-
-    def _dice(self, me, level, blk):
-        """Weigh each legal square and face for `me`'s die, after the blocker on `blk`."""
-        g = self.g
-        t = self.t
-        b = g.board
-        opp = 1 - me
-        zone = self.zone
-        theirs = self.thr[opp]
-        mine = self.thr[me]
-        live = lat = nm = 0
-        counts = self.counts
-        for f in range(16):
-            counts[f] = 0
-        for q in range(t.squares):
-            z = 1 if g.in_no_play_zone(opp, q) else 0
-            zone[q] = z
-            if theirs[q]:
-                if z:
-                    lat += 1
-                else:
-                    live += 1
-            if mine[q]:
-                self.mine[nm] = q
-                nm += 1
-            if b[q] >> 4 == me + 1:
-                counts[b[q] & 0x0F] += 1
-        self.live_opp = live
-        self.lat_opp = lat
-        self.nm = nm
-        self.blocker_cost = 0
-        if blk != NO_BLOCKER and g.blockers_left[me] + 1 == t.blockers_per_player:
-            self.blocker_cost = 10 * t.unused_blocker
-        for sq in range(t.squares):
-            if g.is_legal_square(me, sq):
-                self._square(me, sq, level, blk)
-                yield
-
-    def _seen(self, u, nn):
-        for i in range(nn):
-            if self.news[i] == u:
-                return True
+    def _pause(self):
+        """True when this slice's work is done: the caller yields."""
+        if self.work >= self.slice:
+            self.slice = self.work + SLICE
+            return True
         return False
 
-    def _square(self, me, sq, level, blk):
-        """Weigh each face of `me`'s die on sq."""
-        g = self.g
+    def _weigh_all(self, me, keep):
+        """Every die on every legal square and face, after the blocker where the other player
+        would win: weighed one ply deep. Into self.moves, best first, if `keep`; the best score
+        in self.best. self.cut is set if the work limit stopped it."""
+        o = 1 - me
+        self.moves = []
+        self.best = LOST * 2
+        self.keep = keep
+        self.cut = False
+        yield from self._dice(me, NO_BLOCKER)
+        must = self.live(o)
+        if must and self.blockers[me] and self.may_block:
+            for u in range(self.t.squares):
+                if must >> u & 1 and not self.cut:
+                    if self.work + 2 * self.t.through_stride > self.limit:
+                        self.cut = True
+                        break
+                    self.put_blocker(me, u)
+                    if self.legal(me):
+                        yield from self._dice(me, u)
+                    self.take_blocker(me, u)
+        if keep:
+            self.moves.sort(reverse=True)
+
+    def _dice(self, me, blk):
         t = self.t
-        b = g.board
-        ls = self.ls
-        acc = self.acc
-        n = t.line_length
+        o = 1 - me
+        if self.work + t.squares > self.limit:
+            self.cut = True
+            return
+        legal = self.legal(me)
         faces = t.faces
-        target = t.target
-        opp = 1 - me
-        for f in range(faces + 1):
-            acc[f] = 0
-        # The lines through sq, read once. A line with room left adds to the faces that keep
-        # it winnable (a square of the dice on it: how far it has come); the lines a die
-        # fills or leaves one short are kept in ls for the faces to look at.
-        k = 0
+        zm = self.zm
+        their_zone = self.zone(o)
+        per_face = self.per_face
+        for f in range(16):
+            per_face[f] = 0
+        for c in self.b:
+            if c >> 4 == me + 1:
+                per_face[c & 0x0F] += 1
+        cost = BLOCKER_USED if blk != NO_BLOCKER and self.blockers[me] + 1 == t.blockers_per_player else 0
+        more = self.left[me] > 1  # a die left for a next turn
+        theirs_left = self.left[o] > 0
+        level = self.level
+        # the most work a square costs: its lines read, then a face each weighed (twice if
+        # kept) and a threat each counted
+        step = t.through_stride + (4 if self.keep else 3) * faces
+        dones = self.done
+        new_mine = self.mine
+        new_theirs = self.theirs
+        acc = self.acc
+        group = t.same_face_group
+        penalty = 10 * t.same_face_penalty
+        best = self.best
+        keep = self.moves.append if self.keep else None
+        for s in range(t.squares):
+            if not legal >> s & 1:
+                continue
+            if self.work + step > self.limit:
+                self.cut = True
+                break
+            self._preview(me, s)
+            zone = zm[s]
+            gone = ~(1 << s)
+            my_wins = self.wins[me] & gone
+            their_wins = self.wins[o] & gone
+            base = acc[0] - cost + self.rng.below(10)  # and a little chance, between equals
+            self.nodes += faces
+            for f in range(1, faces + 1):
+                done = dones[f]
+                if done:
+                    score = WON if done == 1 << me else DRAWN if done == 3 else LOST
+                else:
+                    theirs = their_wins | new_theirs[f]
+                    if theirs_left and theirs & ~their_zone:
+                        score = LOSES_NEXT
+                    elif level == 1:
+                        score = -cost  # a beginner keeps the blocker when a die will do
+                    else:
+                        score = base + acc[f]
+                        if more:
+                            mine = my_wins | new_mine[f]
+                            m = mine & ~zone
+                            if m:
+                                score += self._threat(me, s, mine, theirs) + LIVE * bits(m)
+                                if m & their_zone:  # only their blocker can answer it
+                                    score += IN_THEIR_ZONE * bits(m & their_zone)
+                            m = mine & zone
+                            if m:
+                                score += LATENT * bits(m)
+                        m = theirs & their_zone
+                        if m:
+                            score += THEIRS_LATENT * bits(m)
+                        if (per_face[f] + 1) % group == 0:
+                            score -= penalty
+                if score > best:
+                    best = score
+                if keep:
+                    keep((score, blk, s, f))
+            self.work += faces + faces if keep else faces  # a kept move is a tuple, sorted later
+            if self._pause():
+                self.best = best
+                yield
+        self.best = best
+
+    def _answers(self, me, moves):
+        """The strongest level: the best of `moves` by the other player's best answer,
+        weighed one ply deep from their side; the best first, ANSWERS of them (more while
+        all of those lose), while the work budget lasts."""
+        o = 1 - me
+        best = None
+        looked = 0
+        stride = self.t.through_stride
+        self.limit = self.budget - 2 * stride  # room to take the move back
+        for score, blk, s, f in moves:
+            if self.work + 2 * stride + self.t.squares > self.limit:
+                break
+            if looked >= ANSWERS and best[0] > DOOMED:
+                break  # past the best few, only while all of those lose
+            if score >= FORK or score <= DRAWN:
+                value = score  # decided one ply deep
+            else:
+                looked += 1
+                if blk != NO_BLOCKER:
+                    self.put_blocker(me, blk)
+                last = self.last[me]
+                self.put(me, s, f)
+                if not self.left[o] or not self.legal(o):
+                    value = self.rng.below(10)  # the round ends drawn
+                else:
+                    may_block = self.may_block
+                    self.may_block = True
+                    yield from self._weigh_all(o, False)
+                    self.may_block = may_block
+                    value = score - self.best  # its own weight less their best answer's
+                self.take(me, s, last)
+                if blk != NO_BLOCKER:
+                    self.take_blocker(me, blk)
+                if self.cut:
+                    break  # out of budget: this answer was not weighed whole
+            if best is None or value > best[0]:
+                best = (value, blk, s, f)
+        return best or moves[0]  # nothing weighed deeper: the best one ply deep
+
+    # -- wins, and the child ---------------------------------------------------------
+
+    def _best_win(self, me, w):
+        """The winning move on the squares `w` that scores most, or None."""
+        best = None
+        t = self.t
+        for line in range(t.line_count):
+            u = self.wsq[line]
+            if u == NOWHERE or not w >> u & 1 or not self.wwho[line] >> me & 1:
+                continue
+            f = self.wface[line]
+            last = self.last[me]
+            if self.put(me, u, f) == 1 << me:
+                points = self._win_points(me, u)
+                if best is None or points > best[0]:
+                    best = (points, u, f)
+            self.take(me, u, last)
+        return None if best is None else (NO_BLOCKER, best[1], best[2])
+
+    def _win_points(self, me, sq):
+        """The rulebook's points for me winning with the die just put on sq (game.win_points)."""
+        t = self.t
+        empty = own = 0
+        per_face = self.per_face
+        for f in range(16):
+            per_face[f] = 0
+        for c in self.b:
+            if c == EMPTY:
+                empty += 1
+            elif c >> 4 == me + 1:
+                per_face[c & 0x0F] += 1
         row = sq * t.through_stride
         for i in range(row, row + t.through_stride):
             line = t.through[i]
             if line == END:
                 break
-            start = line * n
-            xm = xo = s = e = 0
-            u = NOWHERE
-            for j in range(start, start + n):
-                q = t.lines[j]
-                c = b[q]
-                if c == EMPTY:
-                    e += 1
-                    if q != sq:
-                        u = q
-                elif c >= BLOCKER:
-                    e = 99
-                    break
-                elif c >> 4 == me + 1:
-                    xm += 1
-                    s += c & 0x0F
-                else:
-                    xo += 1
-                    s += c & 0x0F
-            if e == 99:
-                continue
-            if e <= 2:
-                ls[k] = line
-                ls[k + 1] = e - 1
-                ls[k + 2] = u
-                ls[k + 3] = s
-                k += 4
-            if level < 2:
-                continue
-            first = b[t.lines[start]] >> 4
-            last = b[t.lines[start + n - 1]] >> 4
-            mend = first == me + 1 or last == me + 1
-            oend = t.opponent_end and (first == opp + 1 or last == opp + 1)
-            need = target - s
-            if e <= need <= e * faces:  # before: the line as it stands
-                if xo == 0 or xo == 1 and oend:
-                    acc[0] -= 60 * xm * xm
-                if xm == 0 or xm == 1 and mend and t.opponent_end:
-                    acc[0] += 50 * xo * xo
-            e -= 1
-            if e == 0:
-                continue
-            mend = t.opponent_end and (mend or t.lines[start] == sq or t.lines[start + n - 1] == sq)
-            value = 0
-            if xo == 0 or xo == 1 and oend:
-                value = 60 * (xm + 1) * (xm + 1)
-            if xm == 0 and mend:
-                value -= 50 * xo * xo
-            if value:
-                for f in range(max(1, need - e * faces), min(faces, need - e) + 1):
-                    acc[f] += value
-        # My winning squares for my next turn, as the die on sq leaves them.
-        last_placed = g.last_placed[me]
-        g.last_placed[me] = sq
-        a = z = lat = 0
-        for i in range(self.nm):
-            q = self.mine[i]
-            if q == sq:
-                continue
-            if g.in_no_play_zone(me, q):
-                lat += 1
-            elif self.zone[q]:
-                z += 1
-            else:
-                a += 1
-        live_opp = self.live_opp
-        lat_opp = self.lat_opp
-        if self.thr[opp][sq]:
-            if self.zone[sq]:
-                lat_opp -= 1
-            else:
-                live_opp -= 1
-        their_blocker = 1 if g.blockers_left[opp] else 0
-        for f in range(1, faces + 1):
-            self.nodes += 1
-            b[sq] = die(me, f)
-            won = lost = False
-            wline = 0
-            fa, fz, flat, flive, flat_opp = a, z, lat, live_opp, lat_opp
-            nn = 0
-            for j in range(0, k, 4):
-                s = ls[j + 3] + f
-                if ls[j + 1] == 0:
-                    if s == target:
-                        p = g.line_winner(ls[j])
-                        if p == me:
-                            won = True
-                            wline = ls[j]
-                        elif p == opp:
-                            lost = True
-                    continue
-                need = target - s
-                if not 1 <= need <= faces:
-                    continue
-                u = ls[j + 2]
-                b[u] = die(me, need)
-                if g.line_winner(ls[j]) == me and not self.thr[me][u] and not self._seen(u, nn):
-                    self.news[nn] = u
-                    nn += 1
-                    if g.in_no_play_zone(me, u):
-                        flat += 1
-                    elif self.zone[u]:
-                        fz += 1
-                    else:
-                        fa += 1
-                b[u] = die(opp, need)
-                if g.line_winner(ls[j]) == opp and not self.thr[opp][u]:
-                    if self.zone[u]:
-                        flat_opp += 1
-                    else:
-                        flive += 1
-                b[u] = EMPTY
-            if won and lost:
-                score = DRAWN
-            elif lost:
-                score = LOST
-            elif won:
-                score = WON + 10 * g.win_points(me, wline)
-            elif flive:
-                score = LOST // 2  # the opponent wins next turn
-            elif level < 2:
-                score = self.rng.below(1000)
-            else:
-                score = FORK if fz > their_blocker or fa + fz > 1 + their_blocker else 0
-                score += (600 * (fa + fz) + 200 * flat - 400 * flat_opp
-                          + acc[0] + acc[f] - self.blocker_cost)
-                if (self.counts[f] + 1) % t.same_face_group == 0:
-                    score -= 10 * t.same_face_penalty
-                score += self.rng.below(10)
-            if score > self.score:
-                self.score = score
-                self.move = (blk, sq, f)
-            top = self.top
-            if top is not None:
-                if len(top) < ANSWERS:
-                    top.append((score, blk, sq, f))
-                else:
-                    worst = 0
-                    for i in range(1, ANSWERS):
-                        if top[i][0] < top[worst][0]:
-                            worst = i
-                    if score > top[worst][0]:
-                        top[worst] = (score, blk, sq, f)
-        b[sq] = EMPTY
-        g.last_placed[me] = last_placed
+            if self.mask[me][line] == self.full and self.sum[line] == t.target and not self.blocked[line]:
+                own = t.all_own_line
+        groups = 0
+        for f in range(16):
+            groups += per_face[f] // t.same_face_group
+        unused = t.unused_blocker if self.blockers[me] == t.blockers_per_player else 0
+        return t.win + own + unused + t.empty_square * empty - t.same_face_penalty * groups
+
+    def _child(self, me):
+        """Level 0, a child learning: a random legal square and face; now and then it sees a
+        winning move and takes it."""
+        if not self.rng.below(CHILD_SEES):
+            w = self.live(me)
+            if w:
+                self.chosen = self._best_win(me, w)
+                if self.chosen:
+                    return
+        legal = self.legal(me)
+        k = self.rng.below(bits(legal))
+        for q in range(self.t.squares):
+            if legal >> q & 1:
+                if not k:
+                    self.chosen = NO_BLOCKER, q, 1 + self.rng.below(self.t.faces)
+                    return
+                k -= 1

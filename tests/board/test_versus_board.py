@@ -12,6 +12,7 @@ from hands import ask, ask_later, blink, events
 
 from doce import journal
 from doce.game import BLACK, WHITE, Game
+from doce.opponent import LEVELS
 from doce.state import move_names
 from doce.versus import hint
 from doce_host import rules
@@ -199,3 +200,35 @@ def test_showing_the_boards_move_allocates_nothing(sim):
     sim.wait(3)
     assert ask(sim, "state")["state"]["versus"]["move"] is not None
     assert sim.command(do="idle_allocation", scans=300)["bytes"] == 0
+
+
+@pytest.mark.parametrize("level", range(LEVELS))
+def test_the_board_shows_its_own_move_and_a_hint_at_every_level(sim, level):
+    """At each level the board thinks between scans, shows its move in its colour, takes it
+    when it is put down; and the hint (the strongest level's move) is shown on the person's turn."""
+    assert ask(sim, "new_match", first="white", opponent={"colour": "black", "level": level})["ok"]
+    sim.settle()
+    events(sim)
+    for cell, free in (("c3", "a1"), (None, "e5")):
+        if cell is None:  # the person's turn again: a hint first
+            reply, _ = ask_later(sim, "hint")
+            hinted = reply["hint"]
+            assert reply["ok"] and "yellow" in blink(sim, hinted.get("blocker", hinted["cell"]), 2000)  # white's colour
+            cell = free if free not in sim.pieces else next(c for c in ("e1", "a5") if c not in sim.pieces)
+        sim.place(cell, "white 2")
+        assert events(sim, "placed")
+        move = None
+        for _ in range(2000):
+            move = sim.state()["versus"]["move"]
+            if move:
+                break
+            sim.run(10)
+        assert move and sim.state()["versus"]["level"] == level
+        square = move.get("blocker", move["cell"])
+        assert "blue" in blink(sim, square, 2000)  # shown in black's colour
+        if "blocker" in move:
+            sim.place(move["blocker"], "black blocker")
+            sim.settle()
+        sim.place(move["cell"], "black %d" % move["value"])
+        assert events(sim, "placed")[-1]["cell"] == move["cell"]
+        assert sim.state()["versus"]["move"] is None  # the person's turn

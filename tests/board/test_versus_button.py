@@ -6,7 +6,10 @@ step simulator: a finger on its button pin, the lights as the strip received the
 import json
 
 import fakes
-from doce.opponent import NO_BLOCKER
+from doce.game import BLACK, WHITE, Game
+from doce.squares import parse_square
+from doce.versus import hint
+from doce_host import rules
 from doce_host.paths import BOARD_FILE
 from hands import ask, ask_later, events, light, looks
 
@@ -146,10 +149,12 @@ def test_the_buttons_hint_is_thought_over_many_scans_not_in_the_one_that_heard_t
     sensors = fakes.FakeSensors(fakes.board())
     rig = fakes.Rig(tmp_path, sensors)
     rig.settle()
-    for cell, piece in (("c1", "white 3"), ("e5", "black 1"), ("a1", "white 3"), ("a5", "black 1"),
-                        ("d1", "white 3"), ("d4", "black 1")):
+    game = Game(rules.load_tables("standard"), WHITE)
+    for cell, piece in (("c1", "white 3"), ("e5", "black 1"), ("a1", "white 3")):  # black to move
         sensors.place(cell, piece)
         rig.settle()
+        colour, value = piece.split()
+        game.place(WHITE if colour == "white" else BLACK, parse_square(5, cell), int(value))
     app, c = rig.app, rig.app.controller
     app.button(True, rig.now)
     rig.run(100)
@@ -166,7 +171,7 @@ def test_the_buttons_hint_is_thought_over_many_scans_not_in_the_one_that_heard_t
         rig.run(1)
         scans += 1
         assert scans < 10000
-    assert scans > 10 and c.hint.move == (NO_BLOCKER, 1, 3)  # b1 with a 3, thought a slice a scan
+    assert scans > 10 and c.hint.move == hint(game.tables, game)  # thought a slice a scan
 
 
 def test_who_plays_is_told_in_words_and_a_lying_board_gets_its_json_back():

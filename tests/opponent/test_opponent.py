@@ -3,7 +3,7 @@
 import pytest
 
 from doce.game import Game
-from doce.opponent import LEVELS, NO_BLOCKER, STRONGEST, Opponent
+from doce.opponent import BUDGET, LEVELS, NO_BLOCKER, SLICE, STRONGEST, Opponent
 from doce_host import rules
 from opponent_matches import play_match, schedule
 
@@ -165,17 +165,70 @@ def show(game):
 
 
 @pytest.mark.parametrize("name", RULES)
-def test_thinking_in_slices_gives_the_same_move_a_square_at_a_time(name):
-    """think() is what the board steps between scans: no step weighs more than one square's faces."""
+def test_thinking_in_slices_gives_the_same_move_a_slice_at_a_time(name):
+    """think() is what the board steps between scans: each step stops soon after SLICE work
+    (a square's faces at most beyond it, or taking a move back), and the move is choose()'s."""
     tables = rules.load_tables(name)
+    most = SLICE + 4 * tables.through_stride + 4 * tables.faces + tables.squares
     for i, game in enumerate(positions(tables, 60, 77)):
         expected = Opponent(tables, STRONGEST, i).choose(game)
         player = Opponent(tables, STRONGEST, i)
         steps = 0
         last = 0
         for _ in player.think(game):
-            assert player.nodes - last <= tables.faces
-            last = player.nodes
+            assert player.work - last <= most
+            last = player.work
             steps += 1
         assert player.chosen == expected
-        assert steps >= len(game.legal_squares(game.to_move))
+        assert steps >= 2 or player.work <= most
+
+
+def test_the_work_budget_is_never_exceeded():
+    """The strongest level stops weighing answers before its work could pass its budget, a
+    small one or the board's; only the first ply (the move itself) always runs whole."""
+    tables = rules.load_tables("standard")
+    games = positions(tables, 300, 5)
+    deeper = 0
+    for budget in (300, 1500, BUDGET):
+        for i, game in enumerate(games):
+            one_ply = Opponent(tables, 2, i)
+            one_ply.choose(game)
+            player = Opponent(tables, STRONGEST, i, budget)
+            player.choose(game)
+            assert player.work <= max(budget, one_ply.work), (budget, player.work, one_ply.work)
+            deeper += player.work > one_ply.work
+    assert deeper > len(games)  # it did weigh answers, within the budget
+
+
+class Watched(Opponent):
+    """The opponent, checked after every square it weighs: work past the limit it was held to."""
+
+    def _pause(self):
+        self.past = max(getattr(self, "past", 0), self.work - self.limit)
+        return super()._pause()
+
+
+def test_no_square_is_weighed_past_the_work_limit():
+    """Before each square the opponent checks that the most work a square can cost still fits
+    its limit: so no square's work may end past it (the budget is hard, not just on average)."""
+    tables = rules.load_tables("standard")
+    for i, game in enumerate(positions(tables, 40, 9)):
+        for budget in range(300, 3000, 11):  # the limit falls at every kind of square
+            player = Watched(tables, STRONGEST, i, budget)
+            player.choose(game)
+            assert getattr(player, "past", 0) <= 0, (budget, i, player.past)
+
+
+def test_the_strongest_level_weighs_the_answer():
+    """Level 3 avoids a move whose best answer wins: against level 2 (the same moves, one ply
+    deep) in seeded matches it wins more than it loses."""
+    tables = rules.load_tables("standard")
+    won = lost = 0
+    for seed in range(16):
+        if seed % 2:
+            mine, theirs, _ = play_match(tables, STRONGEST, 2, seed)
+        else:
+            theirs, mine, _ = play_match(tables, 2, STRONGEST, seed)
+        won += mine > theirs
+        lost += mine < theirs
+    assert won > lost + 4, (won, lost)

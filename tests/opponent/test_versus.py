@@ -92,8 +92,15 @@ def test_the_buttons_hint_is_thought_in_slices_and_is_the_links_hint():
     for sq, f in ((2, 3), (24, 1), (0, 3), (20, 1), (3, 3), (18, 1)):  # white c1 a1 d1: b1 with a 3 wins
         game.place(game.to_move, sq, f)
     asked = Hint(TABLES, game.to_move)
-    assert think(asked, game) > 10  # between scans, never all at once
+    think(asked, game)  # a win is seen in the first slice
     assert asked.move == hint(TABLES, game) == (NO_BLOCKER, 1, 3)
+    quiet = Game(TABLES, WHITE)
+    quiet.place(WHITE, 12, 4)
+    asked = Hint(TABLES, quiet.to_move)
+    assert think(asked, quiet) > 10  # a move to weigh: between scans, never all at once
+    assert asked.move == hint(TABLES, quiet)
+    asked = Hint(TABLES, game.to_move)
+    think(asked, game)
     for _ in range(5):
         assert not asked.step(game) and not asked.over  # shown while the position stays
     game.place(WHITE, 11, 2)  # white plays elsewhere: the hint has nothing more to show

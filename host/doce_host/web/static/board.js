@@ -29,7 +29,7 @@ window.doceTimings = view.timings;
 // The same width as board.css's @media rule.
 const narrow = matchMedia("(max-width: 699px)");
 const layoutQuery = () => (narrow.matches ? "?picture=tall" : "");
-const LEVELS = ["a child learning", "a beginner", "a club player", "the strongest"];  // docs/opponent.md
+const LEVELS = ["a child learning", "a careful beginner", "a club player", "the strongest"];  // docs/opponent.md
 
 function connect() {
   const socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws" +

@@ -1,0 +1,170 @@
+"""The opponent's strength ladder: each level against the one below and against the baselines
+(bench/baselines.py), whole matches through the rules engine, printed with 95% intervals.
+
+    python bench/ladder.py [--matches N] [--pairing A B]...
+
+A match is won on its total points. Match i: the first player is white when i % 2 == 0, and
+white opens the match when (i // 2) % 2 == 0, so colours and openers alternate evenly.
+Each player's moves are drawn from its own seed, so a run replays exactly.
+"""
+
+import argparse
+import math
+import os
+import sys
+import time
+from multiprocessing import Pool
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "firmware"))
+
+from baselines import Greedy, MonteCarlo, Random  # noqa: E402
+from doce.game import Game  # noqa: E402
+from doce.opponent import LEVELS, NO_BLOCKER, Opponent  # noqa: E402
+from doce_host import rules  # noqa: E402
+
+MATCHES = 200  # a pairing: the 95% interval of a win rate near 90% is then about +-4%
+BASELINES = {"random": Random, "greedy": Greedy, "monte carlo": MonteCarlo}
+WORKERS = 2  # the machine's two cores, shared: the bench runs at most one extra process
+
+
+def pairings():
+    """(a, b): `a` is the one whose wins are counted."""
+    out = [(level, level - 1) for level in range(1, LEVELS)]
+    out += [(level, base) for base in BASELINES for level in range(LEVELS)]
+    out.append(("monte carlo", "greedy"))
+    return out
+
+
+def label(who):
+    return "level %d" % who if isinstance(who, int) else who
+
+
+def make(tables, who, seed):
+    if isinstance(who, int):
+        return Opponent(tables, who, seed)
+    return BASELINES[who](tables, seed)
+
+
+_tables = {}
+
+
+def tables_named(name):
+    if name not in _tables:
+        _tables[name] = rules.load_tables(name)
+    return _tables[name]
+
+
+def match(args):
+    """One match: (points of `a`, points of `b`, positions) where positions are those level
+    `record` moved from, if asked: (position_text(), the work its move took)."""
+    name, a, b, i, record = args
+    tables = tables_named(name)
+    swap = i % 2
+    game = Game(tables, (i // 2) % 2)
+    players = [make(tables, a, 2 * i + 1), make(tables, b, 2 * i + 2)]
+    if swap:
+        players.reverse()
+    names = [a, b][::-1] if swap else [a, b]
+    seen = []
+    while not game.match_over:
+        if game.round_over:
+            game.start_round()
+        p = game.to_move
+        if names[p] == record:
+            text = "%s %d" % (position_text(game), players[p].rng.x)
+        blk, sq, face = players[p].choose(game)
+        if names[p] == record:
+            seen.append((text, players[p].work))
+        if blk != NO_BLOCKER:
+            why = game.place_blocker(p, blk)
+            assert why is None, (names[p], "blocker", blk, why)
+        why = game.place(p, sq, face)
+        assert why is None, (names[p], sq, face, why)
+    w, bl = game.totals()
+    return ((bl, w) if swap else (w, bl)) + (seen,)
+
+
+def position_text(game):
+    """The position as bench/opponent_think.py reads it: "board dice blockers last to_move"."""
+    return "%s %s %s %s %d" % (bytes(game.board).hex(), bytes(game.dice_left).hex(),
+                               bytes(game.blockers_left).hex(), bytes(game.last_placed).hex(), game.to_move)
+
+
+def wilson(k, n, z=1.96):
+    """The 95% (Wilson score) interval of a proportion k / n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def play(pool, a, b, matches, name="standard", record=None):
+    """The results of `matches` matches of a against b: a list of (a's points, b's points, positions)."""
+    jobs = [(name, a, b, i, record) for i in range(matches)]
+    if pool is None:
+        return [match(j) for j in jobs]
+    return pool.map(match, jobs, chunksize=max(1, matches // (8 * WORKERS)))
+
+
+def row(a, b, results, seconds):
+    n = len(results)
+    won = sum(x > y for x, y, _ in results)
+    drawn = sum(x == y for x, y, _ in results)
+    low, high = wilson(won, n)
+    return ("  %-24s %5d  %5.1f%% [%4.1f-%5.1f]  %5.1f%%  %5.1f%%   %5.1f to %5.1f   %5.0f s" % (
+        "%s v %s" % (label(a), label(b)), n, 100 * won / n, 100 * low, 100 * high, 100 * drawn / n,
+        100 * (n - won - drawn) / n, sum(x for x, _, _ in results) / n, sum(y for _, y, _ in results) / n,
+        seconds))
+
+
+HEADER = ("  %-24s %5s  %-20s %6s  %6s   %-14s   %s"
+          % ("pairing", "games", "wins [95% interval]", "draws", "losses", "average points", "time"))
+
+
+def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WORKERS):
+    """Print the ladder; return the positions `record` (a level) moved from, over all its matches."""
+    which = which or pairings()
+    print("Opponent strength ladder (%s rules, %d matches a pairing, colours and openers alternate;"
+          " a match is won on points)" % (name, matches))
+    print(HEADER)
+    positions = []
+    with Pool(workers) if workers > 1 else _NoPool() as pool:
+        for a, b in which:
+            start = time.perf_counter()
+            results = play(pool, a, b, matches, name, record)
+            print(row(a, b, results, time.perf_counter() - start), flush=True)
+            for _, _, seen in results:
+                positions += seen
+    print("  goals: each level wins more than it loses against the one below; level 0 beats random sometimes,"
+          " not always;")
+    print("    level %d beats greedy in >= 90%% of matches and Monte Carlo in >= 75%%" % (LEVELS - 1))
+    return positions
+
+
+class _NoPool:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--matches", type=int, default=MATCHES, help="matches a pairing (default %(default)s)")
+    ap.add_argument("--pairing", nargs=2, action="append", metavar=("A", "B"),
+                    help="a level or a baseline (random, greedy, 'monte carlo'); repeatable")
+    ap.add_argument("--workers", type=int, default=min(WORKERS, os.cpu_count() or 1))
+    args = ap.parse_args()
+    which = None
+    if args.pairing:
+        which = [tuple(int(x) if x.isdigit() else x for x in p) for p in args.pairing]
+    ladder(args.matches, which=which, workers=args.workers)
+
+
+if __name__ == "__main__":
+    main()
