@@ -3,6 +3,16 @@ at a time.
 
 Hardware comes in through the constructor, so the same App runs on an ESP32
 (doce/esp32.py), on a Linux board (doce/linux.py) and in the simulator.
+
+A board never calibrated (no calibration.bin, or a damaged one) calibrates itself: it boots
+waiting for an empty board (the controller's CLEARING, whatever its game), reads one on a
+single baseline from its first read (Calibration.centre: an empty board reads empty on it by
+a wide margin, make physics), and once the board has settled empty and still takes the
+3 s hold's calibration (32 reads, stored) and only then starts the round. A die on the board
+is never calibrated on: the board must read empty first, and `measure` refuses a sensor far
+from the median or too noisy. If it refuses, one warning says why and the board keeps
+waiting, trying again every SELF_CALIBRATE_RETRY_MS while it stays empty and still (a hand
+over it, a faulty sensor named by square: the 3 s hold reports the same).
 """
 
 import os
@@ -21,6 +31,7 @@ RULES_PATH = "rules.doct"
 DEFAULT_RULES_PATH = "default.doct"  # the tables installed with the firmware (doce_host/image.py)
 RETRY_MS = 1000  # after a failed journal write
 BUTTON_HOLD_MS = 3000  # a long press of the button: recalibrate
+SELF_CALIBRATE_RETRY_MS = 2000  # a board calibrating itself tries again this long after a refusal
 DOUBLE_PRESS_MS = 500  # a second press within this of the first is a double press
 CHOICE_MS = 4000  # before a match's first piece, a press shows who plays for this long
 # Who plays, in the order the button steps through them: two players, then the board plays
@@ -107,11 +118,15 @@ class App:
         self.pressed_at = None  # when the button went down
         self.long_press = False  # the press being held has already acted
         self.released_at = None  # a short press, waiting to see whether a second follows
-        if not self.calibration.measured:  # never calibrated: this chip's baseline, from a first read
-            # (last, so its passing lists leave no holes between the app's lasting objects)
+        self.calibrate_at = None  # never calibrated and the board settled empty: when to calibrate on it
+        self.calibration_warned = False  # a refused self-calibration is reported once
+        if not self.calibration.measured:  # never calibrated: this chip's baseline, from a first read,
+            # only to see the board empty (last, so its passing lists leave no holes between the
+            # app's lasting objects)
             note = self.calibration.centre(sensors.read(board.all_groups))
             if note:
                 emit({"event": "warning", "message": note})
+            self.controller.await_calibration()
         emit({"event": "boot", "round": self.controller.game.round, "mode": self.controller.mode})
 
     def _event(self, event):
@@ -145,6 +160,8 @@ class App:
             if self.link and self.link.hints:
                 self.link.answer_hints()
             self._render(now_ms)
+        if self.calibrate_at is not None and self.quiet() and ticks_diff(now_ms, self.calibrate_at) >= 0:
+            self._calibrate_self(now_ms)
         if c.unwritten and (self.retry_at is None or ticks_diff(now_ms, self.retry_at) >= 0):
             note = c.commit()  # after the lights: a play shows before it is written
             self.retry_at = None  # a stale tick would read as the future half the time
@@ -171,6 +188,22 @@ class App:
         finally:
             self.holding = False
             self._send_held()
+        if self.controller.uncalibrated:
+            self.calibrate_at = None if any(self.scanner.settled) else now_ms
+            self.calibration_warned = False  # the board changed: a new refusal is news
+
+    def _calibrate_self(self, now_ms):
+        """Calibrate on the empty, still board the first time there is one (see the top)."""
+        error = self.calibrate(announce=True)
+        if error is None:
+            self.calibrate_at = None
+            return
+        self.calibrate_at = ticks_add(now_ms, SELF_CALIBRATE_RETRY_MS)
+        if not self.calibration_warned:
+            self.calibration_warned = True
+            self.emit({"event": "warning", "message": "the board calibrates its sensors on an empty board before "
+                       "its first round, and could not: %s. It waits, and tries again while the board is "
+                       "empty and still" % error})
 
     def _render(self, now_ms):
         c = self.controller
@@ -234,7 +267,9 @@ class App:
             elif not self.long_press and ticks_diff(now_ms, self.pressed_at) >= BUTTON_HOLD_MS:
                 self.long_press = True
                 self.released_at = None
-                self.emit({"event": "calibrated", "error": self.calibrate()})
+                error = self.calibrate(announce=True)
+                if error:
+                    self.emit({"event": "calibrated", "error": error})
         elif self.pressed_at is not None:  # released
             self.pressed_at = None
             if self.long_press:
@@ -353,8 +388,10 @@ class App:
             self.play_against(self.versus.colour, self.versus.level)
         return None
 
-    def calibrate(self, scans=32):
-        """Measure an empty board and keep the result. Returns an error message or None."""
+    def calibrate(self, scans=32, announce=False):
+        """Measure an empty board and keep the result. Returns an error message or None.
+        A board waiting for its first calibration then goes on (its round starts); announce:
+        the `calibrated` event goes first."""
         try:
             cal = measure(self.sensors, self.board, scans)
         except CalibrationError as e:
@@ -363,4 +400,7 @@ class App:
         for name in TABLES:
             getattr(self.calibration, name)[:] = getattr(cal, name)
         self.calibration.measured = True
+        if announce:
+            self.emit({"event": "calibrated", "error": None})
+        self.controller.calibrated()
         return None

@@ -2,7 +2,9 @@
 
 Stored on the board as calibration.bin: MAGIC, then the three tables as 16-bit
 values, then a CRC-32. Without a file, the board file's nominal values apply, except
-the baseline: `Calibration.centre` takes it from the board's own first read.
+the baseline: `Calibration.centre` takes it from the board's own first read. That is
+only good enough to see the board empty: the App reads no piece on it, and calibrates
+itself at the first empty board (doce/app.py).
 `measure` re-runs calibration (the board must be empty).
 
 Why the median, not 32768: an ESP32's ADC at 11 dB reads half of 3.3 V anywhere from

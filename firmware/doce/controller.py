@@ -10,6 +10,9 @@ what is. After every settled change the controller compares the two:
 A refused or unexplained piece is never counted, so nothing is lost and nothing
 is counted twice. After a round ends the board must be cleared before the next
 round starts; after the match, the result stays until a new match is started.
+A board never calibrated waits for an empty board (CLEARING) whatever its game, and
+starts nothing until the App has calibrated it there (`calibrated`): no piece is read
+on one baseline for every sensor.
 """
 
 import gc
@@ -56,6 +59,8 @@ class Controller:
         self.unwritten = []  # journal calls owed; written after the lights show the play
         self.versus = None  # doce.versus.Versus in a match against the board: it says which move is its
         self.hint = None  # doce.versus.Hint asked with the button: shown in light, never enforced
+        self.uncalibrated = False  # waiting for an empty board to calibrate on: nothing starts
+        self.resume = None  # the mode to go back to once calibrated
         self._resume_mode(waiting)
         self.changed = True  # the lights need drawing again
 
@@ -65,12 +70,33 @@ class Controller:
 
     # -- commands -----------------------------------------------------------
 
+    def await_calibration(self):
+        """The sensors have no baselines of their own yet: ask for an empty board, and start
+        nothing and read no piece until `calibrated` (a match over keeps its result)."""
+        self.uncalibrated = True
+        self.resume = self.mode
+        if self.mode != MATCH_OVER:
+            self.mode = CLEARING
+            self.changed = True
+
+    def calibrated(self):
+        """Calibrated on the empty board: the game goes on as it was (a round in play sees
+        its pieces lifted, to be put back; a round waiting for a clear board starts)."""
+        if not self.uncalibrated:
+            return
+        self.uncalibrated = False
+        if self.mode == CLEARING:
+            self.mode = self.resume
+        self.changed = True
+        self.reconcile(self.physical)
+
     def new_match(self, first, tables=None):
         """Start a new match (with new rule tables, if given) once the board is clear."""
         tables = tables or self.game.tables
         self._clear_problems()
         self.game = Game(tables, first)
         self.hint = None
+        self.resume = CLEARING
         v = self.versus  # who plays goes in the match's first write, with it (journal.py)
         self.unwritten.append((self.journal.new_match, (first, tables.checksum, v and (v.colour, v.level))))
         self.mode = CLEARING
@@ -122,7 +148,7 @@ class Controller:
             cells = [square_name(self.game.tables.grid, sq) for sq in range(len(board)) if board[sq] != EMPTY]
             if cells:  # which squares still hold a piece: a host follows the clearing without asking
                 self.emit({"event": "clearing", "left": len(cells), "cells": cells})
-            else:
+            elif not self.uncalibrated:  # else the App calibrates on this empty board first
                 self._start_round()
             return
         g = self.game

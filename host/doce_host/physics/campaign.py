@@ -11,10 +11,16 @@ with fresh noise through the firmware's own thresholds and die code (decode.py, 
 test holds to doce.scanner); it is right, unsettled, or wrong (another piece, or not its
 own piece or empty where it must be).
 
-    seated, calibrated     in its well, anywhere its play allows; per-sensor baselines
-    seated, uncalibrated   the same, on one median baseline (a board never calibrated)
-    crowded                seated, all eight neighbours occupied (either baseline)
-    empty                  nothing on the square, all eight neighbours
+    seated, calibrated     in its well, anywhere its play allows; per-sensor baselines, the
+                           mean of 32 reads of the empty board (the button's 3 s hold)
+    seated, out of the box the same on a board as it comes: it calibrated itself, the same 32
+                           reads, at its first empty board, before its first round (app.py)
+    seated, never calibrated  the same on one median baseline (Calibration.centre): a board
+                           before its first empty board, which reads no piece in play, only
+                           whether the board is empty (its line is for information)
+    crowded                seated, all eight neighbours occupied
+    empty                  nothing on the square, all eight neighbours (either baseline: a
+                           board never calibrated must see it empty to calibrate)
     bridging a side        pushed 0.5-9.5 mm towards a side: trailing edge on the floor,
                            face on the rim (the neighbour that way empty)
     bridging a corner      the same towards a corner
@@ -57,14 +63,17 @@ from .decode import Reader
 from .reading import Boards, Fields
 from .scene import face_down
 
-STATIC = (("seated, calibrated", 0.24), ("seated, uncalibrated", 0.16), ("crowded", 0.10), ("empty", 0.06),
+STATIC = (("seated, calibrated", 0.20), ("seated, out of the box", 0.12), ("seated, never calibrated", 0.08),
+          ("crowded", 0.10), ("empty", 0.06),
           ("bridging a side", 0.10), ("bridging a corner", 0.06), ("leaning on a neighbour", 0.07),
           ("lifted", 0.05), ("sliding", 0.05), ("outside the well", 0.03), ("misbuilt", 0.08))
 PATHS = (("landing on an edge", 0.4), ("landing on a corner", 0.4), ("dropped and bouncing", 0.2))
-MUST_READ = ("seated, calibrated", "seated, uncalibrated", "crowded")
+MUST_READ = ("seated, calibrated", "seated, out of the box", "seated, never calibrated", "crowded")
+NEVER_CALIBRATED = ("seated, never calibrated",)  # the board's baseline; "empty" draws either
 OFF_THE_FLOOR = ("bridging a side", "bridging a corner", "leaning on a neighbour", "lifted", "sliding",
                  "outside the well")
-SEARCHED = {"seated, calibrated": "seated", "seated, uncalibrated": "seated", "bridging a side": "bridging a side",
+SEARCHED = {"seated, calibrated": "seated", "seated, out of the box": "seated", "seated, never calibrated": "seated",
+            "bridging a side": "bridging a side",
             "bridging a corner": "bridging a corner", "leaning on a neighbour": "leaning on a neighbour",
             "landing on an edge": "held on the way down"}
 NEIGHBOURS = [(i, j) for i in (-1, 0, 1) for j in (-1, 0, 1) if i or j]
@@ -105,7 +114,7 @@ class Campaign:
         down = None if piece is None else face_down(piece)
         pose = None if piece is None else poses.seated(ph, down, rng)
         turn = None if pose is None else pose.turn
-        if family in ("seated, calibrated", "seated, uncalibrated", "crowded"):
+        if family in MUST_READ:
             pose = poses.rocked(pose, die, rng.uniform(0, 360))  # on its proud magnet, if it has one
         empty_side = None
         if family.startswith("bridging"):
@@ -170,8 +179,8 @@ class Campaign:
 
     def _read_static(self, family, n):
         drawn = [self.draw(family) for _ in range(n)]
-        boards = Boards(self.ph, n, self.rng, calibrated=family != "seated, uncalibrated" and (
-            family != "crowded" or self.rng.random() < 0.5), power_on_us=self.board.power_on_us)
+        calibrated = family not in NEVER_CALIBRATED and (family != "empty" or self.rng.random() < 0.5)
+        boards = Boards(self.ph, n, self.rng, calibrated=calibrated, power_on_us=self.board.power_on_us)
         bz = self._fields(boards, [(i, d[1], [d[2]], d[3]) for i, d in enumerate(drawn)], n)
         clean = boards.read(bz, noise=False)
         settled, agree, previous = None, np.ones(n, bool), None
@@ -222,7 +231,7 @@ class Campaign:
                 path = poses.landing(ph, down, turn, tilt, toward, dx, dy)
             drawn.append((piece, self._die(piece), path))
         steps = max(len(p) for _, _, p in drawn)
-        boards = Boards(self.ph, n, rng, calibrated=rng.random() < 0.5, power_on_us=self.board.power_on_us)
+        boards = Boards(self.ph, n, rng, power_on_us=self.board.power_on_us)  # calibrated before any piece is read
         rows = np.arange(n * steps) // steps
         placed = [(np.arange(i * steps, (i + 1) * steps), die, path + [path[-1]] * (steps - len(path)), [])
                   for i, (_, die, path) in enumerate(drawn)]
@@ -245,7 +254,7 @@ class Campaign:
     def _search(self, n, out):
         fams = search.families(self.ph)
         for family, kind in SEARCHED.items():
-            calibrated = family != "seated, uncalibrated"
+            calibrated = family not in NEVER_CALIBRATED
             boards = Boards(self.ph, n, self.rng, calibrated=calibrated, power_on_us=self.board.power_on_us)
             worst = (np.inf, None)
             for row in range(n):
@@ -275,6 +284,10 @@ class Campaign:
                 total.update(t)
         return total
 
+    def seated_margin(self, family):
+        """The smallest margin (counts) of a seated die of `family`, sampled or searched."""
+        return min(self.margin.get(family, np.inf), self.searched.get(family, (np.inf,))[0])
+
     def noise_mT(self):
         """A read's noise at the nominal gain: the ADC's peak and three times the sensor's rms."""
         sensor = 3 * self.ph["sensor"]["noise_mV_rms"] / sum(self.ph["sensor"]["sensitivity_mV_per_mT"]) * 2
@@ -298,12 +311,16 @@ class Campaign:
         must = self.totals(MUST_READ)
         print("dice at rest in their wells read right: %.3f%%" % (100.0 * must["right"] / max(1, sum(must.values()))),
               file=out)
-        seat = {k: min(self.margin.get(k, np.inf), self.searched.get(k, (np.inf,))[0]) / mt
-                for k in ("seated, calibrated", "seated, uncalibrated")}
+        seat = {k: self.seated_margin(k) / mt for k in ("seated, calibrated", "seated, out of the box",
+                                                         "seated, never calibrated")}
         noise = self.noise_mT()
-        print("seated margin: calibrated %.2f mT, uncalibrated %.2f mT; a read's noise is +-%.2f mT "
-              "(uncalibrated: %.1fx)" % (seat["seated, calibrated"], seat["seated, uncalibrated"], noise,
-                                         seat["seated, uncalibrated"] / noise), file=out)
+        print("seated margin: calibrated %.2f mT; out of the box (calibrated by itself at its first empty board) "
+              "%.2f mT; a read's noise is +-%.2f mT (out of the box: %.1fx)"
+              % (seat["seated, calibrated"], seat["seated, out of the box"], noise,
+                 seat["seated, out of the box"] / noise), file=out)
+        print("never calibrated (one median baseline; reads no piece in play, only waits for an empty board): "
+              "%.2f mT (%.1fx)" % (seat["seated, never calibrated"], seat["seated, never calibrated"] / noise),
+              file=out)
         left = rail.left_at_read(self.ph, self.board.power_on_us)
         print("ADC: Vref %d-%d mV (ESP-IDF), half the supply reads %d-%d; rail: a group switching on dips it %.0f mV, "
               "%.1f uV left when read" % (*self.ph["adc"]["vref_mV"], *_half_supply(self.ph), rail.dip(self.ph) * 1000,

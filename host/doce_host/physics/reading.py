@@ -7,9 +7,11 @@ One row is one square (its five sensors C, N, E, S, W) on a board of its own:
 - the plate under it (floor, air gap: one for the square) and each sensor's depth, part
   (quiescent voltage, sensitivity) and group (its switch's drop), and the board's ESP32
   (Vref, INL bow);
-- its baseline: calibrated (the mean of 32 reads of the empty square, calibration.py), or
-  never calibrated (one median for the whole board: calibration.Calibration.centre, here
-  the median of the square's five and 120 more sensors drawn for the same board);
+- its baseline: calibrated (the mean of 32 reads of the empty square, calibration.measure,
+  each read as `read` reads, with its noise and supply; a board out of the box takes the same
+  at its first empty board, doce/app.py), or never calibrated (one median for the whole
+  board: calibration.Calibration.centre, here the median of the square's five and 120 more
+  sensors drawn for the same board; the firmware reads no piece on it, only the empty board);
 - each read: the supply its group has then (rail.py: the regulator's load regulation,
   what is left of the switch-on dip), the sensor's output noise, and the ADC's noise.
 """
@@ -20,6 +22,7 @@ from . import dice, rail, readout
 
 RING = np.array([(0, 0), (0, 1), (1, 0), (0, -1), (-1, 0)], float)
 OTHERS = 120  # the board's other sensors, for its median
+CALIBRATION_READS = 32  # App.calibrate's scans (firmware/doce/app.py)
 
 
 class Boards:
@@ -36,8 +39,10 @@ class Boards:
         self.parts.supply = ph["sensor"]["supply_V"] - self.drop
         empty = readout.counts(np.zeros((n, 5)), self.parts, ph)
         sigma = _noise_sigma(ph)
-        if calibrated:
-            self.baseline = empty + np.rint(rng.normal(0, sigma / np.sqrt(32), (n, 5)))
+        if calibrated:  # calibration.measure: the floor of the mean of `CALIBRATION_READS` reads
+            self.baseline = np.zeros((n, 5), np.int64)
+            total = sum(self.read(np.zeros((n, 5))) for _ in range(CALIBRATION_READS))
+            self.baseline = total // CALIBRATION_READS
         else:
             others = readout.Parts.draw(ph, (n, OTHERS), rng)
             others.vref, others.inl = self.parts.vref, self.parts.inl

@@ -126,6 +126,21 @@ def settle(sim, answer_within=0.3, quiet=0.1, longest=2.0):
             return
 
 
+def ready(sim, longest=10.0):
+    """Wait until the board is ready for a die: a new board calibrates itself at its first
+    empty board before its round starts (firmware/doce/app.py), a few hundred scans after boot.
+    Ready once a round has started, or the board is in any mode but waiting for an empty board,
+    or has pieces on it to clear first."""
+    end = time.monotonic() + longest
+    while time.monotonic() < end:
+        if any(e.get("event") == "round_start" for e in sim.heard):
+            return
+        state = sim.state()
+        if state["mode"] != "clearing" or state["board"] or state["seen"]:
+            return
+        time.sleep(0.05)
+
+
 def play(sim, stdin, out, ansi=False, prompt=None):
     """`prompt`: ask for each command with a prompt (default: when `stdin` is a terminal)."""
     scores = {"white": 0, "black": 0}
@@ -151,6 +166,7 @@ def play(sim, stdin, out, ansi=False, prompt=None):
 
     say("The DOCE board, simulated: its real firmware on simulated sensors and lights.",
         "Its USB serial port is %s (for doce monitor, doce status, mpremote)." % sim.path, HELP, "")
+    ready(sim)
     show()
     while True:
         if prompt:
