@@ -95,8 +95,11 @@ class Served:
 def served(request):
     made = []
 
-    def serve(count):
-        made.append(Served(room_of(count)))
+    def serve(count, long_name=None):
+        t = room_of(count)
+        if long_name:
+            next(iter(t.room.boards.values())).name = long_name
+        made.append(Served(t))
         return made[-1].url
     yield serve
     for s in made:
@@ -191,5 +194,25 @@ def test_a_phone_gets_a_mobile_viewport_one_board_a_row(browser, served):
         assert found["small"] == [] and not found["scrollsX"]
         assert all(b["width"] >= 0.9 * 390 - 40 and b["right"] <= 390 for b in found["boards"])
         tab.screenshot(path=str(ARTIFACTS / "hall-phone.png"), full_page=True)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("count, long_name", [(8, None), (3, "The big table by the window, " * 4)])
+def test_a_phone_never_scrolls_sideways_however_many_boards_or_long_their_names(browser, served, count, long_name):
+    """Each tile as wide as the phone at most: a grid track of 1fr grows to its widest content (a
+    board's name, what it is doing), and the page then scrolled sideways (a tile 8..883 px)."""
+    context, tab = open_screen(browser, served(count, long_name), 390, 844, device_scale_factor=3, is_mobile=True,
+                               has_touch=True)
+    try:
+        tiles = tab.eval_on_selector_all(".tile", "ts => ts.map(t => [t.getBoundingClientRect().left, "
+                                                  "t.getBoundingClientRect().right])")
+        assert len(tiles) == count and all(left >= 0 and right <= 390 for left, right in tiles), tiles
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 390
+        assert tab.evaluate(MEASURE, SMALLEST_TEXT)["small"] == []
+        if long_name:  # cut short where it must be, with an ellipsis, not wrapped or hidden
+            name = tab.locator(".tile .name").first
+            assert name.evaluate("n => getComputedStyle(n).textOverflow") == "ellipsis"
+            assert name.evaluate("n => n.scrollWidth > n.clientWidth")
     finally:
         context.close()
