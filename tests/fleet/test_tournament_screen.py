@@ -56,13 +56,13 @@ MEASURE = """(smallest) => {
 }"""
 
 
-def room_of(count):
-    """A room of `count` boards, each somewhere in a round, paired."""
+def room_of(count, paired=True):
+    """A room of `count` boards, each somewhere in a round, paired unless told."""
     states = [state for state, _ in steps({"moves": MOVES})]
     boards = [FakeBoard("0200000000%02x" % n, "Table %d" % n, states[n % len(states)], changed=n)
               for n in range(1, count + 1)]
     pairings = {1: [(b.name, "Player %dW" % n, "Player %dB" % n) for n, b in enumerate(boards, 1)]}
-    return Tournament(FakeRoom(boards), pairings)
+    return Tournament(FakeRoom(boards), pairings if paired else None)
 
 
 class Served:
@@ -95,8 +95,8 @@ class Served:
 def served(request):
     made = []
 
-    def serve(count, long_name=None):
-        t = room_of(count)
+    def serve(count, long_name=None, paired=True):
+        t = room_of(count, paired)
         if long_name:
             next(iter(t.room.boards.values())).name = long_name
         made.append(Served(t))
@@ -173,6 +173,18 @@ def test_thirty_two_boards_page_eight_at_a_time(browser, served):
         assert tab.locator("#page-at").text_content() == "page 1 of %d" % pages  # round again
         tab.click("#rotate")  # the organiser stops the rotation to look
         assert tab.locator("#rotate").get_attribute("aria-pressed") == "false"
+    finally:
+        context.close()
+
+
+def test_with_no_pairings_loaded_the_hall_shows_no_empty_standings_page(browser, served):
+    context, tab = open_screen(browser, served(32, paired=False), 1920, 1080)
+    try:
+        pages = tab.evaluate("window.doceHall.pages")
+        assert pages == 4  # 32 boards, 8 a page, and no page of empty tables
+        for page in range(pages):
+            assert len(tab.evaluate(MEASURE, SMALLEST_TEXT)["boards"]) == 8, page
+            tab.click("#page-on")
     finally:
         context.close()
 

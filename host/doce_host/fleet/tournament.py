@@ -113,10 +113,11 @@ def room_html(t, since=None):
         out.append(tile_html(t, b))
     if not snap["boards"]:
         out.append('<p class="none">No boards yet: they show as they join the broker.</p>')
-    out.append('</section><aside class="tables"><section><h2>Standings</h2><table class="standings"><thead><tr>'
+    # no pairings, no standings: nothing for a page of their own in the hall's rotation (hall.js)
+    out.append('</section><aside class="tables"%s><section><h2>Standings</h2><table class="standings"><thead><tr>'
                '<th>#</th><th>player</th><th title="matches won">won</th><th title="rounds won">rounds</th>'
                '<th title="DOCE points, by the rulebook">points</th><th title="matches played to the end">played'
-               '</th></tr></thead><tbody>')
+               '</th></tr></thead><tbody>' % (" data-empty" if not snap["pairings"] and not snap["standings"] else ""))
     for i, r in enumerate(snap["standings"], 1):
         out.append('<tr><td>%d</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d%s</td></tr>'
                    % (i, esc(r["player"]), r["won"], r["rounds"], r["points"], r["played"],
