@@ -76,6 +76,7 @@ def held_bytes(room, tournament):
     size = sum(len(json.dumps(r)) for _, r in room.replies)
     for b in room.boards.values():
         size += sum(len(json.dumps(e)) for _, e in b.events) + len(json.dumps(b.state)) + 64 * len(b.recorded)
+        size += sum(len(line["text"]) for line in b.log.shown()) + sum(len(json.dumps(e)) for e in b.log.unworded)
     return size + sum(len(json.dumps([m.rounds, m.over, m.players])) for m in tournament.matches)
 
 

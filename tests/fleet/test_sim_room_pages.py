@@ -14,6 +14,8 @@ from pathlib import Path
 from browser import chromium
 from waiting import Lines, until
 
+from doce_host.fleet.room import Room
+from doce_host.fleet.simroom import PageNotices
 from test_fleet_web import WebProcess
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,8 +88,74 @@ def test_every_simulated_board_in_a_room_is_played_from_its_tile(embedded, tmp_p
             context.close()
         joined.close()  # the board leaves: its page goes from the room with it
         until(lambda: mine not in room_pages(web), timeout=60, what="the room forgetting the board's page")
-        assert json.loads(web.get("room.json"))["boards"][-1]["page"] is None
+        assert [b["page"] for b in json.loads(web.get("room.json"))["boards"] if b["id"] == mine] == [None]
     finally:
         for process in (web, joined, room):
             if process:
                 process.close()
+
+
+def doce_sim(*args):
+    return subprocess.run([sys.executable, "-m", "doce_host.cli", "sim", *args, "--http", "0"],
+                          capture_output=True, text=True, timeout=BOOT_S)
+
+
+def test_two_simulated_rooms_on_one_broker_keep_their_own_boards(mosquitto, tmp_path):
+    """Each `doce sim --boards N --broker URL` took ids 020000000001...: a second room on the same
+    broker took the first's ids, and Mosquitto closed one board's connection for the other's every
+    few seconds; the second's exit cleared the first's page links."""
+    first = Sims("--boards", "2", "--broker", mosquitto.url, "--folder", str(tmp_path / "first"))
+    second = web = None
+    try:
+        second = Sims("--boards", "1", "--broker", mosquitto.url, "--folder", str(tmp_path / "second"))
+        assert len(first.pages) == 2 and len(second.pages) == 1
+        assert not set(first.pages) & set(second.pages)  # ids of their own
+        # the same folder twice: the same boards, which the room has online: refused in one line
+        again = doce_sim("--boards", "2", "--broker", mosquitto.url, "--folder", str(tmp_path / "first"))
+        assert again.returncode != 0 and "already in the room" in again.stderr, again
+        assert len(again.stderr.strip().splitlines()) == 1 and "page" not in again.stdout
+        web = WebProcess("--broker", mosquitto.url)
+        every = dict(first.pages, **second.pages)
+        until(lambda: room_pages(web) == every, timeout=60, what="the room knowing every board's page")
+        second.close()
+        until(lambda: room_pages(web) == first.pages, timeout=60, what="the second room's boards leaving")
+        assert "already connected" not in (mosquitto.folder / "mosquitto.log").read_text()
+    finally:
+        for process in (web, second, first):
+            if process:
+                process.close()
+
+
+PAGE = "http://127.0.0.1:8001/"
+
+
+def page_in_room(broker, ident):
+    with Room(broker.url) as room:
+        return until(lambda: room.boards.get(ident) and room.boards[ident].page, timeout=30,
+                     what="the page link retained at the broker")
+
+
+def test_a_page_link_is_told_again_when_the_broker_restarts(mosquitto):
+    """fleet secure's Mosquitto keeps no retained message across a restart (no persistence): a
+    link told once was gone for a `fleet web` started after it."""
+    notices = PageNotices(mosquitto.url)
+    try:
+        notices.tell("06aabbccddee", PAGE)
+        assert page_in_room(mosquitto, "06aabbccddee") == PAGE
+        mosquitto.stop()
+        mosquitto.start()
+        assert page_in_room(mosquitto, "06aabbccddee") == PAGE
+    finally:
+        notices.close()
+
+
+def test_a_page_link_another_process_told_since_is_not_cleared(embedded):
+    mine, theirs = PageNotices(embedded.url), PageNotices(embedded.url)
+    try:
+        mine.tell("06aabbccddee", PAGE)
+        theirs.tell("06aabbccddee", "http://127.0.0.1:8002/")
+        assert page_in_room(embedded, "06aabbccddee") == "http://127.0.0.1:8002/"  # mine heard it long before
+        mine.close()
+        assert page_in_room(embedded, "06aabbccddee") == "http://127.0.0.1:8002/"
+    finally:
+        theirs.close()

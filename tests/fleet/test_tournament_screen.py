@@ -56,13 +56,13 @@ MEASURE = """(smallest) => {
 }"""
 
 
-def room_of(count):
-    """A room of `count` boards, each somewhere in a round, paired."""
+def room_of(count, paired=True):
+    """A room of `count` boards, each somewhere in a round, paired unless told."""
     states = [state for state, _ in steps({"moves": MOVES})]
     boards = [FakeBoard("0200000000%02x" % n, "Table %d" % n, states[n % len(states)], changed=n)
               for n in range(1, count + 1)]
     pairings = {1: [(b.name, "Player %dW" % n, "Player %dB" % n) for n, b in enumerate(boards, 1)]}
-    return Tournament(FakeRoom(boards), pairings)
+    return Tournament(FakeRoom(boards), pairings if paired else None)
 
 
 class Served:
@@ -95,8 +95,11 @@ class Served:
 def served(request):
     made = []
 
-    def serve(count):
-        made.append(Served(room_of(count)))
+    def serve(count, long_name=None, paired=True):
+        t = room_of(count, paired)
+        if long_name:
+            next(iter(t.room.boards.values())).name = long_name
+        made.append(Served(t))
         return made[-1].url
     yield serve
     for s in made:
@@ -174,6 +177,18 @@ def test_thirty_two_boards_page_eight_at_a_time(browser, served):
         context.close()
 
 
+def test_with_no_pairings_loaded_the_hall_shows_no_empty_standings_page(browser, served):
+    context, tab = open_screen(browser, served(32, paired=False), 1920, 1080)
+    try:
+        pages = tab.evaluate("window.doceHall.pages")
+        assert pages == 4  # 32 boards, 8 a page, and no page of empty tables
+        for page in range(pages):
+            assert len(tab.evaluate(MEASURE, SMALLEST_TEXT)["boards"]) == 8, page
+            tab.click("#page-on")
+    finally:
+        context.close()
+
+
 def test_a_laptop_pages_boards_it_cannot_show_400_px_wide(browser, served):
     context, tab = open_screen(browser, served(8), 1280, 800)
     try:
@@ -191,5 +206,25 @@ def test_a_phone_gets_a_mobile_viewport_one_board_a_row(browser, served):
         assert found["small"] == [] and not found["scrollsX"]
         assert all(b["width"] >= 0.9 * 390 - 40 and b["right"] <= 390 for b in found["boards"])
         tab.screenshot(path=str(ARTIFACTS / "hall-phone.png"), full_page=True)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("count, long_name", [(8, None), (3, "The big table by the window, " * 4)])
+def test_a_phone_never_scrolls_sideways_however_many_boards_or_long_their_names(browser, served, count, long_name):
+    """Each tile as wide as the phone at most: a grid track of 1fr grows to its widest content (a
+    board's name, what it is doing), and the page then scrolled sideways (a tile 8..883 px)."""
+    context, tab = open_screen(browser, served(count, long_name), 390, 844, device_scale_factor=3, is_mobile=True,
+                               has_touch=True)
+    try:
+        tiles = tab.eval_on_selector_all(".tile", "ts => ts.map(t => [t.getBoundingClientRect().left, "
+                                                  "t.getBoundingClientRect().right])")
+        assert len(tiles) == count and all(left >= 0 and right <= 390 for left, right in tiles), tiles
+        assert tab.evaluate("document.documentElement.scrollWidth") <= 390
+        assert tab.evaluate(MEASURE, SMALLEST_TEXT)["small"] == []
+        if long_name:  # cut short where it must be, with an ellipsis, not wrapped or hidden
+            name = tab.locator(".tile .name").first
+            assert name.evaluate("n => getComputedStyle(n).textOverflow") == "ellipsis"
+            assert name.evaluate("n => n.scrollWidth > n.clientWidth")
     finally:
         context.close()

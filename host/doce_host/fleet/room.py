@@ -19,6 +19,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
+from ..game_log import GameLog
 from ..protocol import problem
 from .broker import BrokerError, parse_url
 from .topics import BOARD_ID, MAX_MESSAGE  # one rule for a board's id: it names its files (doce fleet record)
@@ -27,15 +28,16 @@ CONNECT_S = 10
 MAX_PAYLOAD = MAX_MESSAGE
 MAX_CA_FILE = 1 << 20  # a CA file (a bundle of several, say) is a few hundred KB at most
 # What a room keeps is bounded whatever the boards send (a page runs all evening): a board's
-# latest events (its page shows 12; fleet record takes each as it comes), the keys that tell its
+# latest events (fleet record takes each as it comes) and lines in words (its page shows 20), the keys that tell its
 # events made again (a match has about 400), the replies no request waits for, the requests
 # waiting, and the boards themselves (a big tournament room has a hundred). A board that sends
-# every message at MAX_PAYLOAD costs at most about 1.2 MB.
+# every message at MAX_PAYLOAD costs at most about 1.6 MB (its 20 lines in words up to 0.3 MB of it).
 MAX_EVENTS = 64
 MAX_KEYS = 1024
 MAX_REPLIES = 64
 MAX_ASKED = 256
 MAX_BOARDS = 256
+LINES_SHOWN = 20  # a board's lines in words kept, as many as its page shows (GameLog: one each)
 SHAPES = {"status": "mqtt_status", "state": "mqtt_state", "events": "from_board", "reply": "from_board",
           "sim": "mqtt_sim"}
 
@@ -50,6 +52,7 @@ class Board:
         self.seq = 0  # the last event kept, this boot
         self.events = collections.deque(maxlen=MAX_EVENTS)  # (boot, event), the latest, as the board numbered them
         self.count = 0  # events kept, all told
+        self.log = GameLog(LINES_SHOWN)  # what happened, in words, as the board's own page says it
         self.repeats = 0  # events the board sent again, dropped here
         self.recorded = {}  # (tag, record, event) of each game event kept, the latest MAX_KEYS (in order)
         self.last_seen = None
@@ -217,6 +220,7 @@ class Room:
                     b.seq = 0
             elif kind == "state":
                 b.state = payload
+                b.log.state(payload["state"], payload["seq"])
             elif kind == "events":
                 seq = payload.get("seq")
                 key = (payload.get("tag"), payload.get("record"), payload.get("event"))
@@ -232,6 +236,8 @@ class Room:
                         del b.recorded[next(iter(b.recorded))]  # the oldest
                 b.events.append((b.boot, payload))
                 b.count += 1
+                shown = b.state or {}
+                b.log.event(payload, shown.get("state"), shown.get("seq"))
                 if self.on_event:
                     self.on_event(ident, payload, b.state)
             elif kind == "reply":

@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import ssl
+import threading
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -23,6 +24,7 @@ from ..sim.serial_sim import SerialSim
 from .broker import parse_url
 
 SSID = "doce-sim-room"  # the simulated room's Wi-Fi (sim/device/network.py joins any)
+CONNECT_S = 10  # s for the broker to answer and hand over the room as it is
 
 
 def mac_of(n):
@@ -37,20 +39,21 @@ def joining_mac(folder=None):
 
 
 class SimRoom:
-    def __init__(self, count, broker_url, rules="standard", folder=None, prefix=None, ca=None, macs=None):
+    def __init__(self, count, broker_url, rules="standard", folder=None, prefix=None, ca=None, macs=None,
+                 folders=None):
         """ca: with an mqtts:// broker, the room's CA, stored on each board as `doce config` does.
-        macs: the boards' MACs (hence their ids), mac_of(1), mac_of(2)... unless given."""
+        macs: the boards' MACs (hence their ids), mac_of(1), mac_of(2)... unless given.
+        folders: where each board keeps its flash; else `folder`/board01, board02..., or none."""
         self.host, self.port, self.tls = parse_url(broker_url, tls_ok=True)
         self.url, self.ca = broker_url, ca
         from .commands import board_settings
         board_settings(broker_url, ca)  # a missing or bad CA is one line, before any board starts
         self.boards = []
         self.macs = macs or [mac_of(n) for n in range(1, count + 1)]
+        folders = folders or [Path(folder) / ("board%02d" % n) if folder else None for n in range(1, count + 1)]
         self.prefix = prefix or "doce"
         try:
-            for n, mac in enumerate(self.macs, 1):
-                # a room's boards each in a folder of their own; one joining a room, in the folder given
-                where = None if not folder else Path(folder) / ("board%02d" % n) if macs is None else Path(folder)
+            for n, (mac, where) in enumerate(zip(self.macs, folders), 1):
                 sim = SerialSim(where, rules=rules, seed=n, mac=mac)
                 self.boards.append(sim)
                 self.configure(sim, "Sim %d" % n if macs is None else "Sim %s" % mac[-4:], prefix)
@@ -86,26 +89,82 @@ class SimRoom:
 
 class PageNotices:
     """Tells the room where each simulated board's page is: a retained `<prefix>/<id>/sim` message,
-    {"page": URL}, cleared again when the boards stop (docs/protocol.md, "MQTT")."""
+    {"page": URL}, told again each time the broker is back (a broker without persistence forgets
+    its retained messages when it restarts), and cleared when the boards stop, unless another
+    process has told that topic since (docs/protocol.md, "MQTT").
 
-    def __init__(self, broker_url, ca=None, prefix="doce"):
+    It also sees which boards are in the room already (their retained status), so that a board
+    started here never takes the id of one online: the broker would close the older connection,
+    and the two boards would throw each other off for as long as both run."""
+
+    def __init__(self, broker_url, ca=None, prefix="doce", timeout=CONNECT_S):
         host, port, tls = parse_url(broker_url, tls_ok=True)
         self.prefix = prefix
-        self.told = []
+        self.told = {}  # topic -> the payload told there
+        self.heard = {}  # topic -> the last payload the broker has for it, from anyone
+        self.online = set()  # the ids of the boards the room has online
+        self.lock = threading.Lock()
+        self.probe = "doce-sim-probe/%s" % os.urandom(6).hex()  # outside the room's prefix: no board's
+        self.seen = threading.Event()  # the room as the broker holds it has come
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="doce-sim-pages-%s" % os.urandom(4).hex())
+        self.client.reconnect_delay_set(0.2, 2)
+        self.client.on_connect = self._on_connect
+        self.client.on_subscribe = self._on_subscribe
+        self.client.on_message = self._on_message
         if tls:
             self.client.tls_set_context(ssl.create_default_context(cafile=ca))
         self.client.connect(host, port, keepalive=30)
         self.client.loop_start()
+        if not self.seen.wait(timeout):
+            self.close()
+            raise OSError("no answer from the broker in %d s" % timeout)
+
+    def _on_connect(self, client, userdata, flags, reason, properties=None):
+        if reason.is_failure:
+            return
+        client.subscribe([("%s/+/status" % self.prefix, 1), ("%s/+/sim" % self.prefix, 1), (self.probe, 1)])
+        with self.lock:
+            told = list(self.told.items())
+        for topic, payload in told:  # the broker may have forgotten them
+            client.publish(topic, payload, qos=1, retain=True)
+
+    def _on_subscribe(self, client, userdata, mid, reasons, properties=None):
+        # the broker sends the retained messages of a subscription before it reads what comes next
+        client.publish(self.probe, b"?", qos=1)
+
+    def _on_message(self, client, userdata, msg):
+        if msg.topic == self.probe:
+            self.seen.set()
+            return
+        parts = msg.topic.split("/")
+        with self.lock:
+            if parts[-1] == "sim":
+                self.heard[msg.topic] = msg.payload
+            elif parts[-1] == "status":
+                try:
+                    online = json.loads(msg.payload).get("online") is True
+                except (ValueError, AttributeError, RecursionError):
+                    online = False
+                (self.online.add if online else self.online.discard)(parts[-2])
+
+    def in_room(self, idents):
+        """Those of `idents` the room has online now."""
+        with self.lock:
+            return [i for i in idents if i in self.online]
 
     def tell(self, ident, page):
         topic = "%s/%s/sim" % (self.prefix, ident)
-        self.client.publish(topic, json.dumps({"page": page}), qos=1, retain=True)
-        self.told.append(topic)
+        payload = json.dumps({"page": page}).encode()
+        with self.lock:
+            self.told[topic] = payload
+        self.client.publish(topic, payload, qos=1, retain=True)
 
     def close(self):
-        for topic in self.told:  # a board that is gone has no page to open
-            self.client.publish(topic, b"", qos=1, retain=True).wait_for_publish(timeout=5)
+        for topic, payload in self.told.items():  # a board that is gone has no page to open
+            with self.lock:
+                someone_else = self.heard.get(topic, payload) != payload
+            if not someone_else:
+                self.client.publish(topic, b"", qos=1, retain=True).wait_for_publish(timeout=5)
         self.client.loop_stop()
         self.client.disconnect()
 
@@ -135,7 +194,7 @@ def run(args):
     from ..commandline import UsageError
     from ..web.server import serve_several
     from .broker import BrokerError, EmbeddedBroker
-    from .commands import EMBEDDED_PORT
+    from .commands import EMBEDDED_PORT, board_settings
     joining = args.boards is None  # one board, into a room someone else runs
     count = 1 if joining else args.boards
     broker = notices = None
@@ -143,13 +202,22 @@ def run(args):
         if not args.broker:
             broker = EmbeddedBroker(EMBEDDED_PORT).start()
         url = args.broker or broker.url
-        macs = [joining_mac(args.folder)] if joining else None
-        with SimRoom(count, url, rules=args.rules, folder=args.folder, ca=args.ca, macs=macs) as room:
-            try:
-                notices = PageNotices(url, args.ca, room.prefix)
-            except (OSError, ssl.SSLError) as e:
-                raise BrokerError("cannot reach the broker at %s to tell it the pages (%s)" % (url, e)) from None
-
+        board_settings(url, args.ca)  # a bad URL or CA is one line, before anything connects
+        try:
+            notices = PageNotices(url, args.ca)
+        except (OSError, ssl.SSLError) as e:
+            raise BrokerError("cannot reach the broker at %s to tell it the pages (%s)" % (url, e)) from None
+        if joining:
+            folders = [args.folder]
+        else:
+            folders = [Path(args.folder) / ("board%02d" % n) if args.folder else None for n in range(1, count + 1)]
+        # a broker of our own has only our boards; one that is given may have another room's
+        macs = [joining_mac(where) for where in folders] if args.broker else None
+        taken = notices.in_room(macs or [])
+        if taken:
+            raise UsageError("board %s is already in the room at %s: is another doce sim running with %s?"
+                             % (taken[0], url, "--folder %s" % args.folder if args.folder else "the same folder"))
+        with SimRoom(count, url, rules=args.rules, ca=args.ca, macs=macs, folders=folders) as room:
             def ready(pages):
                 pages = [reachable(page, room.host) for page in pages]
                 print("%s on %s%s:" % ("1 simulated board with its page" if count == 1 else

@@ -25,12 +25,13 @@ from urllib.parse import quote
 
 from aiohttp import web
 
-from ..view import describe, printable
+from ..view import printable
 from ..web import picture
 from ..web.server import STATIC, named_as_itself
+from .room import LINES_SHOWN
 
 WAIT_S = 20  # the longest a page's request waits for news: well inside browsers' and proxies' limits
-EVENTS_SHOWN = 20  # on a board's page
+EVENTS_SHOWN = LINES_SHOWN  # lines on a board's page, a clearing one line (game_log.py)
 
 
 def svg(t, ident, kind="page"):
@@ -129,10 +130,11 @@ def room_html(t, since=None):
         out.append(tile_html(t, b))
     if not snap["boards"]:
         out.append('<p class="none">No boards yet: they show as they join the broker.</p>')
-    out.append('</section><aside class="tables"><section><h2>Standings</h2><table class="standings"><thead><tr>'
+    # no pairings, no standings: nothing for a page of their own in the hall's rotation (hall.js)
+    out.append('</section><aside class="tables"%s><section><h2>Standings</h2><table class="standings"><thead><tr>'
                '<th>#</th><th>player</th><th title="matches won">won</th><th title="rounds won">rounds</th>'
                '<th title="DOCE points, by the rulebook">points</th><th title="matches played to the end">played'
-               '</th></tr></thead><tbody>')
+               '</th></tr></thead><tbody>' % (" data-empty" if not snap["pairings"] and not snap["standings"] else ""))
     for i, r in enumerate(snap["standings"], 1):
         out.append('<tr><td>%d</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d%s</td></tr>'
                    % (i, esc(r["player"]), r["won"], r["rounds"], r["points"], r["played"],
@@ -153,8 +155,6 @@ def room_html(t, since=None):
 def board_html(t, ident):
     board = t.room.boards[ident]
     players = t.players_of(ident)
-    state = t.state(ident)
-    events = [e for _, e in list(board.events)[-EVENTS_SHOWN:]]
     hands = (' &middot; <a class="hands" href="%s">its own page: play it &#8599;</a>' % esc(board.page)
              if board.page and board.online else "")
     out = ['<p class="crumbs"><a href="/">&larr; every board</a> &middot; %s &middot; %s%s</p>'
@@ -162,9 +162,8 @@ def board_html(t, ident):
            % (esc(ident), ("%s (white) &ndash; %s (black)" % tuple(map(esc, players)))
               if players else "no pairing", hands, svg(t, ident) or '<p class="none">no picture yet</p>'),
            '<h2>What happened</h2><ol class="events" reversed>']
-    for e in reversed(events):  # in words, as the board's own page says them
-        words = describe(e, state) if e.get("event") != "illegal" else describe(e)
-        out.append('<li class="%s">%s</li>' % (esc(e.get("event")), esc(printable(words))))
+    for line in reversed(board.log.shown(EVENTS_SHOWN)):  # in words, as the board's own page says them
+        out.append('<li class="%s">%s</li>' % (esc(line["kind"]), esc(printable(line["text"]))))
     out.append("</ol>")
     return "".join(out)
 

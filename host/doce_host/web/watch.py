@@ -13,7 +13,6 @@ One thread owns the link. It hands each new frame to `publish`, and carries out 
 page's requests to the board (new match, new round, hint) between events.
 """
 
-import collections
 import concurrent.futures
 import queue
 import threading
@@ -23,6 +22,7 @@ from doce.tables import Tables
 
 from .. import rules as rulesfiles
 from ..follow import after, zones
+from ..game_log import GameLog
 from ..link import BoardLink, LinkError
 from ..round_score import how_scored
 from ..view import describe, problems_in_words
@@ -47,8 +47,7 @@ class Watch:
         self.timeout = timeout
         self.animated_every = animated_every
         self.requests = queue.Queue()
-        self.log = collections.deque(maxlen=LOG)
-        self.lock = threading.Lock()  # the log is written from the server's thread too
+        self.log = GameLog(LOG)  # written from the server's thread too
         self.hello = None
         self.state = None
         self.seq = None  # the number of the last event the state shows
@@ -57,7 +56,6 @@ class Watch:
         self.tables = None  # the board's rule tables, once known: its no-play zones and its scoring
         self.zone_of = None  # the no-play zones of the board's rules (doce_host/follow.py)
         self.rules = None  # the checksum of the rules zone_of is for
-        self.unworded = []  # refusals to log once the board's state shows what was refused
         self.problem = "connecting to %s" % port  # why there is no live state, or None
         self.stopping = False
         self.state_at = 0.0  # time.monotonic() when the board's state came
@@ -80,8 +78,7 @@ class Watch:
     def frame(self):
         """What the page shows now: the picture (wide, and tall for a phone), the state it
         was drawn from, what to put right and how the round was scored in words, the log."""
-        with self.lock:
-            log = list(self.log)
+        log = self.log.shown()
         state = self.state
         return {"hello": self.hello, "state": state, "problem": self.problem, "from_board": self.from_board,
                 "svg": picture.draw(state) if state else None,
@@ -90,10 +87,7 @@ class Watch:
                 "scored": how_scored(self.tables, state) if state and self.tables else None}
 
     def note(self, text, kind="note"):
-        with self.lock:
-            if kind == "clearing" and self.log and self.log[-1]["kind"] == "clearing":
-                self.log.pop()  # one line for the whole clearing, the count as it stands
-            self.log.append({"text": text, "kind": kind, "at": time.time()})
+        self.log.note(text, kind)
 
     # -- the thread ---------------------------------------------------------------------
 
@@ -162,10 +156,7 @@ class Watch:
 
     def _apply(self, event):
         """Log an event, and follow the game with it: False if the board's state is needed."""
-        if event["event"] == "illegal":  # worded with the state that shows the piece refused
-            self.unworded.append(event)
-        else:
-            self.note(describe(event), event["event"])
+        self.log.event(event)  # a refusal waits for the board's own state, which shows the piece refused
         seq = event.get("seq")
         self.heard = seq if event["event"] == "boot" else max(self.heard, seq)
         if self.seq is None:
@@ -201,9 +192,7 @@ class Watch:
             self.note(describe({"event": "boot"}), "boot")
         self.heard = self.seq
         self.state_at = time.monotonic()
-        for event in self.unworded:
-            self.note(describe(event, self.state), event["event"])
-        self.unworded = []
+        self.log.state(self.state)
         self.publish(self.frame())
         checksum = self.state.get("rules_checksum")
         if self.rules != checksum:

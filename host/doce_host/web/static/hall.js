@@ -3,7 +3,7 @@
 //   server answers when a board has said something): the changed boards' tiles and the standings;
 // - the hall's layout: each board as large as the screen allows, never under MIN_BOARD px wide,
 //   as many to a page as fit; more boards than that, or no room beside them for the standings,
-//   and the screen pages through them (and the standings), ROTATE_S seconds a page.
+//   and the screen pages through them (and the standings, once there are any), ROTATE_S seconds a page.
 // Every word in the HTML is the server's, escaped there (boards' and the CSV's words are untrusted).
 "use strict";
 (function () {
@@ -93,7 +93,7 @@
     boards.style.gridTemplateColumns = "repeat(" + chosen.cols + ", auto)";
     const boardPages = Math.ceil(tiles.length / chosen.n);
     const rows = Array.from(aside.querySelectorAll("tbody tr"));
-    const tablePages = beside ? 0 : tablesPaged(aside, height, rows);
+    const tablePages = beside || aside.hasAttribute("data-empty") ? 0 : tablesPaged(aside, height, rows);
     hall.pages = boardPages + tablePages;
     hall.page = Math.min(hall.page, hall.pages - 1);
     hall.shown = {cols: chosen.cols, rows: chosen.rows, perPage: chosen.n, board: chosen.fit, beside};
