@@ -13,6 +13,7 @@ friend's rules checksum against its own: other rules are refused in one line and
 import json
 import re
 import secrets
+import time
 
 from ..commandline import UsageError, board_args, link_errors, open_link
 from .topics import BOARD_ID
@@ -51,6 +52,23 @@ def refused(board, reply):
 # -- the organiser's way: both boards named, over the broker ---------------------------------
 
 
+HELLO_AGAIN_S = 2.0  # a hello that reached no one is asked again this often
+
+
+def hello(room, board, timeout, pump):
+    """`board`'s hello over the broker, or None after `timeout` s. Asked again every HELLO_AGAIN_S:
+    the broker keeps no command for a board that is not subscribed yet (one just connected, or
+    reconnecting), so a first hello can reach no one; asking again is harmless."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        reply = room.command(board, "hello", timeout=min(HELLO_AGAIN_S, left), pump=pump)
+        if reply is not None:
+            return reply
+
+
 def pair_on_broker(room, white, black, first="white", force=False, timeout=5.0, pump=None):
     """Pair `white` and `black`, two boards on the Room's broker: their rules compared first
     (other rules: RemoteError, nothing sent), then each told of the other. The match number."""
@@ -58,7 +76,7 @@ def pair_on_broker(room, white, black, first="white", force=False, timeout=5.0, 
         raise RemoteError("a board cannot play itself: name two boards")
     hellos = {}
     for board in (white, black):
-        reply = room.command(board, "hello", timeout=timeout, pump=pump)
+        reply = hello(room, board, timeout, pump)
         if reply is None:
             raise RemoteError("%s does not answer on the broker (is it on, and on %s?)" % (board, room.prefix))
         hellos[board] = reply
