@@ -106,3 +106,16 @@ def test_a_code_for_other_rules_is_refused_in_one_line_and_nothing_starts(sim, m
         assert "not a pairing code" in capsys.readouterr().err
     reply = link(sim, cmd="remote", peer="ana", colour="white", match="7f3a01c2", rules_checksum="00000000")
     assert reply["error"] == "rules_mismatch" and link(sim, cmd="state")["state"]["round"] == before["round"]
+
+
+@pytest.mark.parametrize("white, black, timeout", [("ana", "ana/#", "5"), ("a+b", "ben", "5"), ("<b>x", "ben", "5"),
+                                                   ("ana", "ben/x", "5"), ("ana", "ben", "nan"), ("ana", "ben", "-1")])
+def test_pair_refuses_what_is_no_board_id_or_no_time_before_anything_starts(white, black, timeout, capsys):
+    """A wildcard or separator in a board id was a paho traceback, `<b>x` waited the whole timeout
+    (hostile review of issue 28); nothing is connected to: the broker here is nowhere."""
+    with pytest.raises(SystemExit) as exit:
+        main(["remote", "pair", white, black, "--timeout", timeout, "--broker", "mqtt://127.0.0.1:1"])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage:") and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith("doce remote pair: error: argument "), err

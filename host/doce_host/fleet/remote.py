@@ -15,8 +15,8 @@ import re
 import secrets
 import time
 
-from ..commandline import UsageError, board_args, link_errors, open_link
-from .topics import BOARD_ID
+from ..commandline import UsageError, board_args, link_errors, open_link, seconds
+from .topics import BOARD_ID, board_id_text
 
 PLAYERS = ("white", "black")
 # <inviter's id>.<match>.<friend's colour><who opens>.<rules checksum>: b1.7f3a01c2.bw.51e68463
@@ -228,11 +228,11 @@ def add_remote(commands):
                               description="Pair two boards on the broker for a new match: the first plays white. "
                                           "Both must play the same rules; other rules are refused in one line "
                                           "and nothing starts.")
-    pair.add_argument("white", metavar="WHITE_BOARD", help="the id of the board that plays white")
-    pair.add_argument("black", metavar="BLACK_BOARD", help="the id of the board that plays black")
+    pair.add_argument("white", metavar="WHITE_BOARD", type=board_id_text, help="the id of the board that plays white")
+    pair.add_argument("black", metavar="BLACK_BOARD", type=board_id_text, help="the id of the board that plays black")
     pair.add_argument("--first", choices=PLAYERS, default="white", help="who opens the match (default white)")
     pair.add_argument("--force", action="store_true", help="pair even if a match is in play on a board (it ends)")
-    pair.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each board")
+    pair.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds to wait for each board")
     broker_args(pair)
     pair.set_defaults(run=cmd_pair)
     invite = actions.add_parser("invite", help="pair this board with a friend's: prints a code for them",
