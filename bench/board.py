@@ -217,7 +217,7 @@ elif mode == "loaded":  # the modules a board loads besides the app's: USB alone
     from doce import link  # noqa: F401  (always: doce/esp32.py)
     gc.collect()
     usb = gc.mem_alloc() - before
-    from doce import net  # noqa: F401  (umqtt.simple with it)
+    from doce import net  # noqa: F401  (and all it loads: wifi, mqtt with umqtt.simple, tls_paced, outbox, netconfig)
     import tls  # noqa: F401
     gc.collect()
     print('{"usb": %d, "wifi": %d}' % (usb, gc.mem_alloc() - before - usb))

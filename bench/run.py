@@ -166,7 +166,7 @@ def memory_figures(loaded, heap64):
     code32 = heap64["code"] * CODE_32_PER_64
     data32 = (heap64["app"] + heap64["match_peak"]) * DATA_32_PER_64
     usb = code32 + data32 + loaded["usb"] * CODE_32_PER_64
-    outbox = 64 * 80  # doce/net.py OUTBOX events kept while the broker is away, ~80 bytes each
+    outbox = 64 * 80  # doce/outbox.py OUTBOX events kept while the broker is away, ~80 bytes each
     wifi = usb + loaded["wifi"] * CODE_32_PER_64 + outbox
     heap = chip.HEAP_START_KIB
     while heap * 1024 * (1 - chip.SPARE) < wifi:
@@ -175,7 +175,7 @@ def memory_figures(loaded, heap64):
     print("  RAM, counted whole (32-bit: the unix port's figures x%.2f code, x%.2f data, bench/chip.py):"
           % (CODE_32_PER_64, DATA_32_PER_64))
     print("    Python heap, USB alone (board, app, a whole match, link):        %5.1f KB  measured" % (usb / 1024))
-    print("    Python heap, Wi-Fi (+ net, umqtt.simple, tls, a full outbox):     %5.1f KB  measured (outbox computed)"
+    print("    Python heap, Wi-Fi (+ net and its modules, tls, a full outbox):  %5.1f KB  measured (outbox computed)"
           % (wifi / 1024))
     print("      (bytecode is in RAM: the app's .mpy files load from LittleFS; doce/esp32.py itself not counted)")
     print("    ESP-IDF heap for Wi-Fi and TLS (computed from the port's configuration, bench/chip.py):")

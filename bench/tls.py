@@ -2,7 +2,7 @@
 
     python bench/tls.py [--runs N]
 
-The board's own code (doce/net.py: TLS_CIPHERS and Paced) runs in the MicroPython unix port
+The board's own code (doce/tls_paced.py: TLS_CIPHERS and Paced) runs in the MicroPython unix port
 (bench/tls_handshake.py) against a TLS 1.2 server with the room's certificates (CPython's ssl,
 OpenSSL, as Mosquitto's), whose own preference is ECDHE wherever the client allows it. Each scan's
 time inside the tls module is measured; the worst scan is the one the scan loop stops for.
@@ -91,14 +91,14 @@ def echo_server(room, runs):
     return server.getsockname()[1], agreed
 
 
-def handshakes(room, mode, runs, stub):
+def handshakes(room, mode, runs):
     from cryptography import x509
     from cryptography.hazmat.primitives import serialization
     der = room / "ca.der"
     der.write_bytes(x509.load_pem_x509_certificate((room / "ca.crt").read_bytes()).public_bytes(
         serialization.Encoding.DER))
     port, agreed = echo_server(room, runs)
-    env = dict(os.environ, MICROPYPATH="%s:%s" % (ROOT / "firmware", stub))
+    env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
     worst, totals = [], []
     for _ in range(runs):
         out = subprocess.run([micropython_path(), "-X", "heapsize=256K", str(ROOT / "bench" / "tls_handshake.py"),
@@ -114,13 +114,9 @@ def handshakes(room, mode, runs, stub):
 
 
 def tls_figures(runs=5):
-    print("A board's TLS handshake, scan by scan (MicroPython unix port, doce/net.py; median of %d)" % runs)
+    print("A board's TLS handshake, scan by scan (MicroPython unix port, doce/tls_paced.py; median of %d)" % runs)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        stub = tmp / "stub" / "umqtt"  # doce/net.py imports umqtt.simple; the handshake does not use it
-        stub.mkdir(parents=True)
-        (stub / "__init__.py").write_text("")
-        (stub / "simple.py").write_text("")
         elliptic_room(tmp / "p256")
         rsa_room(tmp / "rsa")
         rows = [("before: P-256 room, mbedTLS's default suites, the bare socket", tmp / "p256", "ecdhe"),
@@ -128,7 +124,7 @@ def tls_figures(runs=5):
                 ("now: RSA room, the board's suites (TLS_CIPHERS) and Paced", tmp / "rsa", "board")]
         figures = []
         for label, room, mode in rows:
-            worst, total, agreed = handshakes(room, mode, runs, tmp / "stub")
+            worst, total, agreed = handshakes(room, mode, runs)
             figures.append((worst, total))
             print("  %s:" % label)
             print("    worst scan %6.2f ms, all scans %6.2f ms here; suite %s" % (worst / 1000, total / 1000,

@@ -1,5 +1,5 @@
 # A board's TLS handshake, scan by scan, on the unix port: argv PORT CA.der MODE, where MODE is
-# "board" (doce/net.py's ciphers and Paced, as a board does it) or "ecdhe" (what mbedTLS offers
+# "board" (doce/tls_paced.py's ciphers and Paced, as a board does it) or "ecdhe" (what mbedTLS offers
 # by default, over the bare socket). Prints JSON: each scan's microseconds inside tls.
 import json
 import socket
@@ -8,7 +8,7 @@ import time
 
 import tls
 
-from doce.net import TLS_CIPHERS, Paced
+from doce.tls_paced import TLS_CIPHERS, Paced
 
 port, ca_path, mode = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 with open(ca_path, "rb") as f:

@@ -4,5 +4,5 @@
 # the journal and calibration stay files on the board's file system.
 include("$(PORT_DIR)/boards/manifest.py")
 package("doce")
-require("umqtt.simple")  # doce/net.py's MQTT client, from micropython-lib
+require("umqtt.simple")  # doce/mqtt.py's MQTT client, from micropython-lib
 module("main.py")

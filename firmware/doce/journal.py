@@ -8,7 +8,7 @@ An append-only file of records, each `kind, payload, crc32(kind + payload)`:
   X round                       round `round` was abandoned: it starts again on a clear board
   A count (2)                   the broker has the events of the match's first `count` records
   T tag (4)                     the match's own number on MQTT, so a host knows it from another
-                                (A and T are doce/net.py's, not plays: replay skips them)
+                                (A and T are doce/outbox.py's, not plays: replay skips them)
   V colour, level               who plays: the board plays `colour` at `level`; colour 2: two
                                 players. Written with M (one file, one rename: a power cut
                                 leaves the old match and its opponent, or the new and its own)
@@ -55,7 +55,7 @@ def records(data):
 
 
 def each_record(data):
-    """records(), one at a time (doce/net.py reads a match back without a list of it)."""
+    """records(), one at a time (doce/outbox.py reads a match back without a list of it)."""
     at = 0
     while at < len(data):
         kind = data[at:at + 1]
@@ -76,7 +76,7 @@ class Journal:
         self.moves = 0  # records of the match in the file, M included (not A)
         self.acked = 0  # the last A record's count
         self.tag = None  # the last T record's tag
-        self.next_tag = None  # the next match's, written with its M record (doce/net.py picks it)
+        self.next_tag = None  # the next match's, written with its M record (doce/outbox.py picks it)
         self.versus = None  # the last V record's payload: who plays (App reads it at boot)
         self.paired = None  # the P record's payload: a match with a friend's board (doce/remote.py)
         self.next_paired = None  # the next match's, written with its M record

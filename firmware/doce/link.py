@@ -357,8 +357,8 @@ class Link:
         return self.network(self, request)
 
     def remote_command(self, request):
-        """Pairing with a friend's board (doce/pairing.py, which needs doce/net.py: a board with
-        no Wi-Fi, the Linux target, cannot load it)."""
+        """Pairing with a friend's board (doce/pairing.py), through the broker: a board with no
+        Wi-Fi, the Linux target, loads none of it."""
         if self.network is None:
             raise CommandError("no_network", "this board has no Wi-Fi: a friend's board is reached through a broker")
         from .pairing import command
@@ -367,7 +367,7 @@ class Link:
     def resend(self, request):  # MQTT: events a host missed, again from the journal
         if self.net is None:
             raise CommandError("no_network", "this board is not set up for a broker")
-        return self.net.resend(request.get("tag"), request.get("after"))
+        return self.net.outbox.resend(request.get("tag"), request.get("after"))
 
 
 _nested = [0]  # members of the objects inside the request, counted by end_of_container

@@ -8,7 +8,7 @@ import binascii
 from .app import begun
 from .arguments import BadArgument, CommandError, player_argument
 from .game import PLAYER_NAMES, WHITE
-from .net import is_topic_level
+from .netconfig import is_topic_level
 from .remote import NOBODY, Remote, begin, digest, is_hex, save
 
 

@@ -402,7 +402,7 @@ def begin(app, remote):
 def resume(app):
     """At boot, on a board with its network started: the match with the friend's board goes on,
     as remote.json and the journal have it, if they name the same match."""
-    from .net import is_topic_level
+    from .netconfig import is_topic_level
     config = load()
     colour = config.get("colour")
     journal = app.controller.journal

@@ -1,6 +1,7 @@
 """What the `doce` commands share: the one-line error for bad input, their common
 arguments, reading a JSON or rules file, writing a file, and opening a board's link.
-cli.py and fleet/commands.py both import it; it imports neither."""
+The command modules (cli.py, rules_commands.py, board_commands.py, dice_check.py,
+page_commands.py, fleet/) import it; it imports none of them."""
 
 import argparse
 import ipaddress

@@ -41,7 +41,7 @@ def app_files(rules_name="standard", bytecode=True, chip="esp32", march=None):
             files["doce/" + source.stem + ".mpy"] = compile_mpy(source, march=march)
         else:
             files["doce/" + source.name] = source.read_bytes()
-    # the MQTT client doce/net.py uses, from its registry package (doce_host/fleet/vendor.py)
+    # the MQTT client doce/mqtt.py uses, from its registry package (doce_host/fleet/vendor.py)
     files.update(mqtt_client(bytecode))
     return files
 

@@ -8,7 +8,7 @@ from doce.board import BETWEEN, TRITS, Board
 from fakes import turned
 
 from doce.dice import verdict
-from doce_host.cli import describe_face as describe
+from doce_host.dice_check import describe_face as describe
 from doce_host.paths import BOARD_FILE
 
 BOARD = Board(json.loads(BOARD_FILE.read_text()))

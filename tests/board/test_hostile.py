@@ -18,7 +18,7 @@ from casebook import expand
 from hands import ask, events, play, send_raw
 
 ROOT = Path(__file__).resolve().parents[2]
-NET_COMMANDS = {"wifi", "mqtt"}  # doce/net.py checks their arguments itself
+NET_COMMANDS = {"wifi", "mqtt"}  # doce/netconfig.py checks their arguments itself
 
 
 def push(sim, blob, force=False):

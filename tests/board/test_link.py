@@ -359,7 +359,7 @@ def test_a_strict_line_with_spaces_and_nesting_is_a_request(sim):
 
 def test_remote_on_a_board_without_wifi_is_no_network_and_loads_no_network_code():
     """The Linux target has no Wi-Fi (link.network is None): `remote` must say so in one reply,
-    not fail importing doce/pairing.py, which needs doce/net.py (umqtt, network)."""
+    not load doce/pairing.py, nor any of the network's modules (umqtt, network)."""
     import sys
 
     from doce.link import Link
@@ -370,4 +370,6 @@ def test_remote_on_a_board_without_wifi_is_no_network_and_loads_no_network_code(
     line = b'{"cmd": "remote", "peer": "ben", "colour": "white", "match": "7f3a01c2"}'
     link.handle(bytearray(line), len(line))
     assert [(r["ok"], r["error"]) for r in sent] == [(False, "no_network")]
-    assert not {"doce.pairing", "doce.net"} & (set(sys.modules) - before)
+    network = {"doce.pairing", "doce.remote", "doce.net", "doce.mqtt", "doce.wifi", "doce.outbox", "doce.netconfig",
+               "doce.tls_paced"}
+    assert not network & (set(sys.modules) - before)

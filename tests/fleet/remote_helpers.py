@@ -11,7 +11,7 @@ from waiting import HARD_CAP_S
 from doce_host.sim import SimBoard
 
 # How long a condition may take, in the work it needs: scans of both boards (each a millisecond of
-# their simulated time). 30 s of it covers a reconnect (doce/net.py RETRY_MS, 2 s) many times over;
+# their simulated time). 30 s of it covers a reconnect (doce/mqtt.py RETRY_MS, 2 s) many times over;
 # wall time only caps it (HARD_CAP_S), so two overloaded cores slow a test but do not fail it.
 WAIT_SCANS = 30000
 MATCH = "7f3a01c2"

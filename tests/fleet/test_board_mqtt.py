@@ -367,7 +367,7 @@ def test_a_command_with_whitespace_around_it_is_a_command_on_mqtt(sim, mosquitto
 def test_a_megabyte_on_cmd_is_passed_over_in_a_bounded_number_of_scans(sim, mosquitto):
     """A 1 MB message on cmd (skipped, as documented) left the board deaf for 15.7 s: it passed
     256 bytes a scan, 4096 scans (issue 25). It now passes what has come of it, up to 8 KB a
-    scan (doce/net.py SKIP_SCAN); here, on a broker with no size limit (doce fleet secure's has one).
+    scan (doce/mqtt.py SKIP_SCAN); here, on a broker with no size limit (doce fleet secure's has one).
     The bound is fixed here, not read from the firmware, which would let the old 256 pass too."""
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)

@@ -1,5 +1,5 @@
-"""The board over TLS (doce/net.py, MicroPython's tls module): the real firmware in the unix port,
-the room's CA sent to it over USB as `doce config mqtt --ca` sends it, and a real Mosquitto on
+"""The board over TLS (doce/tls_paced.py, MicroPython's tls module): the real firmware in the
+unix port, the room's CA sent to it over USB as `doce config mqtt --ca` sends it, and a real Mosquitto on
 the config `doce fleet secure --tls` wrote."""
 
 import json
@@ -323,16 +323,16 @@ class MbedtlsWrites:
 
 
 def test_a_tls_write_that_would_block_is_offered_again_with_the_same_bytes(monkeypatch):
-    """Net.send under mbedTLS's rule, with more to send arriving between scans."""
+    """Session.send under mbedTLS's rule, with more to send arriving between scans."""
     import random
     import sys
     import types
-    stub = types.ModuleType("umqtt")  # doce.net imports umqtt.simple, a board's module
+    stub = types.ModuleType("umqtt")  # doce.mqtt imports umqtt.simple, a board's module
     stub.simple = types.ModuleType("umqtt.simple")
     monkeypatch.setitem(sys.modules, "umqtt", stub)
     monkeypatch.setitem(sys.modules, "umqtt.simple", stub.simple)
-    monkeypatch.delitem(sys.modules, "doce.net", raising=False)
-    from doce.net import Net
+    monkeypatch.delitem(sys.modules, "doce.mqtt", raising=False)
+    from doce.mqtt import Session
 
     rnd = random.Random(5)
     sock = MbedtlsWrites(rnd)
@@ -344,5 +344,5 @@ def test_a_tls_write_that_would_block_is_offered_again_with_the_same_bytes(monke
             more = bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300)))
             net.pipe.out += more
             sent += more
-        Net.send(net, scan)
+        Session.send(net, scan)
     assert not net.pipe.out and bytes(sock.wire) == bytes(sent)

@@ -1,5 +1,5 @@
 """A board that loses its Wi-Fi, and its power, mid-round: the game's events wait in its journal
-(doce/net.py) and reach the organiser once each, in order, when the Wi-Fi is back."""
+(doce/outbox.py) and reach the organiser once each, in order, when the Wi-Fi is back."""
 
 from fleet_helpers import join, link
 

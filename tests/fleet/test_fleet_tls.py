@@ -179,7 +179,7 @@ def other_ca(folder, key=None):
 
 
 def test_the_rooms_keys_are_rsa_and_a_ca_a_board_cannot_use_is_one_line(tmp_path, capsys):
-    """A board offers RSA key exchange only (doce/net.py TLS_CIPHERS): the broker's certificate and
+    """A board offers RSA key exchange only (doce/tls_paced.py TLS_CIPHERS): the broker's certificate and
     the CA that signs it are RSA, and an elliptic-curve CA is refused, never used or replaced."""
     from cryptography.hazmat.primitives.asymmetric import rsa
     mosquitto_or_skip()

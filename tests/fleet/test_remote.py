@@ -184,7 +184,7 @@ def test_boards_that_disagree_stop_both_and_name_the_play(pair):
 def test_a_paired_board_allocates_nothing_more_while_it_waits(pair):
     """The scan loop's rule: a friend's board costs no allocation a scan (its step looks at a few
     numbers). Measured beside the same board on the broker unpaired: what its connection costs
-    while idle (doce/net.py's own) is not the remote match's."""
+    while idle (doce/net.py's and doce/mqtt.py's own) is not the remote match's."""
     pair.pump(100)
     unpaired = pair.a.command(do="idle_allocation", scans=300)["bytes"]
     pair.pair()

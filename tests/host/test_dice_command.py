@@ -8,7 +8,7 @@ import sys
 
 from devices import FakeDevice
 
-from doce_host.cli import describe_face as describe
+from doce_host.dice_check import describe_face as describe
 from doce_host.link import PROTOCOL, BoardLink
 from doce_host.sim.serial_sim import SerialSim
 

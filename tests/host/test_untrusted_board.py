@@ -13,7 +13,7 @@ import pytest
 from devices import FakeDevice
 
 from doce.game import WHITE, Game
-from doce_host import cli, rules
+from doce_host import cli, dice_check, rules
 from doce_host.link import PROTOCOL
 from doce_host.recorded import board_state
 
@@ -217,7 +217,7 @@ def test_a_line_longer_than_any_boards_is_dropped_not_kept(request):
 
 
 def test_a_dice_face_that_names_no_face_is_reported_not_a_crash():
-    tally = cli.DiceTally({"white": ["white 1"], "black": ["black 1"]})
+    tally = dice_check.DiceTally({"white": ["white 1"], "black": ["black 1"]})
     face = {"event": "dice_face", "face": None, "ok": False, "read": "+0-0+", "wrong": []}
     assert tally.add(face) is None and not tally.complete(None)
-    assert "no piece" in cli.describe_face(face)
+    assert "no piece" in dice_check.describe_face(face)

@@ -92,7 +92,7 @@ def board_settings(url, ca=None):
 
 
 def board_address(host, port):
-    """The broker's IPv4 address for a board, which does no DNS (doce/net.py is_address): a name
+    """The broker's IPv4 address for a board, which does no DNS (doce/netconfig.py is_address): a name
     is looked up here, once, and said; an IPv6 address is refused (the board's link is IPv4)."""
     import ipaddress
     import socket

@@ -13,7 +13,7 @@ import csv
 
 from ..files import FileError, read_text
 
-TEXT_MAX = 64  # a name or id in the CSV: as long as a board's own settings (doce/net.py)
+TEXT_MAX = 64  # a name or id in the CSV: as long as a board's own settings (doce/netconfig.py)
 BAD_ID = set("/+#")  # not in an MQTT topic level (MQTT 3.1.1, 4.7)
 COLUMNS = ("round", "board", "white", "black")
 MAX_ROWS = 10000

@@ -110,7 +110,7 @@ SERVER_DAYS = 825  # from today; run fleet secure --tls again to renew it: the C
 # that starts at 2000-01-01 at every power-on (ports/esp32/main.c, platform_mbedtls_time), so a
 # certificate valid only from today would be "not yet valid" to it.
 NOT_BEFORE = datetime.datetime(1999, 12, 31, tzinfo=datetime.timezone.utc)
-BOARD_CA_MAX = 2048  # bytes of DER a board stores (doce/net.py MAX_CA)
+BOARD_CA_MAX = 2048  # bytes of DER a board stores (doce/netconfig.py MAX_CA)
 MAX_CA_FILE = 64 * 1024  # a CA certificate or key is a few KB at most: read no further
 
 
@@ -222,7 +222,7 @@ def write_tls(folder, hosts):
 
 
 def room_key():
-    """RSA-2048 for the CA and the broker: a board offers only RSA key exchange (doce/net.py
+    """RSA-2048 for the CA and the broker: a board offers only RSA key exchange (doce/tls_paced.py
     TLS_CIPHERS), so it checks the broker's certificate and sends its key with two RSA public
     operations, which the ESP32 accelerates, instead of elliptic-curve steps of about a second."""
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -376,7 +376,7 @@ NODELAY = "# each message to a client at once (tournament page, fleet record)\ns
 
 # A message longer than any a board or the organiser sends is dropped at the broker
 # (mosquitto.conf(5), message_size_limit: a QoS 1 one is acknowledged, and goes no further):
-# a board passes over a command too big to be one, but it costs it scans (doce/net.py SKIP_SCAN)
+# a board passes over a command too big to be one, but it costs it scans (doce/mqtt.py SKIP_SCAN)
 SIZE_LIMIT = "# no message longer than a room's (a board's state is about 2 KB)\nmessage_size_limit %d\n" % MAX_MESSAGE
 
 

@@ -1,5 +1,5 @@
 """The names in a room's MQTT topics, <prefix>/<id>/<kind>: one rule for each, as the board's
-own (doce/net.py, is_topic_level and is_prefix), and the largest message a room carries.
+own (doce/netconfig.py, is_topic_level and is_prefix), and the largest message a room carries.
 Light to import: the CLI's arguments use it."""
 
 import argparse
@@ -11,7 +11,7 @@ import re
 MAX_MESSAGE = 16384
 BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")  # a topic level with no wildcard or separator
 # The organiser's prefix: one to four such levels, 64 characters at most (as the board checks:
-# doce/net.py is_prefix). No '+', '#', empty level or control character: a topic, never a filter.
+# doce/netconfig.py is_prefix). No '+', '#', empty level or control character: a topic, never a filter.
 PREFIX = re.compile(r"(?=.{1,64}\Z)[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+){0,3}\Z")
 
 

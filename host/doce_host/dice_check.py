@@ -1,0 +1,132 @@
+"""`doce dice check`: a maker checks each face of a die against the die code, on a board.
+cli.py hands it its parser."""
+
+import json
+import time
+
+from .commandline import board_args, link_errors, open_link, seconds
+
+
+PLACES = {"C": "centre", "N": "N", "E": "E", "S": "S", "W": "W"}
+
+
+def magnet_problems(wrong):
+    """[["E", "reversed"], ...] of a dice_face event as words: 'the E magnet is reversed'."""
+    said = ["the %s magnet is %s" % (PLACES.get(where, where), what) for where, what in wrong]
+    if len(said) > 1:
+        said[-2:] = [said[-2] + " and " + said[-1]]
+    return ", ".join(said)
+
+
+def describe_face(face):
+    """One line for a maker about a dice_face event (doce.dice.verdict): 'white 3: right',
+    or what is wrong with the face, and with any other piece it is as near to."""
+    if face["face"] is None:
+        return "reads as no piece at all (reads %s)" % face["read"]
+    if face["ok"]:
+        return "%s: right" % face["face"]
+    line = "looks like %s, but %s" % (face["face"], magnet_problems(face["wrong"]))
+    for other in face.get("or", ()):
+        line += "; or %s, but %s" % (other["face"], magnet_problems(other["wrong"]))
+    return line + " (reads %s)" % face["read"]
+
+
+class DiceTally:
+    """Faces judged during a dice check, by piece: the latest verdict on each."""
+
+    def __init__(self, pieces):
+        self.colours = {}
+        for name in pieces:
+            self.colours.setdefault(name.split()[0], []).append(name)
+        self.latest = {}  # piece name -> the dice_face event (or one of its alternatives)
+
+    def add(self, event):
+        """Record a face; a wrong one as near to pieces of two colours counts for the colour
+        being checked (the one with most faces seen), as the maker has that die in hand."""
+        options = [o for o in [event] + event.get("or", []) if isinstance(o.get("face"), str)]
+        if not options:  # face null: the reading is near no piece at all
+            return None
+        seen = {c: sum(name in self.latest for name in names) for c, names in self.colours.items()}
+        chosen = max(options, key=lambda o: seen.get(o["face"].split()[0], 0))
+        self.latest[chosen["face"]] = dict(chosen, ok=event["ok"], read=event["read"])
+        return chosen["face"].split()[0]
+
+    def complete(self, colour):
+        return colour is not None and all(name in self.latest for name in self.colours.get(colour, []))
+
+    def wrong(self):
+        return [v for v in self.latest.values() if not v["ok"]]
+
+    def summary(self, colour):
+        names = self.colours.get(colour, [])
+        wrong = [self.latest[n] for n in names if n in self.latest and not self.latest[n]["ok"]]
+        missing = [n for n in names if n not in self.latest]
+        if not wrong and not missing:
+            return "%s: all %d faces and the blocker read right" % (colour, len(names) - 1)
+        line = "%s: %d of %d seen" % (colour, len(names) - len(missing), len(names))
+        if missing:
+            line += " (not yet: %s)" % ", ".join(missing)
+        if wrong:
+            line += "; %d wrong: %s" % (len(wrong), "; ".join("%s (%s)" % (w["face"], magnet_problems(w["wrong"]))
+                                                             for w in wrong))
+        return line
+
+
+@link_errors
+def cmd_dice_check(args):
+    link, _ = open_link(args)
+    with link:
+        reply = link.ask("dice_check", on=True)
+        tally = DiceTally(reply["pieces"])
+        if not args.json:
+            print("Dice check on %s: put each face of a die on %s in turn, then its blocker. "
+                  "Ctrl-C to stop." % (reply["cell"], reply["cell"]), flush=True)
+        done, interrupted, colour = None, False, None
+        deadline = time.monotonic() + args.wait if args.wait else None
+        try:
+            while done is None:
+                wait = 3600 if deadline is None else deadline - time.monotonic()
+                if wait <= 0:
+                    break
+                event = link.next_event(timeout=wait)
+                if event is None:
+                    continue
+                if event["event"] == "dice_check" and not event.get("on"):
+                    break  # someone pressed the board's button
+                if event["event"] != "dice_face":
+                    continue
+                colour = tally.add(event)
+                print(json.dumps(event) if args.json else describe_face(event), flush=True)
+                if tally.complete(colour):
+                    done = colour
+        except KeyboardInterrupt:
+            interrupted = True
+        off = link.request("dice_check", on=False)
+    colours = [done] if done else [c for c in tally.colours if any(n in tally.latest for n in tally.colours[c])]
+    if args.json:
+        wrong = [{"face": w["face"], "wrong": w["wrong"], "read": w["read"]} for w in tally.wrong()]
+        print(json.dumps({"complete": done is not None, "colour": done, "wrong": wrong}))
+    else:
+        for c in colours:
+            print(tally.summary(c))
+        if off.get("leaving"):
+            print("Take the die off %s: the game resumes then." % reply["cell"])
+    if tally.wrong():
+        return 1
+    if done is None:
+        return 130 if interrupted else 1
+    return 0
+
+
+def add_dice(commands):
+    dice = commands.add_parser("dice", help="check dice on a board", description="Check dice on a board.")
+    actions = dice.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser("check", help="check each face of a die against the die code",
+                               description="Put the board in its dice check: put each face of one die, then its "
+                                           "blocker, on the centre square in turn. Prints what each face reads "
+                                           "as, naming any magnet reversed, missing, extra or weak, and a summary "
+                                           "once all seven are seen. Exits 0 if all were right, 1 if any was "
+                                           "wrong. The game waits meanwhile and resumes as it was.")
+    board_args(check)
+    check.add_argument("--wait", type=seconds, metavar="S", help="stop after S seconds (default: until done or Ctrl-C)")
+    check.set_defaults(run=cmd_dice_check)
