@@ -5,6 +5,7 @@ Hardware comes in through the constructor, so the same App runs on an ESP32
 (doce/esp32.py), on a Linux board (doce/linux.py) and in the simulator.
 """
 
+import gc
 import os
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
@@ -87,6 +88,7 @@ class App:
             except OSError as e:
                 emit({"event": "warning", "message": "journal cannot be written (%s)" % e})
         self.held = []  # the controller's events of this scan, sent once the lights show it
+        self.resting = True  # nothing moving on the board at the last scan
         self.holding = False
         self.controller = Controller(game, journal, self._event, waiting)
         self.lights = Lights(pixels, show, board)
@@ -155,6 +157,14 @@ class App:
             self.last_warning = note
         if self.link and self.link.reboot_pending:
             self.link.reboot()
+        # Come to rest (a move shown, its events sent and written): collect now. A collection
+        # sweeps the whole heap, and starts only when an allocation finds no room; an idle scan
+        # allocates nothing, so the next die's landing starts from a heap with its garbage gone
+        # and its few allocations cannot start one in the die's path to its light (make bench).
+        resting = self.quiet()
+        if resting and not self.resting:
+            gc.collect()
+        self.resting = resting
 
     # Its own function: a try block's slots would push step()'s frame onto the heap
     # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).
