@@ -10,7 +10,8 @@
 #                                 CELL) and scan until its light is sent to the strip.
 #                                 With `stop`: end where the die would land (callgrind's
 #                                 baseline: the difference is the landing's own work);
-#                                 with `show`: print the groups and channels each scan read.
+#                                 with `show`: print the groups and channels each scan read,
+#                                 the bytes allocated and the pixels set on the way.
 #   board.py events CELL
 #                                 the same landing to the end; print the bytes its events
 #                                 take on the wire, and whether the round ended
@@ -96,6 +97,8 @@ class Strip:
         self.changed = False
         self.show = False
         self.app = None
+        self.sets = 0  # pixels set since the landing began
+        self.allocated = 0  # gc.mem_alloc() as it began
 
     def __setitem__(self, i, rgb):
         if i == self.watch:
@@ -103,11 +106,15 @@ class Strip:
         self.buf[3 * i] = rgb[1]
         self.buf[3 * i + 1] = rgb[0]
         self.buf[3 * i + 2] = rgb[2]
+        if self.show:
+            self.sets += 1
 
     def write(self):
         if self.changed:  # the light is on its way to the LED: the die-to-light path ends here
             if self.show:  # a run for the scans' figures, not counted
-                print('{"groups": %s, "channels": %s}' % sensors.counts())
+                allocated = gc.mem_alloc() - self.allocated  # no collection can have run: see landing()
+                print('{"groups": %s, "channels": %s, "allocated": %d, "pixels": %d}'
+                      % (sensors.counts() + (allocated, self.sets)))
             del self.app.held[:]  # the events go after the light: not this path's work
             raise SystemExit
 
@@ -229,6 +236,9 @@ elif mode == "land":
         strip.show = "show" in sys.argv
         strip.app = app
         sensors.mark()
+        strip.sets = 0
+        if strip.show:  # (gc.mem_alloc walks the heap: not in a counted run)
+            strip.allocated = gc.mem_alloc()  # from the collected heap (a 256K heap: nothing collects it)
         sensors.raw[:] = landed
         step(app, 200)
         raise SystemExit("the light never came")

@@ -15,6 +15,7 @@ waiting, trying again every SELF_CALIBRATE_RETRY_MS while it stays empty and sti
 over it, a faulty sensor named by square: the 3 s hold reports the same).
 """
 
+import gc
 import os
 
 from .calibration import TABLES, Calibration, CalibrationError, measure
@@ -98,6 +99,7 @@ class App:
             except OSError as e:
                 emit({"event": "warning", "message": "journal cannot be written (%s)" % e})
         self.held = []  # the controller's events of this scan, sent once the lights show it
+        self.resting = True  # nothing moving on the board at the last scan
         self.holding = False
         self.controller = Controller(game, journal, self._event, waiting)
         self.lights = Lights(pixels, show, board)
@@ -172,6 +174,14 @@ class App:
             self.last_warning = note
         if self.link and self.link.reboot_pending:
             self.link.reboot()
+        # Come to rest (a move shown, its events sent and written): collect now. A collection
+        # sweeps the whole heap, and starts only when an allocation finds no room; an idle scan
+        # allocates nothing, so the next die's landing starts from a heap with its garbage gone
+        # and its few allocations cannot start one in the die's path to its light (make bench).
+        resting = self.quiet()
+        if resting and not self.resting:
+            gc.collect()
+        self.resting = resting
 
     # Its own function: a try block's slots would push step()'s frame onto the heap
     # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).

@@ -183,24 +183,22 @@ class Controller:
 
     def _play(self, sq, piece):
         g = self.game
-        if is_blocker(piece):
-            player = piece & 1
-            why = g.refusal(player, sq, blocker=True)
-        else:
-            player = owner(piece)
-            why = g.refusal(player, sq, face(piece))
-        if not why and self.versus:
-            why = self.versus.refusal(player, sq, piece)
+        blocker = is_blocker(piece)
+        player = piece & 1 if blocker else owner(piece)
+        if self.versus:  # the engine's reason first, then the opponent's (it says whose move is whose)
+            why = g.refusal(player, sq, face(piece), blocker) or self.versus.refusal(player, sq, piece)
+            if why:
+                return why
+        ended = len(g.rounds)
+        # place and place_blocker check the play themselves: refused, nothing has changed
+        why = g.place_blocker(player, sq) if blocker else g.place(player, sq, face(piece))
         if why:
             return why
-        ended = len(g.rounds)
         event = {"event": "placed", "player": PLAYER_NAMES[player], "cell": square_name(g.tables.grid, sq)}
-        if is_blocker(piece):
-            g.place_blocker(player, sq)
+        if blocker:
             self.unwritten.append((self.journal.blocker, (player, sq)))
             event["blocker"] = True
         else:
-            g.place(player, sq, face(piece))
             self.unwritten.append((self.journal.die, (player, sq, face(piece))))
             event["value"] = face(piece)
         self._clear_problems()

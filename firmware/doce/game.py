@@ -310,7 +310,9 @@ class Game:
         if result == DRAW:
             points = (self._draw_points(WHITE), self._draw_points(BLACK))
         else:
-            best = max(self.win_points(result, line) for _, line in lines)
+            best = self.win_points(result, lines[0][1])
+            for k in range(1, len(lines)):  # the best of the winner's lines
+                best = max(best, self.win_points(result, lines[k][1]))
             points = (best, 0) if result == WHITE else (0, best)
         self.rounds.append(RoundEnd(self.round, result, reason, lines, points))
 
@@ -326,10 +328,11 @@ class Game:
         t = self.tables
         empty = 0
         per_face = bytearray(16)
+        own = player + 1  # the high nibble of the player's dice (a blocker's is 3)
         for cell in self.board:
             if cell == EMPTY:
                 empty += 1
-            elif owner(cell) == player:
+            elif cell >> 4 == own:
                 per_face[cell & 0x0F] += 1
         groups = 0
         for n in per_face:

@@ -32,9 +32,16 @@ deficiencies, and every meaning also differs in brightness or blinking:
 docs/lights.md has the same table for players.
 """
 
+import sys
+
 from .controller import CLEARING, CORRECTING, LIFTED, MATCH_OVER, MOVED, PLAYING, TURNED
 from .game import BLOCKER, DRAW, EMPTY, NOWHERE, WHITE, is_blocker, owner
 from .tables import END
+
+if sys.implementation.name == "micropython":
+    import micropython
+else:  # CPython: the decorator does nothing
+    from .native import micropython
 
 YELLOW = (240, 228, 66)
 BLUE = (0, 114, 178)
@@ -89,22 +96,50 @@ class Lights:
         self._draw()
         self.show()
 
+    # Native code: a landing draws the whole board before its light shows, and as bytecode
+    # this loop (two calls a square) was a fifth of a landing's work. A native frame lives on
+    # the C stack, so the loop keeps its locals and allocates nothing. The squares of a game
+    # in play or being cleared are drawn here; the match's end and a problem's blink by _square.
+    @micropython.native
     def _draw(self):
-        if self.c.mode == PLAYING:
-            self._draw_playing()  # where a die lands: the quickest path to its light
-        else:
-            for sq in range(self.board.squares):
-                self._set(self.board.led_of_square[sq], self._square(sq))
+        mode = self.c.mode
+        problems = self.c.problems
+        physical = self.c.physical
+        cells = self.cells
+        marks = self.marks
+        last = self.last
+        palette = self.palette
+        shown = self.shown
+        pixels = self.pixels
+        leds = self.board.led_of_square
+        for sq in range(len(cells)):
+            mark = marks[sq]
+            if mode == CLEARING:  # what is still on the board: a winning line pulses; the rest is to go
+                if physical[sq] == EMPTY:
+                    colour = OFF
+                elif mark and mark != ZONE:
+                    colour = palette[mark - 1][self.pulse]
+                else:
+                    colour = palette[3][DIM]
+            elif mode != PLAYING and (mode != CORRECTING or problems[sq] is not None):
+                colour = self._square(sq)
+            elif sq == self.move_sq:
+                colour = self.move_light
+            elif mark == ZONE:
+                colour = palette[2][DIM]
+            else:
+                cell = cells[sq]
+                if cell == EMPTY or cell >= BLOCKER:
+                    colour = OFF
+                else:
+                    p = (cell >> 4) - 1  # the die's owner
+                    colour = palette[p][BRIGHT if last[p] == sq else DIM]
+            led = leds[sq]
+            if colour is not shown[led]:
+                pixels[led] = colour
+                shown[led] = colour
         for player in range(2):
             self._turn_lights(player, self._turn(player))
-
-    def _draw_playing(self):
-        for sq in range(self.board.squares):
-            colour = self._playing(sq)
-            led = self.board.led_of_square[sq]
-            if colour is not self.shown[led]:
-                self.pixels[led] = colour
-                self.shown[led] = colour
 
     def _frame(self, controller, now_ms):
         """What this frame depends on, kept on self for the small functions below."""
@@ -239,36 +274,11 @@ class Lights:
                 self.marks[sq] = ZONE
 
     def _square(self, sq):
-        mode = self.c.mode
-        if mode == MATCH_OVER:
+        """A square at the match's end, or one with a problem while the game waits (blinking)."""
+        if self.c.mode == MATCH_OVER:
             w = self.winner
             return self.palette[w if w != DRAW else (sq + sq // self.board.grid) % 2][self.pulse]
-        if mode == CLEARING:
-            return self._clearing(sq)
-        if mode == CORRECTING and self.c.problems[sq] is not None:
-            return self._problem(sq) if self.blink_on else OFF
-        return self._playing(sq)
-
-    def _playing(self, sq):
-        # The hot path when a die lands: the frame's board and markers are cached on self.
-        if sq == self.move_sq:
-            return self.move_light
-        if self.marks[sq] == ZONE:
-            return self.palette[2][DIM]
-        cell = self.cells[sq]
-        if cell == EMPTY or cell >= BLOCKER:
-            return OFF
-        p = (cell >> 4) - 1  # the die's owner
-        return self.palette[p][BRIGHT if self.last[p] == sq else DIM]
-
-    def _clearing(self, sq):
-        """What is still on the board: a winning line pulses; anything else is to go."""
-        if self.c.physical[sq] == EMPTY:
-            return OFF
-        mark = self.marks[sq]
-        if mark and mark != ZONE:
-            return self.palette[mark - 1][self.pulse]
-        return self.palette[3][DIM]
+        return self._problem(sq) if self.blink_on else OFF
 
     def _problem(self, sq):
         """The owner's colour where a piece of the game is missing or wrong; else vermillion."""

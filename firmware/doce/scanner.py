@@ -176,21 +176,32 @@ class Scanner:
         self.wanted |= self.board.groups_of_square[sq]
         self._want_square(sq * SENSORS_PER_SQUARE)
 
-    def _want_square(self, first):
-        for i in range(first, first + SENSORS_PER_SQUARE):
-            self._want(self.wanted_masks, i)
-
     def _want(self, masks, i):
         """Add the channel of sensor `i` (square * 5 + C, N, E, S, W) to `masks`."""
         ch = self.board.square_channels[i]
         per = self.board.channels_per_group
         masks[ch // per] |= 1 << ch % per
 
-    def _read_whole(self, first):
-        per = self.board.channels_per_group
-        for i in range(first, first + SENSORS_PER_SQUARE):
-            ch = self.board.square_channels[i]
-            if not self.masks[ch // per] >> ch % per & 1:
+    # A moving square's own work at each scan, native too: as bytecode it was most of a
+    # landing scan's work.
+    @micropython.viper
+    def _want_square(self, first: int):
+        """Read the five sensors of the square whose first is `first` next scan."""
+        c = ptr8(self.board.square_channels)
+        masks = ptr16(self.wanted_masks)
+        per = int(self.board.channels_per_group)
+        for i in range(first, first + int(SENSORS_PER_SQUARE)):
+            ch = c[i]
+            masks[ch // per] |= 1 << ch % per
+
+    @micropython.viper
+    def _read_whole(self, first: int) -> bool:
+        c = ptr8(self.board.square_channels)
+        masks = ptr16(self.masks)
+        per = int(self.board.channels_per_group)
+        for i in range(first, first + int(SENSORS_PER_SQUARE)):
+            ch = c[i]
+            if not (masks[ch // per] >> ch % per) & 1:
                 return False
         return True
 

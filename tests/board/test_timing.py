@@ -159,6 +159,26 @@ def test_the_loop_sleeps_only_while_nothing_moves(board_app):
     assert quiet[-1]  # settled and shown: back to sleeping between scans
 
 
+
+def test_the_board_collects_its_garbage_as_it_comes_to_rest_and_never_while_a_die_lands(board_app, monkeypatch):
+    """A collection sweeps the whole heap (5.5 ms of a Wi-Fi board's PSRAM heap: make bench).
+    Collecting once the board is at rest again, its events sent, lets the next landing start
+    from a heap with its garbage gone, so none of its few allocations can start one."""
+    app, sensors, log = board_app
+    collections = []
+    monkeypatch.setattr(appmodule.gc, "collect", lambda: collections.append(list(log)))
+    now = run(app, 0, 20)
+    del log[:], collections[:]
+    run(app, now, 50)
+    assert not collections  # an idle board: no allocation, no collection
+    sensors.place("c3", "white 4")
+    now = run(app, now, 20)
+    assert len(collections) == 1, collections  # once, at rest
+    assert "lights" in collections[0] and "placed" in collections[0]  # after the light and the events
+    run(app, now, 50)
+    assert len(collections) == 1
+
+
 class Pcb:
     """Pins and an ADC wired as on the board: the ADC reads the channel the group and
     multiplexer select pins pick. Counts the conversions, 30-40 us each on an ESP32."""
