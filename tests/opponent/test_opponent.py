@@ -232,3 +232,27 @@ def test_the_strongest_level_weighs_the_answer():
         won += mine > theirs
         lost += mine < theirs
     assert won > lost + 4, (won, lost)
+
+
+def test_the_same_moves_as_before_it_was_tuned_for_speed():
+    """chosen_moves.txt: level 3's move and work from 300 positions of real matches, as the
+    opponent chose them before its hot loop was tuned. Tuning for speed must change neither:
+    not the move, and not the work (which the budget is counted in)."""
+    from pathlib import Path
+    tables = rules.load_tables("standard")
+    game = Game(tables)
+    player = Opponent(tables)
+    lines = [x for x in (Path(__file__).parent / "chosen_moves.txt").read_text().splitlines()
+             if x and not x.startswith("#")]
+    assert len(lines) == 300
+    for text in lines:
+        position, expected = text.split(": ")
+        board, dice, blockers, last, to_move, seed = position.split()
+        game.board[:] = bytes.fromhex(board)
+        game.dice_left[:] = bytes.fromhex(dice)
+        game.blockers_left[:] = bytes.fromhex(blockers)
+        game.last_placed[:] = bytes.fromhex(last)
+        game.to_move = int(to_move)
+        player.rng.x = int(seed)
+        move = player.choose(game)
+        assert "%d %d %d %d" % (move + (player.work,)) == expected, position
