@@ -126,7 +126,18 @@ class Opponent:
         self.done = bytearray(faces)  # _preview's findings, face by face
         self.mine = [0] * faces
         self.theirs = [0] * faces
-        self.acc = [0] * faces
+        self.rise = [0] * (faces + 1)  # one more: a run of faces up to the last ends past it
+        self.zero_rise = [0] * (faces + 1)
+        self.same_face = [0] * faces
+        # Line masks answered by a table: does it win the line; can a line still be won by the
+        # player whose dice are not these; the highest square of it.
+        self.winning = bytes([1 if m in (self.full, self.win_a, self.win_b) else 0 for m in range(1 << n)])
+        self.unspoilt = bytes([1 if m == 0 or m & self.ends == m and m != self.ends else 0 for m in range(1 << n)])
+        self.top_bit = bytes([len(bin(m)) - 3 if m else 0 for m in range(1 << n)])
+        # What _preview reads, in one tuple: one attribute look-up a square, not twenty.
+        self.hot = (n, t.faces, t.target, self.full, self.ends, self.at, t.lines, t.through, self.blocked,
+                    self.dice, self.sum, self.own, self.theirs_w, self.winning, self.unspoilt, self.top_bit,
+                    self.done, self.mine, self.theirs, self.rise)
         self.per_face = bytearray(16)
         self.moves = []  # (score, blocker, square, face): the moves weighed, best first
         self.work = 0
@@ -307,43 +318,25 @@ class Opponent:
     def _preview(self, p, s):
         """What p's die on the empty square s would do, face by face, read from the lines
         through s: `done[f]` whom it completes a line for; `mine[f]` and `theirs[f]` the winning
-        squares it makes for p and for the other player; `acc[f]` (acc[0] for any face) how far
-        it takes p's lines on and the other player's back (levels 2 and 3)."""
-        t = self.t
-        n = self.n
-        faces = t.faces
-        target = t.target
+        squares it makes for p and for the other player; how far it takes p's lines on and the
+        other player's back (levels 2 and 3): `rise[0]` for any face, and `rise[f]` what face f
+        adds over face f - 1 (a run of faces is then two writes, not one a face: _dice sums them)."""
+        (n, faces, target, full, ends, at, lines, through, blocked, dice, sums, own, spoilt,
+         winning, unspoilt, top_bit, done, mine, theirs, rise) = self.hot
         o = 1 - p
-        done = self.done
-        mine = self.mine
-        theirs = self.theirs
-        acc = self.acc
         done[:] = self.zeros
-        zeros = self.zero_list
-        mine[:] = zeros
-        theirs[:] = zeros
-        acc[:] = zeros
+        mine[:] = self.zero_list
+        theirs[:] = self.zero_list
+        rise[:] = self.zero_rise
         weigh = self.level >= 2
-        full = self.full
-        win_a = self.win_a
-        win_b = self.win_b
-        ends = self.ends
-        at = self.at
-        lines = t.lines
-        through = t.through
-        blocked = self.blocked
-        dice = self.dice
-        sums = self.sum
         my_masks = self.mask[p]
         their_masks = self.mask[o]
         my_counts = self.count[p]
         their_counts = self.count[o]
-        own = self.own
-        spoilt = self.theirs_w
-        acc0 = 0
-        row = s * t.through_stride
+        rise0 = 0
+        row = s * self.t.through_stride
         i = row
-        for i in range(row, row + t.through_stride):
+        for i in range(row, row + self.t.through_stride):
             line = through[i]
             if line == END:
                 break
@@ -356,16 +349,15 @@ class Opponent:
             mo = their_masks[line]
             if gaps == 1:
                 if 1 <= rest <= faces:
-                    m = mp | bit
-                    if m == full or m == win_a or m == win_b:
+                    if winning[mp | bit]:
                         done[rest] |= 1 << p
-                    if mo == win_a or mo == win_b:  # their 3+1, p's die at its end
+                    if winning[mo]:  # their 3+1, p's die at its end
                         done[rest] |= 1 << o
                     if weigh:  # the die fills the line's last square: whoever's it was is spoilt
-                        if mo == 0 or mo & ends == mo and mo != ends:
-                            acc0 -= own[my_counts[line]]
-                        if mp == 0 or mp & ends == mp and mp != ends:
-                            acc0 += spoilt[their_counts[line]]
+                        if unspoilt[mo]:
+                            rise0 -= own[my_counts[line]]
+                        if unspoilt[mp]:
+                            rise0 += spoilt[their_counts[line]]
                 continue
             lo = rest - (gaps - 1) * faces  # the faces that leave the line winnable
             if lo < 1:
@@ -374,69 +366,32 @@ class Opponent:
             if hi > faces:
                 hi = faces
             if gaps == 2:
-                gap = full & ~(mp | mo | bit)
-                j = 0
-                while gap >> j > 1:
-                    j += 1
-                u = 1 << lines[line * n + j]
-                gap = 1 << j
-                m = mp | bit | gap
-                if m == full or m == win_a or m == win_b:
+                gap = full & ~(mp | mo | bit)  # the line's one other empty square
+                u = 1 << lines[line * n + top_bit[gap]]
+                if winning[mp | bit | gap]:
                     for f in range(lo, hi + 1):
                         mine[f] |= u
-                m = mo | gap
-                if m == win_a or m == win_b:
+                if winning[mo | gap]:
                     for f in range(lo, hi + 1):
                         theirs[f] |= u
             if not weigh or not gaps <= rest <= gaps * faces:
                 continue
             # A line p can still win is worth own[its dice]; the other player's, spoilt, theirs_w.
-            if mo == 0 or mo & ends == mo and mo != ends:
+            # Here lo <= hi, so faces lo to hi add w: rise[lo] += w, rise[hi + 1] -= w.
+            if unspoilt[mo]:
                 c = my_counts[line]
-                acc0 -= own[c]
+                rise0 -= own[c]
                 w = own[c + 1]
-                for f in range(lo, hi + 1):
-                    acc[f] += w
-            if mp == 0 or mp & ends == mp and mp != ends:
+                rise[lo] += w
+                rise[hi + 1] -= w
+            if unspoilt[mp]:
                 w = spoilt[their_counts[line]]
-                acc0 += w
+                rise0 += w
                 if mp == 0 and bit & ends:  # p's die at an end: the other player's 3+1 stays
-                    for f in range(lo, hi + 1):
-                        acc[f] -= w
-        acc[0] = acc0
+                    rise[lo] -= w
+                    rise[hi + 1] += w
+        rise[0] = rise0
         self.work += i - row + 1  # the lines read
-
-    def _after(self, p, s, f):
-        """p's and the other player's winning squares after p's die f on s (from _preview)."""
-        gone = ~(1 << s)
-        return (self.wins[p] & gone) | self.mine[f], (self.wins[1 - p] & gone) | self.theirs[f]
-
-    # -- threats ------------------------------------------------------------------
-
-    def _can_cover(self, squares, zone, blocker):
-        """Can a player whose die may not go in `zone` answer all these winning squares with
-        a die on one and, if `blocker`, their blocker on another?"""
-        k = bits(squares)
-        if k == 0:
-            return True
-        if k == 1:
-            return blocker or squares & ~zone != 0
-        return k == 2 and blocker and squares & ~zone != 0
-
-    def _threat(self, a, s, mine, theirs):
-        """After a's die on s, a's winning squares `mine` and the other player's `theirs`:
-        LOSES_NEXT, FORK (a wins next turn: the other player, d, cannot answer all of a's
-        winning squares, with a die outside d's no-play zone and d's blocker) or 0."""
-        d = 1 - a
-        self.work += 2
-        if self.left[d] and theirs & ~self.zone(d):
-            return LOSES_NEXT
-        if self.left[a] < 2:
-            return 0  # no die left to win with
-        live = mine & ~self.zm[s]
-        if live and not self._can_cover(live, self.zone(d), self.blockers[d] > 0):
-            return FORK
-        return 0
 
     # -- thinking -------------------------------------------------------------------
 
@@ -524,25 +479,32 @@ class Opponent:
         faces = t.faces
         zm = self.zm
         their_zone = self.zone(o)
+        # the other player's winning squares they may play next turn: a move that leaves one loses
+        their_open = ~their_zone if self.left[o] else 0
+        their_blocker = self.blockers[o] > 0
         per_face = self.per_face
         for f in range(16):
             per_face[f] = 0
         for c in self.b:
             if c >> 4 == me + 1:
                 per_face[c & 0x0F] += 1
+        same_face = self.same_face  # the same-face penalty a die of each face would complete
+        group = t.same_face_group
+        for f in range(1, faces + 1):
+            same_face[f] = 10 * t.same_face_penalty if (per_face[f] + 1) % group == 0 else 0
         cost = BLOCKER_USED if blk != NO_BLOCKER and self.blockers[me] + 1 == t.blockers_per_player else 0
         more = self.left[me] > 1  # a die left for a next turn
-        theirs_left = self.left[o] > 0
         level = self.level
         # the most work a square costs: its lines read, then a face each weighed (twice if
         # kept) and a threat each counted
         step = t.through_stride + (4 if self.keep else 3) * faces
+        face_work = faces + faces if self.keep else faces  # a kept move is a tuple, sorted later
         dones = self.done
         new_mine = self.mine
         new_theirs = self.theirs
-        acc = self.acc
-        group = t.same_face_group
-        penalty = 10 * t.same_face_penalty
+        rise = self.rise
+        wins = self.wins
+        rng = self.rng
         best = self.best
         keep = self.moves.append if self.keep else None
         for s in range(t.squares):
@@ -554,42 +516,51 @@ class Opponent:
             self._preview(me, s)
             zone = zm[s]
             gone = ~(1 << s)
-            my_wins = self.wins[me] & gone
-            their_wins = self.wins[o] & gone
-            base = acc[0] - cost + self.rng.below(10)  # and a little chance, between equals
+            my_wins = wins[me] & gone
+            their_wins = wins[o] & gone
+            base = rise[0] - cost + rng.below(10)  # and a little chance, between equals
             self.nodes += faces
+            work = face_work
+            weighed = 0
             for f in range(1, faces + 1):
+                weighed += rise[f]
                 done = dones[f]
                 if done:
                     score = WON if done == 1 << me else DRAWN if done == 3 else LOST
                 else:
                     theirs = their_wins | new_theirs[f]
-                    if theirs_left and theirs & ~their_zone:
+                    if theirs & their_open:
                         score = LOSES_NEXT
                     elif level == 1:
                         score = -cost  # a beginner keeps the blocker when a die will do
                     else:
-                        score = base + acc[f]
+                        score = base + weighed - same_face[f]
                         if more:
                             mine = my_wins | new_mine[f]
                             m = mine & ~zone
                             if m:
-                                score += self._threat(me, s, mine, theirs) + LIVE * bits(m)
-                                if m & their_zone:  # only their blocker can answer it
-                                    score += IN_THEIR_ZONE * bits(m & their_zone)
+                                work += 2  # a threat counted
+                                k = bits(m) if m & (m - 1) else 1
+                                score += LIVE * k
+                                # A fork wins next turn: the other player cannot answer all of
+                                # m with a die outside their zone and their blocker.
+                                answerable = m & ~their_zone
+                                if k > 2 or not ((their_blocker or answerable) if k == 1 else (their_blocker and answerable)):
+                                    score += FORK
+                                m &= their_zone
+                                if m:  # only their blocker can answer it
+                                    score += IN_THEIR_ZONE * (bits(m) if m & (m - 1) else 1)
                             m = mine & zone
                             if m:
-                                score += LATENT * bits(m)
+                                score += LATENT * (bits(m) if m & (m - 1) else 1)
                         m = theirs & their_zone
                         if m:
-                            score += THEIRS_LATENT * bits(m)
-                        if (per_face[f] + 1) % group == 0:
-                            score -= penalty
+                            score += THEIRS_LATENT * (bits(m) if m & (m - 1) else 1)
                 if score > best:
                     best = score
                 if keep:
                     keep((score, blk, s, f))
-            self.work += faces + faces if keep else faces  # a kept move is a tuple, sorted later
+            self.work += work
             if self._pause():
                 self.best = best
                 yield
