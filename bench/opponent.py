@@ -4,18 +4,17 @@
 
 - the strength ladder (bench/ladder.py): each level against the one below and against the
   baselines (bench/baselines.py), N matches a pairing (default 200), with 95% intervals;
-- the strongest level's thinking time on an ESP32 at 240 MHz, worst case over every position
-  it moved from in those matches: its work (lines read or updated, faces weighed: the
-  opponent counts them) ranks them all, callgrind counts the unix port's instructions for the
-  slowest by work and for a random sample (to show how closely work tracks instructions), and
-  bench/chip.py turns instructions into ESP32 time, at the clock the firmware sets;
+- the strongest level's thinking time on an ESP32 at 240 MHz, worst case searched for from
+  every position it moved from in those matches (bench/worst_move.py: ranked by work and by an
+  instruction estimate, then a hill-climb over positions a match can reach, callgrind counting
+  the unix port's instructions), and bench/chip.py turns instructions into ESP32 time, at the
+  clock the firmware sets;
 - the heap it needs while it thinks, on MicroPython.
 """
 
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -32,42 +31,16 @@ from compiled import precompile  # noqa: E402
 from conftest import micropython_path  # noqa: E402
 from doce.opponent import BUDGET, STRONGEST  # noqa: E402
 from ladder import MATCHES, ladder, tables_named  # noqa: E402
+from worst_move import BATCH, search  # noqa: E402
 
-SLOWEST = 40  # positions, slowest by work, whose instructions callgrind counts
-SAMPLE = 60  # and positions drawn at random, to see how work tracks instructions
 GOAL_MS = 1000  # a move, worst case
 
 
-def instructions(mpy, tables_file, texts):
-    """Unix-port instructions of the strongest level's move from each of `texts`, and its work
-    there, counted by callgrind between the two marks opponent_think.py makes around a move."""
-    script = str(ROOT / "bench" / "opponent_think.py")
-    env = dict(os.environ, MICROPYPATH=str(mpy))
-    with tempfile.TemporaryDirectory() as work:
-        pfile = os.path.join(work, "positions")
-        Path(pfile).write_text("\n".join(texts) + "\n")
-        out = os.path.join(work, "cg.out")
-        run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
-                              "--dump-before=mp_micropython_stack_use", micropython_path(), "-X",
-                              "heapsize=256K", script, str(tables_file), pfile, "count"],
-                             capture_output=True, text=True, env=env, timeout=3600)
-        if run.returncode:
-            raise SystemExit(run.stdout + run.stderr)
-        counts = []
-        for k in range(2, 2 * len(texts) + 1, 2):  # dump k holds what ran since mark k - 1: a move
-            with open("%s.%d" % (out, k)) as f:
-                counts.append(next(int(line.split()[1]) for line in f if line.startswith("summary:")))
-        return counts, [int(w) for w in run.stdout.split()]
-
-
 def thinking(mpy, positions, name="standard"):
-    """`positions`: (text, work) for each move of the strongest level, from ladder()."""
+    """`positions`: (text, work) for each move of the strongest level, from ladder(). The worst
+    move is searched for (bench/worst_move.py), from every one of them."""
     tables = tables_named(name)
     works = [w for _, w in positions]
-    order = sorted(range(len(positions)), key=lambda i: -works[i])
-    slowest = order[:SLOWEST]
-    rng = random.Random(27)
-    sample = rng.sample(order[SLOWEST:], min(SAMPLE, max(0, len(order) - SLOWEST)))
     print("Opponent thinking, level %d, %d moves from the ladder's matches (%s rules)"
           % (STRONGEST, len(positions), name))
     print("  work a move (lines read or updated, faces weighed): median %d, most %d; its budget %d"
@@ -75,36 +48,38 @@ def thinking(mpy, positions, name="standard"):
           % (statistics.median(works), max(works), BUDGET))
     if not positions:
         return
+    print("  the slowest move, searched for (bench/worst_move.py; callgrind, unix port, .mpy, %d positions a run):"
+          % BATCH)
+    start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         tfile = Path(tmp) / "rules.doct"
         tfile.write_bytes(tables.blob)
-        start = time.perf_counter()
-        picked = slowest + sample
-        counts, mp_works = instructions(mpy, tfile, [positions[i][0] for i in picked])
-    same = mp_works == [works[i] for i in picked]
-    print("  the same work on MicroPython as on CPython, move for move: %s" % ("yes" if same else "NO"))
-    xs = [works[i] for i in picked]
+        measured, covered = search(mpy, tables, tfile, list(dict.fromkeys(text for text, _ in positions)))
+    rows = list(measured.values())
+    print("    %d positions thought on CPython (%d of real matches, %d mutants), %d measured by callgrind"
+          " (the same work on MicroPython as on CPython, each), %.0f min"
+          % (covered, len(set(text for text, _ in positions)), covered - len(set(text for text, _ in positions)),
+             len(rows), (time.perf_counter() - start) / 60))
+    xs = [r[0] for r in rows]
+    counts = [r[2] for r in rows]
     slope, intercept = _line(xs, counts)
     over = max(c - (intercept + slope * x) for x, c in zip(xs, counts))
-    print("  callgrind, unix port (.mpy), %d moves (the %d slowest by work, %d at random), %.0f s:"
-          % (len(picked), len(slowest), len(sample), time.perf_counter() - start))
-    print("    instructions = %.0f + %.0f a unit of work (least squares; correlation %.3f); the most any move"
-          % (intercept, slope, _correlation(xs, counts)))
-    print("    took over that line: %.1f M instructions" % (over / 1e6))
-    worst = max(range(len(picked)), key=lambda k: counts[k])
+    print("    instructions = %.0f + %.0f a unit of work (least squares over those measured; correlation %.3f);"
+          " the most any move took over that line: %.1f M" % (intercept, slope, _correlation(xs, counts), over / 1e6))
     to_ms = chip.esp32_ms(1)
     print("  ESP32 at %.0f MHz (the clock the firmware sets), SPIRAM image: %.2f cycles a unix-port instruction"
           % (chip.board_hz() / 1e6, chip.cycles_per_unix_instruction()))
     print("    (bench/chip.py: %d pystones/s at %.0f MHz, micropython issues 5673/6565; %d unix-port instructions"
           " a pystone, callgrind; x%.2f for the SPIRAM image, issue 8029)"
           % (chip.PYSTONES, chip.PYSTONES_HZ / 1e6, chip.UNIX_INSTRUCTIONS_PER_PYSTONE, chip.SPIRAM_SLOWDOWN))
-    print("    WORST MOVE: %.1f M instructions = %.0f ms (work %d; median of the slowest %d: %.0f ms); goal <= %d ms"
-          % (counts[worst] / 1e6, counts[worst] * to_ms, works[picked[worst]], len(slowest),
-             statistics.median(counts[:len(slowest)]) * to_ms, GOAL_MS))
+    worst = max(measured, key=lambda x: measured[x][2])
+    work, _, count, how = measured[worst]
+    print("    WORST MOVE (searched, not sampled): %.1f M instructions = %.0f ms (work %d; found by %s);"
+          " goal <= %d ms" % (count / 1e6, count * to_ms, work, how, GOAL_MS))
     bound = intercept + slope * BUDGET + over
     print("    a move at its whole budget, by the line and its worst excess: %.1f M instructions = %.0f ms"
           % (bound / 1e6, bound * to_ms))
-    print("    the slowest position: %s" % positions[picked[worst]][0])
+    print("    the slowest position: %s" % worst)
 
 
 def _line(xs, ys):

@@ -545,7 +545,11 @@ class Opponent:
                                 # A fork wins next turn: the other player cannot answer all of
                                 # m with a die outside their zone and their blocker.
                                 answerable = m & ~their_zone
-                                if k > 2 or not ((their_blocker or answerable) if k == 1 else (their_blocker and answerable)):
+                                if k == 1:
+                                    answerable = their_blocker or answerable
+                                elif k == 2:
+                                    answerable = their_blocker and answerable
+                                if k > 2 or not answerable:
                                     score += FORK
                                 m &= their_zone
                                 if m:  # only their blocker can answer it
