@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import micropython_path  # noqa: E402
 from doce.game import BLOCKER, EMPTY, Game  # noqa: E402
 from doce.opponent import Opponent  # noqa: E402
 
@@ -40,6 +39,7 @@ MUTANTS = 400  # a round's mutants, thought on CPython and ranked by the estimat
 def instructions(mpy, tables_file, texts):
     """Unix-port instructions of the strongest level's move from each of `texts`, and its work
     there, counted by callgrind between the two marks opponent_think.py makes around a move."""
+    from conftest import micropython_path  # tests/conftest.py: here, not at import, so pytest's own stays its
     script = str(ROOT / "bench" / "opponent_think.py")
     env = dict(os.environ, MICROPYPATH=str(mpy))
     with tempfile.TemporaryDirectory() as work:
