@@ -150,8 +150,25 @@ def reply(summary=False, **fields):
     elif replies:
         fields["link"] = replies[:]
     del replies[:]
-    sys.stdout.write(json.dumps(fields))
-    sys.stdout.write("\n")
+    # Written piece by piece: events and replies one at a time, so that no single string of them all
+    # (6 KB for a burst of states) needs a free block that size in a heap the firmware shares.
+    write = sys.stdout.write
+    sep = "{"
+    for key, value in fields.items():
+        write(sep)
+        sep = ","
+        write(json.dumps(key))
+        write(":")
+        if type(value) is list:
+            write("[")
+            for i, item in enumerate(value):
+                if i:
+                    write(",")
+                write(json.dumps(item))
+            write("]")
+        else:
+            write(json.dumps(value))
+    write("}\n")
 
 
 
