@@ -80,6 +80,8 @@ class Remote:
         self.again = False  # the friend's board is behind: send again, within RESEND_MS
         self.sent_at = None
         self.tell = None  # a remote_mismatch event, sent at the next scan
+        self.refused = []  # why the friend's messages were refused since its last good one: each said once
+        self.warn = None  # the newest of them, sent at the next scan
 
     # -- the connection ------------------------------------------------------------------
 
@@ -107,6 +109,10 @@ class Remote:
             self._show(c)
         if self.tell:
             self._tell()
+        if self.warn:
+            why, self.warn = self.warn, None
+            self.app.emit({"event": "warning", "message": "the friend's board (%s) sent a message this board "
+                                                          "refused: %s" % (self.peer, why)})
         alarm = STOPPED if self.stopped is not None else 0 if self.connected_now() else PEER_LOST
         if alarm != self.alarm or self.move is not self.told:  # hosts are told (a page shows it)
             if alarm != self.alarm:
@@ -150,7 +156,9 @@ class Remote:
         p = self.pending
         move = None
         if self.stopped is None and not g.round_over and g.to_move == self.colour and p and p[0][0] == self.n + 1:
-            if p[0][2]:
+            if g.refusal(self.colour, p[0][1], p[0][2], not p[0][2]):  # the rules here refuse it: not this game
+                self._stop(p[0][0], p[0][3])
+            elif p[0][2]:
                 move = (NOWHERE, p[0][1], p[0][2])
             elif len(p) > 1:
                 move = (p[0][1], p[1][1], p[1][2])  # its blocker first, then its die
@@ -213,10 +221,19 @@ class Remote:
             if isinstance(online, bool):
                 self.again = self.again or online and not self.online  # back: it may be behind
                 self.online = online
-        elif topic == self.inbox:
+        elif topic == self.inbox and msg:  # empty: its retained message cleared (the organiser's tools do)
             m = read(self.app, msg)
-            if m is not None and m["match"] == self.match:  # anything else is dropped
+            if isinstance(m, str):
+                self._refuse(m)
+            elif m["match"] == self.match:  # another match's (left retained by an earlier one) is dropped
                 self._take(m)
+
+    def _refuse(self, why):
+        """A message from the friend's topic that is not the protocol's: said once for each reason,
+        till a good one comes, so a player waiting on it knows why."""
+        if why not in self.refused:
+            self.refused.append(why)  # a few constant strings at most (read's)
+            self.warn = why
 
     def _take(self, m):
         if m.get("ended"):
@@ -224,6 +241,8 @@ class Remote:
             return
         self.left = False
         n, plays = m["n"], m["plays"]
+        if self.refused:  # a good message: the next refusal is news again
+            del self.refused[:]
         for p in plays:  # the first play both boards have whose positions differ
             if p[0] <= self.n:
                 self._check(p[0], p[3])
@@ -342,28 +361,36 @@ KEYS = ("match", "n", "digest", "plays", "mismatch")
 
 def read(app, msg):
     """A message from the friend's board, checked whole: its plays as (n, square, face or 0,
-    digest), numbered on to its n; None if it is anything else."""
+    digest), numbered on to its n; if it is anything else, why not, in words for a player."""
     tables = app.tables
+    if len(msg) > MAX_MESSAGE:
+        return "it is longer than %d bytes" % MAX_MESSAGE
     m = strict_json(app, msg)
-    if m is None or not is_hex(m.get("match")):
-        return None
+    if m is None:
+        return "it is not one JSON object"
+    if not is_hex(m.get("match")):
+        return "its match is not 8 lower-case hex digits"
     if "ended" in m:
-        return m if m["ended"] is True and len(m) == 2 else None
-    n, plays = m.get("n"), m.get("plays")
-    if not is_count(n) or not is_hex(m.get("digest")) or not isinstance(plays, list) or len(plays) > KEEP:
-        return None
-    if not is_count(m.get("mismatch", 0)) or len(plays) > n:
-        return None
+        return m if m["ended"] is True and len(m) == 2 else "its end of the match is not {match, ended: true}"
     for key in m:
         if key not in KEYS:
-            return None
+            return "it has a key the protocol does not know"
+    n, plays = m.get("n"), m.get("plays")
+    if not is_count(n):
+        return "its n is not a whole number of plays from 0 to 999"
+    if not is_hex(m.get("digest")):
+        return "its digest is not 8 lower-case hex digits"
+    if not isinstance(plays, list) or len(plays) > KEEP or len(plays) > n:
+        return "its plays are not a list of at most %d, nor of at most n" % KEEP
+    if not is_count(m.get("mismatch", 0), n + 1):  # its own plays, or the next: its friend's it refused
+        return "its mismatch names no play it has had, nor the next"
     out = []
     for p in plays:  # [square, face or 0 for a blocker, digest], numbered on to n
         if not isinstance(p, list) or len(p) != 3 or not is_count(p[1], tables.faces) or not is_hex(p[2]):
-            return None
+            return "a play is not [square, face or 0 for a blocker, digest]"
         square = parse_square(tables.grid, p[0])
         if square is None:
-            return None
+            return "a play names no square of this board"
         out.append((n - len(plays) + len(out) + 1, square, p[1], int(p[2], 16)))
     m["plays"] = out
     m["digest"] = int(m["digest"], 16)

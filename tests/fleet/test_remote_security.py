@@ -134,3 +134,80 @@ def test_a_message_retained_from_another_match_is_never_acted_on(tmp_path, mosqu
         assert pair.until(pair.boards_agree) and pair.remote(pair.a)["mismatch"] is None
     finally:
         pair.close()
+
+
+def test_a_move_the_rules_refuse_stops_both_boards_naming_it(tmp_path, mosquitto):
+    """Digests are checked only for plays a board has had: the friend's next play is checked by the
+    board's own referee. Black 5 on c3, where white's 4 sits, is never lit to be put down: both
+    boards stop on play 2 (the board that refused it tells the other, as for any mismatch)."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        pair.play(pair.a, "c3", "white 4")
+        match = pair.remote(pair.a)["match"]
+        _, after_c3 = forged_move(match)
+        pair.a.take_events()
+        publish(mosquitto, "doce/b1/remote/b2", {"match": match, "n": 2, "digest": "%08x" % after_c3,
+                                                 "plays": [["c3", 5, "%08x" % after_c3]]})
+        assert pair.until(lambda: pair.remote(pair.a)["mismatch"] == 2)
+        assert pair.remote(pair.a)["move"] is None
+        stops = [e for e in pair.a.take_events() if e["event"] == "remote_mismatch"]
+        pair.pump(50)
+        stops += [e for e in pair.a.take_events() if e["event"] == "remote_mismatch"]
+        assert [e["move"] for e in stops] == [2]
+        assert pair.until(lambda: pair.remote(pair.b)["mismatch"] == 2)
+        assert pair.a.state()["board"] == {"c3": "white 4"}
+    finally:
+        pair.close()
+
+
+def warnings_until(pair, sim, count):
+    """The warnings `sim` sends while both boards scan, once there are `count` (or the wait is over)."""
+    heard = []
+
+    def enough():
+        heard.extend(e["message"] for e in sim.take_events() if e["event"] == "warning")
+        return len(heard) >= count
+    pair.until(enough)
+    return heard
+
+
+def test_a_refused_message_from_the_friend_is_said_once_for_each_reason(tmp_path, mosquitto):
+    """A player waiting on the friend's move learns why the friend's message was refused: one warning
+    for each reason, till a good message comes. A mismatch naming a play neither board has had is
+    refused, not obeyed."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        pair.play(pair.a, "c3", "white 4")
+        match = pair.remote(pair.a)["match"]
+        good, _ = forged_move(match)
+        pair.pump(50)
+        pair.a.take_events()
+        topic = "doce/b1/remote/b2"
+        bad = {"upper-case digest": dict(good, digest=good["digest"].upper()),
+               "n -1": dict(good, n=-1), "n true": dict(good, n=True), "n 2.0": dict(good, n=2.0),
+               "unknown key": dict(good, pad="x"), "array": [], "non-UTF-8": b'{"match": "\xff\xfe"}',
+               "deep": b'{"match": "%s", "n": ' % match.encode() + b"[" * 300 + b"]" * 300 + b"}",
+               "NaN": b'{"match": "%s", "n": NaN, "digest": "00000000", "plays": []}' % match.encode(),
+               "too long": json.dumps(dict(good, pad="x" * 700)),
+               "more plays than n": dict(good, n=0)}
+        for what, payload in bad.items():
+            publish(mosquitto, topic, payload)
+            heard = warnings_until(pair, pair.a, 1)
+            assert len(heard) == 1 and "friend's board (b2)" in heard[0] and "refused" in heard[0], (what, heard)
+            publish(mosquitto, topic, good)  # a good message: a reason said before is said again
+        publish(mosquitto, topic, dict(good, n=-1))
+        assert len(warnings_until(pair, pair.a, 1)) == 1
+        publish(mosquitto, topic, b"")  # its retained message cleared: no warning
+        publish(mosquitto, topic, dict(good, n=-1))  # a reason already said: not again
+        publish(mosquitto, topic, dict(good, mismatch=999))  # no play 999 yet: refused, not obeyed
+        heard = warnings_until(pair, pair.a, 2)
+        assert len(heard) == 1 and "mismatch" in heard[0], heard
+        assert pair.remote(pair.a)["mismatch"] is None and pair.remote(pair.b)["mismatch"] is None
+        publish(mosquitto, topic, good)  # a good message: the next refusal is said again
+        assert pair.until(lambda: pair.remote(pair.a)["move"] == {"cell": "a1", "value": 2})
+        publish(mosquitto, topic, dict(good, n=-1))
+        assert len(warnings_until(pair, pair.a, 1)) == 1
+    finally:
+        pair.close()
