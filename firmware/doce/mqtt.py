@@ -8,7 +8,7 @@ socket a little every scan: nothing here waits on the network.
 A Session connects, stays connected and reconnects; what goes over it is its subclass's
 (doce/net.py's Net), which gives the hooks: will() (the last will's topic and message),
 connected(now), work(now) (a scan's share while connected), incoming(topic, msg), puback(pid),
-and passed_over() (a PUBLISH too big to read).
+and passed_over(topic) (a PUBLISH too big to read, and its topic if known).
 """
 
 import select
@@ -108,6 +108,18 @@ def packet_size(buf):
             return size + i + 1
     return -1
 
+
+def publish_topic(buf):
+    """The topic of the PUBLISH that starts buf (MQTT 3.1.1, 3.3.2.1), or None if it is not all
+    here yet. Only for a packet too big to read, a rare one: it makes a copy."""
+    i = 1
+    while buf[i] & 0x80:  # the remaining length's bytes (packet_size has checked there are <= 4)
+        i += 1
+    at = i + 3
+    if len(buf) < at:
+        return None
+    end = at + (buf[i + 1] << 8 | buf[i + 2])
+    return bytes(buf[at:end]) if len(buf) >= end else None
 
 
 class Session:
@@ -348,8 +360,9 @@ class Session:
             # handed over again at every reconnect, it is no command to act on
             self.retained = pipe.inbox[0] & 0xF1 == 0x31
             if size > MAX_IN:
+                topic = publish_topic(pipe.inbox) if pipe.inbox[0] & 0xF0 == 0x30 else None
                 self.skip = size
-                self.passed_over()
+                self.passed_over(topic)
                 continue
             if len(pipe.inbox) < size:
                 return True

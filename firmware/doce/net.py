@@ -133,9 +133,12 @@ class Net(Session):
         elif self.remote:
             self.remote.incoming(topic, msg)
 
-    def passed_over(self):
-        """A PUBLISH too big to be a command, passed over unread: answered as a line too long."""
-        if len(self.commands) < 4 and not self.retained:
+    def passed_over(self, topic):
+        """A PUBLISH too big to read, passed over: on cmd (or a topic not known yet) it is answered
+        as a line too long; on a friend's topic it is a message from it refused (doce/remote.py)."""
+        if self.remote and topic is not None and topic != self.topics["cmd"]:
+            self.remote.too_long(topic)
+        elif topic in (None, self.topics["cmd"]) and len(self.commands) < 4 and not self.retained:
             self.commands.append(None)
 
     def puback(self, pid):

@@ -37,6 +37,7 @@ MISMATCH = "remote_mismatch"  # why any piece is refused once the two boards dis
 # round's last die, then a blocker and a die opening the next round.
 KEEP = 6
 MAX_MESSAGE = 700  # bytes: a message of KEEP plays is about 450
+TOO_LONG = "it is longer than %d bytes" % MAX_MESSAGE
 RESEND_MS = 1000  # to a friend's board that is behind, at most one message a second
 NOBODY = 2  # the player of the entry for the match's start, before any play
 
@@ -228,6 +229,11 @@ class Remote:
             elif m["match"] == self.match:  # another match's (left retained by an earlier one) is dropped
                 self._take(m)
 
+    def too_long(self, topic):
+        """A packet on `topic` too big for the board to read (doce/mqtt.py MAX_IN)."""
+        if topic == self.inbox:
+            self._refuse(TOO_LONG)
+
     def _refuse(self, why):
         """A message from the friend's topic that is not the protocol's: said once for each reason,
         till a good one comes, so a player waiting on it knows why."""
@@ -364,7 +370,7 @@ def read(app, msg):
     digest), numbered on to its n; if it is anything else, why not, in words for a player."""
     tables = app.tables
     if len(msg) > MAX_MESSAGE:
-        return "it is longer than %d bytes" % MAX_MESSAGE
+        return TOO_LONG
     m = strict_json(app, msg)
     if m is None:
         return "it is not one JSON object"

@@ -191,6 +191,7 @@ def test_a_refused_message_from_the_friend_is_said_once_for_each_reason(tmp_path
                "deep": b'{"match": "%s", "n": ' % match.encode() + b"[" * 300 + b"]" * 300 + b"}",
                "NaN": b'{"match": "%s", "n": NaN, "digest": "00000000", "plays": []}' % match.encode(),
                "too long": json.dumps(dict(good, pad="x" * 700)),
+               "too big to read": json.dumps(dict(good, pad="x" * 2000)),  # over doce/mqtt.py's MAX_IN
                "more plays than n": dict(good, n=0)}
         for what, payload in bad.items():
             publish(mosquitto, topic, payload)
