@@ -15,7 +15,8 @@ class FakeDevice:
         self.path = os.ttyname(slave)
         self.slave = slave
         self.answer = answer
-        threading.Thread(target=self.serve, daemon=True).start()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
 
     def serve(self):
         pending = b""
@@ -31,5 +32,9 @@ class FakeDevice:
                     os.write(self.master, reply)
 
     def close(self):
-        os.close(self.master)
+        # The slave first: the thread's read of the master then fails (EIO) and it ends, before
+        # the master's fd number is closed and can be handed to the next test's device (a thread
+        # left reading that number answered the next test with this one's lies, seen under load).
         os.close(self.slave)
+        self.thread.join(5)
+        os.close(self.master)
