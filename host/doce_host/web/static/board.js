@@ -45,7 +45,7 @@ function connect() {
       // beside the Hint button, until the position changes (from the one it came in)
       const now = view.frame && view.frame.state;
       $("hint-answer").textContent = message.message;
-      view.hintShownFor = now ? position(now) : null;
+      view.hintShownFor = now ? answerFor(now) : null;
     } else if (message.type === "refused") {
       say(message.message);
       view.waiting = null;
@@ -147,6 +147,9 @@ function showScored(scored) {
 
 const other = (colour) => (colour === "white" ? "black" : "white");
 const position = (state) => JSON.stringify([state.round, state.mode, state.to_move, state.board]);
+// What a refused hint's answer speaks of: in play, the position; between rounds, that no round is
+// in play, which the round's last frames (arriving after it) do not change.
+const answerFor = (state) => state.mode === "playing" ? position(state) : state.mode;
 
 function showVersus(frame) {
   const state = frame.state;
@@ -226,7 +229,7 @@ function askHint() {
   view.hintId = send({do: "hint"});
   if (view.hintId) {
     $("hint-answer").textContent = "Asking the board…";
-    view.hintShownFor = position(state);
+    view.hintShownFor = answerFor(state);
   }
 }
 
@@ -247,7 +250,7 @@ function forgetOldHint() {
     view.hint = null;  // played, or another position: the hint no longer holds
     $("hint-answer").textContent = "";
   }
-  if (view.hintShownFor && (!state || position(state) !== view.hintShownFor)) {
+  if (view.hintShownFor && (!state || answerFor(state) !== view.hintShownFor)) {
     view.hintShownFor = null;  // the answer, or why there is none, was for another position
     if (!view.hintId) $("hint-answer").textContent = "";
   }
