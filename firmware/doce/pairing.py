@@ -4,6 +4,7 @@ doce/remote.py's, which a paired board loads at boot without this.
 """
 
 import binascii
+import json
 
 from .app import begun
 from .arguments import BadArgument, CommandError, player_argument
@@ -28,13 +29,35 @@ def command(link, request):
                                          "and MQTT first (doce config)")
     if not is_topic_level(peer) or peer == app.net.id:
         raise BadArgument("peer is the friend's board id (1 to 64 letters, digits, _ or -), not this board's own")
+    match = request.get("match")
+    if not is_hex(match):
+        raise BadArgument("match is the match's number: 8 hex digits (0-9, a-f), the same on both boards")
+    try:
+        return pair(app, peer, match, request)
+    except (BadArgument, CommandError) as e:
+        refuse(app, peer, match, e)
+        raise
+
+
+def refuse(app, peer, match, e):
+    """The friend's board, waiting for this one in `match`, is told it will not come, and why (the
+    error's code; the rules when they are why), on the topic it reads for this board's moves;
+    retained, unless that topic holds this board's news of a match they play now."""
+    m = {"match": match, "refused": "bad_argument" if isinstance(e, BadArgument) else e.args[0]}
+    if m["refused"] == "rules_mismatch":
+        m["rules"] = app.tables.name
+        m["rules_checksum"] = "%08x" % app.tables.checksum
+    net = app.net
+    if net.up:
+        topic = "%s/%s/remote/%s" % (net.config.get("prefix") or "doce", peer, net.id)
+        net._publish(topic.encode(), json.dumps(m), not (app.remote and app.remote.peer == peer), 1)
+
+
+def pair(app, peer, match, request):
     colour = player_argument(request, "colour", None)
     if colour is None:
         raise BadArgument('colour is this board\'s: "white" or "black"')
     first = player_argument(request, "first", WHITE)
-    match = request.get("match")
-    if not is_hex(match):
-        raise BadArgument("match is the match's number: 8 hex digits (0-9, a-f), the same on both boards")
     checksum = request.get("rules_checksum")
     if not is_hex(checksum):
         raise BadArgument("rules_checksum is the friend's board's rules checksum: 8 hex digits, as its hello says")

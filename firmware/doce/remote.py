@@ -83,6 +83,7 @@ class Remote:
         self.tell = None  # a remote_mismatch event, sent at the next scan
         self.refused = []  # why the friend's messages were refused since its last good one: each said once
         self.warn = None  # the newest of them, sent at the next scan
+        self.declined = None  # the friend's board refused this match: its message, till said
 
     # -- the connection ------------------------------------------------------------------
 
@@ -105,6 +106,9 @@ class Remote:
 
     def step(self, now):
         """Once a scan. Allocates nothing unless something changed."""
+        if self.declined:
+            self._declined()
+            return
         c = self.app.controller
         if self.fresh or c.mode is not self.mode:
             self._show(c)
@@ -242,6 +246,9 @@ class Remote:
             self.warn = why
 
     def _take(self, m):
+        if "refused" in m:  # its board will not play this match: said, and the pairing ends, at the next step
+            self.declined = m
+            return
         if m.get("ended"):
             self.left = True
             return
@@ -282,6 +289,17 @@ class Remote:
                      "peer_digest": None if theirs is None else "%08x" % theirs}
         self._save()
         self.app.controller.changed = True
+
+    def _declined(self):
+        """The friend's board refused the pairing: a player here is told why, in one event, and
+        nothing starts (the pairing ends: the board is for two players here again)."""
+        m, self.declined = self.declined, None
+        event = {"event": "remote_refused", "peer": self.peer, "reason": m["refused"]}
+        for key in ("rules", "rules_checksum"):
+            if key in m:
+                event[key] = m[key]
+        self.end()
+        self.app.emit(event)
 
     def _tell(self):
         event, self.tell = self.tell, None
@@ -363,6 +381,29 @@ def strict_json(app, msg):
 
 
 KEYS = ("match", "n", "digest", "plays", "mismatch")
+REFUSAL_KEYS = ("match", "refused", "rules", "rules_checksum")
+
+
+def is_word(text, letters):
+    """1 to 32 of `letters`: shown to a player, so nothing a terminal would act on."""
+    if not isinstance(text, str) or not 0 < len(text) <= 32:
+        return False
+    for c in text:
+        if c not in letters:
+            return False
+    return True
+
+
+def is_refusal(m):
+    """The friend's board refused this match (doce/pairing.py refused): why, as its error's code,
+    and its rules when they were why."""
+    for key in m:
+        if key not in REFUSAL_KEYS:
+            return False
+    return (is_word(m["refused"], "abcdefghijklmnopqrstuvwxyz_")
+            and ("rules" not in m or is_word(m["rules"], "abcdefghijklmnopqrstuvwxyz0123456789-")
+                 and m["rules"][0] != "-")  # as doce/tables.py takes a name
+            and ("rules_checksum" not in m or is_hex(m["rules_checksum"])))
 
 
 def read(app, msg):
@@ -378,6 +419,8 @@ def read(app, msg):
         return "its match is not 8 lower-case hex digits"
     if "ended" in m:
         return m if m["ended"] is True and len(m) == 2 else "its end of the match is not {match, ended: true}"
+    if "refused" in m:
+        return m if is_refusal(m) else "its refusal is not {match, refused: a word, rules, rules_checksum}"
     for key in m:
         if key not in KEYS:
             return "it has a key the protocol does not know"

@@ -227,11 +227,28 @@ def describe(event, state=None):
         return remote_words(dict(event, peer="", mismatch=None))
     if kind == "remote_mismatch":
         return "the two boards disagree from move %d: play has stopped on both" % event["move"]
+    if kind == "remote_refused":
+        return refused_words(event)
     if kind == "calibrated":
         return "sensors calibrated" if not event.get("error") else "calibration failed: %s" % event["error"]
     if kind in ("warning", "error"):
         return "%s: %s" % (kind, printable(event["message"]))
     return json_line(event)
+
+
+# Why a friend's board refused a pairing: its error's code (docs/protocol.md, `remote`), in words.
+REFUSED = {"rules_mismatch": "it plays other rules", "mid_round": "a match is in play on it (its player may end it: join --force)",
+           "bad_argument": "the pairing it was given was not one it takes",
+           "no_network": "it has no broker set up"}
+
+
+def refused_words(event):
+    """A remote_refused event: the friend's board will not play the match this board waited for."""
+    why = REFUSED.get(event.get("reason")) or "for a reason this host does not know (%s)" % printable(event.get("reason"))
+    if event.get("rules"):
+        why += " (%s, %s)" % (printable(event["rules"]), printable(event.get("rules_checksum")))
+    return "your friend's board %s refused the match: %s; nothing started, invite it again once it is put right" % (
+        printable(event.get("peer")), why)
 
 
 def remote_words(r):
