@@ -237,14 +237,17 @@ def describe(event, state=None):
 
 
 # Why a friend's board refused a pairing: its error's code (docs/protocol.md, `remote`), in words.
-REFUSED = {"rules_mismatch": "it plays other rules", "mid_round": "a match is in play on it (its player may end it: join --force)",
+REFUSED = {"rules_mismatch": "it plays other rules",
+           "mid_round": "a match is in play on it (its player may end it: join --force)",
            "bad_argument": "the pairing it was given was not one it takes",
            "no_network": "it has no broker set up"}
 
 
 def refused_words(event):
     """A remote_refused event: the friend's board will not play the match this board waited for."""
-    why = REFUSED.get(event.get("reason")) or "for a reason this host does not know (%s)" % printable(event.get("reason"))
+    why = REFUSED.get(event.get("reason"))
+    if why is None:
+        why = "for a reason this host does not know (%s)" % printable(event.get("reason"))
     if event.get("rules"):
         why += " (%s, %s)" % (printable(event["rules"]), printable(event.get("rules_checksum")))
     return "your friend's board %s refused the match: %s; nothing started, invite it again once it is put right" % (
