@@ -24,7 +24,8 @@ def invite(pair, match):
     """b1 invites b2 (as `doce remote invite` does): b1 plays white and waits for b2."""
     checksum = link(pair.a, cmd="hello")["rules_checksum"]
     assert link(pair.a, cmd="remote", peer="b2", colour="white", match=match, rules_checksum=checksum)["ok"]
-    assert pair.until(lambda: link(pair.a, cmd="net")["status"]["broker"])
+    # Both on the broker: a board off it could tell no one of its refusal (docs/remote.md)
+    assert pair.until(lambda: all(link(sim, cmd="net")["status"]["broker"] for sim in (pair.a, pair.b)))
     pair.a.take_events()
     return checksum
 
