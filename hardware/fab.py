@@ -30,17 +30,24 @@ LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground 
           ("B.SilkS", "B_Silkscreen", "bottom silkscreen"), ("Edge.Cuts", "Edge_Cuts", "board outline")]
 
 # LCSC's part numbers for the MPNs of schematic.py, as JLCPCB's parts library lists them.
-# A part left out here is matched by its Comment (the MPN) when the order is placed.
+# A part left out here is matched by its Comment (the MPN) when the order is placed; README
+# ("Assembly") says which are missing and why. The two added last are from these pairings:
+#   C105588  YAGEO RC0603FR-07100RL: the "LCSC Part Number" field (with its lcsc.com product link)
+#            of a published KiCad design's 100 Ohm 0603 resistor; not checked on lcsc.com itself
+#   C15850   Samsung CL21A106KAYNNNE: LCSC's own datasheet file for it,
+#            datasheet.lcsc.com/szlcsc/Samsung-Electro-Mechanics-CL21A106KAYNNNE_C15850.pdf
 LCSC = {"CD74HC4067M96": "C496123", "SN74HC138DR": "C6818", "DRV5055A2QDBZR": "C266131",
         "AO3401A": "C15127", "SN74AHCT1G125DBVR": "C7484", "WS2812B-2020": "C965555",
-        "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589"}
+        "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589",
+        "RC0603FR-07100RL": "C105588", "CL21A106KAYNNNE": "C15850"}
 # JLCPCB's parts library draws some packages turned from KiCad's (IPC-7351) zero: the CPL adds
 # this many degrees to KiCad's rotation, by footprint name, first match. The figures are the
-# community's table of checked corrections, matthewlai/JLCKicadTools cpl_rotations_db.csv (also
-# in Bouni/kicad-jlcpcb-tools and KiBot's rotation filter): SOT-23 (3, 5 and 6 pins) 180, SOIC
-# 270. The 0603 and 0805 passives need none; for the WS2812B-2020 no checked figure is known,
-# so its rotation is KiCad's (README: check pin 1 in the fab's preview).
-JLCPCB_ROTATION = [(r"^SOT-23", 180), (r"^SOIC-", 270)]
+# community's tables of checked corrections: matthewlai/JLCKicadTools cpl_rotations_db.csv
+# (also in Bouni/kicad-jlcpcb-tools) for SOT-23 (3, 5 and 6 pins) 180 and SOIC 270, and KiBot's
+# rotation filter (INTI-CMNB/KiBot, kibot/fil_rot_footprint.py, DEFAULT_ROTATIONS, which extends
+# that table from bennymeg/JLC-Plugin-for-KiCad) for "^LED_WS2812B-2020_PLCC4_2.0x2.0mm" 90.
+# The 0603 and 0805 passives need none.
+JLCPCB_ROTATION = [(r"^SOT-23", 180), (r"^SOIC-", 270), (r"^LED_WS2812B-2020_PLCC4_2\.0x2\.0mm", 90)]
 KINDS_SOCKETED = schematic.KINDS["esp32"].footprint
 BOM_COLUMNS = ["Comment", "Designator", "Footprint", "LCSC Part #"]
 CPL_COLUMNS = ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]

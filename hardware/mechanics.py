@@ -4,8 +4,9 @@
 
     mechanics/plate.dxf      the floor plate (bare FR-4): outline and mounting holes
     mechanics/wells.dxf      the well sheet (opal acrylic): outline, the wells, mounting holes
-    mechanics/enclosure.dxf  the enclosure's base: outline, the PCB's standoffs, the USB opening
-    mechanics/*.step, *.stl  the plate and the well sheet as solids, placed in the stack
+    mechanics/enclosure.dxf  the enclosure: its base (outline, the standoffs' holes) and its walls laid
+                             flat, the south one with the opening for the USB cable
+    mechanics/*.step, *.stl  the plate, the well sheet and the enclosure as solids, placed in the stack
     dice/jig.stl             the drilling jig: holds a die, guides the drill to every pocket
 
 Positions come from layout.py (board.json), the solids from build123d, the drawings from
@@ -29,6 +30,10 @@ GUIDE_CLEARANCE_MM = 0.2
 # The devkit stands on its 1x19 sockets (Sullins PPTC series: 8.5 mm bodies); its USB socket's
 # centre is about 3 mm above the devkit's own PCB, so about 12 mm above ours.
 USB_ABOVE_PCB_MM = 8.5 + 1.6 + 2.0
+# A USB cable's plug overmould, wide x tall: 12 x 8 mm holds the common micro-USB and USB-C
+# cables' (an estimate, not a measured or specified figure); the opening leaves 1 mm around it.
+PLUG_MM = (12.0, 8.0)
+PLUG_CLEARANCE_MM = 1.0
 
 
 # --- drawings (ezdxf) -------------------------------------------------------------------------
@@ -91,10 +96,19 @@ def walls(lay):
     return {"south": (x1 - x0, h), "north": (x1 - x0, h), "west": (y1 - y0 - 2 * t, h), "east": (y1 - y0 - 2 * t, h)}
 
 
-def enclosure_dxf(lay, usb):
+def usb_opening(lay):
+    """The opening in the south wall for the USB cable, in the wall's frame: x as the board's,
+    z up from the base's top face. {"x", "z": the devkit's socket; "x0", "x1", "z0", "z1": the
+    opening (z1 above the wall's top means a notch open at the top)}."""
+    x, _ = lay.devkit_usb()
+    z = lay.mech["standoff_mm"] + lay.mech["pcb_mm"] + USB_ABOVE_PCB_MM
+    w, h = PLUG_MM[0] / 2 + PLUG_CLEARANCE_MM, PLUG_MM[1] / 2 + PLUG_CLEARANCE_MM
+    return {"x": x, "z": z, "x0": x - w, "x1": x + w, "z0": z - h, "z1": z + h}
+
+
+def enclosure_dxf(lay):
     """The base (outline and standoff holes, the PCB's place engraved, not cut) and, below it,
-    the four walls laid flat, the south one with the notch for the USB plug. `usb`: (x, y,
-    width) of the devkit's USB socket at the PCB's south edge."""
+    the four walls laid flat, the south one with the opening for the USB cable."""
     doc = _doc()
     msp = doc.modelspace()
     e = enclosure_box(lay)
@@ -103,15 +117,18 @@ def enclosure_dxf(lay, usb):
     msp.add_lwpolyline([(px0, py0), (px1, py0), (px1, py1), (px0, py1), (px0, py0 + 5)], close=False,
                        dxfattribs={"layer": "ENGRAVE"})
     _holes(msp, lay, lay.pcb_holes())
-    x, _, w = usb
+    usb = usb_opening(lay)
     y = e[1] - 10  # the walls, laid out below the base
     for side, (length, height) in walls(lay).items():
         y -= height
         _box(msp, (e[0], y, e[0] + length, y + height), "OUTLINE")
-        bottom = y + lay.mech["standoff_mm"] + lay.mech["pcb_mm"] + USB_ABOVE_PCB_MM - w / 4
-        if side == "south" and bottom < y + height:  # the plug's notch, open at the top
-            msp.add_lwpolyline([(x - w / 2, y + height), (x - w / 2, bottom), (x + w / 2, bottom),
-                                (x + w / 2, y + height)], close=False, dxfattribs={"layer": "USB"})
+        if side == "south":
+            bottom, top = y + usb["z0"], y + usb["z1"]
+            if top >= y + height:  # the wall is lower than the plug's top: a notch open at the top
+                msp.add_lwpolyline([(usb["x0"], y + height), (usb["x0"], bottom), (usb["x1"], bottom),
+                                    (usb["x1"], y + height)], close=False, dxfattribs={"layer": "USB"})
+            else:
+                _box(msp, (usb["x0"], bottom, usb["x1"], top), "USB")
         y -= 5
     return doc
 
@@ -151,6 +168,27 @@ def wells_solid(lay):
     cuts = [("hole", x, y, lay.mech["hole_mm"]) for x, y in lay.plate_holes()]
     cuts += [("well", x, y, side) for x, y, side in lay.wells()]
     return _slab(lay, lay.plate_box, s["floor_top"], s["wells_top"] - s["floor_top"], cuts)
+
+
+def enclosure_solid(lay):
+    """The base and four walls, standing where the stack puts them (z from the PCB's top face),
+    with the standoffs' holes and the USB cable's opening."""
+    from build123d import Align, Box, Cylinder, Pos
+
+    t, floor = lay.mech["wall_mm"], lay.stack()["enclosure_floor"]
+    x0, y0, x1, y1 = enclosure_box(lay)
+    h = wall_height(lay)
+    low = (Align.MIN, Align.MIN, Align.MIN)
+    solid = Pos(x0, y0, floor - t) * Box(x1 - x0, y1 - y0, t, align=low)
+    for wx0, wy0, wx1, wy1 in ((x0, y0, x1, y0 + t), (x0, y1 - t, x1, y1),
+                               (x0, y0 + t, x0 + t, y1 - t), (x1 - t, y0 + t, x1, y1 - t)):
+        solid += Pos(wx0, wy0, floor) * Box(wx1 - wx0, wy1 - wy0, h, align=low)
+    for x, y in lay.pcb_holes():
+        solid -= Pos(x, y, floor - t / 2) * Cylinder(lay.mech["hole_mm"] / 2, t + 2)
+    usb = usb_opening(lay)
+    solid -= Pos(usb["x0"], y0 - 1, floor + usb["z0"]) * Box(usb["x1"] - usb["x0"], t + 2, usb["z1"] - usb["z0"],
+                                                             align=low)
+    return solid
 
 
 def jig_plan(lay):
@@ -199,24 +237,19 @@ def _stl(solid, path):
     export_stl(solid, str(path), tolerance=0.02, angular_tolerance=0.2)
 
 
-def usb_at(lay):
-    """Where the devkit's USB socket meets the PCB's south edge: (x, y, opening width)."""
-    x, y = lay.devkit_usb()
-    return x, y, 14.0  # a micro-USB or USB-C plug's overmould, with room
-
-
 def build(lay, root=HERE, solids=True):
     """Write every mechanical file under `root`; return their paths."""
     mechanics, dice = root / MECHANICS.name, root / DICE.name
     mechanics.mkdir(exist_ok=True)
     dice.mkdir(exist_ok=True)
     out = []
-    drawings = (("plate", plate_dxf(lay)), ("wells", wells_dxf(lay)), ("enclosure", enclosure_dxf(lay, usb_at(lay))))
+    drawings = (("plate", plate_dxf(lay)), ("wells", wells_dxf(lay)), ("enclosure", enclosure_dxf(lay)))
     for name, doc in drawings:
         write_dxf(doc, mechanics / (name + ".dxf"))
         out.append(mechanics / (name + ".dxf"))
     if solids:
-        for name, solid in (("plate", plate_solid(lay)), ("wells", wells_solid(lay))):
+        solids = (("plate", plate_solid(lay)), ("wells", wells_solid(lay)), ("enclosure", enclosure_solid(lay)))
+        for name, solid in solids:
             _step(solid, mechanics / (name + ".step"))
             _stl(solid, mechanics / (name + ".stl"))
             out += [mechanics / (name + ".step"), mechanics / (name + ".stl")]

@@ -6,8 +6,8 @@ The pin map, the sensor channels and the LED chain come from board.json, the sam
 firmware and the simulator read, so the circuit cannot disagree with them. Every part is
 defined here with its own pins (SKiDL's tool-independent parts): no KiCad symbol library is
 needed to run it. bom.csv is generated: the electronics from this circuit, then the mechanical
-parts (dice, magnets, PCB) from mechanical.csv. tests/hardware checks both files are current
-and that the circuit passes SKiDL's electrical rules check (ERC).
+parts (dice, magnets, plate, screws...) from mechanical.py, sized by board.json. tests/hardware
+checks both files are current and that the circuit passes SKiDL's electrical rules check (ERC).
 
 A plain script next to board.json rather than a package module: only the tests and the
 maker run it, and the tests load it by path.
@@ -19,13 +19,13 @@ import io
 import json
 import os
 import re
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 BOARD_FILE = HERE / "board.json"
 NETLIST_FILE = HERE / "doce.net"
 BOM_FILE = HERE / "bom.csv"
-MECHANICAL_FILE = HERE / "mechanical.csv"
 BOM_COLUMNS = ["ref", "qty", "part", "manufacturer", "mpn", "package", "notes"]
 
 
@@ -107,7 +107,7 @@ KINDS = {
                 _pins((1, "DOUT", "OUTPUT"), (2, "VSS", "PWRIN"), (3, "DIN", "INPUT"), (4, "VDD", "PWRIN"))),
     "r100": Kind("R", "Resistor 100 Ohm 1%", "Yageo", "RC0603FR-07100RL", "0603", "Resistor_SMD:R_0603_1608Metric",
                  _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100"),
-    "c10u": Kind("C", "Capacitor 10 uF 25 V X5R", "Samsung", "CL21A106KAYNNNC", "0805",
+    "c10u": Kind("C", "Capacitor 10 uF 25 V X5R", "Samsung", "CL21A106KAYNNNE", "0805",
                  "Capacitor_SMD:C_0805_2012Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10u"),
     "c100n": Kind("C", "Capacitor 100 nF 50 V X7R", "Samsung", "CL10B104KB8NNNC", "0603",
                   "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100n"),
@@ -380,16 +380,19 @@ class Board:
         out.sort(key=lambda r: (order.index(r[0]), r[1]))
         return [r[2] for r in out]
 
-    def bom(self, mechanical=None):
-        """bom.csv's text: the electronics, then the mechanical parts."""
-        if mechanical is None:
-            mechanical = MECHANICAL_FILE.read_text()
+    def bom(self):
+        """bom.csv's text: the electronics, then the mechanical parts (mechanical.py, from board.json)."""
+        if str(HERE) not in sys.path:
+            sys.path.insert(0, str(HERE))
+        import layout
+        import mechanical
+
         f = io.StringIO()
         w = csv.DictWriter(f, BOM_COLUMNS, lineterminator="\n")
         w.writeheader()
         w.writerows(self.bom_rows())
         w.writerow(SOCKET)
-        w.writerows(csv.DictReader(io.StringIO(mechanical)))
+        w.writerows(mechanical.rows(layout.Layout(self.spec)))
         return f.getvalue()
 
 

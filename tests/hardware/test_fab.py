@@ -4,8 +4,10 @@ holds exactly them, and the BOM and placement file name every part of the netlis
 JLCPCB's columns, where the board has it."""
 
 import csv
+import importlib.util
 import re
 import subprocess
+import sys
 import zipfile
 
 import pytest
@@ -52,7 +54,9 @@ def test_the_placement_file_puts_every_part_where_the_board_has_it():
         bx, by, degrees = board[ref]
         assert float(x.removesuffix("mm")) == pytest.approx(bx, abs=1e-3), ref
         assert float(y.removesuffix("mm")) == pytest.approx(-by, abs=1e-3), ref  # y up, as in the Gerbers
-        extra = 180 if footprint_of(ref).startswith("SOT-23") else 270 if footprint_of(ref).startswith("SOIC-") else 0
+        fp = footprint_of(ref)
+        extra = 180 if fp.startswith("SOT-23") else 270 if fp.startswith("SOIC-") else 90 if fp.startswith(
+            "LED_WS2812B-2020") else 0
         assert float(rotation) == (degrees + extra) % 360 and layer == "Top", ref
 
 
@@ -110,3 +114,31 @@ def test_the_fab_files_are_what_kicad_plots_from_the_board_today(tmp_path):
     assert made == sorted(p.name for p in FAB.iterdir())
     for name in made:
         assert (tmp_path / name).read_bytes() == (FAB / name).read_bytes(), name
+
+
+def test_the_ws2812b_2020_is_turned_as_jlcpcbs_library_draws_it():
+    """KiBot's rotation table (from the JLCKicadTools and JLC-Plugin-for-KiCad ones) turns
+    LED_WS2812B-2020_PLCC4_2.0x2.0mm by 90 degrees for JLCPCB; the CPL had KiCad's rotation."""
+    rotation = {r[0]: float(r[4]) for r in rows("doce-cpl-jlcpcb.csv")[1:]}
+    board = placed_raw()
+    leds = [ref for ref in PARTS if ref.startswith("LED")]
+    assert len(leds) == 31
+    for ref in leds:
+        assert rotation[ref] == (board[ref][2] + 90) % 360, ref
+
+
+def test_the_rotation_table_matches_by_footprint_name():
+    sys.path.insert(0, str(HARDWARE))
+    spec = importlib.util.spec_from_file_location("doce_fab", HARDWARE / "fab.py")
+    fab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fab)
+    assert fab.jlcpcb_rotation("LED_WS2812B-2020_PLCC4_2.0x2.0mm", 0) == 90
+    assert fab.jlcpcb_rotation("LED_WS2812B-2020_PLCC4_2.0x2.0mm", 270) == 0
+    assert fab.jlcpcb_rotation("LED_WS2812B_PLCC4_5.0x5.0mm_P3.2mm", 0) == 0  # the 5050 is not in our table
+    assert fab.jlcpcb_rotation("R_0603_1608Metric", 90) == 90
+
+
+def test_the_gate_resistors_and_the_bulk_capacitor_have_lcsc_numbers():
+    lcsc = {r[1]: r[3] for r in rows("doce-bom-jlcpcb.csv")[1:]}
+    assert lcsc["R12,R13,R14,R15,R16,R17,R18,R19"] == "C105588"
+    assert lcsc["C170"] == "C15850"

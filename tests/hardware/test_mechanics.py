@@ -174,11 +174,16 @@ def test_the_face_sheet_is_drawn_from_the_board_file():
     assert sheet.count(">%s<" % codes["white blocker"]) == 6
 
 
-def test_the_bom_names_the_sizes_the_drawings_have():
+def _bom():
     import csv
+
+    return {r["ref"].split("-")[0]: r for r in csv.DictReader((HARDWARE / "bom.csv").open())}
+
+
+def test_the_bom_names_the_sizes_the_drawings_have():
     import re
 
-    rows = {r["ref"]: r for r in csv.DictReader((HARDWARE / "mechanical.csv").open())}
+    rows = _bom()
 
     def size(ref):
         w, h = re.search(r"(\d+(?:\.\d+)?) x (\d+(?:\.\d+)?) mm", rows[ref]["part"]).groups()
@@ -189,6 +194,61 @@ def test_the_bom_names_the_sizes_the_drawings_have():
     x0, y0, x1, y1 = LAY.pcb_box
     assert size("PCB1") == (x1 - x0, y1 - y0)
     assert "%g mm spacers" % LAY.mech["spacer_mm"] in rows["PCB1"]["notes"]
+
+
+def test_the_bom_names_the_sheets_thicknesses_board_json_has():
+    """The well sheet is as thick as the wells are deep, the floor as the model's floor, the
+    PCB as the stack's (the BOM said 2 mm acrylic after the wells went to 5 mm)."""
+    rows = _bom()
+    assert "%g mm opal acrylic" % PH["well_depth_mm"] in rows["PL2"]["part"]
+    assert rows["PL2"]["package"] == "%g mm acrylic" % PH["well_depth_mm"]
+    assert "FR-4 %.1f mm +-%g mm" % tuple(PH["floor_mm"]) in rows["PL1"]["part"]
+    assert "%g mm," % LAY.mech["pcb_mm"] in rows["PCB1"]["part"]
+    assert "M3 x %g mm" % LAY.mech["standoff_mm"] in rows["ST1"]["part"]
+    assert "%g mm sheet" % LAY.mech["wall_mm"] in rows["EN1"]["part"]
+
+
+def test_the_bom_follows_a_changed_board_file():
+    mechanical = load("mechanical")
+    spec = json.loads((HARDWARE / "board.json").read_text())
+    spec["physics"]["well_depth_mm"] = 8.0
+    spec["mechanics"]["spacer_mm"] = 1.3
+    rows = {r["ref"].split("-")[0]: r for r in mechanical.rows(layout.Layout(spec))}
+    assert "8 mm opal acrylic" in rows["PL2"]["part"]
+    assert "1 + 0.3 at each" in rows["SP1"]["notes"]
+    # 8 + 2 + 1.3 + 1.6 = 12.9 mm clamped: 16 mm leaves 3.1 mm of thread
+    assert "6 x 16 mm through the well sheet" in rows["SC1"]["part"]
+
+
+def test_the_shims_stack_to_the_spacer():
+    mechanical = load("mechanical")
+    assert sum(mechanical.shims(LAY.mech["spacer_mm"])) == pytest.approx(LAY.mech["spacer_mm"])
+    assert mechanical.shims(1.1) == [1.0, 0.1]
+    rows = _bom()
+    rings = mechanical.shims(LAY.mech["spacer_mm"])
+    assert int(rows["SP1"]["qty"]) == len(rings) * len(LAY.plate_holes())
+
+
+def test_every_screw_goes_through_what_it_holds_and_into_its_standoff():
+    """Each screw is longer than what it clamps by at least one diameter of thread (the plate's
+    screws clamp 5 + 2 + 1.1 + 1.6 = 9.7 mm: an M3 x 12 left 2.3 mm), and the two screws in
+    one standoff do not meet."""
+    mechanical = load("mechanical")
+    s, me = LAY.stack(), LAY.mech
+    screws = mechanical.screws(LAY)
+    grips = {"plate": PH["well_depth_mm"] + PH["floor_mm"][0] + me["spacer_mm"] + me["pcb_mm"],
+             "strip": me["pcb_mm"], "base": me["wall_mm"]}
+    assert grips["plate"] == pytest.approx(s["wells_top"] + me["pcb_mm"])
+    for where, grip in grips.items():
+        _, length, thread = screws[where]
+        assert length in mechanical.ISO7045_M3_MM
+        assert length - grip >= 3.0 - 1e-9, where
+        assert thread == pytest.approx(length - grip)
+    for top in ("plate", "strip"):
+        assert screws[top][2] + screws["base"][2] <= me["standoff_mm"]
+    part = _bom()["SC1"]["part"]
+    assert "%d x %g mm through the well sheet" % (len(LAY.plate_holes()), screws["plate"][1]) in part
+    assert "%d x %g mm from below" % (len(LAY.pcb_holes()), screws["base"][1]) in part
 
 
 def test_the_board_gets_its_file_without_the_mechanics():
@@ -246,3 +306,38 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
     want = [(round(w, 3), round(h, 3)) for w, h in walls.values()] + [(round(x1 - x0, 3), round(y1 - y0, 3))]
     assert sorted(size(e) for e in closed) == sorted(want)  # the base and four walls, nothing else closed
     assert walls["south"][1] == pytest.approx(LAY.mech["standoff_mm"] + LAY.mech["pcb_mm"] + LAY.stack()["wells_top"])
+
+
+def test_the_usb_socket_is_inside_the_south_walls_opening():
+    """The devkit's socket stands 23.7 mm above the base (standoff 10, PCB 1.6, socket 8.5,
+    devkit 1.6, half the socket 2), above a 19.7 mm wall: the wall has a notch there, as wide
+    and deep as a plug's overmould with room, in the drawing and in the solid."""
+    import ezdxf
+
+    mechanics = load("mechanics")
+    usb = mechanics.usb_opening(LAY)
+    x, _ = LAY.devkit_usb()
+    assert usb["x"] == x
+    assert usb["z"] == pytest.approx(LAY.mech["standoff_mm"] + LAY.mech["pcb_mm"] + 8.5 + 1.6 + 2.0)
+    w, h = mechanics.PLUG_MM
+    assert usb["x0"] <= x - w / 2 and x + w / 2 <= usb["x1"]
+    assert usb["z0"] <= usb["z"] - h / 2 and usb["z"] + h / 2 <= usb["z1"]
+    # the drawing: the south wall (the first laid out, below the base) has that notch
+    msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
+    (notch,) = [e for e in msp if e.dxf.layer == "USB"]
+    height = mechanics.wall_height(LAY)
+    south_top = mechanics.enclosure_box(LAY)[1] - 10
+    xs = [p[0] for p in notch.get_points()]
+    zs = [p[1] - (south_top - height) for p in notch.get_points()]
+    assert min(xs) <= x <= max(xs) and min(xs) == pytest.approx(usb["x0"]) and max(xs) == pytest.approx(usb["x1"])
+    assert min(zs) == pytest.approx(usb["z0"]) and min(zs) <= usb["z"] - h / 2
+    assert max(zs) == pytest.approx(height) and usb["z1"] >= height  # open at the top: the wall is lower
+    # the solid: no material of the south wall around the socket's line of sight
+    floor = LAY.stack()["enclosure_floor"]
+    y0 = mechanics.enclosure_box(LAY)[1]
+    t = LAY.mech["wall_mm"]
+    for px, py, pz in _stl_points(HARDWARE / "mechanics" / "enclosure.stl"):
+        if y0 - 1e-3 <= py <= y0 + t + 1e-3 and usb["x0"] + 1e-3 < px < usb["x1"] - 1e-3:
+            assert pz - floor <= usb["z0"] + 1e-3, (px, py, pz)  # the wall below the notch only
+    assert _stl_z(HARDWARE / "mechanics" / "enclosure.stl") == pytest.approx(
+        (floor - t, floor + height), abs=1e-4)
