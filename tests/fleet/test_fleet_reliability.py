@@ -87,3 +87,41 @@ def test_a_broker_restart_mid_match_loses_no_event_and_repeats_none(sim, tmp_pat
             placed = [e["cell"] for _, e in b.events if e["event"] == "placed"]
             sent = [e for e in sim.take_events() if e["event"] == "placed"]
             assert placed == [e["cell"] for e in sent]  # what the USB line saw, the same
+
+
+def test_a_boards_events_can_be_read_while_pahos_thread_keeps_more():
+    """A page or a test reads a board's events on its own thread while paho's keeps new ones:
+    what it reads is never changed under it (a deque changed while iterated raises RuntimeError;
+    under load one test's wait saw it). The thread switch is forced often to make it likely."""
+    import sys
+    import types
+    room = Room("mqtt://127.0.0.1:1")  # never connected: messages are handed to it as paho would
+
+    def message(kind, payload):
+        return types.SimpleNamespace(topic="doce/b1/" + kind, payload=json.dumps(payload).encode(), retain=False)
+
+    room._on_message(None, None, message("status", {"online": True, "id": "b1", "name": "b1", "boot": "0000beef",
+                                                   "seq": 0}))
+    count = 3000
+
+    def keep():
+        for seq in range(1, count + 1):
+            room._on_message(None, None, message("events", {"event": "placed", "seq": seq, "player": "white",
+                                                            "cell": "c3", "value": 4}))
+
+    b = room.boards["b1"]
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        paho = threading.Thread(target=keep)
+        paho.start()
+        reads = 0
+        while paho.is_alive():
+            seqs = [e["seq"] for _, e in b.events]
+            assert seqs == sorted(seqs)
+            reads += 1
+        paho.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert reads and room.fault is None and b.count == count
+    assert [e["seq"] for _, e in b.events][-1] == count

@@ -1,6 +1,6 @@
 """The organiser's view of a room of boards, over MQTT (paho-mqtt).
 
-Every board publishes under <prefix>/<id>/ (doce/net.py, docs/protocol.md "MQTT"): a retained
+Every board publishes under <prefix>/<id>/ (doce/net.py's Net, docs/protocol.md "MQTT"): a retained
 status and state, QoS 1 events, and replies to commands sent on its cmd topic. A Room
 subscribes to all of them and keeps, per board, the latest of each and the events in order:
 an event the board sends again (QoS 1 is at least once: a lost PUBACK means a repeat) is
@@ -51,6 +51,7 @@ class Board:
         self.state = None
         self.seq = 0  # the last event kept, this boot
         self.events = collections.deque(maxlen=MAX_EVENTS)  # (boot, event), the latest, as the board numbered them
+        # (replaced, never changed in place, as each comes: Room._take)
         self.count = 0  # events kept, all told
         self.log = GameLog(LINES_SHOWN)  # what happened, in words, as the board's own page says it
         self.repeats = 0  # events the board sent again, dropped here
@@ -234,7 +235,11 @@ class Room:
                     b.recorded[key] = True
                     if len(b.recorded) > MAX_KEYS:
                         del b.recorded[next(iter(b.recorded))]  # the oldest
-                b.events.append((b.boot, payload))
+                # A new deque, not the one held changed: a reader on another thread (a page, a test)
+                # iterates what it took, and a deque changed while iterated raises RuntimeError
+                events = collections.deque(b.events, maxlen=MAX_EVENTS)
+                events.append((b.boot, payload))
+                b.events = events
                 b.count += 1
                 shown = b.state or {}
                 b.log.event(payload, shown.get("state"), shown.get("seq"))
