@@ -6,6 +6,7 @@ import threading
 import time
 
 HARD_CAP_S = 240  # under pytest-timeout's 300 s: a wait that would outlast the test fails with its reason
+BOOT_CPU_S = 30  # a simulated board's boot and its app's start take a few seconds of one core; ten times that
 
 
 def until(condition, timeout=10, every=0.02, what="the condition"):

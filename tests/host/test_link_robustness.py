@@ -6,7 +6,7 @@ import os
 import time
 
 import serial
-from waiting import until, until_worked
+from waiting import BOOT_CPU_S, until, until_worked
 from doce.link import PROTOCOL, Link
 from doce_host.link import BoardLink, LinkError
 from doce_host.sim import SimError
@@ -43,9 +43,6 @@ def test_after_a_power_cycle_a_reset_boots_the_app(tmp_path):
         with BoardLink(sim.path) as link:
             assert link.request("reboot")["ok"]  # the reply goes out, then the board restarts
         assert answers_hello(sim)  # the app came back, not the raw REPL
-
-
-BOOT_CPU_S = 30  # a boot and the app's start take a few seconds of one core; ten times that
 
 
 def answers_hello(sim):
