@@ -231,8 +231,8 @@ class App:
             self.next_frame = ticks_add(now_ms, FRAME_MS)
 
     def show_lights(self):
-        """Draw the lights as they stand and send them now, not at the next scan (doce/net.py:
-        the strip is within the Wi-Fi budget before the radio starts)."""
+        """Draw the lights as they stand and send them now, not at the next scan (doce/net.py's Net:
+        the strip is within the Wi-Fi budget before doce/wifi.py starts the radio)."""
         now = self.next_frame  # the last frame's tick: only where a blink or pulse is depends on it
         self.controller.changed = False
         if self.checking:
