@@ -58,6 +58,15 @@ def until_worked(condition, pid, cpu=10, every=0.05, what="the condition"):
         time.sleep(every)
 
 
+def booted(sim):
+    """Until a simulated board (SerialSim) has booted with its board clear: its first round_start,
+    as the simulator overhears it on the line, within BOOT_CPU_S of the board's CPU. Never wait for
+    it on a link opened after SerialSim(): opening a port drops what came before (pyserial resets
+    the input buffer on open), so a boot faster than the test lost it, whatever the deadline."""
+    return until_worked(lambda: any(e.get("event") == "round_start" for e in sim.heard),
+                        lambda: sim.process and sim.process.pid, BOOT_CPU_S, what="the board's first round_start")
+
+
 class Lines:
     """A process's output, a line at a time, each read with a deadline (readline() alone can block forever)."""
 

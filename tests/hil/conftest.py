@@ -13,7 +13,7 @@ import time
 import pytest
 
 from doce_host.link import BoardLink
-from waiting import BOOT_CPU_S, until_worked
+from waiting import booted
 
 
 def pytest_addoption(parser):
@@ -104,11 +104,7 @@ def board(request, tmp_path):
     from doce_host.sim.serial_sim import SerialSim
     sim = SerialSim(tmp_path)
     try:
-        # Booted, and the board is clear: its first round_start, as the simulator overhears it on the
-        # line. The link is opened after it, never before: opening a port drops what the board sent
-        # before it (pyserial's open resets the input buffer), so a boot that won the race was lost.
-        until_worked(lambda: any(e.get("event") == "round_start" for e in sim.heard),
-                     lambda: sim.process and sim.process.pid, BOOT_CPU_S, what="the board's first round_start")
+        booted(sim)  # and the board is clear
         b = Board(sim.path, sim)
         yield b
         b.close()

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from devices import FakeDevice
-from waiting import Lines, has_open, until
+from waiting import Lines, booted, has_open, until
 
 from doce_host.link import PROTOCOL, BoardLink, LinkError
 from doce_host.sim.serial_sim import SerialSim
@@ -23,8 +23,8 @@ def doce(*args, timeout=60):
 @pytest.fixture(scope="module")
 def serial_sim(tmp_path_factory):
     with SerialSim(tmp_path_factory.mktemp("serial_sim")) as serial_sim:
+        booted(serial_sim)
         with BoardLink(serial_sim.path) as link:
-            link.wait_for("round_start", timeout=10)
             serial_sim.place("c3", "white 4")
             link.wait_for("placed", timeout=10)
         yield serial_sim

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from devices import FakeDevice
+from waiting import booted
 
 from doce_host.dice_check import describe_face as describe
 from doce_host.link import PROTOCOL, BoardLink
@@ -22,8 +23,7 @@ def dice_check(port, *more):
 
 def test_a_die_checked_right_on_the_simulator(tmp_path):
     with SerialSim(tmp_path) as sim:
-        with BoardLink(sim.path) as link:
-            link.wait_for("round_start", timeout=10)
+        booted(sim)
         run = dice_check(sim.path)
         try:
             assert run.stdout.readline().startswith("Dice check on c3")

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import esp_images
+from waiting import booted
 from doce_host import flash, image, micropython
 from doce_host.espimage import FirmwareError
 from doce_host.paths import FIRMWARE_DIR
@@ -307,8 +308,8 @@ def test_a_bad_flash_size_is_a_clear_error(tmp_path, size):
 def test_app_only_updates_a_running_board_and_keeps_its_game(tmp_path):
     from doce_host.link import BoardLink
     with SerialSim(tmp_path) as sim:
+        booted(sim)  # and the board is clear
         with BoardLink(sim.path) as link:
-            link.wait_for("round_start", timeout=10)  # the board is up and clear
             sim.place("c3", "white 4")
             link.wait_for("placed", timeout=10)
         hello = flash.install(sim.path, app_only=True, out=open("/dev/null", "w"))
