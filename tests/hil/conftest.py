@@ -12,8 +12,8 @@ import time
 
 import pytest
 
-from doce_host.link import BoardLink
-from waiting import booted
+from doce_host.link import BoardLink, LinkError
+from waiting import BOOT_CPU_S, booted, until_worked
 
 
 def pytest_addoption(parser):
@@ -66,6 +66,22 @@ class Board:
         self.link = BoardLink(self.port, timeout=10)
         self.link.hello()
         return self.link
+
+    def connect_once_booted(self):
+        """Connect once the board answers hello: one asked while it boots is lost, as on a board.
+        The simulator's boot is waited for on its CPU; a real board's, for 20 hellos unanswered."""
+        def answered():
+            try:
+                return self.connect()
+            except LinkError:
+                return None
+        if hasattr(self.world, "process"):
+            return until_worked(answered, lambda: self.world.process and self.world.process.pid, BOOT_CPU_S,
+                                what="an answer to hello")
+        for _ in range(20):
+            if answered():
+                return self.link
+        raise AssertionError("the board did not answer hello after its power came back")
 
     def put(self, cell, piece):
         """Put a piece down; the board's answer (a placed or illegal event) about it."""

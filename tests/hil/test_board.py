@@ -9,7 +9,7 @@ import time
 from doce.game import WHITE, Game
 from doce.referee import referee
 from doce.link import MAX_LINE
-from doce_host.link import PROTOCOL, LinkError, chunks
+from doce_host.link import PROTOCOL, chunks
 from doce_host.rules import load, compile_tables, load_tables, validate
 from test_match import MATCH
 from casebook import piece_of
@@ -103,12 +103,7 @@ def test_a_power_cut_and_resume(board):
     board.world.cut_power()
     board.world.power_on()
     board.link = None
-    for _ in range(20):  # the port answers once the board has booted
-        try:
-            board.connect()
-            break
-        except LinkError:
-            pass
+    board.connect_once_booted()
     after = board.link.state()
     assert after["board"] == before["board"] and after["to_move"] == before["to_move"]
     assert board.put("e5", "white 1")["event"] == "placed"
