@@ -94,20 +94,13 @@ def test_a_boards_events_can_be_read_while_pahos_thread_keeps_more():
     what it reads is never changed under it (a deque changed while iterated raises RuntimeError;
     under load one test's wait saw it). The thread switch is forced often to make it likely."""
     import sys
-    import types
     room = Room("mqtt://127.0.0.1:1")  # never connected: messages are handed to it as paho would
-
-    def message(kind, payload):
-        return types.SimpleNamespace(topic="doce/b1/" + kind, payload=json.dumps(payload).encode(), retain=False)
-
-    room._on_message(None, None, message("status", {"online": True, "id": "b1", "name": "b1", "boot": "0000beef",
-                                                   "seq": 0}))
+    hand(room, "status", status(True, "0000beef"))
     count = 3000
 
     def keep():
         for seq in range(1, count + 1):
-            room._on_message(None, None, message("events", {"event": "placed", "seq": seq, "player": "white",
-                                                            "cell": "c3", "value": 4}))
+            hand(room, "events", placed(seq))
 
     b = room.boards["b1"]
     old = sys.getswitchinterval()
@@ -125,3 +118,40 @@ def test_a_boards_events_can_be_read_while_pahos_thread_keeps_more():
         sys.setswitchinterval(old)
     assert reads and room.fault is None and b.count == count
     assert [e["seq"] for _, e in b.events][-1] == count
+
+
+def hand(room, kind, payload):
+    """A message from board b1, handed to the room as paho's thread would."""
+    import types
+    room._on_message(None, None, types.SimpleNamespace(topic="doce/b1/" + kind, payload=json.dumps(payload).encode(),
+                                                       retain=False))
+
+
+def status(online, boot, seq=0):
+    return {"online": online, "id": "b1", "name": "b1", "boot": boot, "seq": seq}
+
+
+def placed(seq, cell="c3"):
+    return {"event": "placed", "seq": seq, "player": "white", "cell": cell, "value": 4}
+
+
+def test_the_last_will_of_a_boot_before_the_one_online_is_stale():
+    """A board's power goes and it boots again: the broker publishes its old connection's will
+    when it gives that connection up, which a broker may do after the new one is up (at a takeover,
+    or a keepalive later). It says offline for a boot that is over, and must not take the board
+    that plays now offline, nor number its events as the old boot's."""
+    room = Room("mqtt://127.0.0.1:1")
+    hand(room, "status", status(True, "0000000a"))
+    hand(room, "events", placed(1))
+    hand(room, "events", placed(2, "a1"))
+    hand(room, "status", status(True, "0000000b"))  # the power came back
+    hand(room, "events", placed(1, "e5"))
+    hand(room, "status", status(False, "0000000a", seq=2))  # the dead connection's will, late
+    hand(room, "events", placed(2, "b4"))
+    b = room.boards["b1"]
+    assert b.online and b.boot == "0000000b"
+    assert [(boot, e["cell"]) for boot, e in b.events] == [("0000000a", "c3"), ("0000000a", "a1"),
+                                                          ("0000000b", "e5"), ("0000000b", "b4")]
+    assert b.repeats == 0 and b.missed == 0
+    hand(room, "status", status(False, "0000000b", seq=2))  # its own will: it is offline
+    assert not room.boards["b1"].online

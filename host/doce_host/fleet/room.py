@@ -213,6 +213,10 @@ class Room:
             if new:
                 self.joined = self.version
             if kind == "status":
+                if payload.get("online") is not True and b.online and payload.get("boot") != b.boot:
+                    # The will of a boot that is over: a broker gives up a dead connection when it
+                    # likes (at a takeover, or a keepalive later), maybe after the next boot is up
+                    return
                 b.arrivals += payload.get("online") is True
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)
