@@ -4,16 +4,12 @@ remote-play tests share."""
 import json
 import os
 
-from fleet_helpers import join, link
+from fleet_helpers import WAIT_SCANS, join, link
 
 from waiting import HARD_CAP_S
 
 from doce_host.sim import SimBoard
 
-# How long a condition may take, in the work it needs: scans of both boards (each a millisecond of
-# their simulated time). 30 s of it covers a reconnect (doce/mqtt.py RETRY_MS, 2 s) many times over;
-# wall time only caps it (HARD_CAP_S), so two overloaded cores slow a test but do not fail it.
-WAIT_SCANS = 30000
 MATCH = "7f3a01c2"
 WRAP = 2 ** 30  # an ESP32's ticks_ms wraps here (doce/ticks.py)
 # Each board's ticks at power-on, a fraction of a second of its time before the wrap, and not the

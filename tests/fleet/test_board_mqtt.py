@@ -4,7 +4,7 @@ port, its Wi-Fi simulated, its MQTT over real sockets to a real broker."""
 import json
 import random
 
-from fleet_helpers import join, link
+from fleet_helpers import join, link, until_scanned
 from waiting import until_worked
 
 from doce.wifi import JOIN_MS
@@ -23,14 +23,14 @@ def pump(sim):
 def test_board_publishes_status_state_and_events_and_answers_commands(sim, broker):
     with Room(broker.url) as room:
         join(sim, broker, name="Table 1")
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         sim.place("c3", "white 4")
         b = room.boards["b1"]
-        assert wait_until(lambda: any(e["event"] == "placed" for _, e in b.events), WAIT_S, pump(sim))
+        assert until_scanned(lambda: any(e["event"] == "placed" for _, e in b.events), sim)
         placed = next(e for _, e in b.events if e["event"] == "placed")
         assert placed["cell"] == "c3" and placed["value"] == 4 and placed["player"] == "white"
         assert b.name == "Table 1"
-        assert wait_until(lambda: b.state and b.state["state"]["board"].get("c3") == "white 4", WAIT_S, pump(sim))
+        assert until_scanned(lambda: b.state and b.state["state"]["board"].get("c3") == "white 4", sim)
         hello = room.command("b1", "hello", timeout=WAIT_S, pump=pump(sim))
         assert hello["ok"] and hello["rules"] == "standard"
         refused = room.command("b1", "brightness", value=7, timeout=WAIT_S, pump=pump(sim))
@@ -96,18 +96,18 @@ def test_the_cap_on_the_lights_drops_while_wifi_is_on(sim, mosquitto):
 def test_events_wait_while_the_wifi_is_down_and_go_in_order_once_it_is_back(sim, mosquitto):
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         b = room.boards["b1"]
         sim.command(do="wifi", up=False)
         for cell, piece in (("c3", "white 4"), ("d4", "black 2"), ("b2", "white 6")):
             sim.place(cell, piece)
-        assert wait_until(lambda: not b.online, WAIT_S, pump(sim))  # the broker's last will
+        assert until_scanned(lambda: not b.online, sim)  # the broker's last will
         assert not any(e["event"] == "placed" for _, e in b.events)
         status = link(sim, cmd="net")["status"]
         assert status["wifi"] is False and status["waiting"] >= 3
         had = len(b.events) + b.repeats  # a waiting event comes new, or as a repeat of one that came before the drop
         sim.command(do="wifi", up=True)
-        assert wait_until(lambda: len(b.events) + b.repeats >= had + status["waiting"], WAIT_S, pump(sim))
+        assert until_scanned(lambda: len(b.events) + b.repeats >= had + status["waiting"], sim)
         sim.run(200)  # anything sent twice would have come by now
         seqs = [e["seq"] for _, e in b.events]
         assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))  # in order, none lost, none twice
@@ -121,7 +121,7 @@ def test_10000_malformed_commands_change_nothing_and_the_board_still_answers(sim
     import paho.mqtt.client as mqtt
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         sim.place("c3", "white 4")
         before = sim.state()
         replies = []  # every reply (the room keeps only the latest few no request of its own waits for)
@@ -201,7 +201,7 @@ def test_a_wifi_stuck_joining_is_asked_once_and_play_goes_on(sim, mosquitto):
     assert any(e["event"] == "placed" for e in sim.take_events())
     with Room(mosquitto.url) as room:
         sim.command(do="wifi", stuck=False)  # the port's own join gets through
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
     assert radio(sim)["joins"] == 1
 
 
@@ -216,7 +216,7 @@ def test_a_join_that_raises_is_said_and_asked_again(sim, mosquitto):
         # load 20 s did not cover those 5000 round trips); then only the broker's answer is awaited
         sim.wait(JOIN_MS / 1000)
         assert radio(sim)["joins"] == 1
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
     assert radio(sim)["joins"] == 1
 
 
@@ -263,7 +263,7 @@ def test_a_retained_command_is_not_run_again_at_each_reconnect(sim, mosquitto):
     import paho.mqtt.client as mqtt
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         b = room.boards["b1"]
         other = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)  # a script that set retain by mistake
         other.connect(mosquitto.host, mosquitto.port)
@@ -271,15 +271,15 @@ def test_a_retained_command_is_not_run_again_at_each_reconnect(sim, mosquitto):
         kept = other.publish("doce/b1/cmd", '{"cmd":"new_match","first":"white","id":"kept"}', qos=1, retain=True)
         kept.wait_for_publish(WAIT_S)
         other.loop_stop()
-        assert wait_until(lambda: any(r.get("id") == "kept" for _, r in room.replies), WAIT_S, pump(sim))  # once, live
+        assert until_scanned(lambda: any(r.get("id") == "kept" for _, r in room.replies), sim)  # once, live
         sim.place("c3", "white 4")
-        assert wait_until(lambda: any(e["event"] == "placed" for _, e in b.events), WAIT_S, pump(sim))
+        assert until_scanned(lambda: any(e["event"] == "placed" for _, e in b.events), sim)
         for _ in range(2):  # the Wi-Fi goes and comes back: the board subscribes again, and is handed it again
             connects = link(sim, cmd="net")["status"]["connects"]
             sim.command(do="wifi", up=False)
-            assert wait_until(lambda: not b.online, WAIT_S, pump(sim))
+            assert until_scanned(lambda: not b.online, sim)
             sim.command(do="wifi", up=True)
-            assert wait_until(lambda: link(sim, cmd="net")["status"]["connects"] > connects, WAIT_S, pump(sim))
+            assert until_scanned(lambda: link(sim, cmd="net")["status"]["connects"] > connects, sim)
             sim.run(200)  # the retained command has come by now
         assert sim.state()["board"] == {"c3": "white 4"}  # the match in play goes on
         assert [r for _, r in room.replies if r.get("id") == "kept"] == [{"re": "new_match", "id": "kept", "ok": True}]
@@ -323,16 +323,16 @@ def test_resend_makes_the_matchs_records_again_and_refuses_what_it_cannot(sim, m
     assert link(sim, cmd="resend", tag="00000000", after=0)["error"] == "no_network"  # no broker set up
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         b = room.boards["b1"]
         sim.place("c3", "white 4")
         sim.place("d4", "black 2")
-        assert wait_until(lambda: sum(e["event"] == "placed" for _, e in b.events) == 2, WAIT_S, pump(sim))
+        assert until_scanned(lambda: sum(e["event"] == "placed" for _, e in b.events) == 2, sim)
         tag = b.events[-1][1]["tag"]
         assert [e["record"] for _, e in b.events if e.get("tag") == tag] == [1, 2, 3, 4]
         reply = room.command("b1", "resend", tag=tag, after=2, timeout=WAIT_S, pump=pump(sim))
         assert reply == {"re": "resend", "id": reply["id"], "ok": True, "tag": tag, "records": 4, "resent": 2}
-        assert wait_until(lambda: b.repeats == 2, WAIT_S, pump(sim))  # the room had them: kept once
+        assert until_scanned(lambda: b.repeats == 2, sim)  # the room had them: kept once
         first, second = room.send("b1", "resend", tag="0000beef", after=3), room.send("b1", "resend", tag=tag, after=0)
         replies = {}
 
@@ -340,10 +340,10 @@ def test_resend_makes_the_matchs_records_again_and_refuses_what_it_cannot(sim, m
             for request_id in (first, second):
                 replies[request_id] = replies.get(request_id) or room.reply(request_id)
             return all(replies.values())
-        assert wait_until(answered, WAIT_S, pump(sim))
+        assert until_scanned(answered, sim)
         assert replies[first]["resent"] == 4  # another match's tag: the whole match in play
         assert replies[second]["error"] == "busy"  # while those still go
-        assert wait_until(lambda: b.repeats == 6, WAIT_S, pump(sim))
+        assert until_scanned(lambda: b.repeats == 6, sim)
         for bad in ({"tag": 7, "after": 0}, {"tag": tag, "after": -1}, {"tag": tag, "after": True}, {"tag": tag}):
             assert room.command("b1", "resend", timeout=WAIT_S, pump=pump(sim), **bad)["error"] == "bad_argument"
         assert [e["cell"] for _, e in b.events if e["event"] == "placed"] == ["c3", "d4"]
@@ -354,13 +354,13 @@ def test_a_command_with_whitespace_around_it_is_a_command_on_mqtt(sim, mosquitto
     tabs were taken (issue 25). JSON's whitespace is taken at either end; only the object itself counts."""
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         good = [b'{"cmd":"hello","id":1}\n', b'{"cmd":"hello","id":2}\r\n', b'\n\t {"cmd":"hello","id":3} \t\r\n\n',
                 b' {"cmd":"hello","id":4}']
         bad = [b'{"cmd":"hello","id":5}\nx', b'{"cmd":"hel\nlo","id":6}', b'{"cmd":"hello","id":7}\x0b']
         for payload in good + bad:
             room.client.publish("doce/b1/cmd", payload, qos=1)
-            assert wait_until(lambda: len(room.replies) == 1, WAIT_S, pump(sim)), payload
+            assert until_scanned(lambda: len(room.replies) == 1, sim), payload
             with room.lock:
                 (_, reply), = room.replies
                 room.replies.clear()
@@ -376,7 +376,7 @@ def test_a_megabyte_on_cmd_is_passed_over_in_a_bounded_number_of_scans(sim, mosq
     The bound is fixed here, not read from the firmware, which would let the old 256 pass too."""
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         size = 1 << 20
         room.client.publish("doce/b1/cmd", b"x" * size, qos=1).wait_for_publish(WAIT_S)
         request_id = room.send("b1", "hello")

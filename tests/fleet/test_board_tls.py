@@ -7,7 +7,7 @@ import socket
 import threading
 
 import pytest
-from fleet_helpers import link, mosquitto_or_skip
+from fleet_helpers import link, mosquitto_or_skip, until_scanned
 
 from doce_host.cli import UsageError, main
 from doce_host.fleet.broker import Mosquitto, free_port
@@ -71,10 +71,10 @@ def test_a_board_joins_over_tls_and_its_events_and_replies_arrive(sim, tls_broke
     broker, room_dir, credentials, _ = tls_broker
     with organiser(broker, room_dir, credentials) as room:
         configure(sim, room_dir / "ca.crt", port=broker.port, password=credentials["b1"])
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         sim.place("c3", "white 4")
         b = room.boards["b1"]
-        assert wait_until(lambda: any(e["event"] == "placed" for _, e in b.events), WAIT_S, pump(sim))
+        assert until_scanned(lambda: any(e["event"] == "placed" for _, e in b.events), sim)
         placed = next(e for _, e in b.events if e["event"] == "placed")
         assert (placed["cell"], placed["value"], placed["player"]) == ("c3", 4, "white")
         hello = room.command("b1", "hello", timeout=WAIT_S, pump=pump(sim))
@@ -154,7 +154,7 @@ def test_a_broker_that_never_answers_the_handshake_holds_nothing_up(sim, tmp_pat
         thread.start()
         try:
             configure(sim, tmp_path / "room" / "ca.crt", port=server.getsockname()[1])
-            assert wait_until(lambda: len(heard) >= 5, WAIT_S, pump(sim))
+            assert until_scanned(lambda: len(heard) >= 5, sim)
             assert heard[0] == 0x16  # a TLS handshake record (RFC 5246, 6.2.1), not an MQTT CONNECT (0x10)
             sim.take_events()
             sim.place("c3", "white 4")
@@ -195,7 +195,7 @@ def handshake_with(sim, tmp_path, ciphers):
         thread = threading.Thread(target=serve, daemon=True)
         thread.start()
         configure(sim, room / "ca.crt", port=server.getsockname()[1])
-        assert wait_until(lambda: seen, WAIT_S, pump(sim))
+        assert until_scanned(lambda: seen, sim)
     return seen
 
 
@@ -214,7 +214,7 @@ def test_a_broker_that_wants_an_elliptic_curve_key_exchange_is_refused_and_play_
     def told():
         fault = link(sim, cmd="net")["status"]["fault"] or ""
         return "ALERT" in fault or "closed" in fault
-    assert wait_until(told, WAIT_S, pump(sim)), link(sim, cmd="net")["status"]
+    assert until_scanned(told, sim), link(sim, cmd="net")["status"]
     sim.take_events()
     sim.place("c3", "white 4")
     assert any(e["event"] == "placed" for e in sim.take_events())

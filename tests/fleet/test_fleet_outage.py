@@ -1,16 +1,12 @@
 """A board that loses its Wi-Fi, and its power, mid-round: the game's events wait in its journal
 (doce/outbox.py) and reach the organiser once each, in order, when the Wi-Fi is back."""
 
-from fleet_helpers import join, link
+from fleet_helpers import join, link, until_scanned
 
 from doce_host.fleet.room import Room, wait_until
 
-WAIT_S = 30
+WAIT_S = 30  # for the broker alone, the board off
 MOVES = [("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6")]
-
-
-def pump(sim):
-    return lambda: sim.run(2)
 
 
 def game_events(board):
@@ -22,18 +18,18 @@ def game_events(board):
 def acknowledged(sim):
     """Until the broker's PUBACKs have reached the board (over a real socket, in their own
     time) and it has noted them in its journal: nothing waits in its outbox."""
-    assert wait_until(lambda: link(sim, cmd="net")["status"]["waiting"] == 0, WAIT_S, pump(sim))
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["waiting"] == 0, sim)
 
 
 def offline_then_reboot(sim, broker, room, power_cut):
     join(sim, broker)
-    assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+    assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
     b = room.boards["b1"]
     sim.place(*MOVES[0])
-    assert wait_until(lambda: ("placed", "c3") in game_events(b), WAIT_S, pump(sim))
+    assert until_scanned(lambda: ("placed", "c3") in game_events(b), sim)
     acknowledged(sim)
     sim.command(do="wifi", up=False)
-    assert wait_until(lambda: not b.online, WAIT_S, pump(sim))  # the broker's last will
+    assert until_scanned(lambda: not b.online, sim)  # the broker's last will
     sim.place(*MOVES[1])
     sim.place(*MOVES[2])
     power_cut()
@@ -42,7 +38,7 @@ def offline_then_reboot(sim, broker, room, power_cut):
     sim.place(*MOVES[3])
     assert link(sim, cmd="net")["status"]["waiting"] >= 3  # the two before the reboot, and this one
     sim.command(do="wifi", up=True)
-    assert wait_until(lambda: ("placed", "b4") in game_events(b), WAIT_S, pump(sim))
+    assert until_scanned(lambda: ("placed", "b4") in game_events(b), sim)
     sim.run(300)  # anything coming twice would be here by now
     return b
 
@@ -63,21 +59,21 @@ def test_a_power_cut_while_the_acknowledgement_is_written_costs_nothing(sim, mos
     the organiser knows it by its tag and record, and keeps it once."""
     with Room(mosquitto.url) as room:
         join(sim, mosquitto)
-        assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         b = room.boards["b1"]
         sim.place(*MOVES[0])
-        assert wait_until(lambda: ("placed", "c3") in game_events(b), WAIT_S, pump(sim))
+        assert until_scanned(lambda: ("placed", "c3") in game_events(b), sim)
         acknowledged(sim)
         sim.command(do="wifi", up=False)
-        assert wait_until(lambda: not b.online, WAIT_S, pump(sim))
+        assert until_scanned(lambda: not b.online, sim)
         sim.place(*MOVES[1])  # its record written; its event waits for the broker
         sim.cut_power_at_flash_write(after=1, torn=True)  # the next write: the A record, once the broker has a1
         sim.command(do="wifi", up=True)
-        assert wait_until(lambda: sim.power_was_cut, WAIT_S, pump(sim))
+        assert until_scanned(lambda: sim.power_was_cut, sim)
         assert wait_until(lambda: ("placed", "a1") in game_events(b), WAIT_S)  # the broker passes it on
         sim.power_on()
-        assert wait_until(lambda: any(e.get("again") for boot, e in b.events if boot == b.boot)
-                          or b.repeats, WAIT_S, pump(sim))
+        assert until_scanned(lambda: any(e.get("again") for boot, e in b.events if boot == b.boot)
+                          or b.repeats, sim)
         sim.run(300)
         assert [e for e in game_events(b) if e[0] == "placed"] == [("placed", "c3"), ("placed", "a1")]
         assert b.repeats == 1  # a1, sent again and dropped
