@@ -161,6 +161,9 @@ class App:
             self.scanner.want(self.check.square)
         settled = self.scanner.scan()
         if self.resting and not self.quiet():  # a die moved: no collection until the board rests again
+            # -1 turns off only the threshold's early collection: an allocation that finds no room
+            # still collects first (MicroPython v1.28.0 py/gc.c gc_alloc; py/modgc.c), so a die held
+            # hovering while traffic arrives costs a collection at worst, never a MemoryError
             threshold(-1)
         # The host's and the network's work after the read: a collection their allocations start at
         # rest (gc.threshold, below) then falls after a scan's read, never between a die's landing and
