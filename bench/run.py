@@ -407,14 +407,18 @@ def latency(board_run, heap_kib, live):
     # With traffic, no collection falls in a landing: gc.threshold collects at rest once the free heap
     # falls to HEADROOM and is off in a landing (doce/app.py), the landing allocating less than that. A
     # die may land just after the read of a quiet scan that then collects: the collection takes the idle
-    # sleep's place (doce/esp32.py sleeps the pace less the scan's time), so it costs only its excess.
+    # sleep's place (doce/esp32.py shortens the sleep by a step's excess over a usual quiet step, to none
+    # after a collection longer than the sleep: tests/fleet/test_idle_pace.py), so it costs only its excess.
     from doce.app import HEADROOM
     at_rest_us = max(0, gc_pause_us - sleep_us)
     print("    with traffic: a landing allocates at most %.1f KB (measured above), under the %.0f KB free that"
           " gc.threshold" % (allocated / 1024, HEADROOM / 1024))
     print("      keeps at rest (doce/app.py HEADROOM): %s; a collection at rest, after a quiet scan's read, takes"
           % ("fits" if allocated <= HEADROOM else "DOES NOT FIT"))
-    print("      the %.0f ms sleep's place: + %.1f ms" % (sleep_us / 1000, at_rest_us / 1000))
+    print("      the %.0f ms sleep's place (doce/esp32.py shortens the sleep after a step longer than usual by"
+          " that excess,"
+          % (sleep_us / 1000))
+    print("      so the loop waits for the collection or the sleep, not both): + %.1f ms" % (at_rest_us / 1000))
     for what, ms in (("a board with no traffic (USB, the host listening)", worst),
                      ("with traffic (Wi-Fi and MQTT, or a host sending commands)",
                       worst + (at_rest_us if allocated <= HEADROOM else gc_pause_us))):
