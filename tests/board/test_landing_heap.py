@@ -5,6 +5,8 @@ free heap falls to HEADROOM and keeps automatic collection off while a die lands
 
 import json
 
+from doce.app import HEADROOM
+
 # Requests a host sends while the die lands: the board takes one a scan, so they spread over
 # the landing's scans, and their replies (a state is the longest) are garbage once sent.
 TRAFFIC = "".join(json.dumps({"cmd": cmd, "id": i}) + "\n"
@@ -20,7 +22,8 @@ COLLECTED = 2048
 
 def test_no_collection_falls_between_a_die_landing_and_its_light_while_the_host_talks(sim):
     changes = sim.hands.place("c3", "white 4")
-    scans = sim.command(do="landing", set=changes, leave=LEAVE, traffic=TRAFFIC)["scans"]
+    landing = sim.command(do="landing", set=changes, leave=LEAVE, traffic=TRAFFIC)
+    scans = landing["scans"]
     assert scans[-1][2], "the board never came to rest: %r" % scans
     lit = next(i for i, (_, to_light, _) in enumerate(scans) if to_light is not None)
     before_light = [freed for freed, _, _ in scans[:lit]] + [scans[lit][1]]
@@ -28,3 +31,6 @@ def test_no_collection_falls_between_a_die_landing_and_its_light_while_the_host_
         "a collection between the die's first read and its light (scan %d): %r" % (lit, scans))
     # The figures see a collection: the board makes one as it comes to rest (doce/app.py)
     assert any(freed >= COLLECTED for freed, _, _ in scans[lit:]), scans
+    # What the board allocated up to the light (the harness's reading of its replies left out) fits in
+    # the free heap gc.threshold keeps at rest, with room: else a collection falls in a landing on a board
+    assert 0 < landing["allocated"] <= HEADROOM // 2, (landing["allocated"], HEADROOM)

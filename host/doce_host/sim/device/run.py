@@ -80,6 +80,7 @@ class Loopback(Port):
         self.since = 0  # when incoming[0] started to arrive
         self.line = b""
         self.handing_over = False
+        self.spent = None  # bytes _out allocates, counted while a number (run.py's landing)
 
     def write(self, data):
         if self.handing_over:
@@ -92,6 +93,14 @@ class Loopback(Port):
         clock[0] += us  # the firmware waited: simulated time passes
 
     def _out(self, data):
+        if self.spent is not None:  # the harness's share of a landing's allocations
+            before = gc.mem_free()
+            self._read(data)
+            self.spent += max(0, before - gc.mem_free())
+        else:
+            self._read(data)
+
+    def _read(self, data):
         self.line += bytes(data)
         while b"\n" in self.line:
             done, self.line = self.line.split(b"\n", 1)
@@ -238,19 +247,25 @@ def landing(changes, leave, traffic):
             lit[0] = gc.mem_free()
     strip.on_write = probe
     scans = []
-    free = gc.mem_free()
+    allocated = None  # from the die's first read to its light, the harness's reply parsing left out
+    serial.spent = 0
+    start = free = gc.mem_free()
     try:
         for _ in range(1000):
             lit[0] = None
             run_scans(1)
             now = gc.mem_free()
+            if allocated is None and lit[0] is not None:
+                allocated = start - lit[0] - serial.spent
             scans.append([now - free, None if lit[0] is None else lit[0] - free, app.quiet()])
-            free = now
+            free = gc.mem_free()  # after the harness's own append
+            start += free - now
             if app.quiet() and not serial.waiting():
                 break
     finally:
         strip.on_write = None
-    return {"scans": scans}
+        serial.spent = None
+    return {"scans": scans, "allocated": allocated}
 
 
 def handle(cmd):
