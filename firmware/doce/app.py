@@ -38,6 +38,19 @@ CHOICE_MS = 4000  # before a match's first piece, a press shows who plays for th
 # Who plays, in the order the button steps through them: two players, then the board plays
 # black at level 0 to 3, then white at level 0 to 3, then two players again.
 CHOICES = 1 + 2 * 4
+# The free heap a die's landing finds, at least: what the board allocates from the die's first read
+# to its light with a host's requests on the wire, 12.5-14 KB measured in the simulator (its "landing"
+# command: tests/board/test_landing_heap.py, make bench), about twice that for margin. On the
+# reference module the heap is in PSRAM (make bench), where 32 KB kept free costs nothing.
+HEADROOM = 32 * 1024
+if hasattr(gc, "threshold"):
+    threshold, mem_free = gc.threshold, gc.mem_free
+else:  # CPython (the firmware's tests on fakes): its collector is not MicroPython's
+    def threshold(amount):
+        pass
+
+    def mem_free():
+        return 0
 
 
 def versus_of(payload):
@@ -144,13 +157,22 @@ class App:
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
         c = self.controller
+        if self.checking:  # its square read whole every scan: a die missing its centre magnet shows too
+            self.scanner.want(self.check.square)
+        settled = self.scanner.scan()
+        if self.resting and not self.quiet():  # a die moved: no collection until the board rests again
+            # -1 turns off only the threshold's early collection: an allocation that finds no room
+            # still collects first (MicroPython v1.28.0 py/gc.c gc_alloc; py/modgc.c), so a die held
+            # hovering while traffic arrives costs a collection at worst, never a MemoryError
+            threshold(-1)
+        # The host's and the network's work after the read: a collection their allocations start at
+        # rest (gc.threshold, below) then falls after a scan's read, never between a die's landing and
+        # the read that sees it
         if self.link:
             self.link.poll(now_ms)  # now_ms: to pace what it sends at the line's speed
         if self.net:
             self.net.poll(now_ms)  # a little of the network's work; it never waits
-        if self.checking:  # its square read whole every scan: a die missing its centre magnet shows too
-            self.scanner.want(self.check.square)
-        if self.scanner.scan() and not self.checking:  # in the dice check, the game does not see the board
+        if settled and not self.checking:  # in the dice check, the game does not see the board
             self._settled(now_ms)
         if self.checking:
             self.check.step(now_ms)
@@ -175,12 +197,14 @@ class App:
         if self.link and self.link.reboot_pending:
             self.link.reboot()
         # Come to rest (a move shown, its events sent and written): collect now. A collection
-        # sweeps the whole heap, and starts only when an allocation finds no room; an idle scan
-        # allocates nothing, so the next die's landing starts from a heap with its garbage gone
-        # and its few allocations cannot start one in the die's path to its light (make bench).
+        # sweeps the whole heap (a few ms, make bench): none may fall in a die's path to its light.
+        # At rest the board's own scans allocate nothing, but a host's commands and the network
+        # do: the threshold collects at rest, as soon as the free heap falls to HEADROOM, so a
+        # landing starts with at least that much free, and none collects in it (threshold off).
         resting = self.quiet()
         if resting and not self.resting:
             gc.collect()
+            threshold(max(mem_free() - HEADROOM, HEADROOM))
         self.resting = resting
 
     # Its own function: a try block's slots would push step()'s frame onto the heap

@@ -9,6 +9,7 @@ import pytest
 
 
 IDLE_MS = 2
+COLLECTION_MS = 6  # a collection of the board's heap at rest (make bench: about 5.5 ms at 240 MHz)
 
 
 class Stop(BaseException):
@@ -24,6 +25,9 @@ class Clock:
     def ticks_ms(self):
         return self.now
 
+    def ticks_us(self):
+        return self.now * 1000
+
     def ticks_diff(self, a, b):
         return a - b
 
@@ -37,9 +41,10 @@ class Clock:
 class App:
     """Quiet except for 30 ms from each time in `moving` (ms): a die landing."""
 
-    def __init__(self, clock, moving=(), link_busy=()):
+    def __init__(self, clock, moving=(), link_busy=(), collecting=()):
         self.clock = clock
         self.moving = set(moving)
+        self.collecting = set(collecting)
         self.link = types.SimpleNamespace(queue=[], n=0)
         self.link_busy = set(link_busy)
         self.board = types.SimpleNamespace(pins={"button": 0}, scan_period_ms=1, idle_scan_period_ms=IDLE_MS)
@@ -48,6 +53,9 @@ class App:
 
     def step(self, now):
         self.clock.now += 1  # a scan takes a while
+        if any(t <= now < t + 1 + IDLE_MS for t in self.collecting):  # once, whichever scan it falls in
+            self.collecting = set()
+            self.clock.now += COLLECTION_MS
         self.changed = any(t <= now < t + 30 for t in self.moving)
         busy = any(t <= now < t + 30 for t in self.link_busy)
         self.link.queue = [b"reply"] if busy else []
@@ -102,3 +110,15 @@ def test_the_loop_slows_after_a_quiet_second_and_is_back_at_full_pace_at_the_fir
 def test_a_host_talking_over_usb_keeps_the_full_pace(esp32, monkeypatch):
     sleeps = run(esp32, monkeypatch, 600, link_busy=range(0, 4000, 500))
     assert all(ms == 1 for _, ms in sleeps)
+
+
+def test_a_step_that_collected_is_followed_by_no_sleep(esp32, monkeypatch):
+    """A collection at rest (doce/app.py's gc.threshold) takes the idle sleep's place: a die landing
+    just after the read waits for the collection or the sleep, not both (make bench charges only the
+    collection's excess over the sleep)."""
+    sleeps = run(esp32, monkeypatch, 1200, collecting=(2000,))
+    collected = next(i for i, (at, ms) in enumerate(sleeps) if at >= 2000 + 1 + COLLECTION_MS)
+    at, ms = sleeps[collected]
+    assert ms == 0, sleeps[collected - 2:collected + 2]
+    assert at - sleeps[collected - 1][0] == IDLE_MS + 1 + COLLECTION_MS  # the step that collected came next
+    assert pace_at(sleeps, 1500) == IDLE_MS and all(ms == IDLE_MS for _, ms in sleeps[collected + 1:])

@@ -26,6 +26,7 @@ class NeoPixel:
         self.buf = bytearray(n * bpp)
         self.sent = bytearray(n * bpp)  # what the strip received at the last write
         self.writes = 0
+        self.on_write = None  # a harness's probe, called as the strip is written (run.py's landing)
         strips.append(self)
 
     def __len__(self):
@@ -52,3 +53,5 @@ class NeoPixel:
         machine.charge(self.n * LED_US + RMT_SETUP_US)
         self.sent[:] = self.buf
         self.writes += 1
+        if self.on_write:
+            self.on_write()

@@ -80,6 +80,7 @@ class Loopback(Port):
         self.since = 0  # when incoming[0] started to arrive
         self.line = b""
         self.handing_over = False
+        self.spent = None  # bytes _out allocates, counted while a number (run.py's landing)
 
     def write(self, data):
         if self.handing_over:
@@ -92,6 +93,14 @@ class Loopback(Port):
         clock[0] += us  # the firmware waited: simulated time passes
 
     def _out(self, data):
+        if self.spent is not None:  # the harness's share of a landing's allocations
+            before = gc.mem_free()
+            self._read(data)
+            self.spent += max(0, before - gc.mem_free())
+        else:
+            self._read(data)
+
+    def _read(self, data):
         self.line += bytes(data)
         while b"\n" in self.line:
             done, self.line = self.line.split(b"\n", 1)
@@ -208,6 +217,57 @@ def idle_allocation(scans):
     return micropython.mem_total() - before
 
 
+def landing(changes, leave, traffic):
+    """A die put down (`changes`, as "sense" takes them) while the host's requests (`traffic`) arrive,
+    the heap first filled with garbage, as traffic at rest leaves it, to `leave` bytes free if nothing
+    collects. For each scan from the die's first read until the board rests and has read the host's
+    bytes: [bytes the free heap grew by in the scan, the same up to its first LED write (None: no
+    write), whether the board is quiet after it]. The free heap grows only by a collection (bar a
+    realloc's old block, a few hundred bytes). The harness's own work in the scans (the link's lines
+    parsed in Loopback._out) allocates too: the heap is harder pressed here than on a board."""
+    for _ in range(board.debounce_scans + board.quiet_wait_scans):  # what moved before has settled
+        run_scans(1)
+    # Small pieces, dropped at once (garbage, as a reply's strings are): a run of free heap is found
+    # for each however split the heap is, so only a threshold (doce/app.py) collects here. `budget`
+    # bytes in all, counted as the free heap shrinks (a collection spends nothing).
+    free = gc.mem_free()
+    budget, spent = free - leave, 0
+    while spent < budget:
+        bytearray(16)
+        now = gc.mem_free()
+        spent += max(0, free - now)
+        free = now
+    serial.send(traffic)
+    world.set(changes)
+    strip = side_channel.neopixel.strips[0]
+    lit = [None]
+
+    def probe():
+        if lit[0] is None:
+            lit[0] = gc.mem_free()
+    strip.on_write = probe
+    scans = []
+    allocated = None  # from the die's first read to its light, the harness's reply parsing left out
+    serial.spent = 0
+    start = free = gc.mem_free()
+    try:
+        for _ in range(1000):
+            lit[0] = None
+            run_scans(1)
+            now = gc.mem_free()
+            if allocated is None and lit[0] is not None:
+                allocated = start - lit[0] - serial.spent
+            scans.append([now - free, None if lit[0] is None else lit[0] - free, app.quiet()])
+            free = gc.mem_free()  # after the harness's own append
+            start += free - now
+            if app.quiet() and not serial.waiting():
+                break
+    finally:
+        strip.on_write = None
+        serial.spent = None
+    return {"scans": scans, "allocated": allocated}
+
+
 def handle(cmd):
     do = cmd["do"]
     if do == "run":
@@ -257,6 +317,8 @@ def handle(cmd):
         return {"error": app.calibrate(cmd.get("scans", 32))}
     elif do == "cut_power":
         chip.cut_after(cmd["after"], cmd.get("torn", True))
+    elif do == "landing":
+        return landing(cmd["set"], cmd.get("leave", 1024), cmd.get("traffic", "").encode())
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
     elif do == "ticks":  # the board's ticks_ms now

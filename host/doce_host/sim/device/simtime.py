@@ -3,7 +3,7 @@ in place of the unix port's before the firmware is imported): the unix port's, b
 which wrap as the ESP32's do, and the two waits, which pass the same time in fewer of the unix
 port's sleeps.
 
-- ticks_ms, ticks_add, ticks_diff: the ESP32 is a 32-bit port, so its ticks wrap at 2**30 ms,
+- ticks_ms, ticks_us, ticks_add, ticks_diff: the ESP32 is a 32-bit port, so its ticks wrap at 2**30 ms,
   about 12.4 days (extmod/modtime.c: MICROPY_PY_TIME_TICKS_PERIOD = MP_SMALL_INT_POSITIVE_MASK + 1),
   where the unix port's wrap at 2**62 and no test would ever see it. A board's ticks start at
   DOCE_SIM_TICKS (default 0) at power-on, so a test can start them just before the wrap. Past the
@@ -29,6 +29,7 @@ HALF = PERIOD >> 1
 MASK = PERIOD - 1
 start = int(os.getenv("DOCE_SIM_TICKS") or 0) & MASK  # the board's ticks_ms at power-on
 _zero = _unix.ticks_ms() if hasattr(_unix, "ticks_ms") else 0
+_zero_us = _unix.ticks_us() if hasattr(_unix, "ticks_us") else 0
 
 
 def board_ticks(ms):
@@ -38,6 +39,11 @@ def board_ticks(ms):
 
 def ticks_ms():
     return (start + _unix.ticks_ms() - _zero) & MASK
+
+
+def ticks_us():
+    """Microseconds, wrapping at 2**30 as ticks_ms do (the same MICROPY_PY_TIME_TICKS_PERIOD)."""
+    return (start * 1000 + _unix.ticks_us() - _zero_us) & MASK
 
 
 def _tick(value):
