@@ -52,6 +52,7 @@ hardware: $(BIN)/.installed $(BIN)/.hardware
 	$(BIN)/python -m doce_host.physics.drawing --faces > hardware/dice/faces.svg
 	PYTHONHASHSEED=0 nice -n 10 $(BIN)/python hardware/mechanics.py  # ezdxf orders some objects by hash
 	$(BIN)/python hardware/outputs.py mechanics
+	$(BIN)/python hardware/floor.py
 	nice -n 10 $(KICAD_PYTHON) hardware/pcb.py
 	$(KICAD_PYTHON) hardware/pcb.py --drc || true
 	$(BIN)/python hardware/outputs.py pcb

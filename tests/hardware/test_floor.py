@@ -1,0 +1,62 @@
+"""The floor under a hand (hardware/floor.py): the bow bound is recomputed from board.json and
+held against the air gap the field model allows."""
+
+import copy
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
+sys.path.insert(0, str(HARDWARE))
+_spec = importlib.util.spec_from_file_location("doce_floor", HARDWARE / "floor.py")
+floor = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(floor)
+import layout  # noqa: E402
+
+SPEC = json.loads((HARDWARE / "board.json").read_text())
+LAY = layout.Layout(SPEC)
+
+
+def with_sheet(depth_mm):
+    spec = copy.deepcopy(SPEC)
+    spec["physics"]["well_depth_mm"] = depth_mm
+    return layout.Layout(spec)
+
+
+def test_the_laminate_of_one_layer_is_the_plate_formula():
+    t, m = 2.0, floor.FR4
+    d, nu = floor.laminate([(t, m)])
+    assert d == pytest.approx(m["E_MPa"] * t ** 3 / (12 * (1 - m["nu"] ** 2)))
+    assert nu == pytest.approx(m["nu"])
+    # two halves of one material, bonded, are the whole; slipping, a quarter of it
+    assert floor.laminate([(1.0, m), (1.0, m)])[0] == pytest.approx(d)
+    assert floor.laminate([(1.0, m), (1.0, m)], bonded=False)[0] == pytest.approx(d / 4)
+
+
+def test_the_cell_bow_is_roarks_clamped_square_plate():
+    t, side = 1.8, 20.7  # the thinnest floor and widest well board.json allows
+    assert floor.worst_sizes(LAY) == pytest.approx((t, side))
+    assert floor.cell_bow(LAY) == pytest.approx(0.0611 * 20 * side ** 2 / (floor.FR4["E_MPa"] * t ** 3))
+
+
+def test_the_plate_model_converges_and_the_glue_matters():
+    coarse = floor.plate_bow(LAY, mesh_mm=5.0)
+    fine = floor.plate_bow(LAY)
+    assert fine["press"] == pytest.approx(coarse["press"], rel=0.1)
+    assert floor.plate_bow(LAY, bonded=False)["press"] > 2 * fine["press"]
+
+
+def test_a_thin_well_sheet_bows_beyond_the_air_gap():
+    """The check can fail: a 1 mm well sheet stiffens the floor far less."""
+    thin = floor.bow(with_sheet(1.0))
+    assert thin["total"] > floor.air_gap(LAY)[0]
+    assert thin["total"] > floor.bow(LAY)["total"]
+
+
+@pytest.mark.xfail(strict=True, reason="the floor bows beyond the air gap: supports under the free "
+                   "north and south edges are not designed yet (hardware/README.md, 'The floor under a hand')")
+def test_the_floor_bows_less_than_the_air_gap_under_a_press():
+    assert floor.bow(LAY)["total"] <= floor.air_gap(LAY)[0]
