@@ -35,7 +35,8 @@ def campaign_boards():
     s = SPEC["sensing"]
     baseline = s["baseline"] + rng.integers(-s["baseline_spread"], s["baseline_spread"] + 1, BOARD.channels)
     under = baseline[np.array(BOARD.square_channels)].reshape(BOARD.squares, 5)[np.arange(n) % BOARD.squares]
-    d = np.clip(np.rint(boards.read(bz)).astype(int) + under, 0, 0xFFFF) - under  # on this board's baselines, as read_u16 reads
+    d = np.rint(boards.read(bz)).astype(int)  # counts at the thresholds' gain (reading.Boards)
+    d = np.clip(d + under, 0, 0xFFFF) - under  # on this board's baselines, as read_u16 reads
     pieces, trits = campaign.reader.read(d)
     boards, want = [], []
     for frame in range(FRAMES):
