@@ -433,6 +433,7 @@ class App:
         cal.save(self.calibration_path)
         for name in TABLES:
             getattr(self.calibration, name)[:] = getattr(cal, name)
+        self.calibration.opposite[:] = cal.opposite
         self.calibration.measured = True
         if announce:
             self.emit({"event": "calibrated", "error": None})

@@ -24,6 +24,13 @@ the board's median. How far a healthy sensor may sit from it is the board file's
     about 15% for drift between parts and the ADC's bow.
   - It must also stay below present_above less those 2,730 counts: a magnet the scanner
     would read as present then always stands out, whatever its sensor's own offset.
+The ADC's gain: the thresholds follow it. The board file's are for a board whose empty
+sensors read `sensing.baseline` (32768); a board's own are scaled by its median over
+that, as the median is half the supply (the DRV5055's quiescent output is ratiometric)
+read through this chip's ADC, whose counts per volt differ by +-9 % chip to chip (Vref).
+Unscaled, a fixed threshold had to sit both below a seated magnet on the flattest chip and
+above a lifted one on the steepest: a die held tilted on its way down read as another
+piece (issue 23). `opposite` is the scaled absent_opposite_below, one for the board.
 Gain: each sensor's sensitivity is 28.5-31.5 mV/mT (SBAS640, 5.6 Magnetic
 Characteristics, A2 at 3.3 V), +-5%. An empty board cannot show it and it is not
 measured: `make physics` draws every sensor's sensitivity within that spread and checks
@@ -62,6 +69,7 @@ class Calibration:
         self.baseline = filled("H", board.channels, board.baseline)
         self.absent_below = filled("H", board.channels, board.absent_below)
         self.present_above = filled("H", board.channels, board.present_above)
+        self.opposite = array("H", [board.absent_opposite_below])  # not stored: it follows the baselines
         self.measured = False
 
     def load(self, path=PATH):
@@ -78,6 +86,7 @@ class Calibration:
         for i, name in enumerate(TABLES):
             start = len(MAGIC) + i * size
             getattr(self, name)[:] = array("H", data[start:start + size])
+        self.opposite[0] = scaled(self.board, median(self.board, self.baseline), self.board.absent_opposite_below)
         self.measured = True
         return None
 
@@ -103,7 +112,20 @@ class Calibration:
             return note
         for ch in range(len(self.baseline)):
             self.baseline[ch] = middle
+            self.absent_below[ch] = scaled(self.board, middle, self.board.absent_below)
+            self.present_above[ch] = scaled(self.board, middle, self.board.present_above)
+        self.opposite[0] = scaled(self.board, middle, self.board.absent_opposite_below)
         return None
+
+
+def scaled(board, middle, threshold):
+    """A board file threshold for a board whose median empty reading is `middle`."""
+    return threshold * middle // board.baseline
+
+
+def median(board, levels):
+    """The median of `levels` over the squares' channels."""
+    return sorted([levels[ch] for ch in board.square_channels])[len(board.square_channels) // 2]
 
 
 def measure(sensors, board, scans=32):
@@ -128,19 +150,22 @@ def measure(sensors, board, scans=32):
     if far:
         raise CalibrationError(outliers(board, far, means, middle))
     cal = Calibration(board)
+    present = scaled(board, middle, board.present_above)
     for k in range(len(means)):
         ch = board.square_channels[k]
         noise = high[ch] - low[ch]
-        absent = max(board.absent_below, 3 * noise)
-        if absent >= board.present_above:
+        absent = max(scaled(board, middle, board.absent_below), 3 * noise)
+        if absent >= present:
             raise CalibrationError("square %s is too noisy to read (%s sensor: %d counts)"
                                    % (square_name(board.grid, k // SENSORS_PER_SQUARE),
                                       "CNESW"[k % SENSORS_PER_SQUARE:][:1], noise))
         cal.baseline[ch] = means[k]
         cal.absent_below[ch] = absent
+        cal.present_above[ch] = present
     for ch in range(n):
         if board.square_of_channel[ch] == NO_SQUARE:
             cal.baseline[ch] = middle  # a spare multiplexer input: never classified
+    cal.opposite[0] = scaled(board, middle, board.absent_opposite_below)
     cal.measured = True
     return cal
 

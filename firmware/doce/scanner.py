@@ -47,6 +47,7 @@ class Scanner:
         self.baseline = calibration.baseline
         self.absent_below = calibration.absent_below
         self.present_above = calibration.present_above
+        self.opposite = calibration.opposite  # absent_opposite_below at this board's ADC gain
         self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN, WEAK (+1)
         self.square_read = bytearray(SENSORS_PER_SQUARE)  # read_square's answer
         n = board.squares
@@ -119,7 +120,7 @@ class Scanner:
         moving = ptr8(self.moving)
         between = int(BETWEEN)
         weak = int(WEAK) - 1  # + 1 for '+', + 2 for '-'
-        opposite = int(self.board.absent_opposite_below)
+        opposite = int(ptr16(self.opposite)[0])
         nowhere = int(NO_SQUARE)
         hold = int(HOLD_BETWEEN)
         for group in range(int(self.board.groups)):

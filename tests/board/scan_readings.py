@@ -22,6 +22,7 @@ class Calibration:
     baseline = array("H", given["baseline"])
     absent_below = array("H", [board.absent_below] * board.channels)
     present_above = array("H", [board.present_above] * board.channels)
+    opposite = array("H", [board.absent_opposite_below])
 
 
 levels = [0] * 8  # GPIO level by pin number: 0-3 select the input, 4-6 the group, 7 enables

@@ -61,6 +61,31 @@ def test_calibration_passes_across_the_adc_spread(offset):
             assert abs(cal.baseline[ch] - sensors.quiescent[ch]) <= sensors.noise
 
 
+
+@pytest.mark.parametrize("offset", [-5300, 0])
+def test_the_thresholds_follow_the_boards_adc_gain_and_survive_a_reboot(offset, tmp_path):
+    """The board's median empty reading is half the supply through its ADC: a chip whose
+    half supply reads 27,460 counts instead of 32,768 (Vref 1200 mV against ~1000) reads a
+    magnet 16 % fewer counts, so its thresholds are the board file's times the median over
+    `baseline` (issue 23: fixed ones let a die held tilted read as another piece). Stored
+    tables keep them; the one weak-opposite threshold, not stored, follows the baselines."""
+    from doce.calibration import Calibration, measure
+    b = fakes.board()
+    sensors = fakes.FakeSensors(b, offset=offset, seed=2)
+    cal = measure(sensors, b)
+    middle = sorted(cal.baseline[ch] for ch in b.square_channels)[len(b.square_channels) // 2]
+    assert abs(middle - (b.baseline + offset)) < fakes.SENSOR_SPREAD
+    for ch in b.square_channels:
+        assert cal.present_above[ch] == b.present_above * middle // b.baseline
+        assert cal.absent_below[ch] >= b.absent_below * middle // b.baseline  # or 3x its noise, if more
+    assert cal.opposite[0] == b.absent_opposite_below * middle // b.baseline
+    if offset:
+        assert cal.present_above[b.square_channels[0]] < b.present_above * 0.88
+    cal.save(str(tmp_path / "calibration.bin"))
+    again = Calibration(b)
+    assert again.load(str(tmp_path / "calibration.bin")) is None
+    assert again.opposite[0] == cal.opposite[0] and list(again.present_above) == list(cal.present_above)
+
 def test_a_dead_sensor_is_named():
     from doce.calibration import CalibrationError, measure
     b = fakes.board()

@@ -29,13 +29,14 @@ def campaign_boards():
     families = [name for name, _ in STATIC]
     n = FRAMES * BOARD.squares
     drawn = [campaign.draw(families[i % len(families)]) for i in range(n)]
-    boards = Boards(SPEC["physics"], n, campaign.rng)
+    boards = Boards(SPEC["physics"], n, campaign.rng, BOARD.baseline)
     bz = campaign._fields(boards, [(i, die, [pose], around) for i, (_, die, pose, around) in enumerate(drawn)], n)
     rng = np.random.default_rng(8)
     s = SPEC["sensing"]
     baseline = s["baseline"] + rng.integers(-s["baseline_spread"], s["baseline_spread"] + 1, BOARD.channels)
     under = baseline[np.array(BOARD.square_channels)].reshape(BOARD.squares, 5)[np.arange(n) % BOARD.squares]
-    d = np.clip(boards.read(bz) + under, 0, 0xFFFF) - under  # on this board's baselines, as read_u16 reads
+    d = np.rint(boards.read(bz)).astype(int)  # counts at the thresholds' gain (reading.Boards)
+    d = np.clip(d + under, 0, 0xFFFF) - under  # on this board's baselines, as read_u16 reads
     pieces, trits = campaign.reader.read(d)
     boards, want = [], []
     for frame in range(FRAMES):

@@ -263,7 +263,7 @@ def test_a_board_out_of_the_box_reads_from_its_own_32_read_baselines():
     misses some sensors by far more."""
     from doce_host.physics.reading import Boards
     rng = np.random.default_rng(5)
-    own, median = Boards(PH, 400, rng), Boards(PH, 400, rng, calibrated=False)
+    own, median = Boards(PH, 400, rng, BOARD.baseline), Boards(PH, 400, rng, BOARD.baseline, calibrated=False)
     one_read = own.read(np.zeros((400, 5)))  # one read's scatter about the 32-read baseline
     error = own.read(np.zeros((400, 5)), noise=False)  # the baseline's own error
     assert 0 < error.std() < one_read.std() / 3

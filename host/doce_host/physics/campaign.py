@@ -93,7 +93,10 @@ class Campaign:
         self.hole = spec["mechanics"]["jig"]["drill_mm"]
         self.pool = {kind: [dice.build(kind, spec["dice"], self.ph, self.rng, hole=self.hole) for _ in range(POOL)]
                      for kind in self.kinds}
-        self.per_mT = readout.counts_per_mT(self.ph)
+        # margins are in counts at the thresholds' gain (a board whose empty sensors read
+        # sensing.baseline, reading.Boards), quoted in mT for the middle chip's sensor
+        nominal = readout.counts(np.zeros(1), readout.Parts.nominal(self.ph, 1), self.ph)[0]
+        self.per_mT = readout.counts_per_mT(self.ph) * self.board.baseline / nominal
         self.tally = {name: Counter() for name, _ in STATIC + PATHS}
         self.margin = {}  # family -> smallest noiseless margin seen (counts): to reading right, or to another piece
         self.searched = {}  # family -> (margin counts, pose) of the searched worst case
@@ -180,7 +183,8 @@ class Campaign:
     def _read_static(self, family, n):
         drawn = [self.draw(family) for _ in range(n)]
         calibrated = family not in NEVER_CALIBRATED and (family != "empty" or self.rng.random() < 0.5)
-        boards = Boards(self.ph, n, self.rng, calibrated=calibrated, power_on_us=self.board.power_on_us)
+        boards = Boards(self.ph, n, self.rng, self.board.baseline, calibrated=calibrated,
+                        power_on_us=self.board.power_on_us)
         bz = self._fields(boards, [(i, d[1], [d[2]], d[3]) for i, d in enumerate(drawn)], n)
         clean = boards.read(bz, noise=False)
         settled, agree, previous = None, np.ones(n, bool), None
@@ -231,7 +235,8 @@ class Campaign:
                 path = poses.landing(ph, down, turn, tilt, toward, dx, dy)
             drawn.append((piece, self._die(piece), path))
         steps = max(len(p) for _, _, p in drawn)
-        boards = Boards(self.ph, n, rng, power_on_us=self.board.power_on_us)  # calibrated before any piece is read
+        # calibrated before any piece is read
+        boards = Boards(self.ph, n, rng, self.board.baseline, power_on_us=self.board.power_on_us)
         rows = np.arange(n * steps) // steps
         placed = [(np.arange(i * steps, (i + 1) * steps), die, path + [path[-1]] * (steps - len(path)), [])
                   for i, (_, die, path) in enumerate(drawn)]
@@ -255,7 +260,8 @@ class Campaign:
         fams = search.families(self.ph)
         for family, kind in SEARCHED.items():
             calibrated = family not in NEVER_CALIBRATED
-            boards = Boards(self.ph, n, self.rng, calibrated=calibrated, power_on_us=self.board.power_on_us)
+            boards = Boards(self.ph, n, self.rng, self.board.baseline, calibrated=calibrated,
+                        power_on_us=self.board.power_on_us)
             worst = (np.inf, None)
             for row in range(n):
                 piece = self.pieces[self.rng.integers(len(self.pieces))]

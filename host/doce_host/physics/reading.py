@@ -12,6 +12,10 @@ One row is one square (its five sensors C, N, E, S, W) on a board of its own:
   at its first empty board, doce/app.py), or never calibrated (one median for the whole
   board: calibration.Calibration.centre, here the median of the square's five and 120 more
   sensors drawn for the same board; the firmware reads no piece on it, only the empty board);
+- its gain: the firmware scales its thresholds by the board's median empty reading over
+  `sensing.baseline` (calibration.scaled), so a read here is divided by that ratio and
+  compared with the board file's thresholds (the same within a count; the scanner's
+  HOLD_BETWEEN band is not scaled, here it is, by at most 9 %);
 - each read: the supply its group has then (rail.py: the regulator's load regulation,
   what is left of the switch-on dip), the sensor's output noise, and the ADC's noise.
 """
@@ -26,7 +30,9 @@ CALIBRATION_READS = 32  # App.calibrate's scans (firmware/doce/app.py)
 
 
 class Boards:
-    def __init__(self, physics, n, rng, calibrated=True, power_on_us=400):
+    def __init__(self, physics, n, rng, reference, calibrated=True, power_on_us=400):
+        """`reference`: board.json sensing.baseline, the median empty reading at which the
+        board file's thresholds apply as they stand."""
         ph = self.physics = physics
         self.power_on_us = power_on_us
         self.n, self.rng = n, rng
@@ -39,17 +45,24 @@ class Boards:
         self.parts.supply = ph["sensor"]["supply_V"] - self.drop
         empty = readout.counts(np.zeros((n, 5)), self.parts, ph)
         sigma = _noise_sigma(ph)
+        board_rng = rng.spawn(1)[0]  # the rest of the board, for its median: leaves rng's own draws as they were
+        others = readout.Parts.draw(ph, (n, OTHERS), board_rng)
+        others.vref, others.inl = self.parts.vref, self.parts.inl
+        others.supply = ph["sensor"]["supply_V"] - board_rng.uniform(0, rail.switch_drop(ph), (n, OTHERS))
+        others = readout.counts(np.zeros((n, OTHERS)), others, ph)
+        self.gain = np.ones((n, 1))  # calibrating reads raw counts
         if calibrated:  # calibration.measure: the floor of the mean of `CALIBRATION_READS` reads
             self.baseline = np.zeros((n, 5), np.int64)
             total = sum(self.read(np.zeros((n, 5))) for _ in range(CALIBRATION_READS))
             self.baseline = total // CALIBRATION_READS
+            means = others + np.rint(board_rng.normal(0, sigma / np.sqrt(CALIBRATION_READS), others.shape))
+            board = np.concatenate([self.baseline, means], axis=1)  # every sensor's 32-read mean
+            middle = np.median(board, axis=1, keepdims=True)
         else:
-            others = readout.Parts.draw(ph, (n, OTHERS), rng)
-            others.vref, others.inl = self.parts.vref, self.parts.inl
-            others.supply = ph["sensor"]["supply_V"] - rng.uniform(0, rail.switch_drop(ph), (n, OTHERS))
-            board = np.concatenate([empty, readout.counts(np.zeros((n, OTHERS)), others, ph)], axis=1)
+            board = np.concatenate([empty, others], axis=1)
             board = board + np.rint(rng.normal(0, sigma, board.shape))  # one read of each, at boot
-            self.baseline = np.median(board, axis=1, keepdims=True)
+            self.baseline = middle = np.median(board, axis=1, keepdims=True)
+        self.gain = middle / reference
         self.calibrated = calibrated
 
     def read(self, bz, rows=None, noise=True):
@@ -65,7 +78,7 @@ class Boards:
             c = readout.counts(bz, parts, ph, readout.noise_volts(ph, bz.shape, rng)) + adc_noise(ph, bz.shape, rng)
         else:
             c = readout.counts(bz, parts, ph)
-        return c - self.baseline[rows]
+        return (c - self.baseline[rows]) / self.gain[rows]
 
 
 class Fields:
