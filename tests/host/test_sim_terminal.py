@@ -1,6 +1,7 @@
 """`doce sim --terminal`: typing moves dice in the simulated world."""
 
 import io
+import time
 
 from doce_host.sim.serial_sim import SerialSim
 from doce_host.sim.terminal import play
@@ -26,3 +27,24 @@ def test_the_buttons_press_chooses_who_plays(tmp_path):
     with SerialSim(tmp_path) as sim:
         play(sim, io.StringIO("press\npress\nquit\n"), out)
     assert "who plays: the board plays black at level 0" in out.getvalue()
+
+
+def test_what_the_board_says_is_waited_for_however_late_it_comes(tmp_path):
+    """On a loaded computer the board's words reach the simulator well after its lights change
+    (here: every chunk of its serial output 0.4 s late): each move is still shown with what the
+    board said about it, not before it has said it."""
+    out = io.StringIO()
+    with SerialSim(tmp_path) as sim:
+        sim.state()  # booted before its line slows down
+        to_host = sim._to_host
+
+        def late(data):
+            time.sleep(0.4)
+            to_host(data)
+
+        sim._to_host = late
+        play(sim, io.StringIO("c3 w4\nd4 b2\nb2 w3\nlift b2\nquit\n"), out)
+    text = out.getvalue()
+    said = ["white put a 4 on c3", "black put a 2 on d4", "refused: b2", "the board matches the game again"]
+    assert all(words in text for words in said), text  # the last, said after the lift, was lost
+    assert [text.index(words) for words in said] == sorted(text.index(words) for words in said)

@@ -69,6 +69,7 @@ class SerialSim(SimulatedBoard):
         self.hide_until = None  # output to hold back until this marker (a raw-REPL reboot)
         self.held = b""
         self.heard = []  # the events the board sent, as they passed by on the line
+        self.heard_seq = 0  # the last event number that passed by since the board booted
         self.line = b""
         self.to_board = bytearray()  # the host's bytes, waiting for their turn on the line
         self.line_free = 0.0  # when the line to the board can carry the next byte
@@ -114,6 +115,7 @@ class SerialSim(SimulatedBoard):
         self.device = device
         self.control, _ = self.listener.accept()
         self.boots += 1
+        self.heard_seq = 0  # a new boot numbers its events from 1 again
         self.generation += 1
         self.app_running = app  # without the app nothing scans, so the world waits for it
         self.at_repl = not app  # a stray Ctrl-A while the app runs is just a byte to it
@@ -268,9 +270,12 @@ class SerialSim(SimulatedBoard):
             line, self.line = self.line.split(b"\n", 1)
             if line.startswith(b'{"') and b'"event"' in line:
                 try:
-                    self.heard.append(json.loads(line))
+                    event = json.loads(line)
                 except ValueError:
-                    pass
+                    continue
+                self.heard.append(event)
+                if isinstance(event, dict) and isinstance(event.get("seq"), int):
+                    self.heard_seq = max(self.heard_seq, event["seq"])
 
     def take_events(self):
         """The events the board sent since last asked, as they passed by on the line."""
@@ -356,6 +361,19 @@ class SerialSim(SimulatedBoard):
         except SimError:
             return [(0, 0, 0)] * LED_COUNT
         return [tuple(c) for c in reply["leds"]]
+
+    def caught_up(self):
+        """Whether the board has read the dice where the hands left them, and every event it has
+        numbered has passed by on the line since: what a view waits for before it shows a move.
+        False while the board is off or still booting."""
+        try:
+            reply = self._ask({"do": "state"})
+        except SimError:
+            return False
+        state = reply["state"]
+        reads = dict(state["board"], **state["seen"])  # seen: where the sensors differ from the game
+        world = {square: piece for square, (piece, _) in self.hands.pieces.items()}
+        return {sq: p for sq, p in reads.items() if p is not None} == world and reply["said"] <= self.heard_seq
 
     def state(self):
         """The game as the board reports it to a host (docs/protocol.md, `state`)."""

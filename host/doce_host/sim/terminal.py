@@ -112,9 +112,14 @@ def typed_piece(short):
     return name if name in DICE else None
 
 
-def settle(sim, answer_within=0.3, quiet=0.1, longest=2.0):
-    """Wait until the board has answered a move: its lights and events stop changing
-    (`quiet` s after a change), or nothing has changed `answer_within` s on."""
+def settle(sim, answer_within=0.3, quiet=0.1, longest=2.0, reading=15.0):
+    """Wait until the board has answered a move: it has read the dice where the hands left them
+    and said all it has to say (at most `reading` s: a busy computer can hold the board back for
+    a while), then its lights and events stop changing (`quiet` s after a change), or nothing
+    has changed `answer_within` s on."""
+    end = time.monotonic() + reading
+    while not sim.caught_up() and time.monotonic() < end:
+        time.sleep(0.02)
     start = last_change = time.monotonic()
     seen, changed = (sim.leds(), len(sim.heard)), False
     while time.monotonic() - start < longest:

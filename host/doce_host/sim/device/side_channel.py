@@ -115,7 +115,8 @@ class Control:
                     result = {"error": "the app has not started yet"}
                 elif do == "state":
                     from doce.state import snapshot
-                    result = {"state": snapshot(app)}
+                    # said: the events it has numbered, for a view that waits until they have come by
+                    result = {"state": snapshot(app), "said": app.link.seq if app.link else 0}
                 else:
                     result = {"state": debug_state(app, self.chip)}
             else:
