@@ -589,5 +589,6 @@ COMMANDS = {
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
     "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
-    "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force")),
+    "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force",
+                                            "invite")),
 }

@@ -35,14 +35,19 @@ def command(link, request):
     try:
         return pair(app, peer, match, request)
     except (BadArgument, CommandError) as e:
-        refuse(app, peer, match, e)
+        if request.get("invite") is not True:  # an inviting board's friend waits for nothing yet
+            refuse(app, peer, match, e)
         raise
 
 
 def refuse(app, peer, match, e):
     """The friend's board, waiting for this one in `match`, is told it will not come, and why (the
     error's code; the rules when they are why), on the topic it reads for this board's moves;
-    retained, unless that topic holds this board's news of a match they play now."""
+    retained, so a friend's board off the broker now hears it when it is back. Nothing, if this board
+    plays that match with it: a request refused here changes nothing there."""
+    r = app.remote
+    if r and r.peer == peer and r.match == match:
+        return
     m = {"match": match, "refused": "bad_argument" if isinstance(e, BadArgument) else e.args[0]}
     if m["refused"] == "rules_mismatch":
         m["rules"] = app.tables.name
@@ -50,7 +55,7 @@ def refuse(app, peer, match, e):
     net = app.net
     if net.up:
         topic = "%s/%s/remote/%s" % (net.config.get("prefix") or "doce", peer, net.id)
-        net._publish(topic.encode(), json.dumps(m), not (app.remote and app.remote.peer == peer), 1)
+        net._publish(topic.encode(), json.dumps(m), True, 1)
 
 
 def pair(app, peer, match, request):

@@ -84,6 +84,7 @@ class Remote:
         self.refused = []  # why the friend's messages were refused since its last good one: each said once
         self.warn = None  # the newest of them, sent at the next scan
         self.declined = None  # the friend's board refused this match: its message, till said
+        self.heard = None  # the code of the last refusal said: the same again (retained, resent) is not news
 
     # -- the connection ------------------------------------------------------------------
 
@@ -108,7 +109,8 @@ class Remote:
         """Once a scan. Allocates nothing unless something changed."""
         if self.declined:
             self._declined()
-            return
+            if self.app.remote is not self:
+                return
         c = self.app.controller
         if self.fresh or c.mode is not self.mode:
             self._show(c)
@@ -224,7 +226,8 @@ class Remote:
             m = strict_json(self.app, msg)
             online = m.get("online") if isinstance(m, dict) else None
             if isinstance(online, bool):
-                self.again = self.again or online and not self.online  # back: it may be behind
+                # back: it may be behind (unless it left: its topic may hold a refusal for it now)
+                self.again = self.again or online and not self.online and not self.left
                 self.online = online
         elif topic == self.inbox and msg:  # empty: its retained message cleared (the organiser's tools do)
             m = read(self.app, msg)
@@ -246,9 +249,13 @@ class Remote:
             self.warn = why
 
     def _take(self, m):
-        if "refused" in m:  # its board will not play this match: said, and the pairing ends, at the next step
-            self.declined = m
+        if "refused" in m:  # its board will not play this match: said at the next step
+            if self.peer_n >= 0 or self._friend_played():
+                self._refuse(SAID_IT_PLAYS)  # no board refuses a match it plays: the match goes on
+            elif m["refused"] != self.heard:
+                self.declined = m
             return
+        self.declined = None  # the newest message says it all: a join after a refusal wins
         if m.get("ended"):
             self.left = True
             return
@@ -290,15 +297,26 @@ class Remote:
         self._save()
         self.app.controller.changed = True
 
+    def _friend_played(self):
+        """A play of the friend's is in this match here: it has joined it (recent holds the last KEEP
+        plays, and a board plays at most 3 in a row, so one of them is the friend's if any is)."""
+        for entry in self.recent:
+            if entry[1] == self.colour:
+                return True
+        return False
+
     def _declined(self):
-        """The friend's board refused the pairing: a player here is told why, in one event, and
-        nothing starts (the pairing ends: the board is for two players here again)."""
+        """The friend's board refused the pairing: a player here is told why, in one event. A match
+        in play on it (mid_round): this board waits on, for its player may finish it or force the
+        same code. Any other reason: nothing starts (the board is for two players here again)."""
         m, self.declined = self.declined, None
+        self.heard = m["refused"]
         event = {"event": "remote_refused", "peer": self.peer, "reason": m["refused"]}
         for key in ("rules", "rules_checksum"):
             if key in m:
                 event[key] = m[key]
-        self.end()
+        if m["refused"] != WAIT_FOR_FORCE:
+            self.end()
         self.app.emit(event)
 
     def _tell(self):
@@ -381,6 +399,8 @@ def strict_json(app, msg):
 
 
 KEYS = ("match", "n", "digest", "plays", "mismatch")
+WAIT_FOR_FORCE = "mid_round"  # a refusal the friend's player may undo with the same code, forced
+SAID_IT_PLAYS = "it refused a match it has said it plays"
 REFUSAL_KEYS = ("match", "refused", "rules", "rules_checksum")
 
 
@@ -394,16 +414,19 @@ def is_word(text, letters):
     return True
 
 
-def is_refusal(m):
-    """The friend's board refused this match (doce/pairing.py refused): why, as its error's code,
-    and its rules when they were why."""
+def is_refusal(m, own_checksum):
+    """The friend's board refused this match (doce/pairing.py refuse): why, as its error's code,
+    and, for rules_mismatch only and always, its rules: a name and a checksum not this board's."""
     for key in m:
         if key not in REFUSAL_KEYS:
             return False
-    return (is_word(m["refused"], "abcdefghijklmnopqrstuvwxyz_")
-            and ("rules" not in m or is_word(m["rules"], "abcdefghijklmnopqrstuvwxyz0123456789-")
-                 and m["rules"][0] != "-")  # as doce/tables.py takes a name
-            and ("rules_checksum" not in m or is_hex(m["rules_checksum"])))
+    if not is_word(m["refused"], "abcdefghijklmnopqrstuvwxyz_"):
+        return False
+    if m["refused"] != "rules_mismatch":
+        return "rules" not in m and "rules_checksum" not in m
+    rules, checksum = m.get("rules"), m.get("rules_checksum")
+    return (is_word(rules, "abcdefghijklmnopqrstuvwxyz0123456789-") and rules[0] != "-"  # as doce/tables.py
+            and is_hex(checksum) and int(checksum, 16) != own_checksum)
 
 
 def read(app, msg):
@@ -420,7 +443,8 @@ def read(app, msg):
     if "ended" in m:
         return m if m["ended"] is True and len(m) == 2 else "its end of the match is not {match, ended: true}"
     if "refused" in m:
-        return m if is_refusal(m) else "its refusal is not {match, refused: a word, rules, rules_checksum}"
+        return m if is_refusal(m, tables.checksum) else ("its refusal is not {match, refused: a word}, nor "
+                                                         "rules_mismatch with its own other rules and checksum")
     for key in m:
         if key not in KEYS:
             return "it has a key the protocol does not know"

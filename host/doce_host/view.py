@@ -237,21 +237,23 @@ def describe(event, state=None):
 
 
 # Why a friend's board refused a pairing: its error's code (docs/protocol.md, `remote`), in words.
+# (no_network never comes: a board with no broker tells no one.)
 REFUSED = {"rules_mismatch": "it plays other rules",
-           "mid_round": "a match is in play on it (its player may end it: join --force)",
-           "bad_argument": "the pairing it was given was not one it takes",
-           "no_network": "it has no broker set up"}
+           "mid_round": "a match is in play on it",
+           "bad_argument": "the pairing it was given was not one it takes"}
+# What this board does then: a match in play there may be finished, or the code forced (doce/remote.py)
+WAITING = "this board waits for it: its player may finish that match, or join again with --force"
+ENDED = "nothing started, invite it again once it is put right"
 
 
 def refused_words(event):
     """A remote_refused event: the friend's board will not play the match this board waited for."""
-    why = REFUSED.get(event.get("reason"))
-    if why is None:
-        why = "for a reason this host does not know (%s)" % printable(event.get("reason"))
-    if event.get("rules"):
-        why += " (%s, %s)" % (printable(event["rules"]), printable(event.get("rules_checksum")))
-    return "your friend's board %s refused the match: %s; nothing started, invite it again once it is put right" % (
-        printable(event.get("peer")), why)
+    reason = event.get("reason")
+    why = REFUSED.get(reason) or "for a reason this host does not know (%s)" % printable(reason)
+    if event.get("rules") and event.get("rules_checksum"):
+        why += " (%s, %s)" % (printable(event["rules"]), printable(event["rules_checksum"]))
+    then = WAITING if reason == "mid_round" else ENDED
+    return "your friend's board %s refused the match: %s; %s" % (printable(event.get("peer")), why, then)
 
 
 def remote_words(r):

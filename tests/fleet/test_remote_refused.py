@@ -1,14 +1,19 @@
 """A friend's board that refuses the pairing tells the inviting board why (doce/pairing.py), and
-the inviting board says it in one line and leaves the match it waited for (doce/remote.py): it
-no longer waits for a friend that will never come. What comes on the friend's topic is checked:
+the inviting board says it in one line (doce/remote.py): it leaves the match it waited for, or,
+for a match in play on the friend's board, waits on for a forced join. Only a friend that has not
+said it plays the match can refuse it. What comes on the friend's topic is checked:
 only this match's refusal, from the friend's own topic, in the protocol's shape, counts. Two
 simulated boards on a real Mosquitto."""
+
+import os
+import threading
 
 import pytest
 from fleet_helpers import link
 from remote_helpers import Pair, edges, events_of, publish
 from hands import looks
 from test_remote import other_rules, push_rules
+from waiting import HARD_CAP_S
 
 from doce_host.view import describe
 
@@ -71,8 +76,9 @@ def test_a_friend_with_a_match_in_play_refuses_and_the_inviting_board_says_so(pa
     assert reply["error"] == "mid_round"
     heard = refusals(pair)
     assert [(e["peer"], e["reason"]) for e in heard] == [("b2", "mid_round")]
-    assert "match is in play" in describe(heard[0])
-    assert pair.remote(pair.a) is None and pair.b.state()["board"] == {"c3": "white 4"}  # b2's game goes on
+    assert "match is in play" in describe(heard[0]) and "--force" in describe(heard[0])
+    # b2's game goes on, and b1 still waits for it: its player may finish that match, or force the code
+    assert pair.remote(pair.a)["match"] == "1a2b3c4d" and pair.b.state()["board"] == {"c3": "white 4"}
 
 
 def test_a_refusal_of_another_match_or_on_another_topic_changes_nothing(pair, mosquitto):
@@ -108,3 +114,195 @@ def test_a_refusal_not_in_the_protocols_shape_is_refused_itself_and_the_board_ke
     line = describe(heard[0])
     assert "some_new_reason" in line and "\n" not in line
     assert pair.remote(pair.a) is None
+
+
+# -- a refusal is for a match the friend has not joined, and it reaches the inviter ------------------
+
+
+def join(pair, match, colour="black", force=False):
+    """b2 joins b1's `match` (as `doce remote join CODE` asks it), the same rules on both."""
+    checksum = link(pair.b, cmd="hello")["rules_checksum"]
+    r = {"cmd": "remote", "peer": "b1", "colour": colour, "first": "white", "match": match,
+         "rules_checksum": checksum}
+    if force:
+        r["force"] = True
+    return link(pair.b, **r)
+
+
+def reinvite(pair):
+    """b1 and b2 play a match, a round begun on both; then b1 invites b2 to a new one, forced: the
+    first ends on b1 (b2 is told), and b1 waits for b2 in the new one. Its number."""
+    pair.pair()
+    pair.play(pair.a, "c3", "white 4")
+    match = os.urandom(4).hex()
+    checksum = link(pair.a, cmd="hello")["rules_checksum"]
+    assert link(pair.a, cmd="remote", peer="b2", colour="white", match=match, rules_checksum=checksum,
+                force=True)["ok"]
+    assert pair.until(lambda: pair.remote(pair.b)["connected"] is False)  # b2 heard b1 left the first
+    pair.a.take_events()
+    return match
+
+
+def test_a_refused_request_for_the_match_in_play_tells_the_friend_nothing(pair):
+    """On b2, mid-match with b1, a request for the same match with the wrong colour is refused
+    (mid_round): b2 plays on, so it must not tell b1 it refused that match."""
+    pair.pair()
+    match = pair.remote(pair.a)["match"]
+    pair.play(pair.a, "c3", "white 4")
+    pair.play(pair.b, "a1", "black 2")
+    assert join(pair, match, colour="white")["error"] == "mid_round"
+    # b2's next news comes after anything it sent before on that topic (MQTT keeps one client's order)
+    pair.play(pair.a, "e5", "white 3")
+    said = pair.a.take_events()
+    assert not [e for e in said if e["event"] in ("remote_refused", "warning")], said
+    assert pair.remote(pair.a)["plays"] == 3 and pair.remote(pair.b)["plays"] == 3
+
+
+def test_a_refusal_of_a_match_the_friend_said_it_plays_is_one_warning_and_play_goes_on(pair):
+    """A refusal of the match in play, after b2 has said it plays it (what an open room lets anyone
+    publish): one warning on b1, no remote_refused, and the match goes on."""
+    pair.pair()
+    match = pair.remote(pair.a)["match"]
+    pair.play(pair.a, "c3", "white 4")
+    pair.play(pair.b, "a1", "black 2")
+    pair.a.take_events()
+    for _ in range(3):
+        publish(pair.broker, "doce/b1/remote/b2", {"match": match, "refused": "mid_round"})
+    warnings = []
+    assert pair.until(lambda: warnings.extend(events_of(pair.a, "warning")) or warnings)
+    pair.play(pair.a, "e5", "white 3")  # its move goes, and b2 puts it down: play went on
+    said = warnings + pair.a.take_events()
+    assert [e["event"] for e in said if e["event"] in ("warning", "remote_refused")] == ["warning"], said
+    assert "said it plays" in warnings[0]["message"]
+    assert pair.remote(pair.a)["plays"] == 3 and pair.remote(pair.a)["connected"]
+
+
+@pytest.mark.parametrize("absence", ["wifi", "power"])
+def test_a_refusal_while_the_inviter_is_away_reaches_it_when_it_is_back(pair, absence):
+    """b1 invited b2 again (a new match), then left the broker (its Wi-Fi, or its power); b2, mid-round
+    in their first match, refuses the new code. The refusal waits at the broker, retained, for b1."""
+    match = reinvite(pair)
+    if absence == "wifi":
+        pair.a.command(do="wifi", up=False)
+        assert pair.until(lambda: not link(pair.a, cmd="net")["status"]["broker"])
+    else:
+        pair.a.cut_power()
+    assert join(pair, match)["error"] == "mid_round"
+    if absence == "wifi":
+        pair.a.command(do="wifi", up=True)
+    else:
+        pair.a.power_on()
+        assert pair.remote(pair.a)["match"] == match  # resumed from flash, waiting
+    heard = refusals(pair)
+    assert [(e["peer"], e["reason"]) for e in heard] == [("b2", "mid_round")], heard
+
+
+def test_the_friend_forcing_the_code_after_its_mid_round_refusal_pairs_the_two(pair):
+    """b2's refusal says: a match is in play, finish it or force the pairing. Its player forces the
+    same code, and the two boards play: b1 waited for it."""
+    pair.b.place("c3", "white 4")
+    assert pair.until(lambda: pair.b.state()["board"])
+    match = "4a5b6c7d"
+    invite(pair, match)
+    reply = join(pair, match)
+    assert reply["error"] == "mid_round" and "force" in reply["message"]
+    assert [e["reason"] for e in refusals(pair)] == ["mid_round"]
+    assert join(pair, match, force=True)["ok"]
+    assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+    pair.b.take_events()
+    pair.b.lift("c3")  # b2's own match is over: its board cleared for this one
+    pair.play(pair.a, "c3", "white 4")
+    assert pair.boards_agree()
+
+
+def test_a_join_after_a_refusal_in_the_same_poll_wins(pair):
+    """A refusal (other rules), then the friend's join of the same match (its rules put right), both
+    come while b1 is not scanning: the newest says it all, and the two play."""
+    match = "5a6b7c8d"
+    invite(pair, match)
+    publish(pair.broker, "doce/b1/remote/b2",
+            {"match": match, "refused": "rules_mismatch", "rules": "house", "rules_checksum": "0c2b1a9e"})
+    assert join(pair, match)["ok"]
+    assert pair.until(lambda: pair.remote(pair.a)["connected"])
+    assert not events_of(pair.a, "remote_refused")
+    assert pair.remote(pair.b)["connected"]
+
+
+@pytest.mark.parametrize("refusal", [
+    {"refused": "rules_mismatch"},  # no rules named
+    {"refused": "rules_mismatch", "rules": "house"},  # a name, no checksum
+    {"refused": "rules_mismatch", "rules_checksum": "0c2b1a9e"},  # a checksum, no name
+    {"refused": "mid_round", "rules": "house", "rules_checksum": "0c2b1a9e"},  # rules it was not refused for
+    "own",  # "other rules" that are b1's own
+])
+def test_a_refusal_that_contradicts_itself_is_warned_not_said(pair, refusal):
+    match = os.urandom(4).hex()
+    checksum = invite(pair, match)
+    if refusal == "own":
+        refusal = {"refused": "rules_mismatch", "rules": "standard", "rules_checksum": checksum}
+    publish(pair.broker, "doce/b1/remote/b2", dict(refusal, match=match))
+    said = []
+    assert pair.until(lambda: [e for e in said + pair.a.take_events() if said.append(e) is None
+                               and e["event"] in ("remote_refused", "warning")])
+    assert [e["event"] for e in said if e["event"] in ("remote_refused", "warning")] == ["warning"], said
+    assert pair.remote(pair.a)["match"] == match
+
+
+def test_a_burst_of_the_same_refusal_is_said_once(pair):
+    match = os.urandom(4).hex()
+    invite(pair, match)
+    for i in range(20):
+        publish(pair.broker, "doce/b1/remote/b2", {"match": match, "refused": "mid_round"}, retain=bool(i % 2))
+    publish(pair.broker, "doce/b1/remote/b2", {"match": match, "refused": "what"})  # after them all
+    heard = []
+    assert pair.until(lambda: heard.extend(events_of(pair.a, "remote_refused")) or "what" in str(heard))
+    assert [e["reason"] for e in heard] == ["mid_round", "what"], heard
+
+
+class Listener:
+    """Every message on one topic, from a client of the test's own."""
+
+    def __init__(self, broker, topic):
+        import paho.mqtt.client as mqtt
+        self.messages = []
+        subscribed = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.on_message = lambda c, u, m: self.messages.append(m.payload.decode())
+        self.client.on_subscribe = lambda *args: subscribed.set()
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+        self.client.subscribe(topic, qos=1)
+        assert subscribed.wait(HARD_CAP_S)
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def test_a_board_whose_own_invitation_fails_tells_no_one(pair):
+    """b1, mid-round, is asked to invite b2 (`doce remote invite`): refused here, and b2 waits for
+    nothing, so nothing is published for it. Forced, the next invitation goes out, after it."""
+    pair.a.place("c3", "white 4")
+    assert pair.until(lambda: pair.a.state()["board"] and link(pair.a, cmd="net")["status"]["broker"])
+    listener = Listener(pair.broker, "doce/b2/remote/b1")
+    try:
+        checksum = link(pair.a, cmd="hello")["rules_checksum"]
+        asked = {"cmd": "remote", "peer": "b2", "colour": "white", "rules_checksum": checksum, "invite": True}
+        assert link(pair.a, match="6a7b8c9d", **asked)["error"] == "mid_round"
+        assert link(pair.a, match="7a8b9c0d", force=True, **asked)["ok"]
+        assert pair.until(lambda: any("7a8b9c0d" in m for m in listener.messages))
+        assert not [m for m in listener.messages if "refused" in m], listener.messages
+    finally:
+        listener.close()
+
+
+def test_the_refusal_words_are_one_line_of_what_came():
+    for event in ({"event": "remote_refused", "peer": "b" * 64, "reason": "x" * 32},
+                  {"event": "remote_refused", "peer": "ben", "reason": "rules_mismatch", "rules": "house"},
+                  {"event": "remote_refused", "peer": "ben", "reason": "mid_round"}):
+        line = describe(event)
+        assert "\n" not in line and "None" not in line and event["peer"] in line, line
+    line = describe({"event": "remote_refused", "peer": "ben", "reason": "rules_mismatch", "rules": "house",
+                     "rules_checksum": "0c2b1a9e"})
+    assert "other rules (house, 0c2b1a9e)" in line and "invite it again" in line
+    assert "waits" in describe({"event": "remote_refused", "peer": "ben", "reason": "mid_round"})

@@ -31,12 +31,15 @@ def other(colour):
     return PLAYERS[1 - PLAYERS.index(colour)]
 
 
-def request(peer, colour, first, match, checksum, force=False):
-    """The `remote` request that pairs a board with `peer`, playing `colour`."""
+def request(peer, colour, first, match, checksum, force=False, invite=False):
+    """The `remote` request that pairs a board with `peer`, playing `colour`. `invite`: this board
+    is the first told, so `peer` waits for nothing yet, and a refusal here is told to no one."""
     r = {"cmd": "remote", "peer": peer, "colour": colour, "first": first, "match": match,
          "rules_checksum": checksum}
     if force:
         r["force"] = True
+    if invite:
+        r["invite"] = True
     return r
 
 
@@ -90,7 +93,7 @@ def pair_on_broker(room, white, black, first="white", force=False, timeout=5.0, 
     checksum = w["rules_checksum"]
     done = []
     for board, colour, peer in ((white, "white", black), (black, "black", white)):
-        r = request(peer, colour, first, match, checksum, force)
+        r = request(peer, colour, first, match, checksum, force, invite=not done)
         r.pop("cmd")
         reply = room.command(board, "remote", timeout=timeout, pump=pump, **r)
         if reply is None or not reply.get("ok"):
@@ -165,7 +168,8 @@ def cmd_invite(args):
         if me == args.friend:
             raise UsageError("%s is this board's own id: name your friend's board" % me)
         match = new_match()
-        ask(link, request(args.friend, args.colour, args.first, match, hello["rules_checksum"], args.force))
+        ask(link, request(args.friend, args.colour, args.first, match, hello["rules_checksum"], args.force,
+                          invite=True))
     code = code_of(me, match, other(args.colour), args.first, hello["rules_checksum"])
     if args.json:
         print(json.dumps({"code": code, "board": me, "friend": args.friend, "colour": args.colour,
