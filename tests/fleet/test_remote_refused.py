@@ -9,7 +9,7 @@ import os
 import threading
 
 import pytest
-from fleet_helpers import link
+from fleet_helpers import link, until_scanned
 from remote_helpers import Pair, edges, events_of, publish
 from hands import looks
 from test_remote import other_rules, push_rules
@@ -220,9 +220,15 @@ def test_a_join_after_a_refusal_in_the_same_poll_wins(pair):
     come while b1 is not scanning: the newest says it all, and the two play."""
     match = "5a6b7c8d"
     invite(pair, match)
-    publish(pair.broker, "doce/b1/remote/b2",
-            {"match": match, "refused": "rules_mismatch", "rules": "house", "rules_checksum": "0c2b1a9e"})
-    assert join(pair, match)["ok"]
+    listener = Listener(pair.broker, "doce/b1/remote/b2")
+    try:
+        publish(pair.broker, "doce/b1/remote/b2",
+                {"match": match, "refused": "rules_mismatch", "rules": "house", "rules_checksum": "0c2b1a9e"})
+        assert join(pair, match)["ok"]
+        # b2 alone scans until its join is at the broker: only then does b1 read, both at once
+        assert until_scanned(lambda: [m for m in listener.messages if match in m and "refused" not in m], pair.b)
+    finally:
+        listener.close()
     assert pair.until(lambda: pair.remote(pair.a)["connected"])
     assert not events_of(pair.a, "remote_refused")
     assert pair.remote(pair.b)["connected"]
