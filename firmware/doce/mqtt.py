@@ -137,6 +137,7 @@ class Session:
         self.wlen = 0  # bytes a write that would block left: the next write offers exactly these
         self.deadline = 0  # the broker must have answered by then (ANSWER_MS, then QUIET_MS)
         self.heard = False  # bytes came from the broker this scan
+        self.more = False  # the last read filled its chunk: more may be waiting in the socket
         self.up = False  # the broker has accepted us
         self.up_at = 0  # when it did
         self.shorts = 0  # connections in a row the broker ended within STABLE_MS of accepting them
@@ -322,9 +323,15 @@ class Session:
         if left < SKIP_SCAN:
             return True
         got = self.read(now, CHUNK)
+        self.more = got == CHUNK
         if got:
             self.pipe.inbox.extend(memoryview(self.scratch)[:got])
         return got is not False
+
+    def drained(self):
+        """All the broker has sent is read and acted on, as far as the board can tell (off the
+        broker: nothing more comes from the connection that was)."""
+        return not self.up or not self.more and not self.pipe.inbox and not self.skip
 
     def read(self, now, n):
         """At most n bytes into scratch: how many, None if none have come, False if the connection is over."""

@@ -107,7 +107,8 @@ class Remote:
 
     def step(self, now):
         """Once a scan. Allocates nothing unless something changed."""
-        if self.declined:
+        # A refusal waits till what came with it is read: a join after it, a chunk later, wins
+        if self.declined and self.net.drained():
             self._declined()
             if self.app.remote is not self:
                 return

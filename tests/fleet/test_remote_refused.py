@@ -215,15 +215,19 @@ def test_the_friend_forcing_the_code_after_its_mid_round_refusal_pairs_the_two(p
     assert pair.boards_agree()
 
 
-def test_a_join_after_a_refusal_in_the_same_poll_wins(pair):
+@pytest.mark.parametrize("between", [0, 300], ids=["together", "a_chunk_apart"])
+def test_a_join_after_a_refusal_that_came_with_it_wins(pair, between):
     """A refusal (other rules), then the friend's join of the same match (its rules put right), both
-    come while b1 is not scanning: the newest says it all, and the two play."""
+    come while b1 is not scanning: the newest says it all, and the two play. Also when other news
+    between them puts the join beyond the board's read of a scan (doce/mqtt.py CHUNK)."""
     match = "5a6b7c8d"
     invite(pair, match)
     listener = Listener(pair.broker, "doce/b1/remote/b2")
     try:
         publish(pair.broker, "doce/b1/remote/b2",
                 {"match": match, "refused": "rules_mismatch", "rules": "house", "rules_checksum": "0c2b1a9e"})
+        if between:  # the friend's status, as the broker may pass it on between the two
+            publish(pair.broker, "doce/b2/status", {"online": True, "note": "x" * between})
         assert join(pair, match)["ok"]
         # b2 alone scans until its join is at the broker: only then does b1 read, both at once
         assert until_scanned(lambda: [m for m in listener.messages if match in m and "refused" not in m], pair.b)
