@@ -425,6 +425,8 @@ def latency(board_run, heap_kib, live):
     # after a collection longer than the sleep: tests/fleet/test_idle_pace.py), so it costs only its excess.
     from doce.app import HEADROOM
     traffic = landing_with_traffic()
+    from landing_heap import search
+    searched, searched_moves, searched_count = search(rounds=2, climb=1)
     at_rest_us = max(0, gc_pause_us - sleep_us)
     print("    with traffic: a landing with %d requests on the wire allocates up to its light %.1f KB at most"
           % (traffic["requests"], traffic["allocated"] / 1024))
@@ -432,6 +434,11 @@ def latency(board_run, heap_kib, live):
           % ", ".join(traffic["cells"]))
     print("      parsing left out), against the %.0f KB free that gc.threshold keeps at rest (doce/app.py HEADROOM):"
           % (HEADROOM / 1024))
+    print("      searched (bench/landing_heap.py: random rounds, then other faces on the worst; %d landings with"
+          % searched_count)
+    print("      requests on the wire, which wait while a die lands): worst %.1f KB, %s, last die %s"
+          % (searched / 1024, "fits in HEADROOM/2" if searched <= HEADROOM // 2 else "DOES NOT FIT HEADROOM/2",
+             " ".join(searched_moves[-1])))
     print("      %s (%.0f%% of it); a collection at rest, after a quiet scan's read, takes"
           % ("fits" if traffic["allocated"] <= HEADROOM else "DOES NOT FIT",
              100 * traffic["allocated"] / HEADROOM))

@@ -38,11 +38,18 @@ CHOICE_MS = 4000  # before a match's first piece, a press shows who plays for th
 # Who plays, in the order the button steps through them: two players, then the board plays
 # black at level 0 to 3, then white at level 0 to 3, then two players again.
 CHOICES = 1 + 2 * 4
-# The free heap a die's landing finds, at least: what the board allocates from the die's first read
-# to its light with a host's requests on the wire, 12.5-14 KB measured in the simulator (its "landing"
-# command: tests/board/test_landing_heap.py, make bench), about twice that for margin. On the
-# reference module the heap is in PSRAM (make bench), where 32 KB kept free costs nothing.
+# The free heap a die's landing finds, at least. A landing does only its own work (LANDING_MS), at most
+# 1.6 KB to its light in the simulator (64-bit unix port), searched over random rounds (bench/
+# landing_heap.py: a round-winning die is the worst); a host's requests and a hint's thinking, 22-28 KB
+# when they ran in a landing, wait. On the reference module the heap is in PSRAM (make bench), where
+# 32 KB kept free costs nothing.
 HEADROOM = 32 * 1024
+# While a die lands the board does only the landing's own work (read, rules, lights): a host's
+# requests wait in the UART's ring (docs/protocol.md: one line at a time, which fits), the network,
+# the button and the opponent's or a hint's thinking wait too, for at most this long from the first
+# move since rest. What they allocate has no bound a board could promise (a hint's search, a module
+# loaded on first use, a burst of requests: bench/landing_heap.py); a landing's own work has one.
+LANDING_MS = 250
 if hasattr(gc, "threshold"):
     threshold, mem_free = gc.threshold, gc.mem_free
 else:  # CPython (the firmware's tests on fakes): its collector is not MicroPython's
@@ -113,6 +120,8 @@ class App:
                 emit({"event": "warning", "message": "journal cannot be written (%s)" % e})
         self.held = []  # the controller's events of this scan, sent once the lights show it
         self.resting = True  # nothing moving on the board at the last scan
+        self.moved_at = 0  # the tick of the first scan that read a move since the board rested
+        self.landing = False  # a move read less than LANDING_MS ago and the board not at rest yet
         self.holding = False
         self.controller = Controller(game, journal, self._event, waiting)
         self.lights = Lights(pixels, show, board)
@@ -165,24 +174,23 @@ class App:
             # still collects first (MicroPython v1.28.0 py/gc.c gc_alloc; py/modgc.c), so a die held
             # hovering while traffic arrives costs a collection at worst, never a MemoryError
             threshold(-1)
+            self.moved_at = now_ms
+        # (settled: the scan that hands the move on, the board quiet from here, lights it below)
+        self.landing = (settled or not self.quiet()) and ticks_diff(now_ms, self.moved_at) < LANDING_MS
         # The host's and the network's work after the read: a collection their allocations start at
         # rest (gc.threshold, below) then falls after a scan's read, never between a die's landing and
-        # the read that sees it
-        if self.link:
-            self.link.poll(now_ms)  # now_ms: to pace what it sends at the line's speed
-        if self.net:
+        # the read that sees it. While a die lands only what waits to go out moves (LANDING_MS).
+        if self.link:  # now_ms: to pace what it sends at the line's speed
+            self.link.flush(now_ms) if self.landing else self.link.poll(now_ms)
+        if self.net and not self.landing:
             self.net.poll(now_ms)  # a little of the network's work; it never waits
         if settled and not self.checking:  # in the dice check, the game does not see the board
             self._settled(now_ms)
         if self.checking:
             self.check.step(now_ms)
         else:
-            if self.versus and self.versus.step(c.game):  # a slice of its thinking, between scans
-                c.changed = True
-            if c.hint is not None:
-                self._step_hint(c)
-            if self.link and self.link.hints:
-                self.link.answer_hints()
+            if not self.landing:  # the thinking waits for the landing's light
+                self._think(c)
             self._render(now_ms)
         if self.calibrate_at is not None and self.quiet() and ticks_diff(now_ms, self.calibrate_at) >= 0:
             self._calibrate_self(now_ms)
@@ -294,7 +302,10 @@ class App:
           a double press  after a match, the next match, swapping between a match against the
                           board (it plays the colour that does not open) and one for two players;
                           otherwise on an empty board, the dice check; in it, back to the game
-        A short press acts once no second press has followed within DOUBLE_PRESS_MS."""
+        A short press acts once no second press has followed within DOUBLE_PRESS_MS. While a die
+        lands (LANDING_MS) the button is read at the next scan: it is sampled, so nothing is lost."""
+        if self.landing:
+            return
         if down:
             if self.pressed_at is None:
                 self.pressed_at, self.long_press = now_ms, False
@@ -368,12 +379,18 @@ class App:
         c.hint = Hint(self.tables, g.to_move)
         c.changed = True
 
-    def _step_hint(self, c):
-        h = c.hint
-        if h.step(c.game):
+    def _think(self, c):
+        """A slice of the opponent's or a hint's thinking, between scans; hints answered once chosen."""
+        if self.versus and self.versus.step(c.game):
             c.changed = True
-        if h.over:
-            c.hint = None
+        h = c.hint
+        if h is not None:
+            if h.step(c.game):
+                c.changed = True
+            if h.over:
+                c.hint = None
+        if self.link and self.link.hints:
+            self.link.answer_hints()
 
     def play_against(self, colour=None, level=3, remember=True):
         """From now on the board plays `colour` (WHITE or BLACK) at `level`; None: two players.
