@@ -154,7 +154,7 @@ def test_dice_tipped_flat_onto_an_edge_never_settle_as_another_piece():
     settled as black's blocker at 9.6 degrees: its centre and south magnets just present
     (14,428 and 17,799 counts, noiseless, at the reference gain), its north magnet lifted
     just below absent_below 6,781 (6,596) and its west magnet weak opposite the centre (9,000),
-    so none. With absent_below 6,300 and present_above 14,500 its centre reads between and
+    so none. With absent_below 6,150 and present_above 14,650 its centre reads between and
     its north magnet weak of the centre's sign: unsettled until it lies flat."""
     from doce_host.physics.campaign import Campaign
     campaign = Campaign(SPEC, seed=0)
