@@ -137,3 +137,29 @@ def test_a_die_held_tilted_on_its_way_down_never_reads_as_another_piece():
     settled = READER.settled(READER.pieces(READER.classes(boards.read(bz, rows))))
     wrong = [piece_name(int(p)) for p in list(clean) + settled if p not in (EMPTY, UNSETTLED, piece_value(piece))]
     assert not wrong and margin > 0, (wrong, margin / campaign.per_mT, pose)
+
+
+# The campaign's draw (Campaign(seed=0).run(100000, 10000): make physics) at its 76th chunk of
+# paths, 78 edge landings, where the gain-following thresholds of cdb2343 still settled one wrong.
+LANDINGS_AT = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 2014130281,
+               "state": {"state": 76685783588346852462572038415138648875,
+                         "inc": 87136372517582989555478159403783844777}}
+
+
+def test_dice_tipped_flat_onto_an_edge_never_settle_as_another_piece():
+    """The 78 edge landings `make physics` drew there (dice, boards, paths and every read's
+    noise, from the campaign's own stream), read at every 0.05 mm with the firmware's
+    debounce: none settles as another piece. On cdb2343's thresholds its 8th, a black 4
+    tipping flat about its south edge (turned 1.9 degrees, 0.1 mm W and 0.2 mm N of centre),
+    settled as black's blocker at 9.6 degrees: its centre and south magnets just present
+    (14,428 and 17,799 counts, noiseless, at the reference gain), its north magnet lifted
+    just below absent_below 6,781 (6,596) and its west magnet weak opposite the centre (9,000),
+    so none. With absent_below 6,150 and present_above 14,650 its centre reads between and
+    its north magnet weak of the centre's sign: unsettled until it lies flat."""
+    from doce_host.physics.campaign import Campaign
+    campaign = Campaign(SPEC, seed=0)
+    campaign.rng.bit_generator.state = LANDINGS_AT
+    campaign._read_paths("landing on an edge", 78)
+    tally = campaign.tally["landing on an edge"]
+    assert tally["wrong"] == 0 and campaign.margin["landing on an edge"] > 0, (
+        dict(tally), campaign.margin["landing on an edge"] / campaign.per_mT)
