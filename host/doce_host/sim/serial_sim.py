@@ -199,12 +199,16 @@ class SerialSim(SimulatedBoard):
             except (OSError, ValueError):
                 continue  # a descriptor closed under us: power went off, or we are closing
             for fd in ready:
+                boot, on = self.generation, self.device is not None  # before the read: see below
                 try:
                     data = os.read(fd, BRIDGE_BUFFER - len(self.to_board) if fd == self.user else 4096)
                 except OSError:
                     data = b""
                 if fd == self.user:
-                    if self.device is not None:  # to a board that is off, bytes are lost, not kept for its next boot
+                    # To a board that is off, bytes are lost, not kept for its next boot: the board
+                    # must have been on, the same boot, from before the read (power_on drains what
+                    # came while it was off) to after it
+                    if on and self.device is not None and self.generation == boot:
                         self._from_host(data)
                 elif data:
                     self._to_host(data)
