@@ -180,8 +180,10 @@ class App:
         # The host's and the network's work after the read: a collection their allocations start at
         # rest (gc.threshold, below) then falls after a scan's read, never between a die's landing and
         # the read that sees it. While a die lands only what waits to go out moves (LANDING_MS).
-        if self.link:  # now_ms: to pace what it sends at the line's speed
-            self.link.flush(now_ms) if self.landing else self.link.poll(now_ms)
+        if self.link and self.landing:  # now_ms: to pace what it sends at the line's speed
+            self.link.flush(now_ms)
+        elif self.link:
+            self.link.poll(now_ms)
         if self.net and not self.landing:
             self.net.poll(now_ms)  # a little of the network's work; it never waits
         if settled and not self.checking:  # in the dice check, the game does not see the board
