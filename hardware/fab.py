@@ -31,15 +31,29 @@ LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground 
 
 # LCSC's part numbers for the MPNs of schematic.py, as JLCPCB's parts library lists them.
 # A part left out here is matched by its Comment (the MPN) when the order is placed; README
-# ("Assembly") says which are missing and why. The two added last are from these pairings:
+# ("Assembly") says which are missing and why. Those added since the first list, and the
+# public record that pairs each number with its exact MPN (none checked on lcsc.com itself):
 #   C105588  YAGEO RC0603FR-07100RL: the "LCSC Part Number" field (with its lcsc.com product link)
-#            of a published KiCad design's 100 Ohm 0603 resistor; not checked on lcsc.com itself
+#            of a published KiCad design's 100 Ohm 0603 resistor
 #   C15850   Samsung CL21A106KAYNNNE: LCSC's own datasheet file for it,
 #            datasheet.lcsc.com/szlcsc/Samsung-Electro-Mechanics-CL21A106KAYNNNE_C15850.pdf
+#   C131941  TI TPS22918DBVR: JLCPCB's part page address, jlcpcb.com/partdetail/
+#            TexasInstruments-TPS22918DBVR/C131941, in a published design's BOM (and the same
+#            pairing in three other published designs' BOMs)
+#   C29936   Samsung CL10B105KA8NNNC: LCSC's own datasheet file for it, datasheet.lcsc.com/szlcsc/
+#            1811071810_Samsung-Electro-Mechanics-CL10B105KA8NNNC_C29936.pdf (a published KiCad
+#            design's "LCSC" field), and LCSC's product address .../product-detail/Multilayer-Ceramic-
+#            Capacitors-MLCC-SMD-SMT_Samsung-Electro-Mechanics-CL10B105KA8NNNC_C29936.html
+#   C105881  YAGEO RC0603FR-07330RL: LCSC's own datasheet file for it,
+#            datasheet.lcsc.com/szlcsc/YAGEO-RC0603FR-07330RL_C105881.pdf (a published KiCad
+#            design's "LCSC" field), and the same pairing in a JLCPCB-exported BOM
+#   C93157   Omron B3F-1000: LCSC's product address, lcsc.com/product-detail/
+#            Tactile-Switches_OMRON_B3F-1000_B3F-1000_C93157.html, in a published design's BOM
 LCSC = {"CD74HC4067M96": "C496123", "SN74HC138DR": "C6818", "DRV5055A2QDBZR": "C266131",
         "AO3401A": "C15127", "SN74AHCT1G125DBVR": "C7484", "WS2812B-2020": "C965555",
         "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589",
-        "RC0603FR-07100RL": "C105588", "CL21A106KAYNNNE": "C15850"}
+        "RC0603FR-07100RL": "C105588", "CL21A106KAYNNNE": "C15850", "TPS22918DBVR": "C131941",
+        "CL10B105KA8NNNC": "C29936", "RC0603FR-07330RL": "C105881", "B3F-1000": "C93157"}
 # JLCPCB's parts library draws some packages turned from KiCad's (IPC-7351) zero: the CPL adds
 # this many degrees to KiCad's rotation, by footprint name, first match. The figures are the
 # community's tables of checked corrections: matthewlai/JLCKicadTools cpl_rotations_db.csv

@@ -142,3 +142,11 @@ def test_the_gate_resistors_and_the_bulk_capacitor_have_lcsc_numbers():
     lcsc = {r[1]: r[3] for r in rows("doce-bom-jlcpcb.csv")[1:]}
     assert lcsc["R12,R13,R14,R15,R16,R17,R18,R19"] == "C105588"
     assert lcsc["C170"] == "C15850"
+
+
+def test_only_the_parts_without_a_source_lack_an_lcsc_number():
+    """The load switch, 1 uF, 330 Ohm and button have numbers paired with their exact MPNs (fab.py
+    cites each); the 100 uF and U1's two sockets have none that a source pairs with our part."""
+    lcsc = {r[1]: r[3] for r in rows("doce-bom-jlcpcb.csv")[1:]}
+    assert (lcsc["U12"], lcsc["C168"], lcsc["R9"], lcsc["SW1"]) == ("C131941", "C29936", "C105881", "C93157")
+    assert sorted(d for d, number in lcsc.items() if not number) == ["C169", "U1"]
