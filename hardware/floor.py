@@ -3,12 +3,12 @@
     python hardware/floor.py      # prints the bound (run by `make hardware`)
 
 The floor (bare FR-4, physics.floor_mm) carries the well sheet (acrylic, physics.well_depth_mm
-thick, a well_mm hole under every square) glued on it, and rests on shims at the plate's six
+thick, a well_mm hole under every square) glued on it, and rests on shims at the plate's
 holes only (layout.plate_holes). Two parts of the bow, added:
 
 - global: the plate as a Kirchhoff plate (scikit-fem, Morley elements) whose stiffness is the
   bonded laminate's where the well sheet has material and the bare floor's under a well, held
-  at the six holes' centres, pressed at every mesh point of the plate in turn, the most the
+  at the holes' centres, pressed at every mesh point of the plate in turn, the most the
   floor comes down over any sensor kept; plus the weight of the plate and a die on every square;
 - local: one well's floor as a square plate clamped by its ribs under a point load at its
   centre (Roark's Formulas for Stress and Strain, 7th ed., Table 11.4 case 8b, a/b = 1:

@@ -110,11 +110,16 @@ class Layout:
     # --- holes ------------------------------------------------------------------------------
     def plate_holes(self):
         """M3 holes through the well sheet, the plate, its spacers and the PCB: the plate's
-        corners and the middles of its west and east edges."""
+        corners, the middles of its west and east edges, and two on each of the north and south
+        edges, on the ribs either side of the middle file: halfway between the turn LEDs, which
+        sit in the same border (hardware/floor.py: how far a press bows the plate)."""
         x0, y0, x1, y1 = self.plate_box
         i = self.mech["hole_inset_mm"]
+        mid = self.square_centre(self.spec["leds"]["turn_files"][1] + "1")[0]
+        ribs = (mid - self.pitch / 2, mid + self.pitch / 2)
         return [(x0 + i, y0 + i), (x1 - i, y0 + i), (x1 - i, y1 - i), (x0 + i, y1 - i),
-                (x0 + i, (y0 + y1) / 2), (x1 - i, (y0 + y1) / 2)]
+                (x0 + i, (y0 + y1) / 2), (x1 - i, (y0 + y1) / 2)] + [
+                (x, y) for y in (y0 + i, y1 - i) for x in ribs]
 
     def pcb_holes(self):
         """Every hole in the PCB: the plate's, and two at the strip's far corners (standoffs only)."""

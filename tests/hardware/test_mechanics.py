@@ -217,7 +217,7 @@ def test_the_bom_follows_a_changed_board_file():
     assert "8 mm opal acrylic" in rows["PL2"]["part"]
     assert "1 + 0.3 at each" in rows["SP1"]["notes"]
     # 8 + 2 + 1.3 + 1.6 = 12.9 mm clamped: 16 mm leaves 3.1 mm of thread
-    assert "6 x 16 mm through the well sheet" in rows["SC1"]["part"]
+    assert "%d x 16 mm through the well sheet" % len(LAY.plate_holes()) in rows["SC1"]["part"]
 
 
 def test_the_shims_stack_to_the_spacer():
