@@ -112,7 +112,7 @@ def run():
                 emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
                 time.sleep_ms(100)
             if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
-                if link.queue or link.n:  # a host talking: answer at full pace
+                if link.backlog or link.n:  # a host talking: answer at full pace
                     busy_at = now
                 pause = period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else idle
                 # A step longer than a usual quiet one by its excess (a collection at rest,

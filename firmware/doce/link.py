@@ -31,8 +31,18 @@ BYTES_PER_STEP = 256  # so a flood of input cannot stall the scan loop
 # than it estimates the FIFO has room for, a part of a long reply per step, never waiting.
 TX_FIFO = 128  # ESP32 TRM, UART: a 128-byte TX FIFO
 BYTES_PER_S = 11520  # 115200 baud (ports/esp32/uart.h), 8N1: ten bits a byte
-TX_BACKLOG = 1024  # output waiting: past this the board reads no new request until it drains
-TX_LIMIT = 8192  # past this (a host asking faster than the line carries) it writes and waits
+# What waits to go out is kept in one buffer, allocated at boot: a burst of requests costs the
+# heap nothing more than one reply's text at a time (a list of reply strings, each a run of heap
+# of its own, grew with the burst). The longest message (rules_get, 5.5 KB) fits.
+TX_BUFFER = 8192
+TX_BACKLOG = 1024  # while more waits to go out, a request is refused with busy, not carried out
+# The board reads the host's bytes while the buffer keeps this much free: the refusal of the line
+# being read (its command and id, at most a line, echoed) and a scan's events (a play, its
+# round_end and match_end). Past it the bytes wait in the UART's ring, and what the ring cannot
+# hold is lost: only a host that goes on sending after a burst's refusals gets there.
+REFUSAL_ROOM = 384
+EVENT_ROOM = 512
+READ_ROOM = REFUSAL_ROOM + EVENT_ROOM
 NEWLINE = b"\n"
 LATER = "later"  # a command's result when its reply goes in a later scan (hint)
 MAX_HINTS = 4  # hint requests waiting for the answer at once
@@ -60,9 +70,10 @@ class Link:
         self.seq = 0
         self.transfer = None  # a rules transfer in progress: [bytearray, received, checksum]
         self.reboot_asked = False
-        self.queue = []  # lines waiting to go out (bytes, then NEWLINE), oldest first
-        self.sent = 0  # bytes of queue[0] already written
-        self.backlog = 0  # bytes waiting in the queue
+        self.tx = bytearray(TX_BUFFER)  # a ring: bytes waiting to go out, from tx[head], backlog of them
+        self.txv = memoryview(self.tx)
+        self.head = 0
+        self.backlog = 0
         self.fifo = 0  # bytes we reckon are still in the transmit FIFO
         self.fifo_at = None  # when we last reckoned
         self.net = None  # doce.net.Net on a board with Wi-Fi: it sends the events to the broker too
@@ -72,7 +83,7 @@ class Link:
 
     @property
     def reboot_pending(self):
-        return self.reboot_asked and not self.queue  # once the reply has gone out
+        return self.reboot_asked and not self.backlog  # once the reply has gone out
 
     # -- bytes in -------------------------------------------------------------------
 
@@ -81,8 +92,8 @@ class Link:
         nothing when there is nothing to send or take."""
         self.flush(now_ms)
         for _ in range(BYTES_PER_STEP):
-            if self.backlog > TX_BACKLOG:
-                return  # answer first what was asked: the host waits for its replies anyway
+            if TX_BUFFER - self.backlog < READ_ROOM:
+                return  # the bytes wait in the ring until replies have gone out
             if not self._readable() or not self.stream.readinto(self.one):
                 return
             self._byte(self.one[0])
@@ -114,16 +125,33 @@ class Link:
 
     def send(self, message):
         data = as_bytes(json.dumps(message))
-        self.queue.append(data)
-        self.queue.append(NEWLINE)
-        self.backlog += len(data) + 1
-        while self.backlog > TX_LIMIT:  # a flood: write the oldest out whole, and wait for it
-            self._write(len(self.queue[0]) - self.sent)
+        self._put(data)
+        self._put(NEWLINE)
+
+    def _put(self, data):
+        """data into the ring. One that does not fit (events after a flood's refusals: never
+        dropped) has the oldest bytes written out first, waiting for the FIFO."""
+        n = len(data)
+        if n > TX_BUFFER:  # never, by the sizes above; still whole, in order
+            self.flush_all()
+            self.out.write(data)
+            return
+        while TX_BUFFER - self.backlog < n:
+            self._write(self.backlog)
+        end = self.head + self.backlog
+        end = end - TX_BUFFER if end >= TX_BUFFER else end
+        first = TX_BUFFER - end
+        if first >= n:
+            self.tx[end:end + n] = data
+        else:
+            self.tx[end:] = data[:first]
+            self.tx[:n - first] = data[first:]
+        self.backlog += n
 
     def flush(self, now_ms=None):
         """Write what the transmit FIFO has room for, by our reckoning of how much of what we
         wrote before has gone out since (all of it, at most a FIFO's worth, without a clock)."""
-        if not self.queue:
+        if not self.backlog:
             return
         if now_ms is None or self.fifo_at is None:
             self.fifo = 0
@@ -131,24 +159,24 @@ class Link:
             self.fifo = max(0, self.fifo - ticks_diff(now_ms, self.fifo_at) * BYTES_PER_S // 1000)
         self.fifo_at = now_ms
         room = TX_FIFO - self.fifo
-        while room > 0 and self.queue:
-            room -= self._write(min(room, len(self.queue[0]) - self.sent))
+        if room > 0:
+            self._write(min(room, self.backlog))
 
     def _write(self, n):
-        head = self.queue[0]
-        self.out.write(head[self.sent:self.sent + n] if n < len(head) else head)
-        self.sent += n
-        self.fifo += n
-        self.backlog -= n
-        if self.sent >= len(head):
-            self.queue.pop(0)
-            self.sent = 0
-        return n
+        """The oldest n waiting bytes out (in two writes where the ring wraps)."""
+        while n > 0:
+            k = min(n, TX_BUFFER - self.head)
+            self.out.write(self.txv[self.head:self.head + k])
+            self.head = self.head + k if self.head + k < TX_BUFFER else 0
+            self.backlog -= k
+            self.fifo += k
+            n -= k
+        if not self.backlog:
+            self.head = 0
 
     def flush_all(self):
         """Write everything waiting (the harness, between its commands; never the loop)."""
-        while self.queue:
-            self._write(len(self.queue[0]) - self.sent)
+        self._write(self.backlog)
 
     def event(self, event):
         self.seq += 1
@@ -194,6 +222,8 @@ class Link:
         ident = request.get("id")
         if ident is not None and not is_id(ident):  # echoed in the reply, which must stay JSON: refused, not echoed
             return self.reply(cmd, None, error="bad_argument", message="id is a finite number or a string")
+        if self.to is None and self.backlog > TX_BACKLOG:  # a burst: changes nothing, ask again
+            return self.reply(cmd, ident, error="busy", message="wait for the replies, then ask again")
         command = COMMANDS.get(cmd)
         if command is None:
             return self.reply(cmd, ident, error="unknown_command",

@@ -45,7 +45,7 @@ class App:
         self.clock = clock
         self.moving = set(moving)
         self.collecting = set(collecting)
-        self.link = types.SimpleNamespace(queue=[], n=0)
+        self.link = types.SimpleNamespace(backlog=0, n=0)
         self.link_busy = set(link_busy)
         self.board = types.SimpleNamespace(pins={"button": 0}, scan_period_ms=1, idle_scan_period_ms=IDLE_MS)
         self.emit = lambda event: None
@@ -58,7 +58,7 @@ class App:
             self.clock.now += COLLECTION_MS
         self.changed = any(t <= now < t + 30 for t in self.moving)
         busy = any(t <= now < t + 30 for t in self.link_busy)
-        self.link.queue = [b"reply"] if busy else []
+        self.link.backlog = 5 if busy else 0
 
     def button(self, pressed, now):
         pass

@@ -195,14 +195,14 @@ def run_scans(n):
 def drain(output=True, limit=20000):
     """Scan until the host's bytes are all read and (output) the board's output has gone out."""
     for _ in range(limit):
-        if rebooted or not (serial.waiting() or output and app.link.queue):
+        if rebooted or not (serial.waiting() or output and app.link.backlog):
             return
         run_scans(1)
 
 
 def hand_over():
     """What the link has still to send, handed over whole and not charged to the loop."""
-    if app is not None and app.link.queue:
+    if app is not None and app.link.backlog:
         serial.handing_over = True
         app.link.flush_all()
         serial.handing_over = False
