@@ -35,7 +35,7 @@ BYTES_PER_S = 11520  # 115200 baud (ports/esp32/uart.h), 8N1: ten bits a byte
 # heap nothing more than one reply's text at a time (a list of reply strings, each a run of heap
 # of its own, grew with the burst). The longest message (rules_get, 5.5 KB) fits.
 TX_BUFFER = 8192
-TX_BACKLOG = 1024  # while more waits to go out, a request is refused with busy, not carried out
+TX_BACKLOG = 1024  # while more waits to go out, a second request is refused with busy, not carried out
 # The board reads the host's bytes while the buffer keeps this much free: the refusal of the line
 # being read (its command and id, at most a line, echoed) and a scan's events (a play, its
 # round_end and match_end). Past it the bytes wait in the UART's ring, and what the ring cannot
@@ -76,6 +76,9 @@ class Link:
         self.backlog = 0
         self.fifo = 0  # bytes we reckon are still in the transmit FIFO
         self.fifo_at = None  # when we last reckoned
+        # While more than TX_BACKLOG waits to go out, one request is carried out: the bytes still to
+        # write before its reply is out. A request that comes before then is a burst's.
+        self.behind = 0
         self.net = None  # doce.net.Net on a board with Wi-Fi: it sends the events to the broker too
         self.network = None  # wifi, mqtt and net go to it: (link, request) -> result
         self.to = None  # where replies go instead of the USB port (net: a command that came by MQTT)
@@ -115,6 +118,8 @@ class Link:
                 self.reply(None, None, error="line_too_long", message="a line is at most %d bytes" % MAX_LINE)
             elif n:
                 self.handle(self.buf, n)
+                if self.behind < 0:
+                    self.behind = self.backlog
         elif self.n < MAX_LINE:  # a CR is kept: JSON allows it between tokens, never in a string
             self.buf[self.n] = b
             self.n += 1
@@ -169,6 +174,8 @@ class Link:
             self.out.write(self.txv[self.head:self.head + k])
             self.head = self.head + k if self.head + k < TX_BUFFER else 0
             self.backlog -= k
+            if self.behind > 0:
+                self.behind = self.behind - k if self.behind > k else 0
             self.fifo += k
             n -= k
         if not self.backlog:
@@ -222,8 +229,10 @@ class Link:
         ident = request.get("id")
         if ident is not None and not is_id(ident):  # echoed in the reply, which must stay JSON: refused, not echoed
             return self.reply(cmd, None, error="bad_argument", message="id is a finite number or a string")
-        if self.to is None and self.backlog > TX_BACKLOG:  # a burst: changes nothing, ask again
-            return self.reply(cmd, ident, error="busy", message="wait for the replies, then ask again")
+        if self.to is None and self.backlog > TX_BACKLOG:
+            if self.behind:  # a burst: changes nothing, ask again
+                return self.reply(cmd, ident, error="busy", message="wait for the replies, then ask again")
+            self.behind = -1  # carried out: a host that waits for each reply is never refused
         command = COMMANDS.get(cmd)
         if command is None:
             return self.reply(cmd, ident, error="unknown_command",

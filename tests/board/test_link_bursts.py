@@ -8,6 +8,7 @@ import json
 import pytest
 
 from casebook import expand
+from doce.link import TX_BACKLOG, Link
 from hands import ask, events, play, send_raw
 
 
@@ -124,3 +125,38 @@ def test_a_burst_of_garbage_gets_an_error_each_and_changes_nothing(sim, garbage)
     assert port(sim)["dropped"] == 0
     assert len(replies) == burst.count(b"\n") and all(not r["ok"] and r["error"] for r in replies), replies[:3]
     assert game(ask(sim, "state")["state"]) == before
+
+
+
+class Wire:
+    def __init__(self):
+        self.data = bytearray()
+
+    def write(self, data):
+        self.data += data
+
+    def replies(self):
+        lines = [json.loads(x) for x in bytes(self.data).splitlines() if x]
+        del self.data[:]
+        return [x for x in lines if "re" in x]
+
+
+def test_a_host_that_waits_for_each_reply_is_never_refused():
+    """More than TX_BACKLOG of events waits to go out (a journal sent again): a request is still
+    carried out, and only one that comes before its reply is out is a burst's, refused."""
+    wire = Wire()
+    link = Link(None, None, wire, None, None)
+    link.send({"event": "journal", "pad": "x" * (2 * TX_BACKLOG)})
+
+    def request(ident):
+        for b in b'{"cmd":"nope","id":%d}\n' % ident:
+            link._byte(b)
+
+    request(1)
+    request(2)  # before 1's reply is out
+    link.flush_all()
+    assert [(r["id"], r["error"]) for r in wire.replies()] == [(1, "unknown_command"), (2, "busy")]
+    link.send({"event": "journal", "pad": "x" * (2 * TX_BACKLOG)})
+    request(3)  # its host waited for 2's reply: carried out behind the events
+    link.flush_all()
+    assert [(r["id"], r["error"]) for r in wire.replies()] == [(3, "unknown_command")]
