@@ -261,5 +261,6 @@ def test_the_search_tilts_dice_only_where_the_walls_allow_and_everywhere_they_do
         assert max(crossing(p, die[1]) for p in made if p is not None) < 0.01
     offs = [fams["tipping flat"].make(PH, 6, 0.0, (12.0, 0.0, f, 0.5, 0.0), die).dx for f in (0.0, 1.0)]
     side, t = die[1], np.radians(12.0)
-    assert offs == pytest.approx([-WELL - side / 2 + side * np.cos(t), WELL - side / 2 - PH["well_depth_mm"] * np.tan(t)])
+    room = (-WELL - side / 2 + side * np.cos(t), WELL - side / 2 - PH["well_depth_mm"] * np.tan(t))
+    assert offs == pytest.approx(room)
     assert offs[1] < -poses.well_play(PH)[0]  # beyond a seated die's play, where the search drew before

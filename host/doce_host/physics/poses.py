@@ -102,7 +102,8 @@ def fitting(physics, pose_list, side=None, at=None, squaring=True, steps=12):
         goal = np.array([to(pose_list[i]) for i in bad])
 
         def fits(frac):
-            trial = [replace(pose_list[i], **{key: float(g + f * (v - g))}) for i, g, f, v in zip(bad, goal, frac, whole)]
+            trial = [replace(pose_list[i], **{key: float(g + f * (v - g))})
+                     for i, g, f, v in zip(bad, goal, frac, whole)]
             lo, hi = rooms(physics, trial, side)
             return ~(lo > hi).any(1)
         ok_at_goal = fits(np.zeros(len(bad)))
