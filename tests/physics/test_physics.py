@@ -268,3 +268,43 @@ def test_a_board_out_of_the_box_reads_from_its_own_32_read_baselines():
     error = own.read(np.zeros((400, 5)), noise=False)  # the baseline's own error
     assert 0 < error.std() < one_read.std() / 3
     assert np.abs(median.read(np.zeros((400, 5)), noise=False)).max() > 10 * np.abs(error).max()
+
+
+@pytest.mark.parametrize("gain", [0.91, 1.0, 1.09])
+def test_a_fading_magnet_is_held_weak_exactly_as_long_as_the_scanner_holds_it(gain):
+    """A sensor that read BETWEEN and now reads k raw counts below its absent_below: the
+    scanner (firmware/doce/scanner.py, on CPython) holds it weak while k <= HOLD_BETWEEN, on
+    a board whose ADC gain scales every threshold but not that band. The campaign's reader,
+    given the same reading in board-file units (raw over the gain), holds it exactly as far:
+    HOLD_BETWEEN / gain. (k = HOLD_BETWEEN itself is left out: the scanner's thresholds are
+    floored to whole counts, the reader's are not, the same within a count.)"""
+    from array import array
+
+    from doce.board import BETWEEN
+    from doce.calibration import Calibration, scaled
+    from doce.scanner import HOLD_BETWEEN, Scanner
+    middle = int(BOARD.baseline * gain)
+    calibration = Calibration(BOARD)
+    for ch in range(BOARD.channels):
+        calibration.baseline[ch] = middle
+        calibration.absent_below[ch] = scaled(BOARD, middle, BOARD.absent_below)
+        calibration.present_above[ch] = scaled(BOARD, middle, BOARD.present_above)
+    calibration.opposite[0] = scaled(BOARD, middle, BOARD.absent_opposite_below)
+    scanner = Scanner(None, BOARD, calibration)
+    for g in range(BOARD.groups):
+        scanner.masks[g] = 0xFFFF
+    ch = BOARD.square_channels[0]
+    lo = calibration.absent_below[ch]
+    below = [k for k in range(1, 700, 3) if abs(k - HOLD_BETWEEN) > 1]
+    firmware, model = [], []
+    for k in below:
+        scanner.trits[ch] = BETWEEN
+        raw = array("H", [middle] * BOARD.channels)
+        raw[ch] = middle + lo - k
+        scanner._classify(raw, (1 << BOARD.groups) - 1)
+        firmware.append(int(scanner.trits[ch]))
+        d = np.zeros((1, 5))
+        d[0, 0] = (lo - k) / (middle / BOARD.baseline)
+        model.append(int(READER.classes(d, np.full((1, 5), BETWEEN), gain=middle / BOARD.baseline)[0, 0]))
+    assert model == firmware
+    assert any(t == 0 for t in firmware) and any(t != 0 for t in firmware)

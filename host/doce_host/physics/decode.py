@@ -32,17 +32,23 @@ class Reader:
         self.patterns = np.array(patterns)  # every code in every turn, (56, 5)
         self.values = np.array(values)
 
-    def classes(self, d, previous=None, absent=None):
+    def classes(self, d, previous=None, absent=None, gain=1.0):
         """Each reading (counts from its baseline) as the scanner classifies it: 0 none,
         1 '+', 2 '-', BETWEEN, WEAK ('+') or WEAK + 1 ('-'); `previous` the classes of the
-        read before (or None); `absent` each sensor's absent_below if not the board's."""
+        read before (or None); `absent` each sensor's absent_below if not the board's.
+
+        `d` is in the board file's units (a board's counts over its ADC gain, reading.Boards),
+        where the thresholds apply as they stand; `gain` (a number, or one a row) is that
+        board's. The scanner holds a reading weak down to HOLD_BETWEEN raw counts below
+        absent_below, unscaled: HOLD_BETWEEN / gain here."""
         lo = self.lo if absent is None else absent
         a = np.abs(d)
         sign = np.where(d < 0, 2, 1)
         weak = WEAK - 1 + sign
         t = np.where(a < lo, 0, np.where(a < self.opposite, weak, np.where(a < self.hi, BETWEEN, sign)))
         if previous is not None:
-            t = np.where((a < lo) & (previous >= BETWEEN) & (a >= lo - HOLD_BETWEEN), weak, t)
+            hold = HOLD_BETWEEN / np.asarray(gain, float)
+            t = np.where((a < lo) & (previous >= BETWEEN) & (a >= lo - hold), weak, t)
         return t
 
     def trits(self, classes):
@@ -60,9 +66,9 @@ class Reader:
         k = (((t[..., 0] * 4 + t[..., 1]) * 4 + t[..., 2]) * 4 + t[..., 3]) * 4 + t[..., 4]
         return self.table[k]
 
-    def read(self, d, previous=None):
-        """(pieces, classes) for readings `d`, one square a row of five."""
-        c = self.classes(d, previous)
+    def read(self, d, previous=None, gain=1.0):
+        """(pieces, classes) for readings `d`, one square a row of five (classes)."""
+        c = self.classes(d, previous, gain=gain)
         return self.pieces(c), c
 
     def settled(self, reads, debounce=None):

@@ -14,8 +14,8 @@ One row is one square (its five sensors C, N, E, S, W) on a board of its own:
   sensors drawn for the same board; the firmware reads no piece on it, only the empty board);
 - its gain: the firmware scales its thresholds by the board's median empty reading over
   `sensing.baseline` (calibration.scaled), so a read here is divided by that ratio and
-  compared with the board file's thresholds (the same within a count; the scanner's
-  HOLD_BETWEEN band is not scaled, here it is, by at most 9 %);
+  compared with the board file's thresholds (the same within a count); the scanner's
+  HOLD_BETWEEN band is not scaled, so here it is HOLD_BETWEEN / gain (decode.Reader.classes);
 - each read: the supply its group has then (rail.py: the regulator's load regulation,
   what is left of the switch-on dip), the sensor's output noise, and the ADC's noise.
 """
