@@ -163,3 +163,103 @@ def test_dice_tipped_flat_onto_an_edge_never_settle_as_another_piece():
     tally = campaign.tally["landing on an edge"]
     assert tally["wrong"] == 0 and campaign.margin["landing on an edge"] > 0, (
         dict(tally), campaign.margin["landing on an edge"] / campaign.per_mT)
+
+
+# -- the well's walls (issue 23): a die tilted in its well sits where its walls let it ---------------
+
+WELL = (PH["well_mm"][0] + PH["well_mm"][1]) / 2  # the loosest fit: the widest well
+NARROW = PH["die_mm"][0] - PH["die_mm"][1]  # and the narrowest die
+
+
+def crossing(pose, side=NARROW):
+    """How far (mm) the die in `pose` reaches through its well's walls below the rim: points
+    every 0.01 mm along its twelve edges, placed by dice.place (not by poses.rooms)."""
+    s = np.linspace(-1, 1, 2001)[:, None]
+    edges = []
+    for axis in range(3):
+        for a in (-1, 1):
+            for b in (-1, 1):
+                p = np.zeros((len(s), 3))
+                p[:, axis] = s[:, 0]
+                p[:, (axis + 1) % 3], p[:, (axis + 2) % 3] = a, b
+                edges.append(p)
+    points = np.concatenate(edges) * side / 2
+    fake = dice.Magnets(points, np.zeros_like(points), np.zeros(len(points)), np.zeros((len(points), 2)), {})
+    at, _ = dice.place(fake, side, pose)
+    below = at[at[:, 2] <= PH["well_depth_mm"]]
+    return 0.0 if not len(below) else float(np.abs(below[:, :2]).max() - WELL)
+
+
+@pytest.mark.parametrize("tilt", [9.0, 12.0])
+def test_a_die_tilted_into_the_wall_is_pushed_off_centre_by_the_least_that_clears_it(tilt):
+    """Centred and tilted about its +x edge, the die's pivot face leans through the +x wall
+    (by the rim's height times tan tilt); the well moves it to -x, to where that face just
+    touches the wall: 0.4 - 5 tan(tilt) mm (-0.39 at 9 degrees, -0.66 at 12), and no further."""
+    pose = dice.Pose(down=6, tilt=tilt, tilt_to=0.0)
+    assert crossing(pose) > 0.3
+    moved = poses.in_well(PH, pose)
+    want = WELL - NARROW / 2 - PH["well_depth_mm"] * np.tan(np.radians(tilt))
+    assert moved.dx == pytest.approx(want, abs=1e-9) and moved.dy == 0.0
+    assert abs(crossing(moved)) < 0.01
+    # the walls leave it room from its far bottom edge touching the far wall to its pivot face
+    # touching the near one, and `at` puts it anywhere in that room
+    (low, high), _ = poses.well_room(PH, pose)
+    assert low == pytest.approx(-WELL - NARROW / 2 + NARROW * np.cos(np.radians(tilt)), abs=1e-9)
+    for f in (0.0, 0.5, 1.0):
+        assert crossing(poses.in_well(PH, pose, at=(f, 0.5))) < 0.01
+
+
+def test_a_tilted_die_that_fits_no_well_is_refused_and_the_walls_square_it_up():
+    """Turned 2 degrees in its well (it jams there at about 2.1) and tilted 9 degrees, a die
+    reaches through a wall wherever it sits: no pose of it is in the well. The walls turn it
+    back towards square (or tip it back) until it fits, and then it touches no wall."""
+    pose = dice.Pose(down=6, turn=2.0, tilt=9.0, tilt_to=45.0)
+    assert poses.well_room(PH, pose) is None and poses.in_well(PH, pose) is None
+    for dx in np.linspace(-1, 1, 21):
+        for dy in np.linspace(-1, 1, 21):
+            assert crossing(dice.Pose(down=6, turn=2.0, tilt=9.0, tilt_to=45.0, dx=dx, dy=dy)) > 0
+    fitted = poses.fitting(PH, [pose])[0]
+    assert abs(fitted.turn) < 2.0 and fitted.tilt == 9.0 and crossing(fitted) < 0.01
+
+
+@pytest.mark.parametrize("toward", [0.0, 20.0, 45.0, 135.0, 290.0])
+def test_every_pose_of_a_landing_and_a_drop_is_inside_the_well_below_its_rim(toward):
+    """Lowered at 1-12 degrees onto an edge or a corner, turned up to the well's play, landing
+    anywhere the walls allow (and, from the centre, where they push it), then tipped flat: no
+    pose reaches through a wall below the rim. At 9 degrees and more the die lands off centre
+    by at least 0.39 mm, away from its pivot's wall. A die dropped and rocking too."""
+    rng = np.random.default_rng(int(toward))
+    _, twist = poses.well_play(PH)
+    for tilt in (1.0, 5.0, 9.0, 12.0):
+        turn = float(rng.uniform(-twist, twist))
+        for at in (None, (0.0, 0.0), (1.0, 1.0), tuple(rng.random(2))):
+            path = poses.landing(PH, 6, turn, tilt, toward, at=at, step=0.1)
+            worst = max(crossing(p) for p in path)
+            assert worst < 0.01, (tilt, toward, at, worst)
+            assert path[-1].tilt == 0.0
+            floor = next(p for p in path if p.lift == 0.0)
+            if tilt >= 9 and toward in (0.0, 45.0) and floor.tilt == tilt:
+                away = -np.array([np.cos(np.radians(toward)), np.sin(np.radians(toward))])
+                assert (floor.dx, floor.dy) @ away >= 0.39
+    drops = [poses.dropped(PH, 6, float(rng.uniform(-twist, twist)), rng, height=30) for _ in range(4)]
+    assert max(p.tilt for path in drops for p in path) > 9
+    assert max(crossing(p) for path in drops for p in path[::3]) < 0.01
+
+
+def test_the_search_tilts_dice_only_where_the_walls_allow_and_everywhere_they_do():
+    """search.py's "held on the way down" and "tipping flat" make only poses the walls allow
+    (or none); and a die on its edge at 12 degrees is drawn across its whole room (a 20 mm
+    die: 0.71-0.79 mm off centre), not only where the wall first stops it."""
+    from doce_host.physics import search
+    fams = search.families(PH)
+    die = dice.build("white 1", SPEC["dice"], PH)
+    rng = np.random.default_rng(5)
+    for name in ("held on the way down", "tipping flat"):
+        lo, hi = np.array(fams[name].bounds).T
+        made = [fams[name].make(PH, 6, 0.0, lo + (hi - lo) * rng.random(len(lo)), die) for _ in range(150)]
+        assert sum(p is not None for p in made) > 75  # a turned die tilted steeply fits no well
+        assert max(crossing(p, die[1]) for p in made if p is not None) < 0.01
+    offs = [fams["tipping flat"].make(PH, 6, 0.0, (12.0, 0.0, f, 0.5, 0.0), die).dx for f in (0.0, 1.0)]
+    side, t = die[1], np.radians(12.0)
+    assert offs == pytest.approx([-WELL - side / 2 + side * np.cos(t), WELL - side / 2 - PH["well_depth_mm"] * np.tan(t)])
+    assert offs[1] < -poses.well_play(PH)[0]  # beyond a seated die's play, where the search drew before

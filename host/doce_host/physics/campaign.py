@@ -37,14 +37,18 @@ Paths, read every scan (one read a pose, the firmware's debounce along the way):
     landing on a corner    the same onto a corner (4.5-9 degrees: the issue's range, and more)
     dropped and bouncing   let go 10-60 mm above its well
 
+Every pose of a path is one the well's walls allow (poses.fitting): a die tilted in its well
+sits off centre, away from the wall its pivot faces, anywhere the walls leave it room; one
+too steep or too turned to fit is squared up and tipped back by the walls.
+
 A path family's margin is the nearest any scan of any of its paths comes, noiseless, to
 reading as another piece.
 
 Worst cases, searched (search.py): for dice and boards drawn the same way, the pose
 parameters of each family are optimised towards another piece (seated: towards not
 reading right); the smallest margin found is printed with the family. Edge landings are
-searched held on the way down and tipping flat (lowest edge on the floor), on eight times
-as many dice and boards.
+searched held on the way down and tipping flat (lowest edge on the floor), anywhere the
+well's walls allow them, on eight times as many dice and boards.
 """
 
 import argparse
@@ -194,7 +198,7 @@ class Campaign:
         clean = boards.read(bz, noise=False)
         settled, agree, previous = None, np.ones(n, bool), None
         for _ in range(self.board.debounce_scans):
-            got, previous = self.reader.read(boards.read(bz), previous)
+            got, previous = self.reader.read(boards.read(bz), previous, boards.gain)
             settled = got if settled is None else settled
             agree &= got == settled
         for i, (piece, die, pose, around) in enumerate(drawn):
@@ -229,16 +233,18 @@ class Campaign:
         drawn = []
         for _ in range(n):
             piece = self.pieces[rng.integers(len(self.pieces))]
+            die = self._die(piece)
             down, turn = face_down(piece), 90 * rng.integers(4) + rng.uniform(-twist, twist)
-            dx, dy = rng.uniform(-offset, offset, 2)
             if family == "dropped and bouncing":
-                path = poses.dropped(ph, down, turn, rng, dx, dy, period_ms=self.board.scan_period_ms)
+                dx, dy = rng.uniform(-offset, offset, 2)
+                path = poses.dropped(ph, down, turn, rng, dx, dy, period_ms=self.board.scan_period_ms, side=die[1])
             else:
                 corner = family.endswith("corner")
                 toward = turn + 90 * rng.integers(4) + (45 + rng.uniform(-20, 20) if corner else rng.uniform(-30, 30))
                 tilt = rng.uniform(4.5, 9) if corner and rng.random() < 0.5 else rng.uniform(1, 12)
-                path = poses.landing(ph, down, turn, tilt, toward, dx, dy)
-            drawn.append((piece, self._die(piece), path))
+                # it lands anywhere the well's walls let it (at that tilt, 0.5-0.8 mm off centre at 9-12 degrees)
+                path = poses.landing(ph, down, turn, tilt, toward, side=die[1], at=rng.random(2))
+            drawn.append((piece, die, path))
         steps = max(len(p) for _, _, p in drawn)
         # calibrated before any piece is read
         boards = Boards(self.ph, n, rng, self.board.baseline, power_on_us=self.board.power_on_us)
@@ -253,7 +259,7 @@ class Campaign:
         state = _Debounce(self.board, want)
         previous, nearest = None, np.inf
         for s in range(steps):
-            got, previous = self.reader.read(boards.read(bz[:, s]), previous)
+            got, previous = self.reader.read(boards.read(bz[:, s]), previous, boards.gain)
             state.step(got)
             nearest = min(nearest, float(self.reader.closest(boards.read(bz[:, s], noise=False), want)[0].min()))
         self.margin[family] = min(self.margin.get(family, np.inf), nearest)

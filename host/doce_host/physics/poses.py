@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .dice import Pose, place, reach
+from .dice import Magnets, Pose, place, place_many, reach
 
 G = 9.81e-3  # mm per ms^2
 
@@ -33,6 +33,114 @@ def well_play(physics):
     # a square of side a turned t spans a (cos t + sin t)
     turn = np.degrees(np.arcsin(well / (die * np.sqrt(2))) - np.pi / 4)
     return (well - die) / 2, float(turn)
+
+
+# a cube's 8 corners (in half its side) and its 12 edges, as pairs of corners
+CORNERS = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+EDGES = np.array([(i, j) for i in range(8) for j in range(i + 1, 8) if np.abs(CORNERS[i] - CORNERS[j]).sum() == 2])
+
+
+def rooms(physics, pose_list, side=None):
+    """The walls' room for each pose of one die: (low, high), each (n, 2): the offsets dx, dy
+    at which the die (its turn, tilt and lift as they are) keeps every point of it below the
+    rim inside its well. A pose with low > high on an axis cannot be in the well at all.
+
+    The widest well the tolerances allow and the die's own side (default: the narrowest):
+    the loosest fit, so every offset some board allows is in the room, and a pose refused
+    fits no board's well. A proud magnet under the die is left out: the die counts as that
+    much lower (< 0.1 mm), which only narrows the room."""
+    side = physics["die_mm"][0] - physics["die_mm"][1] if side is None else side
+    rim, w = physics["well_depth_mm"], well_half(physics)
+    corners = Magnets(CORNERS * side / 2, np.zeros((8, 3)), np.zeros(8), np.zeros((8, 2)), {})
+    at, _ = place_many(corners, side, pose_list)
+    at = at.reshape(len(pose_list), 8, 3) - np.array([(p.dx, p.dy, 0.0) for p in pose_list])[:, None, :]
+    # the die's solid below the rim: its corners there, and where its edges cross the rim
+    a, b = at[:, EDGES[:, 0]], at[:, EDGES[:, 1]]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cross = a + (b - a) * ((rim - a[..., 2]) / (b[..., 2] - a[..., 2]))[..., None]
+    points = np.concatenate([at, cross], axis=1)[..., :2]
+    below = np.concatenate([at[..., 2] <= rim, (a[..., 2] - rim) * (b[..., 2] - rim) < 0], axis=1)[..., None]
+    low = -w - np.where(below, points, np.inf).min(1)
+    high = w - np.where(below, points, -np.inf).max(1)
+    return low, high
+
+
+def well_room(physics, pose, side=None):
+    """((low, high) of dx, (low, high) of dy) for one pose (rooms), or None if it cannot fit."""
+    low, high = rooms(physics, [pose], side)
+    if (low > high).any():
+        return None
+    return tuple(zip(low[0].tolist(), high[0].tolist()))
+
+
+def in_well(physics, pose, side=None, at=None):
+    """The pose the well allows the die in `pose`: its solid below the rim kept inside the
+    well (rooms). at=None: moved the least distance from where it is, away from the wall it
+    would cross (a wall pushes it); at=(fx, fy), each 0-1: that fraction of the way across
+    its room (a hand or a wall may leave it anywhere in it). None if no offset fits: the die
+    cannot be in the well in that pose (it rests higher: on the rim, or tipped less)."""
+    return fitting(physics, [pose], side, None if at is None else [at], squaring=False)[0]
+
+
+def fitting(physics, pose_list, side=None, at=None, squaring=True, steps=12):
+    """Each pose of one die in its well (in_well), and a pose that cannot fit first squared
+    up to the walls (turned back towards its quarter), then tipped back (less tilt, the same
+    pivot), each the least that fits: a die held, tipping or rocking steeper than its well
+    holds meets the walls, and they do that (squaring=False: None for it). `at`: each pose's
+    fraction of its room (in_well), or None."""
+    pose_list = list(pose_list)
+    low, high = rooms(physics, pose_list, side)
+    bad = np.flatnonzero((low > high).any(1)) if squaring else []
+    for key, to in (("turn", lambda p: 90.0 * round(p.turn / 90)), ("tilt", lambda p: 0.0)):
+        if not len(bad):
+            break
+        whole = np.array([getattr(pose_list[i], key) for i in bad])
+        goal = np.array([to(pose_list[i]) for i in bad])
+
+        def fits(frac):
+            trial = [replace(pose_list[i], **{key: float(g + f * (v - g))}) for i, g, f, v in zip(bad, goal, frac, whole)]
+            lo, hi = rooms(physics, trial, side)
+            return ~(lo > hi).any(1)
+        ok_at_goal = fits(np.zeros(len(bad)))
+        lo, hi = np.zeros(len(bad)), np.ones(len(bad))  # of the way from goal back to whole: lo fits, hi not
+        for _ in range(steps):
+            mid = (lo + hi) / 2
+            f = fits(mid)
+            lo, hi = np.where(f, mid, lo), np.where(f, hi, mid)
+        for i, g, f, v in zip(bad, goal, lo, whole):
+            pose_list[i] = replace(pose_list[i], **{key: float(g + f * (v - g))})
+        bad = bad[~ok_at_goal]  # squared up it still cannot fit: it tips back too
+    if squaring:
+        low, high = rooms(physics, pose_list, side)
+    out = []
+    for k, pose in enumerate(pose_list):
+        if (low[k] > high[k]).any():
+            out.append(None)
+            continue
+        where = (np.clip((pose.dx, pose.dy), low[k], high[k]) if at is None
+                 else low[k] + np.asarray(at[k]) * (high[k] - low[k]))
+        out.append(replace(pose, dx=float(where[0]), dy=float(where[1])))
+    return out
+
+
+def walled(physics, path, side=None):
+    """A path of one die (one turn throughout) with every pose in its well: squared up or
+    tipped back where it cannot fit (fitting), a turn the walls gave it kept, and each pose
+    moved the least from where the one before left it (a wall pushes it, nothing pulls it back)."""
+    fitted = fitting(physics, path, side, squaring=True)
+    square = 90.0 * round(path[0].turn / 90)
+    twist = np.minimum.accumulate(np.abs([p.turn - square for p in fitted])) * np.sign(path[0].turn - square)
+    fitted = [replace(p, turn=float(square + t)) for p, t in zip(fitted, twist)]
+    low, high = rooms(physics, fitted, side)
+    out, where = [], np.array((path[0].dx, path[0].dy))
+    for k, pose in enumerate(fitted):
+        if (low[k] > high[k]).any():  # squarer than it needed: fit it again on its own
+            pose = fitting(physics, [replace(pose, dx=float(where[0]), dy=float(where[1]))], side)[0]
+            where = np.array((pose.dx, pose.dy))
+        else:
+            where = np.clip(where, low[k], high[k])
+        out.append(replace(pose, dx=float(where[0]), dy=float(where[1])))
+    return out
 
 
 def seated(physics, down, rng, quarter=None):
@@ -100,29 +208,32 @@ def leaning(physics, down, turn, push, shift, tilt, on_rim=False):
                 tilt_to=float((push + 180) % 360), lift=lift)
 
 
-def landing(physics, down, turn, tilt, toward, dx=0.0, dy=0.0, start=None, step=0.05):
+def landing(physics, down, turn, tilt, toward, dx=0.0, dy=0.0, start=None, step=0.05, side=None, at=None):
     """The poses of a die lowered at `tilt` degrees on its lowest edge or corner (towards
     `toward`, degrees from +x) until that touches the floor, then tipped down flat about
     it: one pose each time its highest point has moved `step` mm. Starts with the lowest
-    point `start` mm up (default: the rim plus 2 mm, where every magnet reads nothing)."""
-    side = physics["die_mm"][0]
+    point `start` mm up (default: the rim plus 2 mm, where every magnet reads nothing).
+
+    The walls decide where it lands (fitting): `at` (fx, fy, each 0-1) of the way across the
+    room they leave it there, or (at=None) the least shift from dx, dy; squared up, or at less
+    tilt, if it cannot land at `tilt`. It is lowered straight onto that spot (higher up, the
+    well leaves it more room), then tipped flat with the walls pushing it (walled)."""
     start = physics["well_depth_mm"] + 2.0 if start is None else start
-    poses = [Pose(down=down, turn=turn, dx=dx, dy=dy, tilt=tilt, tilt_to=toward, lift=float(h))
-             for h in np.arange(start, 0.0, -step)]
-    span = 2 * reach(side, Pose(turn=turn, tilt_to=toward))  # lowest point to highest, flat
-    top = span * np.sin(np.radians(tilt))
-    for h in np.arange(top, 0.0, -step):
-        poses.append(Pose(down=down, turn=turn, dx=dx, dy=dy, tilt=float(np.degrees(np.arcsin(h / span))),
-                          tilt_to=toward, lift=0.0))
-    poses.append(Pose(down=down, turn=turn, dx=dx, dy=dy))
-    return poses
+    floor = fitting(physics, [Pose(down=down, turn=turn, dx=dx, dy=dy, tilt=tilt, tilt_to=toward)], side,
+                    None if at is None else [at])[0]
+    poses = [replace(floor, lift=float(h)) for h in np.arange(start, 0.0, -step)]
+    span = 2 * reach(physics["die_mm"][0] if side is None else side, floor)  # lowest point to highest, flat
+    top = span * np.sin(np.radians(floor.tilt))
+    tipping = [floor] + [replace(floor, tilt=float(np.degrees(np.arcsin(h / span))))
+                         for h in np.arange(top, 0.0, -step)] + [replace(floor, tilt=0.0)]
+    return poses + walled(physics, tipping, side)[1:]
 
 
-def dropped(physics, down, turn, rng, dx=0.0, dy=0.0, height=None, period_ms=1.0, rest_ms=40):
+def dropped(physics, down, turn, rng, dx=0.0, dy=0.0, height=None, period_ms=1.0, rest_ms=40, side=None):
     """A die let go `height` mm above its well (default 10-60 mm): it falls, bounces (each
     bounce keeps 20-50 % of its speed) and rocks on its edges (up to 25 degrees at the first
     impact, halving each swing), read every `period_ms`; it ends lying flat, then lies
-    still for `rest_ms`."""
+    still for `rest_ms`. The walls push it, square it up and stop its rocking (walled)."""
     height = rng.uniform(10, 60) if height is None else height
     keep = rng.uniform(0.2, 0.5)
     rock, toward = rng.uniform(5, 25), rng.uniform(0, 360)
@@ -150,5 +261,5 @@ def dropped(physics, down, turn, rng, dx=0.0, dy=0.0, height=None, period_ms=1.0
     while rock * 0.5 ** ((t - first) / swing_ms) > 0.05:
         poses.append(Pose(down=down, turn=turn, dx=dx, dy=dy, tilt=float(tilt_at(t)), tilt_to=float(toward)))
         t += period_ms
-    poses += [Pose(down=down, turn=turn, dx=dx, dy=dy)] * int(rest_ms / period_ms)
-    return poses
+    flat = walled(physics, poses + [Pose(down=down, turn=turn, dx=dx, dy=dy)], side)
+    return flat + flat[-1:] * (int(rest_ms / period_ms) - 1)

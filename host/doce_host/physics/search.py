@@ -4,10 +4,12 @@ come to another piece, or, for a seated die, to not reading right.
 
 The search is a random start (`starts` poses) and rounds of shrinking steps around the
 best few, on every pose parameter at once; its result is a margin in counts (how far the
-nearest wrong reading still is) and the pose that gave it.
+nearest wrong reading still is) and the pose that gave it. A family that tilts a die in its
+well puts it where the well's walls allow (poses.in_well): a pose the walls refuse is not
+read, and every offset they allow is a parameter's range.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -44,17 +46,27 @@ def families(physics):
                 ph, down, turn + p[3], p[0], p[1],
                 p[2] if p[4] > 0.5 else max(p[2], poses.bridge_tilt(ph, turn + p[3], p[0], p[1])), p[4] > 0.5),
             ((0, 360), (0.3, 9.0), (3, 45), (-10, 10), (0, 1))),
+        # its edge or corner held anywhere from the floor to above the rim, over the spot where
+        # the walls let it land (p[3], p[4]: that fraction of the way across their room); a tilt
+        # the walls do not let reach the floor, wedged where it is (nearest the centre)
         "held on the way down": Family(
-            lambda ph, down, turn, p, die: poses.Pose(down=down, turn=turn + p[5], dx=p[3], dy=p[4], tilt=p[0],
-                                                 tilt_to=p[1], lift=p[2]),
-            ((0, 25), (0, 360), (0, depth + 2), (-offset, offset), (-offset, offset), (-twist, twist))),
+            lambda ph, down, turn, p, die: _held(ph, poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1],
+                                                                lift=p[2]), die, p[3:5]),
+            ((0, 25), (0, 360), (0, depth + 2), (0, 1), (0, 1), (-twist, twist))),
         # its lowest edge or corner on the floor (a landing's second half): the same less the lift,
         # which a random start in the family above rarely puts at 0
         "tipping flat": Family(
-            lambda ph, down, turn, p, die: poses.Pose(down=down, turn=turn + p[4], dx=p[2], dy=p[3], tilt=p[0],
-                                                 tilt_to=p[1]),
-            ((0, 25), (0, 360), (-offset, offset), (-offset, offset), (-twist, twist))),
+            lambda ph, down, turn, p, die: poses.in_well(ph, poses.Pose(down=down, turn=turn + p[4], tilt=p[0],
+                                                                        tilt_to=p[1]), die[1], p[2:4]),
+            ((0, 25), (0, 360), (0, 1), (0, 1), (-twist, twist))),
     }
+
+
+def _held(physics, pose, die, at):
+    """`pose` held in the well (poses.in_well): over the spot `at` of the walls' room where it
+    lands at this tilt, or, if it cannot reach the floor so, where it is (None if nowhere)."""
+    floor = poses.in_well(physics, replace(pose, lift=0.0), die[1], at)
+    return replace(floor, lift=pose.lift) if floor is not None else poses.in_well(physics, pose, die[1])
 
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40):
@@ -67,13 +79,17 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     lo, hi = np.array(family.bounds, float).T
 
     def score(params):
+        """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
         pose_list = [family.make(ph, down, turn, p, die) for p in params]
-        fields = Fields()
-        fields.add(np.arange(len(pose_list)), die, pose_list, np.repeat(boards.sensors[row:row + 1], len(pose_list), 0))
-        d = boards.read(fields.total(len(pose_list)), rows=np.full(len(pose_list), row), noise=False)
-        if family.seated:
-            return reader.seated_margin(d, piece), pose_list
-        return reader.closest(d, piece)[0], pose_list
+        fit = [k for k, pose in enumerate(pose_list) if pose is not None]
+        margin = np.full(len(pose_list), np.inf)
+        if fit:
+            placed = [pose_list[k] for k in fit]
+            fields = Fields()
+            fields.add(np.arange(len(placed)), die, placed, np.repeat(boards.sensors[row:row + 1], len(placed), 0))
+            d = boards.read(fields.total(len(placed)), rows=np.full(len(placed), row), noise=False)
+            margin[fit] = reader.seated_margin(d, piece) if family.seated else reader.closest(d, piece)[0]
+        return margin, pose_list
 
     params = lo + (hi - lo) * rng.random((starts, len(lo)))
     margin, pose_list = score(params)
