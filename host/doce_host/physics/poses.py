@@ -9,6 +9,10 @@ square's centre is the origin, the well floor z = 0, the rim z = well depth.
     leaning    tilted further than that against a neighbouring die, from the floor or the rim
     landing    lowered tilted onto an edge or a corner, then tipped down flat
     dropped    let go above the well: it falls, bounces and rocks before it lies flat
+
+A die tilted in its well leans its pivot's face outwards, by the rim's height times the
+tilt's tangent: the walls push it off centre, away from that face's wall (rooms, in_well),
+and square it up or tip it back where it cannot fit at all (fitting, walled).
 """
 
 from dataclasses import replace
