@@ -12,6 +12,7 @@ from doce.squares import piece_name
 from doce_host.paths import BOARD_FILE
 from doce_host.physics import dice, poses, readout
 from doce_host.physics.decode import Reader
+from doce_host.physics.reading import Boards, Fields
 from doce_host.physics.scene import face_down
 
 SPEC = json.loads(BOARD_FILE.read_text())
@@ -190,11 +191,12 @@ def crossing(pose, side=NARROW):
     return 0.0 if not len(below) else float(np.abs(below[:, :2]).max() - WELL)
 
 
-@pytest.mark.parametrize("tilt", [9.0, 12.0])
+@pytest.mark.parametrize("tilt", [8.0, 10.0])
 def test_a_die_tilted_into_the_wall_is_pushed_off_centre_by_the_least_that_clears_it(tilt):
     """Centred and tilted about its +x edge, the die's pivot face leans through the +x wall
     (by the rim's height times tan tilt); the well moves it to -x, to where that face just
-    touches the wall: 0.4 - 5 tan(tilt) mm (-0.39 at 9 degrees, -0.66 at 12), and no further."""
+    touches the wall: 0.4 - depth tan(tilt) mm (-0.44 at 8 degrees, -0.66 at 10 in a 6 mm well),
+    and no further."""
     pose = dice.Pose(down=6, tilt=tilt, tilt_to=0.0)
     assert crossing(pose) > 0.3
     moved = poses.in_well(PH, pose)
@@ -257,10 +259,46 @@ def test_the_search_tilts_dice_only_where_the_walls_allow_and_everywhere_they_do
     for name in ("held on the way down", "tipping flat"):
         lo, hi = np.array(fams[name].bounds).T
         made = [fams[name].make(PH, 6, 0.0, lo + (hi - lo) * rng.random(len(lo)), die) for _ in range(150)]
-        assert sum(p is not None for p in made) > 75  # a turned die tilted steeply fits no well
+        assert sum(p is not None for p in made) > 40  # a turned die tilted steeply fits no well
         assert max(crossing(p, die[1]) for p in made if p is not None) < 0.01
-    offs = [fams["tipping flat"].make(PH, 6, 0.0, (12.0, 0.0, f, 0.5, 0.0), die).dx for f in (0.0, 1.0)]
-    side, t = die[1], np.radians(12.0)
-    room = (-WELL - side / 2 + side * np.cos(t), WELL - side / 2 - PH["well_depth_mm"] * np.tan(t))
+    offs = [fams["tipping flat"].make(PH, 6, 0.0, (8.0, 0.0, f, 0.5, 0.0), die).dx for f in (0.0, 1.0)]
+    side, t = die[1], np.radians(8.0)
+    room = [-WELL - side / 2 + side * np.cos(t), WELL - side / 2 - PH["well_depth_mm"] * np.tan(t)]
     assert offs == pytest.approx(room)
     assert offs[1] < -poses.well_play(PH)[0]  # beyond a seated die's play, where the search drew before
+
+
+def test_a_white_5_bridging_at_the_tolerances_corners_never_reads_as_another_piece():
+    """The independent checker's corner (issue 23): a white 5 slid W until its face rests on
+    the W rim corner, its E bottom edge on the floor about 3.8 mm E of centre (about 19
+    degrees on a 5 mm well). Its C magnet is then over the W sensor, lifted about 3.3 mm;
+    the side face by the E sensor (glued as below) puts a weak '-' there, opposite to the
+    centre, which reads as none. Pinned at the tolerances' corners that read it strongest: the
+    narrowest die, every magnet of the face down at the largest Br and size, C and E proud
+    (shallowest pocket), C slipped 0.2 mm E and W 0.2 mm E and S; the thinnest stack, the
+    most sensitive sensors at the lowest quiescent voltage on a whole board of them, Vref
+    1000 mV. On the 5 mm well it read white blocker (W 20.9 mT); the 6 mm well tilts it 23 degrees."""
+    down = face_down("white 5")
+    c, w = 0, 4
+    pins = {"die side": 0.0}
+    for k in range(5):
+        pins.update({(name, down, k): 1.0 for name in ("remanence", "diameter", "height")})
+        pins[("pocket", down, k)] = 0.0 if k in (0, 2) else 1.0
+        pins[("slip", down, k)] = pins[("play", down, k)] = 0.5
+    pins[("slip", down, c)] = (0.5, 1.0)  # (along the code's N, along its E)
+    pins[("slip", down, w)] = (0.0, 1.0)
+    sides = [p for p in range(1, 7) if p not in (down, 7 - down)]
+    pins.update({("glue", p): g for p, g in zip(sides, (0, 1, 2, 0))})
+    die = dice.build("white 5", SPEC["dice"], PH, pins=pins, hole=SPEC["mechanics"]["jig"]["drill_mm"])
+    board = {"floor": 0.0, "air": 0.0, "hall depth": 0.0, "sensitivity": 1.0, "quiescent": 0.0, "vref": 0.0,
+             "inl": 0.0, "switch drop": 0.0, "board quiescent": 0.0, "board switch drop": 0.0}
+    boards = Boards(PH, 1, np.random.default_rng(23), BOARD.baseline, pins=board)
+    shifts = np.arange(5.0, 8.0, 0.05)
+    pose_list = [poses.bridging(PH, down, 0.0, 180.0, float(s)) for s in shifts]
+    fields = Fields()
+    fields.add(np.arange(len(pose_list)), die, pose_list, np.repeat(boards.sensors, len(pose_list), 0))
+    d = boards.read(fields.total(len(pose_list)), rows=np.zeros(len(pose_list), int), noise=False)
+    got = READER.pieces(READER.classes(d))
+    wrong = [(round(float(s), 2), piece_name(int(g))) for s, g in zip(shifts, got)
+             if g not in (EMPTY, UNSETTLED, piece_value("white 5"))]
+    assert not wrong, "read as another piece (shift mm, piece): %s" % wrong[:5]

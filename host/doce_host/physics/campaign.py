@@ -46,7 +46,10 @@ reading as another piece.
 
 Worst cases, searched (search.py): for dice and boards drawn the same way, the pose
 parameters of each family are optimised towards another piece (seated: towards not
-reading right); the smallest margin found is printed with the family. Edge landings are
+reading right); the smallest margin found is printed with the family. Then, for every
+piece, the same search with the tolerances as parameters too (each magnet of the face
+down, each sensor, the plate, the ADC, the board's median: search.TOLERANCES), bounded by
+board.json's: a worst case at the tolerances' corners is searched for, not sampled. Edge landings are
 searched held on the way down and tipping flat (lowest edge on the floor), anywhere the
 well's walls allow them, on eight times as many dice and boards.
 """
@@ -90,8 +93,9 @@ POOL = 48  # dice built per kind, each within tolerance; placements draw from th
 
 
 class Campaign:
-    def __init__(self, spec, seed=0):
+    def __init__(self, spec, seed=0, corners=0):
         self.spec = spec
+        self.corners = corners  # searches per piece and family with the tolerances searched too
         self.ph = spec["physics"]
         self.board = Board(spec)
         self.reader = Reader(self.board)
@@ -282,6 +286,14 @@ class Campaign:
                     m, pose = search.worst(self.reader, boards, row, piece, die, fams[kind], self.rng)
                     if m < worst[0]:
                         worst = (m, (piece, pose))
+            # and every piece with its die's and board's tolerances searched too, not drawn
+            for _ in range(self.corners):
+                for piece in self.pieces:
+                    for kind in (kinds,) if isinstance(kinds, str) else kinds:
+                        m, (pose, _) = search.worst(self.reader, None, None, piece, None, fams[kind], self.rng,
+                                                    tolerances=(self.spec, self.hole, calibrated))
+                        if m < worst[0]:
+                            worst = (m, (piece, pose))
             self.searched[family] = worst
             _progress(out, "searched " + family, pairs, pairs)
 
@@ -403,10 +415,12 @@ def main(argv=None):
     ap.add_argument("--paths", type=int, default=10_000)
     ap.add_argument("--search", type=int, default=48, help="dice searched per family")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--corners", type=int, default=1,
+                    help="searches per piece and family with every tolerance searched too (search.TOLERANCES)")
     args = ap.parse_args(argv)
     spec = json.loads(BOARD_FILE.read_text())
     began = time.monotonic()
-    campaign = Campaign(spec, args.seed).run(args.placements, args.paths, args.search, out=sys.stderr)
+    campaign = Campaign(spec, args.seed, args.corners).run(args.placements, args.paths, args.search, out=sys.stderr)
     wrong = campaign.report()
     print("(%.0f s)" % (time.monotonic() - began))
     return 1 if wrong else 0

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from .tolerances import Spread
+
 # A standard die: each face's outward normal, and the in-face direction that its code's
 # N position points along. Opposite faces sum to 7.
 FACES = {
@@ -67,17 +69,18 @@ class Magnets:
         return len(self.at)
 
 
-def build(piece, dice, physics, rng=None, faults=(), hole=None):
+def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
     """The magnets of one die. `piece` is 'white 4' or 'white blocker' (any face of the
     die names it); with `rng`, every magnet is drawn within its tolerances and each face's
     code is glued at a random quarter turn. `faults`: (pips of a face, position 0-4 in C N E
     S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong. `hole`: the
     pockets' drill (board.json mechanics.jig.drill_mm), in which a narrower magnet sits off
-    centre (None: every magnet centred)."""
+    centre (None: every magnet centred). `pins`: tolerances pinned by name (tolerances.py)."""
     colour, what = piece.split()
+    draw = Spread(rng, pins)
     codes = codes_by_piece(dice)
     m = physics["magnet"]
-    side = physics["die_mm"][0] + (rng.uniform(-1, 1) * physics["die_mm"][1] if rng else 0)
+    side = physics["die_mm"][0] + draw.uniform(-1, 1, name="die side") * physics["die_mm"][1]
     ring = physics["ring_mm"]
     at, axis, pol, size, glued, proud, faces, sunk = [], [], [], [], {}, {}, [], []
     for pips, (normal, north) in FACES.items():
@@ -85,7 +88,7 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None):
         n = np.array(normal, float)
         t = np.array(north, float)
         e = np.cross(n, t)
-        glue = int(rng.integers(4)) if rng else 0
+        glue = int(draw.integers(4, name=("glue", pips)))
         glued[pips] = glue
         ring_dirs = [t, e, -t, -e]
         proud[pips] = 0.0
@@ -98,19 +101,20 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None):
                 continue
             if fault == "reversed":
                 sign = -sign
-            d = m["diameter_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
-            h = m["height_mm"] + (rng.uniform(-1, 1) * m["size_tol_mm"] if rng else 0)
+            d = m["diameter_mm"] + draw.uniform(-1, 1, name=("diameter", pips, k)) * m["size_tol_mm"]
+            h = m["height_mm"] + draw.uniform(-1, 1, name=("height", pips, k)) * m["size_tol_mm"]
             # the magnet sits on its pocket's floor: its face `recess` below the die's (< 0: proud)
-            recess = (rng.uniform(*m["pocket_mm"]) if rng else sum(m["pocket_mm"]) / 2) - h
+            recess = draw.uniform(*m["pocket_mm"], name=("pocket", pips, k)) - h
             proud[pips] = max(proud[pips], -recess)
             where = n * (side / 2 - recess - h / 2)
             if k:
                 where = where + ring * ring_dirs[(k - 1 + glue) % 4]
-            if rng:  # the jig's drilling tolerance, and the magnet's play in its hole
-                play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
-                slip = rng.uniform(-1, 1, 2) * m["place_tol_mm"] + rng.uniform(-1, 1, 2) * play
-                where = where + slip[0] * t + slip[1] * e
-            br = rng.uniform(*m["remanence_mT"]) if rng else sum(m["remanence_mT"]) / 2
+            # the jig's drilling tolerance, and the magnet's play in its hole
+            play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
+            slip = (draw.uniform(-1, 1, 2, name=("slip", pips, k)) * m["place_tol_mm"]
+                    + draw.uniform(-1, 1, 2, name=("play", pips, k)) * play)
+            where = where + slip[0] * t + slip[1] * e
+            br = draw.uniform(*m["remanence_mT"], name=("remanence", pips, k))
             at.append(where)
             axis.append(n)
             pol.append(sign * br)
@@ -143,27 +147,22 @@ def _about(axis, degrees):
 def place(magnets, side, pose, centre=(0.0, 0.0)):
     """(positions, axes) of the magnets in the board frame for a die in `pose` on the
     square whose centre is `centre`."""
-    r = _about((0, 0, 1), pose.turn) @ SEATS[pose.down]
-    up = side / 2 + pose.lift + _proud(magnets, pose.down)
-    at = magnets.at @ r.T + (centre[0] + pose.dx, centre[1] + pose.dy, up)
-    axis = magnets.axis @ r.T
-    if pose.tilt:
-        u = np.array([np.cos(np.radians(pose.tilt_to)), np.sin(np.radians(pose.tilt_to)), 0.0])
-        pivot = np.array([centre[0] + pose.dx, centre[1] + pose.dy, up - side / 2]) + u * reach(side, pose)
-        lean = _about(np.cross((0, 0, 1), u), pose.tilt)
-        at = (at - pivot) @ lean.T + pivot
-        axis = axis @ lean.T
-    return at, axis
+    return place_many(magnets, side, [pose], centre)
 
 
 def place_many(magnets, side, poses, centre=(0.0, 0.0)):
     """place() for a list of poses of one die at once (the same face down in every pose):
-    positions and axes, shape (len(poses) * len(magnets), 3), pose by pose."""
+    positions and axes, shape (len(poses) * len(magnets), 3), pose by pose.
+
+    A pose's lift is its lowest point's: flat, a magnet standing proud of the face down
+    holds the die up by as much; tilted past resting on it, the die is on its edge."""
     p = np.array([(q.turn, q.dx, q.dy, q.lift, q.tilt, q.tilt_to) for q in poses], float).reshape(-1, 6)
     turn, dx, dy, lift, tilt, toward = p.T
-    seat = SEATS[poses[0].down]
+    down = poses[0].down
+    seat = SEATS[down]
     r = np.einsum("pij,jk->pik", _about_z(turn), seat)
-    shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift + _proud(magnets, poses[0].down)])
+    proud = _proud(magnets, down)
+    shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift + proud])
     at = np.einsum("pij,mj->pmi", r, magnets.at) + shift[:, None, :]
     axis = np.einsum("pij,mj->pmi", r, magnets.axis)
     a = np.radians(toward)
@@ -171,6 +170,15 @@ def place_many(magnets, side, poses, centre=(0.0, 0.0)):
     b = np.radians(toward - turn)
     far = side / 2 * (abs(np.cos(b)) + abs(np.sin(b)))  # reach() of each pose
     pivot = shift - (0, 0, side / 2) + u * far[:, None]
+    if proud > 0:  # how much lower the die is, its lowest point the pivot or a proud magnet's face
+        out = (magnets.face == down) & (magnets.recess < 0)
+        tip = magnets.at[out] + magnets.axis[out] * (magnets.size[out, 1] / 2)[:, None]
+        reach_in = far[:, None] - np.einsum("pmi,pi->pm", np.einsum("pij,mj->pmi", r, tip), u)
+        t = np.radians(tilt)[:, None]
+        below = reach_in * np.sin(t) + magnets.recess[out][None, :] * np.cos(t)
+        drop = proud + np.minimum(0.0, below.min(1))
+        at[..., 2] -= drop[:, None]
+        pivot[:, 2] -= drop
     lean = _about_many(np.cross((0.0, 0.0, 1.0), u), tilt)
     at = np.einsum("pij,pmj->pmi", lean, at - pivot[:, None, :]) + pivot[:, None, :]
     axis = np.einsum("pij,pmj->pmi", lean, axis)

@@ -169,7 +169,7 @@ def rocked(pose, die, toward):
     tip = at[face][np.argmin(magnets.recess[face])]
     u = np.array([np.cos(np.radians(toward)), np.sin(np.radians(toward))])
     far = reach(side, replace(pose, tilt_to=toward)) - (tip[:2] - (pose.dx, pose.dy)) @ u
-    return replace(pose, lift=-proud, tilt=float(np.degrees(np.arctan2(proud, far))), tilt_to=float(toward))
+    return replace(pose, lift=0.0, tilt=float(np.degrees(np.arctan2(proud, far))), tilt_to=float(toward))
 
 
 def bridge_tilt(physics, turn, push, shift, depth=None):

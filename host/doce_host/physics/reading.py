@@ -23,6 +23,7 @@ One row is one square (its five sensors C, N, E, S, W) on a board of its own:
 import numpy as np
 
 from . import dice, rail, readout
+from .tolerances import Spread
 
 RING = np.array([(0, 0), (0, 1), (1, 0), (0, -1), (-1, 0)], float)
 OTHERS = 120  # the board's other sensors, for its median
@@ -30,25 +31,28 @@ CALIBRATION_READS = 32  # App.calibrate's scans (firmware/doce/app.py)
 
 
 class Boards:
-    def __init__(self, physics, n, rng, reference, calibrated=True, power_on_us=400):
+    def __init__(self, physics, n, rng, reference, calibrated=True, power_on_us=400, pins=None):
         """`reference`: board.json sensing.baseline, the median empty reading at which the
-        board file's thresholds apply as they stand."""
+        board file's thresholds apply as they stand; `pins`: tolerances pinned by name, each
+        a fraction broadcast to its draw's shape (tolerances.py)."""
         ph = self.physics = physics
         self.power_on_us = power_on_us
         self.n, self.rng = n, rng
-        depth = (_spread(rng, ph["floor_mm"], (n, 1)) + _spread(rng, ph["air_mm"], (n, 1))
-                 + _spread(rng, ph["sensor"]["hall_depth_mm"], (n, 5)))
+        draw = Spread(rng, pins)
+        depth = (_spread(draw, ph["floor_mm"], (n, 1), "floor") + _spread(draw, ph["air_mm"], (n, 1), "air")
+                 + _spread(draw, ph["sensor"]["hall_depth_mm"], (n, 5), "hall depth"))
         xy = np.broadcast_to(RING * ph["ring_mm"], (n, 5, 2))
         self.sensors = np.concatenate([xy, -depth[:, :, None]], axis=2)
-        self.parts = readout.Parts.draw(ph, (n, 5), rng, chips=(n, 1))
-        self.drop = rng.uniform(0, rail.switch_drop(ph), (n, 5))  # each sensor's group's switch
+        self.parts = readout.Parts.draw(ph, (n, 5), draw, chips=(n, 1))
+        self.drop = draw.uniform(0, rail.switch_drop(ph), (n, 5), name="switch drop")  # each sensor's group's switch
         self.parts.supply = ph["sensor"]["supply_V"] - self.drop
         empty = readout.counts(np.zeros((n, 5)), self.parts, ph)
         sigma = _noise_sigma(ph)
-        board_rng = rng.spawn(1)[0]  # the rest of the board, for its median: leaves rng's own draws as they were
-        others = readout.Parts.draw(ph, (n, OTHERS), board_rng)
+        board_rng = draw.spawn(1)[0]  # the rest of the board, for its median: leaves rng's own draws as they were
+        others = readout.Parts.draw(ph, (n, OTHERS), board_rng, prefix="board ")
         others.vref, others.inl = self.parts.vref, self.parts.inl
-        others.supply = ph["sensor"]["supply_V"] - board_rng.uniform(0, rail.switch_drop(ph), (n, OTHERS))
+        others.supply = ph["sensor"]["supply_V"] - board_rng.uniform(0, rail.switch_drop(ph), (n, OTHERS),
+                                                                      name="board switch drop")
         others = readout.counts(np.zeros((n, OTHERS)), others, ph)
         self.gain = np.ones((n, 1))  # calibrating reads raw counts
         if calibrated:  # calibration.measure: the floor of the mean of `CALIBRATION_READS` reads
@@ -126,6 +130,6 @@ def _noise_sigma(physics):
     return physics["adc"]["noise_counts"] / np.sqrt(6)  # of the triangular spread above
 
 
-def _spread(rng, nominal_tol, shape):
+def _spread(draw, nominal_tol, shape, name):
     nominal, tol = nominal_tol
-    return nominal + rng.uniform(-tol, tol, shape)
+    return nominal + draw.uniform(-tol, tol, shape, name=name)

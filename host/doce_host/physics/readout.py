@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .tolerances import Spread
+
 RAW_MAX = 4095
 # ESP-IDF adc_cali_line_fitting.c, ADC1 at 11 dB: the line's scale and offset (mV), and the
 # curves above raw LUT_FROM for chips of Vref 1000 mV (low) and 1200 mV (high), every 64 raw.
@@ -54,13 +56,17 @@ class Parts:
                    np.float64(sum(a["vref_mV"]) / 2), np.float64(0.0), np.full(n, s["supply_V"]))
 
     @classmethod
-    def draw(cls, physics, n, rng, chips=None):
+    def draw(cls, physics, n, rng, chips=None, prefix=""):
         """A board whose every part is somewhere within its datasheet limits. `n` sensors
-        (an int or a shape); `chips`: the shape of the ADC draws (default: one chip)."""
+        (an int or a shape); `chips`: the shape of the ADC draws (default: one chip); `rng`
+        a generator or a tolerances.Spread (its pins named `prefix` + the part's name)."""
         s, a = physics["sensor"], physics["adc"]
         chips = () if chips is None else chips
-        return cls(rng.uniform(*s["quiescent_V"], n), rng.uniform(*s["sensitivity_mV_per_mT"], n),
-                   rng.uniform(*a["vref_mV"], chips), rng.uniform(-1, 1, chips) * a["inl_lsb"],
+        draw = Spread.of(rng)
+        return cls(draw.uniform(*s["quiescent_V"], n, name=prefix + "quiescent"),
+                   draw.uniform(*s["sensitivity_mV_per_mT"], n, name=prefix + "sensitivity"),
+                   draw.uniform(*a["vref_mV"], chips, name=prefix + "vref"),
+                   draw.uniform(-1, 1, chips, name=prefix + "inl") * a["inl_lsb"],
                    np.full(n, s["supply_V"]))
 
 

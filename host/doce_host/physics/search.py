@@ -15,8 +15,8 @@ import numpy as np
 
 from doce.squares import piece as piece_value
 
-from . import poses
-from .reading import Fields
+from . import dice, poses
+from .reading import Boards, Fields
 from .scene import face_down
 
 
@@ -69,26 +69,79 @@ def _held(physics, pose, die, at):
     return replace(floor, lift=pose.lift) if floor is not None else poses.in_well(physics, pose, die[1])
 
 
-def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40):
+# The tolerances searched with a pose (tolerances.py's names): per magnet of the face down
+# (C N E S W), per sensor of the square, per square and board; each a fraction of its range.
+MAGNET = ("remanence", "diameter", "height", "pocket")
+BOARD = (("floor", 1), ("air", 1), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
+         ("vref", 1), ("inl", 1), ("board quiescent", 1))
+TOLERANCES = 1 + 5 * (len(MAGNET) + 2) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board
+
+
+def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us):
+    """The die (kind of `name`) and a Boards of one row per row of `fractions` (n, TOLERANCES),
+    every searched tolerance pinned there; what is not searched (the other faces' magnets,
+    noise in calibrating) drawn from `seed`, the same for every row."""
+    down = face_down(name)
+    kind = name if name.endswith("blocker") else name.split()[0] + " 1"
+    sides = [p for p in range(1, 7) if p not in (down, 7 - down)]
+    dice_out = []
+    for f in fractions:
+        pins, i = {"die side": f[0]}, 1
+        for k in range(5):
+            for what in MAGNET:
+                pins[(what, down, k)] = f[i]
+                i += 1
+            pins[("slip", down, k)] = f[i:i + 2]
+            pins[("play", down, k)] = 0.5
+            i += 2
+        pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(sides, f[i:i + 4])})
+        dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole))
+    i = 1 + 5 * (len(MAGNET) + 2) + 4
+    pins = {}
+    for what, n in BOARD:
+        pins[what] = fractions[:, i:i + n]
+        i += n
+    pins["board switch drop"] = pins["switch drop"][:, :1]
+    boards = Boards(physics, len(fractions), np.random.default_rng(seed), reference, calibrated=calibrated,
+                    power_on_us=power_on_us, pins=pins)
+    return dice_out, boards
+
+
+def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
-    if the family is seated."""
-    ph = boards.physics
+    if the family is seated. `tolerances` (spec, hole, calibrated): search the die's and the
+    board's tolerances too (`die`, `boards` and `row` are then not used); the result's pose
+    then comes with its die and board as (pose, fractions)."""
+    ph = boards.physics if tolerances is None else tolerances[0]["physics"]
     piece = piece_value(name)
     down, turn = face_down(name), 90 * int(rng.integers(4))
     lo, hi = np.array(family.bounds, float).T
+    poses_n = len(lo)
+    if tolerances:
+        lo, hi = np.concatenate([lo, np.zeros(TOLERANCES)]), np.concatenate([hi, np.ones(TOLERANCES)])
+        seed = int(rng.integers(2 ** 32))
 
     def score(params):
         """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
-        pose_list = [family.make(ph, down, turn, p, die) for p in params]
+        if tolerances:
+            spec, hole, calibrated = tolerances
+            dice_list, board = built(ph, spec, name, params[:, poses_n:], hole, seed, reader.board.baseline,
+                                     calibrated, reader.board.power_on_us)
+            rows = np.arange(len(params))
+        else:
+            dice_list, board, rows = [die] * len(params), boards, np.full(len(params), row)
+        pose_list = [family.make(ph, down, turn, p, d) for p, d in zip(params, dice_list)]
         fit = [k for k, pose in enumerate(pose_list) if pose is not None]
         margin = np.full(len(pose_list), np.inf)
         if fit:
-            placed = [pose_list[k] for k in fit]
             fields = Fields()
-            fields.add(np.arange(len(placed)), die, placed, np.repeat(boards.sensors[row:row + 1], len(placed), 0))
-            d = boards.read(fields.total(len(placed)), rows=np.full(len(placed), row), noise=False)
+            for j, k in enumerate(fit):
+                fields.add([j], dice_list[k], [pose_list[k]], board.sensors[rows[k]][None])
+            d = board.read(fields.total(len(fit)), rows=rows[fit], noise=False)
             margin[fit] = reader.seated_margin(d, piece) if family.seated else reader.closest(d, piece)[0]
+        if tolerances:
+            pose_list = [(p, f) for p, f in zip(pose_list, params[:, poses_n:])]
         return margin, pose_list
 
     params = lo + (hi - lo) * rng.random((starts, len(lo)))

@@ -1,0 +1,60 @@
+"""Where each part falls within its tolerance: drawn at random, or pinned.
+
+dice.build, readout.Parts.draw and reading.Boards draw every toleranced value through a
+Spread by name (the names below). Unpinned, a value is drawn from the generator as before
+(or is the middle of its range without one); pinned, it is that fraction of its range
+(0: low end, 1: high end), and the generator still draws it, so every other draw stays
+as it was. A test pins a corner; search.py searches the fractions.
+
+    die side                          the die's edge (die_mm)
+    ("glue", pips)                    the quarter turn a face's code is glued at (pinned as 0-3, not a fraction)
+    ("remanence", pips, k)            a magnet's Br: the face with `pips`, code position k (C N E S W)
+    ("diameter" | "height", pips, k)  its size (size_tol_mm)
+    ("pocket", pips, k)               its pocket's depth (pocket_mm): recess = pocket - height
+    ("slip", pips, k)                 its place on the face (place_tol_mm): (along the code's N, along E)
+    ("play", pips, k)                 its play in a wider hole: the same two
+    floor, air                        each square's plate and air gap, shape (n, 1)
+    hall depth                        each sensor's hall element under its package top, (n, 5)
+    quiescent, sensitivity            each sensor's part (n, 5)
+    switch drop                       its group's switch (n, 5)
+    vref, inl                         each square's ESP32 (n, 1)
+    board quiescent, board sensitivity, board switch drop
+                                      the board's other sensors, for its median (n, OTHERS)
+"""
+
+import numpy as np
+
+
+class Spread:
+    """A generator (or None: the middle of every range) whose `uniform` draws can be pinned
+    by name: pins {name: fraction of the range, broadcast to the draw's shape}."""
+
+    def __init__(self, rng=None, pins=None):
+        self.rng, self.pins = rng, dict(pins or {})
+
+    @classmethod
+    def of(cls, rng):
+        return rng if isinstance(rng, cls) else cls(rng)
+
+    def uniform(self, low, high, size=None, name=None):
+        drawn = None if self.rng is None else self.rng.uniform(low, high, size)
+        pin = self.pins.get(name)
+        if pin is None:
+            return drawn if drawn is not None else _fill((low + high) / 2, size)
+        return _fill(low + np.asarray(pin, float) * (high - low), size)
+
+    def integers(self, n, name=None):
+        drawn = 0 if self.rng is None else self.rng.integers(n)
+        return drawn if self.pins.get(name) is None else int(self.pins[name]) % n
+
+    def spawn(self, n):
+        return [Spread(r, self.pins) for r in self.rng.spawn(n)]
+
+    def __getattr__(self, attr):  # normal, random...: the generator's own
+        return getattr(self.rng, attr)
+
+
+def _fill(value, size):
+    if size is None:
+        return float(value) if np.ndim(value) == 0 else value
+    return np.broadcast_to(value, size).astype(float)
