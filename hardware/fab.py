@@ -129,9 +129,15 @@ def jlcpcb_rotation(footprint, degrees):
     return (degrees + extra) % 360
 
 
+def pads_centre(pcbnew, fp):
+    """(x, y) mm: the middle of a footprint's pads, where JLCPCB wants a part's "Mid X/Y". An SMD
+    footprint's origin is there already; a through-hole one's is its pin 1 (SW1's 3.9 mm away)."""
+    xs, ys = zip(*(pcbnew.ToMM(pad.GetPosition()) for pad in fp.Pads()))
+    return (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+
+
 def assembly(pcbnew, board, parts):
     """(bom.csv text, cpl.csv text) in JLCPCB's columns, for every part of the netlist."""
-    mm = pcbnew.ToMM
     rows = {}
     cpl = []
     for fp in board.GetFootprints():
@@ -145,7 +151,7 @@ def assembly(pcbnew, board, parts):
         if info["footprint"] == KINDS_SOCKETED:  # the fab solders the devkit's sockets, not the devkit
             comment = "2x %s (%s)" % (schematic.SOCKET["mpn"], schematic.SOCKET["part"])
         rows.setdefault((comment, footprint, LCSC.get(mpn, "")), []).append(ref)
-        x, y = mm(fp.GetPosition())
+        x, y = pads_centre(pcbnew, fp)
         # KiCad's placement frame, the Gerbers' own: y up
         cpl.append([ref, "%.3fmm" % x, "%.3fmm" % -y, "Top" if fp.GetLayer() == pcbnew.F_Cu else "Bottom",
                     "%g" % jlcpcb_rotation(footprint, fp.GetOrientationDegrees())])

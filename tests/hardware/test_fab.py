@@ -5,6 +5,7 @@ JLCPCB's columns, where the board has it."""
 
 import csv
 import importlib.util
+import math
 import re
 import subprocess
 import sys
@@ -45,15 +46,37 @@ def placed_raw():
     return out
 
 
-def test_the_placement_file_puts_every_part_where_the_board_has_it():
+def pads_centres():
+    """{ref: (x, y)}: the middle of each footprint's pads in KiCad's frame (y down), read from
+    the board file: a pad's (at) is in its footprint's frame, which is turned by the
+    footprint's angle (counter-clockwise as drawn, so clockwise in y-down numbers)."""
+    out = {}
+    for fp in pcb._find(pcb._sexp(BOARD.read_text()), "footprint"):
+        ref = [t[2] for t in pcb._find(fp, "fp_text") if t[1] == "reference"][0]
+        at = pcb._find(fp, "at")[0]
+        fx, fy = float(at[1]), float(at[2])
+        turn = math.radians(float(at[3]) if len(at) > 3 else 0.0)
+        xs, ys = [], []
+        for pad in pcb._find(fp, "pad"):
+            px, py = (float(v) for v in pcb._find(pad, "at")[0][1:3])
+            xs.append(fx + px * math.cos(turn) + py * math.sin(turn))
+            ys.append(fy - px * math.sin(turn) + py * math.cos(turn))
+        out[ref] = ((min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2)
+    return out
+
+
+def test_the_placement_file_puts_every_part_where_its_pads_are():
+    """Mid X/Y is the middle of the part's pads (JLCPCB's placement centre), also for the
+    through-hole parts, whose footprint origin is their pin 1 (SW1's was 3.9 mm off)."""
     header, *body = rows("doce-cpl-jlcpcb.csv")
     assert header == ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]
     assert sorted(r[0] for r in body) == sorted(PARTS)
-    board = placed_raw()
+    board, centres = placed_raw(), pads_centres()
     for ref, x, y, layer, rotation in body:
         bx, by, degrees = board[ref]
-        assert float(x.removesuffix("mm")) == pytest.approx(bx, abs=1e-3), ref
-        assert float(y.removesuffix("mm")) == pytest.approx(-by, abs=1e-3), ref  # y up, as in the Gerbers
+        cx, cy = centres[ref]
+        assert float(x.removesuffix("mm")) == pytest.approx(cx, abs=0.1), ref
+        assert float(y.removesuffix("mm")) == pytest.approx(-cy, abs=0.1), ref  # y up, as in the Gerbers
         fp = footprint_of(ref)
         extra = 180 if fp.startswith("SOT-23") else 270 if fp.startswith("SOIC-") else 90 if fp.startswith(
             "LED_WS2812B-2020") else 0
@@ -67,6 +90,17 @@ def footprint_of(ref):
 def test_the_assembler_is_asked_for_the_devkits_sockets_not_the_devkit():
     (row,) = [r for r in rows("doce-bom-jlcpcb.csv")[1:] if r[1] == "U1"]
     assert row[0].startswith("2x PPTC191LFBN-RC") and "ESP32" not in row[0]
+
+
+def test_the_pads_centres_are_the_pads_middles_for_a_turned_footprint():
+    """The reader above turns pads as KiCad does: a 0603 turned 90 degrees has its two pads
+    one above the other, and the through-hole button's middle is not its pin 1."""
+    board, centres = placed_raw(), pads_centres()
+    turned = [ref for ref in PARTS if ref.startswith("R") and board[ref][2] == 90]
+    assert turned
+    for ref in turned:
+        assert centres[ref] == pytest.approx(board[ref][:2], abs=1e-6)
+    assert math.dist(centres["SW1"], board["SW1"][:2]) > 3.0
 
 
 def test_sot23_and_soic_parts_are_turned_as_jlcpcbs_library_draws_them():
