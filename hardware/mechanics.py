@@ -24,9 +24,6 @@ import layout as layout_module  # noqa: E402  (a plain script next to board.json
 
 MECHANICS = HERE / "mechanics"
 DICE = HERE / "dice"
-# A printed hole comes out about 0.1 mm small (FDM); a guide hole this much wider than the drill
-# lets it turn freely without wandering.
-GUIDE_CLEARANCE_MM = 0.2
 # The devkit stands on its 1x19 sockets (Sullins PPTC series: 8.5 mm bodies); its USB socket's
 # centre is about 3 mm above the devkit's own PCB, so about 12 mm above ours.
 USB_ABOVE_PCB_MM = 8.5 + 1.6 + 2.0
@@ -191,21 +188,47 @@ def enclosure_solid(lay):
     return solid
 
 
+# Where each magnet's pocket can land, per axis, when the die is pushed into the jig's marked
+# corner (jig_plan): the sum must stay within physics.magnet.place_tol_mm.
+# - the die's size: its centre is half its side from the corner's walls, so half of die_mm's
+#   tolerance (board.json physics.die_mm);
+# - the drill's play in its guide: half of GUIDE_CLEARANCE_MM, once the maker has run the drill
+#   through each printed guide hole (a printed hole comes out about 0.1 mm small, so the drill
+#   reams it to its own size and the play is at most the hole as drawn);
+# - the print: a guide hole's place relative to the corner's walls, 16 mm apart at most, both
+#   in one print. PRINT_ERROR_MM is our assumption for a calibrated desktop FDM printer (not a
+#   printer's datasheet figure): README's "Building the dice" has the maker check it with
+#   calipers before drilling (each wall to the centre hole's near edge).
+GUIDE_CLEARANCE_MM = 0.1
+PRINT_ERROR_MM = 0.1
+# The die registers against the pocket's walls at this corner (-x, -y: S and W as the guide's N
+# mark reads); the jig's outer corner there is cut off at 45 degrees to mark it.
+REGISTER = (-1, -1)
+REGISTER_CUT_MM = 4.0
+
+
 def jig_plan(lay):
     """The jig's sizes: a block with a square pocket a die slides into, open below, and a
     guide plate on top with a drill hole over each of the five magnet places (centre, and
-    ring_mm towards each edge's middle)."""
+    ring_mm towards each edge's middle). The pocket is wider than the largest die; the maker
+    pushes the die into the marked corner (REGISTER), and the holes are placed from that
+    corner at the nominal die's half side, so the die's play in the pocket moves nothing."""
     ph, jig = lay.physics, lay.mech["jig"]
-    pocket = ph["die_mm"][0] + ph["die_mm"][1] + jig["fit_mm"]  # the largest die slides in
+    die, die_tol = ph["die_mm"]
+    pocket = die + die_tol + jig["fit_mm"]  # the largest die slides in
     ring = ph["ring_mm"]
-    return {"pocket": pocket, "outer": pocket + 2 * jig["wall_mm"], "depth": ph["die_mm"][0] / 2,
+    cx, cy = (sx * (pocket / 2 - die / 2) for sx in REGISTER)  # the nominal die's centre, in the corner
+    errors = {"die size": die_tol / 2, "drill in its guide": GUIDE_CLEARANCE_MM / 2, "print": PRINT_ERROR_MM}
+    return {"pocket": pocket, "outer": pocket + 2 * jig["wall_mm"], "depth": die / 2,
             "guide": jig["guide_mm"], "drill": jig["drill_mm"], "guide_hole": jig["drill_mm"] + GUIDE_CLEARANCE_MM,
-            "holes": [(dx * ring, dy * ring) for dx, dy in layout_module.STEP.values()]}
+            "centre": (cx, cy), "holes": [(cx + dx * ring, cy + dy * ring) for dx, dy in layout_module.STEP.values()],
+            "place_errors": errors, "place_error": sum(errors.values())}
 
 
 def jig_solid(lay):
-    """The jig (jig_plan). A notch marks the guide's N edge. Stand it over a die, drill, turn the die."""
-    from build123d import Align, Box, Cylinder, Pos
+    """The jig (jig_plan). A notch marks the guide's N edge, a cut corner the corner to push the
+    die into. Stand it over a die, push the die into that corner, drill, turn the die."""
+    from build123d import Align, Box, Cylinder, Pos, Rot
 
     plan = jig_plan(lay)
     pocket, outer, depth = plan["pocket"], plan["outer"], plan["depth"]
@@ -213,12 +236,15 @@ def jig_solid(lay):
     block = Box(outer, outer, height, align=(Align.CENTER, Align.CENTER, Align.MIN))
     block -= Box(pocket, pocket, depth, align=(Align.CENTER, Align.CENTER, Align.MIN))
     up = (Align.CENTER, Align.CENTER, Align.MIN)
-    for cx in (-1, 1):  # room for the die's edges, so it seats flat on the guide
+    for cx in (-1, 1):  # room for the die's edges, so it seats flat on the guide and in the corner
         for cy in (-1, 1):
             block -= Pos(cx * pocket / 2, cy * pocket / 2, 0) * Cylinder(1.0, depth, align=up)
     for x, y in plan["holes"]:
         block -= Pos(x, y, depth - 1) * Cylinder(plan["guide_hole"] / 2, plan["guide"] + 2, align=up)
     block -= Pos(0, outer / 2, height) * Cylinder(1.5, 2.0)  # the N mark
+    rx, ry = (s * outer / 2 for s in REGISTER)  # the push-here corner, cut off
+    cut = REGISTER_CUT_MM * 2 ** 0.5
+    block -= Pos(rx, ry, height / 2) * Rot(0, 0, 45) * Box(cut, cut, height + 2)
     return block
 
 

@@ -118,7 +118,8 @@ def jig(path):
     ax.set_zlim(min(zs), min(zs) + max(xs) - min(xs))
     ax.view_init(elev=35, azim=-60)
     ax.set_axis_off()
-    ax.set_title("Dice jig (dice/jig.stl): a die slides in from below; drill through the five guides")
+    ax.set_title("Dice jig (dice/jig.stl): a die slides in from below, pushed into the cut corner;\n"
+                 "drill through the five guides")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
 
