@@ -4,7 +4,10 @@ drill files by KiCad's own plotter, and the BOM and placement file (CPL) in JLCP
     /usr/bin/python3 hardware/fab.py [OUT]     # KiCad's Python; writes hardware/fab/ (or OUT)
 
 fab/doce-gerbers.zip holds the Gerbers and drill files, the one file to upload for the bare
-board. Dates KiCad writes into them are left out, so the files change only with the board.
+board. fab/plate/ holds the same for the floor plate (bare FR-4: its outline and unplated holes,
+empty copper layers so a fab's viewer reads it as a board with no copper), built here from
+layout.py in the main board's frame, so its holes sit where the PCB's plate holes do. Dates
+KiCad writes into them are left out, so the files change only with the board.
 """
 
 import csv
@@ -16,11 +19,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import layout as layout_module  # noqa: E402
 import pcb  # noqa: E402
 import schematic  # noqa: E402  (its constants only: no SKiDL needed)
 
 OUT = HERE / "fab"
 BOARD_FILE = HERE / "pcb" / "doce.kicad_pcb"
+PLATE = "plate"
 
 # (KiCad layer, file suffix, what it is); the suffixes are KiCad's own names for them
 LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground plane"),
@@ -76,7 +81,42 @@ def _strip_dates(path):
     path.write_text(text)
 
 
-def gerbers(pcbnew, board, out_dir):
+PLATE_LAYERS = [("F.Cu", "F_Cu", "top copper: none"), ("B.Cu", "B_Cu", "bottom copper: none"),
+                ("Edge.Cuts", "Edge_Cuts", "plate outline")]
+
+
+def plate_board(pcbnew, lay, name):
+    """The floor plate as a 2-layer board with no copper: its outline and its unplated M3
+    holes (layout.py), placed in the main board's frame (pcb.py's MARGIN and pcb_box)."""
+    mm = pcbnew.FromMM
+    _, _, _, top = lay.pcb_box
+    left = lay.pcb_box[0]
+
+    def point(x, y):
+        return pcbnew.wxPoint(mm(pcb.MARGIN + x - left), mm(pcb.MARGIN + top - y))
+
+    board = pcbnew.BOARD()
+    board.SetFileName(str(name))
+    board.SetCopperLayerCount(2)
+    x0, y0, x1, y1 = lay.plate_box
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+        edge = pcbnew.PCB_SHAPE(board)
+        edge.SetShape(pcbnew.SHAPE_T_SEGMENT)
+        edge.SetLayer(pcbnew.Edge_Cuts)
+        edge.SetWidth(mm(0.1))
+        edge.SetStart(point(ax, ay))
+        edge.SetEnd(point(bx, by))
+        board.Add(edge)
+    for i, (x, y) in enumerate(lay.plate_holes(), 1):
+        fp = pcbnew.FootprintLoad(str(pcb.LIBS / "MountingHole.pretty"), "MountingHole_3.2mm_M3")
+        fp.SetReference("MH%d" % i)
+        fp.SetPosition(point(x, y))
+        board.Add(fp)
+    return board
+
+
+def gerbers(pcbnew, board, out_dir, layers=LAYERS):
     """Every layer's Gerber and the drill files, in out_dir; returns their paths."""
     ctl = pcbnew.PLOT_CONTROLLER(board)
     opt = ctl.GetPlotOptions()
@@ -93,17 +133,23 @@ def gerbers(pcbnew, board, out_dir):
     opt.SetUseAuxOrigin(False)
     opt.SetDrillMarksType(pcbnew.PCB_PLOT_PARAMS.NO_DRILL_SHAPE)
     out = []
-    for layer, suffix, what in LAYERS:
+    stem = Path(board.GetFileName()).stem
+    for layer, suffix, what in layers:
         ctl.SetLayer(board.GetLayerID(layer))
         ctl.OpenPlotfile(suffix, pcbnew.PLOT_FORMAT_GERBER, what)
         ctl.PlotLayer()
         ctl.ClosePlot()
-        out.append(out_dir / ("doce-%s.gbr" % suffix))
+        out.append(out_dir / ("%s-%s.gbr" % (stem, suffix)))
     drill = pcbnew.EXCELLON_WRITER(board)
     drill.SetOptions(False, False, pcbnew.wxPoint(0, 0), False)  # no mirror, full header, origin, PTH and NPTH apart
     drill.SetFormat(True)  # millimetres
     drill.CreateDrillandMapFilesSet(str(out_dir), True, False)
-    out += [out_dir / "doce-PTH.drl", out_dir / "doce-NPTH.drl"]
+    for kind in ("PTH", "NPTH"):
+        drl = out_dir / ("%s-%s.drl" % (stem, kind))
+        if re.search(r"(?m)^X", drl.read_text()):
+            out.append(drl)
+        else:
+            drl.unlink()  # KiCad writes one for each kind even with no hole of it (the plate's PTH)
     for path in out:
         _strip_dates(path)
     return out
@@ -182,6 +228,14 @@ def main(argv):
     (out / "doce-bom-jlcpcb.csv").write_text(bom)
     (out / "doce-cpl-jlcpcb.csv").write_text(cpl)
     print("wrote %d Gerber and drill files, doce-gerbers.zip, the BOM and the CPL in %s" % (len(files), out))
+    plate_dir = out / PLATE
+    plate_dir.mkdir(exist_ok=True)
+    for old in plate_dir.glob("plate-*"):
+        old.unlink()
+    plate = plate_board(pcbnew, layout_module.load(), plate_dir / "plate.kicad_pcb")  # named, never saved
+    files = gerbers(pcbnew, plate, plate_dir, PLATE_LAYERS)
+    package(files, plate_dir / "plate-gerbers.zip")
+    print("wrote the floor plate's %d Gerber and drill files and plate-gerbers.zip in %s" % (len(files), plate_dir))
     return 0
 
 

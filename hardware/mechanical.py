@@ -84,8 +84,9 @@ def rows(lay):
                 me["jig"]["drill_mm"], *ph["magnet"]["pocket_mm"], ph["ring_mm"]), "generic"),
         row("PL1", 1, "Top plate floor, %s, bare FR-4 %.1f mm +-%g mm (no copper, no mask: the LEDs shine "
             "through)" % (plate, floor, floor_tol), "%.1f mm FR-4" % floor,
-            "its thickness sets the field at the sensors: the model assumes %.1f +-%g mm; drawn as DXF only "
-            "(mechanics/plate.dxf, no Gerber): have it CNC-routed from that outline" % (floor, floor_tol)),
+            "its thickness sets the field at the sensors: the model assumes %.1f +-%g mm; order it as a 2-layer "
+            "board with no copper (fab/plate/plate-gerbers.zip) or CNC-route it (mechanics/plate.dxf)" % (
+                floor, floor_tol)),
         row("PL2", 1, "Well sheet, %s, %g mm opal acrylic, %d square holes %g +-%g mm on a %g mm pitch" % (
             plate, depth, lay.grid ** 2, well, well_tol, lay.pitch), "%g mm acrylic" % depth,
             "the wells' depth (physics.well_depth_mm); laser cut (mechanics/wells.dxf) or printed (wells.stl); "

@@ -29,10 +29,10 @@ GROUPS = {
         "sources": ["layout.py", "pcb.py", "router.py", "doce.net"],
         "files": ["pcb/doce.kicad_pcb", "pcb/doce.kicad_pro", "pcb/drc.txt", "doce.pretty/*"],
     },
-    "fab": {
-        "board": [],
-        "sources": ["pcb/doce.kicad_pcb", "doce.net", "fab.py"],
-        "files": ["fab/*"],
+    "fab": {  # and the floor plate's Gerbers (fab/plate/), from layout.py
+        "board": ["grid", "squares", "leds", "mechanics", "physics.square_mm"],
+        "sources": ["pcb/doce.kicad_pcb", "doce.net", "fab.py", "layout.py"],
+        "files": ["fab/*", "fab/plate/*"],
     },
 }
 

@@ -144,8 +144,9 @@ def test_the_fab_files_are_what_kicad_plots_from_the_board_today(tmp_path):
     out = subprocess.run([KICAD_PYTHON, str(HARDWARE / "fab.py"), str(tmp_path)], capture_output=True, text=True,
                          timeout=300)
     assert out.returncode == 0, out.stderr
-    made = sorted(p.name for p in tmp_path.iterdir())
-    assert made == sorted(p.name for p in FAB.iterdir())
+    made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    assert made == sorted(str(p.relative_to(FAB)) for p in FAB.rglob("*") if p.is_file())
+    assert "plate/plate-gerbers.zip" in made
     for name in made:
         assert (tmp_path / name).read_bytes() == (FAB / name).read_bytes(), name
 
@@ -184,3 +185,59 @@ def test_only_the_parts_without_a_source_lack_an_lcsc_number():
     lcsc = {r[1]: r[3] for r in rows("doce-bom-jlcpcb.csv")[1:]}
     assert (lcsc["U12"], lcsc["C168"], lcsc["R9"], lcsc["SW1"]) == ("C131941", "C29936", "C105881", "C93157")
     assert sorted(d for d, number in lcsc.items() if not number) == ["C169", "U1"]
+
+
+PLATE = FAB / "plate"
+
+
+def drilled(path):
+    """{(x, y) mm: diameter mm} of an Excellon file as KiCad writes it (metric, decimal)."""
+    text = path.read_text()
+    tools = {t: float(d) for t, d in re.findall(r"(?m)^(T\d+)C([0-9.]+)$", text)}
+    out, tool = {}, None
+    for line in text[text.index("\n%\n"):].splitlines():
+        if re.fullmatch(r"T\d+", line):
+            tool = line
+        elif m := re.fullmatch(r"X(-?[0-9.]+)Y(-?[0-9.]+)", line):
+            out[(float(m[1]), float(m[2]))] = tools[tool]
+    return out
+
+
+def outline(path):
+    """The (x0, y0, x1, y1) mm of a Gerber profile's strokes (format 4.6)."""
+    points = [(int(x) / 1e6, int(y) / 1e6) for x, y in re.findall(r"(?m)^X(-?\d+)Y(-?\d+)D0[12]\*$", path.read_text())]
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def test_the_floor_plate_comes_as_files_a_pcb_fab_takes():
+    """fab/plate/: the plate's outline (a Gerber profile) and its 10 unplated M3 holes (Excellon),
+    where the PCB has its plate holes in the same frame; copper layers with nothing on them;
+    the zip holds exactly these files."""
+    import layout
+
+    lay = layout.load()
+    holes = drilled(PLATE / "plate-NPTH.drl")
+    assert len(holes) == len(lay.plate_holes()) == 10
+    assert set(holes.values()) == {lay.mech["hole_mm"]}
+    pcb_holes = drilled(FAB / "doce-NPTH.drl")
+    assert set(holes) < set(pcb_holes) and len(pcb_holes) == len(lay.pcb_holes())
+    # the same holes as layout.py's, in the Gerbers' frame: x from the board's west edge, y up
+    x0, y0, x1, y1 = outline(FAB / "doce-Edge_Cuts.gbr")
+    px0, py0, px1, py1 = outline(PLATE / "plate-Edge_Cuts.gbr")
+    bx0, by0, bx1, by1 = lay.pcb_box
+    to_gerber = (x0 - bx0, y1 - by1)
+    want = {(round(x + to_gerber[0], 3), round(y + to_gerber[1], 3)) for x, y in lay.plate_holes()}
+    assert {(round(x, 3), round(y, 3)) for x, y in holes} == want
+    lx0, ly0, lx1, ly1 = lay.plate_box
+    assert (px0, py0, px1, py1) == pytest.approx(
+        (lx0 + to_gerber[0], ly0 + to_gerber[1], lx1 + to_gerber[0], ly1 + to_gerber[1]))
+    for side in ("F_Cu", "B_Cu"):
+        gbr = (PLATE / ("plate-%s.gbr" % side)).read_text()
+        assert "%TF.FileFunction,Copper," in gbr and not re.search(r"(?m)^X", gbr)  # no copper drawn
+    files = sorted(p for p in PLATE.iterdir() if p.suffix in (".gbr", ".drl"))
+    assert [p.name for p in files] == ["plate-B_Cu.gbr", "plate-Edge_Cuts.gbr", "plate-F_Cu.gbr", "plate-NPTH.drl"]
+    with zipfile.ZipFile(PLATE / "plate-gerbers.zip") as z:
+        assert sorted(z.namelist()) == [p.name for p in files]
+        for path in files:
+            assert z.read(path.name) == path.read_bytes(), path.name
