@@ -15,8 +15,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import mechanics  # noqa: E402  (the enclosure's sizes; its CAD libraries load only when drawing)
 
-# ISO 7045 M3 lengths in the standard's preferred range (14 mm is a listed, less common size)
-ISO7045_M3_MM = (4, 5, 6, 8, 10, 12, 14, 16, 20, 25, 30)
+# ISO 7045 M3 lengths in the standard's preferred range; the non-preferred 14 mm (in brackets in
+# the standard's table, and rarely stocked) is left out
+ISO7045_M3_MM = (4, 5, 6, 8, 10, 12, 16, 20, 25, 30)
+# An ISO 7045 M3 pan head's height, k max (the standard's table): what the base's feet clear
+PAN_HEAD_M3_MM = 2.4
+# The enclosure's feet, one at each corner of the base, so it stands on them, not on the 12
+# screw heads: 3M Bumpon SJ5003, black hemispherical, 0.44 x 0.20 in (11.2 x 5.1 mm) as 3M's
+# Bumpon selection lists it (not checked against a downloaded datasheet: confirm when ordering)
+FOOT = {"manufacturer": "3M", "mpn": "SJ5003", "diameter_mm": 11.2, "height_mm": 5.1, "count": 4}
 # At least one diameter of thread in a brass or steel standoff: the usual rule for a screw into
 # a tapped part of a metal as strong as the screw's (M3: 3 mm).
 MIN_ENGAGEMENT_MM = 3.0
@@ -112,4 +119,8 @@ def rows(lay):
         row("EN1", 1, "Enclosure: base %g x %g mm and four walls %g mm tall, %g mm sheet (acrylic or plywood)" % (
             ex1 - ex0, ey1 - ey0, wall_h, me["wall_mm"]), "%g mm sheet" % me["wall_mm"],
             "laser cut (mechanics/enclosure.dxf); the south wall has the opening for the USB cable", "generic"),
+        row("FT1-FT%d" % FOOT["count"], FOOT["count"], "Rubber foot, self-adhesive, hemispherical %g x %g mm" % (
+            FOOT["diameter_mm"], FOOT["height_mm"]), "", "under the base's corners, clear of the screw holes: "
+            "%g mm tall, so the base stands above its %g mm pan heads" % (FOOT["height_mm"], PAN_HEAD_M3_MM),
+            FOOT["manufacturer"], FOOT["mpn"]),
     ]

@@ -78,8 +78,9 @@ def stack(lay, path):
     ax.add_patch(Rectangle((10 - well / 2, s["floor_top"]), well, s["wells_top"] - s["floor_top"], fc="white",
                            ec="none"))
     die = ph["die_mm"][0]
-    ax.add_patch(Rectangle((10 - die / 2, s["floor_top"]), die, 4, fc="#f5f5f5", ec="black", ls=":"))
-    ax.text(10, s["floor_top"] + 3, "die", ha="center", fontsize=9)
+    top = s["wells_top"] + 3  # the picture's top: the die (a cube) goes on above it, cut off
+    ax.add_patch(Rectangle((10 - die / 2, s["floor_top"]), die, die, fc="#f5f5f5", ec="black", ls=":", zorder=3))
+    ax.text(10, top - 2.2, "die (%g mm cube, cut off)" % die, ha="center", fontsize=9, zorder=4)
     for x in (10 - ph["ring_mm"], 10, 10 + ph["ring_mm"]):
         ax.add_patch(Rectangle((x - 1.45, 0), 2.9, s["sensor_top"], fc="#f1c40f", ec="black"))
     ax.add_patch(Rectangle((-17, 0), 3, lay.mech["spacer_mm"], fc="#999999", ec="black"))
@@ -88,7 +89,7 @@ def stack(lay, path):
     ax.text(10, s["pcb_bottom"] - 1.6, "sensors %.2f-%.2f mm tall: %.2f-%.2f mm of air under the floor" % (
         *lay.mech["sensor_height_mm"], lo, hi), ha="center", fontsize=8)
     ax.set_xlim(-22, 75)
-    ax.set_ylim(s["pcb_bottom"] - 2.5, s["wells_top"] + 3)
+    ax.set_ylim(s["pcb_bottom"] - 2.5, top)
     ax.set_aspect("equal")
     ax.set_yticks([s["pcb_bottom"], 0, s["floor_bottom"], s["floor_top"], s["wells_top"]])
     ax.set_ylabel("mm above the PCB")

@@ -376,3 +376,20 @@ def test_the_usb_socket_is_inside_the_south_walls_opening():
             assert pz - floor <= usb["z0"] + 1e-3, (px, py, pz)  # the wall below the notch only
     assert _stl_z(HARDWARE / "mechanics" / "enclosure.stl") == pytest.approx(
         (floor - t, floor + height), abs=1e-4)
+
+
+def test_the_plate_screws_are_a_preferred_iso_7045_length():
+    """M3 x 14 is a non-preferred ISO 7045 length (rarely stocked): the plate's screws are M3 x 16,
+    which still leaves room in the 10 mm standoff for the base's screw (5.3 + 3.0 mm)."""
+    mechanical = load("mechanical")
+    assert 14 not in mechanical.ISO7045_M3_MM
+    screws = mechanical.screws(LAY)
+    assert screws["plate"][1] == 16
+    assert screws["plate"][2] + screws["base"][2] <= LAY.mech["standoff_mm"]
+
+
+def test_the_base_stands_on_feet_taller_than_its_screw_heads():
+    mechanical = load("mechanical")
+    foot = _bom()["FT1"]
+    assert foot["mpn"] == mechanical.FOOT["mpn"] and int(foot["qty"]) == 4
+    assert mechanical.FOOT["height_mm"] > mechanical.PAN_HEAD_M3_MM  # ISO 7045 M3: k max 2.4 mm
