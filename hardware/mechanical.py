@@ -21,8 +21,9 @@ ISO7045_M3_MM = (4, 5, 6, 8, 10, 12, 16, 20, 25, 30)
 # An ISO 7045 M3 pan head's height, k max (the standard's table): what the base's feet clear
 PAN_HEAD_M3_MM = 2.4
 # The enclosure's feet, one at each corner of the base, so it stands on them, not on the 12
-# screw heads: 3M Bumpon SJ5003, black hemispherical, 0.44 x 0.20 in (11.2 x 5.1 mm) as 3M's
-# Bumpon selection lists it (not checked against a downloaded datasheet: confirm when ordering)
+# screw heads: 3M Bumpon SJ5003, black hemispherical, 0.44 x 0.20 in (11.2 x 5.1 mm): the size
+# Maxim's (Analog Devices') EV kit BOMs give the part, e.g. the MAX38902 EV kit's "SJ-5003(BLACK)
+# BUMPER; BLACK-HEMISPHERICAL ...; 0.44D/0.2BH"
 FOOT = {"manufacturer": "3M", "mpn": "SJ5003", "diameter_mm": 11.2, "height_mm": 5.1, "count": 4}
 # At least one diameter of thread in a brass or steel standoff: the usual rule for a screw into
 # a tapped part of a metal as strong as the screw's (M3: 3 mm).
