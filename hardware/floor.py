@@ -199,21 +199,22 @@ def bow(lay, press=PRESS_N, bonded=True, mesh_mm=MESH_MM):
 
 
 def air_gap(lay):
-    """The air the field model allows between floor and sensor: physics.air_mm (nominal, tol)."""
-    return lay.physics["air_mm"]
+    """(nominal, least, most) air between floor and sensor, from the stack (layout.air_range,
+    the range the field model takes as physics.air_mm; nominal: every part at its middle)."""
+    return (lay.nominal_air(),) + lay.air_range()
 
 
 def report(lay):
     b = bow(lay)
     slip = bow(lay, bonded=False)
-    air, tol = air_gap(lay)
+    air, least, most = air_gap(lay)
     return "\n".join([
         "floor bow under a %g N press (worst place %s mm): %.3f mm = plate %.3f + weights %.4f + cell %.4f"
         % (PRESS_N, "(%.1f, %.1f)" % b["at"], b["total"], b["press"], b["weights"], b["local"]),
         "  D: bare floor %.0f N mm, floor + well sheet %.0f N mm; %d elements" % (*b["D"], b["elements"]),
         "  with the well sheet not glued (slipping): %.3f mm" % slip["total"],
-        "  air gap in the field model: %g +-%g mm; bow %s the nominal gap" %
-        (air, tol, "within" if b["total"] <= air else "BEYOND"),
+        "  air gap over a sensor: %.3f mm nominal (%.3f-%.3f mm); bow %s the nominal gap" %
+        (air, least, most, "within" if b["total"] <= air else "BEYOND"),
     ])
 
 

@@ -128,23 +128,63 @@ class Layout:
         return self.plate_holes() + [(x1 - i, y0 + i), (x1 - i, y1 - i)]
 
     # --- heights ----------------------------------------------------------------------------
+    # z = 0 is the PCB laminate's top face. A sensor stands on its pads, the floor on shims that
+    # stand on solder mask over bare laminate (no copper within 4 mm of a hole: pcb.KEEPOUT_MM).
+    # Each term is board.json mechanics, (low, high) or one value:
+    # - pad_copper_mm 0.035: 1 oz finished outer copper, the fab's (JLCPCB capabilities:
+    #   "finished outer layer copper 1 oz (35 um)"; README: order 1 oz outer);
+    # - solder_mm 0.03-0.09: the joint under each lead, estimated from the stencil (no standard
+    #   gives it; IPC-A-610 asks only for a wetted fillet). The paste's finished height on a
+    #   land is stencil x aperture/pad x solder volume 0.55 x shape 1.4 (Klein Wassink,
+    #   Manufacturing Techniques for Surface Mount Assemblies): a 0.10-0.12 mm stencil with
+    #   apertures 0.7-1.0 of the SOT-23 pad (JLCPCB's aperture rule: 45-60 % of the pitch)
+    #   gives 0.054-0.092 mm, the high end; the lead sinks into its paste, to about half the
+    #   thinnest print (our estimate) at the low end. HASL on the pads melts into the joint;
+    # - sensor_height_mm 0.89-1.12: the SOT-23 above its seating plane (JEDEC TO-236, A);
+    # - mask_mm 0.01-0.03: LPI solder mask on bare laminate under a shim (typically 0.02 mm,
+    #   about 0.8 mil; no fab specifies it: our range);
+    # - spacer_mm: the DIN 988 shims (mechanical.shims).
+    def sensor_top_range(self):
+        """(lowest, highest) z of a sensor's top: pad copper + solder joint + package."""
+        me = self.mech
+        return tuple(me["pad_copper_mm"] + s + h for s, h in zip(me["solder_mm"], me["sensor_height_mm"]))
+
+    def floor_bottom_range(self):
+        """(lowest, highest) z of the floor's underside: the mask under the shims + the shims."""
+        return tuple(m + self.mech["spacer_mm"] for m in self.mech["mask_mm"])
+
     def stack(self):
-        """z of each level above the PCB's top face, nominal parts."""
+        """z of each level above the PCB's top face, nominal parts (each range's middle)."""
         me, ph = self.mech, self.physics
-        floor = me["spacer_mm"] + ph["floor_mm"][0]
-        return {"pcb_bottom": -me["pcb_mm"], "sensor_top": max(me["sensor_height_mm"]),
-                "floor_bottom": me["spacer_mm"], "floor_top": floor, "wells_top": floor + ph["well_depth_mm"],
+        bottom = sum(self.floor_bottom_range()) / 2
+        floor = bottom + ph["floor_mm"][0]
+        return {"pcb_bottom": -me["pcb_mm"], "sensor_top": sum(self.sensor_top_range()) / 2,
+                "floor_bottom": bottom, "floor_top": floor, "wells_top": floor + ph["well_depth_mm"],
                 "enclosure_floor": -me["pcb_mm"] - me["standoff_mm"]}
 
     def air_range(self):
-        """(least, most) air between the floor and a sensor's top: the spacer less the sensor's
-        height (JEDEC TO-236: 0.89-1.12 mm); the floor rests on a sensor taller than the spacer."""
-        lo, hi = self.mech["sensor_height_mm"]
-        return max(0.0, self.mech["spacer_mm"] - hi), self.mech["spacer_mm"] - lo
+        """(least, most) air between the floor and a sensor's top: the lowest floor over the
+        highest sensor, the highest floor over the lowest. Where a sensor stands higher than
+        the floor's underside the floor rests on it: 0 (how far it props the floor up:
+        `overlap`)."""
+        lo, hi = self.floor_bottom_range()
+        top_lo, top_hi = self.sensor_top_range()
+        return max(0.0, lo - top_hi), hi - top_lo
 
-    def hall_depth(self, sensor_height):
-        """How far below the floor's top the Hall element of a sensor this tall sits."""
-        air = max(0.0, self.mech["spacer_mm"] - sensor_height)
+    def overlap(self):
+        """How far the highest sensor stands above the lowest floor (0 if it never does)."""
+        return max(0.0, self.sensor_top_range()[1] - self.floor_bottom_range()[0])
+
+    def nominal_air(self):
+        """The air over a sensor with every part at the middle of its range."""
+        s = self.stack()
+        return s["floor_bottom"] - s["sensor_top"]
+
+    def hall_depth(self, sensor_top, floor_bottom):
+        """How far below the floor's top the Hall element of a sensor whose top is at z =
+        sensor_top sits, under a floor whose underside is at floor_bottom (the floor resting on
+        the sensor where it stands higher)."""
+        air = max(0.0, floor_bottom - sensor_top)
         return self.physics["floor_mm"][0] + air + self.physics["sensor"]["hall_depth_mm"][0]
 
 

@@ -81,15 +81,22 @@ def stack(lay, path):
     top = s["wells_top"] + 3  # the picture's top: the die (a cube) goes on above it, cut off
     ax.add_patch(Rectangle((10 - die / 2, s["floor_top"]), die, die, fc="#f5f5f5", ec="black", ls=":", zorder=3))
     ax.text(10, top - 2.2, "die (%g mm cube, cut off)" % die, ha="center", fontsize=9, zorder=4)
+    me = lay.mech
+    pad = me["pad_copper_mm"] + sum(me["solder_mm"]) / 2  # copper and solder under each sensor
     for x in (10 - ph["ring_mm"], 10, 10 + ph["ring_mm"]):
-        ax.add_patch(Rectangle((x - 1.45, 0), 2.9, s["sensor_top"], fc="#f1c40f", ec="black"))
-    ax.add_patch(Rectangle((-17, 0), 3, lay.mech["spacer_mm"], fc="#999999", ec="black"))
-    ax.text(-15.5, s["wells_top"] + 1.2, "shims %.2f mm" % lay.mech["spacer_mm"], ha="center", fontsize=8)
+        ax.add_patch(Rectangle((x - 1.45, 0), 2.9, pad, fc="#b87333", ec="none"))
+        ax.add_patch(Rectangle((x - 1.45, pad), 2.9, s["sensor_top"] - pad, fc="#f1c40f", ec="black"))
+    mask = sum(me["mask_mm"]) / 2
+    ax.add_patch(Rectangle((-17, mask), 3, me["spacer_mm"], fc="#999999", ec="black"))
+    ax.text(-15.5, s["wells_top"] + 1.2, "shims %.2f mm" % me["spacer_mm"], ha="center", fontsize=8)
     lo, hi = lay.air_range()
-    ax.text(10, s["pcb_bottom"] - 1.6, "sensors %.2f-%.2f mm tall: %.2f-%.2f mm of air under the floor" % (
-        *lay.mech["sensor_height_mm"], lo, hi), ha="center", fontsize=8)
+    ax.text(27, s["pcb_bottom"] - 1.3, "sensor: copper %.3f + solder %.2f-%.2f + package %.2f-%.2f mm; floor: mask "
+            "%.2f-%.2f + shims %.2f mm" % (me["pad_copper_mm"], *me["solder_mm"], *me["sensor_height_mm"],
+                                          *me["mask_mm"], me["spacer_mm"]), ha="center", fontsize=8)
+    ax.text(27, s["pcb_bottom"] - 2.3, "air over a sensor: %.3f-%.3f mm, %.3f mm with every part nominal" % (
+        lo, hi, lay.nominal_air()), ha="center", fontsize=8)
     ax.set_xlim(-22, 75)
-    ax.set_ylim(s["pcb_bottom"] - 2.5, top)
+    ax.set_ylim(s["pcb_bottom"] - 3.2, top)
     ax.set_aspect("equal")
     ax.set_yticks([s["pcb_bottom"], 0, s["floor_bottom"], s["floor_top"], s["wells_top"]])
     ax.set_ylabel("mm above the PCB")

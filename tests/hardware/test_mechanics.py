@@ -111,14 +111,34 @@ def test_the_old_led_place_is_caught():
 
 
 def test_the_stack_keeps_the_air_gap_the_physics_model_assumes():
+    """The field model's air_mm is the stack's air range: the floor on its shims on the solder
+    mask, each sensor on its pad's copper and solder joint (review of issue 29: the copper and
+    solder under a sensor, 0.07-0.13 mm, were left out, so the air was 0-0.21 mm where it is
+    less)."""
+    me = LAY.mech
     nominal, tol = PH["air_mm"]
     least, most = LAY.air_range()
-    assert nominal - tol <= least and most <= nominal + tol, \
-        "spacer %g mm on sensors %s mm tall leaves %.2f-%.2f mm of air; the model takes %s" % (
-            LAY.mech["spacer_mm"], LAY.mech["sensor_height_mm"], least, most, PH["air_mm"])
-    # every part's height above the PCB fits under the floor
-    assert max(LAY.mech["sensor_height_mm"]) <= LAY.mech["spacer_mm"] + 0.05  # at worst the floor rests on it
-    assert SPEC["leds"]["package_mm"][2] < LAY.mech["spacer_mm"]
+    assert (nominal - tol, nominal + tol) == pytest.approx((least, most), abs=1e-9), \
+        "the stack leaves %.4f-%.4f mm of air; the model takes %s" % (least, most, PH["air_mm"])
+    # each term, added here by hand: floor = mask + shims, sensor = copper + solder + package
+    floor_lo, floor_hi = me["mask_mm"][0] + me["spacer_mm"], me["mask_mm"][1] + me["spacer_mm"]
+    top_lo = me["pad_copper_mm"] + me["solder_mm"][0] + me["sensor_height_mm"][0]
+    top_hi = me["pad_copper_mm"] + me["solder_mm"][1] + me["sensor_height_mm"][1]
+    assert (least, most) == pytest.approx((max(0.0, floor_lo - top_hi), floor_hi - top_lo))
+    # at worst the floor rests on the tallest sensor, propped up by no more than 0.05 mm
+    assert top_hi - floor_lo == pytest.approx(LAY.overlap()) and LAY.overlap() <= 0.05
+    assert SPEC["leds"]["package_mm"][2] + me["pad_copper_mm"] + me["solder_mm"][1] < floor_lo
+
+
+def test_the_stack_without_copper_solder_and_mask_is_caught():
+    """The check can fail: the stack as it was modelled (shims less the package alone) on the
+    same shims and parts promises every sensor air (0.08-0.31 mm) where the tallest touches."""
+    spec = json.loads((HARDWARE / "board.json").read_text())
+    me = spec["mechanics"]
+    me["pad_copper_mm"], me["solder_mm"], me["mask_mm"] = 0.0, [0.0, 0.0], [0.0, 0.0]
+    least, most = layout.Layout(spec).air_range()
+    assert least > PH["air_mm"][0] - PH["air_mm"][1] + 0.05
+    assert most > PH["air_mm"][0] + PH["air_mm"][1]
 
 
 def test_the_hall_elements_sit_as_deep_as_the_model_puts_them():
@@ -127,11 +147,14 @@ def test_the_hall_elements_sit_as_deep_as_the_model_puts_them():
     model = -sensor_positions(SPEC)[0][2]
     hall = PH["sensor"]["hall_depth_mm"][0]
     assert model == pytest.approx(PH["floor_mm"][0] + PH["air_mm"][0] + hall)
-    lo, hi = LAY.mech["sensor_height_mm"]
     air_lo, air_hi = PH["air_mm"][0] - PH["air_mm"][1], PH["air_mm"][0] + PH["air_mm"][1]
-    for height in (lo, hi, (lo + hi) / 2):
-        depth = LAY.hall_depth(height)
-        assert PH["floor_mm"][0] + air_lo + hall <= depth + 1e-9 <= PH["floor_mm"][0] + air_hi + hall + 2e-9
+    tops, floors = LAY.sensor_top_range(), LAY.floor_bottom_range()
+    depths = [LAY.hall_depth(t, f) for t in tops + (sum(tops) / 2,) for f in floors + (sum(floors) / 2,)]
+    for depth in depths:
+        assert PH["floor_mm"][0] + air_lo + hall <= depth + 1e-9 <= PH["floor_mm"][0] + air_hi + hall + 1e-9
+    # the extremes are the model's: the floor resting on the highest sensor, the lowest under the highest floor
+    assert min(depths) == pytest.approx(PH["floor_mm"][0] + air_lo + hall)
+    assert max(depths) == pytest.approx(PH["floor_mm"][0] + air_hi + hall)
 
 
 def _stl_z(path):
@@ -259,6 +282,7 @@ def test_the_shims_stack_to_the_spacer():
     mechanical = load("mechanical")
     assert sum(mechanical.shims(LAY.mech["spacer_mm"])) == pytest.approx(LAY.mech["spacer_mm"])
     assert mechanical.shims(1.1) == [1.0, 0.1]
+    assert mechanical.shims(1.2) == [1.0, 0.2]
     rows = _bom()
     rings = mechanical.shims(LAY.mech["spacer_mm"])
     assert int(rows["SP1"]["qty"]) == len(rings) * len(LAY.plate_holes())
@@ -266,12 +290,13 @@ def test_the_shims_stack_to_the_spacer():
 
 def test_every_screw_goes_through_what_it_holds_and_into_its_standoff():
     """Each screw is longer than what it clamps by at least one diameter of thread (the plate's
-    screws clamp 5 + 2 + 1.1 + 1.6 = 9.7 mm: an M3 x 12 left 2.3 mm), and the two screws in
-    one standoff do not meet."""
+    screws clamp 6 + 2 + 1.2 + 0.02 + 1.6 = 10.82 mm, the mask under the shims included: an
+    M3 x 12 would leave 1.18 mm), and the two screws in one standoff do not meet."""
     mechanical = load("mechanical")
     s, me = LAY.stack(), LAY.mech
     screws = mechanical.screws(LAY)
-    grips = {"plate": PH["well_depth_mm"] + PH["floor_mm"][0] + me["spacer_mm"] + me["pcb_mm"],
+    mask = sum(me["mask_mm"]) / 2
+    grips = {"plate": PH["well_depth_mm"] + PH["floor_mm"][0] + me["spacer_mm"] + mask + me["pcb_mm"],
              "strip": me["pcb_mm"], "base": me["wall_mm"]}
     assert grips["plate"] == pytest.approx(s["wells_top"] + me["pcb_mm"])
     for where, grip in grips.items():
@@ -345,7 +370,7 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
 
 def test_the_usb_socket_is_inside_the_south_walls_opening():
     """The devkit's socket stands 23.7 mm above the base (standoff 10, PCB 1.6, socket 8.5,
-    devkit 1.6, half the socket 2), above a 19.7 mm wall: the wall has a notch there, as wide
+    devkit 1.6, half the socket 2), above a 20.82 mm wall: the wall has a notch there, as wide
     and deep as a plug's overmould with room, in the drawing and in the solid."""
     import ezdxf
 
