@@ -24,12 +24,19 @@ import layout as layout_module  # noqa: E402  (a plain script next to board.json
 
 MECHANICS = HERE / "mechanics"
 DICE = HERE / "dice"
-# The devkit stands on its 1x19 sockets (Sullins PPTC series: 8.5 mm bodies); its USB socket's
-# centre is about 3 mm above the devkit's own PCB, so about 12 mm above ours.
-USB_ABOVE_PCB_MM = 8.5 + 1.6 + 2.0
-# A USB cable's plug overmould, wide x tall: 12 x 8 mm holds the common micro-USB and USB-C
-# cables' (an estimate, not a measured or specified figure); the opening leaves 1 mm around it.
-PLUG_MM = (12.0, 8.0)
+# The devkit's USB socket, from the PCB's top face up, at its lowest (the opening is cut for it):
+# - our 1x19 sockets, Sullins PPTC series: 8.5 mm bodies;
+# - the plastic spacer of the devkit's own male headers, which rests on them: 0.100 in (2.54 mm),
+#   Samtec TSW series catalogue (suddendocs.samtec.com/catalog_english/tsw_th.pdf), the common
+#   2.54 mm pitch header insulator;
+# - the devkit's 1.6 mm board;
+# - the plug's centre: its 1.8 mm shell (Micro-USB Cables and Connectors Specification 1.01:
+#   Micro-B plug 6.85 x 1.8 mm) lies on or above the devkit's board, so at least 0.9 mm up.
+SOCKET_MM, HEADER_SPACER_MM, DEVKIT_PCB_MM, USB_CENTRE_MM = 8.5, 2.54, 1.6, 0.9
+USB_ABOVE_PCB_MM = SOCKET_MM + HEADER_SPACER_MM + DEVKIT_PCB_MM + USB_CENTRE_MM
+# A Micro-B cable's overmould, wide x tall, at most 10.6 x 8.5 mm (the same specification),
+# taken as centred on the plug; the opening leaves 1 mm around it.
+PLUG_MM = (10.6, 8.5)
 PLUG_CLEARANCE_MM = 1.0
 
 

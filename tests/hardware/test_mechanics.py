@@ -344,16 +344,23 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
 
 
 def test_the_usb_socket_is_inside_the_south_walls_opening():
-    """The devkit's socket stands 23.7 mm above the base (standoff 10, PCB 1.6, socket 8.5,
-    devkit 1.6, half the socket 2), above a 19.7 mm wall: the wall has a notch there, as wide
-    and deep as a plug's overmould with room, in the drawing and in the solid."""
+    """The devkit's socket stands at least 25.14 mm above the base: standoff 10, PCB 1.6, our
+    socket 8.5, the devkit header's own spacer 2.54 (left out before: 23.7 mm put the plug 1.4
+    mm too low), the devkit's 1.6 mm board, the plug's centre 0.9 above it. The wall is 20.7
+    mm: a Micro-B overmould (10.6 x 8.5 mm at most) with 1 mm around it needs a notch 12.6 mm
+    wide down to 19.89 mm, in the drawing and in the solid."""
     import ezdxf
 
     mechanics = load("mechanics")
     usb = mechanics.usb_opening(LAY)
     x, _ = LAY.devkit_usb()
     assert usb["x"] == x
-    assert usb["z"] == pytest.approx(LAY.mech["standoff_mm"] + LAY.mech["pcb_mm"] + 8.5 + 1.6 + 2.0)
+    me = LAY.mech
+    assert mechanics.HEADER_SPACER_MM == pytest.approx(2.54)  # the male header's insulator, Samtec TSW
+    assert usb["z"] == pytest.approx(me["standoff_mm"] + me["pcb_mm"] + 8.5 + 2.54 + 1.6 + 0.9)
+    assert usb["z"] == pytest.approx(25.14) and mechanics.wall_height(LAY) == pytest.approx(20.7)
+    assert mechanics.PLUG_MM == (10.6, 8.5)
+    assert (usb["x0"], usb["x1"], usb["z0"]) == pytest.approx((x - 6.3, x + 6.3, 19.89))
     w, h = mechanics.PLUG_MM
     assert usb["x0"] <= x - w / 2 and x + w / 2 <= usb["x1"]
     assert usb["z0"] <= usb["z"] - h / 2 and usb["z"] + h / 2 <= usb["z1"]
