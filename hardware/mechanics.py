@@ -110,9 +110,39 @@ def usb_opening(lay):
     return {"x": x, "z": z, "x0": x - w, "x1": x + w, "z0": z - h, "z1": z + h}
 
 
+# The south wall fits one way only (its notch is near one end): its outside face is engraved
+# "OUT" under the notch, with an arrow towards the wall's end nearer the notch.
+MARK_DEPTH_MM = 0.4  # the arrow engraved in the solid's outside face
+LETTER_MM = (3.0, 5.0)
+
+
+def out_mark(lay):
+    """The south wall's mark, as seen from outside, in the wall's frame (x as the board's, z up
+    from the base): {"letters": open strokes spelling OUT, "arrow": its outline (tail to tip),
+    "towards": +1 or -1, the end of the wall the notch is nearer}."""
+    usb = usb_opening(lay)
+    x0, _, x1, _ = enclosure_box(lay)
+    towards = 1 if usb["x"] > (x0 + x1) / 2 else -1
+    w, h = LETTER_MM
+    bottom = usb["z0"] - 4.0 - h
+    left = usb["x"] - (3 * w + 2 * 1.5) / 2
+    o, u, t = left, left + w + 1.5, left + 2 * (w + 1.5)
+    top = bottom + h
+    letters = [[(o + 0.8, top), (o, top), (o, bottom), (o + w, bottom), (o + w, top), (o + 1.4, top)],
+               [(u, top), (u, bottom), (u + w, bottom), (u + w, top)],
+               [(t, top), (t + w, top)], [(t + w / 2, top), (t + w / 2, bottom)]]
+    z = bottom - 4.0
+    tail, tip = usb["x"] - towards * 7.0, usb["x"] + towards * 7.0
+    neck = tip - towards * 3.0
+    arrow = [(tail, z - 0.6), (neck, z - 0.6), (neck, z - 2.0), (tip, z), (neck, z + 2.0), (neck, z + 0.6),
+             (tail, z + 0.6)]
+    return {"letters": letters, "arrow": arrow, "towards": towards}
+
+
 def enclosure_dxf(lay):
     """The base (outline and standoff holes, the PCB's place engraved, not cut) and, below it,
-    the four walls laid flat, the south one with the opening for the USB cable."""
+    the four walls laid flat, the south one with the opening for the USB cable and its
+    OUT mark to engrave."""
     doc = _doc()
     msp = doc.modelspace()
     e = enclosure_box(lay)
@@ -133,6 +163,9 @@ def enclosure_dxf(lay):
                                     (usb["x1"], y + height)], close=False, dxfattribs={"layer": "USB"})
             else:
                 _box(msp, (usb["x0"], bottom, usb["x1"], top), "USB")
+            mark = out_mark(lay)
+            for stroke in mark["letters"] + [mark["arrow"]]:  # open lines: engraved, never cut out
+                msp.add_lwpolyline([(u, y + v) for u, v in stroke], close=False, dxfattribs={"layer": "ENGRAVE"})
         y -= 5
     return doc
 
@@ -176,8 +209,8 @@ def wells_solid(lay):
 
 def enclosure_solid(lay):
     """The base and four walls, standing where the stack puts them (z from the PCB's top face),
-    with the standoffs' holes and the USB cable's opening."""
-    from build123d import Align, Box, Cylinder, Pos
+    with the standoffs' holes, the USB cable's opening and the south wall's arrow."""
+    from build123d import Align, Box, Cylinder, Plane, Polygon, Pos, extrude
 
     t, floor = lay.mech["wall_mm"], lay.stack()["enclosure_floor"]
     x0, y0, x1, y1 = enclosure_box(lay)
@@ -192,6 +225,8 @@ def enclosure_solid(lay):
     usb = usb_opening(lay)
     solid -= Pos(usb["x0"], y0 - 1, floor + usb["z0"]) * Box(usb["x1"] - usb["x0"], t + 2, usb["z1"] - usb["z0"],
                                                              align=low)
+    arrow = Polygon(*[(u, floor + v) for u, v in out_mark(lay)["arrow"]], align=None)
+    solid -= Pos(0, y0 + MARK_DEPTH_MM, 0) * extrude(Plane.XZ * arrow, amount=MARK_DEPTH_MM + 1)
     return solid
 
 
