@@ -24,12 +24,19 @@ import layout as layout_module  # noqa: E402  (a plain script next to board.json
 
 MECHANICS = HERE / "mechanics"
 DICE = HERE / "dice"
-# The devkit stands on its 1x19 sockets (Sullins PPTC series: 8.5 mm bodies); its USB socket's
-# centre is about 3 mm above the devkit's own PCB, so about 12 mm above ours.
-USB_ABOVE_PCB_MM = 8.5 + 1.6 + 2.0
-# A USB cable's plug overmould, wide x tall: 12 x 8 mm holds the common micro-USB and USB-C
-# cables' (an estimate, not a measured or specified figure); the opening leaves 1 mm around it.
-PLUG_MM = (12.0, 8.0)
+# The devkit's USB socket, from the PCB's top face up, at its lowest (the opening is cut for it):
+# - our 1x19 sockets, Sullins PPTC series: 8.5 mm bodies;
+# - the plastic spacer of the devkit's own male headers, which rests on them: 0.100 in (2.54 mm),
+#   Samtec TSW series catalogue (suddendocs.samtec.com/catalog_english/tsw_th.pdf), the common
+#   2.54 mm pitch header insulator;
+# - the devkit's 1.6 mm board;
+# - the plug's centre: its 1.8 mm shell (Micro-USB Cables and Connectors Specification 1.01:
+#   Micro-B plug 6.85 x 1.8 mm) lies on or above the devkit's board, so at least 0.9 mm up.
+SOCKET_MM, HEADER_SPACER_MM, DEVKIT_PCB_MM, USB_CENTRE_MM = 8.5, 2.54, 1.6, 0.9
+USB_ABOVE_PCB_MM = SOCKET_MM + HEADER_SPACER_MM + DEVKIT_PCB_MM + USB_CENTRE_MM
+# A Micro-B cable's overmould, wide x tall, at most 10.6 x 8.5 mm (the same specification),
+# taken as centred on the plug; the opening leaves 1 mm around it.
+PLUG_MM = (10.6, 8.5)
 PLUG_CLEARANCE_MM = 1.0
 
 
@@ -103,9 +110,39 @@ def usb_opening(lay):
     return {"x": x, "z": z, "x0": x - w, "x1": x + w, "z0": z - h, "z1": z + h}
 
 
+# The south wall fits one way only (its notch is near one end): its outside face is engraved
+# "OUT" under the notch, with an arrow towards the wall's end nearer the notch.
+MARK_DEPTH_MM = 0.4  # the arrow engraved in the solid's outside face
+LETTER_MM = (3.0, 5.0)
+
+
+def out_mark(lay):
+    """The south wall's mark, as seen from outside, in the wall's frame (x as the board's, z up
+    from the base): {"letters": open strokes spelling OUT, "arrow": its outline (tail to tip),
+    "towards": +1 or -1, the end of the wall the notch is nearer}."""
+    usb = usb_opening(lay)
+    x0, _, x1, _ = enclosure_box(lay)
+    towards = 1 if usb["x"] > (x0 + x1) / 2 else -1
+    w, h = LETTER_MM
+    bottom = usb["z0"] - 4.0 - h
+    left = usb["x"] - (3 * w + 2 * 1.5) / 2
+    o, u, t = left, left + w + 1.5, left + 2 * (w + 1.5)
+    top = bottom + h
+    letters = [[(o + 0.8, top), (o, top), (o, bottom), (o + w, bottom), (o + w, top), (o + 1.4, top)],
+               [(u, top), (u, bottom), (u + w, bottom), (u + w, top)],
+               [(t, top), (t + w, top)], [(t + w / 2, top), (t + w / 2, bottom)]]
+    z = bottom - 4.0
+    tail, tip = usb["x"] - towards * 7.0, usb["x"] + towards * 7.0
+    neck = tip - towards * 3.0
+    arrow = [(tail, z - 0.6), (neck, z - 0.6), (neck, z - 2.0), (tip, z), (neck, z + 2.0), (neck, z + 0.6),
+             (tail, z + 0.6)]
+    return {"letters": letters, "arrow": arrow, "towards": towards}
+
+
 def enclosure_dxf(lay):
     """The base (outline and standoff holes, the PCB's place engraved, not cut) and, below it,
-    the four walls laid flat, the south one with the opening for the USB cable."""
+    the four walls laid flat, the south one with the opening for the USB cable and its
+    OUT mark to engrave."""
     doc = _doc()
     msp = doc.modelspace()
     e = enclosure_box(lay)
@@ -126,6 +163,9 @@ def enclosure_dxf(lay):
                                     (usb["x1"], y + height)], close=False, dxfattribs={"layer": "USB"})
             else:
                 _box(msp, (usb["x0"], bottom, usb["x1"], top), "USB")
+            mark = out_mark(lay)
+            for stroke in mark["letters"] + [mark["arrow"]]:  # open lines: engraved, never cut out
+                msp.add_lwpolyline([(u, y + v) for u, v in stroke], close=False, dxfattribs={"layer": "ENGRAVE"})
         y -= 5
     return doc
 
@@ -169,8 +209,8 @@ def wells_solid(lay):
 
 def enclosure_solid(lay):
     """The base and four walls, standing where the stack puts them (z from the PCB's top face),
-    with the standoffs' holes and the USB cable's opening."""
-    from build123d import Align, Box, Cylinder, Pos
+    with the standoffs' holes, the USB cable's opening and the south wall's arrow."""
+    from build123d import Align, Box, Cylinder, Plane, Polygon, Pos, extrude
 
     t, floor = lay.mech["wall_mm"], lay.stack()["enclosure_floor"]
     x0, y0, x1, y1 = enclosure_box(lay)
@@ -185,6 +225,8 @@ def enclosure_solid(lay):
     usb = usb_opening(lay)
     solid -= Pos(usb["x0"], y0 - 1, floor + usb["z0"]) * Box(usb["x1"] - usb["x0"], t + 2, usb["z1"] - usb["z0"],
                                                              align=low)
+    arrow = Polygon(*[(u, floor + v) for u, v in out_mark(lay)["arrow"]], align=None)
+    solid -= Pos(0, y0 + MARK_DEPTH_MM, 0) * extrude(Plane.XZ * arrow, amount=MARK_DEPTH_MM + 1)
     return solid
 
 

@@ -352,9 +352,10 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
     msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
     closed = [e for e in msp if e.dxftype() == "LWPOLYLINE" and e.closed]
     assert all(e.dxf.layer == "OUTLINE" for e in closed)  # a closed shape is a cut: the PCB's place is not one
-    (guide,) = [e for e in msp if e.dxf.layer == "ENGRAVE"]
-    assert not guide.closed
     x0, y0, x1, y1 = mechanics.enclosure_box(LAY)
+    (guide,) = [e for e in msp if e.dxf.layer == "ENGRAVE" and min(p[1] for p in e.get_points()) > y0]
+    assert not guide.closed
+    assert not any(e.closed for e in msp if e.dxf.layer == "ENGRAVE")  # the walls' marks too
     for e in msp:
         if e.dxf.layer == "USB":  # the plug goes through the south wall, never the base
             assert all(y < y0 for _, y, *_ in e.get_points())
@@ -369,16 +370,23 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
 
 
 def test_the_usb_socket_is_inside_the_south_walls_opening():
-    """The devkit's socket stands 23.7 mm above the base (standoff 10, PCB 1.6, socket 8.5,
-    devkit 1.6, half the socket 2), above a 20.82 mm wall: the wall has a notch there, as wide
-    and deep as a plug's overmould with room, in the drawing and in the solid."""
+    """The devkit's socket stands at least 25.14 mm above the base: standoff 10, PCB 1.6, our
+    socket 8.5, the devkit header's own spacer 2.54 (left out before: 23.7 mm put the plug 1.4
+    mm too low), the devkit's 1.6 mm board, the plug's centre 0.9 above it. The wall is 20.82
+    mm: a Micro-B overmould (10.6 x 8.5 mm at most) with 1 mm around it needs a notch 12.6 mm
+    wide down to 19.89 mm, in the drawing and in the solid."""
     import ezdxf
 
     mechanics = load("mechanics")
     usb = mechanics.usb_opening(LAY)
     x, _ = LAY.devkit_usb()
     assert usb["x"] == x
-    assert usb["z"] == pytest.approx(LAY.mech["standoff_mm"] + LAY.mech["pcb_mm"] + 8.5 + 1.6 + 2.0)
+    me = LAY.mech
+    assert mechanics.HEADER_SPACER_MM == pytest.approx(2.54)  # the male header's insulator, Samtec TSW
+    assert usb["z"] == pytest.approx(me["standoff_mm"] + me["pcb_mm"] + 8.5 + 2.54 + 1.6 + 0.9)
+    assert usb["z"] == pytest.approx(25.14) and mechanics.wall_height(LAY) == pytest.approx(20.82)
+    assert mechanics.PLUG_MM == (10.6, 8.5)
+    assert (usb["x0"], usb["x1"], usb["z0"]) == pytest.approx((x - 6.3, x + 6.3, 19.89))
     w, h = mechanics.PLUG_MM
     assert usb["x0"] <= x - w / 2 and x + w / 2 <= usb["x1"]
     assert usb["z0"] <= usb["z"] - h / 2 and usb["z"] + h / 2 <= usb["z1"]
@@ -418,3 +426,36 @@ def test_the_base_stands_on_feet_taller_than_its_screw_heads():
     foot = _bom()["FT1"]
     assert foot["mpn"] == mechanical.FOOT["mpn"] and int(foot["qty"]) == 4
     assert mechanical.FOOT["height_mm"] > mechanical.PAN_HEAD_M3_MM  # ISO 7045 M3: k max 2.4 mm
+
+
+def test_the_south_wall_is_marked_on_its_outside_face_towards_the_notch():
+    """The south wall's notch is 26.3 mm from one end and 186.7 mm from the other: turned
+    inside out it puts the notch at the wrong end. The drawing engraves OUT and an arrow on the
+    wall as laid (seen from outside, x as the board's), under the notch and pointing to the end
+    the notch is nearer; the solid has the arrow sunk into its outside face, not its inside."""
+    import ezdxf
+
+    mechanics = load("mechanics")
+    usb = mechanics.usb_opening(LAY)
+    ex0, ey0, ex1, _ = mechanics.enclosure_box(LAY)
+    height = mechanics.wall_height(LAY)
+    south_top = ey0 - 10
+    msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
+    on_wall = [[(round(x, 3), round(y - (south_top - height), 3)) for x, y, *_ in e.get_points()] for e in msp
+               if e.dxf.layer == "ENGRAVE" and south_top - height <= min(p[1] for p in e.get_points()) < south_top]
+    mark = mechanics.out_mark(LAY)
+    assert sorted(on_wall) == sorted([[(round(u, 3), round(v, 3)) for u, v in stroke]
+                                      for stroke in mark["letters"] + [mark["arrow"]]])
+    towards = 1 if usb["x"] - ex0 > ex1 - usb["x"] else -1  # the end the notch is nearer
+    assert mark["towards"] == towards
+    points = [p for stroke in on_wall for p in stroke]
+    assert all(abs(x - usb["x"]) <= 8 and 0 < z < usb["z0"] for x, z in points)  # under the notch
+    tip = max(mark["arrow"], key=lambda p: towards * p[0])
+    tail = min(mark["arrow"], key=lambda p: towards * p[0])
+    assert towards * (tip[0] - tail[0]) > 5 and sum(1 for p in mark["arrow"] if p == tip) == 1  # one point
+    # the solid: inside the wall's thickness, only the arrow's floor, MARK_DEPTH_MM in from outside
+    floor, t = LAY.stack()["enclosure_floor"], LAY.mech["wall_mm"]
+    sunk = {(round(x, 3), round(y, 3), round(z - floor, 3)) for x, y, z in
+            _stl_points(HARDWARE / "mechanics" / "enclosure.stl") if ey0 + 1e-3 < y < ey0 + t - 1e-3}
+    assert sunk and {y for _, y, _ in sunk} == {round(ey0 + mechanics.MARK_DEPTH_MM, 3)}
+    assert {(x, z) for x, _, z in sunk} == {(round(u, 3), round(v, 3)) for u, v in mark["arrow"]}
