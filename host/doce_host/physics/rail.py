@@ -24,6 +24,13 @@ not, so a supply still off when the group is read would move every reading of th
 - the group is read `power_on_us` after it switches on (board.json sensing: 400 us, for
   the DRV5055's power-on time of 330 us at most, SBAS640 5.5 t_ON); what is left of the
   dip then is exp(-400 / 50) of it.
+- the rail itself: the devkit's AMS1117-3.3 (ESP32-DevKitC V4 schematic, U2) holds 3.3 V
+  to 3.235-3.365 V over its load, input and temperature (AMS1117 datasheet, electrical
+  characteristics: +-2 %; +-1 % at 25 C); board.json "rail.regulator_V". A board's sensors
+  and its ADC's reference then disagree by up to 2 %: the DRV5055's output and its zero
+  scale with the rail, the ADC's counts do not. Calibration takes it out of the baseline,
+  and mostly out of the thresholds (they scale by the board's median empty reading, which
+  moves with the rail too); what is left is searched with the rest (search.BOARD "supply").
 - what stays: the regulator's load regulation (AMS1117: 0.4 % at most) as the board's
   load changes between a baseline and a read, and each group's switch drop (its sensors'
   current through the AO3401A's on-resistance), different group to group.
@@ -42,6 +49,11 @@ def dip(physics):
 def left_at_read(physics, power_on_us):
     """Volts of that dip still there when the group's first sensor is read."""
     return dip(physics) * math.exp(-power_on_us / physics["rail"]["recovery_us"])
+
+
+def supply(physics, draw, shape):
+    """Each board's 3.3 V rail as its regulator holds it (a tolerances.Spread `draw`)."""
+    return draw.uniform(*physics["rail"]["regulator_V"], shape, name="supply")
 
 
 def drift(physics):

@@ -11,8 +11,11 @@ line, mV = raw x Vref x 196602 / 4096 / 65536 + 142, and above it the two 20-poi
 curves that ESP-IDF interpolates by Vref (the knee: the 11 dB range is only specified to
 2450 mV). Vref differs chip to chip, 1000 to 1200 mV (ESP-IDF, ADC calibration driver:
 "the true reference voltage can range from 1000 mV to 1200 mV among different chips");
-board.json "physics.adc.vref_mV". On top, a bow of up to the datasheet's INL, +-12 LSB
-(ESP32 datasheet, ADC characteristics), and 12 bits widened to 16 as the port's
+board.json "physics.adc.vref_mV". On top, the chip's INL: the ESP32 datasheet (ADC characteristics)
+bounds it at +-12 LSB at every code and says nothing of its shape, so it is a line through
+INL_KNOTS points spread over the range, each anywhere within +-12 LSB (drawn or searched):
+a baseline and a reading half a range apart may differ by 24 LSB, not the ~2 a smooth bow
+gave. Then 12 bits widened to 16 as the port's
 `read_u16` does (ports/esp32/machine_adc.c: raw << 4 | raw >> 8). Each read's noise is
 added by the device, or by the caller here.
 """
@@ -35,6 +38,7 @@ LUT_HIGH = (2667, 2706, 2745, 2780, 2813, 2844, 2873, 2901, 2928, 2956,
             2982, 3006, 3032, 3059, 3084, 3110, 3135, 3160, 3184, 3209)
 # The curve's knots: raw 0, then every 8 counts across ESP-IDF's blend from its line into its
 # curves (LUT_FROM to LUT_FROM + LUT_STEP, a parabola), then the curves' own points.
+INL_KNOTS = 9  # every 512 raw: a baseline and a seated die's reading (~800 raw apart) meet different ones
 KNOTS = np.array([0] + list(range(LUT_FROM, LUT_FROM + LUT_STEP, 8))
                  + [LUT_FROM + LUT_STEP * i for i in range(1, len(LUT_LOW))], float)
 
@@ -42,11 +46,11 @@ KNOTS = np.array([0] + list(range(LUT_FROM, LUT_FROM + LUT_STEP, 8))
 @dataclass
 class Parts:
     """The parts of one board as built: per sensor its quiescent voltage and sensitivity
-    (at 3.3 V) and the supply its group has when read; its ESP32's ADC (Vref, INL bow)."""
+    (at 3.3 V) and the supply its group has when read; its ESP32's ADC (Vref, INL)."""
     quiescent: np.ndarray  # V
     sensitivity: np.ndarray  # mV/mT
     vref: np.ndarray  # mV, per chip (broadcasts over the sensors)
-    inl: np.ndarray  # LSB of bow at mid-scale
+    inl: np.ndarray  # LSB of error at each of INL_KNOTS codes, per chip (..., INL_KNOTS), or 0
     supply: np.ndarray  # V at the sensor when it is read
 
     @classmethod
@@ -66,7 +70,7 @@ class Parts:
         return cls(draw.uniform(*s["quiescent_V"], n, name=prefix + "quiescent"),
                    draw.uniform(*s["sensitivity_mV_per_mT"], n, name=prefix + "sensitivity"),
                    draw.uniform(*a["vref_mV"], chips, name=prefix + "vref"),
-                   draw.uniform(-1, 1, chips, name=prefix + "inl") * a["inl_lsb"],
+                   draw.uniform(-1, 1, tuple(chips) + (INL_KNOTS,), name=prefix + "inl") * a["inl_lsb"],
                    np.full(n, s["supply_V"]))
 
 
@@ -103,8 +107,21 @@ def raw(v, parts, physics=None):
         inside = (t >= 0) & (t < 1)
         code = np.where(inside, KNOTS[:-1] + t * np.diff(KNOTS), 0.0).sum(-1)
         code = np.where(mv < knots[..., 0], -1.0, np.where(mv >= knots[..., -1], RAW_MAX + 1.0, code))
-    code = code + parts.inl * np.sin(np.pi * np.clip(code, 0, RAW_MAX) / RAW_MAX)
+    code = code + inl(code, parts.inl)
     return np.clip(np.rint(code), 0, RAW_MAX).astype(np.int64)
+
+
+def inl(code, knots):
+    """LSB of INL at each `code`: a line through the chip's `knots` (..., INL_KNOTS)."""
+    knots = np.asarray(knots, float)
+    if knots.ndim == 0:
+        return knots
+    at = np.clip(code, 0, RAW_MAX) / RAW_MAX * (INL_KNOTS - 1)
+    i = np.minimum(at.astype(int), INL_KNOTS - 2)
+    knots = np.broadcast_to(knots, np.shape(code) + (INL_KNOTS,))
+    low = np.take_along_axis(knots, i[..., None], -1)[..., 0]
+    high = np.take_along_axis(knots, i[..., None] + 1, -1)[..., 0]
+    return low + (at - i) * (high - low)
 
 
 def u16(code):

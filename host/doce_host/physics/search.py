@@ -15,7 +15,7 @@ import numpy as np
 
 from doce.squares import piece as piece_value
 
-from . import dice, poses
+from . import dice, poses, readout
 from .reading import Boards, Fields
 from .scene import face_down
 
@@ -73,7 +73,7 @@ def _held(physics, pose, die, at):
 # (C N E S W), per sensor of the square, per square and board; each a fraction of its range.
 MAGNET = ("remanence", "diameter", "height", "pocket")
 BOARD = (("floor", 1), ("air", 1), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
-         ("vref", 1), ("inl", 1), ("board quiescent", 1))
+         ("vref", 1), ("inl", readout.INL_KNOTS), ("supply", 1), ("board quiescent", 1))
 TOLERANCES = 1 + 5 * (len(MAGNET) + 2) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board
 
 
@@ -102,6 +102,7 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
         pins[what] = fractions[:, i:i + n]
         i += n
     pins["board switch drop"] = pins["switch drop"][:, :1]
+    pins["inl"] = pins["inl"][:, None, :]  # per chip (n, 1, INL_KNOTS)
     boards = Boards(physics, len(fractions), np.random.default_rng(seed), reference, calibrated=calibrated,
                     power_on_us=power_on_us, pins=pins)
     return dice_out, boards

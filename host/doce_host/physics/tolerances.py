@@ -17,7 +17,9 @@ as it was. A test pins a corner; search.py searches the fractions.
     hall depth                        each sensor's hall element under its package top, (n, 5)
     quiescent, sensitivity            each sensor's part (n, 5)
     switch drop                       its group's switch (n, 5)
-    vref, inl                         each square's ESP32 (n, 1)
+    vref                              each square's ESP32 (n, 1)
+    inl                               its INL at each of readout.INL_KNOTS codes (n, 1, INL_KNOTS)
+    supply                            each square's board's 3.3 V rail (n, 1)
     board quiescent, board sensitivity, board switch drop
                                       the board's other sensors, for its median (n, OTHERS)
 """
