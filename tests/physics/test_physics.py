@@ -308,3 +308,16 @@ def test_a_fading_magnet_is_held_weak_exactly_as_long_as_the_scanner_holds_it(ga
         model.append(int(READER.classes(d, np.full((1, 5), BETWEEN), gain=middle / BOARD.baseline)[0, 0]))
     assert model == firmware
     assert any(t == 0 for t in firmware) and any(t != 0 for t in firmware)
+
+
+def test_tune_judges_every_candidate_against_every_worst_reading():
+    """physics.tune: a worst reading found under one candidate's thresholds counts against
+    every candidate. A seated white 5 whose weakest magnet reads 14,000 counts reads right
+    under present_above 13,100 (by 900) and not under 14,650 (short by 650); a family with no
+    reading pooled has nothing against it."""
+    from doce_host.physics import tune
+    pooled = {"seated, calibrated": [("white 5", np.array([20000.0, 14000.0, 18000.0, 18000.0, 18000.0]))]}
+    judged = [tune.rejudged(Reader(Board(tune.with_thresholds(SPEC, c))), "seated, calibrated", pooled)
+              for c in ((6150, 10000, 14650), (6150, 10000, 13100))]
+    assert judged == [-650.0, 900.0]
+    assert tune.rejudged(READER, "tipping flat", {}) == np.inf

@@ -108,12 +108,15 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     return dice_out, boards
 
 
-def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None):
+def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
+          readings=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
     if the family is seated. `tolerances` (spec, hole, calibrated): search the die's and the
     board's tolerances too (`die`, `boards` and `row` are then not used); the result's pose
-    then comes with its die and board as (pose, fractions)."""
+    then comes with its die and board as (pose, fractions). `readings`: a list to append the
+    worst pose's noiseless reading to (counts at the thresholds' gain), to judge it again
+    against other thresholds (tune.py)."""
     ph = boards.physics if tolerances is None else tolerances[0]["physics"]
     piece = piece_value(name)
     down, turn = face_down(name), 90 * int(rng.integers(4))
@@ -135,26 +138,30 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         pose_list = [family.make(ph, down, turn, p, d) for p, d in zip(params, dice_list)]
         fit = [k for k, pose in enumerate(pose_list) if pose is not None]
         margin = np.full(len(pose_list), np.inf)
+        d = np.full((len(pose_list), 5), np.nan)
         if fit:
             fields = Fields()
             for j, k in enumerate(fit):
                 fields.add([j], dice_list[k], [pose_list[k]], board.sensors[rows[k]][None])
-            d = board.read(fields.total(len(fit)), rows=rows[fit], noise=False)
-            margin[fit] = reader.seated_margin(d, piece) if family.seated else reader.closest(d, piece)[0]
+            d[fit] = board.read(fields.total(len(fit)), rows=rows[fit], noise=False)
+            margin[fit] = (reader.seated_margin(d[fit], piece) if family.seated
+                           else reader.closest(d[fit], piece)[0])
         if tolerances:
             pose_list = [(p, f) for p, f in zip(pose_list, params[:, poses_n:])]
-        return margin, pose_list
+        return margin, pose_list, d
 
     params = lo + (hi - lo) * rng.random((starts, len(lo)))
-    margin, pose_list = score(params)
+    margin, pose_list, _ = score(params)
     best = np.argsort(margin)[:keep]
     params, margin = params[best], margin[best]
     for r in range(rounds):
         step = (hi - lo) * 0.25 * 0.4 ** r
         trial = np.clip(np.repeat(params, tries, 0) + rng.normal(0, 1, (len(params) * tries, len(lo))) * step, lo, hi)
-        m, _ = score(trial)
+        m, _, _ = score(trial)
         allp, allm = np.concatenate([params, trial]), np.concatenate([margin, m])
         best = np.argsort(allm)[:keep]
         params, margin = allp[best], allm[best]
-    m, pose_list = score(params[:1])
+    m, pose_list, d = score(params[:1])
+    if readings is not None and np.isfinite(m[0]):
+        readings.append(d[0])
     return float(m[0]), pose_list[0]

@@ -1,7 +1,7 @@
 """Candidate sensing thresholds, each family's worst margin: for the engineer choosing
 board.json "sensing" (absent_below, absent_opposite_below, present_above).
 
-    python -m doce_host.physics.tune [--starts S] [--rounds R] [--sampled N] CANDIDATE...
+    python -m doce_host.physics.tune [--starts S] [--rounds R] [--sampled N] [--only FAMILY] CANDIDATE...
 
 A CANDIDATE is `absent_below,absent_opposite_below,present_above` (counts at
 sensing.baseline); none: the board file's own. A threshold trades families: seated and
@@ -11,6 +11,9 @@ and every tolerance (search.TOLERANCES) of each searched family; crowded, empty 
 dropped dice are not searched (their neighbours and bounces are drawn: campaign.py), so
 their margins are the nearest of `--sampled` placements or paths, noiseless. Margins are
 in mT at the nominal gain (campaign.Campaign.per_mT), noiseless: a read's noise is beside them.
+A searched family's margin is the worst of its own search and of every other candidate's
+worst readings judged by its thresholds: a search that missed a corner at one candidate
+is not an advantage there.
 Fewer starts and rounds than `make physics` make a quick scan; confirm the chosen point
 with the defaults (search.worst's own).
 """
@@ -23,6 +26,8 @@ import sys
 import numpy as np
 
 from ..paths import BOARD_FILE
+from doce.squares import piece as piece_value
+
 from . import search
 from .campaign import Campaign
 
@@ -46,28 +51,44 @@ def with_thresholds(spec, thresholds):
     return spec
 
 
-def margins(spec, seed=0, starts=300, rounds=5, sampled=2000):
-    """{family: worst margin in mT} for the board file `spec`, and the noise in mT. Seated
-    out of the box is the calibrated search: the board calibrated itself the same way."""
-    campaign = Campaign(spec, seed)
+def margins(spec, pooled, seed=(0, 0), starts=300, rounds=5, sampled=2000, only=None):
+    """{family: worst margin in counts} for the board file `spec`, and the Campaign. Each
+    searched worst's reading is added to `pooled` {family: [(piece, reading)]}, to judge
+    every candidate against every worst any candidate's search found. Seated out of the box
+    is the calibrated search: the board calibrated itself the same way."""
+    campaign = Campaign(spec, seed[0])
     rng = np.random.default_rng(seed)
     fams = search.families(campaign.ph)
     out = {}
     for family, (kinds, calibrated) in SEARCHED.items():
+        if only and family not in only:
+            continue
         worst = np.inf
         for piece in campaign.pieces:
             for kind in kinds:
+                found = []
                 m, _ = search.worst(campaign.reader, None, None, piece, None, fams[kind], rng, starts=starts,
-                                    rounds=rounds, tolerances=(spec, campaign.hole, calibrated))
+                                    rounds=rounds, tolerances=(spec, campaign.hole, calibrated), readings=found)
+                pooled.setdefault(family, []).extend((piece, d) for d in found)
                 worst = min(worst, m)
-        out[family] = worst / campaign.per_mT
+        out[family] = worst
     for family in SAMPLED:
         campaign._read_static(family, sampled)
-        out[family] = campaign.margin[family] / campaign.per_mT
+        out[family] = campaign.margin[family]
     for family in PATHS:
         campaign._read_paths(family, max(1, sampled // 10))
-        out[family] = campaign.margin[family] / campaign.per_mT
-    return out, campaign.noise_mT()
+        out[family] = campaign.margin[family]
+    return out, campaign
+
+
+def rejudged(reader, family, pooled):
+    """The smallest margin (counts) of `family`'s pooled worst readings under `reader`'s thresholds."""
+    if not pooled.get(family):
+        return np.inf
+    pieces = np.array([piece_value(p) for p, _ in pooled[family]])
+    d = np.array([r for _, r in pooled[family]])
+    seated = SEARCHED[family][0] == ("seated",)
+    return float((reader.seated_margin(d, pieces) if seated else reader.closest(d, pieces)[0]).min())
 
 
 def main(argv=None):
@@ -77,18 +98,27 @@ def main(argv=None):
     ap.add_argument("--rounds", type=int, default=5, help="rounds of shrinking steps (search.worst: 5)")
     ap.add_argument("--sampled", type=int, default=2000, help="placements of each drawn family")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", action="append", choices=list(SEARCHED), help="search only these families")
     args = ap.parse_args(argv)
     spec = json.loads(BOARD_FILE.read_text())
     candidates = [tuple(int(x) for x in c.split(",")) for c in args.candidates] or \
         [tuple(spec["sensing"][k] for k in NAMES)]
     if any(len(c) != 3 for c in candidates):
         ap.error("a candidate is three counts: absent_below,absent_opposite_below,present_above")
-    families = list(SEARCHED) + list(SAMPLED) + list(PATHS)
+    families = [f for f in SEARCHED if not args.only or f in args.only] + list(SAMPLED) + list(PATHS)
     print("%-22s %s" % ("family (margin, mT)", " ".join("%17s" % ",".join(map(str, c)) for c in candidates)))
-    results, noise = [], None
-    for c in candidates:
-        got, noise = margins(with_thresholds(spec, c), args.seed, args.starts, args.rounds, args.sampled)
+    pooled, results, campaigns = {}, [], []
+    for i, c in enumerate(candidates):  # the searches start apart (seed + i); the drawn families alike (seed)
+        got, campaign = margins(with_thresholds(spec, c), pooled, (args.seed, i), args.starts, args.rounds,
+                                args.sampled, args.only)
         results.append(got)
+        campaigns.append(campaign)
+    for got, campaign in zip(results, campaigns):  # each candidate against every candidate's worst
+        for family in pooled:
+            got[family] = min(got.get(family, np.inf), rejudged(campaign.reader, family, pooled))
+        for family in got:
+            got[family] /= campaign.per_mT
+    noise = campaigns[0].noise_mT()
     for family in families:
         kind = "searched" if family in SEARCHED else "sampled"
         kind += "; for information" if family in INFORMATION else ""
