@@ -305,7 +305,7 @@ def test_a_white_5_bridging_at_the_tolerances_corners_never_reads_as_another_pie
 
 
 @pytest.mark.xfail(strict=True, reason="issue 23: no present_above both reads this corner (under 13,556) and keeps "
-                   "the bridging white 5 and the held black 1 from reading as blockers (above about 13,600-13,650): "
+                   "the bridging white 5 from reading white blocker (not above 13,545): "
                    "the stack must give it the counts (hardware/README.md, Reading a square)")
 def test_a_seated_white_5_at_the_tolerances_weak_corner_reads_right():
     """The corner search's seated white 5 (issue 23, make physics with --corners): every
