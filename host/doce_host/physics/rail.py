@@ -25,8 +25,12 @@ not, so a supply still off when the group is read would move every reading of th
   the DRV5055's power-on time of 330 us at most, SBAS640 5.5 t_ON); what is left of the
   dip then is exp(-400 / 50) of it.
 - the rail itself: the devkit's AMS1117-3.3 (ESP32-DevKitC V4 schematic, U2) holds 3.3 V
-  to 3.235-3.365 V over its load, input and temperature (AMS1117 datasheet, electrical
-  characteristics: +-2 %; +-1 % at 25 C); board.json "rail.regulator_V". A board's sensors
+  to 3.235-3.365 V over its load, input and temperature, +-2 %: the AMS1117 datasheet
+  (Advanced Monolithic Systems; read here as the copy at datasheet.eeworld.com.cn) trims its
+  reference to 1 % and bounds line regulation at 0.2 % and load regulation at 0.4 %, which sum
+  to 1.6 %; its table's +-2 % for the whole range is taken as it stands, not read here (versions
+  of the sheet say 1.5 % trim: 2.1 % in all, 0.1 % more than modelled); board.json
+  "rail.regulator_V". A board's sensors
   and its ADC's reference then disagree by up to 2 %: the DRV5055's output and its zero
   scale with the rail, the ADC's counts do not. Calibration takes it out of the baseline,
   and mostly out of the thresholds (they scale by the board's median empty reading, which
