@@ -155,8 +155,9 @@ def test_dice_tipped_flat_onto_an_edge_never_settle_as_another_piece():
     settled as black's blocker at 9.6 degrees: its centre and south magnets just present
     (14,428 and 17,799 counts, noiseless, at the reference gain), its north magnet lifted
     just below absent_below 6,781 (6,596) and its west magnet weak opposite the centre (9,000),
-    so none. With absent_below 6,150 and present_above 14,650 its centre reads between and
-    its north magnet weak of the centre's sign: unsettled until it lies flat."""
+    so none. With absent_below 6,150 and present_above 14,650 its centre read between and
+    its north magnet weak of the centre's sign: unsettled until it lay flat. The flush stack
+    (issue 23) draws these dice's magnets 0-0.05 mm deep, under 6,800 and 14,900."""
     from doce_host.physics.campaign import Campaign
     campaign = Campaign(SPEC, seed=0)
     campaign.rng.bit_generator.state = LANDINGS_AT
