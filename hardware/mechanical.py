@@ -88,7 +88,8 @@ def rows(lay):
             "2 blockers, plus spares", "K&J Magnetics", "D21-N52"),
         row("D1-D24", 24, "Blank wooden cube %g mm +-%g mm (12 white, 12 black: each colour's 12th is its "
             "blocker)" % tuple(ph["die_mm"]), "%g mm cube" % ph["die_mm"][0],
-            "drill %g mm x %g-%g mm pockets with the jig, centre and %g mm towards each edge (see README)" % (
+            "drill %g mm x %g-%g mm pockets with the jig, centre and %g mm towards each edge; press each magnet "
+            "flush with a flat acrylic or glass plate, glue behind it (see README)" % (
                 me["jig"]["drill_mm"], *ph["magnet"]["pocket_mm"], ph["ring_mm"]), "generic"),
         row("PL1", 1, "Top plate floor, %s, bare FR-4 %.1f mm +-%g mm (no copper, no mask: the LEDs shine "
             "through)" % (plate, floor, floor_tol), "%.1f mm FR-4" % floor,

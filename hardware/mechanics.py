@@ -261,7 +261,10 @@ def jig_plan(lay):
     ring = ph["ring_mm"]
     cx, cy = (sx * (pocket / 2 - die / 2) for sx in REGISTER)  # the nominal die's centre, in the corner
     errors = {"die size": die_tol / 2, "drill in its guide": GUIDE_CLEARANCE_MM / 2, "print": PRINT_ERROR_MM}
-    return {"pocket": pocket, "outer": pocket + 2 * jig["wall_mm"], "depth": die / 2,
+    # the drill's depth stop, from its tip, with the die against the guide: the guide plate and
+    # the middle of physics.magnet.pocket_mm, deeper than the tallest magnet (set flush, glue behind)
+    stop = jig["guide_mm"] + sum(ph["magnet"]["pocket_mm"]) / 2
+    return {"pocket": pocket, "outer": pocket + 2 * jig["wall_mm"], "depth": die / 2, "stop": stop,
             "guide": jig["guide_mm"], "drill": jig["drill_mm"], "guide_hole": jig["drill_mm"] + GUIDE_CLEARANCE_MM,
             "centre": (cx, cy), "holes": [(cx + dx * ring, cy + dy * ring) for dx, dy in layout_module.STEP.values()],
             "place_errors": errors, "place_error": sum(errors.values())}

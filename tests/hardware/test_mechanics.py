@@ -181,6 +181,17 @@ def test_the_jig_guides_the_drill_to_every_magnet_place():
     assert plan["pocket"] >= PH["die_mm"][0] + PH["die_mm"][1]  # the largest die goes in
 
 
+def test_the_jigs_depth_stop_drills_deeper_than_the_tallest_magnet():
+    """Issue 23: a magnet is pressed flush with a flat plate, its glue behind it, so its pocket
+    must be deeper than the tallest magnet (a shallower one left it proud, rocking the die):
+    the stop, set from the drill's tip over the guide plate, drills the middle of pocket_mm."""
+    plan = load("mechanics").jig_plan(LAY)
+    m = PH["magnet"]
+    depth = plan["stop"] - plan["guide"]
+    assert m["pocket_mm"][0] <= depth <= m["pocket_mm"][1]
+    assert m["pocket_mm"][0] > m["height_mm"] + m["size_tol_mm"]
+
+
 def test_a_die_pushed_into_the_jigs_corner_gets_its_magnets_within_the_place_tolerance():
     """The die registers against the pocket's two walls at the marked corner, and the holes are
     placed from that corner: a die of any size board.json allows has its centre within half

@@ -155,8 +155,9 @@ def test_dice_tipped_flat_onto_an_edge_never_settle_as_another_piece():
     settled as black's blocker at 9.6 degrees: its centre and south magnets just present
     (14,428 and 17,799 counts, noiseless, at the reference gain), its north magnet lifted
     just below absent_below 6,781 (6,596) and its west magnet weak opposite the centre (9,000),
-    so none. With absent_below 6,150 and present_above 14,650 its centre reads between and
-    its north magnet weak of the centre's sign: unsettled until it lies flat."""
+    so none. With absent_below 6,150 and present_above 14,650 its centre read between and
+    its north magnet weak of the centre's sign: unsettled until it lay flat. The flush stack
+    (issue 23) draws these dice's magnets 0-0.05 mm deep, under 6,800 and 14,900."""
     from doce_host.physics.campaign import Campaign
     campaign = Campaign(SPEC, seed=0)
     campaign.rng.bit_generator.state = LANDINGS_AT
@@ -274,8 +275,8 @@ def test_a_white_5_bridging_at_the_tolerances_corners_never_reads_as_another_pie
     degrees on a 5 mm well). Its C magnet is then over the W sensor, lifted about 3.3 mm;
     the side face by the E sensor (glued as below) puts a weak '-' there, opposite to the
     centre, which reads as none. Pinned at the tolerances' corners that read it strongest: the
-    narrowest die, every magnet of the face down at the largest Br and size, C and E proud
-    (shallowest pocket), C slipped 0.2 mm E and W 0.2 mm E and S; the thinnest stack, the
+    narrowest die, every magnet of the face down at the largest Br and size, C and E flush
+    (the others set deepest), C slipped 0.2 mm E and W 0.2 mm E and S; the thinnest stack, the
     most sensitive sensors at the lowest quiescent voltage on a whole board of them, Vref
     1000 mV. On the 5 mm well it read white blocker (W 20.9 mT); the 6 mm well tilts it 23 degrees."""
     down = face_down("white 5")
@@ -283,7 +284,7 @@ def test_a_white_5_bridging_at_the_tolerances_corners_never_reads_as_another_pie
     pins = {"die side": 0.0}
     for k in range(5):
         pins.update({(name, down, k): 1.0 for name in ("remanence", "diameter", "height")})
-        pins[("pocket", down, k)] = 0.0 if k in (0, 2) else 1.0
+        pins[("recess", down, k)] = 0.0 if k in (0, 2) else 1.0
         pins[("slip", down, k)] = pins[("play", down, k)] = 0.5
     pins[("slip", down, c)] = (0.5, 1.0)  # (along the code's N, along its E)
     pins[("slip", down, w)] = (0.0, 1.0)
@@ -304,35 +305,37 @@ def test_a_white_5_bridging_at_the_tolerances_corners_never_reads_as_another_pie
     assert not wrong, "read as another piece (shift mm, piece): %s" % wrong[:5]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 23: no present_above both reads this corner (under 13,556) and keeps "
-                   "the bridging white 5 from reading white blocker (not above 13,545): "
-                   "the stack must give it the counts (hardware/README.md, Reading a square)")
-def test_a_seated_white_5_at_the_tolerances_weak_corner_reads_right():
+# The stack before issue 23's cure: each magnet glued on its pocket's floor, pockets 1.6-1.8 mm
+# deep and magnets 1.49-1.69 mm tall, so its face from 0.0875 mm proud to 0.3125 mm sunk.
+DRILLED_TO_DEPTH = {**PH["magnet"], "face_recess_mm": [1.6 - 1.6875, 1.8 - 1.4875]}
+
+
+def _seated_white_5_at_the_weak_corner(physics, proud_south):
     """The corner search's seated white 5 (issue 23, make physics with --corners): every
-    magnet of the face down at its weakest (the lowest Br, the smallest, the deepest pocket)
-    but S, which stands proud (tallest, shallowest pocket) so the die rocks on it and lifts
-    the others; the deepest stack under it (thickest plate, widest air gap, deepest hall
+    magnet of the face down at its weakest (the lowest Br, the smallest, the deepest set);
+    `proud_south`: S the tallest and the shallowest set, so, proud, the die rocks on it and
+    lifts the others. The deepest stack under it (thickest plate, widest air gap, deepest hall
     elements), the least sensitive sensors, Vref 1200 mV (the fewest counts a millivolt), the
     INL +12 LSB at the baseline's codes and -12 LSB at the seated reading's (readout.INL_KNOTS
-    every 512 raw), the rail at its lowest, its group's switch dropping most. Rocked 1.2
-    degrees, its W magnet reads 13,556 counts: under present_above 14,650, a die at rest that
-    never reads. Anywhere its play lets it sit, rocked any way, it must read white 5
-    (noiseless: the margin against noise is make physics')."""
+    every 512 raw), the rail at its lowest, its group's switch dropping most. Anywhere its
+    play lets it sit, rocked any way: the poses not read as white 5 (noiseless: the margin
+    against noise is make physics')."""
     down = face_down("white 5")
     pins = {"die side": 0.0}
     for k in range(5):
         pins.update({(name, down, k): 0.0 for name in ("remanence", "diameter", "height")})
-        pins[("pocket", down, k)] = 1.0
+        pins[("recess", down, k)] = 1.0
         pins[("slip", down, k)] = pins[("play", down, k)] = 0.5
-    pins[("height", down, 3)], pins[("pocket", down, 3)] = 1.0, 0.0  # S proud
-    die = dice.build("white 5", SPEC["dice"], PH, pins=pins, hole=SPEC["mechanics"]["jig"]["drill_mm"])
+    if proud_south:
+        pins[("height", down, 3)], pins[("recess", down, 3)] = 1.0, 0.0
+    die = dice.build("white 5", SPEC["dice"], physics, pins=pins, hole=SPEC["mechanics"]["jig"]["drill_mm"])
     inl = np.zeros(readout.INL_KNOTS)
     inl[3:5] = 1.0  # raw 1536-2048: a baseline near half the supply; the rest at -12 LSB
     board = {"floor": 1.0, "air": 1.0, "hall depth": 1.0, "sensitivity": 0.0, "quiescent": 0.5, "vref": 1.0,
              "inl": inl[None, None, :], "supply": 0.0, "switch drop": 1.0, "board quiescent": 0.5,
              "board switch drop": 0.5}
-    boards = Boards(PH, 1, np.random.default_rng(23), BOARD.baseline, pins=board)
-    offset, twist = poses.well_play(PH)
+    boards = Boards(physics, 1, np.random.default_rng(23), BOARD.baseline, pins=board)
+    offset, twist = poses.well_play(physics)
     pose_list = [poses.rocked(poses.Pose(down=down, turn=t, dx=x, dy=y), die, a)
                  for x in np.linspace(-offset, offset, 5) for y in np.linspace(-offset, offset, 5)
                  for t in (-twist, 0.0, twist) for a in range(0, 360, 15)]
@@ -340,6 +343,23 @@ def test_a_seated_white_5_at_the_tolerances_weak_corner_reads_right():
     fields.add(np.arange(len(pose_list)), die, pose_list, np.repeat(boards.sensors, len(pose_list), 0))
     d = boards.read(fields.total(len(pose_list)), rows=np.zeros(len(pose_list), int), noise=False)
     got = READER.pieces(READER.classes(d))
-    wrong = [(round(p.dx, 2), round(p.dy, 2), round(p.turn, 1), round(p.tilt_to), piece_name(int(g)),
-              int(np.abs(r).min())) for p, g, r in zip(pose_list, got, d) if g != piece_value("white 5")]
+    named = {EMPTY: "empty", UNSETTLED: "unsettled"}
+    return [(round(p.dx, 2), round(p.dy, 2), round(p.turn, 1), round(p.tilt_to), named.get(g) or piece_name(int(g)),
+             int(np.abs(r).min())) for p, g, r in zip(pose_list, got, d) if g != piece_value("white 5")]
+
+
+def test_a_seated_white_5_at_the_tolerances_weak_corner_reads_right():
+    """Issue 23: each magnet pressed flush with a flat plate, its glue behind it, its face 0-0.05
+    mm below the die's (board.json physics.magnet.face_recess_mm): none stands proud, so the
+    die sits flat on its face, and the weakest corner reads white 5 everywhere it can sit."""
+    wrong = _seated_white_5_at_the_weak_corner(PH, proud_south=False)
     assert not wrong, "not read as white 5 (dx, dy, turn, rocked toward, read, weakest reading): %s" % wrong[:5]
+
+
+def test_the_same_corner_on_the_old_stack_reads_no_piece():
+    """The stack the cure replaces: magnets on their pockets' floors, from 0.09 mm proud to 0.31
+    mm sunk. Rocked 1.2 degrees on its proud S magnet, the same corner's weakest magnet reads
+    below present_above: a die at rest that never reads, at the thresholds chosen for the
+    flush stack too."""
+    wrong = _seated_white_5_at_the_weak_corner({**PH, "magnet": DRILLED_TO_DEPTH}, proud_south=True)
+    assert wrong and {w[4] for w in wrong} <= {"empty", "unsettled"}, wrong[:5]

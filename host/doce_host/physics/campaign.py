@@ -4,7 +4,7 @@ every tolerance, read as the firmware reads them.
     python -m doce_host.physics.campaign [--placements N] [--paths M] [--search S] [--seed X]
 
 Each placement draws a board (the plate, each sensor's depth, part and group supply, the
-ESP32's ADC: reading.py), a die (each magnet's strength, size, pocket and place, each
+ESP32's ADC: reading.py), a die (each magnet's strength, size, depth and place, each
 face's code glued at any quarter turn: dice.py) and a pose of its family (poses.py), with
 neighbours on some of the eight squares around. The square is read `debounce_scans` times
 with fresh noise through the firmware's own thresholds and die code (decode.py, which a

@@ -103,8 +103,9 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
                 sign = -sign
             d = m["diameter_mm"] + draw.uniform(-1, 1, name=("diameter", pips, k)) * m["size_tol_mm"]
             h = m["height_mm"] + draw.uniform(-1, 1, name=("height", pips, k)) * m["size_tol_mm"]
-            # the magnet sits on its pocket's floor: its face `recess` below the die's (< 0: proud)
-            recess = draw.uniform(*m["pocket_mm"], name=("pocket", pips, k)) - h
+            # pressed flush with a flat plate into a pocket deeper than it (pocket_mm), its glue
+            # behind it: its face `recess` below the die's (face_recess_mm; < 0 would be proud)
+            recess = draw.uniform(*m["face_recess_mm"], name=("recess", pips, k))
             proud[pips] = max(proud[pips], -recess)
             where = n * (side / 2 - recess - h / 2)
             if k:

@@ -75,7 +75,7 @@ def faces(spec):
     cell, half = 120, 40
     ring = half * ph["ring_mm"] / (ph["die_mm"][0] / 2)
     dot = half * ph["magnet"]["diameter_mm"] / ph["die_mm"][0] * 2
-    w, h = 6 * cell + 190, len(kinds) * (cell + 20) + 110
+    w, h = 6 * cell + 190, len(kinds) * (cell + 20) + 128
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
            'font-size="12">' % (w, h), '<rect width="100%" height="100%" fill="white"/>',
            '<text x="10" y="20" font-size="14">Drill and glue by this sheet: each face as you see it in the jig, '
@@ -85,9 +85,11 @@ def faces(spec):
            '<text x="10" y="56">A face may be turned any quarter turn, never mirrored. '
            'Then run: doce dice check.</text>',
            '<text x="10" y="74">Pockets %g mm drill, %.2f-%.2f mm deep, centre and %g mm towards each edge\'s middle.'
-           '</text>' % (spec["mechanics"]["jig"]["drill_mm"], *ph["magnet"]["pocket_mm"], ph["ring_mm"])]
+           '</text>' % (spec["mechanics"]["jig"]["drill_mm"], *ph["magnet"]["pocket_mm"], ph["ring_mm"]),
+           '<text x="10" y="92">A drop of glue, the magnet, then press it flush with a flat acrylic or glass plate '
+           '(not steel) until the glue sets.</text>']
     for row, (colour, what) in enumerate(kinds):
-        top = 100 + row * (cell + 20)
+        top = 118 + row * (cell + 20)
         out.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s %s</text>'
                    % (top + cell / 2, colour, what))
         for col, pips in enumerate(range(1, 7)):

@@ -71,7 +71,7 @@ def _held(physics, pose, die, at):
 
 # The tolerances searched with a pose (tolerances.py's names): per magnet of the face down
 # (C N E S W), per sensor of the square, per square and board; each a fraction of its range.
-MAGNET = ("remanence", "diameter", "height", "pocket")
+MAGNET = ("remanence", "diameter", "height", "recess")
 BOARD = (("floor", 1), ("air", 1), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
          ("vref", 1), ("inl", readout.INL_KNOTS), ("supply", 1), ("board quiescent", 1))
 TOLERANCES = 1 + 5 * (len(MAGNET) + 2) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board

@@ -10,7 +10,7 @@ as it was. A test pins a corner; search.py searches the fractions.
     ("glue", pips)                    the quarter turn a face's code is glued at (pinned as 0-3, not a fraction)
     ("remanence", pips, k)            a magnet's Br: the face with `pips`, code position k (C N E S W)
     ("diameter" | "height", pips, k)  its size (size_tol_mm)
-    ("pocket", pips, k)               its pocket's depth (pocket_mm): recess = pocket - height
+    ("recess", pips, k)               its face's depth below the die's (face_recess_mm: set flush, glue behind)
     ("slip", pips, k)                 its place on the face (place_tol_mm): (along the code's N, along E)
     ("play", pips, k)                 its play in a wider hole: the same two
     floor, air                        each square's plate and air gap, shape (n, 1)
