@@ -327,3 +327,16 @@ def test_tune_judges_every_candidate_against_every_worst_reading():
               for c in ((6150, 10000, 14650), (6150, 10000, 13100))]
     assert judged == [-650.0, 900.0]
     assert tune.rejudged(READER, "tipping flat", {}) == np.inf
+
+
+def test_a_searched_worst_counts_as_wrong_except_on_a_board_that_plays_no_piece():
+    """make physics fails on a searched pose that reads another piece or a seated die that does
+    not read right; a board never calibrated reads no piece in play, so its line informs only."""
+    import io
+
+    campaign = Campaign(SPEC, seed=0)
+    campaign.searched = {"seated, never calibrated": (-100.0, ("white 1", None)),
+                         "bridging a side": (50.0, ("white 5", None))}
+    assert campaign.report(out=io.StringIO()) == 0
+    campaign.searched["seated, out of the box"] = (-1.0, ("white 5", None))
+    assert campaign.report(out=io.StringIO()) == 1

@@ -361,7 +361,9 @@ class Campaign:
         print("paths %d: right %d, unsettled %d, wrong %d" % (sum(paths.values()), paths["right"], paths["unsettled"],
                                                            paths["wrong"]), file=out)
         t = self.totals()
-        wrong = t["wrong"] + sum(1 for m, _ in self.searched.values() if m < 0)
+        # a searched pose that reads wrong, or a seated die that does not read right, counts; but not
+        # on a board never calibrated, which reads no piece in play (it only waits for an empty board)
+        wrong = t["wrong"] + sum(1 for name, (m, _) in self.searched.items() if m < 0 and name not in NEVER_CALIBRATED)
         print("placements %d: right %d, unsettled %d, wrong %d" % (sum(t.values()), t["right"], t["unsettled"], wrong),
               file=out)
         return wrong
