@@ -98,16 +98,7 @@ def plate_board(pcbnew, lay, name):
     board = pcbnew.BOARD()
     board.SetFileName(str(name))
     board.SetCopperLayerCount(2)
-    x0, y0, x1, y1 = lay.plate_box
-    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
-        edge = pcbnew.PCB_SHAPE(board)
-        edge.SetShape(pcbnew.SHAPE_T_SEGMENT)
-        edge.SetLayer(pcbnew.Edge_Cuts)
-        edge.SetWidth(mm(0.1))
-        edge.SetStart(point(ax, ay))
-        edge.SetEnd(point(bx, by))
-        board.Add(edge)
+    pcb.outline(pcbnew, board, lay.plate_box, point)
     for i, (x, y) in enumerate(lay.plate_holes(), 1):
         fp = pcbnew.FootprintLoad(str(pcb.LIBS / "MountingHole.pretty"), "MountingHole_3.2mm_M3")
         fp.SetReference("MH%d" % i)

@@ -159,6 +159,21 @@ def main(argv):
     return 1 if left else 0  # saved all the same, to be looked at in KiCad
 
 
+def outline(pcbnew, board, box, point):
+    """The board's edge on Edge_Cuts: the rectangle `box` (x0, y0, x1, y1 in layout mm), placed by
+    `point` (layout mm to the board's frame)."""
+    x0, y0, x1, y1 = box
+    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
+        edge = pcbnew.PCB_SHAPE(board)
+        edge.SetShape(pcbnew.SHAPE_T_SEGMENT)
+        edge.SetLayer(pcbnew.Edge_Cuts)
+        edge.SetWidth(pcbnew.FromMM(0.1))
+        edge.SetStart(point(ax, ay))
+        edge.SetEnd(point(bx, by))
+        board.Add(edge)
+
+
 def build(pcbnew, lay, parts, nets):
     mm = pcbnew.FromMM
     x0, y0, x1, y1 = lay.pcb_box
@@ -182,15 +197,7 @@ def build(pcbnew, lay, parts, nets):
     netclass.SetViaDiameter(mm(RULES["via"]))
     netclass.SetViaDrill(mm(RULES["via_drill"]))
 
-    corners = [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-    for (ax, ay), (bx, by) in zip(corners, corners[1:] + corners[:1]):
-        edge = pcbnew.PCB_SHAPE(board)
-        edge.SetShape(pcbnew.SHAPE_T_SEGMENT)
-        edge.SetLayer(pcbnew.Edge_Cuts)
-        edge.SetWidth(mm(0.1))
-        edge.SetStart(point(ax, ay))
-        edge.SetEnd(point(bx, by))
-        board.Add(edge)
+    outline(pcbnew, board, lay.pcb_box, point)
 
     net_items = {}
     for name in sorted(nets):
