@@ -363,3 +363,24 @@ def test_the_same_corner_on_the_old_stack_reads_no_piece():
     flush stack too."""
     wrong = _seated_white_5_at_the_weak_corner({**PH, "magnet": DRILLED_TO_DEPTH}, proud_south=True)
     assert wrong and {w[4] for w in wrong} <= {"empty", "unsettled"}, wrong[:5]
+
+
+def test_the_corner_search_reaches_a_magnet_s_play_in_its_hole():
+    """A magnet narrower than the jig's drill sits anywhere in its hole (dice.build): the
+    search's tolerances reach that play on top of place_tol_mm, as far as the smallest magnet
+    in the widest hole allows (the independent checker's note: up to 0.11 mm more)."""
+    from doce_host.physics import search
+    hole = SPEC["mechanics"]["jig"]["drill_mm"]
+    m = PH["magnet"]
+    fractions = np.full((2, search.TOLERANCES), 0.5)
+    for k in range(5):
+        at = 1 + k * (len(search.MAGNET) + search.PLACE)
+        fractions[:, at + 1] = 0.0  # the smallest diameter
+        fractions[:, at + len(search.MAGNET):at + len(search.MAGNET) + 2] = 1.0  # slipped to its place's edge
+        fractions[0, at + len(search.MAGNET) + 2:at + len(search.MAGNET) + 4] = 1.0  # and to its hole's
+    (loose, centred), _ = search.built(PH, SPEC, "white 5", fractions, hole, 0, BOARD.baseline,
+                                       True, BOARD.power_on_us)
+    face = loose[0].face == face_down("white 5")
+    shift = np.linalg.norm(loose[0].at[face] - centred[0].at[face], axis=1)
+    play = (hole - (m["diameter_mm"] - m["size_tol_mm"])) / 2
+    assert shift == pytest.approx(np.full(face.sum(), play * np.sqrt(2)))

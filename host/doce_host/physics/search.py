@@ -70,11 +70,36 @@ def _held(physics, pose, die, at):
 
 
 # The tolerances searched with a pose (tolerances.py's names): per magnet of the face down
-# (C N E S W), per sensor of the square, per square and board; each a fraction of its range.
+# (C N E S W; then its slip and its play in the hole, two each), per sensor of the square,
+# per square and board; each a fraction of its range.
 MAGNET = ("remanence", "diameter", "height", "recess")
+PLACE = 4  # slip (2) and play (2)
 BOARD = (("floor", 1), ("air", 1), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
          ("vref", 1), ("inl", readout.INL_KNOTS), ("supply", 1), ("board quiescent", 1))
-TOLERANCES = 1 + 5 * (len(MAGNET) + 2) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board
+TOLERANCES = 1 + 5 * (len(MAGNET) + PLACE) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board
+
+
+def _to_corners(score, params, margin, first, passes):
+    """A worst case's tolerances (params[first:]) pushed to their ends: each pass scores every
+    tolerance moved alone to 0 and to 1, then takes every move that helped at once, or, if
+    together they do not, the best alone. A margin is most often worst at a tolerance's end
+    (a weaker magnet, a deeper sensor), which a random search's shrinking steps seldom reach
+    on 80 parameters at once. Returns (params (1, n), margin (1,))."""
+    for _ in range(passes):
+        moves = np.repeat(params[None], 2 * (len(params) - first), 0)
+        at = np.arange(len(moves))
+        moves[at, first + at // 2] = at % 2
+        m, _, _ = score(moves)
+        better = m < margin
+        if not better.any():
+            break
+        together = params.copy()
+        for k in np.flatnonzero(better)[np.argsort(m[better])[::-1]]:  # the best move last: it wins a tie
+            together[first + k // 2] = k % 2
+        m_all, _, _ = score(together[None])
+        best = int(np.argmin(m))
+        params, margin = (together, m_all[0]) if m_all[0] < m[best] else (moves[best], m[best])
+    return params[None], np.array([margin])
 
 
 def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us):
@@ -92,11 +117,11 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
                 pins[(what, down, k)] = f[i]
                 i += 1
             pins[("slip", down, k)] = f[i:i + 2]
-            pins[("play", down, k)] = 0.5
-            i += 2
+            pins[("play", down, k)] = f[i + 2:i + 4]
+            i += 4
         pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(sides, f[i:i + 4])})
         dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole))
-    i = 1 + 5 * (len(MAGNET) + 2) + 4
+    i = 1 + 5 * (len(MAGNET) + PLACE) + 4
     pins = {}
     for what, n in BOARD:
         pins[what] = fractions[:, i:i + n]
@@ -109,14 +134,15 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
 
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
-          readings=None):
+          readings=None, corners=3):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
     if the family is seated. `tolerances` (spec, hole, calibrated): search the die's and the
     board's tolerances too (`die`, `boards` and `row` are then not used); the result's pose
     then comes with its die and board as (pose, fractions). `readings`: a list to append the
     worst pose's noiseless reading to (counts at the thresholds' gain), to judge it again
-    against other thresholds (tune.py)."""
+    against other thresholds (tune.py). With tolerances, the best pose found is then pushed
+    to the tolerances' corners (`corners` passes of _to_corners)."""
     ph = boards.physics if tolerances is None else tolerances[0]["physics"]
     piece = piece_value(name)
     down, turn = face_down(name), 90 * int(rng.integers(4))
@@ -161,6 +187,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         allp, allm = np.concatenate([params, trial]), np.concatenate([margin, m])
         best = np.argsort(allm)[:keep]
         params, margin = allp[best], allm[best]
+    if tolerances:
+        params, margin = _to_corners(score, params[0], margin[0], poses_n, passes=corners)
     m, pose_list, d = score(params[:1])
     if readings is not None and np.isfinite(m[0]):
         readings.append(d[0])
