@@ -48,8 +48,10 @@ Worst cases, searched (search.py): for dice and boards drawn the same way, the p
 parameters of each family are optimised towards another piece (seated: towards not
 reading right); the smallest margin found is printed with the family. Then, for every
 piece, the same search with the tolerances as parameters too (each magnet of the face
-down, each sensor, the plate, the ADC, the board's median: search.TOLERANCES), bounded by
-board.json's: a worst case at the tolerances' corners is searched for, not sampled. Edge landings are
+down with its play in its hole, each sensor, the plate, the ADC, the board's median:
+search.TOLERANCES), bounded by board.json's, and the worst found pushed to the tolerances'
+ends one by one (search._to_corners): a worst case at the tolerances' corners is searched
+for, not sampled. Edge landings are
 searched held on the way down and tipping flat (lowest edge on the floor), anywhere the
 well's walls allow them, on eight times as many dice and boards.
 """

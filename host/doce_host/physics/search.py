@@ -3,7 +3,8 @@ family's pose parameters are optimised to bring the (noiseless) reading as near 
 come to another piece, or, for a seated die, to not reading right.
 
 The search is a random start (`starts` poses) and rounds of shrinking steps around the
-best few, on every pose parameter at once; its result is a margin in counts (how far the
+best few, on every pose parameter at once; with the tolerances searched too, the best is
+then pushed to their ends (_to_corners). Its result is a margin in counts (how far the
 nearest wrong reading still is) and the pose that gave it. A family that tilts a die in its
 well puts it where the well's walls allow (poses.in_well): a pose the walls refuse is not
 read, and every offset they allow is a parameter's range.
