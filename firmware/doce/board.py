@@ -16,11 +16,13 @@ changes without its centre sensor noticing: the scanner watches the centre senso
 reads a square's ring only while it moves.
 
 A ring sensor with no magnet over it still feels the magnets beside it, and the more so
-the stronger the die: their fringe reads against the centre's sign. So a weak reading
-(between absent_below and absent_opposite_below) counts as no magnet when its sign is
-opposite to a present centre's, and as neither otherwise (BETWEEN): a magnet that a
-tilting die lifts away reads weak with its own sign, and must drop below absent_below
-before it is taken for gone (hardware/README.md, "Reading a square").
+the stronger the die: their fringe reads against the centre's sign, and is a fraction of
+what the centre reads. So a weak reading (between absent_below and absent_opposite_below)
+counts as no magnet when its sign is opposite to a present centre's and it is under
+fringe_percent of the centre's reading, and as neither otherwise (BETWEEN): a magnet that
+a tilting die lifts away reads weak with its own sign, and must drop below absent_below
+before it is taken for gone; one of the other sign fades with the whole die, as strong
+against its centre as ever (hardware/README.md, "Reading a square").
 """
 
 import json
@@ -99,6 +101,8 @@ def check(spec):
          "1 to 255, and no more than quiet_wait_scans (at most 255)")
     need(0 < s["absent_below"] <= s["absent_opposite_below"] < s["present_above"], "sensing.absent_opposite_below",
          "at least absent_below and below present_above")
+    need(isinstance(s["fringe_percent"], int) and 0 < s["fringe_percent"] < 100, "sensing.fringe_percent",
+         "a whole percent of the centre's reading, 1 to 99")
     need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
          "above 0 and below present_above, or a die left on a square would calibrate away")
     names = [square_name(g, sq) for sq in range(g * g)]
@@ -137,6 +141,7 @@ class Board:
         self.baseline = s["baseline"]
         self.absent_below = s["absent_below"]
         self.absent_opposite_below = s["absent_opposite_below"]
+        self.fringe_percent = s["fringe_percent"]  # a weak opposite ring reading under this % of its centre's is none
         # How far an empty sensor's baseline may sit from the board's median (calibration.py)
         self.baseline_spread = s["baseline_spread"]
         self.present_above = s["present_above"]

@@ -15,9 +15,10 @@ not flash an error). When squares have changed and the board is quiet again, sca
 returns True and the settled board is handed on whole, so two dice put down together
 arrive together. After boot, the first settled board is handed on even if empty.
 
-Each sensor is classified on its own (none, '+', '-', between, weak of either sign); a
-square is read from its five by the board file's rule (doce.board): a weak reading of the
-sign opposite to a present centre is no magnet.
+Each sensor is classified on its own (none, '+', '-', between, weak of either sign), and its
+reading's size is kept; a square is read from its five by the board file's rule (doce.board):
+a weak reading of the sign opposite to a present centre, and under fringe_percent of the
+centre's, is no magnet.
 
 A scan allocates nothing.
 """
@@ -49,6 +50,7 @@ class Scanner:
         self.present_above = calibration.present_above
         self.opposite = calibration.opposite  # absent_opposite_below at this board's ADC gain
         self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN, WEAK (+1)
+        self.level = array("H", [0] * board.channels)  # each sensor's reading this scan, counts from its baseline
         self.square_read = bytearray(SENSORS_PER_SQUARE)  # read_square's answer
         n = board.squares
         self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
@@ -116,6 +118,7 @@ class Scanner:
         lo = ptr16(self.absent_below)
         hi = ptr16(self.present_above)
         trits = ptr8(self.trits)
+        level = ptr16(self.level)
         where = ptr8(self.board.square_of_channel)
         moving = ptr8(self.moving)
         between = int(BETWEEN)
@@ -135,6 +138,7 @@ class Scanner:
                     if d < 0:
                         d = 0 - d
                         t = 2
+                    level[ch] = d
                     if d < lo[ch]:
                         if trits[ch] >= between and d >= lo[ch] - hold:
                             t = weak + t  # held: weak until clearly gone
@@ -213,17 +217,20 @@ class Scanner:
 
     def read_square(self, sq):
         """Square `sq`'s five trits C, N, E, S, W (0, 1 '+', 2 '-', BETWEEN) as the die code
-        reads them: a weak reading is none if its sign is opposite to a present centre's,
-        else BETWEEN. In self.square_read, overwritten by the next call."""
+        reads them: a weak reading is none if its sign is opposite to a present centre's
+        and it is under fringe_percent of the centre's reading (the centre's fringe), else
+        BETWEEN. In self.square_read, overwritten by the next call."""
         c = self.board.square_channels
         t = self.trits
+        level = self.level
         out = self.square_read
         i = sq * SENSORS_PER_SQUARE
         centre = t[c[i]]
+        fringe = level[c[i]] * self.board.fringe_percent  # below 2**23: a small int, no allocation
         for j in range(SENSORS_PER_SQUARE):
             v = t[c[i + j]]
             if v >= WEAK:  # v - BETWEEN: 1 '+', 2 '-'; opposite to the centre when they add to 3
-                v = 0 if j and v - BETWEEN + centre == 3 else BETWEEN
+                v = 0 if j and v - BETWEEN + centre == 3 and level[c[i + j]] * 100 < fringe else BETWEEN
             out[j] = v
         return out
 

@@ -21,7 +21,8 @@ def test_calibration_refuses_a_board_with_a_die_on_it(sim):
 
 
 def test_calibration_refuses_a_board_too_noisy_to_read(sim):
-    sim.command(do="noise", level=2500)
+    # +-level: a sensor's reads span up to twice it, and three spans must reach present_above
+    sim.command(do="noise", level=fakes.board().present_above // 6 + 500)
     assert "too noisy to read" in sim.command(do="calibrate")["error"]
 
 

@@ -119,7 +119,8 @@ def test_a_die_on_the_board_at_boot_is_never_calibrated_away(tmp_path):
 
 def test_a_failed_self_calibration_warns_once_waits_and_tries_again(tmp_path):
     from doce.app import SELF_CALIBRATE_RETRY_MS
-    sensors = spread_board(noise=2500)  # reads empty, but too noisy to calibrate on
+    # reads empty, but too noisy to calibrate on: three spans of +-noise reach present_above
+    sensors = spread_board(noise=fakes.board().present_above // 6 + 500)
     rig = fakes.Rig(tmp_path, sensors)
     retry = SELF_CALIBRATE_RETRY_MS // sensors.board.scan_period_ms + 1
     rig.settle()

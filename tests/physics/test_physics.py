@@ -172,7 +172,7 @@ def read(scene, baseline, square):
 def decode(d):
     """The piece five readings read as, by the firmware's rule (decode.Reader, which
     test_native_scan holds to the scanner)."""
-    return int(READER.pieces(READER.classes(np.asarray(d)[None]))[0])
+    return int(READER.read(np.asarray(d)[None])[0][0])
 
 
 def test_the_drawing_of_the_code_is_the_board_files():

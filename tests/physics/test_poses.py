@@ -54,7 +54,7 @@ def test_a_white_5_bridging_the_rim_never_reads_as_another_piece():
         for side_deg in (0, 90, 180, 270):
             shifts = np.arange(3.0, 8.0, 0.1)
             d = Square("white 5").deviations([poses.bridging(PH, down, turn, side_deg, s) for s in shifts])
-            got = READER.pieces(READER.classes(d))
+            got = READER.pieces(READER.classes(d), d)
             wrong += [(turn, side_deg, round(float(s), 1), piece_name(int(g))) for s, g in zip(shifts, got)
                       if g not in (EMPTY, UNSETTLED, piece_value("white 5"))]
     assert not wrong, "read as another piece (turn, side, shift mm, piece): %s" % wrong[:5]
@@ -77,7 +77,7 @@ def test_a_white_5_landing_on_a_corner_never_settles_as_another_piece():
                 d = square.deviations(poses.landing(PH, down, turn, float(tilt), turn + corner))
                 for _ in range(2):
                     noisy = d + rng.integers(-noise, noise + 1, d.shape)
-                    settled = READER.settled(READER.pieces(READER.classes(noisy)))
+                    settled = READER.settled(READER.pieces(READER.classes(noisy), noisy))
                     wrong += [(turn, corner, float(tilt), piece_name(p)) for p in settled
                               if p not in (EMPTY, UNSETTLED, piece_value("white 5"))]
     assert not wrong, "settled as another piece (turn, corner, tilt, piece): %s" % wrong[:5]
@@ -134,8 +134,8 @@ def test_a_die_held_tilted_on_its_way_down_never_reads_as_another_piece():
     fields.add(np.array([0]), die, [pose], boards.sensors[row:row + 1])
     bz = np.repeat(fields.total(1), BOARD.debounce_scans, 0)
     rows = np.full(len(bz), row)
-    clean = READER.pieces(READER.classes(boards.read(bz[:1], rows[:1], noise=False)))
-    settled = READER.settled(READER.pieces(READER.classes(boards.read(bz, rows))))
+    clean = READER.read(boards.read(bz[:1], rows[:1], noise=False))[0]
+    settled = READER.settled(READER.read(boards.read(bz, rows))[0])
     wrong = [piece_name(int(p)) for p in list(clean) + settled if p not in (EMPTY, UNSETTLED, piece_value(piece))]
     assert not wrong and margin > 0, (wrong, margin / campaign.per_mT, pose)
 
@@ -299,7 +299,7 @@ def test_a_white_5_bridging_at_the_tolerances_corners_never_reads_as_another_pie
     fields = Fields()
     fields.add(np.arange(len(pose_list)), die, pose_list, np.repeat(boards.sensors, len(pose_list), 0))
     d = boards.read(fields.total(len(pose_list)), rows=np.zeros(len(pose_list), int), noise=False)
-    got = READER.pieces(READER.classes(d))
+    got = READER.pieces(READER.classes(d), d)
     wrong = [(round(float(s), 2), piece_name(int(g))) for s, g in zip(shifts, got)
              if g not in (EMPTY, UNSETTLED, piece_value("white 5"))]
     assert not wrong, "read as another piece (shift mm, piece): %s" % wrong[:5]
@@ -342,7 +342,7 @@ def _seated_white_5_at_the_weak_corner(physics, proud_south):
     fields = Fields()
     fields.add(np.arange(len(pose_list)), die, pose_list, np.repeat(boards.sensors, len(pose_list), 0))
     d = boards.read(fields.total(len(pose_list)), rows=np.zeros(len(pose_list), int), noise=False)
-    got = READER.pieces(READER.classes(d))
+    got = READER.pieces(READER.classes(d), d)
     named = {EMPTY: "empty", UNSETTLED: "unsettled"}
     return [(round(p.dx, 2), round(p.dy, 2), round(p.turn, 1), round(p.tilt_to), named.get(g) or piece_name(int(g)),
              int(np.abs(r).min())) for p, g, r in zip(pose_list, got, d) if g != piece_value("white 5")]

@@ -2,10 +2,11 @@
 
 The scanner (firmware/doce/scanner.py) classifies each sensor's reading against its
 thresholds (none, '+', '-', BETWEEN, or weak with its sign), reads a square's five by the
-board file's rule (a weak reading is none when its sign is opposite to a present centre's,
-else BETWEEN) and looks them up in the die code (doce.board); it settles a square after
-`debounce_scans` equal reads in a row. This does the same, array-wise, so the physics
-campaign reads every placement as the board would; tests hold the two to the same answers.
+board file's rule (a weak reading is none when its sign is opposite to a present centre's
+and it is under fringe_percent of the centre's reading, else BETWEEN) and looks them up in
+the die code (doce.board); it settles a square after `debounce_scans` equal reads in a row.
+This does the same, array-wise, so the physics campaign reads every placement as the board
+would; tests hold the two to the same answers.
 
 `closest` measures, for a noiseless reading, how near it comes to reading as another piece:
 the margin, in counts, by which the nearest wrong code misses (negative: it would be read).
@@ -23,6 +24,7 @@ class Reader:
         self.board = board
         self.table = np.frombuffer(bytes(board.decode), np.uint8)
         self.lo, self.opposite, self.hi = board.absent_below, board.absent_opposite_below, board.present_above
+        self.fringe = board.fringe_percent / 100
         patterns, values = [], []
         for code, name in board.dice.items():
             t = [TRITS[c] for c in code]
@@ -51,25 +53,27 @@ class Reader:
             t = np.where((a < lo) & (previous >= BETWEEN) & (a >= lo - hold), weak, t)
         return t
 
-    def trits(self, classes):
-        """The five trits C N E S W each square reads as (Scanner.read_square)."""
+    def trits(self, classes, d):
+        """The five trits C N E S W each square reads as (Scanner.read_square), from its
+        classes and its readings `d` (the fringe rule compares a ring reading with the centre's)."""
         t = np.array(classes)
         centre = t[..., :1]
         ring = t[..., 1:]
-        opposite = (ring >= WEAK) & (ring - BETWEEN + centre == 3)
+        a = np.abs(np.asarray(d, float))
+        opposite = (ring >= WEAK) & (ring - BETWEEN + centre == 3) & (a[..., 1:] < self.fringe * a[..., :1])
         ring = np.where(opposite, 0, np.where(ring >= WEAK, BETWEEN, ring))
         return np.concatenate([np.where(centre >= WEAK, BETWEEN, centre), ring], axis=-1)
 
-    def pieces(self, classes):
-        """The piece (or EMPTY, UNSETTLED) each square's five classes decode to."""
-        t = self.trits(classes)
+    def pieces(self, classes, d):
+        """The piece (or EMPTY, UNSETTLED) each square's five classes (and readings) decode to."""
+        t = self.trits(classes, d)
         k = (((t[..., 0] * 4 + t[..., 1]) * 4 + t[..., 2]) * 4 + t[..., 3]) * 4 + t[..., 4]
         return self.table[k]
 
     def read(self, d, previous=None, gain=1.0):
         """(pieces, classes) for readings `d`, one square a row of five (classes)."""
         c = self.classes(d, previous, gain=gain)
-        return self.pieces(c), c
+        return self.pieces(c, d), c
 
     def settled(self, reads, debounce=None):
         """What the scanner settles on along a sequence of decoded reads (one a scan): the
@@ -95,7 +99,8 @@ class Reader:
         a = np.abs(d)
         c = np.where(p[..., :1] == 1, 1.0, -1.0)  # the code's centre sign
         same = np.sign(d[..., 1:]) == c
-        zero_ring = np.where(same, self.lo, self.opposite) - a[..., 1:]
+        fringe = np.minimum(self.opposite, self.fringe * a[..., :1])  # the most a ring's fringe may read
+        zero_ring = np.where(same, self.lo, fringe) - a[..., 1:]
         zero = np.concatenate([np.broadcast_to(self.lo - a[..., :1], zero_ring.shape[:-1] + (1,)), zero_ring], axis=-1)
         need = np.where(p == 0, zero, np.where(p == 1, d - self.hi, -d - self.hi))
         return need.min(-1)
