@@ -282,10 +282,11 @@ def test_the_bom_follows_a_changed_board_file():
     spec = json.loads((HARDWARE / "board.json").read_text())
     spec["physics"]["well_depth_mm"] = 8.0
     spec["mechanics"]["spacer_mm"] = 1.3
+    spec["physics"]["floor_mm"] = [1.6, 0.16]
     rows = {r["ref"].split("-")[0]: r for r in mechanical.rows(layout.Layout(spec))}
     assert "8 mm opal acrylic" in rows["PL2"]["part"]
     assert "1 + 0.3 at each" in rows["SP1"]["notes"]
-    # 8 + 2 + 1.3 + 1.6 = 12.9 mm clamped: 16 mm leaves 3.1 mm of thread
+    # 8 + 1.6 + 1.3 + 0.02 + 1.6 = 12.52 mm clamped: 16 mm leaves 3.48 mm of thread, 12 none
     assert "%d x 16 mm through the well sheet" % len(LAY.plate_holes()) in rows["SC1"]["part"]
 
 
@@ -301,8 +302,8 @@ def test_the_shims_stack_to_the_spacer():
 
 def test_every_screw_goes_through_what_it_holds_and_into_its_standoff():
     """Each screw is longer than what it clamps by at least one diameter of thread (the plate's
-    screws clamp 6 + 2 + 1.2 + 0.02 + 1.6 = 10.82 mm, the mask under the shims included: an
-    M3 x 12 would leave 1.18 mm), and the two screws in one standoff do not meet."""
+    screws clamp 10 + 1.6 + 1.2 + 0.02 + 1.6 = 14.42 mm, the mask under the shims included: an
+    M3 x 16 would leave 1.58 mm, so M3 x 20, 5.58 mm), and the two screws in one standoff do not meet."""
     mechanical = load("mechanical")
     s, me = LAY.stack(), LAY.mech
     screws = mechanical.screws(LAY)
@@ -383,9 +384,9 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
 def test_the_usb_socket_is_inside_the_south_walls_opening():
     """The devkit's socket stands at least 25.14 mm above the base: standoff 10, PCB 1.6, our
     socket 8.5, the devkit header's own spacer 2.54 (left out before: 23.7 mm put the plug 1.4
-    mm too low), the devkit's 1.6 mm board, the plug's centre 0.9 above it. The wall is 20.82
-    mm: a Micro-B overmould (10.6 x 8.5 mm at most) with 1 mm around it needs a notch 12.6 mm
-    wide down to 19.89 mm, in the drawing and in the solid."""
+    mm too low), the devkit's 1.6 mm board, the plug's centre 0.9 above it. The wall reaches the
+    well sheet's top (24.42 mm on the 10 mm sheet): a Micro-B overmould (10.6 x 8.5 mm at most)
+    with 1 mm around it needs a notch 12.6 mm wide down to 19.89 mm, in the drawing and in the solid."""
     import ezdxf
 
     mechanics = load("mechanics")
@@ -395,7 +396,9 @@ def test_the_usb_socket_is_inside_the_south_walls_opening():
     me = LAY.mech
     assert mechanics.HEADER_SPACER_MM == pytest.approx(2.54)  # the male header's insulator, Samtec TSW
     assert usb["z"] == pytest.approx(me["standoff_mm"] + me["pcb_mm"] + 8.5 + 2.54 + 1.6 + 0.9)
-    assert usb["z"] == pytest.approx(25.14) and mechanics.wall_height(LAY) == pytest.approx(20.82)
+    wells_top = me["spacer_mm"] + sum(me["mask_mm"]) / 2 + PH["floor_mm"][0] + PH["well_depth_mm"]
+    assert usb["z"] == pytest.approx(25.14)
+    assert mechanics.wall_height(LAY) == pytest.approx(me["standoff_mm"] + me["pcb_mm"] + wells_top)
     assert mechanics.PLUG_MM == (10.6, 8.5)
     assert (usb["x0"], usb["x1"], usb["z0"]) == pytest.approx((x - 6.3, x + 6.3, 19.89))
     w, h = mechanics.PLUG_MM
@@ -423,12 +426,18 @@ def test_the_usb_socket_is_inside_the_south_walls_opening():
 
 
 def test_the_plate_screws_are_a_preferred_iso_7045_length():
-    """M3 x 14 is a non-preferred ISO 7045 length (rarely stocked): the plate's screws are M3 x 16,
-    which still leaves room in the 10 mm standoff for the base's screw (5.3 + 3.0 mm)."""
+    """M3 x 14 is a non-preferred ISO 7045 length (rarely stocked) and is never chosen. The plate's
+    screws are the shortest preferred length that leaves 3 mm of thread: through the 10 mm well
+    sheet, 1.6 mm floor, shims and PCB (14.42 mm) M3 x 20 (5.58 mm in the standoff; M3 x 16 would
+    leave 1.58), which still leaves room in the 10 mm standoff for the base's screw (5.58 + 3.0 mm)."""
     mechanical = load("mechanical")
     assert 14 not in mechanical.ISO7045_M3_MM
     screws = mechanical.screws(LAY)
-    assert screws["plate"][1] == 16
+    grip, length, _ = screws["plate"]
+    preferred = mechanical.ISO7045_M3_MM
+    assert length in preferred and length - grip >= 3.0 - 1e-9
+    shorter = preferred[preferred.index(length) - 1]
+    assert shorter - grip < 3.0  # the next shorter preferred length would not hold
     assert screws["plate"][2] + screws["base"][2] <= LAY.mech["standoff_mm"]
 
 
