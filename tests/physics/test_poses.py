@@ -290,9 +290,11 @@ def test_the_search_tilts_dice_only_where_the_walls_allow_and_everywhere_they_do
     for name in ("held on the way down", "tipping flat"):
         lo, hi = np.array(fams[name].bounds).T
         made = [fams[name].make(PH, 6, 0.0, lo + (hi - lo) * rng.random(len(lo)), die) for _ in range(150)]
-        # on the floor a die tilted steeper than about 4-5 degrees fits no 10 mm well (the
-        # families draw up to 25): 96 of these 150 held ones fit (most of them higher up), 11 tipping
-        assert sum(p is not None for p in made) > 5
+        # on the floor a die tilted steeper than about 4-5 degrees fits no 10 mm well: the held
+        # family draws up to 25 (above the floor a die may lean more), the tipping family only
+        # up to what the walls allow on the floor (poses.steepest_lean), so more of its starts fit
+        # (37 of these 150 fit, turned and tilted every way; drawn up to 25 degrees, 11 did)
+        assert sum(p is not None for p in made) > (30 if name == "tipping flat" else 5)
         assert max(crossing(p, die[1]) for p in made if p is not None) < 0.01
     tilt = 0.9 * steepest(PH, side=die[1])
     offs = [fams["tipping flat"].make(PH, 6, 0.0, (tilt, 0.0, f, 0.5, 0.0), die).dx for f in (0.0, 1.0)]

@@ -39,6 +39,18 @@ def well_play(physics):
     return (well - die) / 2, float(turn)
 
 
+def steepest_lean(physics, tilt_to=45.0):
+    """The steepest tilt (degrees) at which a die resting on the floor of its well fits in
+    it, pivoting towards `tilt_to` (0: on an edge, 45: on a corner, its steepest), square in
+    the loosest well and narrowest die the tolerances allow: bisected on well_room."""
+    lo, hi = 0.0, 45.0
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        fits = well_room(physics, Pose(down=6, tilt=mid, tilt_to=tilt_to)) is not None
+        lo, hi = (mid, hi) if fits else (lo, mid)
+    return lo
+
+
 # a cube's 8 corners (in half its side) and its 12 edges, as pairs of corners
 CORNERS = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
 EDGES = np.array([(i, j) for i in range(8) for j in range(i + 1, 8) if np.abs(CORNERS[i] - CORNERS[j]).sum() == 2])

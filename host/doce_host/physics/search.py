@@ -33,6 +33,7 @@ class Family:
 def families(physics):
     offset, twist = poses.well_play(physics)
     depth = physics["well_depth_mm"]
+    lean = poses.steepest_lean(physics) + 0.5  # a die on the floor leans no further (its walls)
     return {
         "seated": Family(lambda ph, down, turn, p, die: poses.rocked(
                              poses.Pose(down=down, turn=turn + p[2], dx=p[0], dy=p[1]), die, p[3]),
@@ -55,11 +56,12 @@ def families(physics):
                                                                 lift=p[2]), die, p[3:5]),
             ((0, 25), (0, 360), (0, depth + 2), (0, 1), (0, 1), (-twist, twist))),
         # its lowest edge or corner on the floor (a landing's second half): the same less the lift,
-        # which a random start in the family above rarely puts at 0
+        # which a random start in the family above rarely puts at 0; no steeper than the walls let
+        # a die lean there, so the starts are spent on poses that fit
         "tipping flat": Family(
             lambda ph, down, turn, p, die: poses.in_well(ph, poses.Pose(down=down, turn=turn + p[4], tilt=p[0],
                                                                         tilt_to=p[1]), die[1], p[2:4]),
-            ((0, 25), (0, 360), (0, 1), (0, 1), (-twist, twist))),
+            ((0, lean), (0, 360), (0, 1), (0, 1), (-twist, twist))),
     }
 
 
