@@ -51,6 +51,10 @@ class Scanner:
         self.opposite = calibration.opposite  # absent_opposite_below at this board's ADC gain
         self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN, WEAK (+1)
         self.level = array("H", [0] * board.channels)  # each sensor's reading this scan, counts from its baseline
+        # and when its square was last read: the fringe rule weighs a ring against its centre, so a
+        # square may come to read otherwise with no sensor changing class; one that moves further
+        # than HOLD_BETWEEN since marks its square as moving
+        self.decoded = array("H", [0] * board.channels)
         self.square_read = bytearray(SENSORS_PER_SQUARE)  # read_square's answer
         n = board.squares
         self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
@@ -109,8 +113,9 @@ class Scanner:
     @micropython.viper
     def _classify(self, raw, groups: int):
         """Each sensor read this scan, against its thresholds: a south pole, a north
-        pole, none, between, or weak (with its sign). A sensor whose reading changed marks
-        its square as moving."""
+        pole, none, between, or weak (with its sign). A sensor whose class changed, or
+        whose magnet's reading moved more than HOLD_BETWEEN since its square was last
+        read, marks its square as moving."""
         per = int(self.board.channels_per_group)
         masks = ptr16(self.masks)
         r = ptr16(raw)
@@ -119,6 +124,7 @@ class Scanner:
         hi = ptr16(self.present_above)
         trits = ptr8(self.trits)
         level = ptr16(self.level)
+        decoded = ptr16(self.decoded)
         where = ptr8(self.board.square_of_channel)
         moving = ptr8(self.moving)
         between = int(BETWEEN)
@@ -148,7 +154,10 @@ class Scanner:
                         t = weak + t
                     elif d < hi[ch]:
                         t = between
-                    if t != trits[ch]:
+                    moved = d - decoded[ch]
+                    if moved < 0:
+                        moved = 0 - moved
+                    if t != trits[ch] or (t != 0 and moved > hold):
                         trits[ch] = t
                         if where[ch] != nowhere:
                             moving[where[ch]] = 1
@@ -228,6 +237,7 @@ class Scanner:
         centre = t[c[i]]
         fringe = level[c[i]] * self.board.fringe_percent  # below 2**23: a small int, no allocation
         for j in range(SENSORS_PER_SQUARE):
+            self.decoded[c[i + j]] = level[c[i + j]]
             v = t[c[i + j]]
             if v >= WEAK:  # v - BETWEEN: 1 '+', 2 '-'; opposite to the centre when they add to 3
                 v = 0 if j and v - BETWEEN + centre == 3 and level[c[i + j]] * 100 < fringe else BETWEEN

@@ -99,3 +99,27 @@ def test_a_fading_die_s_magnets_against_its_centre_are_not_its_fringe(tmp_path):
 
 def test_a_seated_blocker_s_fringe_reads_as_no_magnet(tmp_path):
     assert _settled(tmp_path, SEATED_BLOCKER) == piece("white blocker")
+
+
+def test_a_die_that_settled_unreadable_is_read_again_when_its_fringe_falls_below_half(tmp_path):
+    """The fringe rule weighs a ring reading against the centre's: a die may come to read
+    right with no sensor changing class (its centre present all along, a ring weak all along).
+    Seen unreadable for quiet_wait_scans, it settles so; as its centre grows, it must be read
+    again, not stay unsettled until a hand nudges it."""
+    from doce.squares import parse_square
+    from fakes import FakeSensors, Rig, board
+    sensors = FakeSensors(board(), noise=0)
+    rig = Rig(tmp_path, sensors)
+    rig.settle()
+    sq = parse_square(sensors.board.grid, "c3")
+    c3 = sensors.channels("c3")
+    lowered = [17500, -10000, 31000, -6000, -3000]  # N weak against the centre, 57 % of it
+    for ch, d in zip(c3, lowered):
+        sensors.field[ch] = d
+    rig.settle()
+    assert rig.app.scanner.settled[sq] == UNSETTLED
+    for centre in range(17500, 30001, 25):  # lowered slowly the last fraction of a millimetre
+        sensors.field[c3[0]] = centre
+        rig.run()
+    rig.settle()
+    assert rig.app.scanner.settled[sq] == piece("white blocker")
