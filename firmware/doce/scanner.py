@@ -1,7 +1,7 @@
 """The scanner: raw sensor readings in, settled squares out.
 
 Each scan reads the centre sensors of every square, and all five sensors of the
-squares that are moving (every die has a centre magnet, so nothing changes on a
+squares that are moving or settled unreadable (every die has a centre magnet, so nothing changes on a
 square without its centre reading changing): only those channels, as each ADC
 conversion takes 30-40 us on the ESP32. While squares are moving, a scan reads only
 theirs, so they settle sooner, but every centre is read again at the scan where one of
@@ -166,13 +166,19 @@ class Scanner:
 
     @micropython.viper
     def _update(self, groups) -> int:
-        """Decode and debounce the moving squares; the number still moving."""
+        """Decode and debounce the moving squares; the number still moving. A square settled
+        unreadable is read whole at every scan too (not counted as moving): a die held on an
+        edge, then laid flat, changes only a ring sensor, which is not read otherwise."""
         busy = 0
         self.wanted = 0
         moving = ptr8(self.moving)
+        settled = ptr8(self.settled)
+        unreadable = int(UNSETTLED)
         for sq in range(int(len(self.moving))):
             if moving[sq]:
                 busy += int(self._update_square(sq, groups))
+            elif settled[sq] == unreadable:
+                self.want(sq)
         return busy
 
     def _update_square(self, sq, groups):

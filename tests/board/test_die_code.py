@@ -123,3 +123,28 @@ def test_a_die_that_settled_unreadable_is_read_again_when_its_fringe_falls_below
         rig.run()
     rig.settle()
     assert rig.app.scanner.settled[sq] == piece("white blocker")
+
+
+def test_a_die_held_tilted_then_laid_flat_is_read_with_no_change_at_its_centre(tmp_path):
+    """Held still on an edge for longer than quiet_wait_scans, a die settles unreadable (one
+    ring magnet lifted to between). Laid flat, only that ring sensor changes: its centre
+    reads the same. A settled square's ring is read only while it moves, so the board must
+    keep reading an unreadable square whole, or the die is never read until lifted off."""
+    from doce.squares import parse_square
+    from fakes import FakeSensors, Rig, board, code_of, turned
+    sensors = FakeSensors(board(), noise=0)
+    rig = Rig(tmp_path, sensors)
+    rig.settle()
+    sq = parse_square(sensors.board.grid, "c3")
+    c3 = sensors.channels("c3")
+    seated = [(0, 1, -1)[t] * 30000 for t in turned(code_of(sensors.board, "white 5"), 0)]
+    tilted = list(seated)
+    tilted[2] = 13000  # E lifted: between absent_opposite_below and present_above, its own sign
+    for ch, d in zip(c3, tilted):
+        sensors.field[ch] = d
+    rig.run(3 * sensors.board.quiet_wait_scans)  # held still
+    assert rig.app.scanner.settled[sq] == UNSETTLED
+    for ch, d in zip(c3, seated):
+        sensors.field[ch] = d
+    rig.settle()
+    assert rig.app.scanner.settled[sq] == piece("white 5")
