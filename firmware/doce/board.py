@@ -101,7 +101,7 @@ def check(spec):
          "1 to 255, and no more than quiet_wait_scans (at most 255)")
     need(0 < s["absent_below"] <= s["absent_opposite_below"] < s["present_above"], "sensing.absent_opposite_below",
          "at least absent_below and below present_above")
-    need(isinstance(s["fringe_percent"], int) and 0 < s["fringe_percent"] < 100, "sensing.fringe_percent",
+    need(type(s["fringe_percent"]) is int and 0 < s["fringe_percent"] < 100, "sensing.fringe_percent",
          "a whole percent of the centre's reading, 1 to 99")
     need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
          "above 0 and below present_above, or a die left on a square would calibrate away")

@@ -30,6 +30,9 @@ CASES = [
     ("an LED twice", lambda s: s["leds"]["squares"].update(e5=0), "leds: every LED index"),
     ("a brightness over full", lambda s: s["power"].update(brightness_cap=3), "power.brightness_cap"),
     ("a missing section", lambda s: s.pop("sensing"), "missing or malformed field 'sensing'"),
+    *[("fringe %r" % v, lambda s, v=v: s["sensing"].update(fringe_percent=v), "sensing.fringe_percent")
+      for v in (True, 0.5, 50.0, 0, 100, -5, "50", None)],
+    ("no fringe", lambda s: s["sensing"].pop("fringe_percent"), "missing or malformed field 'fringe_percent'"),
 ]
 
 

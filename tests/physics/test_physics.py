@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 
-from doce.board import EMPTY, UNSETTLED, Board
+from doce.board import BETWEEN, EMPTY, UNSETTLED, Board
 from doce.squares import piece as piece_value
 from doce_host.paths import BOARD_FILE
 from doce_host.physics import dice, readout
@@ -340,3 +340,29 @@ def test_a_searched_worst_counts_as_wrong_except_on_a_board_that_plays_no_piece(
     assert campaign.report(out=io.StringIO()) == 0
     campaign.searched["seated, out of the box"] = (-1.0, ("white 5", None))
     assert campaign.report(out=io.StringIO()) == 1
+
+
+def _reader(percent):
+    spec = json.loads(BOARD_FILE.read_text())
+    spec["sensing"]["fringe_percent"] = percent
+    return Reader(Board(spec))
+
+
+def test_the_model_weighs_a_fringe_against_its_centre_exactly_as_the_scanner():
+    """Scanner.read_square: ring * 100 < centre * fringe_percent, in whole counts. At 55 % a
+    fringe of 11,275 under a centre of 20,500 is exactly on the line (0.55 * 20,500 rounds
+    above it in floating point): between, not none."""
+    reader = _reader(55)
+    d = np.array([[20500.0, 0.0, -11275.0, 0.0, 0.0]])
+    assert reader.trits(reader.classes(d), d)[0, 2] == BETWEEN
+    d[0, 2] = -11274.0
+    assert reader.trits(reader.classes(d), d)[0, 2] == 0
+
+
+def test_a_fringe_under_absent_below_is_none_whatever_the_centre_in_the_margins_too():
+    """A ring reading under absent_below is none on the board; the margins must not count it
+    against a seated die because it is over fringe_percent of a weak centre."""
+    reader = _reader(30)
+    d = np.array([[20000.0, 20000.0, -7000.0, 0.0, 0.0]])  # white's blocker, its E fringe 35 % of C
+    assert reader.read(d)[0][0] == piece_value("white blocker")
+    assert reader.seated_margin(d, piece_value("white blocker"))[0] > 0

@@ -24,7 +24,7 @@ class Reader:
         self.board = board
         self.table = np.frombuffer(bytes(board.decode), np.uint8)
         self.lo, self.opposite, self.hi = board.absent_below, board.absent_opposite_below, board.present_above
-        self.fringe = board.fringe_percent / 100
+        self.percent = board.fringe_percent
         patterns, values = [], []
         for code, name in board.dice.items():
             t = [TRITS[c] for c in code]
@@ -60,7 +60,8 @@ class Reader:
         centre = t[..., :1]
         ring = t[..., 1:]
         a = np.abs(np.asarray(d, float))
-        opposite = (ring >= WEAK) & (ring - BETWEEN + centre == 3) & (a[..., 1:] < self.fringe * a[..., :1])
+        # as the scanner compares: ring * 100 < centre * percent (0.55 * centre would round)
+        opposite = (ring >= WEAK) & (ring - BETWEEN + centre == 3) & (a[..., 1:] * 100 < a[..., :1] * self.percent)
         ring = np.where(opposite, 0, np.where(ring >= WEAK, BETWEEN, ring))
         return np.concatenate([np.where(centre >= WEAK, BETWEEN, centre), ring], axis=-1)
 
@@ -99,7 +100,8 @@ class Reader:
         a = np.abs(d)
         c = np.where(p[..., :1] == 1, 1.0, -1.0)  # the code's centre sign
         same = np.sign(d[..., 1:]) == c
-        fringe = np.minimum(self.opposite, self.fringe * a[..., :1])  # the most a ring's fringe may read
+        # the most a ring's fringe may read; under absent_below it is none whatever the centre
+        fringe = np.maximum(self.lo, np.minimum(self.opposite, a[..., :1] * self.percent / 100))
         zero_ring = np.where(same, self.lo, fringe) - a[..., 1:]
         zero = np.concatenate([np.broadcast_to(self.lo - a[..., :1], zero_ring.shape[:-1] + (1,)), zero_ring], axis=-1)
         need = np.where(p == 0, zero, np.where(p == 1, d - self.hi, -d - self.hi))
