@@ -130,6 +130,8 @@ class DiceCheck:
         settled = scanner.settled[self.square]
         if scanner.moving[self.square] or settled == self.judged:
             return False
+        if not scanner._read_whole(self.square * SENSORS_PER_SQUARE):  # entered after this scan:
+            return False  # its ring was last read whole long ago; next scan reads it all
         self.result = verdict(self.trits(scanner), self.board.dice)
         self.judged = settled  # after the verdict: a failure there is tried again next scan
         return True

@@ -386,3 +386,25 @@ def test_dice_check_over_the_link(sim):
     assert events(sim, "placed") == [{"event": "placed", "player": "black", "cell": "c3", "value": 4}]  # the game
     reply = send(sim, cmd="dice_check", on=True)
     assert reply["error"] == "not_free" and "c3 holds a piece of the game" in reply["message"]
+
+
+def test_the_check_judges_a_die_already_on_its_square_from_a_whole_read(tmp_path):
+    """A die on the check square that the game did not take (white's blocker on black's
+    turn): its ring changed since the board last read it whole (a settled square's ring is
+    not read). Entering the check, the first verdict is on the die as it is now, not on this
+    scan's centre and an old ring."""
+    rig = game_in_play(tmp_path)
+    app, sensors = rig.app, rig.sensors
+    sensors.place("c3", "white blocker")
+    rig.settle()
+    assert app.controller.game.board[12] == 0  # not taken: c3 is still free in the game
+    ring = [ch for ch, t in zip(sensors.channels("c3"), turned(fakes.code_of(sensors.board, "white blocker"), 0))
+            if t][1]
+    sensors.field[ring] = 0  # its ring magnet gone, unseen
+    rig.run(2)
+    rig.take()
+    assert app.dice_check(True) is None  # as the link enters it: after this step's scan,
+    app.check.step(rig.now)  # before the check's own step
+    rig.settle()
+    faces = [e for e in rig.take() if e["event"] == "dice_face"]
+    assert faces and not faces[0]["ok"], faces
