@@ -45,6 +45,22 @@ def parser():
     return top
 
 
+# The commands that read hardware/board.json (to install it, to simulate a board, to draw one):
+# a broken file is one clear line before any of them starts, never a traceback or a board that
+# will not boot.
+USES_BOARD_FILE = ("flash", "sim", "play", "web", "snapshot", "dice", "fleet", "remote")
+
+
+def check_board_file():
+    from doce.board import Board
+
+    from . import paths
+    try:
+        Board(json.loads(paths.BOARD_FILE.read_text()))
+    except (OSError, ValueError) as e:  # json's errors are ValueErrors too
+        raise UsageError("%s: %s" % (paths.BOARD_FILE, e)) from None
+
+
 def interrupted(signum, frame):
     raise KeyboardInterrupt
 
@@ -54,6 +70,8 @@ def main(argv=None):
     if argv is None:  # the doce command itself: `kill` ends it as Ctrl-C does, its boards and pages with it
         signal.signal(signal.SIGTERM, interrupted)
     try:
+        if args.command in USES_BOARD_FILE:
+            check_board_file()
         code = args.run(args)
     except UsageError as e:
         print("doce: %s" % printable(e), file=sys.stderr)  # it may quote a board, a file or a broker

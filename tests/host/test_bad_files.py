@@ -104,3 +104,26 @@ def test_a_rules_file_over_a_megabyte_is_not_read_whole(tmp_path, capsys):
     path = tmp_path / "huge.json"
     path.write_bytes(b" " * (2 << 20))
     assert "too big" in refused(capsys, "rules", "validate", str(path))
+
+
+@pytest.mark.parametrize("argv", [["flash", "--port", "/dev/null"], ["sim", "--http", "0"], ["play", "--vs", "1"],
+                                  ["dice", "check", "--port", "/dev/null"]])
+@pytest.mark.parametrize("change, said", [
+    (lambda s: s["sensing"].update(fringe_percent=0.5), "sensing.fringe_percent"),
+    (lambda s: s["sensing"].pop("present_above"), "missing or malformed field 'present_above'"),
+    (None, "Expecting"),
+])
+def test_a_bad_board_file_is_one_line_before_any_board_command(tmp_path, capsys, monkeypatch, argv, change, said):
+    """A board file the board would refuse at boot is refused by the host first: before doce
+    flash installs it, doce sim boots on it, doce play draws it."""
+    from doce_host import paths
+    spec = json.loads(paths.BOARD_FILE.read_text())
+    broken = tmp_path / "board.json"
+    if change:
+        change(spec)
+        broken.write_text(json.dumps(spec))
+    else:
+        broken.write_text(json.dumps(spec)[:-20])
+    monkeypatch.setattr(paths, "BOARD_FILE", broken)
+    err = refused(capsys, *argv)
+    assert str(broken) in err and said in err
