@@ -3,12 +3,12 @@ package and what playing needs, `make test` adds the developer's tools, and the 
 works as the README has it typed."""
 
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from waiting import stop
 
 ROOT = Path(__file__).resolve().parent.parent
 # The developer's tools (the dev, linux, png and hardware extras in pyproject.toml), as they are imported.
@@ -50,7 +50,7 @@ def test_playing_needs_none_of_the_developers_tools(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert game.returncode == 0 and "The board (black) plays" in game.stdout, game.stderr
     sim = subprocess.Popen([sys.executable, "-u", "-c", PLAYER, "sim", "--http", "0", "--folder", str(tmp_path)],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         said = []
         for line in sim.stdout:
@@ -59,8 +59,7 @@ def test_playing_needs_none_of_the_developers_tools(tmp_path):
                 break
         assert "Open http" in said[-1], "".join(said)
     finally:
-        sim.send_signal(signal.SIGINT)
-        sim.wait(timeout=30)
+        stop(sim)
 
 
 def test_doce_is_typed_as_the_readme_writes_it():

@@ -2,6 +2,8 @@
 
 import os
 import queue
+import signal
+import subprocess
 import threading
 import time
 
@@ -104,3 +106,17 @@ def has_open(pid, path):
         except OSError:
             pass
     return False
+
+
+def stop(process, timeout=30, what="doce", strict=True):
+    """Ctrl-C a `doce` process started with start_new_session=True, and wait for it; past
+    `timeout` s, kill its whole session: its simulated boards too, which would otherwise run on
+    with nobody to stop them and slow every test after. `strict`: then fail."""
+    process.send_signal(signal.SIGINT)
+    try:
+        return process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        if strict:
+            raise AssertionError("%s did not stop within %g s of Ctrl-C" % (what, timeout)) from None

@@ -5,7 +5,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from browser import chromium
+
+from waiting import stop
 
 from doce_host.cli import main
 from doce_host.fleet.room import wait_until
@@ -164,7 +165,7 @@ class WebProcess:
     def __init__(self, *args):
         self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", "fleet", "web", *args,
                                          "--http", "0", "--json"], stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True)
+                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
         line = self.process.stdout.readline()  # the first line says where the page is (or why not)
         try:
             self.ready = json.loads(line)
@@ -179,12 +180,7 @@ class WebProcess:
             return (text, r.headers) if headers else text
 
     def close(self):
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process, strict=False)
 
 
 def test_the_page_shows_every_board_live_escaped_and_opens_each(embedded, tmp_path):

@@ -6,13 +6,12 @@ each board's page from its tile. In Chromium, through real processes and the emb
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
 from browser import chromium
-from waiting import Lines, until
+from waiting import Lines, stop, until
 
 from doce_host.fleet.room import Room
 from doce_host.fleet.simroom import PageNotices
@@ -28,7 +27,8 @@ class Sims:
 
     def __init__(self, *args):
         self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", "sim", *args, "--http", "0"],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True)
         lines = Lines(self.process.stdout)
         self.pages = {}
         while True:
@@ -40,12 +40,7 @@ class Sims:
                 return
 
     def close(self):
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process, strict=False)
 
 
 def room_pages(web):

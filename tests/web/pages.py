@@ -1,9 +1,10 @@
 """A `doce sim` or `doce web` process serving the page, for the browser tests and the bench."""
 
 import re
-import signal
 import subprocess
 import sys
+
+from waiting import stop
 
 
 class Page:
@@ -11,7 +12,8 @@ class Page:
 
     def __init__(self, *args):
         self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", *args, "--http", "0"],
-                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True)
         self.output = []
         for line in self.process.stdout:
             self.output.append(line)
@@ -22,10 +24,4 @@ class Page:
         raise RuntimeError("no page address from doce:\n" + "".join(self.output))
 
     def close(self):
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-            raise AssertionError("doce did not stop within 10 s of Ctrl-C") from None
+        stop(self.process)
