@@ -64,6 +64,9 @@ class Scanner:
         self.centres = array("H", [0] * board.groups)
         for sq in range(n):
             self._want(self.centres, sq * SENSORS_PER_SQUARE)
+        # A square settled unreadable is watched whole, like a centre (read at every scan, the
+        # board still quiet): a die held on an edge, then laid flat, changes only a ring sensor.
+        self.watch_groups = board.watch_groups
         self.wanted_masks = array("H", [0] * board.groups)
         self.masks = array("H", [0] * board.groups)
         self.skipped = 0  # scans in a row that left the centres out
@@ -82,7 +85,7 @@ class Scanner:
         skip = self.wanted and not self.due and self.skipped < self.board.debounce_scans - 1
         self.skipped = self.skipped + 1 if skip else 0
         self.due = False
-        groups = self.wanted if skip else self.board.watch_groups | self.wanted
+        groups = self.wanted if skip else self.watch_groups | self.wanted
         self._next_masks(skip)
         self._classify(self.sensors.read(groups, self.masks), groups)
         busy = self._update(groups)
@@ -166,19 +169,13 @@ class Scanner:
 
     @micropython.viper
     def _update(self, groups) -> int:
-        """Decode and debounce the moving squares; the number still moving. A square settled
-        unreadable is read whole at every scan too (not counted as moving): a die held on an
-        edge, then laid flat, changes only a ring sensor, which is not read otherwise."""
+        """Decode and debounce the moving squares; the number still moving."""
         busy = 0
         self.wanted = 0
         moving = ptr8(self.moving)
-        settled = ptr8(self.settled)
-        unreadable = int(UNSETTLED)
         for sq in range(int(len(self.moving))):
             if moving[sq]:
                 busy += int(self._update_square(sq, groups))
-            elif settled[sq] == unreadable:
-                self.want(sq)
         return busy
 
     def _update_square(self, sq, groups):
@@ -190,6 +187,20 @@ class Scanner:
             self._want_square(first)
             return 1
         return 0
+
+    def _watch_whole(self, sq, whole):
+        """Watch square `sq`'s ring at every scan with the centres, or stop (its centre stays)."""
+        per = self.board.channels_per_group
+        for i in range(sq * SENSORS_PER_SQUARE + 1, (sq + 1) * SENSORS_PER_SQUARE):
+            ch = self.board.square_channels[i]
+            if whole:
+                self.centres[ch // per] |= 1 << ch % per
+            else:
+                self.centres[ch // per] &= ~(1 << ch % per)
+        self.watch_groups = self.board.watch_groups
+        for s in range(self.board.squares):
+            if self.settled[s] == UNSETTLED and s != sq or s == sq and whole:
+                self.watch_groups |= self.board.groups_of_square[s]
 
     def want(self, sq):
         """Read all five sensors of square `sq` next scan (the dice check reads its square whole)."""
@@ -260,6 +271,8 @@ class Scanner:
             self.count[sq] += 1
         needed = self.board.quiet_wait_scans if piece == UNSETTLED else self.board.debounce_scans
         if piece != self.settled[sq] and self.count[sq] >= needed:
+            if piece == UNSETTLED or self.settled[sq] == UNSETTLED:
+                self._watch_whole(sq, piece == UNSETTLED)
             self.settled[sq] = piece
             self.pending = True
         elif self.count[sq] + 1 >= needed:
