@@ -366,3 +366,15 @@ def test_a_fringe_under_absent_below_is_none_whatever_the_centre_in_the_margins_
     d = np.array([[20000.0, 20000.0, -7000.0, 0.0, 0.0]])  # white's blocker, its E fringe 35 % of C
     assert reader.read(d)[0][0] == piece_value("white blocker")
     assert reader.seated_margin(d, piece_value("white blocker"))[0] > 0
+
+
+def test_each_sensor_stands_at_its_own_depth_under_the_floor():
+    """The air over a sensor is the floor's underside less its own top (its package's height,
+    0.89-1.12 mm, and its solder): it differs sensor by sensor, not square by square. The
+    independent checker's held black 4 read as black's blocker only with depths that differ
+    within a square; the hall element's own depth spreads 0.16 mm at most."""
+    from doce_host.physics.reading import Boards
+    boards = Boards(PH, 400, np.random.default_rng(4), BOARD.baseline)
+    depth = -boards.sensors[:, :, 2]
+    hall = 2 * PH["sensor"]["hall_depth_mm"][1]
+    assert (depth.max(1) - depth.min(1)).max() > hall + 0.1

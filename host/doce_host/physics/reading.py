@@ -39,7 +39,7 @@ class Boards:
         self.power_on_us = power_on_us
         self.n, self.rng = n, rng
         draw = Spread(rng, pins)
-        depth = (_spread(draw, ph["floor_mm"], (n, 1), "floor") + _spread(draw, ph["air_mm"], (n, 1), "air")
+        depth = (_spread(draw, ph["floor_mm"], (n, 1), "floor") + _spread(draw, ph["air_mm"], (n, 5), "air")
                  + _spread(draw, ph["sensor"]["hall_depth_mm"], (n, 5), "hall depth"))
         xy = np.broadcast_to(RING * ph["ring_mm"], (n, 5, 2))
         self.sensors = np.concatenate([xy, -depth[:, :, None]], axis=2)

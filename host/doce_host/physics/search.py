@@ -77,7 +77,7 @@ def _held(physics, pose, die, at):
 # per square and board; each a fraction of its range.
 MAGNET = ("remanence", "diameter", "height", "recess")
 PLACE = 4  # slip (2) and play (2)
-BOARD = (("floor", 1), ("air", 1), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
+BOARD = (("floor", 1), ("air", 5), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
          ("vref", 1), ("inl", readout.INL_KNOTS), ("supply", 1), ("board quiescent", 1))
 TOLERANCES = 1 + 5 * (len(MAGNET) + PLACE) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board
 

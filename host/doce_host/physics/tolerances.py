@@ -13,7 +13,8 @@ as it was. A test pins a corner; search.py searches the fractions.
     ("recess", pips, k)               its face's depth below the die's (face_recess_mm: set flush, glue behind)
     ("slip", pips, k)                 its place on the face (place_tol_mm): (along the code's N, along E)
     ("play", pips, k)                 its play in a wider hole: the same two
-    floor, air                        each square's plate and air gap, shape (n, 1)
+    floor                             each square's plate, shape (n, 1)
+    air                               each sensor's air gap under it (its package's height and solder), (n, 5)
     hall depth                        each sensor's hall element under its package top, (n, 5)
     quiescent, sensitivity            each sensor's part (n, 5)
     switch drop                       its group's switch (n, 5)
