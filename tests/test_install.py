@@ -24,7 +24,7 @@ class Refuse:
             raise ImportError("%%s is a developer's tool, not installed for playing" %% name)
 sys.meta_path.insert(0, Refuse())
 from doce_host.cli import main
-sys.exit(main(sys.argv[1:]))
+sys.exit(main())  # as the doce command calls it: its argv, its signals
 """ % (DEV_ONLY,)
 
 

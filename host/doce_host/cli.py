@@ -69,6 +69,8 @@ def main(argv=None):
     args = parser().parse_args(argv)
     if argv is None:  # the doce command itself: `kill` ends it as Ctrl-C does, its boards and pages with it
         signal.signal(signal.SIGTERM, interrupted)
+        # and Ctrl-C is its own even where it started ignored (a script's background job)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         if args.command in USES_BOARD_FILE:
             check_board_file()

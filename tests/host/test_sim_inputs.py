@@ -74,6 +74,19 @@ def test_a_terminated_sim_stops_its_board_and_keeps_its_flash(tmp_path):
             process.kill()
 
 
+def test_ctrl_c_stops_a_sim_started_where_ctrl_c_was_ignored(tmp_path):
+    """A shell script's background job (`doce sim ... &` with no job control) starts with SIGINT
+    ignored, and Python then never raises KeyboardInterrupt: `kill -INT` (or a test's Ctrl-C)
+    left doce sim running. doce takes Ctrl-C back as its own."""
+    import signal
+    from waiting import stop
+    process = subprocess.Popen([sys.executable, "-m", "doce_host.cli", "sim", "--serial-only", "--folder",
+                                str(tmp_path / "board")], stdout=subprocess.PIPE, text=True,
+                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert process.stdout.readline().startswith("/dev/")  # the board is up
+    assert stop(process) in (0, 130)
+
+
 def children_of(pid):
     """The processes whose parent is `pid` (Linux /proc)."""
     found = []
