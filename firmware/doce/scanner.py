@@ -197,10 +197,10 @@ class Scanner:
                 self.centres[ch // per] |= 1 << ch % per
             else:
                 self.centres[ch // per] &= ~(1 << ch % per)
-        self.watch_groups = self.board.watch_groups
-        for s in range(self.board.squares):
-            if self.settled[s] == UNSETTLED and s != sq or s == sq and whole:
-                self.watch_groups |= self.board.groups_of_square[s]
+        self.watch_groups = 0  # the groups with a channel watched
+        for g in range(len(self.centres)):
+            if self.centres[g]:
+                self.watch_groups |= 1 << g
 
     def want(self, sq):
         """Read all five sensors of square `sq` next scan (the dice check reads its square whole)."""

@@ -52,11 +52,11 @@ USES_BOARD_FILE = ("flash", "sim", "play", "web", "snapshot", "dice", "fleet", "
 
 
 def check_board_file():
-    from doce.board import Board
+    from doce.board import load
 
     from . import paths
     try:
-        Board(json.loads(paths.BOARD_FILE.read_text()))
+        load(str(paths.BOARD_FILE))
     except (OSError, ValueError) as e:  # json's errors are ValueErrors too
         raise UsageError("%s: %s" % (paths.BOARD_FILE, e)) from None
 

@@ -176,13 +176,8 @@ NARROW = PH["die_mm"][0] - PH["die_mm"][1]  # and the narrowest die
 
 def steepest(physics, turn=0.0, tilt_to=0.0, side=NARROW):
     """The most a die (turned `turn`) can lean on the floor of the loosest well, pivoting
-    towards `tilt_to` (0: on an edge, 45: on a corner), in degrees: bisected on poses.well_room."""
-    lo, hi = 0.0, 45.0
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        fits = poses.well_room(physics, dice.Pose(down=6, turn=turn, tilt=mid, tilt_to=tilt_to), side) is not None
-        lo, hi = (mid, hi) if fits else (lo, mid)
-    return lo
+    towards `tilt_to` (0: on an edge, 45: on a corner), in degrees."""
+    return poses.steepest_lean(physics, tilt_to, turn, side)
 
 
 # The least tilt at which a centred die's pivot face reaches through its wall below the rim,

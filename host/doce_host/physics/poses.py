@@ -39,14 +39,15 @@ def well_play(physics):
     return (well - die) / 2, float(turn)
 
 
-def steepest_lean(physics, tilt_to=45.0):
+def steepest_lean(physics, tilt_to=45.0, turn=0.0, side=None):
     """The steepest tilt (degrees) at which a die resting on the floor of its well fits in
-    it, pivoting towards `tilt_to` (0: on an edge, 45: on a corner, its steepest), square in
-    the loosest well and narrowest die the tolerances allow: bisected on well_room."""
+    it, pivoting towards `tilt_to` (0: on an edge, 45: on a corner, its steepest), turned
+    `turn`, in the loosest well the tolerances allow (`side`: the die's, default the
+    narrowest): bisected on well_room."""
     lo, hi = 0.0, 45.0
     for _ in range(30):
         mid = (lo + hi) / 2
-        fits = well_room(physics, Pose(down=6, tilt=mid, tilt_to=tilt_to)) is not None
+        fits = well_room(physics, Pose(down=6, turn=turn, tilt=mid, tilt_to=tilt_to), side) is not None
         lo, hi = (mid, hi) if fits else (lo, mid)
     return lo
 
