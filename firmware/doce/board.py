@@ -9,20 +9,21 @@ north pole) or '0' (no magnet). Each face of a die carries two to five magnets, 
 face that is down is the one read: its code names the piece and the face up (7 - down).
 A die may sit in any of its four rotations, so the ring N, E, S, W is read up to
 rotation. The codes are at least two changes apart: a magnet lost (a die tilting or
-lifting), a stray one (a neighbour passing), one glued the wrong way round, or a die
-built mirror-wise, all make a reading that matches no code, which decodes to UNSETTLED,
-never to another die. Every code has a centre magnet, so no piece comes, goes or
-changes without its centre sensor noticing: the scanner watches the centre sensors and
-reads a square's ring only while it moves.
+lifting), a stray one (a neighbour passing), or one glued the wrong way round makes a
+reading that matches no code, which decodes to UNSETTLED, never to another die. Every
+code has a centre magnet, so no piece comes, goes or changes without its centre sensor
+noticing: the scanner watches the centre sensors and reads a square's ring only while it
+moves.
 
-A ring sensor with no magnet over it still feels the magnets beside it, and the more so
-the stronger the die: their fringe reads against the centre's sign, and is a fraction of
-what the centre reads. So a weak reading (between absent_below and absent_opposite_below)
-counts as no magnet when its sign is opposite to a present centre's and it is under
-fringe_percent of the centre's reading, and as neither otherwise (BETWEEN): a magnet that
-a tilting die lifts away reads weak with its own sign, and must drop below absent_below
-before it is taken for gone; one of the other sign fades with the whole die, as strong
-against its centre as ever (hardware/README.md, "Reading a square").
+A ring sensor with no magnet over it still feels the magnets beside it: their fringe reads
+against the centre's sign, up to about a third of a seated centre's reading. So a weak
+reading (between absent_below and absent_opposite_below) of the sign opposite to a present
+centre's counts as no magnet under fringe_percent of the centre's reading, and as neither
+otherwise (BETWEEN). A reading of the centre's sign counts as no magnet only under
+absent_below and under gone_percent of the centre's: a magnet of a die held over its well
+fades with the die, and no threshold alone tells it from none (hardware/README.md,
+"Reading a square"). A die held so can still lose its magnets of the other sign, all
+together, so no code less any of those is another code: the loader refuses such a table.
 """
 
 import json
@@ -47,9 +48,11 @@ def key(trits):
     return k
 
 
-def decode_table(codes):
+def decode_table(codes, fading=True):
     """bytearray(1024): reading key -> EMPTY, a piece, or UNSETTLED. Raises ValueError for a
-    code table without margin: any code one change (or a mirror image) from another."""
+    code table without margin: any code one change from another, or (unless not `fading`:
+    a made-up table for a test of the dice check) another less some of its ring magnets of
+    the other pole than its centre's (a die fading as it is lifted)."""
     table = bytearray(CODES)  # filled in place: a list of 1024 would cost 4-8 KB of heap
     for k in range(CODES):
         table[k] = UNSETTLED
@@ -68,9 +71,13 @@ def decode_table(codes):
             table[k] = value
     for code, name in codes.items():
         value = piece(name)
-        mirrored = code[0] + code[1] + code[4] + code[3] + code[2]
-        if table[_turns(mirrored)[0]] not in (UNSETTLED, value):
-            raise ValueError("board file: die code %r built mirror-wise reads as another piece" % code)
+        other = [i for i in range(1, SENSORS_PER_SQUARE) if fading and code[i] not in ("0", code[0])]
+        for lost in range(1, 1 << len(other)):
+            faded = "".join("0" if i in other and lost >> other.index(i) & 1 else code[i]
+                            for i in range(SENSORS_PER_SQUARE))
+            if table[_turns(faded)[0]] not in (UNSETTLED, value):
+                raise ValueError("board file: die code %r less its magnets of the other pole reads as another piece"
+                                 % code)
         for i in range(SENSORS_PER_SQUARE):
             for c in "0+-":
                 if c != code[i] and table[_turns(code[:i] + c + code[i + 1:])[0]] != UNSETTLED:
@@ -102,6 +109,8 @@ def check(spec):
     need(0 < s["absent_below"] <= s["absent_opposite_below"] < s["present_above"], "sensing.absent_opposite_below",
          "at least absent_below and below present_above")
     need(type(s["fringe_percent"]) is int and 0 < s["fringe_percent"] < 100, "sensing.fringe_percent",
+         "a whole percent of the centre's reading, 1 to 99")
+    need(type(s["gone_percent"]) is int and 0 < s["gone_percent"] < 100, "sensing.gone_percent",
          "a whole percent of the centre's reading, 1 to 99")
     need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
          "above 0 and below present_above, or a die left on a square would calibrate away")
@@ -142,6 +151,7 @@ class Board:
         self.absent_below = s["absent_below"]
         self.absent_opposite_below = s["absent_opposite_below"]
         self.fringe_percent = s["fringe_percent"]  # a weak opposite ring reading under this % of its centre's is none
+        self.gone_percent = s["gone_percent"]  # a ring reading of the centre's sign is none only under this % too
         # How far an empty sensor's baseline may sit from the board's median (calibration.py)
         self.baseline_spread = s["baseline_spread"]
         self.present_above = s["present_above"]

@@ -16,9 +16,10 @@ returns True and the settled board is handed on whole, so two dice put down toge
 arrive together. After boot, the first settled board is handed on even if empty.
 
 Each sensor is classified on its own (none, '+', '-', between, weak of either sign), and its
-reading's size is kept; a square is read from its five by the board file's rule (doce.board):
-a weak reading of the sign opposite to a present centre, and under fringe_percent of the
-centre's, is no magnet.
+reading's size and sign are kept; a square is read from its five by the board file's rule
+(doce.board): a weak reading of the sign opposite to a present centre, and under
+fringe_percent of the centre's, is no magnet; one of the centre's sign is no magnet only
+under absent_below and under gone_percent of the centre's.
 
 A scan allocates nothing.
 """
@@ -51,6 +52,7 @@ class Scanner:
         self.opposite = calibration.opposite  # absent_opposite_below at this board's ADC gain
         self.trits = bytearray(board.channels)  # each sensor this scan: 0, 1 '+', 2 '-', BETWEEN, WEAK (+1)
         self.level = array("H", [0] * board.channels)  # each sensor's reading this scan, counts from its baseline
+        self.sign = bytearray(board.channels)  # and its sign: 1 '+', 2 '-'
         # and when its square was last read: the fringe rule weighs a ring against its centre, so a
         # square may come to read otherwise with no sensor changing class; one that moves further
         # than HOLD_BETWEEN since marks its square as moving
@@ -127,6 +129,7 @@ class Scanner:
         hi = ptr16(self.present_above)
         trits = ptr8(self.trits)
         level = ptr16(self.level)
+        sign = ptr8(self.sign)
         decoded = ptr16(self.decoded)
         where = ptr8(self.board.square_of_channel)
         moving = ptr8(self.moving)
@@ -148,6 +151,7 @@ class Scanner:
                         d = 0 - d
                         t = 2
                     level[ch] = d
+                    sign[ch] = t
                     if d < lo[ch]:
                         if trits[ch] >= between and d >= lo[ch] - hold:
                             t = weak + t  # held: weak until clearly gone
@@ -245,7 +249,9 @@ class Scanner:
         """Square `sq`'s five trits C, N, E, S, W (0, 1 '+', 2 '-', BETWEEN) as the die code
         reads them: a weak reading is none if its sign is opposite to a present centre's
         and it is under fringe_percent of the centre's reading (the centre's fringe), else
-        BETWEEN. In self.square_read, overwritten by the next call."""
+        BETWEEN; a ring reading of a present centre's sign under absent_below is none only
+        under gone_percent of the centre's, else BETWEEN (a magnet fading with its die). In
+        self.square_read, overwritten by the next call."""
         c = self.board.square_channels
         t = self.trits
         level = self.level
@@ -253,11 +259,15 @@ class Scanner:
         i = sq * SENSORS_PER_SQUARE
         centre = t[c[i]]
         fringe = level[c[i]] * self.board.fringe_percent  # below 2**23: a small int, no allocation
+        gone = level[c[i]] * self.board.gone_percent
         for j in range(SENSORS_PER_SQUARE):
-            self.decoded[c[i + j]] = level[c[i + j]]
-            v = t[c[i + j]]
+            ch = c[i + j]
+            self.decoded[ch] = level[ch]
+            v = t[ch]
             if v >= WEAK:  # v - BETWEEN: 1 '+', 2 '-'; opposite to the centre when they add to 3
-                v = 0 if j and v - BETWEEN + centre == 3 and level[c[i + j]] * 100 < fringe else BETWEEN
+                v = 0 if j and v - BETWEEN + centre == 3 and level[ch] * 100 < fringe else BETWEEN
+            elif v == 0 and j and self.sign[ch] == centre and level[ch] * 100 >= gone:
+                v = BETWEEN
             out[j] = v
         return out
 

@@ -11,7 +11,7 @@ import random
 from array import array
 
 from doce.app import App
-from doce.board import SENSORS_PER_SQUARE, TRITS, Board
+from doce.board import SENSORS_PER_SQUARE, TRITS, Board, decode_table
 from doce_host import rules
 from doce_host.paths import BOARD_FILE
 
@@ -21,13 +21,15 @@ SIGNAL = 20000  # counts: a seated magnet reads 20,000-27,000 from its sensor's 
 SIGN = (0, 1, -1)
 
 
-def board(dice=None, **sensing):
-    """The board file, with another die code table or sensing values if given."""
+def board(dice=None, fading=True, **sensing):
+    """The board file, with another die code table or sensing values if given (not
+    `fading`: a made-up table the loader would refuse, as doce.board.decode_table)."""
     spec = json.loads(BOARD_FILE.read_text())
     spec["sensing"].update(sensing)
+    b = Board(spec)
     if dice:
-        spec["dice"] = dice
-    return Board(spec)
+        b.dice, b.decode = dice, decode_table(dice, fading)
+    return b
 
 
 def turned(code, turn):

@@ -1,5 +1,5 @@
 """The die code in the board file: every piece reads the same in any rotation, and a
-lost, stray or reversed magnet, or a die built mirror-wise, never reads as another piece."""
+lost, stray or reversed magnet, or a die fading as it is lifted, never reads as another piece."""
 
 import itertools
 import json
@@ -48,9 +48,16 @@ def test_a_lost_stray_or_reversed_magnet_reads_unsettled(code):
 
 
 @pytest.mark.parametrize("code", sorted(SPEC["dice"]))
-def test_a_die_built_mirror_wise_is_not_another_piece(code):
-    mirrored = [TRITS[c] for c in code[0] + code[1] + code[4] + code[3] + code[2]]
-    assert TABLE[key(mirrored)] in (UNSETTLED, PIECES[SPEC["dice"][code]])
+def test_a_die_less_any_of_its_magnets_of_the_other_pole_is_not_another_piece(code):
+    """A die held over its well fades whole, and with the tolerances against it its ring
+    magnets of the other pole than its centre's may all read under the fringe rule's half of
+    the centre (issue 23: a black 1 `-+++-` held flat 2 mm up read as black's blocker)."""
+    trits = [TRITS[c] for c in code]
+    other = [i for i in range(1, 5) if trits[i] not in (0, trits[0])]
+    for n in range(1, len(other) + 1):
+        for lost in itertools.combinations(other, n):
+            faded = [0 if i in lost else t for i, t in enumerate(trits)]
+            assert TABLE[key(faded)] in (UNSETTLED, PIECES[SPEC["dice"][code]]), (code, faded)
 
 
 def test_a_code_table_without_margin_is_refused():
@@ -58,8 +65,10 @@ def test_a_code_table_without_margin_is_refused():
         decode_table({"+++00": "white 1", "-++00": "black 1"})  # one reversed centre apart
     with pytest.raises(ValueError, match="one magnet from another piece, or empty"):
         decode_table({"+0000": "white 1"})  # one magnet from an empty square
-    with pytest.raises(ValueError, match="mirror-wise"):
-        decode_table({"+0+--": "white 4", "+0--+": "white 3"})
+    with pytest.raises(ValueError, match="less its magnets of the other pole"):
+        decode_table({"++---": "white 6", "++000": "white blocker"})  # the white 6 of before
+    with pytest.raises(ValueError, match="less its magnets of the other pole"):
+        decode_table({"-+++-": "black 1", "--000": "black blocker"})  # and the black 1
 
 
 def test_a_code_that_is_another_turned_is_refused():
@@ -95,6 +104,29 @@ def _settled(tmp_path, readings):
 
 def test_a_fading_die_s_magnets_against_its_centre_are_not_its_fringe(tmp_path):
     assert _settled(tmp_path, HELD_WHITE_6) == UNSETTLED
+
+
+# The independent checker's black 4 (`-+-0-`) held 1.4 mm over its well, tilted 2.6 degrees
+# (tests/physics/checker/held_black_4.json), its counts at this board's gain: the centre just
+# present, N (+) weak and under half of it (the fringe rule: none), E (-) a real magnet of the
+# centre's sign under absent_below, 41 % of the centre. Taken for none, the square read
+# `-000-`: black's blocker.
+HELD_BLACK_4 = (-17097, 7670, -6968, 917, -18854)
+
+
+def test_a_magnet_of_the_centre_s_sign_fading_with_its_die_is_not_gone(tmp_path):
+    assert _settled(tmp_path, HELD_BLACK_4) == UNSETTLED
+
+
+def test_a_seated_die_s_faint_fringe_of_the_centre_s_sign_is_no_magnet(tmp_path):
+    """The rule for the centre's sign leaves a seated die's faint fringe alone: a seated
+    black blocker whose empty ring reads a little of the centre's sign, under gone_percent."""
+    from fakes import board
+    gone = board().gone_percent
+    faint = 29000 * gone // 100 - 50
+    assert _settled(tmp_path, (-29000, -31000, -faint, 2000, 3000)) == piece("black blocker")
+    (tmp_path / "more").mkdir()
+    assert _settled(tmp_path / "more", (-29000, -31000, -faint - 100, 2000, 3000)) == UNSETTLED
 
 
 def test_a_seated_blocker_s_fringe_reads_as_no_magnet(tmp_path):

@@ -52,8 +52,8 @@ down with its play in its hole, each sensor, the plate, the ADC, the board's med
 search.TOLERANCES), bounded by board.json's, and the worst found pushed to the tolerances'
 ends one by one (search._to_corners): a worst case at the tolerances' corners is searched
 for, not sampled. Edge landings are
-searched held on the way down and tipping flat (lowest edge on the floor), anywhere the
-well's walls allow them, on eight times as many dice and boards.
+searched held on the way down, held low and nearly flat, and tipping flat (lowest edge on
+the floor), anywhere the well's walls allow them, on eight times as many dice and boards.
 """
 
 import argparse
@@ -86,7 +86,7 @@ OFF_THE_FLOOR = ("bridging a side", "bridging a corner", "leaning on a neighbour
 SEARCHED = {"seated, calibrated": "seated", "seated, out of the box": "seated", "seated, never calibrated": "seated",
             "bridging a side": "bridging a side",
             "bridging a corner": "bridging a corner", "leaning on a neighbour": "leaning on a neighbour",
-            "landing on an edge": ("held on the way down", "tipping flat")}
+            "landing on an edge": ("held on the way down", "held low", "tipping flat")}
 # dice and boards searched per die of a static family: a landing's worst needs a rare die on
 # a rare board (a proud magnet, a steep sensor), which 48 pairs missed where 4,000 paths found it
 SEARCH_MORE = {"landing on an edge": 8}
@@ -293,7 +293,7 @@ class Campaign:
                 for piece in self.pieces:
                     for kind in (kinds,) if isinstance(kinds, str) else kinds:
                         m, (pose, _) = search.worst(self.reader, None, None, piece, None, fams[kind], self.rng,
-                                                    tolerances=(self.spec, self.hole, calibrated))
+                                                    tolerances=(self.spec, self.hole, calibrated), **search.DEEP)
                         if m < worst[0]:
                             worst = (m, (piece, pose))
             self.searched[family] = worst

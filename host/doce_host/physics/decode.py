@@ -3,7 +3,8 @@
 The scanner (firmware/doce/scanner.py) classifies each sensor's reading against its
 thresholds (none, '+', '-', BETWEEN, or weak with its sign), reads a square's five by the
 board file's rule (a weak reading is none when its sign is opposite to a present centre's
-and it is under fringe_percent of the centre's reading, else BETWEEN) and looks them up in
+and it is under fringe_percent of the centre's reading, else BETWEEN; one of the centre's
+sign is none only under absent_below and gone_percent of the centre's) and looks them up in
 the die code (doce.board); it settles a square after `debounce_scans` equal reads in a row.
 This does the same, array-wise, so the physics campaign reads every placement as the board
 would; tests hold the two to the same answers.
@@ -25,6 +26,7 @@ class Reader:
         self.table = np.frombuffer(bytes(board.decode), np.uint8)
         self.lo, self.opposite, self.hi = board.absent_below, board.absent_opposite_below, board.present_above
         self.percent = board.fringe_percent
+        self.gone = board.gone_percent
         patterns, values = [], []
         for code, name in board.dice.items():
             t = [TRITS[c] for c in code]
@@ -62,7 +64,10 @@ class Reader:
         a = np.abs(np.asarray(d, float))
         # as the scanner compares: ring * 100 < centre * percent (0.55 * centre would round)
         opposite = (ring >= WEAK) & (ring - BETWEEN + centre == 3) & (a[..., 1:] * 100 < a[..., :1] * self.percent)
-        ring = np.where(opposite, 0, np.where(ring >= WEAK, BETWEEN, ring))
+        # a ring reading of a present centre's sign is none only under gone_percent of it too
+        sign = np.where(np.asarray(d)[..., 1:] < 0, 2, 1)
+        faded = (ring == 0) & (sign == centre) & (a[..., 1:] * 100 >= a[..., :1] * self.gone)
+        ring = np.where(opposite, 0, np.where((ring >= WEAK) | faded, BETWEEN, ring))
         return np.concatenate([np.where(centre >= WEAK, BETWEEN, centre), ring], axis=-1)
 
     def pieces(self, classes, d):
@@ -102,7 +107,10 @@ class Reader:
         same = np.sign(d[..., 1:]) == c
         # the most a ring's fringe may read; under absent_below it is none whatever the centre
         fringe = np.maximum(self.lo, np.minimum(self.opposite, a[..., :1] * self.percent / 100))
-        zero_ring = np.where(same, self.lo, fringe) - a[..., 1:]
+        # the most a ring may read and be none: of the centre's sign, under absent_below and
+        # gone_percent of the centre; of the other, its fringe; under absent_below, either
+        gone = np.minimum(self.lo, a[..., :1] * self.gone / 100)
+        zero_ring = np.where(same, gone, fringe) - a[..., 1:]
         zero = np.concatenate([np.broadcast_to(self.lo - a[..., :1], zero_ring.shape[:-1] + (1,)), zero_ring], axis=-1)
         need = np.where(p == 0, zero, np.where(p == 1, d - self.hi, -d - self.hi))
         return need.min(-1)

@@ -55,6 +55,13 @@ def families(physics):
             lambda ph, down, turn, p, die: _held(ph, poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1],
                                                                 lift=p[2]), die, p[3:5]),
             ((0, 25), (0, 360), (0, depth + 2), (0, 1), (0, 1), (-twist, twist))),
+        # the same held low and nearly flat, no steeper than the walls let it lean on the floor: a
+        # random start above rarely comes there, where a die fades whole and its tilt lifts one
+        # side's magnets a little further (the independent checker's wrong reads, issue 23)
+        "held low": Family(
+            lambda ph, down, turn, p, die: _held(ph, poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1],
+                                                                lift=p[2]), die, p[3:5]),
+            ((0, lean), (0, 360), (0, 4), (0, 1), (0, 1), (-twist, twist))),
         # its lowest edge or corner on the floor (a landing's second half): the same less the lift,
         # which a random start in the family above rarely puts at 0; no steeper than the walls let
         # a die lean there, so the starts are spent on poses that fit
@@ -80,6 +87,13 @@ PLACE = 4  # slip (2) and play (2)
 BOARD = (("floor", 1), ("air", 5), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
          ("vref", 1), ("inl", readout.INL_KNOTS), ("supply", 1), ("board quiescent", 1))
 TOLERANCES = 1 + 5 * (len(MAGNET) + PLACE) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board
+
+
+# A deep search, for a worst case with every tolerance searched (campaign, tune): a shallower
+# one (300 starts, 5 rounds, 3 passes) found a held black 1 of the design before 3.5 mT from
+# another piece where this finds it read as black's blocker (tests/physics/test_poses.py).
+# Still not converged: two deep searches of one family may differ by mT.
+DEEP = {"starts": 3000, "rounds": 8, "corners": 6}
 
 
 def _to_corners(score, params, margin, first, passes):

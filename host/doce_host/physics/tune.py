@@ -15,7 +15,7 @@ A searched family's margin is the worst of its own search and of every other can
 worst readings judged by its thresholds: a search that missed a corner at one candidate
 is not an advantage there.
 Fewer starts and rounds than `make physics` make a quick scan; confirm the chosen point
-with the defaults (search.worst's own).
+with the defaults (search.DEEP, as `make physics` searches).
 """
 
 import argparse
@@ -38,6 +38,7 @@ SEARCHED = {"seated, calibrated": (("seated",), True),
             "bridging a corner": (("bridging a corner",), True),
             "leaning on a neighbour": (("leaning on a neighbour",), True),
             "held on the way down": (("held on the way down",), True),
+            "held low": (("held low",), True),
             "tipping flat": (("tipping flat",), True)}
 SAMPLED = ("crowded", "empty")
 PATHS = ("dropped and bouncing",)
@@ -51,7 +52,8 @@ def with_thresholds(spec, thresholds):
     return spec
 
 
-def margins(spec, pooled, seed=(0, 0), starts=300, rounds=5, sampled=2000, only=None):
+def margins(spec, pooled, seed=(0, 0), starts=search.DEEP["starts"], rounds=search.DEEP["rounds"], sampled=2000,
+            only=None):
     """{family: worst margin in counts} for the board file `spec`, and the Campaign. Each
     searched worst's reading is added to `pooled` {family: [(piece, reading)]}, to judge
     every candidate against every worst any candidate's search found. Seated out of the box
@@ -68,7 +70,8 @@ def margins(spec, pooled, seed=(0, 0), starts=300, rounds=5, sampled=2000, only=
             for kind in kinds:
                 found = []
                 m, _ = search.worst(campaign.reader, None, None, piece, None, fams[kind], rng, starts=starts,
-                                    rounds=rounds, tolerances=(spec, campaign.hole, calibrated), readings=found)
+                                    rounds=rounds, tolerances=(spec, campaign.hole, calibrated), readings=found,
+                                    corners=search.DEEP["corners"])
                 pooled.setdefault(family, []).extend((piece, d) for d in found)
                 worst = min(worst, m)
         out[family] = worst
@@ -94,8 +97,8 @@ def rejudged(reader, family, pooled):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="doce physics tune", description=__doc__.split("\n\n")[0])
     ap.add_argument("candidates", nargs="*", help="absent_below,absent_opposite_below,present_above")
-    ap.add_argument("--starts", type=int, default=300, help="random starts per search (search.worst: 300)")
-    ap.add_argument("--rounds", type=int, default=5, help="rounds of shrinking steps (search.worst: 5)")
+    ap.add_argument("--starts", type=int, default=search.DEEP["starts"], help="random starts per search (search.DEEP)")
+    ap.add_argument("--rounds", type=int, default=search.DEEP["rounds"], help="rounds of shrinking steps (search.DEEP)")
     ap.add_argument("--sampled", type=int, default=2000, help="placements of each drawn family")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", action="append", choices=list(SEARCHED), help="search only these families")
