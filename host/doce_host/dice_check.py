@@ -5,6 +5,7 @@ import json
 import time
 
 from .commandline import board_args, link_errors, open_link, seconds
+from .paths import BOARD_FILE
 
 
 PLACES = {"C": "centre", "N": "N", "E": "E", "S": "S", "W": "W"}
@@ -31,10 +32,24 @@ def describe_face(face):
     return line + " (reads %s)" % face["read"]
 
 
+def mirror_pairs(dice):
+    """[(piece, piece)] whose codes in the die table `dice` are each other's mirror images
+    (E and W swapped: a face read from inside the die). A die glued mirror-wise reads each
+    such pair swapped, and reads right: only the face up tells."""
+    turns = {name: {code[0] + code[1:][t:] + code[1:][:t] for t in range(4)} for code, name in dice.items()}
+    pairs = []
+    for code, name in dice.items():
+        mirrored = code[0] + code[1] + code[4] + code[3] + code[2]
+        pairs += [(name, other) for other, codes in turns.items() if other != name and mirrored in codes
+                  and (other, name) not in pairs]
+    return pairs
+
+
 class DiceTally:
     """Faces judged during a dice check, by piece: the latest verdict on each."""
 
-    def __init__(self, pieces):
+    def __init__(self, pieces, mirrors=()):
+        self.mirrors = [pair for pair in mirrors if all(name in pieces for name in pair)]
         self.colours = {}
         for name in pieces:
             self.colours.setdefault(name.split()[0], []).append(name)
@@ -62,7 +77,11 @@ class DiceTally:
         wrong = [self.latest[n] for n in names if n in self.latest and not self.latest[n]["ok"]]
         missing = [n for n in names if n not in self.latest]
         if not wrong and not missing:
-            return "%s: all %d faces and the blocker read right" % (colour, len(names) - 1)
+            line = "%s: all %d faces and the blocker read right" % (colour, len(names) - 1)
+            for a, b in (pair for pair in self.mirrors if pair[0] in names):
+                line += ("\nCheck that %s was named with its %s up and %s with its %s up: a die glued "
+                         "mirror-wise reads those two swapped" % (a, a.split()[1], b, b.split()[1]))
+            return line
         line = "%s: %d of %d seen" % (colour, len(names) - len(missing), len(names))
         if missing:
             line += " (not yet: %s)" % ", ".join(missing)
@@ -77,7 +96,7 @@ def cmd_dice_check(args):
     link, _ = open_link(args)
     with link:
         reply = link.ask("dice_check", on=True)
-        tally = DiceTally(reply["pieces"])
+        tally = DiceTally(reply["pieces"], mirror_pairs(json.loads(BOARD_FILE.read_text())["dice"]))
         if not args.json:
             print("Dice check on %s: put each face of a die on %s in turn, then its blocker. "
                   "Ctrl-C to stop." % (reply["cell"], reply["cell"]), flush=True)

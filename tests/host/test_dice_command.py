@@ -37,6 +37,8 @@ def test_a_die_checked_right_on_the_simulator(tmp_path):
             run.kill()
         assert "Traceback" not in err and run.returncode == 0
         assert out == ("white: all 6 faces and the blocker read right\n"
+                       "Check that white 1 was named with its 1 up and white 6 with its 6 up: a die glued "
+                       "mirror-wise reads those two swapped\n"
                        "Take the die off c3: the game resumes then.\n")
         with BoardLink(sim.path) as link:
             sim.lift("c3")
@@ -102,3 +104,13 @@ def test_json_output_and_an_incomplete_check():
     lines = [json.loads(line) for line in run.stdout.splitlines()]
     assert lines[0]["event"] == "dice_face" and lines[-1] == {"complete": False, "colour": None, "wrong": []}
     assert run.returncode == 1
+
+
+def test_the_mirror_pairs_are_those_of_the_board_file():
+    """White 6 is white 1 read from inside the die, black 1 black 3: the board cannot tell a
+    die glued mirror-wise, so the check says what to look at."""
+    from doce_host.dice_check import mirror_pairs
+    from doce_host.paths import BOARD_FILE
+    assert sorted(map(sorted, mirror_pairs(json.loads(BOARD_FILE.read_text())["dice"]))) == \
+        [["black 1", "black 3"], ["white 1", "white 6"]]
+    assert mirror_pairs({"+++-0": "white 1", "++000": "white blocker"}) == []

@@ -487,3 +487,22 @@ def _table_of(codes):
         for k in _turns(code):
             table[k] = piece_value(name)
     return table
+
+
+def test_a_seated_search_aimed_at_each_sensor_finds_the_weakest_magnet_under_the_clip():
+    """A seated die's magnets read at the sensor's linear range (clipped) at most tolerances,
+    so a search for the square's smallest clearance sees no slope towards a weak magnet and
+    stays there (the smallest clearance a fringe's, mT from reading wrong). Aimed at one
+    sensor, following its field first (search.deep), it finds the magnet read unclipped and
+    nearer present_above (the same seed: 0.2 mT against 2.7)."""
+    from doce_host.physics import search
+    family = search.families(PH)["seated"]
+    tolerances = (SPEC, SPEC["mechanics"]["jig"]["drill_mm"], True)
+    square, _ = search.worst(READER, None, None, "white 5", None, family, np.random.default_rng(5),
+                             tolerances=tolerances, **search.SEATED)
+    found = []
+    aimed, _ = search.deep(READER, "white 5", family, np.random.default_rng(5), tolerances, readings=found)
+    clipped = readout.counts(np.array([PH["sensor"]["linear_mT"]]), readout.Parts.nominal(PH, 1), PH)[0] \
+        - readout.counts(np.zeros(1), readout.Parts.nominal(PH, 1), PH)[0]
+    weakest = np.sort(np.abs(found[0]))[0]
+    assert weakest < 0.75 * clipped and aimed < square - readout.counts_per_mT(PH), (aimed, square, weakest, clipped)

@@ -292,8 +292,8 @@ class Campaign:
             for _ in range(self.corners):
                 for piece in self.pieces:
                     for kind in (kinds,) if isinstance(kinds, str) else kinds:
-                        m, (pose, _) = search.worst(self.reader, None, None, piece, None, fams[kind], self.rng,
-                                                    tolerances=(self.spec, self.hole, calibrated), **search.DEEP)
+                        m, (pose, _) = search.deep(self.reader, piece, fams[kind], self.rng,
+                                                   (self.spec, self.hole, calibrated))
                         if m < worst[0]:
                             worst = (m, (piece, pose))
             self.searched[family] = worst

@@ -100,6 +100,10 @@ class Reader:
     def margins(self, d):
         """(n, 56): for each reading and each code in each turn, by how many counts every
         sensor clears what that code needs of it (the smallest of the five): > 0 reads as it."""
+        return self.clearances(d).min(-1)
+
+    def clearances(self, d):
+        """(n, 56, 5): margins' clearances, sensor by sensor (C N E S W)."""
         d = np.asarray(d, float)[:, None, :]
         p = self.patterns[None]
         a = np.abs(d)
@@ -112,8 +116,7 @@ class Reader:
         gone = np.minimum(self.lo, a[..., :1] * self.gone / 100)
         zero_ring = np.where(same, gone, fringe) - a[..., 1:]
         zero = np.concatenate([np.broadcast_to(self.lo - a[..., :1], zero_ring.shape[:-1] + (1,)), zero_ring], axis=-1)
-        need = np.where(p == 0, zero, np.where(p == 1, d - self.hi, -d - self.hi))
-        return need.min(-1)
+        return np.where(p == 0, zero, np.where(p == 1, d - self.hi, -d - self.hi))
 
     def closest(self, d, right):
         """For readings `d` (n, 5) of a die that is `right` (a piece value, per reading or
@@ -124,12 +127,23 @@ class Reader:
         best = m.argmax(1)
         return -m[np.arange(len(m)), best], self.values[best]
 
-    def seated_margin(self, d, right):
-        """For readings `d` of a die seated as `right`: by how many counts it reads right
-        (its best turn's smallest clearance; < 0: not read right, noise aside)."""
+    def seated_pattern(self, d, right):
+        """(n, 5): the code of `right` (0, 1 '+', 2 '-' each sensor) in the turn its readings
+        `d` come nearest to reading right."""
         m = self.margins(d)
         own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
-        return np.where(own, m, -np.inf).max(1)
+        return self.patterns[np.where(own, m, -np.inf).argmax(1)]
+
+    def seated_margin(self, d, right, sensor=None):
+        """For readings `d` of a die seated as `right`: by how many counts it reads right
+        (its best turn's smallest clearance; < 0: not read right, noise aside); or, given
+        `sensor` (0-4: C N E S W), that sensor's clearance in that turn."""
+        need = self.clearances(d)
+        m = need.min(-1)
+        own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
+        best = np.where(own, m, -np.inf).argmax(1)
+        rows = np.arange(len(m))
+        return m[rows, best] if sensor is None else need[rows, best, sensor]
 
 
 __all__ = ["Reader", "UNSETTLED"]

@@ -92,8 +92,30 @@ TOLERANCES = 1 + 5 * (len(MAGNET) + PLACE) + 4 + sum(n for _, n in BOARD)  # die
 # A deep search, for a worst case with every tolerance searched (campaign, tune): a shallower
 # one (300 starts, 5 rounds, 3 passes) found a held black 1 of the design before 3.5 mT from
 # another piece where this finds it read as black's blocker (tests/physics/test_poses.py).
-# Still not converged: two deep searches of one family may differ by mT.
+# Not converged: two deep searches of one family may still differ by a mT or two.
 DEEP = {"starts": 3000, "rounds": 8, "corners": 6}
+# A seated die's, one sensor at a time (deep())
+SEATED = {"starts": 1000, "rounds": 6, "corners": 8}
+
+
+def deep(reader, name, family, rng, tolerances, readings=None):
+    """(margin, (pose, fractions)) of `name`'s worst in `family`, every tolerance searched.
+    A seated die reads right only if each of its five sensors does, so its worst is the
+    worst of five searches, each aimed at one sensor: a search for the smallest of the five
+    follows whichever is smallest at its start (most often a fringe), while the weakest
+    magnet's reading, clipped at the sensor's linear range, shows it no slope."""
+    if not family.seated:
+        return worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=readings, **DEEP)
+    best, reading = (np.inf, None), []
+    for sensor in range(5):
+        found = []
+        m, pose = worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=found,
+                        sensor=sensor, **SEATED)
+        if m < best[0]:
+            best, reading = (m, pose), found
+    if readings is not None:
+        readings.extend(reading)
+    return best
 
 
 def _to_corners(score, params, margin, first, passes):
@@ -151,7 +173,7 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
 
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
-          readings=None, corners=3):
+          readings=None, corners=3, sensor=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
     if the family is seated. `tolerances` (spec, hole, calibrated): search the die's and the
@@ -159,7 +181,9 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     then comes with its die and board as (pose, fractions). `readings`: a list to append the
     worst pose's noiseless reading to (counts at the thresholds' gain), to judge it again
     against other thresholds (tune.py). With tolerances, the best pose found is then pushed
-    to the tolerances' corners (`corners` passes of _to_corners)."""
+    to the tolerances' corners (`corners` passes of _to_corners). `sensor` (0-4, seated
+    families): search for that sensor's smallest clearance, not the square's (see seated);
+    the margin returned is the square's."""
     ph = boards.physics if tolerances is None else tolerances[0]["physics"]
     piece = piece_value(name)
     down, turn = face_down(name), 90 * int(rng.integers(4))
@@ -168,6 +192,11 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     if tolerances:
         lo, hi = np.concatenate([lo, np.zeros(TOLERANCES)]), np.concatenate([hi, np.ones(TOLERANCES)])
         seed = int(rng.integers(2 ** 32))
+
+    aim = sensor
+    # Aimed at one sensor of a seated die, the search first follows its field: its reading is
+    # clipped (the sensor's linear range) for all but the weakest magnets, and shows no slope.
+    by_field = sensor is not None and family.seated
 
     def score(params):
         """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
@@ -186,9 +215,14 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
             fields = Fields()
             for j, k in enumerate(fit):
                 fields.add([j], dice_list[k], [pose_list[k]], board.sensors[rows[k]][None])
-            d[fit] = board.read(fields.total(len(fit)), rows=rows[fit], noise=False)
-            margin[fit] = (reader.seated_margin(d[fit], piece) if family.seated
+            bz = fields.total(len(fit))
+            d[fit] = board.read(bz, rows=rows[fit], noise=False)
+            margin[fit] = (reader.seated_margin(d[fit], piece, aim) if family.seated
                            else reader.closest(d[fit], piece)[0])
+            if by_field:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
+                want = reader.seated_pattern(d[fit], piece)[:, aim]
+                b = bz[:, aim]
+                margin[fit] = np.where(want == 0, -np.abs(b), np.where(want == 1, b, -b))
         if tolerances:
             pose_list = [(p, f) for p, f in zip(pose_list, params[:, poses_n:])]
         return margin, pose_list, d
@@ -204,8 +238,12 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         allp, allm = np.concatenate([params, trial]), np.concatenate([margin, m])
         best = np.argsort(allm)[:keep]
         params, margin = allp[best], allm[best]
+    if by_field:  # then its reading, from where its field is weakest
+        by_field = False
+        margin, _, _ = score(params)
     if tolerances:
         params, margin = _to_corners(score, params[0], margin[0], poses_n, passes=corners)
+    aim = None  # the square's margin, whatever the search aimed at
     m, pose_list, d = score(params[:1])
     if readings is not None and np.isfinite(m[0]):
         readings.append(d[0])

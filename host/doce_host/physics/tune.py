@@ -1,7 +1,7 @@
 """Candidate sensing thresholds, each family's worst margin: for the engineer choosing
 board.json "sensing" (absent_below, absent_opposite_below, present_above).
 
-    python -m doce_host.physics.tune [--starts S] [--rounds R] [--sampled N] [--only FAMILY] CANDIDATE...
+    python -m doce_host.physics.tune [--sampled N] [--only FAMILY] [--seed X] CANDIDATE...
 
 A CANDIDATE is `absent_below,absent_opposite_below,present_above` (counts at
 sensing.baseline); none: the board file's own. A threshold trades families: seated and
@@ -14,8 +14,7 @@ in mT at the nominal gain (campaign.Campaign.per_mT), noiseless: a read's noise 
 A searched family's margin is the worst of its own search and of every other candidate's
 worst readings judged by its thresholds: a search that missed a corner at one candidate
 is not an advantage there.
-Fewer starts and rounds than `make physics` make a quick scan; confirm the chosen point
-with the defaults (search.DEEP, as `make physics` searches).
+Each search is search.deep, as `make physics` searches.
 """
 
 import argparse
@@ -52,8 +51,7 @@ def with_thresholds(spec, thresholds):
     return spec
 
 
-def margins(spec, pooled, seed=(0, 0), starts=search.DEEP["starts"], rounds=search.DEEP["rounds"], sampled=2000,
-            only=None):
+def margins(spec, pooled, seed=(0, 0), sampled=2000, only=None):
     """{family: worst margin in counts} for the board file `spec`, and the Campaign. Each
     searched worst's reading is added to `pooled` {family: [(piece, reading)]}, to judge
     every candidate against every worst any candidate's search found. Seated out of the box
@@ -69,9 +67,8 @@ def margins(spec, pooled, seed=(0, 0), starts=search.DEEP["starts"], rounds=sear
         for piece in campaign.pieces:
             for kind in kinds:
                 found = []
-                m, _ = search.worst(campaign.reader, None, None, piece, None, fams[kind], rng, starts=starts,
-                                    rounds=rounds, tolerances=(spec, campaign.hole, calibrated), readings=found,
-                                    corners=search.DEEP["corners"])
+                m, _ = search.deep(campaign.reader, piece, fams[kind], rng, (spec, campaign.hole, calibrated),
+                                   readings=found)
                 pooled.setdefault(family, []).extend((piece, d) for d in found)
                 worst = min(worst, m)
         out[family] = worst
@@ -97,8 +94,6 @@ def rejudged(reader, family, pooled):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="doce physics tune", description=__doc__.split("\n\n")[0])
     ap.add_argument("candidates", nargs="*", help="absent_below,absent_opposite_below,present_above")
-    ap.add_argument("--starts", type=int, default=search.DEEP["starts"], help="random starts per search (search.DEEP)")
-    ap.add_argument("--rounds", type=int, default=search.DEEP["rounds"], help="rounds of shrinking steps (search.DEEP)")
     ap.add_argument("--sampled", type=int, default=2000, help="placements of each drawn family")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", action="append", choices=list(SEARCHED), help="search only these families")
@@ -112,8 +107,7 @@ def main(argv=None):
     print("%-22s %s" % ("family (margin, mT)", " ".join("%17s" % ",".join(map(str, c)) for c in candidates)))
     pooled, results, campaigns = {}, [], []
     for i, c in enumerate(candidates):  # the searches start apart (seed + i); the drawn families alike (seed)
-        got, campaign = margins(with_thresholds(spec, c), pooled, (args.seed, i), args.starts, args.rounds,
-                                args.sampled, args.only)
+        got, campaign = margins(with_thresholds(spec, c), pooled, (args.seed, i), args.sampled, args.only)
         results.append(got)
         campaigns.append(campaign)
     for got, campaign in zip(results, campaigns):  # each candidate against every candidate's worst
@@ -128,8 +122,7 @@ def main(argv=None):
         print("%-22s %s  (%s)" % (family[:22], " ".join("%17.2f" % r[family] for r in results), kind))
     print("%-22s %s" % ("smallest", " ".join("%17.2f" % min(v for k, v in r.items() if k not in INFORMATION)
                                                for r in results)))
-    print("(noiseless margins; a read's noise is +-%.2f mT; searches %d starts, %d rounds, every piece)"
-          % (noise, args.starts, args.rounds))
+    print("(noiseless margins; a read's noise is +-%.2f mT; search.deep, every piece)" % noise)
     return 0
 
 
