@@ -110,8 +110,15 @@ def check(spec):
          "at least absent_below and below present_above")
     need(type(s["fringe_percent"]) is int and 0 < s["fringe_percent"] < 100, "sensing.fringe_percent",
          "a whole percent of the centre's reading, 1 to 99")
-    need(type(s["gone_percent"]) is int and 0 < s["gone_percent"] < 100, "sensing.gone_percent",
-         "a whole percent of the centre's reading, 1 to 99")
+    # above absent_below over present_above, a magnet fading with a just-present centre would
+    # still count as gone under absent_below: the rule would never apply
+    need(type(s["gone_percent"]) is int and 0 < s["gone_percent"] * s["present_above"] < s["absent_below"] * 100,
+         "sensing.gone_percent", "a whole percent of the centre's reading, above 0 and below absent_below's "
+         "percent of present_above")
+    dice = spec["dice"]
+    need(type(dice) is dict and sorted(dice.values()) == sorted(
+        "%s %s" % (c, f) for c in ("white", "black") for f in ("1", "2", "3", "4", "5", "6", "blocker")),
+        "dice", "one code for each of the 14 pieces: white 1 to 6, black 1 to 6 and each blocker")
     need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
          "above 0 and below present_above, or a die left on a square would calibrate away")
     names = [square_name(g, sq) for sq in range(g * g)]

@@ -133,6 +133,8 @@ class Scanner:
         decoded = ptr16(self.decoded)
         where = ptr8(self.board.square_of_channel)
         moving = ptr8(self.moving)
+        settled = ptr8(self.settled)
+        unsettled = int(UNSETTLED)
         between = int(BETWEEN)
         weak = int(WEAK) - 1  # + 1 for '+', + 2 for '-'
         opposite = int(ptr16(self.opposite)[0])
@@ -164,10 +166,12 @@ class Scanner:
                     moved = d - decoded[ch]
                     if moved < 0:
                         moved = 0 - moved
-                    if t != trits[ch] or (t != 0 and moved > hold):
+                    sq = where[ch]
+                    # a none's level counts too on a square settled unsettled: the gone rule weighs it
+                    if t != trits[ch] or (moved > hold and (t != 0 or (sq != nowhere and settled[sq] == unsettled))):
                         trits[ch] = t
-                        if where[ch] != nowhere:
-                            moving[where[ch]] = 1
+                        if sq != nowhere:
+                            moving[sq] = 1
                 mask >>= 1
                 ch += 1
 
@@ -245,31 +249,37 @@ class Scanner:
         t = self.read_square(sq)
         return self.board.decode[(((t[0] * 4 + t[1]) * 4 + t[2]) * 4 + t[3]) * 4 + t[4]]
 
-    def read_square(self, sq):
+    # Native too: as bytecode, its frame (more than 11 slots) was put on the heap at every call.
+    @micropython.viper
+    def read_square(self, sq: int):
         """Square `sq`'s five trits C, N, E, S, W (0, 1 '+', 2 '-', BETWEEN) as the die code
         reads them: a weak reading is none if its sign is opposite to a present centre's
         and it is under fringe_percent of the centre's reading (the centre's fringe), else
         BETWEEN; a ring reading of a present centre's sign under absent_below is none only
         under gone_percent of the centre's, else BETWEEN (a magnet fading with its die). In
         self.square_read, overwritten by the next call."""
-        c = self.board.square_channels
-        t = self.trits
-        level = self.level
-        out = self.square_read
-        i = sq * SENSORS_PER_SQUARE
+        c = ptr8(self.board.square_channels)
+        t = ptr8(self.trits)
+        level = ptr16(self.level)
+        sign = ptr8(self.sign)
+        decoded = ptr16(self.decoded)
+        out = ptr8(self.square_read)
+        between = int(BETWEEN)
+        weak = int(WEAK)
+        i = sq * int(SENSORS_PER_SQUARE)
         centre = t[c[i]]
-        fringe = level[c[i]] * self.board.fringe_percent  # below 2**23: a small int, no allocation
-        gone = level[c[i]] * self.board.gone_percent
-        for j in range(SENSORS_PER_SQUARE):
+        fringe = level[c[i]] * int(self.board.fringe_percent)
+        gone = level[c[i]] * int(self.board.gone_percent)
+        for j in range(int(SENSORS_PER_SQUARE)):
             ch = c[i + j]
-            self.decoded[ch] = level[ch]
+            decoded[ch] = level[ch]
             v = t[ch]
-            if v >= WEAK:  # v - BETWEEN: 1 '+', 2 '-'; opposite to the centre when they add to 3
-                v = 0 if j and v - BETWEEN + centre == 3 and level[ch] * 100 < fringe else BETWEEN
-            elif v == 0 and j and self.sign[ch] == centre and level[ch] * 100 >= gone:
-                v = BETWEEN
+            if v >= weak:  # v - BETWEEN: 1 '+', 2 '-'; opposite to the centre when they add to 3
+                v = 0 if j and v - between + centre == 3 and level[ch] * 100 < fringe else between
+            elif v == 0 and j and sign[ch] == centre and level[ch] * 100 >= gone:
+                v = between
             out[j] = v
-        return out
+        return self.square_read
 
     def _debounce(self, sq, piece):
         """Count `piece` on `sq`; settle it when it has held long enough."""

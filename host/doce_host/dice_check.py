@@ -19,12 +19,22 @@ def magnet_problems(wrong):
     return ", ".join(said)
 
 
-def describe_face(face):
+def mirror_of(name, mirrors):
+    """The piece a face read as `name` would be if its die were glued mirror-wise, or None."""
+    return next((b if a == name else a for a, b in mirrors if name in (a, b)), None)
+
+
+def describe_face(face, mirrors=()):
     """One line for a maker about a dice_face event (doce.dice.verdict): 'white 3: right',
-    or what is wrong with the face, and with any other piece it is as near to."""
+    or what is wrong with the face, and with any other piece it is as near to. A face of a
+    mirror pair (mirror_pairs) asks the maker to look at the face up."""
     if face["face"] is None:
         return "reads as no piece at all (reads %s)" % face["read"]
     if face["ok"]:
+        other = mirror_of(face["face"], mirrors)
+        if other:
+            return "%s: right if its %s is up (if its %s is, the die is glued mirror-wise)" % (
+                face["face"], face["face"].split()[1], other.split()[1])
         return "%s: right" % face["face"]
     line = "looks like %s, but %s" % (face["face"], magnet_problems(face["wrong"]))
     for other in face.get("or", ()):
@@ -96,7 +106,8 @@ def cmd_dice_check(args):
     link, _ = open_link(args)
     with link:
         reply = link.ask("dice_check", on=True)
-        tally = DiceTally(reply["pieces"], mirror_pairs(json.loads(BOARD_FILE.read_text())["dice"]))
+        mirrors = mirror_pairs(json.loads(BOARD_FILE.read_text())["dice"])
+        tally = DiceTally(reply["pieces"], mirrors)
         if not args.json:
             print("Dice check on %s: put each face of a die on %s in turn, then its blocker. "
                   "Ctrl-C to stop." % (reply["cell"], reply["cell"]), flush=True)
@@ -115,7 +126,9 @@ def cmd_dice_check(args):
                 if event["event"] != "dice_face":
                     continue
                 colour = tally.add(event)
-                print(json.dumps(event) if args.json else describe_face(event), flush=True)
+                if args.json and event.get("ok") and mirror_of(event["face"], mirrors):
+                    event = dict(event, mirror_of=mirror_of(event["face"], mirrors))
+                print(json.dumps(event) if args.json else describe_face(event, mirrors), flush=True)
                 if tally.complete(colour):
                     done = colour
         except KeyboardInterrupt:

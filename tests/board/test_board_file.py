@@ -33,6 +33,15 @@ CASES = [
     *[("fringe %r" % v, lambda s, v=v: s["sensing"].update(fringe_percent=v), "sensing.fringe_percent")
       for v in (True, 0.5, 50.0, 0, 100, -5, "50", None)],
     ("no fringe", lambda s: s["sensing"].pop("fringe_percent"), "missing or malformed field 'fringe_percent'"),
+    *[("gone %r" % v, lambda s, v=v: s["sensing"].update(gone_percent=v), "sensing.gone_percent")
+      for v in (True, 25.0, 0, -5, "25", None, 50, 99)],  # 50: at 7500 / 15000 it never applies
+    ("no gone", lambda s: s["sensing"].pop("gone_percent"), "missing or malformed field 'gone_percent'"),
+    ("no dice", lambda s: s.pop("dice"), "missing or malformed field 'dice'"),
+    ("dice a list", lambda s: s.update(dice=list(s["dice"])), "dice: one code for each of the 14 pieces"),
+    ("dice null", lambda s: s.update(dice=None), "dice: one code for each of the 14 pieces"),
+    ("no white 6", lambda s: s.update(dice={k: v for k, v in s["dice"].items() if v != "white 6"}),
+     "dice: one code for each of the 14 pieces"),
+    ("no dice at all", lambda s: s.update(dice={}), "dice: one code for each of the 14 pieces"),
 ]
 
 

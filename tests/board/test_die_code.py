@@ -180,3 +180,25 @@ def test_a_die_held_tilted_then_laid_flat_is_read_with_no_change_at_its_centre(t
         sensors.field[ch] = d
     rig.settle()
     assert rig.app.scanner.settled[sq] == piece("white 5")
+
+
+def test_a_square_settled_unsettled_by_the_rule_for_the_centre_s_sign_is_read_again_when_that_reading_falls(tmp_path):
+    """A ring reading of the centre's sign under absent_below decides the square by its level
+    against gone_percent of the centre's, with no class changing: a square it left unsettled
+    must be read again when it falls (review 48), not stay unsettled until a hand nudges it."""
+    from doce.squares import parse_square
+    from fakes import FakeSensors, Rig, board
+    sensors = FakeSensors(board(), noise=0)
+    rig = Rig(tmp_path, sensors)
+    rig.settle()
+    sq = parse_square(sensors.board.grid, "c3")
+    c3 = sensors.channels("c3")
+    centre = 20000
+    held = [centre, centre, centre * (board().gone_percent + 5) // 100, 0, 0]  # E of the centre's sign, faint
+    for ch, d in zip(c3, held):
+        sensors.field[ch] = d
+    rig.run(3 * sensors.board.quiet_wait_scans)
+    assert rig.app.scanner.settled[sq] == UNSETTLED
+    sensors.field[c3[2]] = 0
+    rig.settle()
+    assert rig.app.scanner.settled[sq] == piece("white blocker")

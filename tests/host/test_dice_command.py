@@ -31,7 +31,10 @@ def test_a_die_checked_right_on_the_simulator(tmp_path):
                 if turn:
                     sim.lift("c3")
                 sim.place("c3", name, turn=turn)
-                assert run.stdout.readline() == "%s: right\n" % name
+                mirrored = {"white 1": "white 6", "white 6": "white 1"}.get(name)
+                assert run.stdout.readline() == (
+                    "%s: right if its %s is up (if its %s is, the die is glued mirror-wise)\n"
+                    % (name, name.split()[1], mirrored.split()[1]) if mirrored else "%s: right\n" % name)
             out, err = run.communicate(timeout=30)
         finally:
             run.kill()
@@ -103,6 +106,7 @@ def test_json_output_and_an_incomplete_check():
         board.device.close()
     lines = [json.loads(line) for line in run.stdout.splitlines()]
     assert lines[0]["event"] == "dice_face" and lines[-1] == {"complete": False, "colour": None, "wrong": []}
+    assert lines[0]["mirror_of"] == "white 6"  # a script can ask which face is up, as the line does
     assert run.returncode == 1
 
 
