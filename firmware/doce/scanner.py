@@ -196,19 +196,25 @@ class Scanner:
             return 1
         return 0
 
-    def _watch_whole(self, sq, whole):
-        """Watch square `sq`'s ring at every scan with the centres, or stop (its centre stays)."""
-        per = self.board.channels_per_group
-        for i in range(sq * SENSORS_PER_SQUARE + 1, (sq + 1) * SENSORS_PER_SQUARE):
-            ch = self.board.square_channels[i]
+    @micropython.viper
+    def _watch_whole(self, sq: int, whole):
+        """Watch square `sq`'s ring at every scan with the centres, or stop (its centre stays).
+        Native: as bytecode its range() loops allocated at every square settling unreadable."""
+        per = int(self.board.channels_per_group)
+        c = ptr8(self.board.square_channels)
+        centres = ptr16(self.centres)
+        n = int(SENSORS_PER_SQUARE)
+        for i in range(sq * n + 1, sq * n + n):
+            ch = c[i]
             if whole:
-                self.centres[ch // per] |= 1 << ch % per
+                centres[ch // per] |= 1 << ch % per
             else:
-                self.centres[ch // per] &= ~(1 << ch % per)
-        self.watch_groups = 0  # the groups with a channel watched
-        for g in range(len(self.centres)):
-            if self.centres[g]:
-                self.watch_groups |= 1 << g
+                centres[ch // per] &= 0xFFFF ^ (1 << ch % per)
+        groups = 0  # the groups with a channel watched
+        for g in range(int(len(self.centres))):
+            if centres[g]:
+                groups |= 1 << g
+        self.watch_groups = groups
 
     def want(self, sq):
         """Read all five sensors of square `sq` next scan (the dice check reads its square whole)."""
