@@ -61,9 +61,23 @@ def screws(lay):
     return {k: (g, screw(g), screw(g) - g) for k, g in grips.items()}
 
 
+def magnets(dice):
+    """(magnets a die of each colour, magnets a blocker) from the die code table: a die has
+    its colour's six faces, a blocker its code on all six."""
+    def count(code):
+        return sum(c != "0" for c in code)
+    die = {colour: sum(count(code) for code, name in dice.items() if name.startswith(colour)
+                       and not name.endswith("blocker")) for colour in ("white", "black")}
+    blocker = {6 * count(code) for code, name in dice.items() if name.endswith("blocker")}
+    assert die["white"] == die["black"] and len(blocker) == 1, "each colour's dice alike"
+    return die["white"], blocker.pop()
+
+
 def rows(lay):
     """bom.csv's mechanical rows (dicts with schematic.BOM_COLUMNS' keys)."""
     me, ph = lay.mech, lay.physics
+    per_die, per_blocker = magnets(lay.spec["dice"])
+    needed = 22 * per_die + 2 * per_blocker
     x0, y0, x1, y1 = lay.plate_box
     plate = "%g x %g mm" % (x1 - x0, y1 - y0)
     px0, py0, px1, py1 = lay.pcb_box
@@ -84,8 +98,8 @@ def rows(lay):
 
     return [
         row("M1-M600", 600, 'Neodymium disc magnet 1/8" x 1/16" (3.18 x 1.59 mm), N52, axially magnetised',
-            "disc", "2 to 5 per face (die-code.svg): 24 per die and 12 per blocker, 552 for 22 dice and "
-            "2 blockers, plus spares", "K&J Magnetics", "D21-N52"),
+            "disc", "2 to 5 per face (die-code.svg): %d per die and %d per blocker, %d for 22 dice and "
+            "2 blockers, plus spares" % (per_die, per_blocker, needed), "K&J Magnetics", "D21-N52"),
         row("D1-D24", 24, "Blank wooden cube %g mm +-%g mm (12 white, 12 black: each colour's 12th is its "
             "blocker)" % tuple(ph["die_mm"]), "%g mm cube" % ph["die_mm"][0],
             "drill %g mm x %g-%g mm pockets with the jig, centre and %g mm towards each edge; press each magnet "
