@@ -69,6 +69,8 @@ def test_a_refused_die_is_drawn_from_the_boards_state(following):
     sim, watch, seen = following
     start = len(seen.log)
     sim.place("c3", "black 4")  # white opens: not black's turn; which die is it? the state says
-    until(lambda: watch.state.get("problems") == {"c3": "not_your_turn"}, timeout=30, what="the refusal")
+    # the watch sets its state, then publishes the frame drawn from it: wait for both
+    until(lambda: watch.state.get("problems") == {"c3": "not_your_turn"}
+          and ("frame", "board", None) in seen.since(start), timeout=30, what="the refusal, drawn")
     assert [e for e in seen.since(start) if e[0] == "frame"][-1][1] == "board"
     assert watch.state["seen"] == {"c3": "black 4"}
