@@ -126,8 +126,9 @@ def cmd_dice_check(args):
                 if event["event"] != "dice_face":
                     continue
                 colour = tally.add(event)
-                if args.json and event.get("ok") and mirror_of(event["face"], mirrors):
-                    event = dict(event, mirror_of=mirror_of(event["face"], mirrors))
+                other = event.get("ok") and mirror_of(event["face"], mirrors)
+                if args.json and other:
+                    event = dict(event, mirror_of=other)
                 print(json.dumps(event) if args.json else describe_face(event, mirrors), flush=True)
                 if tally.complete(colour):
                     done = colour

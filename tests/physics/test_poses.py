@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from doce.board import EMPTY, UNSETTLED, Board
+from doce.board import EMPTY, UNSETTLED, Board, decode_table
 from doce.squares import piece as piece_value
 from doce.squares import piece_name
 from doce_host.paths import BOARD_FILE
@@ -470,23 +470,13 @@ def test_the_search_finds_a_die_held_low_that_read_wrong_on_the_design_before():
     found = []
     for spec in (before, SPEC):
         board = Board(dict(spec, dice=SPEC["dice"]))
-        board.dice, board.decode = spec["dice"], _table_of(spec["dice"])  # the loader now refuses the one before
+        board.dice, board.decode = spec["dice"], decode_table(spec["dice"], fading=False)  # now refused
         family = search.families(spec["physics"])["held low"]
         m, _ = search.worst(Reader(board), None, None, "black 1", None, family, np.random.default_rng(3),
                             tolerances=(spec, hole, True), **search.DEEP)
         found.append(m)
     assert found[0] < 0 < found[1], found
 
-
-def _table_of(codes):
-    """decode_table's table, without its checks."""
-    from doce.board import CODES, _turns
-    table = bytearray([UNSETTLED]) * CODES
-    table[0] = EMPTY
-    for code, name in codes.items():
-        for k in _turns(code):
-            table[k] = piece_value(name)
-    return table
 
 
 def test_a_seated_search_aimed_at_each_sensor_finds_the_weakest_magnet_under_the_clip():

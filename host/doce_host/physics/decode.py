@@ -127,21 +127,24 @@ class Reader:
         best = m.argmax(1)
         return -m[np.arange(len(m)), best], self.values[best]
 
+    def _own_turn(self, d, right):
+        """(clearances (n, 56, 5), margins (n, 56), each reading's nearest code of `right` in
+        any turn (n,)): the turn of its own code readings `d` come nearest to reading as."""
+        need = self.clearances(d)
+        m = need.min(-1)
+        own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
+        return need, m, np.where(own, m, -np.inf).argmax(1)
+
     def seated_pattern(self, d, right):
         """(n, 5): the code of `right` (0, 1 '+', 2 '-' each sensor) in the turn its readings
         `d` come nearest to reading right."""
-        m = self.margins(d)
-        own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
-        return self.patterns[np.where(own, m, -np.inf).argmax(1)]
+        return self.patterns[self._own_turn(d, right)[2]]
 
     def seated_margin(self, d, right, sensor=None):
         """For readings `d` of a die seated as `right`: by how many counts it reads right
         (its best turn's smallest clearance; < 0: not read right, noise aside); or, given
         `sensor` (0-4: C N E S W), that sensor's clearance in that turn."""
-        need = self.clearances(d)
-        m = need.min(-1)
-        own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
-        best = np.where(own, m, -np.inf).argmax(1)
+        need, m, best = self._own_turn(d, right)
         rows = np.arange(len(m))
         return m[rows, best] if sensor is None else need[rows, best, sensor]
 

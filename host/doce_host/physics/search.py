@@ -51,17 +51,12 @@ def families(physics):
         # its edge or corner held anywhere from the floor to above the rim, over the spot where
         # the walls let it land (p[3], p[4]: that fraction of the way across their room); a tilt
         # the walls do not let reach the floor, wedged where it is (nearest the centre)
-        "held on the way down": Family(
-            lambda ph, down, turn, p, die: _held(ph, poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1],
-                                                                lift=p[2]), die, p[3:5]),
-            ((0, 25), (0, 360), (0, depth + 2), (0, 1), (0, 1), (-twist, twist))),
+        "held on the way down": Family(_held_pose,
+                                       ((0, 25), (0, 360), (0, depth + 2), (0, 1), (0, 1), (-twist, twist))),
         # the same held low and nearly flat, no steeper than the walls let it lean on the floor: a
         # random start above rarely comes there, where a die fades whole and its tilt lifts one
         # side's magnets a little further (the independent checker's wrong reads, issue 23)
-        "held low": Family(
-            lambda ph, down, turn, p, die: _held(ph, poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1],
-                                                                lift=p[2]), die, p[3:5]),
-            ((0, lean), (0, 360), (0, 4), (0, 1), (0, 1), (-twist, twist))),
+        "held low": Family(_held_pose, ((0, lean), (0, 360), (0, 4), (0, 1), (0, 1), (-twist, twist))),
         # its lowest edge or corner on the floor (a landing's second half): the same less the lift,
         # which a random start in the family above rarely puts at 0; no steeper than the walls let
         # a die lean there, so the starts are spent on poses that fit
@@ -70,6 +65,12 @@ def families(physics):
                                                                         tilt_to=p[1]), die[1], p[2:4]),
             ((0, lean), (0, 360), (0, 1), (0, 1), (-twist, twist))),
     }
+
+
+def _held_pose(physics, down, turn, p, die):
+    """The held families' pose: tilted p[0] towards p[1], p[2] up, over the spot p[3:5] of the
+    walls' room, turned p[5] more (_held)."""
+    return _held(physics, poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1], lift=p[2]), die, p[3:5])
 
 
 def _held(physics, pose, die, at):
@@ -217,12 +218,12 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
                 fields.add([j], dice_list[k], [pose_list[k]], board.sensors[rows[k]][None])
             bz = fields.total(len(fit))
             d[fit] = board.read(bz, rows=rows[fit], noise=False)
-            margin[fit] = (reader.seated_margin(d[fit], piece, aim) if family.seated
-                           else reader.closest(d[fit], piece)[0])
             if by_field:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
-                want = reader.seated_pattern(d[fit], piece)[:, aim]
-                b = bz[:, aim]
+                want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[:, aim]
                 margin[fit] = np.where(want == 0, -np.abs(b), np.where(want == 1, b, -b))
+            else:
+                margin[fit] = (reader.seated_margin(d[fit], piece, aim) if family.seated
+                               else reader.closest(d[fit], piece)[0])
         if tolerances:
             pose_list = [(p, f) for p, f in zip(pose_list, params[:, poses_n:])]
         return margin, pose_list, d
