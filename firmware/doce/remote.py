@@ -359,7 +359,9 @@ class Remote:
         app.controller.changed = True
 
     def replay(self, journal):
-        """n, the digests and this board's last plays, from the journal (at boot)."""
+        """n, the digests and this board's last plays, from the journal (at boot). The digest is
+        play n's, as the friend's board has it: the game after that play, not as it is now (a round
+        begun since changes the position, never the play's digest)."""
         from .journal import DIE, NEW_MATCH, NOT_PLAYS, PUT_BLOCKER, Journal, each_record
         try:
             with open(journal.path, "rb") as f:
@@ -378,7 +380,7 @@ class Remote:
                     break
                 if kind == DIE or kind == PUT_BLOCKER:
                     self.played(payload[0], payload[1], payload[2] if kind == DIE else 0, game)
-        self.digest = digest(self.app.controller.game)
+        self.digest = self.recent[-1][4] if self.recent else digest(self.app.controller.game)
 
 
 def is_hex(text):
