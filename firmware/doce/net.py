@@ -175,8 +175,11 @@ def start(app, link):
         app.emit({"event": "warning", "message": "net.json: %s; not connecting (set it again: doce config mqtt)"
                                                   % fault})
         return None
+    import gc
+
     import network
     net = Net(app, link, config, network)
+    gc.collect()  # the outbox's replay of the journal: its garbage gone before more lasts (doce/app.py)
     app.net = link.net = net
     if app.remote:  # a match with a friend's board goes on over the new connection
         app.remote.attach(net)

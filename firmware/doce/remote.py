@@ -20,6 +20,7 @@ Two digests that differ for one n stop both boards (`remote_mismatch`, naming th
 """
 
 import binascii
+import gc
 import json
 import os
 import struct
@@ -524,4 +525,5 @@ def resume(app):
     remote = Remote(app, config["peer"], config["match"], PLAYER_NAMES.index(colour),
                     stopped if is_count(stopped) else None)
     remote.replay(journal)
+    gc.collect()  # its garbage gone before the connection's lasting objects (doce/app.py)
     begin(app, remote)

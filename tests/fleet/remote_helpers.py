@@ -101,6 +101,21 @@ class Pair:
             sim.close()
 
 
+def play_round(pair, moves):
+    """Each recorded move put down on its player's board, then on the friend's from its light."""
+    from casebook import piece_of
+    for m in moves:
+        pair.play(pair.a if m["player"] == "white" else pair.b, m["cell"], piece_of(m))
+
+
+def clear_both(pair):
+    """Both players lift every piece: the next round begins on each board."""
+    for sim in (pair.a, pair.b):
+        for cell in list(sim.pieces):
+            sim.lift(cell)
+    assert pair.until(lambda: pair.a.state()["mode"] == "playing" and pair.b.state()["mode"] == "playing")
+
+
 def edges(sim):
     """The colours of each side's edge lights: {"white": [...], "black": [...]}."""
     from doce_host.paths import BOARD_FILE

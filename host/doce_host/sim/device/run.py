@@ -181,6 +181,9 @@ def reply(summary=False, **fields):
 
 
 
+low = [None]  # the least free heap at the end of a scan since the "heap" command last asked
+
+
 def run_scans(n):
     period = board.scan_period_ms
     for _ in range(n):
@@ -189,6 +192,30 @@ def run_scans(n):
         now = simtime.board_ticks(clock[0] // 1000)
         app.step(now)
         app.button(button() == 0, now)  # as esp32.run reads it, once a scan
+        note_free()
+
+
+# Its own small function: a local more in run_scans would put its frame on the heap (MicroPython
+# keeps frames of up to 11 slots on the C stack), which the idle-allocation count would see.
+def note_free():
+    free = gc.mem_free()  # (the allocation table's walk, in C: nothing allocated)
+    if low[0] is None or free < low[0]:
+        low[0] = free
+
+
+def largest_free():
+    """The largest block the heap can give now, after a collection: the most any one allocation
+    (a message's text, a buffer grown) can have in a fragmented heap. Found by asking for it."""
+    gc.collect()
+    lo, hi = 0, gc.mem_free()
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        try:
+            bytearray(mid)
+            lo = mid
+        except MemoryError:
+            hi = mid - 1
+    return lo
 
 
 
@@ -324,9 +351,13 @@ def handle(cmd):
     elif do == "ticks":  # the board's ticks_ms now
         return {"ticks": simtime.board_ticks(clock[0] // 1000)}
     elif do == "heap":
+        # low: the least free heap at the end of a scan since last asked (the firmware's garbage
+        # still in it), or None; largest: the largest block free after a collection
+        seen, low[0] = low[0], None
+        largest = largest_free() if cmd.get("largest") else None
         gc.collect()
         return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak(),
-                "harness": harness_bytes}
+                "harness": harness_bytes, "low": seen, "largest": largest}
     else:
         raise ValueError("unknown command %r" % do)
     return {}
