@@ -109,7 +109,7 @@ class Link:
     def _byte(self, b):
         if b == 3:  # Ctrl-C: the ESP32's UART driver acts before we see it; elsewhere, we do
             raise KeyboardInterrupt
-        if b == 10:  # end of line
+        if b == 10 or b == 13:  # end of line: LF, CR LF (its LF then ends an empty line: none) or CR alone
             n = self.n
             overflow = self.overflow
             self.n = 0  # before handling: whatever happens there, the next line starts clean
@@ -120,7 +120,7 @@ class Link:
                 self.handle(self.buf, n)
                 if self.behind < 0:
                     self.behind = self.backlog
-        elif self.n < MAX_LINE:  # a CR is kept: JSON allows it between tokens, never in a string
+        elif self.n < MAX_LINE:
             self.buf[self.n] = b
             self.n += 1
         else:

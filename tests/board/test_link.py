@@ -20,6 +20,30 @@ def test_hello_names_the_protocol_firmware_board_and_rules(sim):
     assert (r["rules"], r["rules_checksum"]) == ("standard", "%08x" % rules.load_tables("standard").checksum)
 
 
+def test_a_cr_inside_a_string_ends_the_line_there_and_neither_half_is_a_command(sim):
+    play(sim, [expand(m) for m in ("W c3 4", "B a1 2")])
+    before = ask(sim, "state")["state"]
+    replies = send_raw(sim, b'{"cmd": "new\r_round"}\n')  # (MicroPython's parser would take a raw CR in it)
+    assert [r["error"] for r in replies] == ["bad_json", "bad_json"]
+    assert ask(sim, "state")["state"] == before
+
+
+def test_a_line_ends_at_lf_cr_lf_or_cr_alone_as_docs_protocol_says(sim):
+    """Issue 41, 7: a CR before the LF is no byte of the line: a blank CR LF line is no line, a
+    request of MAX_LINE bytes ends CR LF fits, and a CR alone (a terminal's Enter) ends a line."""
+    hello = b'{"cmd":"hello","id":"%s"}'
+    assert send_raw(sim, b"\r\n") == [] and send_raw(sim, b"\n") == []
+    longest = hello.replace(b"%s", b"x" * (MAX_LINE - len(hello) + 2))
+    assert len(longest) == MAX_LINE
+    for end in (b"\n", b"\r\n", b"\r"):
+        r = send_raw(sim, longest + end)
+        assert [(x["re"], x["ok"]) for x in r] == [("hello", True)], (end, r)
+    r = send_raw(sim, hello % b"1" + b"\r" + hello % b"2" + b"\r\n\r\n" + hello % b"3" + b"\n")
+    assert [(x["re"], x["id"]) for x in r] == [("hello", "1"), ("hello", "2"), ("hello", "3")]
+    r = send_raw(sim, longest + b"x\r\n")  # one byte over is still too long, and refused once
+    assert [x["error"] for x in r] == ["line_too_long"]
+
+
 def test_state_is_a_full_snapshot(sim):
     play(sim, [expand(m) for m in ("W c3 4", "B a1 b", "B e5 2")])
     s = ask(sim, "state")["state"]
@@ -177,7 +201,6 @@ def test_rules_do_not_change_mid_round_unless_forced(sim):
     (b'{"cmd": "rules_chunk", "offset": 0, "data": "AAAA"}\n', "no_transfer"),
     (b"x" * 1100 + b"\n", "line_too_long"),
     # what strict JSON refuses and MicroPython's parser takes: no command may come of it
-    (b'{"cmd": "new\r_round"}\n', "bad_json"),
     (b'{"cmd": "new_round", "id": "\\a"}\n', "bad_json"),
     (b'{"cmd": "new_round", "id": "\\x41"}\n', "bad_json"),
     (b'{"cmd": "new_round", "id": "\\U0041"}\n', "bad_json"),
