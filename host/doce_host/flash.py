@@ -201,9 +201,7 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
     name = Path(firmware_path).name
     data = read_limited(firmware_path, MAX_FIRMWARE, "a MicroPython image")
     firmware = espimage.read_firmware(data, name)
-    if chip and chip != firmware.chip:
-        raise FirmwareError("%s is MicroPython for the %s, not the %s: get %s" % (
-            name, CHIP_DEFS[firmware.chip].CHIP_NAME, CHIP_DEFS[chip].CHIP_NAME, micropython.firmware_file(chip)))
+    check_for(firmware, chip, name)
     check_release(firmware, files, name)
     check_image(firmware, name)
     print("%s: MicroPython %s (%s) for the %s%s" % (name, firmware.version, firmware.date,
@@ -259,13 +257,28 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
     return [[tool("esptool")] + esptool_args(port, firmware_path, firmware.chip, files=parts)]
 
 
-def firmware_chip(path):
-    """The chip a firmware file is for, so the app's native code is built for its CPU ("esp32" if unknown:
-    plan() then says what is wrong with the file)."""
-    try:
-        return espimage.read_firmware(read_limited(path, MAX_FIRMWARE, "a MicroPython image"), Path(path).name).chip
-    except (TypeError, OSError, ValueError, UnknownLayout):
-        return "esp32"
+def checked_image(path, chip=None):
+    """The chip the firmware file is for (so the app's native code is built for its CPU), once the
+    file is read and found to be an image a DOCE board runs, for `chip` if given; or the one-line
+    error (LinkError, FirmwareError). Before the app is compiled: that takes 10-15 s. plan() checks
+    the rest (its release against the app's .mpy, its layout against the board's flash)."""
+    try:  # missing, a FIFO, a device, or bigger than any module's flash: one line
+        data = read_limited(path, MAX_FIRMWARE, "a MicroPython image")
+    except FileError as e:
+        wanted = chip or "esp32"
+        raise LinkError("--firmware: %s (get %s from %s)" % (
+            e, micropython.firmware_file(wanted), micropython.download_page(wanted))) from None
+    name = Path(path).name
+    firmware = espimage.read_firmware(data, name)
+    check_for(firmware, chip, name)
+    check_image(firmware, name)
+    return firmware.chip
+
+
+def check_for(firmware, chip, name):
+    if chip and chip != firmware.chip:
+        raise FirmwareError("%s is MicroPython for the %s, not the %s: get %s" % (
+            name, CHIP_DEFS[firmware.chip].CHIP_NAME, CHIP_DEFS[chip].CHIP_NAME, micropython.firmware_file(chip)))
 
 
 def board_march(port):
@@ -294,10 +307,12 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
         raise LinkError("%s: no MicroPython prompt answers there (silent, or something else talking); "
                         "is it the board's port? A board without MicroPython needs a full install "
                         "(doce flash --firmware)" % port)
+    if not app_only:  # the image is checked first: compiling the app takes 10-15 s
+        chip = checked_image(firmware, chip)
     if app_only and not chip and not dry_run:  # native code for the CPU of the board that is running
         files = image.app_files(rules, march=board_march(port))
     else:
-        files = image.app_files(rules, chip=chip or firmware_chip(firmware))
+        files = image.app_files(rules, chip=chip or "esp32")
     with tempfile.TemporaryDirectory() as tmp:
         if app_only:
             for name, data in files.items():
@@ -306,12 +321,6 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
                 path.write_bytes(data)
             commands = [[tool("mpremote")] + mpremote_args(port, tmp, files)]
         else:
-            try:  # missing, a FIFO, a device, or bigger than any module's flash: one line
-                read_limited(firmware, MAX_FIRMWARE, "a MicroPython image")
-            except FileError as e:
-                wanted = chip or "esp32"
-                raise LinkError("--firmware: %s (get %s from %s)" % (
-                    e, micropython.firmware_file(wanted), micropython.download_page(wanted))) from None
             commands = plan(port, firmware, files, tmp, chip=chip, size=size, dry_run=dry_run, out=out)
         for number, command in enumerate(commands):
             print("$ " + " ".join(command), file=out, flush=True)

@@ -244,6 +244,21 @@ def test_no_firmware_file_is_a_clear_error(tmp_path):
     assert run.returncode == 2 and "not a regular file (a directory), so not a MicroPython image" in run.stderr
 
 
+@pytest.mark.parametrize("image_file, error", [
+    (None, "no such file"),
+    (lambda: b"<html>404 Not Found</html>\n" * 100, "is not an ESP32 firmware image"),
+    (lambda: esp_images.firmware("esp32s3"), "is MicroPython for the ESP32-S3, not the ESP32"),
+    (lambda: esp_images.firmware(machine=esp_images.PLAIN_ESP32), "not for a 'Generic ESP32 module with SPIRAM'"),
+])
+def test_the_firmware_file_is_checked_before_the_app_is_compiled(tmp_path, monkeypatch, image_file, error):
+    """Issue 41, 8: `doce flash --firmware nonexist.bin --dry-run` compiled the whole app (10-15 s)
+    before its one-line error."""
+    monkeypatch.setattr(image, "app_files", lambda *a, **k: pytest.fail("the app was compiled first"))
+    path = tmp_path / "nonexist.bin" if image_file is None else write(tmp_path, image_file(), "mp.bin")
+    with pytest.raises((flash.LinkError, FirmwareError), match=error):
+        flash.install("/dev/x", path, chip="esp32", dry_run=True)
+
+
 def cut(data, at):
     return data[:at]
 
