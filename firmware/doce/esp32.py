@@ -4,6 +4,7 @@ Also used by the simulator, which puts its own `machine` and `neopixel` modules
 on the path: these same lines then drive simulated hardware.
 """
 
+import json
 import os
 import select
 import sys
@@ -37,6 +38,10 @@ REPL_WATCHDOG_MS = 24 * 3600 * 1000
 IDLE_AFTER_MS = 1000
 
 
+class BadBoardFile(Exception):
+    pass
+
+
 def usb_link():
     """The USB serial port (the REPL's UART), as the link reads and writes it."""
     poller = select.poll()
@@ -63,7 +68,10 @@ def build(link=None, emit=None):
     # ESP-IDF's own log lines go to the same UART, at any moment: one would land inside a line of
     # the link. osdebug(None) only goes back to the boot level, ERROR (ports/esp32/modesp.c).
     esp.osdebug(0, esp.LOG_NONE)
-    board = boardfile.load()
+    try:
+        board = boardfile.load()
+    except (OSError, ValueError) as e:  # doce flash installs only a board file it checked
+        raise BadBoardFile("board.json: %s; the board cannot start on it" % e)
     pins = board.pins
     out = machine.Pin.OUT
     adc = machine.ADC(machine.Pin(pins["sensor_adc"]))
@@ -91,7 +99,11 @@ def build(link=None, emit=None):
 
 
 def run():
-    app = build()
+    try:
+        app = build()
+    except BadBoardFile as e:  # copied by hand, unchecked: one line, and the REPL for whoever puts it right
+        sys.stdout.buffer.write(json.dumps({"event": "error", "message": str(e)}).encode() + b"\n")
+        return
     emit = app.emit
     button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)
     period = app.board.scan_period_ms

@@ -52,12 +52,11 @@ USES_BOARD_FILE = ("flash", "sim", "play", "web", "snapshot", "dice", "fleet", "
 
 
 def check_board_file():
-    from doce.board import load
-
     from . import paths
+    from .board_file import load
     try:
-        load(str(paths.BOARD_FILE))
-    except (OSError, ValueError) as e:  # json's errors are ValueErrors too
+        load(paths.BOARD_FILE)
+    except ValueError as e:  # json's errors are ValueErrors too, and files.FileError
         raise UsageError("%s: %s" % (paths.BOARD_FILE, e)) from None
 
 

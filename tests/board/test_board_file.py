@@ -2,11 +2,12 @@
 
 import copy
 import json
+import subprocess
 
 import pytest
 
 from doce.board import Board
-from doce_host.paths import BOARD_FILE
+from doce_host.paths import BOARD_FILE, FIRMWARE_DIR, SIM_DEVICE, tool
 
 SPEC = json.loads(BOARD_FILE.read_text())
 
@@ -42,6 +43,42 @@ CASES = [
     ("no white 6", lambda s: s.update(dice={k: v for k, v in s["dice"].items() if v != "white 6"}),
      "dice: one code for each of the 14 pieces"),
     ("no dice at all", lambda s: s.update(dice={}), "dice: one code for each of the 14 pieces"),
+    # issue 41, 6: each read after the check, so a KeyError, or a type nothing checked
+    *[("no %s" % f, lambda s, f=f: s["sensing"].pop(f), "missing or malformed field '%s'" % f)
+      for f in ("power_on_us", "baseline", "scan_period_ms", "idle_scan_period_ms")],
+    ("no board name", lambda s: s.pop("board"), "missing or malformed field 'board'"),
+    ("a board name of 100 characters", lambda s: s.update(board="x" * 100), "board: the board's name"),
+    ("a board name with an escape", lambda s: s.update(board="rev \x1b[2J"), "board: the board's name"),
+    ("a list for a file", lambda s: s.clear() or s.update({"0": []}), "missing or malformed field"),
+    *[("%s %r" % (f, v), lambda s, f=f, v=v: s["sensing"].update({f: v}), "sensing." + f)
+      for f, v in (("power_on_us", "400"), ("baseline", 0), ("baseline", 1.5), ("scan_period_ms", True),
+                   ("scan_period_ms", 0), ("idle_scan_period_ms", 0.5), ("absent_below", "7500"))],
+    ("an idle period shorter than a scan's", lambda s: s["sensing"].update(idle_scan_period_ms=1, scan_period_ms=2),
+     "sensing.idle_scan_period_ms"),
+    ("an LED count of text", lambda s: s["leds"].update(count="31"), "leds.count"),
+    ("no Wi-Fi brightness", lambda s: s["power"].pop("brightness_cap_wifi"), "'brightness_cap_wifi'"),
+    ("a Wi-Fi brightness over full", lambda s: s["power"].update(brightness_cap_wifi=2), "power.brightness_cap_wifi"),
+    # every pins.* a GPIO a DOCE board can use, as it uses it (machine.Pin took any number)
+    ("no pins", lambda s: s.pop("pins"), "missing or malformed field 'pins'"),
+    ("no button pin", lambda s: s["pins"].pop("button"), "pins: an object naming"),
+    ("the ADC on ADC2", lambda s: s["pins"].update(sensor_adc=25), "pins.sensor_adc: GPIO 25 is not on ADC1"),
+    ("the ADC on an output", lambda s: s["pins"].update(sensor_adc=4), "pins.sensor_adc: GPIO 4 is not on ADC1"),
+    ("a select pin of the flash", lambda s: s["pins"].update(mux_select=[4, 13, 14, 6]), "pins.mux_select: GPIO 6"),
+    ("the LEDs on an input", lambda s: s["pins"].update(leds=34), "pins.leds: GPIO 34 is an input"),
+    ("the button without pull-up", lambda s: s["pins"].update(button=39), "pins.button: GPIO 39 is an input"),
+    ("a PSRAM pin", lambda s: s["pins"].update(group_enable=16), "pins.group_enable: GPIO 16"),
+    ("a strapping pin", lambda s: s["pins"].update(button=12), "pins.button: GPIO 12"),
+    ("the USB serial", lambda s: s["pins"].update(leds=1), "pins.leds: GPIO 1"),
+    ("no GPIO 20", lambda s: s["pins"].update(leds=20), "pins.leds: 20 is no ESP32 GPIO"),
+    ("GPIO 40", lambda s: s["pins"].update(leds=40), "pins.leds: 40 is no ESP32 GPIO"),
+    ("a pin as text", lambda s: s["pins"].update(group_enable="26"), "pins.group_enable: '26' is no ESP32 GPIO"),
+    ("a pin as a float", lambda s: s["pins"].update(leds=23.0), "pins.leds: 23.0 is no ESP32 GPIO"),
+    ("a pin as true", lambda s: s["pins"].update(leds=True), "pins.leds: True is no ESP32 GPIO"),
+    ("a pin twice", lambda s: s["pins"].update(button=23), "pins: no GPIO used twice"),
+    ("a new pin on a used GPIO", lambda s: s["pins"].update(led_power=27), "pins: no GPIO used twice"),
+    ("a new pin on no GPIO", lambda s: s["pins"].update(led_power=-1), "pins.led_power: -1 is no ESP32 GPIO"),
+    ("three select pins", lambda s: s["pins"].update(mux_select=[4, 13, 14]), "pins.mux_select: the 4"),
+    ("no group select pins", lambda s: s["pins"].update(group_select=[]), "pins.group_select"),
 ]
 
 
@@ -55,3 +92,28 @@ def test_a_wrong_board_file_is_refused(what, change, message):
 def test_the_shipped_board_file_is_right():
     board = Board(SPEC)
     assert board.squares == 25 and board.channels == 128 and bin(board.watch_groups).count("1") == 2
+
+
+@pytest.mark.parametrize("content, said", [
+    (lambda s: s["pins"].update(leds=34), "pins.leds: GPIO 34 is an input"),
+    (lambda s: s["sensing"].pop("baseline"), "missing or malformed field baseline"),  # (MicroPython's KeyError)
+    ("{", "board.json: "),
+    (None, "board.json: "),  # no file at all
+])
+def test_a_board_booting_on_a_wrong_board_file_says_so_in_one_line(tmp_path, content, said):
+    """The firmware's own refusal (a board file copied by hand, unchecked by doce): one error event on
+    its link, then the REPL, not a traceback (the real firmware in the MicroPython unix port, on the
+    simulator's machine module)."""
+    if callable(content):
+        (tmp_path / "board.json").write_text(json.dumps(broken(content)))
+    elif content is not None:
+        (tmp_path / "board.json").write_text(content)
+    script = ("import sys\nsys.path[:0] = [%r, %r]\nfrom doce import esp32\nesp32.run()\nprint('REPL')\n"
+              % (str(SIM_DEVICE), str(FIRMWARE_DIR)))
+    run = subprocess.run([tool("micropython"), "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60)
+    lines = run.stdout.splitlines()
+    assert run.returncode == 0 and len(lines) == 2 and lines[1] == "REPL", run.stdout + run.stderr
+    event = json.loads(lines[0])
+    assert event["event"] == "error" and event["message"].startswith("board.json: ") and said in event["message"]
+    assert "the board cannot start on it" in event["message"]

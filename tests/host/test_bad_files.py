@@ -2,6 +2,7 @@
 is one line on stderr and exit status 2, never a traceback."""
 
 import json
+import os
 
 import pytest
 
@@ -112,6 +113,18 @@ def test_a_rules_file_over_a_megabyte_is_not_read_whole(tmp_path, capsys):
     (lambda s: s["sensing"].update(fringe_percent=0.5), "sensing.fringe_percent"),
     (lambda s: s["sensing"].pop("present_above"), "missing or malformed field 'present_above'"),
     (None, "Expecting"),
+    # issue 41, 6: a KeyError traceback, a RecursionError, a traceback from doce sim, a board that
+    # would not boot (doce flash installed it)
+    (lambda s: s.pop("board"), "missing or malformed field 'board'"),
+    (lambda s: s["sensing"].pop("idle_scan_period_ms"), "missing or malformed field 'idle_scan_period_ms'"),
+    ("[" * 100000 + "]" * 100000, "nested deeper than any board file is"),
+    (lambda s: s["physics"].update(square_mm="x"), 'physics.square_mm: a number, not "x"'),
+    (lambda s: s["physics"]["magnet"].update(remanence_mT=[1420, None]), "physics.magnet.remanence_mT: a list"),
+    (lambda s: s["mechanics"].update(wall_mm=True), "mechanics.wall_mm: a number, not true"),
+    (lambda s: s["physics"].update(about=3), "physics.about: words"),
+    (lambda s: s["pins"].update(leds=34), "pins.leds: GPIO 34 is an input"),
+    ("fifo", "not a regular file (a FIFO), so not a board file"),
+    ("/dev/zero", "not a regular file (a character device), so not a board file"),
 ])
 def test_a_bad_board_file_is_one_line_before_any_board_command(tmp_path, capsys, monkeypatch, argv, change, said):
     """A board file the board would refuse at boot is refused by the host first: before doce
@@ -119,7 +132,13 @@ def test_a_bad_board_file_is_one_line_before_any_board_command(tmp_path, capsys,
     from doce_host import paths
     spec = json.loads(paths.BOARD_FILE.read_text())
     broken = tmp_path / "board.json"
-    if change:
+    if change == "fifo":
+        os.mkfifo(broken)  # no one writes to it: open() would wait for ever
+    elif change == "/dev/zero":
+        broken.symlink_to("/dev/zero")  # never ends
+    elif isinstance(change, str):
+        broken.write_text(change)
+    elif change:
         change(spec)
         broken.write_text(json.dumps(spec))
     else:
