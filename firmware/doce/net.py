@@ -45,6 +45,7 @@ class Net(Session):
         self.commands = []  # payloads from cmd, handled one a scan
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
         self.remote = None  # a match with a friend's board (doce/remote.py): its own topics ride on ours
+        self.news = None  # an end or a refusal for a friend's board, till the broker has it (doce/remote.py News)
 
     # -- what the board sends ------------------------------------------------------
 
@@ -98,6 +99,8 @@ class Net(Session):
         self._publish(self.topics["status"], self._status(True), True, 1)
         if self.remote:
             self.remote.connected()
+        if self.news:
+            self.news.connected(self)
         self.state_due = True
         self.outbox.connected()
 
@@ -143,6 +146,10 @@ class Net(Session):
 
     def puback(self, pid):
         self.outbox.acked(pid)
+        if self.remote:
+            self.remote.puback(pid)
+        if self.news:
+            self.news.puback(self, pid)
 
     def stop(self):
         self.up = False  # we end it: no broker's fault
@@ -181,6 +188,9 @@ def start(app, link):
     net = Net(app, link, config, network)
     gc.collect()  # the outbox's replay of the journal: its garbage gone before more lasts (doce/app.py)
     app.net = link.net = net
+    if "remote-news.json" in os.listdir():  # an end or a refusal for a friend's board, not yet told (doce/remote.py)
+        from .remote import load_news
+        load_news(net)
     if app.remote:  # a match with a friend's board goes on over the new connection
         app.remote.attach(net)
     return net

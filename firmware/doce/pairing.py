@@ -10,7 +10,7 @@ from .app import begun
 from .arguments import BadArgument, CommandError, player_argument
 from .game import PLAYER_NAMES, WHITE
 from .netconfig import is_topic_level
-from .remote import NOBODY, Remote, begin, digest, is_hex, save
+from .remote import NOBODY, Remote, begin, digest, is_hex, save, tell
 
 
 def command(link, request):
@@ -43,8 +43,9 @@ def command(link, request):
 def refuse(app, peer, match, e):
     """The friend's board, waiting for this one in `match`, is told it will not come, and why (the
     error's code; the rules when they are why), on the topic it reads for this board's moves;
-    retained, so a friend's board off the broker now hears it when it is back. Nothing, if this board
-    plays that match with it: a request refused here changes nothing there."""
+    retained, so a friend's board off the broker now hears it when it is back, and sent once this board
+    is on the broker if it is not now (doce/remote.py tell). Nothing, if this board plays that match
+    with it: a request refused here changes nothing there."""
     r = app.remote
     if r and r.peer == peer and r.match == match:
         return
@@ -53,9 +54,7 @@ def refuse(app, peer, match, e):
         m["rules"] = app.tables.name
         m["rules_checksum"] = "%08x" % app.tables.checksum
     net = app.net
-    if net.up:
-        topic = "%s/%s/remote/%s" % (net.config.get("prefix") or "doce", peer, net.id)
-        net._publish(topic.encode(), json.dumps(m), True, 1)
+    tell(net, "%s/%s/remote/%s" % (net.config.get("prefix") or "doce", peer, net.id), json.dumps(m))
 
 
 def pair(app, peer, match, request):

@@ -17,6 +17,12 @@ for a board plays on only once the friend's move is down on it. The message goes
 (once the journal has the play), when the board connects, and when the other is behind: a message
 lost, sent twice, late or out of order costs nothing, the newest says it all.
 Two digests that differ for one n stop both boards (`remote_mismatch`, naming that play).
+
+Nothing stays on the broker for long: a board clears (an empty retained message) what its friend left
+for it once it has read all of it it will ever need: another match's message (a stale or crossed code,
+said once to the player when it comes live), a refusal or an end acted on, the friend's last message
+of a match over on both boards (the pairing then ends on each). A board that ends a match, or refuses
+one, while off the broker tells its friend once it is back (remote-news.json, kept through a power cut).
 """
 
 import binascii
@@ -33,6 +39,8 @@ from .squares import parse_square, square_name
 from .state import move_names
 
 CONFIG = "remote.json"  # the friend's board id, the match's number and this board's colour
+NEWS = "remote-news.json"  # [topic, message]: an end or a refusal for a friend's board, till the broker has it
+MAX_NEWS = 4
 MISMATCH = "remote_mismatch"  # why any piece is refused once the two boards disagree
 # Plays kept with their digests. One player's plays in a row, which a message carries: at most a
 # round's last die, then a blocker and a die opening the next round.
@@ -86,6 +94,11 @@ class Remote:
         self.warn = None  # the newest of them, sent at the next scan
         self.declined = None  # the friend's board refused this match: its message, till said
         self.heard = None  # the code of the last refusal said: the same again (retained, resent) is not news
+        self.others = []  # other matches the friend's board was heard playing with this one: each said once
+        self.said = []  # warnings for the player, sent at the next scan
+        self.sent = None  # (packet id, n) of the last message sent: the broker's PUBACK says it has it
+        self.acked = -1  # the n of the last message the broker has (an end waits for the last one)
+        self.finished = False  # the match is over on both boards, each with all of it: nothing more to send
 
     # -- the connection ------------------------------------------------------------------
 
@@ -118,11 +131,11 @@ class Remote:
             self._show(c)
         if self.tell:
             self._tell()
-        if self.warn:
-            why, self.warn = self.warn, None
-            self.app.emit({"event": "warning", "message": "the friend's board (%s) sent a message this board "
-                                                          "refused: %s" % (self.peer, why)})
-        alarm = STOPPED if self.stopped is not None else 0 if self.connected_now() else PEER_LOST
+        if self.warn or self.said:
+            self._say()
+        if not self.finished and self._over(c):
+            self._finish()
+        alarm = STOPPED if self.stopped is not None else 0 if self.finished or self.connected_now() else PEER_LOST
         if alarm != self.alarm or self.move is not self.told:  # hosts are told (a page shows it)
             if alarm != self.alarm:
                 self.alarm = alarm
@@ -131,18 +144,59 @@ class Remote:
             self.app.emit({"event": "remote", "colour": PLAYER_NAMES[self.colour], "connected": alarm == 0,
                            "move": self.move_state()})
         if self.due or self.again and (self.sent_at is None or not 0 <= ticks_diff(now, self.sent_at) < RESEND_MS):
-            if self.net.up and not c.unwritten:  # what goes out is in the journal
+            if self._may_send(c):
                 self._send(now)
+
+    # (step's own helpers: more in its frame would put it on the heap at every scan)
+    def _say(self):
+        if self.warn:
+            why, self.warn = self.warn, None
+            self.app.emit({"event": "warning", "message": "the friend's board (%s) sent a message this board "
+                                                          "refused: %s" % (self.peer, why)})
+        if self.said:
+            self.app.emit({"event": "warning", "message": self.said.pop(0)})
+
+    def _over(self, c):
+        """Both boards hold the whole match, and the broker has this one's last message."""
+        return self.acked == self.n == self.peer_n and c.game.match_over and self.stopped is None and not c.unwritten
+
+    def _may_send(self, c):
+        """What goes out is in the journal; nothing once the match is over on both; to a friend that
+        left, nothing more but a first message (one who left before this board joined learns this
+        board has, and is told)."""
+        return self.net.up and not c.unwritten and not self.finished and not (self.left and self.sent)
 
     def connected_now(self):
         """The friend's board is on the broker, and in this match (it has said so), and so are we."""
-        return self.online and self.peer_n >= 0 and not self.left and self.net.up
+        return self.online and self.net.up and (self.finished or self.peer_n >= 0 and not self.left)
 
     def _send(self, now):
         self.due = self.again = False
         self.sent_at = now
-        self.net._publish(self.outbox, self.message(), True, 1)
+        self.sent = (self.net._publish(self.outbox, self.message(), True, 1), self.n)
         self.net.send(now)  # on its way this scan: Net.poll has written out what it had
+
+    def puback(self, pid):
+        """The broker has our message with packet id `pid` (doce/net.py)."""
+        if self.sent and self.sent[0] == pid:
+            self.acked = self.sent[1]
+
+    def _clear(self, topic=None):
+        """What the friend left for this board is read, all of it it needs: off the broker with it (an
+        empty retained message; the room's ACL lets a board clear its own inbox, doce fleet secure);
+        or, with topic self.outbox, this board's own message, to a friend's board that will not read it."""
+        if self.net.up:
+            self.net._publish(topic or self.inbox, b"", True, 1)
+
+    def _finish(self):
+        """The match is over on both boards, each holding every play, and the broker has this board's
+        last message: what the friend left here is cleared, and nothing more is sent (the friend's
+        board, which has that last message, does the same). The pairing stays, for the finished
+        match's record (who played it), till a new match; its end is then told no one."""
+        self._clear()
+        self.finished = True
+        self._save()
+        self.app.controller.changed = True
 
     def message(self):
         own = 1 - self.colour
@@ -235,8 +289,23 @@ class Remote:
             m = read(self.app, msg)
             if isinstance(m, str):
                 self._refuse(m)
-            elif m["match"] == self.match:  # another match's (left retained by an earlier one) is dropped
+            elif m["match"] == self.match:
                 self._take(m)
+            else:
+                self._other(m["match"])
+
+    def _other(self, match):
+        """A message of another match: left retained by an earlier one, it is cleared unread; come live,
+        the friend's board plays that match with this one now (a code joined after a newer invitation,
+        or both boards invited and each joined the other's): said once, for nothing else will come."""
+        self._clear()
+        if not self.net.retained and match not in self.others and len(self.others) < 4:
+            self.others.append(match)
+            self.again = True  # ours, live, tells the friend's board the same (its copy may be cleared already)
+            self.said.append("the friend's board %s plays another match with this board (%s, this board %s): a "
+                             "code joined after a newer one, or both boards invited; nothing comes of either: pair "
+                             "the two again with one code (doce remote invite, then join)" % (self.peer, match,
+                                                                                               self.match))
 
     def too_long(self, topic):
         """A packet on `topic` too big for the board to read (doce/mqtt.py MAX_IN)."""
@@ -251,6 +320,9 @@ class Remote:
             self.warn = why
 
     def _take(self, m):
+        if self.finished:  # all of it had: off the broker with what comes again
+            self._clear()
+            return
         if "refused" in m:  # its board will not play this match: said at the next step
             if self.peer_n >= 0 or self._friend_played():
                 self._refuse(SAID_IT_PLAYS)  # no board refuses a match it plays: the match goes on
@@ -259,7 +331,13 @@ class Remote:
             return
         self.declined = None  # the newest message says it all: a join after a refusal wins
         if m.get("ended"):
-            self.left = True
+            self._clear()
+            self._clear(self.outbox)  # it reads none of this board's now: nothing is sent it while it is away
+            if not self.left:
+                self.left = True
+                self._save()
+                self.said.append("the friend's board %s left this match (it was ended there, or another begun): "
+                                 "pair the two again to play on" % self.peer)
             return
         self.left = False
         n, plays = m["n"], m["plays"]
@@ -313,12 +391,14 @@ class Remote:
         same code. Any other reason: nothing starts (the board is for two players here again)."""
         m, self.declined = self.declined, None
         self.heard = m["refused"]
+        self._clear()
         event = {"event": "remote_refused", "peer": self.peer, "reason": m["refused"]}
         for key in ("rules", "rules_checksum"):
             if key in m:
                 event[key] = m[key]
-        if m["refused"] != WAIT_FOR_FORCE:
-            self.end()
+        if m["refused"] != WAIT_FOR_FORCE:  # it never joined: no end to tell it, and nothing of ours to read
+            self._clear(self.outbox)
+            self._detach()
         self.app.emit(event)
 
     def _tell(self):
@@ -343,15 +423,18 @@ class Remote:
 
     def _save(self):
         save({"peer": self.peer, "match": self.match, "colour": PLAYER_NAMES[1 - self.colour],
-              "stopped": self.stopped})
+              "stopped": self.stopped, "left": self.left, "finished": self.finished})
 
     def end(self):
         """This board leaves the match (a match begun here, or `remote` with peer null): the
-        friend's board is told, if the broker can be reached now."""
+        friend's board is told, now or once the broker is there (tell)."""
+        if self.net and not self.finished:
+            tell(self.net, self.outbox, json.dumps({"match": self.match, "ended": True}))
+        self._detach()
+
+    def _detach(self):
         app = self.app
         if self.net:
-            if self.net.up:
-                self.net._publish(self.outbox, json.dumps({"match": self.match, "ended": True}), True, 1)
             self.net.remote = None
         forget()
         app.remote = None
@@ -496,6 +579,67 @@ def forget():
         pass
 
 
+class News:
+    """Ends and refusals for friends' boards, each sent once the broker is there and kept in NEWS until
+    it has acknowledged it: a board that leaves a match, or refuses one, off the broker, tells its
+    friend's when it is back, a power cut between included (doce/net.py calls connected and puback)."""
+
+    def __init__(self, items):
+        self.items = items  # [topic, message, packet id or 0 if not sent on this connection]
+
+    def connected(self, net):
+        for item in self.items:
+            item[2] = net._publish(item[0].encode(), item[1], True, 1)
+
+    def puback(self, net, pid):
+        for item in self.items:
+            if item[2] == pid:
+                self.items.remove(item)
+                keep_news(net, self)
+                return
+
+
+def tell(net, topic, message):
+    """`message`, retained, on `topic` of a friend's board: now, or once the broker is there."""
+    news = net.news or News([])
+    topic = topic.decode() if isinstance(topic, bytes) else topic
+    news.items = [item for item in news.items if item[0] != topic][-(MAX_NEWS - 1):]  # the newest says it all
+    item = [topic, message, 0]
+    news.items.append(item)
+    keep_news(net, news)
+    if net.up:
+        item[2] = net._publish(topic.encode(), message, True, 1)
+
+
+def keep_news(net, news):
+    net.news = news if news.items else None
+    try:
+        if news.items:
+            with open(NEWS + ".new", "w") as f:
+                json.dump([item[:2] for item in news.items], f)
+            os.rename(NEWS + ".new", NEWS)
+        else:
+            os.remove(NEWS)
+    except OSError:
+        pass  # (sent all the same if the broker is there: only a power cut before it would lose it)
+
+
+def load_news(net):
+    """At boot: the news not yet on the broker, if any (kept by tell)."""
+    try:
+        with open(NEWS) as f:
+            items = json.load(f)
+    except (OSError, ValueError):
+        return
+    if isinstance(items, list):
+        from .netconfig import is_topic_level
+        good = [[t, m, 0] for t, m in (i for i in items if isinstance(i, list) and len(i) == 2)
+                if isinstance(t, str) and isinstance(m, str) and len(m) <= MAX_MESSAGE and t.count("/") >= 2
+                and is_topic_level(t.rsplit("/", 1)[1])]
+        if good:
+            net.news = News(good[-MAX_NEWS:])
+
+
 def begin(app, remote):
     app.remote = remote
     app.controller.versus = remote
@@ -524,6 +668,8 @@ def resume(app):
     stopped = config.get("stopped")
     remote = Remote(app, config["peer"], config["match"], PLAYER_NAMES.index(colour),
                     stopped if is_count(stopped) else None)
+    remote.left = config.get("left") is True  # (said before the restart: not again)
+    remote.finished = config.get("finished") is True
     remote.replay(journal)
     gc.collect()  # its garbage gone before the connection's lasting objects (doce/app.py)
     begin(app, remote)

@@ -89,12 +89,18 @@ class Pair:
         expected = {"blocker": cell} if what == "blocker" else {"cell": cell, "value": int(what)}
         assert move == expected or (what == "blocker" and move.get("blocker") == cell), (move, expected)
         other.place(cell, piece)
-        assert self.until(lambda: self.remote(sim)["plays"] == self.remote(other)["plays"])
+        assert self.until(lambda: self.plays(sim) == self.plays(other))
+
+    def plays(self, sim):
+        """The plays of the match on `sim`; None once its pairing has ended (a match over on both
+        boards ends it: doce/remote.py)."""
+        remote = self.remote(sim)
+        return remote and remote["plays"]
 
     def boards_agree(self):
         sa, sb = self.a.state(), self.b.state()
         keys = ("board", "round", "to_move", "scores", "totals", "dice_left", "blockers_left", "last")
-        return all(sa[k] == sb[k] for k in keys) and self.remote(self.a)["plays"] == self.remote(self.b)["plays"]
+        return all(sa[k] == sb[k] for k in keys) and self.plays(self.a) == self.plays(self.b)
 
     def close(self):
         for sim in (self.a, self.b):

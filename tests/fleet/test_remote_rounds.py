@@ -72,4 +72,6 @@ def test_a_power_cut_late_in_a_match_gets_the_board_back_on_the_broker(pair):
     assert pair.until(pair.boards_agree)
     for board in (pair.a, pair.b):
         assert pair.remote(board)["plays"] == sum(map(len, MATCH)) and pair.remote(board)["mismatch"] is None
-        assert board.state()["mode"] == "match_over"
+        assert board.state()["mode"] == "match_over" and len(board.state()["scores"]) == len(MATCH)
+        assert not events_of(board, "remote_mismatch")
+    assert pair.a.state()["scores"] == pair.b.state()["scores"]

@@ -70,7 +70,8 @@ def allow(kind, topic):
 def access(prefix, credentials):
     """The dynamic-security plugin's config: the organiser reads and commands every board; each
     board, bound to its id, writes only its own topics and reads only its own cmd, besides a match
-    with a friend's board (remote_access). Nothing else is allowed to anyone."""
+    with a friend's board among the room's (remote_access). Nothing else is allowed to anyone."""
+    boards = sorted(ident for ident in credentials if ident != ORGANISER)
     clients = [dict(username=ORGANISER, textname="the organiser's doce fleet tools",
                     roles=[{"rolename": ORGANISER}], **hashed(credentials[ORGANISER]))]
     roles = [{"rolename": ORGANISER, "acls": [allow("publishClientSend", prefix + "/#"),
@@ -87,19 +88,23 @@ def access(prefix, credentials):
                       "acls": [allow("publishClientSend", "%s/%s/%s" % (prefix, ident, t)) for t in BOARD_TOPICS]
                       + [allow("subscribeLiteral", cmd), allow("publishClientReceive", cmd),
                          allow("unsubscribeLiteral", cmd)]
-                      + remote_access(prefix, ident)})
+                      + remote_access(prefix, ident, [b for b in boards if b != ident])})
     return {"defaultACLAccess": {"publishClientSend": False, "publishClientReceive": False, "subscribe": False,
                                  "unsubscribe": False},
             "clients": clients, "groups": [], "roles": roles}
 
 
-def remote_access(prefix, ident):
+def remote_access(prefix, ident, friends):
     """A match with a friend's board (doce remote, docs/remote.md): a board writes to another only
-    under its own name, reads only what others write to it, and sees which boards are online."""
+    under its own name, and only to a board of the room (`friends`: each one topic, so what one
+    board's credentials can keep retained is bounded: a made-up board id has none); it may clear
+    what a friend left for it (an empty retained message on its own inbox), reads only what others
+    write to it, and sees which boards are online."""
     inbox, status = "%s/%s/remote/+" % (prefix, ident), "%s/+/status" % prefix
-    return [allow("publishClientSend", "%s/+/remote/%s" % (prefix, ident))] + [
-        allow(kind, topic) for topic in (inbox, status)
-        for kind in ("subscribePattern", "publishClientReceive", "unsubscribePattern")]
+    return ([allow("publishClientSend", "%s/%s/remote/%s" % (prefix, friend, ident)) for friend in friends]
+            + [allow("publishClientSend", "%s/%s/remote/%s" % (prefix, ident, friend)) for friend in friends]
+            + [allow(kind, topic) for topic in (inbox, status)
+               for kind in ("subscribePattern", "publishClientReceive", "unsubscribePattern")])
 
 
 PLAIN_PORT = 1883
