@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench physics hardware images clean
+.PHONY: sim test bench campaign physics hardware images clean
 
 # What playing needs: the package and its dependencies, no developer's tools. `make sim` stops
 # here. Reinstalled when the package description changes.
@@ -30,6 +30,12 @@ TEST_WORKERS ?= 4
 test: $(BIN)/.installed
 	$(BIN)/ruff check --quiet .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# Issue 41's whole power-cut campaign for remote play: a cut at every flash write of every step of a
+# four-round remote match on either board, some 1,700 cuts over 42 matches (bench/remote_campaign.py).
+# `make test` plays one representative match of it; CI (.ci/run) plays it all, two matches at a time.
+campaign: $(BIN)/.installed
+	$(BIN)/python bench/remote_campaign.py --workers 2
 
 # MATCHES: the opponent ladder's matches a pairing; `make bench MATCHES=10` for a quick look.
 MATCHES ?= 200

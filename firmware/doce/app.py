@@ -101,6 +101,14 @@ class App:
         self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path
         self.calibration_path = calibration_path
+        # Boot makes much garbage (the board file parsed whole, the modules loaded, the journal
+        # replayed) among what lasts (the board's tables, the app's objects): each phase's garbage is
+        # collected before the next phase's lasting objects, which then fill the heap from the bottom
+        # instead of lying scattered through it. Left till the heap is full, they split the free heap
+        # for good: cut late in a match, a board came back with 68 KB free and no 1.4 KB in one piece,
+        # and never got back on the broker (issue 41; tests/fleet/test_remote_rounds.py, the power-cut
+        # campaign). doce/net.py and doce/remote.py do the same after their own phases.
+        gc.collect()
         self.calibration = Calibration(board)
         note = self.calibration.load(calibration_path)
         if note:
@@ -110,13 +118,7 @@ class App:
             emit({"event": "warning", "message": tables.warning})
         journal = Journal(journal_path)
         game, waiting, note = journal.replay(tables)
-        # A replay's garbage grows with the match (a few small objects a record). Collected now, the
-        # board's lasting objects fill its holes from the bottom of the heap; left till the heap is
-        # full, they lie scattered through it and the free heap stays in pieces for good: cut late in
-        # a match, a board came back with 68 KB free and no 1.4 KB in one piece, and never got back on
-        # the broker (issue 41; tests/fleet/test_remote_rounds.py). doce/net.py and doce/remote.py do
-        # the same after their own replays.
-        gc.collect()
+        gc.collect()  # (a replay's garbage grows with the match: a few small objects a record)
         if note:
             emit({"event": "warning", "message": note})
         if game is None:  # a new match, once the board is clear
@@ -158,6 +160,7 @@ class App:
             if note:
                 emit({"event": "warning", "message": note})
             self.controller.await_calibration()
+        gc.collect()
         emit({"event": "boot", "round": self.controller.game.round, "mode": self.controller.mode})
 
     def _event(self, event):

@@ -174,6 +174,8 @@ def due(now, at, ahead):
 
 def start(app, link):
     """Wi-Fi and MQTT as net.json says, if it says enough; the Net, or None."""
+    import gc
+    gc.collect()  # the network's modules loaded: their garbage gone before what lasts (doce/app.py)
     config = load_config()
     if not config.get("ssid") or not config.get("broker"):
         return None
@@ -182,8 +184,6 @@ def start(app, link):
         app.emit({"event": "warning", "message": "net.json: %s; not connecting (set it again: doce config mqtt)"
                                                   % fault})
         return None
-    import gc
-
     import network
     net = Net(app, link, config, network)
     gc.collect()  # the outbox's replay of the journal: its garbage gone before more lasts (doce/app.py)

@@ -446,25 +446,47 @@ class Remote:
         """n, the digests and this board's last plays, from the journal (at boot). The digest is
         play n's, as the friend's board has it: the game after that play, not as it is now (a round
         begun since changes the position, never the play's digest)."""
+        from array import array
+
         from .journal import DIE, NEW_MATCH, NOT_PLAYS, PUT_BLOCKER, Journal, each_record
         try:
             with open(journal.path, "rb") as f:
                 data = f.read()
         except OSError:
             data = b""
+        # The last KEEP plays as plain numbers, made into recent's tuples only once the replay's garbage
+        # (which grows with the match) is collected: made among it, they would split the free heap
+        # where the garbage ended, ever lower in it as the match goes on (the power-cut campaign).
+        ring = array("I", bytes(4 * 5 * KEEP))  # n, player, square, face or 0, digest; KEEP of them
+        count = 0
         game = None
         waiting = True
         for kind, payload, _ in each_record(data):
             if kind == NEW_MATCH:
                 game = Game(self.app.tables, payload[0])
-                self._keep((0, NOBODY, 0, 0, digest(game)))
+                count = ring_entry(ring, count, (0, NOBODY, 0, 0, digest(game)))
             elif kind not in NOT_PLAYS and game is not None:
                 waiting = Journal._apply(game, waiting, kind, payload)
                 if waiting is None:
                     break
                 if kind == DIE or kind == PUT_BLOCKER:
-                    self.played(payload[0], payload[1], payload[2] if kind == DIE else 0, game)
+                    self.n += 1
+                    count = ring_entry(ring, count, (self.n, payload[0], payload[1], payload[2] if kind == DIE else 0,
+                                                     digest(game)))
+        data = game = None
+        gc.collect()
+        for i in range(max(0, count - KEEP), count):
+            j = i % KEEP * 5
+            self._keep((ring[j], ring[j + 1], ring[j + 2], ring[j + 3], ring[j + 4]))
         self.digest = self.recent[-1][4] if self.recent else digest(self.app.controller.game)
+
+
+def ring_entry(ring, count, entry):
+    """entry's five numbers in the ring of KEEP (Remote.replay); the count of entries so far."""
+    j = count % KEEP * 5
+    for k in range(5):
+        ring[j + k] = entry[k]
+    return count + 1
 
 
 def is_hex(text):
@@ -671,5 +693,5 @@ def resume(app):
     remote.left = config.get("left") is True  # (said before the restart: not again)
     remote.finished = config.get("finished") is True
     remote.replay(journal)
-    gc.collect()  # its garbage gone before the connection's lasting objects (doce/app.py)
     begin(app, remote)
+    gc.collect()  # (the connection's garbage: doce/app.py)

@@ -1,0 +1,106 @@
+"""Issue 41: the whole power-cut campaign for remote play (`make campaign`; `python bench/remote_campaign.py
+[--workers N] [--matches K]`).
+
+The tests' four-round match played on two simulated boards paired through Mosquitto, the power cut at
+every flash write of every step of it on either board, torn and whole, a third of the cuts cut again
+at the board's first write as it recovers (tests/fleet/remote_campaign.py says how). A census match
+without cuts counts each step's writes; the points are spread over as few matches as may be (each
+board cut at most once a step); `--workers` matches run at once, each worker with its own Mosquitto.
+Every match must end with both boards holding the same whole match, every play once, scored as the
+referee scores it, and after every recovery the board's heap must hold (the largest block free at
+least 4 KB, and neither it nor the least free heap shrinking across the match). Prints the figures,
+and exits 1 if any match failed: `make campaign` is part of CI (.ci/run).
+"""
+
+import argparse
+import multiprocessing
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+for extra in ("tests", "tests/rules", "tests/board", "tests/fleet"):
+    sys.path.insert(0, str(ROOT / extra))
+
+
+def worker(job):
+    """Play these matches (index, cuts) on a Mosquitto of this worker's own: [(index, result)]."""
+    from remote_campaign import assert_heap_holds, play
+
+    from doce_host.fleet.broker import Mosquitto
+    matches = job
+    results = []
+    with tempfile.TemporaryDirectory(prefix="doce-campaign-") as folder, \
+            Mosquitto(folder=Path(folder) / "broker") as broker:
+        for index, cuts in matches:
+            began = time.monotonic()
+            try:
+                match = play(Path(folder) / ("m%d" % index), broker, cuts)
+                assert_heap_holds(match.recoveries)
+                results.append((index, {"ok": True, "seconds": time.monotonic() - began, "cuts": len(cuts),
+                                        "recoveries": match.recoveries}))
+            except Exception as e:  # noqa: BLE001  (one line in the report; the other matches go on)
+                results.append((index, {"ok": False, "seconds": time.monotonic() - began, "cuts": len(cuts),
+                                        "error": "%s: %s" % (type(e).__name__, str(e)[:2000])}))
+            print("match %d: %s in %.0f s" % (index, "ok" if results[-1][1]["ok"] else "FAILED",
+                                               results[-1][1]["seconds"]), flush=True)
+    return results
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2, help="matches at once (default 2)")
+    parser.add_argument("--matches", type=int, help="only the first K matches of the campaign")
+    args = parser.parse_args(argv)
+    from remote_campaign import census, points, schedules
+
+    from doce_host.fleet.broker import Mosquitto
+    began = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="doce-census-") as folder, \
+            Mosquitto(folder=Path(folder) / "broker") as broker:
+        writes = census(Path(folder) / "census", broker)
+    plan = schedules(writes)[:args.matches]
+    every = points(writes)
+    print("Remote power-cut campaign: the tests' four-round match (%d steps), %d flash writes on b1 and %d on b2 "
+          "in a match without cuts; %d cut points (each write torn and whole) over %d matches, %d workers"
+          % (len(writes), sum(w["b1"] for w in writes), sum(w["b2"] for w in writes), len(every), len(plan),
+             args.workers), flush=True)
+    jobs = [[] for _ in range(max(1, args.workers))]
+    for index, cuts in enumerate(plan):
+        jobs[index % len(jobs)].append((index, cuts))
+    with multiprocessing.Pool(len(jobs)) as pool:
+        results = dict(r for done in pool.map(worker, jobs) for r in done)
+    failed = {i: r for i, r in results.items() if not r["ok"]}
+    done = [rec for r in results.values() if r["ok"] for rec in r["recoveries"] if rec[2] and rec[2]["low"] is not None]
+    cuts = sum(r["cuts"] for r in results.values())
+    print("%d matches, %d cuts armed, %d recoveries (%d cut again as they recovered), %.0f s (%s, load average "
+          "%.1f)" % (len(results), cuts, len(done), sum(rec[3] > 1 for rec in done), time.monotonic() - began,
+                     os.uname().machine, os.getloadavg()[0]))
+    if done:
+        lows, largest = [rec[2]["low"] for rec in done], [rec[2]["largest"] for rec in done]
+        print("after each recovery, on the simulator's ESP32-sized heap (64-bit unix port, bytes): least free heap "
+              "%d to %d (median %d), largest block free %d to %d (median %d)"
+              % (min(lows), max(lows), sorted(lows)[len(lows) // 2], min(largest), max(largest),
+                 sorted(largest)[len(largest) // 2]))
+        by_round = {}
+        for step, _, heap, _ in done:
+            by_round.setdefault(round_of(step), []).append(heap)
+        for number in sorted(by_round):
+            heaps = by_round[number]
+            print("  round %d: %d recoveries, least free heap at worst %d, largest block at worst %d"
+                  % (number, len(heaps), min(h["low"] for h in heaps), min(h["largest"] for h in heaps)))
+    for index, r in sorted(failed.items()):
+        print("match %d FAILED: %s" % (index, r["error"]))
+    return 1 if failed else 0
+
+
+def round_of(step):
+    from remote_campaign import steps
+    kind, index, _ = steps()[min(step, len(steps()) - 1)]
+    return index if kind == "clear" else 1 + sum(index >= n for n in (9, 18, 28))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
