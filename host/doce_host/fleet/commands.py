@@ -231,11 +231,13 @@ def cmd_fleet_secure(args):
         raise UsageError("--host names the broker in its TLS certificate: give --tls too")
     if args.tls and args.tls_port == args.mqtt_port:
         raise UsageError("--tls-port and --mqtt-port must differ: one listener each (%d)" % args.mqtt_port)
+    bridge = bridge_settings(args)
     try:
         credentials, reused, changes = write_room(args.folder, args.boards or [], args.prefix,
                                                   tls_hosts=(args.host or []) if args.tls else None,
                                                   listen=args.listen, port=args.mqtt_port, tls_port=args.tls_port,
-                                                  remove=args.remove or [])
+                                                  remove=args.remove or [], clubs=dict(args.club or []),
+                                                  bridge=bridge)
     except SecurityError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
@@ -258,6 +260,49 @@ def cmd_fleet_secure(args):
     broker = "mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder) if args.tls else "URL"
     print("each board: doce config mqtt --port P --broker %s --board-id ID --user ID  (its password from "
           "credentials.json); the organiser: --user organiser" % broker)
+
+
+def bridge_settings(args):
+    """--bridge URL --bridge-user NAME [--bridge-ca FILE]: this broker bridges to another club's (or a
+    broker the clubs share) as NAME, its password asked for (or --password-stdin); None without."""
+    if not args.bridge:
+        if args.bridge_user or args.bridge_ca:
+            raise UsageError("--bridge-user and --bridge-ca go with --bridge URL")
+        return None
+    try:
+        host, port, tls = parse_url(args.bridge, tls_ok=True)
+    except BrokerError as e:
+        raise UsageError(str(e)) from None
+    if not args.bridge_user:
+        raise UsageError("--bridge needs --bridge-user: this club's name on the other broker (its doce fleet secure "
+                         "--club NAME=...)")
+    if tls != bool(args.bridge_ca):
+        raise UsageError("mqtts:// and --bridge-ca go together: the other broker's CA, which the bridge checks it "
+                         "against" if tls else "--bridge-ca is for an mqtts:// bridge")
+    ca = None
+    if tls:
+        from ..files import FileError, read_limited
+        try:
+            read_limited(args.bridge_ca, 64 * 1024, "a CA certificate")
+        except FileError as e:
+            raise UsageError(str(e)) from None
+        import os
+        ca = os.path.abspath(args.bridge_ca)
+    password = read_secret(args, "the bridge's password on %s" % args.bridge)
+    if not password:
+        raise UsageError("the bridge needs its password on the other broker (its credentials.json, user %s)"
+                         % args.bridge_user)
+    return {"url": args.bridge, "host": host, "port": port, "tls": tls, "user": args.bridge_user,
+            "password": password, "ca": ca}
+
+
+def club_boards(text):
+    """--club NAME=ID,ID, checked (argparse type): (name, [board ids])."""
+    import argparse
+    name, _, ids = text.partition("=")
+    if not ids:
+        raise argparse.ArgumentTypeError("%r: a club is NAME=ID,ID: its name, then its boards' ids" % text)
+    return board_id_text(name), board_ids(ids)
 
 
 TICK_S = 0.5  # how often the recorder looks for what the boards may have to send again
@@ -453,6 +498,16 @@ def add_fleet_secure(actions):
                         help="plain MQTT's port (default 1883)")
     secure.add_argument("--tls-port", type=port_number, default=8883, metavar="PORT",
                         help="MQTT over TLS's port (default 8883)")
+    secure.add_argument("--club", type=club_boards, action="append", metavar="NAME=ID,ID",
+                        help="another club whose boards may play this room's, through a bridge (docs/remote.md, "
+                             "\"Two clubs\"); its broker bridges to this one as user NAME, unless this one "
+                             "bridges out (--bridge) (repeatable)")
+    secure.add_argument("--bridge", metavar="URL", help="bridge this broker to another club's, or to one the clubs "
+                                                         "share (mqtt[s]://HOST:PORT)")
+    secure.add_argument("--bridge-user", type=board_id_text, metavar="NAME",
+                        help="this club's name there (its password is asked for, or --password-stdin)")
+    secure.add_argument("--bridge-ca", metavar="FILE", help="with mqtts://: the other broker's CA")
+    secure.add_argument("--password-stdin", action="store_true", help="read the bridge's password from stdin")
     secure.add_argument("--json", action="store_true", help="print JSON for scripts")
     secure.set_defaults(run=cmd_fleet_secure)
 

@@ -67,20 +67,28 @@ def allow(kind, topic):
     return {"acltype": kind, "topic": topic, "allow": True}
 
 
-def access(prefix, credentials):
+def access(prefix, credentials, clubs=None, bridged=()):
     """The dynamic-security plugin's config: the organiser reads and commands every board; each
     board, bound to its id, writes only its own topics and reads only its own cmd, besides a match
-    with a friend's board among the room's (remote_access). Nothing else is allowed to anyone."""
-    boards = sorted(ident for ident in credentials if ident != ORGANISER)
+    with a friend's board among the room's or another club's (remote_access). `clubs`: {club: its
+    board ids}, the other clubs whose boards may play this room's; each club not in `bridged` (those
+    this broker bridges to itself) has a user of its own here, bound to its name as client id, for
+    its broker's bridge (bridge_access). Nothing else is allowed to anyone."""
+    clubs = clubs or {}
+    users = [u for u in credentials if u != ORGANISER and u not in clubs]
+    boards = sorted(set(users) | {b for ids in clubs.values() for b in ids})
     clients = [dict(username=ORGANISER, textname="the organiser's doce fleet tools",
                     roles=[{"rolename": ORGANISER}], **hashed(credentials[ORGANISER]))]
     roles = [{"rolename": ORGANISER, "acls": [allow("publishClientSend", prefix + "/#"),
                                               allow("publishClientReceive", prefix + "/#"),
                                               allow("subscribePattern", prefix + "/#"),
                                               allow("unsubscribePattern", prefix + "/#")]}]
-    for ident in sorted(credentials):
-        if ident == ORGANISER:
-            continue
+    for club in sorted(c for c in clubs if c not in bridged):
+        clients.append(dict(username=club, clientid=club, textname="club %s's bridge" % club,
+                            roles=[{"rolename": "club-" + club}], **hashed(credentials[club])))
+        roles.append({"rolename": "club-" + club, "acls": bridge_access(prefix, clubs[club],
+                                                                        [b for b in boards if b not in clubs[club]])})
+    for ident in sorted(users):
         cmd = "%s/%s/cmd" % (prefix, ident)
         clients.append(dict(username=ident, clientid=ident, textname="board " + ident,
                             roles=[{"rolename": "board-" + ident}], **hashed(credentials[ident])))
@@ -105,6 +113,75 @@ def remote_access(prefix, ident, friends):
             + [allow("publishClientSend", "%s/%s/remote/%s" % (prefix, ident, friend)) for friend in friends]
             + [allow(kind, topic) for topic in (inbox, status)
                for kind in ("subscribePattern", "publishClientReceive", "unsubscribePattern")])
+
+
+def bridge_access(prefix, theirs, others):
+    """What another club's broker may do here through its bridge (Mosquitto's, doce fleet secure
+    --bridge there): carry its boards' remote messages to the boards here and their answers back, in
+    both directions on each pair's two topics (each board clears its own inbox), its boards' status
+    here and the others' there. Only those topics: the club's credentials can fill nothing else."""
+    acls = []
+    for board in theirs:
+        for other in others:
+            for topic in ("%s/%s/remote/%s" % (prefix, other, board), "%s/%s/remote/%s" % (prefix, board, other)):
+                acls += [allow(kind, topic) for kind in ("publishClientSend", "subscribeLiteral",
+                                                        "publishClientReceive", "unsubscribeLiteral")]
+        acls.append(allow("publishClientSend", "%s/%s/status" % (prefix, board)))
+    for other in others:
+        acls += [allow(kind, "%s/%s/status" % (prefix, other))
+                 for kind in ("subscribeLiteral", "publishClientReceive", "unsubscribeLiteral")]
+    return acls
+
+
+def bridge_lines(prefix, ours, theirs, bridge):
+    """mosquitto.conf's bridge to another club's broker, or to one the clubs share (Mosquitto's
+    bridge, mosquitto.conf(5) "Bridges"): each pair of a board here and one there, both its topics
+    both ways, at QoS 1, retained messages as they are (try_private: the far broker knows the bridge,
+    sends nothing back it sent, and keeps the retain flag); this room's boards' status out, theirs in.
+    A bridge restarted, or its far broker, connects again within restart_timeout and the retained
+    messages of both sides come again: nothing of a match is lost (tests/fleet/test_remote_bridge.py)."""
+    host, port, tls = bridge["host"], bridge["port"], bridge["tls"]
+    lines = ["", "# the bridge to %s's broker (doce fleet secure --bridge): remote matches between this room's "
+                 "boards and its clubs'" % bridge["user"],
+             "connection doce-%s" % bridge["user"], "address %s:%d" % (host, port),
+             "remote_clientid %s" % bridge["user"], "remote_username %s" % bridge["user"],
+             "remote_password %s" % bridge["password"], "bridge_protocol_version mqttv311", "try_private true",
+             "cleansession true", "notifications false", "restart_timeout %d %d" % BRIDGE_RESTART_S]
+    if tls:
+        lines += ["bridge_cafile %s" % bridge["ca"], "bridge_tls_version tlsv1.2"]
+    for board in ours:
+        for other in theirs:
+            lines += ["topic %s/%s/remote/%s both 1" % (prefix, other, board),
+                      "topic %s/%s/remote/%s both 1" % (prefix, board, other)]
+        lines.append("topic %s/%s/status out 1" % (prefix, board))
+    lines += ["topic %s/%s/status in 1" % (prefix, other) for other in theirs]
+    return lines
+
+
+# The far broker asked again 1 s after the bridge dropped, then backing off to 10 s (mosquitto.conf(5),
+# restart_timeout base cap): a club's broker back from a restart has its friends' messages within seconds
+BRIDGE_RESTART_S = (1, 10)
+CLUBS = "clubs.json"
+MAX_CLUBS = 1 << 20
+
+
+def load_clubs(folder):
+    """{"clubs": {club: [board ids]}, "bridge": {...} or None} from an earlier run in folder."""
+    path = Path(folder) / CLUBS
+    if not path.exists():
+        return {"clubs": {}, "bridge": None}
+    from ..files import FileError, read_limited
+    try:
+        found = json.loads(read_limited(path, MAX_CLUBS, "the room's clubs"))
+    except (FileError, ValueError, RecursionError) as e:
+        raise SecurityError("%s: %s; move it away to start afresh" % (path, e)) from None
+    clubs, bridge = found.get("clubs") if isinstance(found, dict) else None, found.get("bridge")
+    if not isinstance(clubs, dict) or not all(
+            isinstance(c, str) and ID_PATTERN.match(c) and isinstance(ids, list) and ids
+            and all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids) for c, ids in clubs.items()) or \
+            not (bridge is None or isinstance(bridge, dict) and ID_PATTERN.match(str(bridge.get("user")))):
+        raise SecurityError("%s: not a file doce fleet secure writes; move it away to start afresh" % path)
+    return {"clubs": clubs, "bridge": bridge}
 
 
 PLAIN_PORT = 1883
@@ -288,9 +365,9 @@ def board_ca(path):
     return der
 
 
-def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT, plugin=None):
+def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port=TLS_PORT, plugin=None, bridge=()):
     """mosquitto.conf: the users and their access (dynamic-security plugin) for every listener,
-    a plain one and with tls a TLS one, on loopback unless told otherwise."""
+    a plain one and with tls a TLS one, on loopback unless told otherwise; `bridge`: its lines."""
     folder = Path(folder).resolve()
     lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
                                                          else ""),
@@ -301,7 +378,7 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
                   "listener %d %s" % (tls_port, listen), "cafile %s" % (folder / "ca.crt"),
                   "certfile %s" % (folder / "server.crt"), "keyfile %s" % (folder / "server.key"),
                   "tls_version tlsv1.2"]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + list(bridge)) + "\n"
 
 
 CREDENTIALS = "credentials.json"
@@ -335,39 +412,71 @@ def load_credentials(folder):
 
 
 def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0.1", port=PLAIN_PORT,
-               tls_port=TLS_PORT, remove=()):
+               tls_port=TLS_PORT, remove=(), clubs=None, bridge=None):
     """dynamic-security.json (the users and what each may do), mosquitto.conf, and
     credentials.json (keep it private: `doce config mqtt --user ID` needs each board's password
     from it); with tls_hosts the CA and the broker's certificate too. A room written before keeps
-    its users and their passwords: board_ids are added, `remove` taken out. Returns (credentials
-    {user: password}, whether an existing CA was reused (None without TLS), and what changed:
-    {"kept": users, "added": boards, "removed": boards})."""
+    its users and their passwords: board_ids are added, `remove` taken out. `clubs` {club: board
+    ids}: other clubs whose boards may play this room's (added to those kept in clubs.json); each
+    gets a user here for its broker's bridge, unless this broker bridges out (`bridge`: {"url", "host",
+    "port", "tls", "user", "password", "ca"}, to the other club's broker or one the clubs share, as
+    `user`): then it reaches every club through it. Returns (credentials {user: password}, whether an
+    existing CA was reused (None without TLS), and what changed: {"kept": users, "added": boards,
+    "removed": boards})."""
     for ident in list(board_ids) + list(remove):
         if not ID_PATTERN.match(ident) or ident == ORGANISER:
             raise SecurityError("%r cannot be a board id: letters, digits, - and _ only, at most 64" % ident)
     plugin = plugin_path()
     folder = Path(folder)
     before = load_credentials(folder)
+    kept = load_clubs(folder)
+    clubs = dict(kept["clubs"], **(clubs or {}))
+    bridge = bridge or kept["bridge"]
+    mine = set(board_ids) | {u for u in before if u != ORGANISER and u not in kept["clubs"]}
+    for club, ids in clubs.items():
+        if not ID_PATTERN.match(club) or club == ORGANISER or club in mine:
+            raise SecurityError("%r cannot be a club's name: letters, digits, - and _ only, and no board's" % club)
+        shared = mine.intersection(ids) or {b for other, theirs in clubs.items() if other != club
+                                            for b in theirs}.intersection(ids)
+        if shared:
+            raise SecurityError("%s: a board of two rooms; each board id is one board's" % ", ".join(sorted(shared)))
+    if bridge and bridge["user"] in mine:
+        raise SecurityError("--bridge-user %s is a board of this room: it is this club's name on the other broker"
+                            % bridge["user"])
     both = [i for i in remove if i in board_ids]
     if both:
         raise SecurityError("%s: both added and removed: name a board in --boards or --remove" % ", ".join(both))
     unknown = [i for i in remove if i not in before]
     if unknown:
         raise SecurityError("%s: no board %s in this room to remove" % (folder, ", ".join(unknown)))
-    if not before and not board_ids:
-        raise SecurityError("a new room needs its boards: --boards ID,ID")
+    if not before and not board_ids and not clubs:
+        raise SecurityError("a new room needs its boards, or the clubs it joins: --boards ID,ID, --club NAME=ID,ID")
     folder.mkdir(parents=True, exist_ok=True)
     reused = write_tls(folder, tls_hosts) if tls_hosts is not None else None
     credentials = {user: password for user, password in before.items() if user not in remove}
-    for user in [ORGANISER, *board_ids]:
+    # Clubs whose brokers bridge to this one get a user each; a broker that bridges out reaches every
+    # club through its bridge, and takes no other club's bridge
+    bridged = tuple(clubs) if bridge else ()
+    accepted = [c for c in clubs if c not in bridged]
+    for user in [ORGANISER, *board_ids, *accepted]:
         credentials.setdefault(user, secrets.token_urlsafe(18))
     users = lambda names: sorted(names, key=lambda u: (u != ORGANISER, u))  # noqa: E731  the organiser first
     changes = {"kept": users(u for u in credentials if u in before), "added": users(u for u in credentials
                                                                                     if u not in before),
                "removed": users(remove)}
-    write_private(folder / DYNSEC, (json.dumps(access(prefix, credentials), indent=1) + "\n").encode())
-    (folder / "mosquitto.conf").write_text(broker_conf(folder, tls_hosts is not None, listen, port, tls_port,
-                                                       plugin))
+    write_private(folder / DYNSEC, (json.dumps(access(prefix, credentials, clubs, bridged), indent=1)
+                                    + "\n").encode())
+    lines = ()
+    if bridge:  # this room's boards with every club's, through the bridge
+        lines = bridge_lines(prefix, sorted(u for u in credentials if u != ORGANISER and u not in clubs),
+                             sorted({b for c in clubs.values() for b in c}), bridge)
+    conf = broker_conf(folder, tls_hosts is not None, listen, port, tls_port, plugin, lines).encode()
+    if bridge:  # the bridge's password is in it
+        write_private(folder / "mosquitto.conf", conf)
+    else:
+        (folder / "mosquitto.conf").write_bytes(conf)
+    if clubs or bridge:
+        write_private(folder / CLUBS, (json.dumps({"clubs": clubs, "bridge": bridge}, indent=1) + "\n").encode())
     write_private(folder / CREDENTIALS, (json.dumps(credentials, indent=1) + "\n").encode())
     return credentials, reused, changes
 
