@@ -19,6 +19,7 @@ class GameLog:
         self.lines = collections.deque(maxlen=keep)  # {"text", "kind", "at"}, oldest first
         self.lock = threading.Lock()  # written from a link's or a broker's thread, read from a page's
         self.unworded = []  # refusals waiting for a state that shows them
+        self.friend = None  # whether the friend's board was last said connected (a remote match), or None
 
     def note(self, text, kind="note"):
         with self.lock:
@@ -33,6 +34,11 @@ class GameLog:
             for waiting in self.unworded:
                 self.note(describe(waiting), "illegal")
             self.unworded = []
+            self.friend = None
+        if event.get("event") == "remote":
+            said, self.friend = self.friend, event.get("connected")
+            if not event.get("move") and self.friend == said:
+                return  # no move to put down, and the friend's board neither came nor went: no news
         if event.get("event") != "illegal":
             self.note(describe(event), event.get("event"))
         elif state is not None and after(seq, event):

@@ -119,3 +119,39 @@ def test_pair_refuses_what_is_no_board_id_or_no_time_before_anything_starts(whit
     err = capsys.readouterr().err
     assert err.startswith("usage:") and "Traceback" not in err, err
     assert err.strip().splitlines()[-1].startswith("doce remote pair: error: argument "), err
+
+
+def test_sim_remote_with_no_broker_at_its_address_says_so_before_any_board_starts(tmp_path):
+    """Issue 41, 5: `doce sim --remote --broker URL` with nothing at URL said the boards were paired,
+    and both pages said only "not connected" (doce sim --boards refuses at once)."""
+    import subprocess
+    import sys
+
+    from doce_host.fleet.broker import free_port
+    url = "mqtt://127.0.0.1:%d" % free_port()
+    run = subprocess.run([sys.executable, "-m", "doce_host.cli", "sim", "--remote", "--broker", url, "--http", "0",
+                          "--folder", str(tmp_path / "boards")], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.count("\n") == 1 and "no broker answers at %s" % url in run.stderr
+    assert "paired" not in run.stdout and not (tmp_path / "boards").exists()  # no board was started
+
+
+def test_the_friends_board_connected_is_one_line_until_it_changes():
+    """Issue 41, 5: a page's log said the friend's board "is connected" again after every move (each
+    remote event with no move to put down). It says it when the connection changes, and the moves."""
+    from doce_host.game_log import GameLog
+    log = GameLog(50)
+    events = [{"connected": False, "move": None}, {"connected": True, "move": None},
+              {"connected": True, "move": {"cell": "c3", "value": 4}}, {"connected": True, "move": None},
+              {"connected": True, "move": {"cell": "a1", "value": 2}}, {"connected": True, "move": None},
+              {"connected": False, "move": None}, {"connected": True, "move": None}]
+    for e in events:
+        log.event(dict(e, event="remote", colour="white"))
+    assert [line["text"] for line in log.shown()] == [
+        "your friend's board (white) is not connected", "your friend's board (white) is connected",
+        "your friend plays white 4 on c3: put it down for them",
+        "your friend plays white 2 on a1: put it down for them",
+        "your friend's board (white) is not connected", "your friend's board (white) is connected"]
+    log.event({"event": "boot"})  # a board started again says where it stands again
+    log.event({"event": "remote", "colour": "white", "connected": True, "move": None})
+    assert log.shown()[-1]["text"] == "your friend's board (white) is connected"

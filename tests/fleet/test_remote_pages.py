@@ -74,6 +74,7 @@ def test_two_pages_play_a_whole_remote_match_and_both_boards_record_the_same_gam
         for colour, tab in tabs.items():
             tab.wait_for_function("() => /^You play %s against your friend's board sim\\d, which plays \\w+\\.$/"
                                   ".test(document.getElementById('remote-who').textContent)" % colour)
+            assert tab.locator("#against").is_hidden()  # issue 41: no match against the board offered now
         try:
             play_the_match(tabs)
         except Exception as e:  # what each page said last: the board's own words (an error event, say)
@@ -82,6 +83,7 @@ def test_two_pages_play_a_whole_remote_match_and_both_boards_record_the_same_gam
         for tab in tabs.values():
             tab.wait_for_selector("#board svg[data-mode='match_over']")
             assert square(tab, "c3").count() == 1
+            tab.wait_for_selector("#against", state="visible")  # the match over: offered again
         until_worked(lambda: all(len(g.recorded["moves"]) == sum(map(len, MATCH)) for g in recorder.games.values())
                      and len(recorder.games) == 2, lambda: two_pages["pid"], what="both games recorded")
         spectator, _ = room_html(tournament)  # what a spectator's tournament page shows of the match

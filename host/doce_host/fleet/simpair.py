@@ -82,6 +82,24 @@ async def serve_pages(servers, socks, ready):
     await asyncio.gather(*(server.run(sock, one_up) for server, sock in zip(servers, socks)))
 
 
+def reachable(url):
+    """A given broker must answer before any board starts: else both would wait, the pages saying only
+    "not connected", with nothing to say why (doce sim --boards refuses the same way)."""
+    import socket
+
+    from ..commandline import UsageError
+    from .broker import BrokerError, parse_url
+    try:
+        host, port, _ = parse_url(url, tls_ok=True)
+    except BrokerError as e:
+        raise UsageError(str(e)) from None
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as e:
+        raise UsageError("no broker answers at %s (%s): start it first, or leave --broker out for an embedded "
+                         "one on this computer" % (url, e.strerror or type(e).__name__)) from None
+
+
 def run(args):
     """doce sim --remote [--broker URL]: two boards, two pages, until Ctrl-C."""
     from ..commandline import UsageError
@@ -92,6 +110,8 @@ def run(args):
     try:
         if not args.broker:
             broker = EmbeddedBroker().start()
+        else:
+            reachable(args.broker)
         url = args.broker or broker.url
         with SimPair(url, rules=args.rules, folder=args.folder, ca=args.ca) as pair:
             socks = []

@@ -188,6 +188,8 @@ function showRemote(frame) {
   const state = frame.state;
   const remote = state && state.remote;  // absent from a board older than the field: nothing to show
   $("remote").hidden = !remote;
+  // a match against the board would end the one with the friend: offered again once it is over
+  $("against").hidden = Boolean(remote) && state.mode !== "match_over";
   $("place-friend").hidden = true;
   if (!remote) return;
   $("remote-who").textContent = "You play " + other(remote.colour) + " against your friend's board " + remote.peer +
