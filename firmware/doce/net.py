@@ -188,8 +188,8 @@ def start(app, link):
     net = Net(app, link, config, network)
     gc.collect()  # the outbox's replay of the journal: its garbage gone before more lasts (doce/app.py)
     app.net = link.net = net
-    if "remote-news.json" in os.listdir():  # an end or a refusal for a friend's board, not yet told (doce/remote.py)
-        from .remote import load_news
+    if "remote-news.json" in os.listdir():  # an end or a refusal for a friend's board, not yet told
+        from .remote_news import load_news
         load_news(net)
     if app.remote:  # a match with a friend's board goes on over the new connection
         app.remote.attach(net)

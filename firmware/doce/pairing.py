@@ -10,7 +10,8 @@ from .app import begun
 from .arguments import BadArgument, CommandError, player_argument
 from .game import PLAYER_NAMES, WHITE
 from .netconfig import is_topic_level
-from .remote import NOBODY, Remote, begin, digest, is_hex, save, tell
+from .remote import NOBODY, Remote, begin, digest, is_hex, save
+from .remote_news import tell
 
 
 def command(link, request):

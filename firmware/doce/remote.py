@@ -22,7 +22,7 @@ Nothing stays on the broker for long: a board clears (an empty retained message)
 for it once it has read all of it it will ever need: another match's message (a stale or crossed code,
 said once to the player when it comes live), a refusal or an end acted on, the friend's last message
 of a match over on both boards (the pairing then ends on each). A board that ends a match, or refuses
-one, while off the broker tells its friend once it is back (remote-news.json, kept through a power cut).
+one, while off the broker tells its friend once it is back (doce/remote_news.py).
 """
 
 import binascii
@@ -39,8 +39,6 @@ from .squares import parse_square, square_name
 from .state import move_names
 
 CONFIG = "remote.json"  # the friend's board id, the match's number and this board's colour
-NEWS = "remote-news.json"  # [topic, message]: an end or a refusal for a friend's board, till the broker has it
-MAX_NEWS = 4
 MISMATCH = "remote_mismatch"  # why any piece is refused once the two boards disagree
 # Plays kept with their digests. One player's plays in a row, which a message carries: at most a
 # round's last die, then a blocker and a die opening the next round.
@@ -429,6 +427,7 @@ class Remote:
         """This board leaves the match (a match begun here, or `remote` with peer null): the
         friend's board is told, now or once the broker is there (tell)."""
         if self.net and not self.finished:
+            from .remote_news import tell
             tell(self.net, self.outbox, json.dumps({"match": self.match, "ended": True}))
         self._detach()
 
@@ -599,67 +598,6 @@ def forget():
         os.remove(CONFIG)
     except OSError:
         pass
-
-
-class News:
-    """Ends and refusals for friends' boards, each sent once the broker is there and kept in NEWS until
-    it has acknowledged it: a board that leaves a match, or refuses one, off the broker, tells its
-    friend's when it is back, a power cut between included (doce/net.py calls connected and puback)."""
-
-    def __init__(self, items):
-        self.items = items  # [topic, message, packet id or 0 if not sent on this connection]
-
-    def connected(self, net):
-        for item in self.items:
-            item[2] = net._publish(item[0].encode(), item[1], True, 1)
-
-    def puback(self, net, pid):
-        for item in self.items:
-            if item[2] == pid:
-                self.items.remove(item)
-                keep_news(net, self)
-                return
-
-
-def tell(net, topic, message):
-    """`message`, retained, on `topic` of a friend's board: now, or once the broker is there."""
-    news = net.news or News([])
-    topic = topic.decode() if isinstance(topic, bytes) else topic
-    news.items = [item for item in news.items if item[0] != topic][-(MAX_NEWS - 1):]  # the newest says it all
-    item = [topic, message, 0]
-    news.items.append(item)
-    keep_news(net, news)
-    if net.up:
-        item[2] = net._publish(topic.encode(), message, True, 1)
-
-
-def keep_news(net, news):
-    net.news = news if news.items else None
-    try:
-        if news.items:
-            with open(NEWS + ".new", "w") as f:
-                json.dump([item[:2] for item in news.items], f)
-            os.rename(NEWS + ".new", NEWS)
-        else:
-            os.remove(NEWS)
-    except OSError:
-        pass  # (sent all the same if the broker is there: only a power cut before it would lose it)
-
-
-def load_news(net):
-    """At boot: the news not yet on the broker, if any (kept by tell)."""
-    try:
-        with open(NEWS) as f:
-            items = json.load(f)
-    except (OSError, ValueError):
-        return
-    if isinstance(items, list):
-        from .netconfig import is_topic_level
-        good = [[t, m, 0] for t, m in (i for i in items if isinstance(i, list) and len(i) == 2)
-                if isinstance(t, str) and isinstance(m, str) and len(m) <= MAX_MESSAGE and t.count("/") >= 2
-                and is_topic_level(t.rsplit("/", 1)[1])]
-        if good:
-            net.news = News(good[-MAX_NEWS:])
 
 
 def begin(app, remote):
