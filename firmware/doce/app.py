@@ -127,6 +127,7 @@ class App:
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
+        self.bringup = None  # the board check (doce.bringup.BringUp) while one runs: the game waits
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
@@ -165,6 +166,8 @@ class App:
 
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
+        if self.bringup is not None:
+            return self.bringup.step(now_ms)
         c = self.controller
         if self.checking:  # its square read whole every scan: a die missing its centre magnet shows too
             self.scanner.want(self.check.square)
@@ -292,6 +295,22 @@ class App:
         self.choice_until = None  # who plays gives way to the dice check's lights
         return self.check.turn(on)
 
+    # -- the board check (doce/bringup.py, loaded when asked for) ---------------------------------
+
+    def board_check(self, on):
+        """Into the board check (the game waits as it is), or back to the game. None, or why not."""
+        if on and self.checking:
+            return "the dice check is on: leave it first"
+        if on and self.bringup is None:
+            from .bringup import BringUp
+            self.bringup = BringUp(self)
+        elif not on and self.bringup is not None:
+            self.bringup = None
+            self.pressed_at = self.released_at = None  # presses in the check were the check's
+            self.controller.changed = True  # the game's lights again
+            self.controller.reconcile(self.scanner.settled)  # the game as it was, against the board as it is
+        return None
+
     # -- the button --------------------------------------------------------------------------------
 
     def button(self, down, now_ms):
@@ -306,6 +325,8 @@ class App:
                           otherwise on an empty board, the dice check; in it, back to the game
         A short press acts once no second press has followed within DOUBLE_PRESS_MS. While a die
         lands (LANDING_MS) the button is read at the next scan: it is sampled, so nothing is lost."""
+        if self.bringup is not None:
+            return self.bringup.button(down)
         if self.landing:
             return
         if down:

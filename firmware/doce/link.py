@@ -339,6 +339,37 @@ class Link:
         return {"on": check.on, "leaving": check.leaving, "cell": square_name(self.app.tables.grid, check.square),
                 "pieces": list(self.app.board.dice.values())}
 
+    def board_check(self, request):
+        """The board check, a step a request (doce/bringup.py): start, sensors, read, led, button,
+        storage, network, end."""
+        step = request.get("step")
+        app = self.app
+        if step not in CHECK_STEPS:
+            raise BadArgument("step is one of " + ", ".join(CHECK_STEPS))
+        if step == "start" or step == "end":
+            error = app.board_check(step == "start")
+            if error:
+                raise CommandError("not_free", error)
+            return app.bringup.start() if app.bringup else None
+        check = app.bringup
+        if check is None:
+            raise CommandError("no_check", "start the board check first")
+        if step == "sensors":
+            return check.sensors()
+        if step == "read":
+            return {"means": check.means()}
+        if step == "led":
+            index = request.get("index")
+            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < app.board.led_count:
+                raise BadArgument("index is an LED of the chain, 0 to %d" % (app.board.led_count - 1))
+            check.led(index, request.get("from") is True)
+            return None
+        if step == "button":
+            return check.button_state()
+        if step == "storage":
+            return check.storage()
+        return check.network()
+
     def reboot_command(self, request):
         self.reboot_asked = True  # after this reply has gone out
 
@@ -618,12 +649,15 @@ def is_id(ident):
     return ident - ident == 0  # not infinite, not NaN: the reply must stay JSON
 
 
+CHECK_STEPS = ("start", "sensors", "read", "led", "button", "storage", "network", "end")
 # Each command and the arguments it takes besides cmd and id (None: it checks its own).
 COMMANDS = {
     "hello": (Link.hello, ()), "state": (Link.state, ()), "new_match": (Link.new_match, ("first", "opponent")),
     "new_round": (Link.new_round, ()), "brightness": (Link.brightness, ("value",)),
     "calibrate": (Link.calibrate, ()), "reboot": (Link.reboot_command, ()),
-    "dice_check": (Link.dice_check, ("on",)), "hint": (Link.hint, ()), "rules_get": (Link.rules_get, ()),
+    "dice_check": (Link.dice_check, ("on",)),
+    "board_check": (Link.board_check, ("step", "index", "from")),
+    "hint": (Link.hint, ()), "rules_get": (Link.rules_get, ()),
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),

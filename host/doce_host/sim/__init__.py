@@ -163,6 +163,36 @@ class SimulatedBoard:
         """Sensor `which` (C, N, E, S or W) under `cell` fails, its output stuck at `volts`."""
         return self._move("break_sensor", cell, which, volts)
 
+    # -- the PCB as soldered (sim/device/machine.py, Faults) --------------------------------------
+    FAULTS = ("dead_sensor", "no_supply", "address_stuck", "address_swap", "open_channel", "short_channel",
+              "mux_off", "led_break", "led_swap", "button", "clear")
+
+    def fault(self, kind, **where):
+        """A part of the PCB soldered wrong, or failed; it stays through power cuts, as copper does.
+          dead_sensor(channel)         its output at 0 V
+          no_supply(group)             the group's sensors get no 3.3 V
+          address_stuck(line, level)   multiplexer select line 0-3 held at 0 or 1
+          address_swap(lines=[j, k])   two select lines crossed
+          open_channel(channel)        a multiplexer input left unconnected
+          short_channel(channel, to)   bridged to "gnd", "3v3" or another channel
+          mux_off(group)               the group's multiplexer never enabled
+          led_break(led)               the chain's data stops before LED `led` (chain index)
+          led_swap(leds=[i, j])        two LEDs in each other's places
+          button(stuck)                "pressed" or "open"
+          clear                        a sound board again"""
+        if kind not in self.FAULTS:
+            raise SimError("no such fault: %s (one of %s)" % (kind, ", ".join(self.FAULTS)))
+        faults = [] if kind == "clear" else self._faults() + [dict(where, kind=kind)]
+        (self.folder / "faults.json").write_text(json.dumps(faults))
+        self._tell_fault(dict(where, do="fault", kind=kind))
+
+    def _faults(self):
+        path = self.folder / "faults.json"
+        return json.loads(path.read_text()) if path.exists() else []
+
+    def _tell_fault(self, cmd):
+        raise NotImplementedError
+
 
 class SimBoard(SimulatedBoard):
     """A simulated board stepped scan by scan: time passes only when asked (`wait`, `run`),
@@ -297,6 +327,10 @@ class SimBoard(SimulatedBoard):
 
     def button(self, down):
         self.command(do="button", down=bool(down))
+
+    def _tell_fault(self, cmd):
+        if self.process and self.process.poll() is None:
+            self.command(**cmd)
 
     # -- power ------------------------------------------------------------------
 
