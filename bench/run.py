@@ -22,6 +22,11 @@ from web import web_figures  # noqa: E402
 import chip  # noqa: E402
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "firmware"))
+# The ESP32 figures this run computes, for `doce bench --port P` to print beside the chip's own
+# (doce_host/bench_command.py reads them): written to build/bench/estimates.json at the end.
+ESTIMATES_FILE = ROOT / "build" / "bench" / "estimates.json"
+MEASURED_DIR = ROOT / "bench" / "measured"  # doce bench --port P --save FILE: a real board's figures, kept
+ESTIMATES = {}
 
 
 def run(cmd, mpy_dir=None):
@@ -171,6 +176,7 @@ def memory_figures(loaded, heap64):
     heap = chip.HEAP_START_KIB
     while heap * 1024 * (1 - chip.SPARE) < wifi:
         heap *= 2
+    ESTIMATES["free_after_boot_kb"] = (heap * 1024 - usb) / 1024
     tls = chip.TLS_IN_KIB + chip.TLS_OUT_KIB + chip.TLS_HANDSHAKE_KIB
     print("  RAM, counted whole (32-bit: the unix port's figures x%.2f code, x%.2f data, bench/chip.py):"
           % (CODE_32_PER_64, DATA_32_PER_64))
@@ -208,6 +214,58 @@ def instructions(board_run, *args, boards=None):
         if "Collected" in line:
             return int(line.split(":")[-1]), out.stdout
     raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
+
+
+def workload_instructions(loops=2000):
+    """The unix port's instructions for one loop of doce_host/chip_workload.py (callgrind), the workload
+    `doce bench --port` times on the board: the two give the ESP32's cycles per unix-port instruction."""
+    from doce_host import chip_workload
+
+    def count(n):
+        code = "import chip_workload; chip_workload.run(%d)" % n
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=main_",
+                              "--callgrind-out-file=/dev/null", micropython_path(), "-c", code],
+                             capture_output=True, text=True, timeout=600,
+                             env=dict(ENV, MICROPYPATH=str(Path(chip_workload.__file__).parent)))
+        for line in out.stderr.splitlines():
+            if "Collected" in line:
+                return int(line.split(":")[-1])
+        raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
+    return (count(loops) - count(0)) / loops
+
+
+def measured_figures():
+    """What make bench estimates and what a board has measured (doce bench --port P --save, kept in
+    bench/measured/), said apart."""
+    ESTIMATES_FILE.parent.mkdir(parents=True, exist_ok=True)
+    ESTIMATES_FILE.write_text(json.dumps(ESTIMATES, indent=1) + "\n")
+    print("Estimated and measured: every ESP32 figure above is an estimate, computed here from the unix port's")
+    print("  instruction counts and bench/chip.py's figures (each with its source), for an ESP32-WROVER-E at %.0f MHz;"
+          % (ESP32_HZ / 1e6))
+    print("  they are in %s for `doce bench --port P`, which times the same figures on a board"
+          % ESTIMATES_FILE.relative_to(ROOT))
+    found = sorted(MEASURED_DIR.glob("*.json")) if MEASURED_DIR.is_dir() else []
+    if not found:
+        print("  measured on a real board: none yet (doce bench --port P --save bench/measured/NAME.json keeps one)")
+        return
+    for path in found:
+        m = json.loads(path.read_text())
+        f = m["figures"]
+        print("  measured on %s, firmware %s, %s (%s, at %.0f MHz):" % (
+            m.get("board"), m.get("firmware"), m.get("date"), path.relative_to(ROOT), f.get("cpu_hz", 0) / 1e6))
+        for kind in ("play", "win"):
+            most = f["die_to_light"][kind]["from_seen"]["most"] / 1000
+            guess = ESTIMATES.get("die_to_light_%s_ms" % kind)
+            print("    die-to-light, %s, from first sight: measured %.2f ms, estimated %s" % (
+                kind, most, "%.2f ms (x%.2f)" % (guess, most / guess) if guess else "-"))
+        c = f["collection"]
+        print("    longest collection: measured %.2f ms with %.0f KB live" % (c["most"] / 1000, c["live"] / 1024))
+        w = m.get("workload")
+        instr = ESTIMATES.get("workload_unix_instructions_per_loop")
+        if w and instr and w.get("hz"):
+            cycles = w["us"] / w["loops"] * w["hz"] / 1e6 / instr
+            print("    cycles per unix-port instruction: measured %.2f, estimated %.2f" % (
+                cycles, ESTIMATES["cycles_per_unix_instruction"]))
 
 
 def sim_device():
@@ -336,6 +394,20 @@ def latency(board_run, heap_kib, live):
         wins.append(win)
     worst_play = max(plays, key=lambda p: p["total"])
     worst_win = max(wins, key=lambda w: w["total"])
+    # doce bench --port times from the scan that first reads the die to the strip's write returning
+    # (doce/meter.py): the scans to its light, its work and the write, not the scan before it, the sleep
+    # or the latch
+    for kind, p in (("play", worst_play), ("win", worst_win)):
+        ESTIMATES["die_to_light_%s_ms" % kind] = (p["hardware"] + p["work"] + strip_us) / 1000
+    ESTIMATES["scan_period_rest_ms"] = (idle_scan + sleep_us) / 1000
+    landing_scans = list(zip(worst_play["scans"]["groups"], worst_play["scans"]["channels"]))
+    ESTIMATES["scan_period_landing_ms"] = (sum(scan_hardware_us(g, c) for g, c in landing_scans) / len(landing_scans)
+                                           + idle_decide * to_us) / 1000
+    ESTIMATES["gc_ms_per_kib"] = chip.GC_MS_PER_KIB_SPIRAM
+    ESTIMATES["cycles_per_unix_instruction"] = CYCLES_PER_UNIX_INSTRUCTION
+    ESTIMATES["clock_hz"] = ESP32_HZ
+    ESTIMATES["pystones_per_s"] = chip.PYSTONES * ESP32_HZ / chip.PYSTONES_HZ / chip.SPIRAM_SLOWDOWN
+    ESTIMATES["workload_unix_instructions_per_loop"] = workload_instructions()
     extra = max(w["extra"] for w in wins)
     worst_win_any = worst_play["total"] + extra  # the biggest round end, on the slowest square
     allocated = max(p["scans"]["allocated"] + p["scans"]["pixels"] * PIXEL_SET_BYTES for p in plays + wins)
@@ -553,6 +625,7 @@ def main():
     fleet_figures()
     from remote import remote_figures  # issue 28: a match between two boards, through a broker far away
     remote_figures()
+    measured_figures()
 
 
 if __name__ == "__main__":

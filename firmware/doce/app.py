@@ -128,6 +128,8 @@ class App:
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
         self.bringup = None  # the board check (doce.bringup.BringUp) while one runs: the game waits
+        self.meter = None  # the chip's figures being timed (doce.meter.Meter), when a host asks
+        self.free_after_boot = None  # gc.mem_free() once the board has booted (doce/esp32.py sets it)
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
@@ -168,6 +170,8 @@ class App:
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
         if self.bringup is not None:
             return self.bringup.step(now_ms)
+        if self.meter is not None:
+            self.meter.scan()
         c = self.controller
         if self.checking:  # its square read whole every scan: a die missing its centre magnet shows too
             self.scanner.want(self.check.square)
@@ -178,6 +182,8 @@ class App:
             # hovering while traffic arrives costs a collection at worst, never a MemoryError
             threshold(-1)
             self.moved_at = now_ms
+            if self.meter is not None:
+                self.meter.moved()
         # (settled: the scan that hands the move on, the board quiet from here, lights it below)
         self.landing = (settled or not self.quiet()) and ticks_diff(now_ms, self.moved_at) < LANDING_MS
         # The host's and the network's work after the read: a collection their allocations start at
@@ -190,6 +196,8 @@ class App:
         if self.net and not self.landing:
             self.net.poll(now_ms)  # a little of the network's work; it never waits
         if settled and not self.checking:  # in the dice check, the game does not see the board
+            if self.meter is not None:
+                self.meter.settled()
             self._settled(now_ms)
         if self.checking:
             self.check.step(now_ms)
@@ -216,7 +224,10 @@ class App:
         # landing starts with at least that much free, and none collects in it (threshold off).
         resting = self.quiet()
         if resting and not self.resting:
-            gc.collect()
+            if self.meter is not None:
+                self.meter.collect()  # timed: the chip's own figure (doce bench --port)
+            else:
+                gc.collect()
             threshold(max(mem_free() - HEADROOM, HEADROOM))
         self.resting = resting
 
@@ -294,6 +305,18 @@ class App:
             self.check = DiceCheck(self)
         self.choice_until = None  # who plays gives way to the dice check's lights
         return self.check.turn(on)
+
+    # -- the chip's figures (doce/meter.py, loaded when asked for) ----------------------------------
+
+    def bench(self, on):
+        """Time the chip's figures from now on (doce.meter.Meter), or stop."""
+        if on and self.meter is None:
+            from .meter import Meter
+            self.meter = Meter(self)
+        elif not on and self.meter is not None:
+            self.meter.stop()
+            self.meter = None
+        return self.meter
 
     # -- the board check (doce/bringup.py, loaded when asked for) ---------------------------------
 

@@ -4,6 +4,7 @@ Also used by the simulator, which puts its own `machine` and `neopixel` modules
 on the path: these same lines then drive simulated hardware.
 """
 
+import gc
 import os
 import select
 import sys
@@ -87,6 +88,8 @@ def build(link=None, emit=None):
         if start(app, link) and "remote.json" in os.listdir():  # paired with a friend's board
             from .remote import resume
             resume(app)
+    gc.collect()
+    app.free_after_boot = gc.mem_free()  # for doce bench --port
     return app
 
 

@@ -370,6 +370,14 @@ class Link:
             return check.storage()
         return check.network()
 
+    def bench(self, request):
+        """The chip's own figures (doce/meter.py): start timing, the figures so far, or stop."""
+        step = request.get("step")
+        if step not in ("start", "figures", "end"):
+            raise BadArgument("step is start, figures or end")
+        meter = self.app.bench(step != "end")
+        return meter.figures() if step == "figures" else None
+
     def reboot_command(self, request):
         self.reboot_asked = True  # after this reply has gone out
 
@@ -656,7 +664,7 @@ COMMANDS = {
     "new_round": (Link.new_round, ()), "brightness": (Link.brightness, ("value",)),
     "calibrate": (Link.calibrate, ()), "reboot": (Link.reboot_command, ()),
     "dice_check": (Link.dice_check, ("on",)),
-    "board_check": (Link.board_check, ("step", "index", "from")),
+    "board_check": (Link.board_check, ("step", "index", "from")), "bench": (Link.bench, ("step",)),
     "hint": (Link.hint, ()), "rules_get": (Link.rules_get, ()),
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),

@@ -31,6 +31,7 @@ def add_referee(commands):
 
 
 def parser():
+    from .bench_command import add_bench
     from .board_commands import add_flash, add_monitor, add_play_board, add_status
     from .check_command import add_check
     from .dice_check import add_dice
@@ -41,7 +42,7 @@ def parser():
     top = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_rules, add_flash, add_play_board, add_status, add_monitor, add_sim, add_web,
-                add_snapshot, add_dice, add_check, add_play, add_config, add_fleet, add_remote):
+                add_snapshot, add_dice, add_check, add_bench, add_play, add_config, add_fleet, add_remote):
         add(commands)
     return top
 
