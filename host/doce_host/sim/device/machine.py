@@ -15,6 +15,7 @@ power = None  # the board file's power budget (hardware/board.json "power")
 on_scan = None  # the real-time simulator's hook, called once per scan
 on_reset = None  # how the real-time simulator resets the board
 scans = 0  # scans so far (reads of the first channel): the board's pace, for a simulator's benchmarks
+big_ints = 0  # values the firmware made that are big ints on the chip (simbinascii.py counts them)
 
 
 # Hardware time: what the ESP32's drivers block the firmware for. The real-time simulator

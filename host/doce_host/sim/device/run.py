@@ -31,6 +31,8 @@ import side_channel  # noqa: E402
 import simtime  # noqa: E402
 from serial_port import NS_PER_BYTE, Port  # noqa: E402  (its clock is the unix port's time, not simtime)
 
+import simbinascii  # noqa: E402
+sys.modules["binascii"] = simbinascii  # for the firmware: crc32's big ints on the chip counted (simbinascii.py)
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks, wrapping at 2**30 (simtime.py)
 import micropython  # noqa: E402
 import network  # noqa: E402, F401  the simulated driver (a C module on the chip), loaded here to count it with the harness

@@ -27,6 +27,8 @@ import serial_port  # noqa: E402
 import side_channel  # noqa: E402
 import simtime  # noqa: E402
 
+import simbinascii  # noqa: E402
+sys.modules["binascii"] = simbinascii  # for the firmware: crc32's big ints on the chip counted (simbinascii.py)
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks and waits (simtime.py)
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
