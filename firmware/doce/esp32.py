@@ -16,6 +16,7 @@ import neopixel
 
 from . import board as boardfile
 from .app import App, load_rules
+from .heap import HEAP_FREE_AT_BOOT, grow_heap, has_psram
 from .link import Link
 
 # The CPU clock the board runs at, and the one make bench computes its times at. ESP32_GENERIC
@@ -88,6 +89,8 @@ def build(link=None, emit=None):
         if start(app, link) and "remote.json" in os.listdir():  # paired with a friend's board
             from .remote import resume
             resume(app)
+    if has_psram():  # the Python heap grown now, not in a landing (doce/heap.py)
+        app.heap_kept = grow_heap(HEAP_FREE_AT_BOOT)
     gc.collect()
     app.free_after_boot = gc.mem_free()  # for doce bench --port
     return app

@@ -28,9 +28,10 @@ from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
 # The heap, as the board gives it to the firmware: 56 KiB at boot, grown once to 112 KiB (ports/esp32/
 # mpconfigport.h of v1.28: MICROPY_GC_INITIAL_HEAP_SIZE for CONFIG_IDF_TARGET_ESP32, MICROPY_GC_SPLIT_HEAP_AUTO,
-# "grow the heap once (double it)"). On the reference WROVER (ESP32_GENERIC-SPIRAM) it is in PSRAM and could
-# grow further, but each collection then sweeps more and holds the scan loop longer (bench/chip.py): a
-# firmware that needs more than this fails here.
+# "grow the heap once (double it)"). On the reference WROVER (ESP32_GENERIC-SPIRAM) it is in PSRAM, and the
+# firmware grows it as it boots until 96 KiB are free (doce/heap.py; the unix port's heap cannot grow, so
+# tests/board/test_heap_growth.py holds that to a model of py/gc.c); each collection then sweeps more
+# (bench/chip.py). A firmware that needs more than this fails here.
 ESP32_HEAP_KB = 112
 # The unix port is a 64-bit build: an mp_obj_t and every object slot are 8 bytes, not 4, and a GC block
 # is 32 bytes, not 16 (py/mpconfig.h: MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD). Text and
