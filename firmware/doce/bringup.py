@@ -24,6 +24,7 @@ group switches of power_on_us), well inside the watchdog's 5 s.
 import os
 import time
 
+from .arguments import BadArgument, CommandError
 from .lights import OFF, scaled
 
 READS = 32  # reads averaged per input: the ADC's noise (+-250 counts peak) down to some 18 counts rms
@@ -184,3 +185,45 @@ class BringUp:
             return {"set_up": "net.json" in os.listdir()}
         status = net.status()
         return {"set_up": True, "wifi": status["wifi"], "broker": status["broker"], "fault": status["fault"]}
+
+
+STEPS = ("start", "sensors", "read", "led", "button", "storage", "network", "end")
+
+
+def command(link, request):
+    """The link's board_check: one step (see the top)."""
+    step = request.get("step")
+    app = link.app
+    if step not in STEPS:
+        raise BadArgument("step is one of " + ", ".join(STEPS))
+    if step == "start":
+        if app.checking:
+            raise CommandError("not_free", "the dice check is on: leave it first")
+        if app.bringup is None:
+            app.bringup = BringUp(app)
+        return app.bringup.start()
+    if step == "end":
+        if app.bringup is not None:
+            app.bringup = None
+            app.pressed_at = app.released_at = None  # presses in the check were the check's
+            app.controller.changed = True  # the game's lights again
+            app.controller.reconcile(app.scanner.settled)  # the game as it was, against the board as it is
+        return None
+    check = app.bringup
+    if check is None:
+        raise CommandError("no_check", "start the board check first")
+    if step == "sensors":
+        return check.sensors()
+    if step == "read":
+        return {"means": check.means()}
+    if step == "led":
+        index = request.get("index")
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < app.board.led_count:
+            raise BadArgument("index is an LED of the chain, 0 to %d" % (app.board.led_count - 1))
+        check.led(index, request.get("from") is True)
+        return None
+    if step == "button":
+        return check.button_state()
+    if step == "storage":
+        return check.storage()
+    return check.network()

@@ -16,7 +16,6 @@ import neopixel
 
 from . import board as boardfile
 from .app import App, load_rules
-from .heap import HEAP_FREE_AT_BOOT, grow_heap, has_psram
 from .link import Link
 
 # The CPU clock the board runs at, and the one make bench computes its times at. ESP32_GENERIC
@@ -37,6 +36,18 @@ REPL_WATCHDOG_MS = 24 * 3600 * 1000
 # brings the full pace back. A die landing on an idle board waits that much longer for its
 # light, so the idle period is charged in make bench's die-to-light time (goal 40 ms).
 IDLE_AFTER_MS = 1000
+
+
+def has_psram():
+    """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
+    free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
+    300 KB in all). Only there may the Python heap grow: on a WROOM the new areas would come out of the
+    internal RAM that Wi-Fi and TLS need."""
+    try:
+        import esp32
+        return any(region[0] >= 1 << 20 for region in esp32.idf_heap_info(esp32.HEAP_DATA))
+    except (ImportError, AttributeError):  # the simulator's unix port: a heap of fixed size
+        return False
 
 
 def usb_link():
@@ -89,7 +100,8 @@ def build(link=None, emit=None):
         if start(app, link) and "remote.json" in os.listdir():  # paired with a friend's board
             from .remote import resume
             resume(app)
-    if has_psram():  # the Python heap grown now, not in a landing (doce/heap.py)
+    if has_psram():  # the Python heap grown now, not in a landing (doce/heap.py, loaded only then)
+        from .heap import HEAP_FREE_AT_BOOT, grow_heap
         app.heap_kept = grow_heap(HEAP_FREE_AT_BOOT)
     gc.collect()
     app.free_after_boot = gc.mem_free()  # for doce bench --port

@@ -1,4 +1,5 @@
-"""The Python heap on an ESP32 with PSRAM, grown as the board boots (doce/esp32.py).
+"""The Python heap on an ESP32 with PSRAM, grown as the board boots (doce/esp32.py: only where
+esp32.idf_heap_info shows PSRAM, has_psram; this module is loaded only then).
 
 On ESP32_GENERIC-SPIRAM the heap starts at 56 KiB (ports/esp32/mpconfigport.h,
 MICROPY_GC_INITIAL_HEAP_SIZE) and grows, by a new area as big as the heap so far, only when an
@@ -13,18 +14,6 @@ import gc
 # gc.threshold starts at rest (doce/app.py).
 HEAP_FREE_AT_BOOT = 96 * 1024
 GROW_CHUNK = 256  # bytes a piece while filling the heap (grow_heap)
-
-
-def has_psram():
-    """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
-    free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
-    300 KB in all). Only there may the Python heap grow: on a WROOM the new areas would come out of the
-    internal RAM that Wi-Fi and TLS need."""
-    try:
-        import esp32
-        return any(region[0] >= 1 << 20 for region in esp32.idf_heap_info(esp32.HEAP_DATA))
-    except (ImportError, AttributeError):  # the simulator's unix port: a heap of fixed size
-        return False
 
 
 def grow_heap(free, alloc=bytearray):

@@ -340,43 +340,14 @@ class Link:
                 "pieces": list(self.app.board.dice.values())}
 
     def board_check(self, request):
-        """The board check, a step a request (doce/bringup.py): start, sensors, read, led, button,
-        storage, network, end."""
-        step = request.get("step")
-        app = self.app
-        if step not in CHECK_STEPS:
-            raise BadArgument("step is one of " + ", ".join(CHECK_STEPS))
-        if step == "start" or step == "end":
-            error = app.board_check(step == "start")
-            if error:
-                raise CommandError("not_free", error)
-            return app.bringup.start() if app.bringup else None
-        check = app.bringup
-        if check is None:
-            raise CommandError("no_check", "start the board check first")
-        if step == "sensors":
-            return check.sensors()
-        if step == "read":
-            return {"means": check.means()}
-        if step == "led":
-            index = request.get("index")
-            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < app.board.led_count:
-                raise BadArgument("index is an LED of the chain, 0 to %d" % (app.board.led_count - 1))
-            check.led(index, request.get("from") is True)
-            return None
-        if step == "button":
-            return check.button_state()
-        if step == "storage":
-            return check.storage()
-        return check.network()
+        """The board check (doce/bringup.py, loaded only when asked for: the game's RAM does not carry it)."""
+        from .bringup import command
+        return command(self, request)
 
     def bench(self, request):
-        """The chip's own figures (doce/meter.py): start timing, the figures so far, or stop."""
-        step = request.get("step")
-        if step not in ("start", "figures", "end"):
-            raise BadArgument("step is start, figures or end")
-        meter = self.app.bench(step != "end")
-        return meter.figures() if step == "figures" else None
+        """The chip's own figures (doce/meter.py, loaded only when asked for)."""
+        from .meter import command
+        return command(self, request)
 
     def reboot_command(self, request):
         self.reboot_asked = True  # after this reply has gone out
@@ -657,7 +628,6 @@ def is_id(ident):
     return ident - ident == 0  # not infinite, not NaN: the reply must stay JSON
 
 
-CHECK_STEPS = ("start", "sensors", "read", "led", "button", "storage", "network", "end")
 # Each command and the arguments it takes besides cmd and id (None: it checks its own).
 COMMANDS = {
     "hello": (Link.hello, ()), "state": (Link.state, ()), "new_match": (Link.new_match, ("first", "opponent")),

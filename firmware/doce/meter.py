@@ -16,6 +16,7 @@ Every figure is an int under 2^30 (a small int on the chip): no allocation while
 import gc
 import time
 
+from .arguments import BadArgument
 from .ticks import ticks_diff
 
 PLAY, WIN = 0, 1
@@ -127,3 +128,19 @@ class Meter:
                 "heap": {"free_after_boot": app.free_after_boot or 0, "free": gc.mem_free(), "live": gc.mem_alloc()},
                 "network": {"wifi": bool(net and net["wifi"]), "broker": bool(net and net["broker"]),
                             "tls": bool(net and net["broker"] and app.net.config.get("tls"))}}
+
+
+def command(link, request):
+    """The link's bench: start timing, the figures so far, or stop."""
+    step = request.get("step")
+    if step not in ("start", "figures", "end"):
+        raise BadArgument("step is start, figures or end")
+    app = link.app
+    if step == "end":
+        if app.meter is not None:
+            app.meter.stop()
+            app.meter = None
+        return None
+    if app.meter is None:
+        app.meter = Meter(app)
+    return app.meter.figures() if step == "figures" else None

@@ -184,10 +184,8 @@ def rows(figures, est, work=None, stone=None):
     out.append(("free heap now%s" % (" (Wi-Fi, broker%s up)" % (" and TLS" if net["tls"] else "")
                                      if net["wifi"] else ", no Wi-Fi"), h["free"] / 1024, "KB", None, ""))
     heap_kib = (h["free"] + h["live"]) / 1024
-    gc_est = est.get("gc_ms_per_kib")
     out.append(("longest collection, %.0f KB live in a %.0f KiB heap (%d timed)" % (c["live"] / 1024, heap_kib, c["n"]),
-                c["most"] / 1000, "ms", gc_est * heap_kib if gc_est else None,
-                "100 ms / 4 MiB empty heap, scaled"))
+                c["most"] / 1000, "ms", est.get("gc_pause_ms"), "a match's live heap, re-derived"))
     if work:
         per_loop = work["us"] / work["loops"]
         cycles = per_loop * work["hz"] / 1e6

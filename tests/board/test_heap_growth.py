@@ -134,5 +134,9 @@ def test_a_heap_that_cannot_grow_is_left_as_it_is(booted):
     assert model.total() == 56 * KIB and model.mem_free() == free  # the pieces given back
 
 
-def test_no_psram_no_growth():
-    assert heap.has_psram() is False  # CPython, as the unix port: no esp32 module, no PSRAM
+def test_the_simulated_board_has_no_psram_and_does_not_load_the_growth(tmp_path):
+    """The unix port's heap is fixed: doce/esp32.py finds no PSRAM there and leaves doce/heap.py unloaded."""
+    from doce_host.sim import SimBoard
+    with SimBoard(tmp_path) as sim:
+        loaded = sim.command(do="modules")["loaded"]
+        assert "doce.esp32" in loaded and "doce.heap" not in loaded

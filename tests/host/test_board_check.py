@@ -250,3 +250,15 @@ def test_the_terminal_maker_reads_the_makers_answers():
     assert maker.where_lit("LED2", "b1") == "b2"
     assert maker.where_lit("LED3", "c1") is None
     assert maker.any_lit() is False
+
+
+def test_the_check_and_the_meter_are_loaded_only_when_asked_for(tmp_path):
+    """firmware/doce/bringup.py and meter.py are not in the game's RAM, nor on its scan loop, until a
+    host asks for them."""
+    from doce_host.sim import SimBoard
+    with SimBoard(tmp_path) as sim:
+        loaded = sim.command(do="modules")["loaded"]
+        assert "doce.app" in loaded and "doce.bringup" not in loaded and "doce.meter" not in loaded
+        sim.command(do="send", line='{"cmd": "board_check", "step": "start"}\n')
+        sim.command(do="send", line='{"cmd": "board_check", "step": "end"}\n')
+        assert "doce.bringup" in sim.command(do="modules")["loaded"]

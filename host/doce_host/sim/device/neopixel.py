@@ -51,10 +51,11 @@ class NeoPixel:
 
     def write(self):
         machine.charge(self.n * LED_US + RMT_SETUP_US)
-        if machine.faults.chain_break is None and machine.faults.led_swap is None:
+        faults = machine.faults
+        if faults is None or faults.chain_break is None and faults.led_swap is None:
             self.sent[:] = self.buf
-        else:  # what each LED's place shows, the chain as soldered (machine.Faults)
-            machine.faults.show(self.sent, self.buf)
+        else:  # what each LED's place shows, the chain as soldered (faults.py)
+            faults.show(self.sent, self.buf)
         self.writes += 1
         if self.on_write:
             self.on_write()

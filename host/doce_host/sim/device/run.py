@@ -324,6 +324,8 @@ def handle(cmd):
         return landing(cmd["set"], cmd.get("leave", 1024), cmd.get("traffic", "").encode())
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "modules":  # the firmware's modules loaded so far
+        return {"loaded": sorted(name for name in sys.modules if name.startswith("doce"))}
     elif do == "ticks":  # the board's ticks_ms now
         return {"ticks": simtime.board_ticks(clock[0] // 1000)}
     elif do == "heap":

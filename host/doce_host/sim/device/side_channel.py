@@ -34,8 +34,9 @@ def act(world, cmd):
         machine.Pin(world.board.pins["button"])(0 if cmd["down"] else 1)
     elif do == "noise":
         world.noise = cmd["level"]
-    elif do == "fault":  # a part of the PCB soldered wrong, or failed (machine.Faults)
-        machine.faults.set(cmd["kind"], **{k: v for k, v in cmd.items() if k != "do" and k != "kind"})
+    elif do == "fault":  # a part of the PCB soldered wrong, or failed (faults.py)
+        import faults
+        faults.installed().set(cmd["kind"], **{k: v for k, v in cmd.items() if k != "do" and k != "kind"})
         if cmd["kind"] == "led_break" and neopixel.strips:  # as from power-on: past the break none ever lit
             sent = neopixel.strips[0].sent
             sent[cmd["led"] * 3:] = bytes(len(sent) - cmd["led"] * 3)
@@ -68,8 +69,10 @@ def start_faults(path):
             faults = json.load(f)
     except OSError:
         return
-    for fault in faults:
-        machine.faults.set(fault.pop("kind"), **fault)
+    if faults:
+        import faults as pcb
+        for fault in faults:
+            pcb.installed().set(fault.pop("kind"), **fault)
 
 
 def debug_state(app, chip):
