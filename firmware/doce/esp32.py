@@ -134,7 +134,7 @@ def run():
                     busy_at = now
                 pause = period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else idle
                 # A step longer than a usual quiet one by its excess (a collection at rest,
-                # doce/app.py: some 5 ms, make bench) has kept the next read waiting already: the
+                # doce/app.py: 5-15 ms, make bench) has kept the next read waiting already: the
                 # sleep is shortened by the excess, so a die landing meanwhile waits for one or the
                 # other, not both. User-class __del__ cannot tell of a collection: v1.28.0 allocates
                 # instances without the finaliser bit (py/objtype.c mp_obj_new_instance; py/gc.c
