@@ -51,6 +51,13 @@ def test_the_figures_are_timed_on_the_board_for_a_play_and_a_win(tmp_path):
         work = bench_command.chip_workload(sim.path, figures["cpu_hz"], loops=200)
         assert work["loops"] == 200 and work["us"] > 0 and work["hz"] == 240000000
         assert work["machine"].startswith("linux")  # the simulator's MicroPython says what it is
+        # --pystone FILE: a file with pystone's Setup and Proc0 (a stand-in here: MicroPython's own
+        # misc_pystone.py is not part of this project), run the same way on the same image
+        stand_in = tmp_path / "misc_pystone.py"
+        stand_in.write_text("def Setup():\n    global N\n    N = 0\n\n\ndef Proc0(loops):\n    global N\n"
+                            "    for i in range(loops):\n        N += i\n")
+        stone = bench_command.pystone(sim.path, stand_in, figures["cpu_hz"], loops=1000)
+        assert stone["loops"] == 1000 and stone["us"] > 0 and stone["hz"] == 240000000
         with BoardLink(sim.path, timeout=TIMEOUT) as link:  # reset after the REPL: the app is back
             link.wait_for("boot", timeout=TIMEOUT)
             assert link.hello()["board"]
