@@ -82,8 +82,9 @@ class BringUp:
         for bit in range(len(mux)):
             mux[bit]((address >> bit) & 1)
 
-    def means(self, reads=READS):
-        """Every input's mean reading, group by group."""
+    def means(self, reads=READS, ranges=None):
+        """Every input's mean reading, group by group; and into `ranges`, if given, the spread of its
+        reads (most less least: the ADC's noise on this board, as the host needs it)."""
         board, adc = self.app.board, self.hall.adc
         per = board.channels_per_group
         out = [0] * board.channels
@@ -91,10 +92,17 @@ class BringUp:
             self.switch(group, 0)
             for address in range(per):
                 self.at(address)
-                total = 0
+                total, most, least = 0, 0, 65535
                 for _ in range(reads):
-                    total += adc()
+                    v = adc()
+                    total += v
+                    if v > most:
+                        most = v
+                    if v < least:
+                        least = v
                 out[group * per + address] = total // reads
+                if ranges is not None:
+                    ranges[group * per + address] = most - least
         self.hall.group_enable(0)
         return out
 
@@ -113,7 +121,8 @@ class BringUp:
 
     def sensors(self):
         board, hall = self.app.board, self.hall
-        means = self.means()
+        ranges = [0] * board.channels
+        means = self.means(ranges=ranges)
         # SENSE left low and high: by the lowest-reading input (an unused one, tied to ground:
         # hardware/schematic.py) and the highest. With no grounded input to read (the last group's
         # multiplexer off, a select line that never reaches them) these are two sensors, some 2,000
@@ -131,8 +140,8 @@ class BringUp:
                 total += hall.adc()
             off.append(total // AFTER_READS)
         hall.group_enable(0)
-        return {"means": means, "after_low": after_low, "after_high": after_high, "low": [low, means[low]],
-                "high": [high, means[high]], "off": off, "reads": READS}
+        return {"means": means, "ranges": ranges, "after_low": after_low, "after_high": after_high,
+                "low": [low, means[low]], "high": [high, means[high]], "off": off, "reads": READS}
 
     # -- the lights and the button -----------------------------------------------------------
 

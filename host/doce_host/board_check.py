@@ -68,19 +68,25 @@ def quiescent_band(physics):
 
 
 class Levels:
-    """The lines between what a mean reading says, in counts, for one board file."""
+    """The lines between what a mean reading says, in counts, for one board file, and the noise its
+    ADC showed (`ranges`: each input's most less least read, if the board gave them)."""
 
-    def __init__(self, physics, reads):
+    def __init__(self, physics, reads, ranges=None):
         self.band = quiescent_band(physics)
         a = physics["adc"]
         self.ground = volts_to_counts(physics, 0.3, a["vref_mV"][0])  # at most this: driven to 0 V
         self.supply = volts_to_counts(physics, 2.5, a["vref_mV"][1])  # at least this: at the 3.3 V rail
-        # a read's noise: +-noise_counts peak, triangular (sim/device/world.py): sigma = peak / sqrt(6)
-        sigma = a["noise_counts"] / math.sqrt(6) / math.sqrt(max(1, reads))
+        # A read's noise: +-noise_counts peak, triangular (board.json; sim/device/world.py): sigma = peak /
+        # sqrt(6); or what this board showed, if more: the range of 32 reads is about 4 sigma (normal noise;
+        # 3.4 for this triangle), the median input's taken
+        sigma_read = a["noise_counts"] / math.sqrt(6)
+        if ranges:
+            sigma_read = max(sigma_read, sorted(ranges)[len(ranges) // 2] / 4)
+        sigma = sigma_read / math.sqrt(max(1, reads))
         self.alike = SIGMAS * math.sqrt(2) * sigma  # two means of one input
         # SENSE left at two levels this far apart shows an input that follows them (bringup.AFTER_READS
         # reads each): twice the most that two means of AFTER_READS of one driven input differ by
-        self.follows = 2 * SIGMAS * math.sqrt(2) * a["noise_counts"] / math.sqrt(6) / math.sqrt(AFTER_READS)
+        self.follows = 2 * SIGMAS * math.sqrt(2) * sigma_read / math.sqrt(AFTER_READS)
         margin = 5 * sigma
         self.band = (self.band[0] - margin, self.band[1] + margin)
 
@@ -143,7 +149,7 @@ class Judge:
         s = spec["sensing"]
         self.groups, self.per = s["groups"], s["channels_per_group"]
         self.channels = self.groups * self.per
-        self.levels = Levels(spec["physics"], sensors["reads"])
+        self.levels = Levels(spec["physics"], sensors["reads"], sensors.get("ranges"))
         self.m = sensors["means"]
         self.lo, self.hi = sensors["after_low"], sensors["after_high"]
         self.low_ref, self.high_ref = sensors["low"][1], sensors["high"][1]

@@ -114,6 +114,19 @@ def test_a_sound_board_has_no_fault(board):
     assert result["network"] == dict(result["network"], set_up=False)
 
 
+@pytest.mark.parametrize("seed", [1, 7, 11])
+def test_sound_boards_built_otherwise_within_tolerance_have_no_fault(tmp_path, seed):
+    """Each seed is another board: its sensors' quiescent voltages and its ESP32's ADC drawn anywhere
+    within their datasheets' spread (doce_host.physics.readout)."""
+    with SerialSim(tmp_path, seed=seed) as sim:
+        booted(sim)
+        with BoardLink(sim.path, timeout=TIMEOUT) as link:
+            link.hello()
+            result = check_command.run(link, SPEC, CIRCUIT, SimMaker(sim, SPEC), leds=False, button=False,
+                                       timeout=TIMEOUT)
+    assert result["faults"] == [] and result["notes"] == []
+
+
 @pytest.mark.parametrize("fault, said", SINGLE, ids=lambda x: json.dumps(x) if isinstance(x, dict) else None)
 def test_each_fault_alone_is_named(board, fault, said):
     assert named(check(board, fault)) == sorted(said)
@@ -159,6 +172,18 @@ def test_two_inputs_bridged_are_named_when_the_die_is_over_one(board):
     mux, _ = CIRCUIT.mux_input(ch("b2"))
     assert named(result) == [("bridged", mux)]
     assert sensor(ch("c2")) in result["faults"][0].parts
+
+
+def test_an_adc_noisier_than_the_board_file_says_is_measured_not_mistaken(board):
+    """The board reports each input's spread, and the check takes the noise it shows: nearly three
+    times board.json's (700 counts peak, not 250), a sound board has no fault and a stuck line is named."""
+    sim, link = board
+    sim.noise(700)
+    try:
+        assert check(board)["faults"] == []
+        assert named(check(board, stuck(1, 0)[0])) == stuck(1, 0)[1]
+    finally:
+        sim.noise(SPEC["physics"]["adc"]["noise_counts"])
 
 
 def test_without_the_die_two_swaps_read_as_a_sound_board_and_the_check_says_so(board):

@@ -187,6 +187,11 @@ class SimulatedBoard:
         (self.folder / "faults.json").write_text(json.dumps(faults))
         self._tell_fault(dict(where, do="fault", kind=kind))
 
+    def noise(self, counts):
+        """Each read's noise, +-`counts` peak (board.json physics.adc.noise_counts by default): an ADC
+        noisier than the board file says."""
+        self._tell_fault({"do": "noise", "level": int(counts)})
+
     def _faults(self):
         path = self.folder / "faults.json"
         return json.loads(path.read_text()) if path.exists() else []
