@@ -6,10 +6,11 @@ The board measures; the host names the parts (doce_host/board_check.py reads the
 hardware/doce.net, for every designator). One step a request:
 
   start    into the check: the game waits, the strip goes dark
-  sensors  every multiplexer input's mean reading, its group switched on (every address walked,
-           all four select lines driven at each); then each input read again just after SENSE,
-           the multiplexers' joined outputs, was left low (a grounded input) and high (a sensor):
-           an input nothing drives reads what SENSE held. And SENSE with every group switched off.
+  sensors  every multiplexer input's mean reading and its spread, its group switched on (every
+           address walked, all four select lines driven at each); then each input read again just
+           after SENSE, the multiplexers' joined outputs, was left low and high (by the lowest- and
+           the highest-reading input: one tied to ground, a sensor): an input nothing drives reads
+           what SENSE held. And SENSE with every group switched off, which should hold it too.
   read     every input's mean reading only (a die put down: which inputs it moved)
   led      LED `index` of the chain lit alone; with "from", it and every LED after it, dim
   button   the button as read now, and whether it was seen down, and up, since last asked
@@ -17,7 +18,7 @@ hardware/doce.net, for every designator). One step a request:
   network  Wi-Fi and the broker, when set up (doce/net.py)
   end      back to the game, as it was
 
-A step's reads take about a quarter of a second (128 inputs x (32 + 8) reads of 30-40 us, and 256
+The sensors step takes about a quarter of a second (128 inputs x 42 reads of 30-40 us, and 256
 group switches of power_on_us), well inside the watchdog's 5 s.
 """
 
