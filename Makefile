@@ -38,6 +38,8 @@ campaign: $(BIN)/.installed
 	$(BIN)/python bench/remote_campaign.py --workers 2
 
 # MATCHES: the opponent ladder's matches a pairing; `make bench MATCHES=10` for a quick look.
+# Its ESP32 figures are estimates: it writes them to build/bench/estimates.json, which `doce bench
+# --port P` prints beside the chip's own, measured on a board; bench/measured/ keeps those.
 MATCHES ?= 200
 
 bench: $(BIN)/.installed physics

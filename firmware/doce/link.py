@@ -339,6 +339,16 @@ class Link:
         return {"on": check.on, "leaving": check.leaving, "cell": square_name(self.app.tables.grid, check.square),
                 "pieces": list(self.app.board.dice.values())}
 
+    def board_check(self, request):
+        """The board check (doce/bringup.py, loaded only when asked for: the game's RAM does not carry it)."""
+        from .bringup import command
+        return command(self, request)
+
+    def bench(self, request):
+        """The chip's own figures (doce/meter.py, loaded only when asked for)."""
+        from .meter import command
+        return command(self, request)
+
     def reboot_command(self, request):
         self.reboot_asked = True  # after this reply has gone out
 
@@ -623,7 +633,9 @@ COMMANDS = {
     "hello": (Link.hello, ()), "state": (Link.state, ()), "new_match": (Link.new_match, ("first", "opponent")),
     "new_round": (Link.new_round, ()), "brightness": (Link.brightness, ("value",)),
     "calibrate": (Link.calibrate, ()), "reboot": (Link.reboot_command, ()),
-    "dice_check": (Link.dice_check, ("on",)), "hint": (Link.hint, ()), "rules_get": (Link.rules_get, ()),
+    "dice_check": (Link.dice_check, ("on",)),
+    "board_check": (Link.board_check, ("step", "index", "from")), "bench": (Link.bench, ("step",)),
+    "hint": (Link.hint, ()), "rules_get": (Link.rules_get, ()),
     "rules_begin": (Link.rules_begin, ("size", "checksum")), "rules_chunk": (Link.rules_chunk, ("offset", "data")),
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),

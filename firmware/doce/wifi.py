@@ -9,10 +9,20 @@ from .ticks import ticks_add, ticks_diff
 
 JOIN_MS = 10000  # before asking again after a connect() that raised
 STAT_GOT_IP = 1010  # WLAN.status() (ports/esp32/network_wlan.c): joined, with an address
-# why the port says it cannot join (WLAN.status(): ESP-IDF's wifi_err_reason_t), for status.fault
-WIFI_FAULTS = {200: "the access point stopped answering", 201: "no access point with that name",
-               202: "the Wi-Fi password is wrong", 203: "the access point refused the board",
-               204: "the Wi-Fi handshake timed out"}
+STAT_CONNECTING = 1001
+# Why the port says it cannot join, for status.fault. MicroPython v1.28's WLAN.status()
+# (ports/esp32/network_wlan.c, network_wlan_status, lines 367-400) passes on only these of ESP-IDF's
+# wifi_err_reason_t: 201 NO_AP_FOUND, 210-212 NO_AP_FOUND_W_COMPATIBLE_SECURITY, _IN_AUTHMODE_THRESHOLD
+# and _IN_RSSI_THRESHOLD, 202 AUTH_FAIL (also for CONNECTION_FAIL); every other reason, while the join
+# is asked for, reads 1001, joining.
+WIFI_FAULTS = {201: "no access point named %s", 202: "the Wi-Fi password is wrong",
+               210: "no access point named %s with a security the board can use",
+               211: "no access point named %s with a security the board can use",
+               212: "no access point named %s with a strong enough signal"}
+# A wrong WPA2 password mostly ends each try in a 4-way handshake timeout (reason 15, or 204), which
+# status() does not pass on: the board reads "joining" for ever. A join takes seconds; after this long
+# the board says what it most likely is.
+JOIN_SLOW_MS = 30000
 
 
 def board_id(wlan):
@@ -33,6 +43,8 @@ class Wifi:
         self.joined = False  # connect() was asked once, and took: the port does the rest
         self.join_at = None  # when to ask again after a connect() that raised
         self.fault = None  # why the board is not on the Wi-Fi, when a join or the port says: for status.fault
+        self.joining_since = None  # when the port began to read "joining" (asked, or after a drop)
+        self.slow_said = False  # JOIN_SLOW_MS passed, and said, in this join
 
     def on(self, now):
         """Whether the board is on the Wi-Fi, with an address (asking the port to join first)."""
@@ -40,9 +52,20 @@ class Wifi:
             self.join(now)
         status = self.wlan.status()
         if status == STAT_GOT_IP:
+            self.joining_since = None
             return True
         if status in WIFI_FAULTS:
-            self.fault = WIFI_FAULTS[status]
+            said = WIFI_FAULTS[status]
+            self.fault = said % self.ssid if "%s" in said else said
+        if status != STAT_CONNECTING:
+            self.joining_since = None
+        elif self.joining_since is None:
+            self.joining_since, self.slow_said = now, False
+        elif not self.slow_said and ticks_diff(now, self.joining_since) >= JOIN_SLOW_MS:
+            self.slow_said = True
+            self.fault = ("still joining %s after %d s: check the Wi-Fi password (a wrong one shows only as "
+                          "joining) and that the board is in reach of the access point" % (self.ssid,
+                                                                                            JOIN_SLOW_MS // 1000))
         return False
 
     def join(self, now):

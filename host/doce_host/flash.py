@@ -144,7 +144,14 @@ def check_image(firmware, name):
                            micropython.download_page(firmware.chip)))
 
 
-def check_chip(board):
+def chip_revision(description):
+    """(major, minor) from esptool's words for the chip, "ESP32-D0WD-V3 (revision v3.1)"
+    (targets/esp32.py get_chip_description); None if they do not say."""
+    found = re.search(r"\(revision v(\d+)\.(\d+)\)", description)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def check_chip(board, firmware=None):
     """Refuse an ESP32 the firmware cannot run as it promises, by what esptool reads of its eFuses."""
     if board.chip != "esp32":
         return
@@ -156,6 +163,18 @@ def check_chip(board):
         raise FirmwareError("the board's %s is rated for 160 MHz at most (its eFuses, as esptool reads them); "
                             "the DOCE firmware runs it at 240 MHz (doce/esp32.py CPU_HZ) for its die-to-light "
                             "time: use an ESP32-WROVER-E module" % board.description)
+    revision = chip_revision(board.description)
+    if firmware is not None and "SPIRAM" in (firmware.machine or "") and revision and revision[0] < 3:
+        # ESP32 Series SoC Errata (Espressif), "When the CPU accesses external SRAM through cache, under
+        # certain conditions read and write errors occur": fixed in chip revision v3.0. ESP-IDF's fix for
+        # older chips (CONFIG_SPIRAM_CACHE_WORKAROUND, on in the SPIRAM image's sdkconfig.spiram) is a
+        # compiler option that covers C only: MicroPython's xtensawin emitter puts none of it into the
+        # firmware's viper loops (doce/scanner.py, doce/sensors.py), whose stores go to arrays on the GC
+        # heap, in PSRAM on this image (shared/notes/toolchain.md, checked against v1.28.0).
+        raise FirmwareError("the board's %s is older than revision 3: its PSRAM needs a cache workaround that "
+                            "the firmware's native (viper) loops do not have, and %s keeps the Python heap "
+                            "there. Use an ESP32-WROVER-E module (ESP32-D0WD-V3, revision 3)"
+                            % (board.description, micropython.firmware_file(board.chip)))
 
 
 def psram_said(board):
@@ -220,7 +239,7 @@ def plan(port, firmware_path, files, tmp, chip=None, size=None, dry_run=False, o
                 CHIP_DEFS[board_chip].CHIP_NAME if board_chip in CHIPS else board_chip, name,
                 CHIP_DEFS[firmware.chip].CHIP_NAME,
                 micropython.firmware_file(board_chip) if board_chip in CHIPS else "its MicroPython image"))
-        check_chip(board)
+        check_chip(board, firmware)
         print("%s: %s: %s; %s" % (port, board.description, ", ".join(board.features), psram_said(board)), file=out)
         # MicroPython sizes vfs by the flash chip's own ID (esp_flash_get_physical_size,
         # ports/esp32/main.c), as esptool reads it: that wins over --flash-size

@@ -35,3 +35,21 @@ def test_the_strip_receives_grb_bytes(sim):
     assert red == 0 and 0 < green < blue
     state = sim.debug_state()
     assert state["writes"] >= 2  # drawn at boot, and after the play
+
+
+@pytest.mark.parametrize("face", [1, 4, 6])
+def test_the_boards_move_flashes_on_time_across_the_ticks_wrap(monkeypatch, face):
+    """A move shown from 50 ms before the ticks wrap (2**30 ms on the ESP32) is 80 ms old 30 ms after
+    it: its first flash is still on. Ticks are subtracted with ticks_diff, never directly."""
+    import time
+
+    from doce.game import NOWHERE, WHITE
+    period = 1 << 30
+    monkeypatch.setattr(time, "ticks_diff", lambda a, b: ((a - b + period // 2) & (period - 1)) - period // 2,
+                        raising=False)
+    board = Board(SPEC)
+    lights = Lights({}, lambda: None, board, brightness=1.0)
+    move = (NOWHERE, 12, face)  # a die on c3, not a blocker
+    lights._move_frame(move, WHITE, period - 50)  # shown first just before the wrap
+    lights._move_frame(move, WHITE, 30)  # 80 ms later, the ticks wrapped
+    assert lights.move_light == lights.palette[WHITE][8]  # the first flash lasts 250 ms: still on

@@ -25,6 +25,9 @@ class World:
         self.asked.append(channel)
         return 1000 + channel
 
+    def noisy(self, level):
+        return level
+
 
 @pytest.fixture
 def device(monkeypatch):
@@ -77,7 +80,7 @@ def test_the_adc_reads_the_channel_the_select_pins_and_the_group_decoder_pick(de
     mux = [machine.Pin(n, machine.Pin.OUT, value=0) for n in board.pins["mux_select"]]
     group = [machine.Pin(n, machine.Pin.OUT, value=0) for n in board.pins["group_select"]]
     enable = machine.Pin(board.pins["group_enable"], machine.Pin.OUT, value=0)
-    assert adc.read_u16() == 0 and world.asked == []  # no group switched on: nothing read
+    assert adc.read_u16() == 0 and world.asked == []  # no group switched on: nothing read (the pin at 0 V)
     enable(1)
     for pin, level in zip(group, (0, 1, 0)):  # group 2
         pin(level)
@@ -86,6 +89,8 @@ def test_the_adc_reads_the_channel_the_select_pins_and_the_group_decoder_pick(de
     assert adc.read_u16() == 1000 + 2 * 16 + 5
     mux[0].off()
     group[2].on()
+    assert adc.read_u16() == 1000 + 6 * 16 + 4 and world.asked == [37, 100]
+    enable(0)  # every multiplexer off: nothing drives the ADC's pin, which holds its last level
     assert adc.read_u16() == 1000 + 6 * 16 + 4 and world.asked == [37, 100]
 
 

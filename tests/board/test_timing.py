@@ -161,7 +161,7 @@ def test_the_loop_sleeps_only_while_nothing_moves(board_app):
 
 
 def test_the_board_collects_its_garbage_as_it_comes_to_rest_and_never_while_a_die_lands(board_app, monkeypatch):
-    """A collection sweeps the whole heap (5.5 ms of a Wi-Fi board's PSRAM heap: make bench).
+    """A collection sweeps the whole heap and marks what it holds (5-15 ms of a Wi-Fi board's PSRAM heap: make bench).
     Collecting once the board is at rest again, its events sent, lets the next landing start
     from a heap with its garbage gone, so none of its few allocations can start one."""
     app, sensors, log = board_app

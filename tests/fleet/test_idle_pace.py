@@ -9,7 +9,7 @@ import pytest
 
 
 IDLE_MS = 2
-COLLECTION_MS = 6  # a collection of the board's heap at rest (make bench: about 5.5 ms at 240 MHz)
+COLLECTION_MS = 6  # a collection of the board's heap at rest (make bench: 5.5 ms an empty heap, up to 14 ms a live one)
 
 
 class Stop(BaseException):

@@ -211,6 +211,24 @@ def test_an_esp32_the_firmware_cannot_run_as_it_promises_is_refused_before_anyth
         flash.install("/dev/ttyUSB0", write(tmp_path, esp_images.firmware()), out=open("/dev/null", "w"))
 
 
+@pytest.mark.parametrize("description", ["ESP32-D0WD (revision v1.0)", "ESP32-D0WD (revision v1.1)",
+                                         "ESP32-D0WDQ6 (revision v0.0)", "ESP32-D0WD (revision v2.0)"])
+def test_a_chip_older_than_revision_3_is_refused_for_the_spiram_image(tmp_path, monkeypatch, description):
+    """The firmware's viper loops store into arrays on the GC heap, in PSRAM on the SPIRAM image, and
+    the xtensawin emitter adds none of the PSRAM cache workaround chips before revision 3 need."""
+    monkeypatch.setattr(flash, "probe", lambda port: probed("esp32", 8 * MIB, description))
+    monkeypatch.setattr(flash, "run", lambda command, timeout=None: pytest.fail("ran %s" % command))
+    with pytest.raises(FirmwareError, match=r"the board's %s is older than revision 3" % re.escape(description)):
+        flash.install("/dev/ttyUSB0", write(tmp_path, esp_images.firmware()), out=open("/dev/null", "w"))
+
+
+def test_a_revision_3_chip_is_taken(tmp_path, monkeypatch):
+    monkeypatch.setattr(flash, "probe", lambda port: probed("esp32", 8 * MIB, "ESP32-D0WD-V3 (revision v3.0)"))
+    work = tmp_path / "work"
+    work.mkdir()
+    assert flash.plan("p", write(tmp_path, esp_images.firmware()), image.app_files(), work, out=open("/dev/null", "w"))
+
+
 def test_psram_in_the_chips_package_is_said_so(tmp_path, monkeypatch):
     monkeypatch.setattr(flash, "probe", lambda port: probed(
         "esp32", 8 * MIB, "ESP32-PICO-V3-02 (revision v3.0)", ["Wi-Fi", "BT", "Dual Core + LP Core", "240MHz",

@@ -67,3 +67,18 @@ def test_mpy_versions_follow_the_docs_table():
     assert micropython.mpy_loads((1, 28), "esp32s3", native_s3)
     assert not micropython.mpy_loads((1, 28), "esp32", native_c3)  # RISC-V code on an Xtensa chip
     assert not micropython.mpy_loads((1, 18), "esp32", bytecode)
+
+
+def test_the_suite_runs_the_interpreter_the_project_says_it_does():
+    """The unix port the tests run on is not the v1.28.0 release the board runs: no PyPI build is that
+    tag. micropython.TEST_INTERPRETER names the build it is, and docs/engineering.md what differs."""
+    t = micropython.TEST_INTERPRETER
+    assert installed(t["package"]) == t["version"] == pins()[t["package"]]
+    code = "import sys; print(sys.version); print(sys.implementation.version)"
+    run = subprocess.run([tool("micropython"), "-c", code], capture_output=True, text=True, timeout=30)
+    banner, implementation = run.stdout.splitlines()
+    assert banner.endswith("MicroPython %s on %s" % (t["build"], t["built"]))
+    assert implementation == repr(t["implementation"])
+    assert t["implementation"][:3] != micropython.version()  # it is not the release: said, not hidden
+    guide = (ROOT / "docs" / "engineering.md").read_text()
+    assert t["build"] in guide and micropython.RELEASE in guide

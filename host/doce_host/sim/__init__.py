@@ -28,9 +28,10 @@ from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
 # The heap, as the board gives it to the firmware: 56 KiB at boot, grown once to 112 KiB (ports/esp32/
 # mpconfigport.h of v1.28: MICROPY_GC_INITIAL_HEAP_SIZE for CONFIG_IDF_TARGET_ESP32, MICROPY_GC_SPLIT_HEAP_AUTO,
-# "grow the heap once (double it)"). On the reference WROVER (ESP32_GENERIC-SPIRAM) it is in PSRAM and could
-# grow further, but each collection then sweeps more and holds the scan loop longer (bench/chip.py): a
-# firmware that needs more than this fails here.
+# "grow the heap once (double it)"). On the reference WROVER (ESP32_GENERIC-SPIRAM) it is in PSRAM, and the
+# firmware grows it as it boots until 96 KiB are free (doce/heap.py; the unix port's heap cannot grow, so
+# tests/board/test_heap_growth.py holds that to a model of py/gc.c); each collection then sweeps more
+# (bench/chip.py). A firmware that needs more than this fails here.
 ESP32_HEAP_KB = 112
 # The unix port is a 64-bit build: an mp_obj_t and every object slot are 8 bytes, not 4, and a GC block
 # is 32 bytes, not 16 (py/mpconfig.h: MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD). Text and
@@ -162,6 +163,41 @@ class SimulatedBoard:
     def break_sensor(self, cell, which="C", volts=0.0):
         """Sensor `which` (C, N, E, S or W) under `cell` fails, its output stuck at `volts`."""
         return self._move("break_sensor", cell, which, volts)
+
+    # -- the PCB as soldered (sim/device/machine.py, Faults) --------------------------------------
+    FAULTS = ("dead_sensor", "no_supply", "address_stuck", "address_swap", "open_channel", "short_channel",
+              "mux_off", "led_break", "led_swap", "button", "clear")
+
+    def fault(self, kind, **where):
+        """A part of the PCB soldered wrong, or failed; it stays through power cuts, as copper does.
+          dead_sensor(channel)         its output at 0 V
+          no_supply(group)             the group's sensors get no 3.3 V
+          address_stuck(line, level)   multiplexer select line 0-3 held at 0 or 1
+          address_swap(lines=[j, k])   two select lines crossed
+          open_channel(channel)        a multiplexer input left unconnected
+          short_channel(channel, to)   bridged to "gnd", "3v3" or another channel
+          mux_off(group)               the group's multiplexer never enabled
+          led_break(led)               the chain's data stops before LED `led` (chain index)
+          led_swap(leds=[i, j])        two LEDs in each other's places
+          button(stuck)                "pressed" or "open"
+          clear                        a sound board again"""
+        if kind not in self.FAULTS:
+            raise SimError("no such fault: %s (one of %s)" % (kind, ", ".join(self.FAULTS)))
+        faults = [] if kind == "clear" else self._faults() + [dict(where, kind=kind)]
+        (self.folder / "faults.json").write_text(json.dumps(faults))
+        self._tell_fault(dict(where, do="fault", kind=kind))
+
+    def noise(self, counts):
+        """Each read's noise, +-`counts` peak (board.json physics.adc.noise_counts by default): an ADC
+        noisier than the board file says."""
+        self._tell_fault({"do": "noise", "level": int(counts)})
+
+    def _faults(self):
+        path = self.folder / "faults.json"
+        return json.loads(path.read_text()) if path.exists() else []
+
+    def _tell_fault(self, cmd):
+        raise NotImplementedError
 
 
 class SimBoard(SimulatedBoard):
@@ -297,6 +333,10 @@ class SimBoard(SimulatedBoard):
 
     def button(self, down):
         self.command(do="button", down=bool(down))
+
+    def _tell_fault(self, cmd):
+        if self.process and self.process.poll() is None:
+            self.command(**cmd)
 
     # -- power ------------------------------------------------------------------
 

@@ -401,6 +401,10 @@ class SerialSim(SimulatedBoard):
     def button(self, down):
         self._ask({"do": "button", "down": bool(down)})
 
+    def _tell_fault(self, cmd):
+        if self.app_running:  # else the board reads faults.json as it boots
+            self._ask(cmd)
+
     def wifi(self, up):
         """The room's Wi-Fi goes off the air (False), or comes back (True)."""
         self._ask({"do": "wifi", "up": up})

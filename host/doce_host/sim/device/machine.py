@@ -15,6 +15,7 @@ power = None  # the board file's power budget (hardware/board.json "power")
 on_scan = None  # the real-time simulator's hook, called once per scan
 on_reset = None  # how the real-time simulator resets the board
 scans = 0  # scans so far (reads of the first channel): the board's pace, for a simulator's benchmarks
+big_ints = 0  # values the firmware made that are big ints on the chip (simbinascii.py counts them)
 
 
 # Hardware time: what the ESP32's drivers block the firmware for. The real-time simulator
@@ -116,6 +117,12 @@ def attach(the_world, board, board_power):
 # whether the decoder's enable is on.
 selected = 0
 enabled = 0
+# The ADC pin's net (SENSE: the eight multiplexers' joined outputs) holds its last level while nothing
+# drives it: every multiplexer off, or an input left open. Its capacitance, the eight CD74HC4067s'
+# common pins (C_IO common, about 50-90 pF each off: CD74HC4067 datasheet SCHS209, 6.5) and the
+# ESP32's pin, is some 500 pF; their off-leakage (typically nA, 0.1 uA at most at 25 C: 6.5, I_IZ)
+# moves it a few mV in a millisecond, so a read just after another reads that one's level again.
+sense = 0
 _roles = {}  # GPIO number -> its weight in `selected` (1, 2, 4, 8 the inputs; 16, 32, 64 the group), -1: enable
 
 
@@ -149,7 +156,7 @@ class Pin:
     def __call__(self, value=None):
         global selected, enabled
         if value is None:
-            return pins[self.id]
+            return forced.get(self.id, pins[self.id])
         level = 1 if value else 0
         pins[self.id] = level
         role = _roles.get(self.id)  # _route(self.id, level), written out: a select pin changes every read
@@ -177,19 +184,22 @@ class ADC:
         pass
 
     def read_u16(self):
-        global owed_us, spent_us, scans
+        global owed_us, spent_us, scans, sense
         spent_us += ADC_READ_US  # charge(ADC_READ_US), written out: it is the most made call
         owed_us += ADC_READ_US
         if real_time and owed_us >= 1000:
             _pay()
-        if not enabled:
-            return 0  # every multiplexer off: the ADC pin floats low
         channel = selected
-        if channel == 0:  # the first sensor of a scan: the world moves on
+        if enabled and channel == 0:  # the first sensor of a scan: the world moves on
             scans += 1
             if on_scan:
                 on_scan()
-        return world.reading(channel)
+        if faults is not None and faults.any:
+            return faults.read(channel, enabled)
+        if not enabled:  # every multiplexer off: the ADC pin floats, holding what it was last driven to
+            return world.noisy(sense)
+        sense = world.reading(channel)
+        return sense
 
 
 # The CPU clock. ESP32_GENERIC boots at ESP-IDF's default, 160 MHz: its build takes sdkconfig.base and
@@ -207,6 +217,12 @@ def freq(hz=None):
     if hz // 1000000 not in FREQS_MHZ:
         raise ValueError("frequency must be 20MHz, 40MHz, 80Mhz, 160MHz or 240MHz")
     cpu_hz = hz // 1000000 * 1000000
+
+
+forced = {}  # GPIO number -> the level a fault holds it at, whatever drives it (Faults.button)
+
+
+faults = None  # the PCB's faults (faults.py, loaded when the simulator solders one in): None, a sound board
 
 
 def reset():

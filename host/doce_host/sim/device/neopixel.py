@@ -24,7 +24,7 @@ class NeoPixel:
         self.n = n
         self.bpp = bpp
         self.buf = bytearray(n * bpp)
-        self.sent = bytearray(n * bpp)  # what the strip received at the last write
+        self.sent = bytearray(n * bpp)  # what each LED's place shows since the last write
         self.writes = 0
         self.on_write = None  # a harness's probe, called as the strip is written (run.py's landing)
         strips.append(self)
@@ -51,7 +51,11 @@ class NeoPixel:
 
     def write(self):
         machine.charge(self.n * LED_US + RMT_SETUP_US)
-        self.sent[:] = self.buf
+        faults = machine.faults
+        if faults is None or faults.chain_break is None and faults.led_swap is None:
+            self.sent[:] = self.buf
+        else:  # what each LED's place shows, the chain as soldered (faults.py)
+            faults.show(self.sent, self.buf)
         self.writes += 1
         if self.on_write:
             self.on_write()

@@ -31,6 +31,8 @@ import side_channel  # noqa: E402
 import simtime  # noqa: E402
 from serial_port import NS_PER_BYTE, Port  # noqa: E402  (its clock is the unix port's time, not simtime)
 
+import simbinascii  # noqa: E402
+sys.modules["binascii"] = simbinascii  # for the firmware: crc32's big ints on the chip counted (simbinascii.py)
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks, wrapping at 2**30 (simtime.py)
 import micropython  # noqa: E402
 import network  # noqa: E402, F401  the simulated driver (a C module on the chip), loaded here to count it with the harness
@@ -49,6 +51,7 @@ from world import World  # noqa: E402
 board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash.mount)
 board = boardfile.Board(board_spec)  # the harness's own copy, for its world; the firmware makes its own
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board, board_spec["power"])
+side_channel.start_faults(sys.argv[2])
 del board_spec
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
@@ -348,6 +351,8 @@ def handle(cmd):
         return landing(cmd["set"], cmd.get("leave", 1024), cmd.get("traffic", "").encode())
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "modules":  # the firmware's modules loaded so far
+        return {"loaded": sorted(name for name in sys.modules if name.startswith("doce"))}
     elif do == "ticks":  # the board's ticks_ms now
         return {"ticks": simtime.board_ticks(clock[0] // 1000)}
     elif do == "heap":

@@ -27,6 +27,8 @@ import serial_port  # noqa: E402
 import side_channel  # noqa: E402
 import simtime  # noqa: E402
 
+import simbinascii  # noqa: E402
+sys.modules["binascii"] = simbinascii  # for the firmware: crc32's big ints on the chip counted (simbinascii.py)
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks and waits (simtime.py)
 from doce import board as boardfile  # noqa: E402
 from doce import esp32  # noqa: E402
@@ -35,6 +37,7 @@ from world import World  # noqa: E402
 board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash.mount)
 board = boardfile.Board(board_spec)
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board, board_spec["power"])
+side_channel.start_faults(sys.argv[3])
 links = []  # the firmware's link, once main.py has made it: the simulator's way to its App
 
 

@@ -31,10 +31,15 @@ def act(world, cmd):
     elif do == "frames":  # a movement, one frame of changes per scan
         world.queue(cmd["frames"])
     elif do == "button":  # a finger on the board's button: pulled up, so pressed reads 0
-        import machine
         machine.Pin(world.board.pins["button"])(0 if cmd["down"] else 1)
     elif do == "noise":
         world.noise = cmd["level"]
+    elif do == "fault":  # a part of the PCB soldered wrong, or failed (faults.py)
+        import faults
+        faults.installed().set(cmd["kind"], **{k: v for k, v in cmd.items() if k != "do" and k != "kind"})
+        if cmd["kind"] == "led_break" and neopixel.strips:  # as from power-on: past the break none ever lit
+            sent = neopixel.strips[0].sent
+            sent[cmd["led"] * 3:] = bytes(len(sent) - cmd["led"] * 3)
     elif do == "wifi":  # the room's Wi-Fi goes off the air or comes back, or misbehaves (network.py)
         import network
         network.set_air(**{k: cmd[k] for k in ("up", "stuck", "join_raises") if k in cmd})
@@ -56,6 +61,20 @@ def start_levels(path):
         return None
 
 
+def start_faults(path):
+    """The PCB's faults, from faults.json beside the levels' file `path`: soldered in again at
+    every power-on, as they outlast a power cut (after machine.attach: a fault names pins)."""
+    try:
+        with open(path.rsplit("/", 1)[0] + "/faults.json" if "/" in path else "faults.json") as f:
+            faults = json.load(f)
+    except OSError:
+        return
+    if faults:
+        import faults as pcb
+        for fault in faults:
+            pcb.installed().set(fault.pop("kind"), **fault)
+
+
 def debug_state(app, chip):
     """What only a simulator sees: cell codes, the scanner's readings, LED writes, flash operations."""
     from doce.game import PLAYER_NAMES
@@ -70,7 +89,7 @@ def debug_state(app, chip):
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
         "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
         "writes": neopixel.strips[0].writes, "flash_operations": chip.operations, "scans": machine.scans,
-        "cpu_hz": machine.freq(), "watchdog_ms": machine.watchdog_ms,
+        "cpu_hz": machine.freq(), "watchdog_ms": machine.watchdog_ms, "big_ints": machine.big_ints,
     }
 
 

@@ -17,13 +17,17 @@ class World:
         self.frames = []  # movements in progress: one frame of changes is applied per scan
 
     def reading(self, channel):
+        return self.noisy(self.level[channel])
+
+    def noisy(self, level):
+        """One read of an input at `level`: the ADC's noise on it."""
         # two uniform draws: a triangular spread, peaked like real noise, within +-noise
         self.seed = (self.seed * 1103515245 + 12345) & 0x7FFFFFFF
         jitter = 0
         if self.noise:
             span = 2 * self.noise + 1
             jitter = ((self.seed >> 4) % span + (self.seed >> 16) % span) // 2 - self.noise
-        v = self.level[channel] + jitter
+        v = level + jitter
         return 0 if v < 0 else 65535 if v > 65535 else v
 
     def set(self, changes):
