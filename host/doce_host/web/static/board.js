@@ -13,6 +13,7 @@ const view = {
   recorded: null,    // that game, {name, text}, to draw it again in another layout
   waiting: null,     // a placement or lift on its way: {cell, piece, sent}
   timings: [],       // ms from a click to the picture that shows it (read by make bench)
+  lightTimings: [],  // ms from a click putting a die down to the picture with its light under it
   nextId: 1,
   drawn: null,       // the SVG text on screen, so an unchanged picture is not redrawn
   pieces: null,      // what a hand can put down, as the server names them ("white 4", "black blocker")
@@ -25,6 +26,7 @@ const view = {
   formShows: null,   // the match against the board the form was last set to ("black 2")
 };
 window.doceTimings = view.timings;
+window.doceLightTimings = view.lightTimings;
 // A phone: the server draws the picture tall, the scores under the board (web/picture.py).
 // The same width as board.css's @media rule.
 const narrow = matchMedia("(max-width: 699px)");
@@ -270,13 +272,28 @@ function playBoard() {
   }
 }
 
+// Whose die a light is for: yellow for white, blue for black (doce/lights.py); "" for any other.
+function lightOf(hex) {
+  if (!hex) return "";
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return b > r && b > g ? "black" : g > 0.8 * r && b < 0.5 * r ? "white" : "";
+}
+
 function timeIfShown() {
   const w = view.waiting;
   if (!w) return;
   const square = document.querySelector('#board .square[data-cell="' + w.cell + '"]');
-  if (square && square.dataset.piece === w.piece) {
+  if (!square || square.dataset.piece !== w.piece) return;
+  const sent = w.sent;
+  if (!w.shown) {
+    w.shown = true;
+    requestAnimationFrame(() => view.timings.push(performance.now() - sent));
+  }
+  const die = w.piece && !w.piece.endsWith(" blocker");  // a blocker has no light; a lift, none to wait for
+  if (!die) view.waiting = null;
+  else if (!square.dataset.problem && lightOf(square.dataset.light) === w.piece.split(" ")[0]) {
     view.waiting = null;
-    requestAnimationFrame(() => view.timings.push(performance.now() - w.sent));
+    requestAnimationFrame(() => view.lightTimings.push(performance.now() - sent));
   }
 }
 
