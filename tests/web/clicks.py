@@ -47,11 +47,18 @@ def colour(hex_colour):
 THINKING = 30000  # ms the board may think, in the simulator's real time (a bound, not a pace)
 
 
+def start_afresh(page, button):
+    """Click a button that starts a new match or round; say yes if the page asks (it asks on the page,
+    never in a browser dialog, and only when a match is in play)."""
+    page.click(button)
+    if page.locator("#confirm").is_visible():
+        page.click("#confirm-yes")
+
+
 def start_against_the_board(page, board_colour, level):
-    page.once("dialog", lambda dialog: dialog.accept())  # "Start a new match against the board?": yes
     page.select_option("#board-colour", board_colour)
     page.select_option("#board-level", level)
-    page.click("#play-board")
+    start_afresh(page, "#play-board")
     page.wait_for_selector("#versus:not([hidden])")
 
 

@@ -83,9 +83,14 @@ def test_cutting_the_power_shows_the_board_resume_the_game(page, shots):
 
 
 def test_new_round_and_new_match_from_the_page(page):
-    page.on("dialog", lambda dialog: dialog.accept())  # "Abandon this round?": yes
+    page.on("dialog", lambda dialog: dialog.dismiss())  # a browser dialog would stop the test here
     play(page, "W c3 4", "B a1 2")
+    page.click("#new-round")  # a round in play: the page asks first, on the page
+    assert page.locator("#confirm-question").text_content() == "Abandon this round and play it again?"
+    page.click("#confirm-no")
+    assert page.locator("#confirm").is_hidden() and squares(page, "piece")["c3"] == "white 4"
     page.click("#new-round")
+    page.click("#confirm-yes")
     page.wait_for_selector("#board svg[data-mode='clearing']")
     assert page.locator(".headline").text_content() == "Clear the board to start round 1"
     page.click("#clear")
