@@ -2,7 +2,9 @@
 (rules_commands.py, board_commands.py, dice_check.py, page_commands.py, fleet/)."""
 
 import argparse
+import difflib
 import json
+import re
 import signal
 import sys
 
@@ -30,6 +32,21 @@ def add_referee(commands):
     referee.set_defaults(run=cmd_referee)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's, with a guess at a mistyped command: "invalid choice: 'simm' ...; did you mean sim?"
+    (its subcommands' parsers are of this class too: `doce fleet statsu` gets one)."""
+
+    def error(self, message):
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if wrong:
+            choices = re.findall(r"'([^']*)'", wrong.group(2))
+            near = difflib.get_close_matches(wrong.group(1), choices, n=1, cutoff=0.6)
+            if near:
+                message = "invalid choice: %r; did you mean %s? (%s --help lists them all)" % (
+                    wrong.group(1), near[0], self.prog)
+        super().error(message)
+
+
 def parser():
     from .board_commands import add_flash, add_monitor, add_play_board, add_status
     from .dice_check import add_dice
@@ -37,7 +54,7 @@ def parser():
     from .fleet.remote import add_remote
     from .page_commands import add_play, add_sim, add_snapshot, add_web
     from .rules_commands import add_rules
-    top = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
+    top = Parser(prog="doce", description="Tools for the electronic DOCE board.")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_rules, add_flash, add_play_board, add_status, add_monitor, add_sim, add_web,
                 add_snapshot, add_dice, add_play, add_config, add_fleet, add_remote):

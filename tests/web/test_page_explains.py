@@ -76,3 +76,20 @@ def test_a_match_over_says_what_comes_next_and_no_browser_dialog_asks_anything(p
     assert dialogs == []
     for script in STATIC.glob("*.js"):
         assert not re.search(r"\b(confirm|alert|prompt)\(", script.read_text()), script.name
+
+
+def test_the_log_numbers_its_lines_from_100_up_whole(page):
+    """Its list scrolls, so a number wider than its padding was cut: "100." showed as "00."."""
+    page.evaluate("""() => { const log = document.querySelector("#log");
+                             for (let i = 0; i < 120; i++) log.append(Object.assign(document.createElement("li"),
+                                                                                     {textContent: "a line"})); }""")
+    number, padding = page.evaluate("""() => {
+        const log = document.querySelector("#log"), li = log.firstElementChild;
+        const probe = Object.assign(document.createElement("span"), {textContent: "120. "});
+        probe.style.font = getComputedStyle(li).font;
+        document.body.append(probe);
+        const width = probe.getBoundingClientRect().width;
+        probe.remove();
+        return [width, parseFloat(getComputedStyle(log).paddingLeft)];
+    }""")
+    assert number < padding

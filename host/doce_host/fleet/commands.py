@@ -7,8 +7,8 @@ import json
 import sys
 import time
 
-from ..commandline import (UsageError, board_args, duration, listen_address, load_tables, open_link, port_number,
-                           port_or_any, seconds)
+from ..commandline import (DefaultPort, UsageError, board_args, duration, listen_address, load_tables, open_link,
+                           port_number, port_or_any, seconds)
 from .broker import LOOPBACK, BrokerError, EmbeddedBroker, listening, parse_url
 from .topics import board_id_text, board_ids, topic_prefix
 
@@ -290,7 +290,7 @@ def cmd_fleet_record(args):
 
 def cmd_fleet_web(args):
     """The tournament page (fleet/tournament.py) until Ctrl-C."""
-    from ..web.server import listen, url_of
+    from ..web.server import PortTaken, listen_on, url_of
     from .pairings import PairingsError, load_pairings
     from .standings import Tournament
     from .tournament import serve
@@ -302,9 +302,10 @@ def cmd_fleet_web(args):
         raise UsageError("--round %d: the pairings have rounds %s" % (
             args.round, ", ".join(map(str, sorted(pairings or {}))) or "none"))
     try:
-        sock = listen(args.listen, args.http, fallback=args.http != 0)
-    except OSError as e:
-        raise UsageError("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
+        sock = listen_on(args.listen, args.http)
+    except OSError as e:  # a port typed and taken: PortTaken says so in one line
+        raise UsageError(str(e) if isinstance(e, PortTaken) else "cannot serve the page on %s:%d (%s)"
+                         % (args.listen, args.http, e.strerror)) from None
     room, broker = room_for(args)
     tournament = Tournament(room, pairings, args.round)
 
@@ -465,8 +466,9 @@ def add_fleet_web(actions):
                                          "the same as JSON.")
     web.add_argument("--pairings", metavar="FILE.csv", help="which players sit at which board, per round")
     web.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
-    web.add_argument("--http", type=port_or_any, default=8080, metavar="PORT",
-                     help="the page's port (default 8080; 0: any)")
+    web.add_argument("--http", type=port_or_any, default=DefaultPort(8080), metavar="PORT",
+                     help="the page's port (default 8080, or another free one if it is taken; a port given is "
+                          "used, or refused if taken; 0: any)")
     web.add_argument("--listen", type=listen_address, default="127.0.0.1", metavar="ADDR",
                      help="the address to serve on (default 127.0.0.1: this computer only)")
     broker_args(web)

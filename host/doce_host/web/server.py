@@ -391,6 +391,27 @@ def replay_steps(recorded, tall=False):
     return out
 
 
+class PortTaken(OSError):
+    """The port someone asked for is taken, in one line."""
+
+    def __str__(self):
+        return self.strerror
+
+
+def listen_on(host, port):
+    """A socket for a page on the port asked for: a port someone typed (--http N) is used or refused
+    in one line, never quietly swapped; the default one (commandline.DefaultPort) falls back to any
+    free port, and the page's address says which; 0 is any free one."""
+    from ..commandline import DefaultPort
+    try:
+        return listen(host, port, fallback=isinstance(port, DefaultPort))
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE:
+            raise
+        raise PortTaken(e.errno, "port %d is taken on %s (another doce page?): give another with --http PORT, or "
+                                 "--http 0 for any free one" % (port, host)) from None
+
+
 def listen(host, port, fallback=True):
     """A socket bound to (host, port); if that port is taken and `fallback`, any free one."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -418,14 +439,14 @@ def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeo
     serve_several([(port, world)], host, http_port, lambda urls: ready(urls[0]), timeout)
 
 
-def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
-    """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + n (any
-    free port if that one is taken, or if `http_port` is 0), all in one event loop, until
-    Ctrl-C; `ready([url, ...])` once every one is up."""
+def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0, first=0):
+    """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + `first` + n
+    (listen_on: a port typed is used or refused, the default one falls back to a free one; 0: any
+    free ones), all in one event loop, until Ctrl-C; `ready([url, ...])` once every one is up."""
     socks = []
     try:
         for n in range(len(boards)):
-            socks.append(listen(host, http_port + n if http_port else 0, fallback=True))
+            socks.append(listen_on(host, type(http_port)(http_port + first + n) if http_port else 0))
     except OSError:
         for sock in socks:
             sock.close()
