@@ -4,6 +4,7 @@
 import binascii
 import getpass
 import json
+import os
 import sys
 import time
 
@@ -244,8 +245,8 @@ def cmd_fleet_secure(args):
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
                           "ca_reused": reused, **{k: sorted(v) for k, v in changes.items()}}))
         return
-    print("%s: mosquitto.conf (mosquitto -c it), dynamic-security.json (users and access: private) and "
-          "credentials.json (passwords: private)" % args.folder)
+    print("%s: mosquitto.conf, dynamic-security.json (users and access: private) and credentials.json "
+          "(passwords: private)" % args.folder)
     said = ["kept the passwords of %s" % ", ".join(changes["kept"])] if changes["kept"] else []
     said += ["%s: %s" % (k if k == "removed" else "new", ", ".join(changes[k])) for k in ("added", "removed")
              if changes[k]]
@@ -254,10 +255,31 @@ def cmd_fleet_secure(args):
         print("%s ca.crt and ca.key (private: keep it, it signs); a new server.crt and server.key (private) "
               "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
                                           args.tls_port))
-        print("the organiser: --broker mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder))
-    broker = "mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder) if args.tls else "URL"
-    print("each board: doce config mqtt --port P --broker %s --board-id ID --user ID  (its password from "
-          "credentials.json); the organiser: --user organiser" % broker)
+    for line in next_steps(args):
+        print(line)
+
+
+def next_steps(args):
+    """What to run next, as it is typed: the broker (as root or as DIR's owner: its config has a
+    `user` line, security.broker_conf), the organiser's tools, each board."""
+    from .security import owner
+    if args.tls:
+        broker = "mqtts://%s:%d --ca %s" % (args.host[0], args.tls_port, os.path.join(args.folder, "ca.crt"))
+    else:
+        here = args.listen if args.listen not in ("0.0.0.0", "::") else "THIS-COMPUTER'S-ADDRESS"
+        broker = "mqtt://%s:%d" % ("[%s]" % here if ":" in here else here, args.mqtt_port)
+    who = owner(args.folder)
+    credentials = os.path.join(args.folder, "credentials.json")
+    as_whom = ("as root (Mosquitto stays root: %s is root's, and only its owner can read its private files)"
+               % args.folder if who == "root" else
+               "as %s or as root (Mosquitto runs as %s, the owner of %s, who alone can read its private files)"
+               % (who, who, args.folder))
+    return ["Next, %s:" % as_whom,
+            "  mosquitto -c %s" % os.path.join(args.folder, "mosquitto.conf"),
+            "  doce fleet status --broker %s --user organiser      (its password: \"organiser\" in %s)"
+            % (broker, credentials),
+            "  doce config mqtt --port P --broker %s --board-id ID --user ID      (each board, on USB: its "
+            "password is its ID's in %s)" % (broker, credentials)]
 
 
 TICK_S = 0.5  # how often the recorder looks for what the boards may have to send again
