@@ -83,6 +83,13 @@ def interrupted(signum, frame):
 
 
 def main(argv=None):
+    try:
+        return run(argv)
+    except KeyboardInterrupt:  # Ctrl-C anywhere, the parser's words and a command's last lines too
+        return 130
+
+
+def run(argv):
     args = parser().parse_args(argv)
     if argv is None:  # the doce command itself: `kill` ends it as Ctrl-C does, its boards and pages with it
         signal.signal(signal.SIGTERM, interrupted)
@@ -97,8 +104,6 @@ def main(argv=None):
         return 2
     except BrokenPipeError:
         return 1
-    except KeyboardInterrupt:
-        return 130
     return code or 0
 
 

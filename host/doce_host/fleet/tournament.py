@@ -211,7 +211,10 @@ class News:
         def poke():
             if before:
                 before()
-            self.loop.call_soon_threadsafe(self._came)
+            try:
+                self.loop.call_soon_threadsafe(self._came)
+            except RuntimeError:  # the loop has closed (Ctrl-C) while paho's thread still hands messages over
+                pass
         self.room.on_change = poke
 
     def _came(self):
