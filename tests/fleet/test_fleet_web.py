@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from browser import chromium
 
-from waiting import stop
+from waiting import stop, stretched
 
 from doce_host.cli import main
 from doce_host.fleet.room import wait_until
@@ -255,7 +255,7 @@ def screenshot(browser, url, ids, second):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         tab = context.new_page()
-        tab.set_default_timeout(15000)
+        tab.set_default_timeout(stretched(15) * 1000)
         dialogs = []
         tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         tab.goto(url)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from browser import chromium
-from waiting import Lines, stop, until
+from waiting import Lines, stop, stretched, until
 
 from doce_host.fleet.room import Room
 from doce_host.fleet.simroom import PageNotices
@@ -62,7 +62,7 @@ def test_every_simulated_board_in_a_room_is_played_from_its_tile(embedded, tmp_p
         with chromium() as browser:
             context = browser.new_context(viewport={"width": 1920, "height": 1080})
             tab = context.new_page()
-            tab.set_default_timeout(30000)
+            tab.set_default_timeout(stretched(30) * 1000)
             tab.goto(web.url)
             tab.wait_for_selector('.tile[data-board="%s"] a.hands' % mine)
             links = {t.get_attribute("data-board"): t.locator("a.hands").get_attribute("href")

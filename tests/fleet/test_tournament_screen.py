@@ -18,6 +18,7 @@ from doce_host.recorded import steps
 from doce_host.web.server import listen, url_of
 
 from test_fleet_web import FakeBoard, FakeRoom
+from waiting import stretched
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
@@ -109,7 +110,7 @@ def served(request):
 def open_screen(browser, url, width, height, **device):
     context = browser.new_context(viewport={"width": width, "height": height}, **device)
     tab = context.new_page()
-    tab.set_default_timeout(15000)
+    tab.set_default_timeout(stretched(15) * 1000)
     tab.goto(url)
     tab.wait_for_selector(".tile svg .square")
     tab.wait_for_function("() => window.doceHall && window.doceHall.shown")
