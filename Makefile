@@ -3,18 +3,19 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench campaign physics hardware images clean
+.PHONY: sim test bench campaign physics fields hardware images clean
 
-# What playing needs: the package and its dependencies, no developer's tools. `make sim` stops
-# here. Reinstalled when the package description changes.
+# What playing needs: the package and its dependencies, no developer's tools and no design tools
+# (about 125 MB: bench/install.py measures it). `make sim` stops here. Reinstalled when the
+# package description changes.
 $(BIN)/.player: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-# And what the tests, benches, images and circuit need besides: the dev extra (pytest, ruff,
-# Playwright, skidl, Blinka...).
+# And what the tests, benches, images and circuit need besides: the dev extra (the design tools'
+# magpylib, pytest, ruff, Playwright, skidl, Blinka...).
 $(BIN)/.installed: $(BIN)/.player
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
@@ -49,6 +50,11 @@ bench: $(BIN)/.installed physics
 # the firmware reads them, and each family's worst pose searched for (hardware/README.md).
 physics: $(BIN)/.installed
 	$(BIN)/python -m doce_host.physics.campaign --placements 100000 --paths 10000 --search 48
+
+# The simulator's field table (host/doce_host/physics/cylinder_field.bin), made from magpylib for
+# board.json's magnets: after changing their size, make it again (tests/physics/test_field_table.py says so).
+fields: $(BIN)/.installed
+	$(BIN)/python -m doce_host.physics.field_table
 
 # Everything a maker downloads, from hardware/board.json and hardware/schematic.py: the KiCad
 # netlist and bom.csv, the dice sheet, the mechanics (DXF, STEP, STL) and the jig, the routed

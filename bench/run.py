@@ -654,6 +654,8 @@ def main():
     from remote import remote_figures  # issue 28: a match between two boards, through a broker far away
     remote_figures()
     measured_figures()
+    from install import install_figures  # issue 42: a player's install, fresh
+    install_figures()
 
 
 if __name__ == "__main__":

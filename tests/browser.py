@@ -20,6 +20,18 @@ def chromium_path():
     pytest.skip(message)
 
 
+def stretching(make):
+    """A context or page whose waits are Playwright's default 30 s of a core's time, stretched by the
+    machine's load (waiting.stretched): Playwright counts wall time."""
+    from waiting import stretched
+
+    def made(*args, **kwargs):
+        thing = make(*args, **kwargs)
+        thing.set_default_timeout(stretched(30) * 1000)
+        return thing
+    return made
+
+
 @contextmanager
 def chromium():
     """A headless Chromium driven by Playwright's sync API. That API keeps an event loop running
@@ -29,6 +41,7 @@ def chromium():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        browser.new_context, browser.new_page = stretching(browser.new_context), stretching(browser.new_page)
         try:
             yield browser
         finally:

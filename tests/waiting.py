@@ -1,4 +1,14 @@
-"""Bounded waits for the tests: poll for a condition, never sleep a fixed time and hope."""
+"""Bounded waits for the tests: poll for a condition, never sleep a fixed time and hope.
+
+A deadline is seconds of one core's work, not of the wall clock (issue 42): on a busy machine the
+work a test waits for (a simulated board, a server, a browser) gets a share of a core, so the wall
+time it takes stretches with the load. `CoreClock` counts the wall time that passes, each moment
+weighed by the share of a core one runnable task gets then: cores / the tasks that want a CPU
+(/proc/loadavg's running count), at most 1. On an idle machine it is the wall clock; with twenty
+tasks on two cores, ten seconds of it pass for one. until() and Lines count their deadlines on it,
+the hang guard (tests/conftest.py) its limit, and a library that takes wall seconds (Playwright,
+subprocess) is given `stretched(seconds)`: stretched by the load of the last minute.
+"""
 
 import os
 import queue
@@ -7,19 +17,54 @@ import subprocess
 import threading
 import time
 
-HARD_CAP_S = 240  # under pytest-timeout's 300 s: a wait that would outlast the test fails with its reason
+CORES = os.cpu_count() or 1
+HARD_CAP_S = 240  # of one core's work, under the hang guard's: a wait that would outlast the test fails with its reason
 BOOT_CPU_S = 30  # a simulated board's boot and its app's start take a few seconds of one core; ten times that
 
 
+def runnable():
+    """Tasks on this machine that want a CPU now, this one included (at least 1; 1 where unknown)."""
+    try:
+        with open("/proc/loadavg") as f:
+            return max(1, int(f.read().split()[3].split("/")[0]))
+    except (OSError, ValueError, IndexError):
+        return 1
+
+
+class CoreClock:
+    """Seconds of one core's work since it was made: wall time weighed by a runnable task's share."""
+
+    def __init__(self):
+        self.began = self.last = time.monotonic()
+        self.spent = 0.0
+
+    def wall(self):
+        return time.monotonic() - self.began
+
+    def __call__(self):
+        now = time.monotonic()
+        self.spent += (now - self.last) * min(1.0, CORES / runnable())
+        self.last = now
+        return self.spent
+
+
+def stretched(seconds):
+    """`seconds` of one core's work as wall seconds, for a library that takes those: stretched by the
+    machine's load over the last minute (never shortened)."""
+    return seconds * max(1.0, os.getloadavg()[0] / CORES)
+
+
 def until(condition, timeout=10, every=0.02, what="the condition"):
-    """Poll `condition()` until it returns something true; return that, or fail after `timeout` s."""
-    deadline = time.monotonic() + timeout
+    """Poll `condition()` until it returns something true; return that, or fail once `timeout`
+    seconds of one core's work (CoreClock) have passed."""
+    clock = CoreClock()
     while True:
         got = condition()
         if got:
             return got
-        if time.monotonic() > deadline:
-            raise AssertionError("%s did not happen within %g s" % (what, timeout))
+        if clock() > timeout:
+            raise AssertionError("%s did not happen within %g s of a core's time (%.0f s wall)"
+                                 % (what, timeout, clock.wall()))
         time.sleep(every)
 
 
@@ -43,8 +88,8 @@ def until_worked(condition, pid, cpu=10, every=0.05, what="the condition"):
     """Poll `condition()` until it returns something true, and return that. The deadline is the
     work it takes, not a guess at how busy the machine is: fail once the process that must do it
     (`pid()`: its pid now, or None while it is off; a board's changes at each power-on) has used
-    `cpu` seconds of CPU since the wait began, or after HARD_CAP_S of wall time."""
-    used, last, began = 0.0, {}, time.monotonic()
+    `cpu` seconds of CPU since the wait began, or after HARD_CAP_S of a core's time (CoreClock)."""
+    used, last, began, clock = 0.0, {}, time.monotonic(), CoreClock()
     while True:
         got = condition()
         if got:
@@ -54,7 +99,7 @@ def until_worked(condition, pid, cpu=10, every=0.05, what="the condition"):
             spent = cpu_seconds(now)
             used += spent - last.get(now, spent)
             last[now] = spent
-        if used > cpu or time.monotonic() - began > HARD_CAP_S:
+        if used > cpu or clock() > HARD_CAP_S:
             raise AssertionError("%s did not happen within %g s of the board's CPU (%.0f s wall)"
                                  % (what, cpu, time.monotonic() - began))
         time.sleep(every)
@@ -82,10 +127,15 @@ class Lines:
         self.lines.put(None)
 
     def next(self, timeout=10):
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError("no line within %g s" % timeout) from None
+        """The next line, within `timeout` seconds of a core's time (CoreClock)."""
+        clock = CoreClock()
+        while True:
+            try:
+                line = self.lines.get(timeout=0.1)
+                break
+            except queue.Empty:
+                if clock() > timeout:
+                    raise AssertionError("no line within %g s of a core's time" % timeout) from None
         if line is None:
             raise AssertionError("the process closed its output")
         return line

@@ -2,7 +2,9 @@
 (rules_commands.py, board_commands.py, dice_check.py, page_commands.py, fleet/)."""
 
 import argparse
+import difflib
 import json
+import re
 import signal
 import sys
 
@@ -30,6 +32,21 @@ def add_referee(commands):
     referee.set_defaults(run=cmd_referee)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's, with a guess at a mistyped command: "invalid choice: 'simm' ...; did you mean sim?"
+    (its subcommands' parsers are of this class too: `doce fleet statsu` gets one)."""
+
+    def error(self, message):
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)$", message)
+        if wrong:
+            choices = re.findall(r"'([^']*)'", wrong.group(2))
+            near = difflib.get_close_matches(wrong.group(1), choices, n=1, cutoff=0.6)
+            if near:
+                message = "invalid choice: %r; did you mean %s? (%s --help lists them all)" % (
+                    wrong.group(1), near[0], self.prog)
+        super().error(message)
+
+
 def parser():
     from .bench_command import add_bench
     from .board_commands import add_flash, add_monitor, add_play_board, add_status
@@ -39,7 +56,7 @@ def parser():
     from .fleet.remote import add_remote
     from .page_commands import add_play, add_sim, add_snapshot, add_web
     from .rules_commands import add_rules
-    top = argparse.ArgumentParser(prog="doce", description="Tools for the electronic DOCE board.")
+    top = Parser(prog="doce", description="Tools for the electronic DOCE board.")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_rules, add_flash, add_play_board, add_status, add_monitor, add_sim, add_web,
                 add_snapshot, add_dice, add_check, add_bench, add_play, add_config, add_fleet, add_remote):
@@ -67,6 +84,13 @@ def interrupted(signum, frame):
 
 
 def main(argv=None):
+    try:
+        return run(argv)
+    except KeyboardInterrupt:  # Ctrl-C anywhere, the parser's words and a command's last lines too
+        return 130
+
+
+def run(argv):
     args = parser().parse_args(argv)
     if argv is None:  # the doce command itself: `kill` ends it as Ctrl-C does, its boards and pages with it
         signal.signal(signal.SIGTERM, interrupted)
@@ -81,8 +105,6 @@ def main(argv=None):
         return 2
     except BrokenPipeError:
         return 1
-    except KeyboardInterrupt:
-        return 130
     return code or 0
 
 

@@ -133,10 +133,16 @@ def board_args(command):
     command.add_argument("--json", action="store_true", help="print JSON for scripts")
 
 
-def page_args(command):
+class DefaultPort(int):
+    """A page's port nobody typed: another free one will do if it is taken (one typed is used or
+    refused: web/server.py listen_on)."""
+
+
+def page_args(command, default=8000):
     """The arguments of every command that serves a page."""
-    command.add_argument("--http", type=port_or_any, default=8000, metavar="PORT",
-                         help="the page's port (default 8000; another free one if it is taken)")
+    command.add_argument("--http", type=port_or_any, default=DefaultPort(default), metavar="PORT",
+                         help="the page's port (default %d, or another free one if it is taken; a port given "
+                              "is used, or refused if taken; 0: any free one)" % default)
     command.add_argument("--listen", default="127.0.0.1", metavar="ADDRESS",
                          help="where the page is served (default this computer only; 0.0.0.0 for the room)")
     command.add_argument("--open", action="store_true", help="open the page in a browser")

@@ -2,14 +2,22 @@
 worked out on the host, so a page can show a die the moment its event comes instead of
 waiting for the whole `state`, about 1.3 KB, some 110 ms of a 115200-baud line.
 
-Only what an event says for certain, with the board's rule tables, is changed. The lights
-(`leds`) stay as they were until the board's own state comes, and an event that does not
-say enough (a refused piece: which face is it?) gives None: ask the board for its state.
+Only what an event says for certain, with the board's rule tables, is changed, and the
+lights are worked out from it as the board works them out, by the board's own code
+(`lights`: its Game, Controller and Lights), so a die and its light, the zone and the last
+die's marker come in the same picture. An event that does not say enough (a refused piece:
+which face is it?), or a state whose lights only the board knows (a problem being put
+right, a friend's board), gives None: ask the board for its state.
 """
 
+import binascii
 import copy
 
+from doce.controller import CLEARING, MATCH_OVER, PLAYING, Controller
+from doce.game import BLACK, DRAW, NOWHERE, WHITE, Game, RoundEnd
+from doce.lights import PULSE, PULSE_MS, Lights
 from doce.squares import parse_square, square_name
+from doce.squares import piece as piece_value
 from doce.tables import END
 
 PLAYERS = ("white", "black")
@@ -32,6 +40,80 @@ def after(state, event, zone_of):
         return new if follow(new, event, zone_of) is not False else None
     except (KeyError, TypeError, ValueError, AttributeError):  # a state or event not of the shape we know
         return None
+
+
+def lights(state, tables, board):
+    """The LEDs' colours (hex, as the state's `leds`) the board shows for `state`, drawn by its
+    own Lights from its own Game and Controller set as the state says, at the frame where an
+    animation is brightest; None where the state does not say enough (problems to put right,
+    a friend's board: ask the board). `board`: the board file (doce.board.Board)."""
+    try:
+        mode = state["mode"]
+        if mode not in (PLAYING, CLEARING, MATCH_OVER) or state.get("problems") or state.get("remote"):
+            return None
+        controller = Controller(game_of(state, tables), None, lambda event: None)
+        controller.mode = mode
+        controller.looked = True
+        controller.physical[:] = controller.game.board
+        for cell, seen in state.get("seen", {}).items():
+            sq = parse_square(tables.grid, cell)
+            controller.physical[sq] = 0 if seen is None else piece_value(seen, tables.faces)
+        versus = state.get("versus")
+        if versus and versus.get("move"):
+            controller.versus = Shown(versus, tables.grid)
+    except (KeyError, TypeError, ValueError, IndexError):  # a state not of the shape we know
+        return None
+    out = Lights([(0, 0, 0)] * board.led_count, lambda: None, board, state.get("brightness", 1.0))
+    out.render(controller, PULSE.index(max(PULSE)) * PULSE_MS)
+    return binascii.hexlify(out.colours()).decode(), out.animated
+
+
+class Shown:
+    """The board's move as its Versus holds it, for the lights: (blocker or NOWHERE, square, face)."""
+    alarm = 0  # a friend's board's trouble: never the board's own opponent's
+
+    def __init__(self, versus, grid):
+        self.colour = PLAYERS.index(versus["colour"])
+        move = versus["move"]
+        blocker = move.get("blocker")
+        self.move = (NOWHERE if blocker is None else parse_square(grid, blocker), parse_square(grid, move["cell"]),
+                     move["value"])
+
+
+def game_of(state, tables):
+    """A Game as `state` leaves it: the board, the dice and blockers in hand, the last dice, who
+    moves, and each round's result (with the last one's lines, which the lights show)."""
+    g = Game(tables, PLAYERS.index(state["first"]))
+    g.round = state["round"]
+    for cell, name in state["board"].items():
+        g.board[parse_square(tables.grid, cell)] = piece_value(name, tables.faces)
+    for p, player in enumerate(PLAYERS):
+        g.dice_left[p] = state["dice_left"][player]
+        g.blockers_left[p] = state["blockers_left"][player]
+        last = state["last"][player]
+        g.last_placed[p] = NOWHERE if last is None else parse_square(tables.grid, last)
+    g.to_move = PLAYERS.index(state["to_move"])
+    g.blocker_this_turn = bool(state["blocker_this_turn"])
+    end = state.get("round_end")
+    for number, points in enumerate(state["scores"], 1):
+        lines = []
+        if end and number == len(state["scores"]):
+            for squares in end["lines"]:
+                line = line_of(tables, squares)
+                lines.append((g.line_winner(line), line))
+        result = WHITE if points["white"] > points["black"] else BLACK if points["black"] > points["white"] else DRAW
+        g.rounds.append(RoundEnd(number, result, end["reason"] if end and number == len(state["scores"]) else None,
+                                 lines, (points["white"], points["black"])))
+    return g
+
+
+def line_of(tables, squares):
+    """The index of the line through `squares` (names, in order) in the rule tables."""
+    want = [parse_square(tables.grid, cell) for cell in squares]
+    for line in range(tables.line_count):
+        if list(tables.line_squares(line)) == want:
+            return line
+    raise ValueError("no line %s in these rules" % squares)
 
 
 def zones(tables):

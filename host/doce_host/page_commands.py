@@ -65,7 +65,7 @@ def cmd_web(args):
 
 
 def serve_page(args, port, world, what):
-    from .web.server import serve
+    from .web.server import PortTaken, serve
 
     def ready(url):
         print("%s\nOpen %s in a browser to see the board. Ctrl-C stops." % (what, url), flush=True)
@@ -74,8 +74,9 @@ def serve_page(args, port, world, what):
             webbrowser.open(url)
     try:
         serve(port, world, host=args.listen, http_port=args.http, ready=ready, timeout=getattr(args, "timeout", 3.0))
-    except OSError as e:
-        raise UsageError("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
+    except OSError as e:  # web/server.py PortTaken says it in one line
+        raise UsageError(str(e) if isinstance(e, PortTaken) else "cannot serve the page on %s:%d (%s)"
+                         % (args.listen, args.http, e.strerror)) from None
 
 
 def can_open_a_browser():
@@ -142,7 +143,8 @@ def add_sim(commands):
                      help="keep the board's flash here, so the game survives quitting (default: forget it)")
     page_args(sim)
     sim.add_argument("--boards", type=int, metavar="N",
-                     help="a room of N boards on an MQTT broker, each with its page (on --http, --http + 1, ...)")
+                     help="a room of N boards on an MQTT broker, each with its page (Sim 1 on --http + 1, Sim 2 "
+                          "on --http + 2...: 8001, 8002... by default)")
     sim.add_argument("--remote", action="store_true",
                      help="two boards paired for a match through a broker, each with its page (docs/remote.md)")
     sim.add_argument("--broker", metavar="mqtt[s]://HOST:PORT",

@@ -1,6 +1,8 @@
 """Play a match at the terminal: two players at one keyboard, or one against the board's
 opponent (firmware/doce/opponent.py), on the real rules engine."""
 
+import re
+
 from doce.game import BLACK, DRAW, PLAYER_NAMES, Game, WHITE
 from doce.opponent import NO_BLOCKER, STRONGEST, Opponent
 from doce.referee import play_move, round_event, match_event
@@ -10,7 +12,7 @@ from . import view
 from .recorded import board_state
 from .round_score import how_scored, in_words
 
-HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker.
+HELP = """Type a square and a face, like "c3 4", or "c3 b" for your blocker (then your die: "c3 b, then d4 2").
 "board" shows the board, "hint" the move the strongest opponent would play, "quit" ends.
 a1 is white's left corner.
 """ + view.LEGEND
@@ -25,6 +27,16 @@ def status(game):
     p = game.to_move
     return view.summary(board_state(game)) + "   dice left %d, blocker %s" % (
         game.dice_left[p], "yes" if game.blockers_left[p] else "used")
+
+
+def typed_moves(text):
+    """The moves on one line: "c3 4"; or a blocker and then a die, as a hint says them ("a2 b, then
+    d4 3", "Hint: ..." too). None if it is more than that."""
+    text = re.sub(r"^hint:\s*", "", text.strip(), flags=re.IGNORECASE)
+    parts = [p.strip() for p in re.split(r",?\s*\bthen\b|,", text) if p.strip()]
+    if len(parts) > 2 or (len(parts) == 2 and parts[0].split()[-1].lower() not in ("b", "blocker")):
+        return None
+    return parts
 
 
 def parse(game, text):
@@ -119,15 +131,22 @@ def play(tables, stdin, out, first=WHITE, vs=None, colour=BLACK, seed=1, prompt=
             move = Opponent(tables, STRONGEST, seed).choose(game)
             say("Hint: " + describe_move(tables, move) if move else "No move left this round.")
             continue
-        move = parse(game, text)
-        finished = len(game.rounds)
-        why = play_move(game, move) if move else "bad_move"
-        if why:
-            say("Refused: " + view.move_refused(why, tables.faces))
+        moves = typed_moves(text)
+        if not moves:
+            say("Refused: one move a line: a die (c3 4), or your blocker and then your die (c3 b, then d4 2)")
             continue
-        if played(finished) or board_turns():
-            return game
-        say(draw_board(game), status(game))
+        for n, part in enumerate(moves):
+            move = parse(game, part)
+            finished = len(game.rounds)
+            why = play_move(game, move) if move else "bad_move"
+            if why:
+                say("Refused: %s%s" % (view.move_refused(why, tables.faces),
+                                       " (%s stands: your die next)" % moves[0] if n else ""))
+                break
+            if played(finished) or board_turns():
+                return game
+        else:
+            say(draw_board(game), status(game))
     return game
 
 

@@ -2,6 +2,7 @@
 
 import json
 import threading
+from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
@@ -219,3 +220,134 @@ def test_fleet_secure_writes_its_private_files_through_no_link_and_refuses_a_boa
     err = capsys.readouterr().err
     assert "b2" in err and err.count("\n") == 1
     assert json.loads((room / "credentials.json").read_text()) == before
+
+
+# -- the next steps fleet secure prints, run as printed (issue 42) ----------------------------------
+
+NOBODY = 65534
+
+
+def as_printed(line):
+    """A printed command, as argv: `doce` is this Python's, its comment in brackets left out."""
+    import shlex
+    import sys
+    argv = shlex.split(line.split("      (")[0])
+    return [sys.executable, "-m", "doce_host.cli", *argv[1:]] if argv[0] == "doce" else argv
+
+
+def typed_at_a_terminal(argv, typed, user_prefix, timeout=60):
+    """Run argv with a terminal of its own (getpass asks there), type `typed` when it asks; its output, exit code."""
+    import fcntl
+    import os
+    import pty
+    import subprocess
+    import termios
+    import time
+    main_fd, child_fd = pty.openpty()
+
+    def own_terminal():
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    run = subprocess.Popen(user_prefix + argv, stdin=child_fd, stdout=child_fd, stderr=child_fd,
+                           preexec_fn=own_terminal, close_fds=True)
+    os.close(child_fd)
+    out, sent, deadline = b"", False, time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(main_fd, 4096)
+        except OSError:  # the other end closed: it has finished
+            break
+        out += chunk
+        if not sent and b"password" in out.lower():
+            os.write(main_fd, typed.encode() + b"\n")
+            sent = True
+    os.close(main_fd)
+    return out.decode(errors="replace"), run.wait(timeout)
+
+
+@pytest.mark.parametrize("who", ["this user", "another user"])
+def test_the_next_steps_fleet_secure_prints_work_as_printed(who):
+    """`mosquitto -c DIR/mosquitto.conf` started by root ran as Mosquitto's own user, which could not
+    read DIR's users (0600): every password was refused, the right one too. The config now says
+    `user <DIR's owner>`, and the steps printed are run here word for word: by this user (root on
+    CI), and by another (nobody) who ran fleet secure in a folder of their own."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    mosquitto_or_skip()
+    if who == "another user" and (os.geteuid() != 0 or not shutil.which("setpriv")):
+        pytest.skip("running as another user needs root and setpriv")
+    prefix = ["setpriv", "--reuid=%d" % NOBODY, "--regid=%d" % NOBODY, "--clear-groups"] if who == "another user" \
+        else []
+    top = Path(tempfile.mkdtemp(prefix="doce-secure-"))
+    os.chmod(top, 0o755)
+    if prefix:
+        os.chown(top, NOBODY, NOBODY)
+    port = free_port()
+    broker = None
+    try:
+        made = subprocess.run(prefix + [sys.executable, "-m", "doce_host.cli", "fleet", "secure", "room", "--boards",
+                                        "b1", "--mqtt-port", str(port)], cwd=top, capture_output=True, text=True,
+                              timeout=60)
+        assert made.returncode == 0, made.stderr
+        steps = [line.strip() for line in made.stdout.splitlines() if line.startswith("  ")]
+        assert steps[0] == "mosquitto -c room/mosquitto.conf"
+        password = json.loads(subprocess.run(prefix + ["cat", "room/credentials.json"], cwd=top, capture_output=True,
+                                             text=True).stdout)["organiser"]
+        broker = subprocess.Popen(as_printed(steps[0]), cwd=top, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        from doce_host.fleet.broker import wait_listening
+        wait_listening("127.0.0.1", port, broker)
+        out, code = typed_at_a_terminal(as_printed(steps[1]), password, prefix)
+        assert code == 0 and "refused" not in out, out
+    finally:
+        if broker:
+            broker.terminate()
+            broker.wait(30)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_right_password_the_broker_cannot_read_is_told_from_a_wrong_one(tmp_path):
+    """Mosquitto says 'not authorised' to both. Started by root from a config without the `user`
+    line (as fleet secure wrote it before), it runs as its own user and cannot read DIR's users."""
+    import os
+    import subprocess
+    mosquitto_or_skip()
+    if os.geteuid() != 0:
+        pytest.skip("Mosquitto switches to its own user only when root starts it")
+    port = free_port()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1", "--mqtt-port", str(port)]) == 0
+    conf = tmp_path / "room" / "mosquitto.conf"
+    conf.write_text("".join(line for line in conf.read_text().splitlines(True) if not line.startswith("user ")))
+    password = json.loads((tmp_path / "room" / "credentials.json").read_text())["organiser"]
+    broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        from doce_host.fleet.broker import wait_listening
+        wait_listening("127.0.0.1", port, broker)
+        url = "mqtt://127.0.0.1:%d" % port
+
+        def status(typed):
+            import sys
+            run = subprocess.run([sys.executable, "-m", "doce_host.cli", "fleet", "status", "--broker", url, "--user",
+                                  "organiser", "--password-stdin"], input=typed + "\n", capture_output=True,
+                                 text=True, timeout=60)
+            assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
+            return run.stderr
+        right, wrong = status(password), status("not-" + password)
+        users = str(tmp_path / "room" / "dynamic-security.json")
+        assert "the password is right (it is organiser's in that file), but the broker" in right
+        assert "the password is wrong too" in wrong
+        for said in (right, wrong):
+            assert "running as mosquitto) cannot read its users' file %s (root's, mode 600)" % users in said
+            assert "'user root' line" in said
+    finally:
+        broker.terminate()
+        broker.wait(30)
+    # the config as written: the broker reads its users, and a wrong password is only that
+    with Mosquitto(port=port, folder=tmp_path / "broker", extra=conf.read_text().splitlines() + ["user root"],
+                   listeners=False):
+        room = Room("mqtt://127.0.0.1:%d" % port, user="organiser", password="not-" + password)
+        with pytest.raises(Exception) as refused:
+            room.connect()
+        assert "a wrong password for organiser: it is not the one in" in str(refused.value)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from browser import chromium
 
-from waiting import stop
+from waiting import stop, stretched
 
 from doce_host.cli import main
 from doce_host.fleet.room import wait_until
@@ -101,10 +101,14 @@ def test_standings_count_doce_points_rounds_and_matches_won_live_and_ended():
     t = Tournament(room, pairings)
     rows = {r["player"]: r for r in t.snapshot()["standings"]}
     # paired by the board's name
-    assert rows["Dev"] == {"player": "Dev", "points": 40, "won": 1, "rounds": 2, "played": 1, "playing": 0}
+    assert rows["Dev"] == {"player": "Dev", "points": 40, "won": 1, "rounds": 2, "played": 1, "playing": 0,
+                           "rank": 1, "place": "1"}
     # a round won is a round won, before the match is over
-    assert rows["Ana"] == {"player": "Ana", "points": 19, "won": 0, "rounds": 1, "played": 0, "playing": 1}
+    assert rows["Ana"] == {"player": "Ana", "points": 19, "won": 0, "rounds": 1, "played": 0, "playing": 1,
+                           "rank": 2, "place": "2"}
     assert rows["Eve"]["points"] == 0  # paired, board not seen yet
+    # level on matches won, points and rounds: one place, shared, and the next counted past them
+    assert [rows[p]["place"] for p in ("Cleo", "Ben", "Eve", "Fay")] == ["3", "=4", "=4", "=4"]
     assert [r["player"] for r in t.snapshot()["standings"]][:2] == ["Dev", "Ana"]
     # The match seen to end stays counted as the board goes on to the next one
     room.on_event("t2", {"event": "match_end", "match": {"white": 2, "black": 40, "winner": "black"}, "seq": 5},
@@ -113,7 +117,8 @@ def test_standings_count_doce_points_rounds_and_matches_won_live_and_ended():
     room.boards["t2"].state = {"state": {"round": 1, "mode": "playing", "scores": [],
                                          "totals": {"white": 0, "black": 0}}, "seq": 7}
     rows = {r["player"]: r for r in t.snapshot()["standings"]}
-    assert rows["Dev"] == {"player": "Dev", "points": 40, "won": 1, "rounds": 2, "played": 1, "playing": 1}
+    assert rows["Dev"] == {"player": "Dev", "points": 40, "won": 1, "rounds": 2, "played": 1, "playing": 1,
+                           "rank": 1, "place": "1"}
     # a state from before the new match (MQTT keeps no order between a board's topics) is not the new match's
     room.boards["t2"].state = {"state": {"round": 4, "mode": "match_over", "winner": "black", "scores": [
         {"white": 0, "black": 20}], "totals": {"white": 0, "black": 20}}, "seq": 5}
@@ -250,7 +255,7 @@ def screenshot(browser, url, ids, second):
     context = browser.new_context(viewport={"width": 1400, "height": 900})
     try:
         tab = context.new_page()
-        tab.set_default_timeout(15000)
+        tab.set_default_timeout(stretched(15) * 1000)
         dialogs = []
         tab.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         tab.goto(url)

@@ -15,7 +15,7 @@ from browser import chromium
 from casebook import piece_of
 from clicks import place, square
 from test_match import MATCH
-from waiting import until_worked
+from waiting import stretched, until_worked
 
 from doce_host.cli import main
 from doce_host.fleet.record import Recorder
@@ -67,7 +67,7 @@ def test_two_pages_play_a_whole_remote_match_and_both_boards_record_the_same_gam
         for colour in ("white", "black"):
             url = two_pages[colour]
             tab = browser.new_context(viewport={"width": 1300, "height": 900}).new_page()
-            tab.set_default_timeout(WAIT_S * 1000)
+            tab.set_default_timeout(stretched(WAIT_S) * 1000)
             tab.goto(url)
             tab.wait_for_selector("#board svg .square")
             tabs[colour] = tab

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from browser import chromium
-from waiting import Lines, stop, until
+from waiting import Lines, stop, stretched, until
 
 from doce_host.fleet.room import Room
 from doce_host.fleet.simroom import PageNotices
@@ -25,8 +25,8 @@ BOOT_S = 120  # boards built and booted one after another, on two busy cores
 class Sims:
     """A `doce sim` process running boards in a room: {board id: its page} as it printed them."""
 
-    def __init__(self, *args):
-        self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", "sim", *args, "--http", "0"],
+    def __init__(self, *args, http="0"):
+        self.process = subprocess.Popen([sys.executable, "-u", "-m", "doce_host.cli", "sim", *args, "--http", http],
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         start_new_session=True)
         lines = Lines(self.process.stdout)
@@ -62,7 +62,7 @@ def test_every_simulated_board_in_a_room_is_played_from_its_tile(embedded, tmp_p
         with chromium() as browser:
             context = browser.new_context(viewport={"width": 1920, "height": 1080})
             tab = context.new_page()
-            tab.set_default_timeout(30000)
+            tab.set_default_timeout(stretched(30) * 1000)
             tab.goto(web.url)
             tab.wait_for_selector('.tile[data-board="%s"] a.hands' % mine)
             links = {t.get_attribute("data-board"): t.locator("a.hands").get_attribute("href")
@@ -93,6 +93,37 @@ def test_every_simulated_board_in_a_room_is_played_from_its_tile(embedded, tmp_p
 def doce_sim(*args):
     return subprocess.run([sys.executable, "-m", "doce_host.cli", "sim", *args, "--http", "0"],
                           capture_output=True, text=True, timeout=BOOT_S)
+
+
+def free_run(length):
+    """A port after which `length` ports are free (as far as can be told before they are used)."""
+    import socket
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = probe.getsockname()[1]
+        try:
+            held = []
+            for n in range(1, length + 1):
+                held.append(socket.socket())
+                held[-1].bind(("127.0.0.1", base + n))
+            return base
+        except OSError:
+            continue
+        finally:
+            for sock in held:
+                sock.close()
+    raise AssertionError("no %d free ports in a row" % length)
+
+
+def test_each_simulated_boards_page_is_on_its_numbers_port(embedded):
+    """Sim 1's page on --http + 1, Sim 2's on + 2: a tile's number is its page's port's (8001, 8002...)."""
+    base = free_run(2)
+    room = Sims("--boards", "2", "--broker", embedded.url, http=str(base))
+    try:
+        assert [int(re.search(r":(\d+)/$", page).group(1)) for page in room.pages.values()] == [base + 1, base + 2]
+    finally:
+        room.close()
 
 
 def test_two_simulated_rooms_on_one_broker_keep_their_own_boards(mosquitto, tmp_path):

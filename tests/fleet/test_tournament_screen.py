@@ -18,6 +18,7 @@ from doce_host.recorded import steps
 from doce_host.web.server import listen, url_of
 
 from test_fleet_web import FakeBoard, FakeRoom
+from waiting import stretched
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
@@ -109,7 +110,7 @@ def served(request):
 def open_screen(browser, url, width, height, **device):
     context = browser.new_context(viewport={"width": width, "height": height}, **device)
     tab = context.new_page()
-    tab.set_default_timeout(15000)
+    tab.set_default_timeout(stretched(15) * 1000)
     tab.goto(url)
     tab.wait_for_selector(".tile svg .square")
     tab.wait_for_function("() => window.doceHall && window.doceHall.shown")
@@ -136,15 +137,17 @@ def test_eight_boards_on_a_1920_screen_each_400_px_wide_no_text_under_16_px(brow
         assert len(found["boards"]) == 8 and readable(found) == []
         assert min(b["width"] for b in found["boards"]) >= 400
         assert tab.evaluate("window.doceHall.shown")["perPage"] == 8
+        # the standings beside them, every player, on the screen: no paging
+        assert found["standings"] and tab.evaluate("window.doceHall.pages") == 1
+        assert tab.evaluate("window.doceHall.shown")["beside"]
+        assert tab.locator("table.standings tbody tr:visible").count() == 16
+        box = tab.locator("aside.tables").bounding_box()
+        right = max(b["right"] for b in found["boards"])
+        assert box["x"] >= right and box["x"] + box["width"] <= 1920 and box["y"] + box["height"] <= 1080
+        places = tab.locator("table.standings td.place").all_text_contents()
+        assert places[0] == "=1" and len(set(places)) < len(places)  # level players share a place
         tab.screenshot(path=str(ARTIFACTS / "hall-8-boards.png"))
-        # the standings: a page of their own, read as large
-        tab.click("#page-on")
-        found = tab.evaluate(MEASURE, SMALLEST_TEXT)
-        assert found["standings"] and found["boards"] == [] and readable(found) == []
-        assert tab.locator("table.standings tr").count() == 1 + 16
-        tab.screenshot(path=str(ARTIFACTS / "hall-standings.png"))
         # the words under a board: its players, their points, who is to move
-        tab.click("#page-on")
         first = tab.locator(".tile").first
         assert first.locator(".players .who").all_text_contents() == ["Player 1W", "Player 1B"]
         assert first.locator(".players .to-move .who").text_content() == "Player 1B"  # after white's a1
@@ -162,7 +165,7 @@ def test_thirty_two_boards_page_eight_at_a_time(browser, served):
             assert readable(found) == [], page
             seen.append([b["id"] for b in found["boards"]])
             if not found["boards"]:  # the standings' pages: their rows, as many as fit
-                players |= set(tab.eval_on_selector_all("table.standings tbody tr:not([hidden]) td:nth-child(2)",
+                players |= set(tab.eval_on_selector_all("table.standings tbody tr:not([hidden]) td.player .name",
                                                         "tds => tds.map(td => td.textContent)"))
             if page in (0, pages - 1):
                 tab.screenshot(path=str(ARTIFACTS / ("hall-32-boards.png" if page == 0 else "hall-32-standings.png")))

@@ -2,7 +2,8 @@
 board itself then reports, over whole matches played through the simulated sensors."""
 
 from casebook import expand, piece_of
-from doce_host.follow import after, zones
+from doce_host.follow import after, lights, zones
+from doce_host.paths import load_board
 from doce_host.rules import load_tables
 
 from hands import events
@@ -26,7 +27,8 @@ def game_of(state):
     return {k: v for k, v in state.items() if k not in LIGHTS}
 
 
-ZONE_OF = zones(load_tables("standard"))
+TABLES = load_tables("standard")
+ZONE_OF = zones(TABLES)
 
 
 class Follower:
@@ -38,6 +40,8 @@ class Follower:
         self.state = sim.state()
         self.worked_out = {}  # event kind -> how many were followed without asking the board
         self.asked = []  # events after which the board had to be asked
+        self.lit = {}  # event kind -> how many left lights worked out on the host equal to the board's
+        self.animated = 0  # states whose lights blink or pulse, so they differ from the board's by the frame
 
     def hand(self, do, *args):
         getattr(self.sim, do)(*args)
@@ -52,7 +56,13 @@ class Follower:
             self.state = new
         board = self.sim.state()
         assert game_of(self.state) == game_of(board), (do, args)
-        self.state = dict(self.state, **{k: board[k] for k in LIGHTS})  # the page asks for them, later
+        worked_out = lights(self.state, TABLES, load_board())
+        if worked_out and not board["animated"]:
+            assert worked_out == (board["leds"], False), (do, args)
+            self.lit[event["event"]] = self.lit.get(event["event"], 0) + 1
+        elif worked_out:
+            self.animated += 1
+        self.state = dict(self.state, **{k: board[k] for k in LIGHTS})  # the board's, from here on
 
     def play(self, *short):
         for move in map(expand, short):
@@ -83,6 +93,9 @@ def test_a_whole_match_followed_from_its_events_is_the_boards_own_state(sim):
     assert host.worked_out["placed"] == 9 + 10 + 10 + 9 and host.worked_out["corrected"] == 2
     assert host.worked_out["clearing"] == 8 + 9 + 9 and host.worked_out["round_start"] == 3  # one a lift
     assert {"round_end", "match_end", "round_start", "corrected"} <= set(host.worked_out)
+    # and after every die, a round's start and a correction, the lights the board shows, worked out
+    assert host.lit["placed"] == 9 + 10 + 10 + 9 - 4 and host.lit["round_start"] == 3  # (a die ending a round: pulses)
+    assert host.lit["corrected"] == 2 and host.animated >= 4  # the rounds' ends and the match's pulse
 
 
 def test_an_event_that_does_not_say_enough_is_left_to_the_board():

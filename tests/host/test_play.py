@@ -38,6 +38,17 @@ def test_only_ascii_digits_name_a_square_or_a_face():
     assert not any(game.board)
 
 
+def test_a_blocker_and_a_die_on_one_line_as_a_hint_says_them():
+    game, out = run(["c3 b, then d4 2", "Hint: a1 b, then e5 3", "quit"])
+    assert "Refused" not in out
+    assert game.board[12] == 0x30 and game.board[18] == 0x12  # white's blocker on c3, its 2 on d4
+    assert game.board[0] == 0x31 and game.board[24] == 0x23  # black's, the line a hint gives
+    game, out = run(["c3 4, d1 2", "c3 4 then d1 2", "b2 b, then b2 3", "quit"])
+    assert out.count("Refused: one move a line: a die (c3 4), or your blocker and then your die") == 2
+    assert "Refused: that square is taken (b2 b stands: your die next)" in out
+    assert game.board[6] == 0x30 and game.to_move == 0 and game.blocker_this_turn
+
+
 def test_the_board_shows_dice_and_the_zone():
     _, out = run(["c3 4", "quit"])
     assert "W4*" in out
@@ -52,9 +63,7 @@ def hinted(out, limit=400):
         if "Match over" in out.getvalue():
             return
         yield "hint\n"
-        hint = out.getvalue().rsplit("Hint: ", 1)[1].splitlines()[0]
-        for move in hint.split(", then "):
-            yield move + "\n"
+        yield out.getvalue().rsplit("Hint: ", 1)[1].splitlines()[0] + "\n"  # typed back as said: "a2 b, then d4 3"
     raise AssertionError("the match did not end in %d moves" % limit)
 
 

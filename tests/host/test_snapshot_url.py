@@ -5,6 +5,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
+from waiting import stretched
+
 from doce_host.cli import main
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"></svg>'
@@ -48,9 +50,9 @@ def test_a_snapshot_waits_for_a_page_that_has_not_heard_its_board_yet(tmp_path):
 
 def test_a_page_that_never_has_a_picture_is_one_line_after_the_timeout(tmp_path, capsys):
     server, asked = page(not_yet=10 ** 6)
-    try:
+    try:  # long enough for the page to answer "not yet" at least twice, however busy the machine (0.5 s was not)
         assert main(["snapshot", "--url", "http://127.0.0.1:%d/" % server.server_port, "--svg",
-                     str(tmp_path / "board.svg"), "--timeout", "0.5"]) == 2
+                     str(tmp_path / "board.svg"), "--timeout", "%.1f" % stretched(2)]) == 2
         assert capsys.readouterr().err.strip().endswith("no picture from the page (no picture yet)")
         assert len(asked) > 1
     finally:

@@ -2,6 +2,7 @@
 
 from casebook import expand, piece_of
 from hands import looks
+from waiting import stretched
 
 
 def square(page, cell):
@@ -44,19 +45,26 @@ def colour(hex_colour):
     return looks(bytes.fromhex(hex_colour[1:])) if hex_colour else "off"
 
 
-THINKING = 30000  # ms the board may think, in the simulator's real time (a bound, not a pace)
+THINKING = 30  # s of a core's time the board may think, in the simulator's real time (a bound, not a pace)
+
+
+def start_afresh(page, button):
+    """Click a button that starts a new match or round; say yes if the page asks (it asks on the page,
+    never in a browser dialog, and only when a match is in play)."""
+    page.click(button)
+    if page.locator("#confirm").is_visible():
+        page.click("#confirm-yes")
 
 
 def start_against_the_board(page, board_colour, level):
-    page.once("dialog", lambda dialog: dialog.accept())  # "Start a new match against the board?": yes
     page.select_option("#board-colour", board_colour)
     page.select_option("#board-level", level)
-    page.click("#play-board")
+    start_afresh(page, "#play-board")
     page.wait_for_selector("#versus:not([hidden])")
 
 
 def board_move(page):
     """The board's move, once it has chosen: {cell: piece} as the picture marks it, and the
     button that puts it down is there."""
-    page.wait_for_selector("#place-move:not([hidden])", timeout=THINKING)
+    page.wait_for_selector("#place-move:not([hidden])", timeout=stretched(THINKING) * 1000)
     return squares(page, "board-move")

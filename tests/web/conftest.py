@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pages import Page
+from waiting import stretched
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
@@ -59,7 +60,7 @@ def phone(browser, sim_page, request):
 def tab_on(browser, sim_page, request, **device):
     context = browser.new_context(**device)
     tab = context.new_page()
-    tab.set_default_timeout(15000)
+    tab.set_default_timeout(stretched(15) * 1000)
     tab.goto(sim_page.url)
     tab.wait_for_selector("#board svg .square")
     yield tab

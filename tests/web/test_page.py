@@ -9,6 +9,7 @@ import json
 
 from casebook import expand
 from clicks import colour, lift, lit, place, play, squares
+from waiting import stretched
 
 ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
 
@@ -31,7 +32,7 @@ def test_a_round_played_by_clicks_lights_the_winning_line_and_scores_it(page):
     assert page.locator(".match-total text").all_text_contents() == ["match", "35", "0"]
     # the event follows the state on the line (paced at the baud rate): wait for it to come
     page.locator("#log", has_text="round 1: white wins by line (a1 b1 c1 d1); points white 35, black 0").wait_for(
-        timeout=10000)
+        timeout=stretched(10) * 1000)
     assert page.locator(".headline").text_content().startswith("Round 1: white wins")
     # Clearing the board starts round 2, which black opens.
     page.click("#clear")
@@ -73,7 +74,7 @@ def test_cutting_the_power_shows_the_board_resume_the_game(page, shots):
     page.click("#cut-power")
     page.wait_for_selector("#banner:has-text('Power off')")
     page.screenshot(path=str(shots("power-off.png")))
-    page.wait_for_selector("#banner", state="hidden", timeout=20000)
+    page.wait_for_selector("#banner", state="hidden", timeout=stretched(20) * 1000)
     page.wait_for_function("() => document.querySelector('#log').innerText.includes('the power is back')")
     page.wait_for_function("() => document.querySelector('#log').innerText.includes('the board started')")
     assert "the power is cut; the dice stay where they are" in page.locator("#log").inner_text()
@@ -83,9 +84,14 @@ def test_cutting_the_power_shows_the_board_resume_the_game(page, shots):
 
 
 def test_new_round_and_new_match_from_the_page(page):
-    page.on("dialog", lambda dialog: dialog.accept())  # "Abandon this round?": yes
+    page.on("dialog", lambda dialog: dialog.dismiss())  # a browser dialog would stop the test here
     play(page, "W c3 4", "B a1 2")
+    page.click("#new-round")  # a round in play: the page asks first, on the page
+    assert page.locator("#confirm-question").text_content() == "Abandon this round and play it again?"
+    page.click("#confirm-no")
+    assert page.locator("#confirm").is_hidden() and squares(page, "piece")["c3"] == "white 4"
     page.click("#new-round")
+    page.click("#confirm-yes")
     page.wait_for_selector("#board svg[data-mode='clearing']")
     assert page.locator(".headline").text_content() == "Clear the board to start round 1"
     page.click("#clear")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from casebook import expand
-from clicks import board_move, lift, lit, place, play, squares, start_against_the_board
+from clicks import board_move, lift, lit, place, play, squares, start_afresh, start_against_the_board
 
 ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
 
@@ -128,8 +128,7 @@ def test_the_log_is_one_line_a_happening_and_a_round_shows_how_it_was_scored(pag
     assert [line for line in log if line.startswith("clearing the board")] == ["clearing the board: 1 piece left"]
     assert page.locator("#scored").is_hidden()  # that round's breakdown goes with its board
 
-    page.once("dialog", lambda dialog: dialog.accept())
-    page.click("#new-match")
+    start_afresh(page, "#new-match")
     page.locator("#log li.new_match").wait_for()
     log = page.locator("#log li").all_text_contents()  # newest first: the new match's line closes the old
     assert log.index(page.locator("#log li.new_match").text_content()) < log.index("round 2 begins: black opens")

@@ -4,7 +4,7 @@ the page, the server, the simulated sensors and the real firmware."""
 
 import re
 
-from clicks import board_move, colour, lift, place, squares, start_against_the_board
+from clicks import board_move, colour, lift, place, squares, start_afresh, start_against_the_board
 from waiting import until
 
 def an_empty_square(page, but=()):
@@ -61,8 +61,7 @@ def test_a_match_against_the_board_on_the_page(page, shots):
     page.wait_for_selector("#versus-who:has-text('level 0')")
     assert page.locator("#versus-who").text_content() == \
         "You play black; the board plays white, level 0 (a child learning)."
-    page.once("dialog", lambda dialog: dialog.accept())
-    page.click("#new-match")
+    start_afresh(page, "#new-match")
     page.wait_for_selector("#versus", state="hidden")
     assert page.locator("#place-move").is_hidden()
 

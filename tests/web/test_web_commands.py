@@ -197,3 +197,30 @@ def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
                                                       "move 0 refused: that is not a square on this board"]
     with ThreadPoolExecutor(1) as thread:  # Playwright's loop may be running in this one
         thread.submit(asyncio.run, check()).result()
+
+
+def test_a_page_port_given_and_taken_is_refused_in_one_line():
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        run = doce("sim", "--http", str(port))
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr == ("doce: port %d is taken on 127.0.0.1 (another doce page?): give another with --http "
+                              "PORT, or --http 0 for any free one\n" % port)
+        # the default port, nobody's choice, falls back to a free one: the page's address says which
+        from doce_host.commandline import DefaultPort
+        from doce_host.web.server import listen_on
+        with listen_on("127.0.0.1", DefaultPort(port)) as other:
+            assert other.getsockname()[1] != port
+
+
+def test_a_mistyped_command_gets_a_guess():
+    run = doce("simm")
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[-1] == ("doce: error: invalid choice: 'simm'; did you mean sim? "
+                                           "(doce --help lists them all)")
+    run = doce("fleet", "statsu")
+    assert "did you mean status?" in run.stderr
+    assert "did you mean" not in doce("xyzzy").stderr  # nothing near: the list of commands, as argparse gives it

@@ -178,7 +178,8 @@ class Mosquitto:
         # as the user running this: started by root, Mosquitto would switch to its own user, which
         # cannot read this user's private files (the password file is 0600)
         lines = ["listener %d %s" % (self.port, self.host)] if self.listeners else []
-        lines.append("user %s" % getpass.getuser())
+        if not any(line.startswith("user ") for line in self.extra):  # doce fleet secure's config has its own
+            lines.append("user %s" % getpass.getuser())
         if not any(line.startswith("persistence ") for line in self.extra):
             lines.append("persistence false")
         if not any(line.startswith(("password_file", "plugin ", "allow_anonymous")) for line in self.extra):

@@ -4,11 +4,12 @@
 import binascii
 import getpass
 import json
+import os
 import sys
 import time
 
-from ..commandline import (UsageError, board_args, duration, listen_address, load_tables, open_link, port_number,
-                           port_or_any, seconds)
+from ..commandline import (DefaultPort, UsageError, board_args, duration, listen_address, load_tables, open_link,
+                           port_number, port_or_any, seconds)
 from .broker import LOOPBACK, BrokerError, EmbeddedBroker, listening, parse_url
 from .topics import board_id_text, board_ids, topic_prefix
 
@@ -246,8 +247,8 @@ def cmd_fleet_secure(args):
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
                           "ca_reused": reused, **{k: sorted(v) for k, v in changes.items()}}))
         return
-    print("%s: mosquitto.conf (mosquitto -c it), dynamic-security.json (users and access: private) and "
-          "credentials.json (passwords: private)" % args.folder)
+    print("%s: mosquitto.conf, dynamic-security.json (users and access: private) and credentials.json "
+          "(passwords: private)" % args.folder)
     said = ["kept the passwords of %s" % ", ".join(changes["kept"])] if changes["kept"] else []
     said += ["%s: %s" % (k if k == "removed" else "new", ", ".join(changes[k])) for k in ("added", "removed")
              if changes[k]]
@@ -256,10 +257,31 @@ def cmd_fleet_secure(args):
         print("%s ca.crt and ca.key (private: keep it, it signs); a new server.crt and server.key (private) "
               "for %s; TLS on port %d" % ("kept the room's CA:" if reused else "a new CA:", ", ".join(args.host),
                                           args.tls_port))
-        print("the organiser: --broker mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder))
-    broker = "mqtts://%s:%d --ca %s/ca.crt" % (args.host[0], args.tls_port, args.folder) if args.tls else "URL"
-    print("each board: doce config mqtt --port P --broker %s --board-id ID --user ID  (its password from "
-          "credentials.json); the organiser: --user organiser" % broker)
+    for line in next_steps(args):
+        print(line)
+
+
+def next_steps(args):
+    """What to run next, as it is typed: the broker (as root or as DIR's owner: its config has a
+    `user` line, security.broker_conf), the organiser's tools, each board."""
+    from .security import owner
+    if args.tls:
+        broker = "mqtts://%s:%d --ca %s" % (args.host[0], args.tls_port, os.path.join(args.folder, "ca.crt"))
+    else:
+        here = args.listen if args.listen not in ("0.0.0.0", "::") else "THIS-COMPUTER'S-ADDRESS"
+        broker = "mqtt://%s:%d" % ("[%s]" % here if ":" in here else here, args.mqtt_port)
+    who = owner(args.folder)
+    credentials = os.path.join(args.folder, "credentials.json")
+    as_whom = ("as root (Mosquitto stays root: %s is root's, and only its owner can read its private files)"
+               % args.folder if who == "root" else
+               "as %s or as root (Mosquitto runs as %s, the owner of %s, who alone can read its private files)"
+               % (who, who, args.folder))
+    return ["Next, %s:" % as_whom,
+            "  mosquitto -c %s" % os.path.join(args.folder, "mosquitto.conf"),
+            "  doce fleet status --broker %s --user organiser      (its password: \"organiser\" in %s)"
+            % (broker, credentials),
+            "  doce config mqtt --port P --broker %s --board-id ID --user ID      (each board, on USB: its "
+            "password is its ID's in %s)" % (broker, credentials)]
 
 
 def bridge_settings(args):
@@ -335,7 +357,7 @@ def cmd_fleet_record(args):
 
 def cmd_fleet_web(args):
     """The tournament page (fleet/tournament.py) until Ctrl-C."""
-    from ..web.server import listen, url_of
+    from ..web.server import PortTaken, listen_on, url_of
     from .pairings import PairingsError, load_pairings
     from .standings import Tournament
     from .tournament import serve
@@ -347,9 +369,10 @@ def cmd_fleet_web(args):
         raise UsageError("--round %d: the pairings have rounds %s" % (
             args.round, ", ".join(map(str, sorted(pairings or {}))) or "none"))
     try:
-        sock = listen(args.listen, args.http, fallback=args.http != 0)
-    except OSError as e:
-        raise UsageError("cannot serve the page on %s:%d (%s)" % (args.listen, args.http, e.strerror)) from None
+        sock = listen_on(args.listen, args.http)
+    except OSError as e:  # a port typed and taken: PortTaken says so in one line
+        raise UsageError(str(e) if isinstance(e, PortTaken) else "cannot serve the page on %s:%d (%s)"
+                         % (args.listen, args.http, e.strerror)) from None
     room, broker = room_for(args)
     tournament = Tournament(room, pairings, args.round)
 
@@ -520,8 +543,9 @@ def add_fleet_web(actions):
                                          "the same as JSON.")
     web.add_argument("--pairings", metavar="FILE.csv", help="which players sit at which board, per round")
     web.add_argument("--round", type=int, metavar="N", help="the round on show (default: the pairings' last)")
-    web.add_argument("--http", type=port_or_any, default=8080, metavar="PORT",
-                     help="the page's port (default 8080; 0: any)")
+    web.add_argument("--http", type=port_or_any, default=DefaultPort(8080), metavar="PORT",
+                     help="the page's port (default 8080, or another free one if it is taken; a port given is "
+                          "used, or refused if taken; 0: any)")
     web.add_argument("--listen", type=listen_address, default="127.0.0.1", metavar="ADDR",
                      help="the address to serve on (default 127.0.0.1: this computer only)")
     broker_args(web)

@@ -95,6 +95,7 @@ class Room:
                                   clean_session=session is None)
         self.connects = 0  # connections the broker accepted: more than one, it came back
         self.client.reconnect_delay_set(0.2, 2)  # a broker back from a restart is used again at once
+        self.user, self.password, self.refused_password = user, password, False
         if user:
             self.client.username_pw_set(user, password)
         if self.tls:
@@ -141,12 +142,18 @@ class Room:
         self.client.loop_start()
         if not self.connected.wait(timeout) or self.refused:
             self.close()
-            raise BrokerError("the broker at %s:%d %s" % (self.host, self.port, self.refused or "did not answer"))
+            said = self.refused or "did not answer"
+            if self.refused_password and self.user:  # a wrong password, or one the broker could not check
+                from .refusal import why
+                said += ": " + why(self.host, self.port, self.user, self.password)
+            raise BrokerError("the broker at %s:%d %s" % (self.host, self.port, said))
         return self
 
     def _on_connect(self, client, userdata, flags, reason, properties=None):
         if reason.is_failure:
             self.refused = "refused the connection (%s)" % reason
+            # MQTT 3.1.1's codes 4 and 5 (paho names them so): Mosquitto answers 5 to a wrong password
+            self.refused_password = str(reason) in ("Not authorized", "Bad user name or password")
         else:
             client.subscribe("%s/+/+" % self.prefix, qos=1)
             self.connects += 1

@@ -371,6 +371,9 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
     folder = Path(folder).resolve()
     lines = ["# doce fleet secure. Listeners on %s%s" % (listen, ": this computer only" if listen == "127.0.0.1"
                                                          else ""),
+             # started by root, Mosquitto runs as this user: DIR's owner, the one who can read its
+             # private files (else it runs as its own user, and refuses every password; fleet/refusal.py)
+             "user %s" % owner(folder),
              "per_listener_settings false", *config_lines(folder, plugin), NODELAY, SIZE_LIMIT,
              "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
@@ -379,6 +382,16 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
                   "certfile %s" % (folder / "server.crt"), "keyfile %s" % (folder / "server.key"),
                   "tls_version tlsv1.2"]
     return "\n".join(lines + list(bridge)) + "\n"
+
+
+def owner(folder):
+    """The name of the user who owns `folder` (its uid, if it has no name here)."""
+    import pwd
+    uid = Path(folder).stat().st_uid
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return str(uid)
 
 
 CREDENTIALS = "credentials.json"

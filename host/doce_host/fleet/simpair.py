@@ -103,7 +103,7 @@ def reachable(url):
 def run(args):
     """doce sim --remote [--broker URL]: two boards, two pages, until Ctrl-C."""
     from ..commandline import UsageError
-    from ..web.server import Server, listen, url_of
+    from ..web.server import PortTaken, Server, listen_on, url_of
     from .broker import BrokerError, EmbeddedBroker
     broker = None
     servers = []
@@ -117,9 +117,10 @@ def run(args):
             socks = []
             for i in range(len(BOARDS)):
                 try:
-                    socks.append(listen(args.listen, args.http + i if args.http else 0, fallback=True))
-                except OSError as e:
-                    raise UsageError("cannot serve a page on %s (%s)" % (args.listen, e.strerror)) from None
+                    socks.append(listen_on(args.listen, type(args.http)(args.http + i) if args.http else 0))
+                except OSError as e:  # a port typed and taken: PortTaken says so in one line
+                    raise UsageError(str(e) if isinstance(e, PortTaken) else "cannot serve a page on %s (%s)"
+                                     % (args.listen, e.strerror)) from None
             servers = [Server(sim.path, sim) for sim in pair.boards]
 
             def ready():

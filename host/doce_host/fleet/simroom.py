@@ -192,7 +192,7 @@ def run(args):
     """doce sim --boards N [--broker URL], or doce sim --broker URL (one board joining): the
     boards and their pages, until Ctrl-C."""
     from ..commandline import UsageError
-    from ..web.server import serve_several
+    from ..web.server import PortTaken, serve_several
     from .broker import BrokerError, EmbeddedBroker
     from .commands import EMBEDDED_PORT, board_settings
     joining = args.boards is None  # one board, into a room someone else runs
@@ -229,10 +229,13 @@ def run(args):
                 print("doce fleet web --broker %s%s shows the room, each board's page a click from its tile. "
                       "Ctrl-C to stop." % (url, " --ca %s" % args.ca if args.ca else ""), flush=True)
             try:
+                # Sim n's page on --http + n (8001 for Sim 1...), so a tile's number is its port's last
+                # digits, and a lone `doce sim` keeps 8000
                 serve_several([(sim.path, sim) for sim in room.boards], host=args.listen, http_port=args.http,
-                              ready=ready)
-            except OSError as e:
-                raise UsageError("cannot serve the boards' pages on %s (%s)" % (args.listen, e.strerror or e)) from None
+                              ready=ready, first=0 if joining else 1)
+            except OSError as e:  # a port typed and taken: web/server.py PortTaken says so in one line
+                raise UsageError(str(e) if isinstance(e, PortTaken) else "cannot serve the boards' pages on %s (%s)"
+                                 % (args.listen, e.strerror or e)) from None
     except BrokerError as e:
         raise UsageError(str(e)) from None
     except KeyboardInterrupt:

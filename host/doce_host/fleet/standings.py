@@ -11,7 +11,8 @@ round of pairings does not take it from them. Per player:
 - matches played and won: those seen to end (match_end, or a board showing its match over),
   each once, whatever the board does after.
 
-Ordered by matches won, then points. A board's events say what happened as it happens; its
+Ordered by matches won, then points, then rounds won; players level on all three share a place
+("=4"). A board's events say what happened as it happens; its
 retained state fills in what happened before the page was there.
 """
 
@@ -173,7 +174,18 @@ class Tournament:
                     r["won"] += match.over.get("winner") == colour
                 elif self.playing.get(match.board) is match:
                     r["playing"] += 1
-        return sorted(table.values(), key=lambda r: (-r["won"], -r["points"], -r["rounds"], r["player"]))
+        return ranked(sorted(table.values(), key=lambda r: (-r["won"], -r["points"], -r["rounds"], r["player"])))
+
+
+def ranked(rows):
+    """Each row's place: players level on matches won, points and rounds share it ("=4", as a
+    tournament prints a tie), and the next place after them is counted past them (1, =2, =2, 4)."""
+    level = lambda r: (r["won"], r["points"], r["rounds"])  # noqa: E731
+    for i, r in enumerate(rows):
+        r["rank"] = rows[i - 1]["rank"] if i and level(r) == level(rows[i - 1]) else i + 1
+    for r in rows:
+        r["place"] = ("=%d" if sum(o["rank"] == r["rank"] for o in rows) > 1 else "%d") % r["rank"]
+    return rows
 
 
 def number(value):

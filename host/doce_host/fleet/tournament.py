@@ -135,12 +135,17 @@ def room_html(t, since=None):
                '<th>#</th><th>player</th><th title="matches won">won</th><th title="rounds won">rounds</th>'
                '<th title="DOCE points, by the rulebook">points</th><th title="matches played to the end">played'
                '</th></tr></thead><tbody>' % (" data-empty" if not snap["pairings"] and not snap["standings"] else ""))
-    for i, r in enumerate(snap["standings"], 1):
-        out.append('<tr><td>%d</td><td>%s</td><td>%d</td><td>%d</td><td>%d</td><td>%d%s</td></tr>'
-                   % (i, esc(r["player"]), r["won"], r["rounds"], r["points"], r["played"],
-                      " <small>+1 in play</small>" if r["playing"] else ""))
+    for r in snap["standings"]:
+        # beside eight boards the table is narrow (hall.js: aside.narrow): the place, and the player with
+        # their matches won and points under the name; the other columns show when there is room
+        out.append('<tr><td class="place">%s</td><td class="player"><span class="name">%s</span>'
+                   '<small class="sum">%d won, %d points</small></td><td>%d</td><td>%d</td><td>%d</td>'
+                   '<td>%d%s</td></tr>'
+                   % (esc(r["place"]), esc(r["player"]), r["won"], r["points"], r["won"], r["rounds"], r["points"],
+                      r["played"], " <small>+1 in play</small>" if r["playing"] else ""))
     out.append('</tbody></table><p class="key">won: matches won; rounds: rounds won; points: DOCE points of every '
-               'match, the one in play too; played: matches played to the end.</p></section>')
+               'match, the one in play too; played: matches played to the end; =4: level on all three.</p>'
+               '<p class="key narrow-key">Matches won, then DOCE points; =4: level.</p></section>')
     out.append('<section><h2>Pairings%s</h2><table class="pairings"><thead><tr><th>board</th><th>white</th>'
                '<th>black</th></tr></thead><tbody>' % (", round %d" % snap["round"] if snap["round"] else ""))
     for p in snap["pairings"]:
@@ -206,7 +211,10 @@ class News:
         def poke():
             if before:
                 before()
-            self.loop.call_soon_threadsafe(self._came)
+            try:
+                self.loop.call_soon_threadsafe(self._came)
+            except RuntimeError:  # the loop has closed (Ctrl-C) while paho's thread still hands messages over
+                pass
         self.room.on_change = poke
 
     def _came(self):

@@ -18,39 +18,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
+from .geometry import FACES, SIGNS, Pose, codes_by_piece, layout
 from .tolerances import Spread
 
-# A standard die: each face's outward normal, and the in-face direction that its code's
-# N position points along. Opposite faces sum to 7.
-FACES = {
-    1: ((0, 0, 1), (0, 1, 0)), 6: ((0, 0, -1), (0, 1, 0)),
-    2: ((0, -1, 0), (0, 0, 1)), 5: ((0, 1, 0), (0, 0, 1)),
-    3: ((1, 0, 0), (0, 0, 1)), 4: ((-1, 0, 0), (0, 0, 1)),
-}
-SIGNS = {"+": -1.0, "-": 1.0, "0": 0.0}  # polarisation along the outward normal: '+' points in
-
-
-def codes_by_piece(dice):
-    """{'white 4': '+0+--', ...} from board.json's {code: piece}."""
-    return {name: code for code, name in dice.items()}
-
-
-@dataclass(frozen=True)
-class Pose:
-    """Where a die sits on its square.
-
-    down: the pips on the face down (the face up is 7 - down); turn: degrees about the
-    vertical; dx, dy: offset of its centre from the square's; lift: how far its lowest
-    point is above the well floor; tilt: degrees it leans, pivoting on its lowest point
-    in the direction `tilt_to` (degrees from +x): the bottom edge that faces that way, or
-    the corner between two edges when it points between them."""
-    down: int = 6
-    turn: float = 0.0
-    dx: float = 0.0
-    dy: float = 0.0
-    lift: float = 0.0
-    tilt: float = 0.0
-    tilt_to: float = 0.0
+__all__ = ["FACES", "SIGNS", "Pose", "codes_by_piece", "Magnets", "build", "place", "place_many", "reach", "bz",
+           "bz_pairs"]
 
 
 @dataclass
@@ -76,52 +48,8 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
     S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong. `hole`: the
     pockets' drill (board.json mechanics.jig.drill_mm), in which a narrower magnet sits off
     centre (None: every magnet centred). `pins`: tolerances pinned by name (tolerances.py)."""
-    colour, what = piece.split()
-    draw = Spread(rng, pins)
-    codes = codes_by_piece(dice)
-    m = physics["magnet"]
-    side = physics["die_mm"][0] + draw.uniform(-1, 1, name="die side") * physics["die_mm"][1]
-    ring = physics["ring_mm"]
-    at, axis, pol, size, glued, proud, faces, sunk = [], [], [], [], {}, {}, [], []
-    for pips, (normal, north) in FACES.items():
-        code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
-        n = np.array(normal, float)
-        t = np.array(north, float)
-        e = np.cross(n, t)
-        glue = int(draw.integers(4, name=("glue", pips)))
-        glued[pips] = glue
-        ring_dirs = [t, e, -t, -e]
-        proud[pips] = 0.0
-        for k, mark in enumerate(code):
-            sign = SIGNS[mark]
-            fault = next((f[2] for f in faults if f[0] == pips and f[1] == k), None)
-            if fault in ("extra+", "extra-") and sign == 0:
-                sign = SIGNS[fault[-1]]
-            if sign == 0 or fault == "missing":
-                continue
-            if fault == "reversed":
-                sign = -sign
-            d = m["diameter_mm"] + draw.uniform(-1, 1, name=("diameter", pips, k)) * m["size_tol_mm"]
-            h = m["height_mm"] + draw.uniform(-1, 1, name=("height", pips, k)) * m["size_tol_mm"]
-            # pressed flush with a flat plate into a pocket deeper than it (pocket_mm), its glue
-            # behind it: its face `recess` below the die's (face_recess_mm; < 0 would be proud)
-            recess = draw.uniform(*m["face_recess_mm"], name=("recess", pips, k))
-            proud[pips] = max(proud[pips], -recess)
-            where = n * (side / 2 - recess - h / 2)
-            if k:
-                where = where + ring * ring_dirs[(k - 1 + glue) % 4]
-            # the jig's drilling tolerance, and the magnet's play in its hole
-            play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
-            slip = (draw.uniform(-1, 1, 2, name=("slip", pips, k)) * m["place_tol_mm"]
-                    + draw.uniform(-1, 1, 2, name=("play", pips, k)) * play)
-            where = where + slip[0] * t + slip[1] * e
-            br = draw.uniform(*m["remanence_mT"], name=("remanence", pips, k))
-            at.append(where)
-            axis.append(n)
-            pol.append(sign * br)
-            size.append((d, h))
-            faces.append(pips)
-            sunk.append(recess)
+    (at, axis, pol, size, glued, proud, faces, sunk), side = layout(piece, dice, physics, Spread(rng, pins),
+                                                                    faults, hole)
     return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued, proud, np.array(faces),
                    np.array(sunk)), side
 

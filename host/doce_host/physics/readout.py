@@ -24,23 +24,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .adc import INL_KNOTS, KNOTS, LINE_OFFSET_MV, LINE_SCALE, LUT_FROM, LUT_HIGH, LUT_LOW, LUT_STEP, RAW_MAX, u16
 from .tolerances import Spread
 
-RAW_MAX = 4095
-# ESP-IDF adc_cali_line_fitting.c, ADC1 at 11 dB: the line's scale and offset (mV), and the
-# curves above raw LUT_FROM for chips of Vref 1000 mV (low) and 1200 mV (high), every 64 raw.
-LINE_SCALE = 196602 / 4096 / 65536  # mV per raw count per mV of Vref
-LINE_OFFSET_MV = 142
-LUT_FROM, LUT_STEP = 2880, 64
-LUT_LOW = (2240, 2297, 2352, 2405, 2457, 2512, 2564, 2616, 2664, 2709,
-           2754, 2795, 2832, 2868, 2903, 2937, 2969, 3000, 3030, 3060)
-LUT_HIGH = (2667, 2706, 2745, 2780, 2813, 2844, 2873, 2901, 2928, 2956,
-            2982, 3006, 3032, 3059, 3084, 3110, 3135, 3160, 3184, 3209)
-# The curve's knots: raw 0, then every 8 counts across ESP-IDF's blend from its line into its
-# curves (LUT_FROM to LUT_FROM + LUT_STEP, a parabola), then the curves' own points.
-INL_KNOTS = 9  # every 512 raw: a baseline and a seated die's reading (~800 raw apart) meet different ones
-KNOTS = np.array([0] + list(range(LUT_FROM, LUT_FROM + LUT_STEP, 8))
-                 + [LUT_FROM + LUT_STEP * i for i in range(1, len(LUT_LOW))], float)
+__all__ = ["INL_KNOTS", "KNOTS", "RAW_MAX", "Parts", "volts", "curve", "raw", "inl", "u16", "counts", "counts_per_mT",
+           "noise_volts"]
+
+KNOTS = np.array(KNOTS)
 
 
 @dataclass
@@ -122,11 +112,6 @@ def inl(code, knots):
     low = np.take_along_axis(knots, i[..., None], -1)[..., 0]
     high = np.take_along_axis(knots, i[..., None] + 1, -1)[..., 0]
     return low + (at - i) * (high - low)
-
-
-def u16(code):
-    """read_u16 of a 12-bit code, as the ESP32 port widens it."""
-    return code << 4 | code >> 8
 
 
 def counts(bz, parts, physics, noise=None):

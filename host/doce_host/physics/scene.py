@@ -8,42 +8,15 @@ sensor is computed once per pose and cached, so a scene of 25 dice costs a sum.
 import zlib
 
 import numpy as np
-from doce.game import face, is_blocker
-from doce.squares import parse_square
-from doce.squares import piece as piece_value
-
 from . import dice, readout
+from .geometry import face_down, sensor_places, square_centre, well_limits
 
-RING = ((0, 0), (0, 1), (1, 0), (0, -1), (-1, 0))  # C, N, E, S, W as (x, y) steps
-
+__all__ = ["Scene", "face_down", "sensor_positions", "square_centre", "well_limits"]
 
 def sensor_positions(spec):
     """(channels, 3) where each channel's hall element sits (NaN for inputs with no sensor),
-    for the nominal plate; squares from a1 at the origin, a..e along +x, 1..5 along +y."""
-    ph = spec["physics"]
-    depth = ph["floor_mm"][0] + ph["air_mm"][0] + ph["sensor"]["hall_depth_mm"][0]
-    channels = spec["sensing"]["groups"] * spec["sensing"]["channels_per_group"]
-    at = np.full((channels, 3), np.nan)
-    for name, chans in spec["squares"].items():
-        cx, cy = square_centre(spec, name)
-        for (sx, sy), ch in zip(RING, chans):
-            at[ch] = (cx + sx * ph["ring_mm"], cy + sy * ph["ring_mm"], -depth)
-    return at
-
-
-def square_centre(spec, name):
-    pitch, sq = spec["physics"]["square_mm"], parse_square(spec["grid"], name)
-    return sq % spec["grid"] * pitch, sq // spec["grid"] * pitch
-
-
-def well_limits(physics):
-    """(offset, turn): how far a die seated in its well can sit off centre (mm) and turn
-    (degrees), at the loosest die and well the tolerances allow."""
-    die = physics["die_mm"][0] - physics["die_mm"][1]
-    well = physics["well_mm"][0] + physics["well_mm"][1]
-    # a square of side a turned by t spans a(cos t + sin t)
-    turn = np.degrees(np.arcsin(well / (die * np.sqrt(2))) - np.pi / 4)
-    return (well - die) / 2, float(turn)
+    for the nominal plate (geometry.sensor_places)."""
+    return np.array([p or (np.nan,) * 3 for p in sensor_places(spec)], float)
 
 
 class Scene:
@@ -119,8 +92,3 @@ class Scene:
             self._cache[key] = dice.bz(at, axis, magnets.polarisation, magnets.size, self.sensors[self.present])
         return self._cache[key]
 
-
-def face_down(piece):
-    """The pips on the face down for a piece named by its face up (a blocker: any face)."""
-    value = piece_value(piece)
-    return 6 if is_blocker(value) else 7 - face(value)

@@ -1,17 +1,17 @@
 """What hands do at the simulated table, worked out as real fields.
 
 Both simulators (SimBoard, SerialSim) keep one Hands. Each move changes the pose of a
-die in a physics.Scene and returns what the device must be told: the channels whose
-mean reading changed, as [channel, level, channel, level, ...], or for a movement that
-takes time, one such list per scan.
+die in a sim.fields.Scene (the magnetic model's, in plain Python) and returns what the
+device must be told: the channels whose mean reading changed, as [channel, level,
+channel, level, ...], or for a movement that takes time, one such list per scan.
 """
 
 import json
 from dataclasses import replace
 
 from ..paths import BOARD_FILE
-from ..physics.dice import Pose
-from ..physics.scene import Scene, face_down, square_centre, well_limits
+from ..physics.geometry import Pose, face_down, square_centre, well_limits
+from .fields import Scene
 
 SLIDE_STEPS = 6  # positions a sliding die passes through between two squares
 

@@ -365,3 +365,63 @@ def write_png(svg, path):
         raise
     except Exception as e:  # the SVG came from a page, untrusted: XML or SVG cairosvg cannot draw
         raise NoPNG("the picture is not an SVG that can be drawn (%s: %s)" % (type(e).__name__, str(e)[:200])) from None
+
+
+# -- the key to the picture ------------------------------------------------------------------
+
+KEY_LAYOUT = Layout(False, left=-GAP, top=-GAP, label=0, words=0, reasons=0, headline=0, mark=26, step=0,
+                    reason_chars=0)
+
+
+def glow(colour, level):
+    """(hue, level) as led_colours gives them, for a light of `colour` (r, g, b) at `level` 0..1."""
+    return "#%02x%02x%02x" % tuple(round(c * 255 / max(colour)) for c in colour), level
+
+
+def key():
+    """The key to every square the picture draws, as HTML: a swatch drawn by square() itself, and
+    what it means in words. Each differs in more than its colour (brightness, a mark, hatching,
+    dashes, a ring, a bar), for a colour-blind player too; docs/lights.md says the same of the
+    board's own lights."""
+    from doce.lights import BLUE, BRIGHT, DIM, PURPLE, VERMILLION
+    dim, bright = DIM / 8, BRIGHT / 8
+    entries = [
+        ({"board": {"a1": "white 3"}}, glow(YELLOW, dim), "white's die: a dim yellow light"),
+        ({"board": {"a1": "white 3"}, "last": {"white": "a1"}}, glow(YELLOW, bright),
+         "white's last die: bright yellow, marked in its corner"),
+        ({"board": {"a1": "black 3"}}, glow(BLUE, dim), "black's die: a dim blue light"),
+        ({"board": {"a1": "black 3"}, "last": {"black": "a1"}}, glow(BLUE, bright),
+         "black's last die: bright blue, marked in its corner"),
+        ({"zones": {"white": ["a1"]}}, glow(PURPLE, dim),
+         "the no-play zone of the player to move: hatched, dim reddish purple; their numbered die may not go there"),
+        ({"board": {"a1": "white 2"}, "problems": {"a1": "not_your_turn"}}, glow(VERMILLION, bright),
+         "to put right: a dashed vermillion frame and \u201c!\u201d, its light blinking; the words under the board "
+         "say what"),
+        ({"versus": {"colour": "black", "move": {"cell": "a1", "value": 4}}}, glow(BLUE, bright),
+         "the board's move (or your friend's): its die faint in a dashed ring; the light flashes as many times as "
+         "the pips"),
+        ({"board": {"a1": "white blocker"}}, (None, 0.0), "a blocker: a disc with a bar; it has no light"),
+        ({}, (None, 0.0), "an empty square: dark"),
+    ]
+    out = ['<ul class="key">']
+    for n, (given, light, words) in enumerate(entries):
+        state = {"mode": "playing", "to_move": "white", "board": {}, "seen": {}, "zones": {}, "problems": {},
+                 "last": {}, "versus": None}
+        state.update(given)
+        drawn = (square(state, 0, "a1", 1, light, KEY_LAYOUT).replace("url(#zone)", "url(#key-zone)")
+                 .replace('<g class="square"', '<g class="key-square"', 1))
+        defs = ('<defs><pattern id="key-zone" width="12" height="12" patternUnits="userSpaceOnUse" '
+                'patternTransform="rotate(45)"><rect width="5" height="12" fill="#cc79a7" opacity="0.55"/>'
+                '</pattern></defs>') if n == 0 else ""
+        out.append('<li><svg viewBox="0 0 %d %d" aria-hidden="true">%s%s</svg><span>%s</span></li>'
+                   % (SIZE, SIZE, defs, drawn, text(words)))
+    out.append('<li><svg viewBox="0 0 %d %d" aria-hidden="true"><rect width="%d" height="%d" rx="8" fill="#1e1b19" '
+               'stroke="#009e73" stroke-width="7"/></svg><span>a hint: a thick bluish green frame</span></li>'
+               % (SIZE, SIZE, SIZE, SIZE))
+    out.append('<li><svg viewBox="0 0 %d %d" aria-hidden="true"><rect width="%d" height="%d" rx="8" fill="#1e1b19"/>'
+               '<polyline points="0,%d %d,%d" stroke="#111" stroke-width="18" stroke-opacity="0.7"/>'
+               '<polyline points="0,%d %d,%d" stroke="%s" stroke-width="10"/></svg>'
+               '<span>a winning line: a bar through its squares in the winner\'s colour, its lights pulsing</span></li>'
+               % ((SIZE, SIZE, SIZE, SIZE) + (SIZE / 2, SIZE, SIZE / 2) * 2 + (PLAYER_LIGHT["white"],)))
+    out.append("</ul>")
+    return "\n".join(out)

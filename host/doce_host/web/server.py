@@ -9,6 +9,8 @@ real board alike, fed by the link protocol's state and events (web/watch.py).
                      the simulated board's button
     GET  /board.svg  the picture as it is now
     POST /replay     a recorded game (doce referee's format) in, its steps out
+    GET  /docs/rules.md, /docs/lights.md...  the project's docs, as HTML (the page links to the
+                     rules and to what the lights mean), and their pictures (/docs/images/)
 
 /ws and /replay take ?picture=tall: the picture laid out for a phone (web/picture.py).
 
@@ -21,6 +23,7 @@ import collections
 import errno
 import ipaddress
 import json
+import re
 import socket
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -31,7 +34,7 @@ from doce.squares import parse_square
 from doce.squares import piece as piece_value
 
 from ..link import LinkError
-from ..paths import load_board
+from ..paths import ROOT, load_board
 from ..recorded import GameFileError, steps
 from ..round_score import how_scored
 from ..rules import load_tables
@@ -41,10 +44,21 @@ from . import picture
 from .watch import ANIMATED_EVERY, Watch
 
 STATIC = Path(__file__).resolve().parent / "static"
+DOCS = ROOT / "docs"
+DOC_NAME = re.compile(r"[a-z]+\.md")  # docs/rules.md, docs/lights.md...: a name, never a path
+IMAGE_NAME = re.compile(r"[a-z-]+\.png")
 POWER_OFF_S = 1.5  # how long a "cut power" leaves the simulated board dark
 MAX_MESSAGE = 4096  # bytes of one message from the page
 ANSWER_WAIT = 15.0  # s the page waits for the board's answer (a hint: watch.SLOW, and a reconnect)
 LEVELS = range(4)  # of the board's opponent (docs/opponent.md)
+
+
+DOC_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>DOCE board: %s</title><link rel="stylesheet" href="/static/docs.css"></head>
+<body><p class="back"><a href="/">Back to the board</a></p>
+%s</body></html>
+"""
 
 
 class Refused(Exception):
@@ -62,6 +76,7 @@ class Server:
         self.latest = {}  # the last frame as sent, per layout ("wide", "tall"), for a page that connects now
         self.frame = None  # the watch's last frame, before the server adds its own fields
         self.loop = None
+        self.index = None  # the page as served, made at the first request
         self.board = load_board()
         # What a hand can put down: the pieces the board's die code reads. The page's picker shows these.
         self.pieces = sorted(set(self.board.dice.values()), key=piece_value)
@@ -97,7 +112,26 @@ class Server:
     # -- requests -----------------------------------------------------------------------
 
     async def page(self, request):
-        return web.FileResponse(STATIC / "index.html")
+        if self.index is None:  # the page, with the key to its picture (picture.key)
+            self.index = (STATIC / "index.html").read_text().replace("<!-- key -->", picture.key())
+        return web.Response(text=self.index, content_type="text/html")
+
+    async def doc(self, request):
+        """One of the project's docs as a page: docs/NAME.md in HTML (markdown-it, raw HTML off)."""
+        name = request.match_info["name"]
+        path = DOCS / name
+        if not DOC_NAME.fullmatch(name) or not path.is_file():
+            raise web.HTTPNotFound(text="no such doc\n")
+        from markdown_it import MarkdownIt
+        body = MarkdownIt("commonmark", {"html": False}).enable("table").render(path.read_text())
+        return web.Response(text=DOC_PAGE % (name, body), content_type="text/html")
+
+    async def doc_image(self, request):
+        name = request.match_info["name"]
+        path = DOCS / "images" / name
+        if not IMAGE_NAME.fullmatch(name) or not path.is_file():
+            raise web.HTTPNotFound(text="no such picture\n")
+        return web.FileResponse(path)
 
     async def picture_now(self, request):
         if not self.frame or not self.frame.get("svg"):
@@ -228,6 +262,7 @@ class Server:
         app.on_response_prepare.append(no_foreign_code)
         app.add_routes([web.get("/", self.page), web.get("/ws", self.socket),
                         web.get("/board.svg", self.picture_now), web.post("/replay", self.replay),
+                        web.get("/docs/images/{name}", self.doc_image), web.get("/docs/{name}", self.doc),
                         web.static("/static", STATIC)])
         return app
 
@@ -356,6 +391,27 @@ def replay_steps(recorded, tall=False):
     return out
 
 
+class PortTaken(OSError):
+    """The port someone asked for is taken, in one line."""
+
+    def __str__(self):
+        return self.strerror
+
+
+def listen_on(host, port):
+    """A socket for a page on the port asked for: a port someone typed (--http N) is used or refused
+    in one line, never quietly swapped; the default one (commandline.DefaultPort) falls back to any
+    free port, and the page's address says which; 0 is any free one."""
+    from ..commandline import DefaultPort
+    try:
+        return listen(host, port, fallback=isinstance(port, DefaultPort))
+    except OSError as e:
+        if e.errno != errno.EADDRINUSE:
+            raise
+        raise PortTaken(e.errno, "port %d is taken on %s (another doce page?): give another with --http PORT, or "
+                                 "--http 0 for any free one" % (port, host)) from None
+
+
 def listen(host, port, fallback=True):
     """A socket bound to (host, port); if that port is taken and `fallback`, any free one."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -383,14 +439,14 @@ def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeo
     serve_several([(port, world)], host, http_port, lambda urls: ready(urls[0]), timeout)
 
 
-def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
-    """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + n (any
-    free port if that one is taken, or if `http_port` is 0), all in one event loop, until
-    Ctrl-C; `ready([url, ...])` once every one is up."""
+def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0, first=0):
+    """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + `first` + n
+    (listen_on: a port typed is used or refused, the default one falls back to a free one; 0: any
+    free ones), all in one event loop, until Ctrl-C; `ready([url, ...])` once every one is up."""
     socks = []
     try:
         for n in range(len(boards)):
-            socks.append(listen(host, http_port + n if http_port else 0, fallback=True))
+            socks.append(listen_on(host, type(http_port)(http_port + first + n) if http_port else 0))
     except OSError:
         for sock in socks:
             sock.close()

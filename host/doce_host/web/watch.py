@@ -4,10 +4,12 @@ board and the simulator are followed the same way.
 
 A state is about 1.3 KB, some 110 ms of a 115200-baud line: asked for after every event, it
 held each die back from the page that long, and held up the next event behind it. So each
-event is applied to the last state on the host (doce_host/follow.py) and shown at once; the
-board's own state, for its lights, is asked for once the events have paused (SETTLE), or at
-once after an event only the board can explain (a refused die: which face is it?) or a gap
-in their numbers.
+event is applied to the last state on the host (doce_host/follow.py), its lights worked out
+by the board's own code as the board works them out, and shown at once: a die, its light,
+the zone and the last die's marker in one picture. The board's own state is asked for once
+the events have paused (SETTLE), or at once after an event only the board can explain (a
+refused die: which face is it?), whose lights only it knows (a problem to put right), or a
+gap in their numbers.
 
 One thread owns the link. It hands each new frame to `publish`, and carries out the
 page's requests to the board (new match, new round, hint) between events.
@@ -21,9 +23,10 @@ import time
 from doce.tables import Tables
 
 from .. import rules as rulesfiles
-from ..follow import after, zones
+from ..follow import after, lights, zones
 from ..game_log import GameLog
 from ..link import BoardLink, LinkError
+from ..paths import load_board
 from ..round_score import how_scored
 from ..view import describe, problems_in_words
 from . import picture
@@ -167,6 +170,10 @@ class Watch:
         self.seq = seq if followed else None
         if not followed:
             return False
+        lit = lights(followed, self.tables, load_board())
+        if lit is None:
+            return False  # lights only the board knows: its state, at once
+        followed["leds"], followed["animated"] = lit
         self.state, self.from_board = followed, False
         return True
 

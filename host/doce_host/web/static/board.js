@@ -13,6 +13,7 @@ const view = {
   recorded: null,    // that game, {name, text}, to draw it again in another layout
   waiting: null,     // a placement or lift on its way: {cell, piece, sent}
   timings: [],       // ms from a click to the picture that shows it (read by make bench)
+  lightTimings: [],  // ms from a click putting a die down to the picture with its light under it
   nextId: 1,
   drawn: null,       // the SVG text on screen, so an unchanged picture is not redrawn
   pieces: null,      // what a hand can put down, as the server names them ("white 4", "black blocker")
@@ -25,6 +26,7 @@ const view = {
   formShows: null,   // the match against the board the form was last set to ("black 2")
 };
 window.doceTimings = view.timings;
+window.doceLightTimings = view.lightTimings;
 // A phone: the server draws the picture tall, the scores under the board (web/picture.py).
 // The same width as board.css's @media rule.
 const narrow = matchMedia("(max-width: 699px)");
@@ -101,8 +103,7 @@ function showFrame(frame) {
   $("board").classList.toggle("off", Boolean(off || frame.problem));
   // "events": worked out from the board's events, its lights as they were; "board": its own state
   $("board").dataset.from = frame.from_board ? "board" : "events";
-  $("how").textContent = sim ? "Click an empty square to put a die or blocker down; click a piece to lift it."
-                             : "Move the dice on the board; this page follows it.";
+  $("how").textContent = instruction(frame);
   showVersus(frame);
   showPutRight(frame.put_right || []);
   showScored(frame.scored);
@@ -111,6 +112,48 @@ function showFrame(frame) {
   if (frame.state && view.saidAt && position(frame.state) !== view.saidAt) say("");
   markHint();
   timeIfShown();
+}
+
+// What to do now, in one line above the board: a next step in every mode, the match's end included.
+function instruction(frame) {
+  const state = frame.state;
+  const sim = frame.sim;
+  if (!state) return frame.problem ? "Waiting for the board…" : "";
+  const mode = state.mode;
+  if (mode === "match_over") {
+    return sim ? "Match over. Next: New match plays another with the same players, or Start (under Play " +
+                 "against the board) to play the board."
+               : "Match over. Next: press the board's button for another match with the same players (twice " +
+                 "quickly to swap between playing the board and playing each other).";
+  }
+  if (mode === "clearing") {
+    return sim ? "Round over: clear the board (Clear the board, or click each piece) to start the next round."
+               : "Clear the board: the next round starts when it is empty.";
+  }
+  if (mode === "correcting") return "Put the board right first: the words under the board say how.";
+  const versus = state.versus;
+  if (versus && versus.colour === state.to_move) {
+    return versus.move ? (sim ? "The board has chosen: Place it puts its move down." : "Put the board's move down, as its lights show it.")
+                       : "The board is thinking…";
+  }
+  const who = state.to_move.charAt(0).toUpperCase() + state.to_move.slice(1);
+  return sim ? who + " to move: click an empty square, then a face (or the blocker). Click a piece to lift it."
+             : who + " to move: move the dice on the board; this page follows it.";
+}
+
+// Asked on the page, not in a browser dialog: a new match or round loses the match or round in
+// play, so the player says yes first; with nothing to lose, it is done at once.
+let confirmed = null;
+
+function ask(question, yes, action) {
+  const state = view.frame && view.frame.state;
+  const inPlay = state && state.mode !== "match_over" && (Object.keys(state.board).length > 0 || state.scores.length > 0);
+  if (!inPlay) { action(); return; }
+  confirmed = action;
+  $("confirm-question").textContent = question;
+  $("confirm-yes").textContent = yes;
+  $("confirm").hidden = false;
+  $("confirm-no").focus();
 }
 
 function showPutRight(sentences) {
@@ -267,18 +310,33 @@ function markHint() {
 
 function playBoard() {
   const colour = $("board-colour").value;
-  if (confirm("Start a new match against the board, which plays " + colour + "?")) {
-    send({do: "new_match", opponent: {colour, level: Number($("board-level").value)}});
-  }
+  const level = Number($("board-level").value);
+  ask("Start a new match against the board, which plays " + colour + "? The match in play ends.",
+      "Yes, a new match", () => send({do: "new_match", opponent: {colour, level}}));
+}
+
+// Whose die a light is for: yellow for white, blue for black (doce/lights.py); "" for any other.
+function lightOf(hex) {
+  if (!hex) return "";
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  return b > r && b > g ? "black" : g > 0.8 * r && b < 0.5 * r ? "white" : "";
 }
 
 function timeIfShown() {
   const w = view.waiting;
   if (!w) return;
   const square = document.querySelector('#board .square[data-cell="' + w.cell + '"]');
-  if (square && square.dataset.piece === w.piece) {
+  if (!square || square.dataset.piece !== w.piece) return;
+  const sent = w.sent;
+  if (!w.shown) {
+    w.shown = true;
+    requestAnimationFrame(() => view.timings.push(performance.now() - sent));
+  }
+  const die = w.piece && !w.piece.endsWith(" blocker");  // a blocker has no light; a lift, none to wait for
+  if (!die) view.waiting = null;
+  else if (!square.dataset.problem && lightOf(square.dataset.light) === w.piece.split(" ")[0]) {
     view.waiting = null;
-    requestAnimationFrame(() => view.timings.push(performance.now() - w.sent));
+    requestAnimationFrame(() => view.lightTimings.push(performance.now() - sent));
   }
 }
 
@@ -420,8 +478,17 @@ wirePicker();
 // pointerup, not click: a blinking picture may be redrawn between press and release,
 // and a click needs both on the same element.
 $("board").addEventListener("pointerup", (e) => { if (e.button === 0) onBoardClick(e); });
-$("new-round").onclick = () => { if (confirm("Abandon this round and play it again?")) send({do: "new_round"}); };
-$("new-match").onclick = () => { if (confirm("Start a new match for two players?")) send({do: "new_match"}); };
+$("new-round").onclick = () => ask("Abandon this round and play it again?", "Yes, play it again",
+                                   () => send({do: "new_round"}));
+$("new-match").onclick = () => ask("Start a new match for two players? The match in play ends.", "Yes, a new match",
+                                   () => send({do: "new_match"}));
+$("confirm-yes").onclick = () => {
+  $("confirm").hidden = true;
+  const action = confirmed;
+  confirmed = null;
+  if (action) action();
+};
+$("confirm-no").onclick = () => { $("confirm").hidden = true; confirmed = null; };
 $("play-board").onclick = playBoard;
 $("place-move").onclick = () => placeBoardMove(view.frame && view.frame.state && view.frame.state.versus);
 $("place-friend").onclick = () => placeBoardMove(view.frame && view.frame.state && view.frame.state.remote);

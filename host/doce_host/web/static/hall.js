@@ -2,13 +2,15 @@
 // - news: ask for what changed since the version shown, put it in place, ask again at once (the
 //   server answers when a board has said something): the changed boards' tiles and the standings;
 // - the hall's layout: each board as large as the screen allows, never under MIN_BOARD px wide,
-//   as many to a page as fit; more boards than that, or no room beside them for the standings,
-//   and the screen pages through them (and the standings, once there are any), ROTATE_S seconds a page.
+//   as many to a page as fit, the standings beside them (narrow, if that is what it takes); more
+//   boards than that, or no room beside them for the standings, and the screen pages through them
+//   (and the standings, once there are any), ROTATE_S seconds a page.
 // Every word in the HTML is the server's, escaped there (boards' and the CSV's words are untrusted).
 "use strict";
 (function () {
   const MIN_BOARD = 400;  // px: a board's dice, lights and score read from 3 m
-  const ASIDE = 440;      // px the standings need beside the boards
+  const ASIDE = 440;      // px the standings and pairings need beside the boards
+  const NARROW = 200;     // px the standings alone need, narrow (hall.css: aside.narrow), beside eight boards
   const ROTATE_S = 15;
   const GAP = 10, PAD = 8;  // as hall.css
   const source = document.body.getAttribute("data-source");
@@ -84,10 +86,19 @@
     const probe = tiles[0], picture = probe.querySelector(".picture");
     const extraW = probe.offsetWidth - picture.offsetWidth, extraH = probe.offsetHeight - picture.offsetHeight;
     const width = innerWidth - 2 * PAD, height = innerHeight - document.querySelector("header").offsetHeight - 2 * PAD;
-    let chosen = best(tiles.length, width - ASIDE - GAP, height, extraW, extraH);
-    // all the boards and the standings at once, if the standings fit the screen's height too
-    const beside = Boolean(chosen && chosen.n === tiles.length && aside.offsetHeight <= height);
-    if (!beside) chosen = best(tiles.length, width, height, extraW, extraH);
+    // all the boards and the standings at once, if the standings fit the screen's height too: with the
+    // pairings if there is room for them, else the standings alone, narrow (the tiles name the players)
+    let chosen = null, beside = false;
+    for (const [room, narrow] of [[ASIDE, false], [NARROW, true]]) {
+      aside.classList.toggle("narrow", narrow);
+      chosen = best(tiles.length, width - room - GAP, height, extraW, extraH);
+      beside = Boolean(chosen && chosen.n === tiles.length && aside.offsetHeight <= height);
+      if (beside) break;
+    }
+    if (!beside) {
+      aside.classList.remove("narrow");
+      chosen = best(tiles.length, width, height, extraW, extraH);
+    }
     if (!chosen) chosen = {cols: 1, rows: 1, n: 1, fit: MIN_BOARD};  // a small window: one board a page
     boards.style.setProperty("--board", chosen.fit + "px");
     boards.style.gridTemplateColumns = "repeat(" + chosen.cols + ", auto)";
@@ -96,7 +107,8 @@
     const tablePages = beside || aside.hasAttribute("data-empty") ? 0 : tablesPaged(aside, height, rows);
     hall.pages = boardPages + tablePages;
     hall.page = Math.min(hall.page, hall.pages - 1);
-    hall.shown = {cols: chosen.cols, rows: chosen.rows, perPage: chosen.n, board: chosen.fit, beside};
+    hall.shown = {cols: chosen.cols, rows: chosen.rows, perPage: chosen.n, board: chosen.fit, beside,
+                  narrow: aside.classList.contains("narrow")};
     if (hall.page < boardPages) {
       tiles.forEach((t, i) => { t.hidden = Math.floor(i / chosen.n) !== hall.page; });
       aside.hidden = !beside;

@@ -1,0 +1,148 @@
+"""The dice's and the board's geometry in plain Python (no numpy), shared by the model
+(dice.py, scene.py) and the simulator's hands (doce_host.sim.fields), so that a player's
+install simulates a board without the design tools.
+
+A die's magnets come from the die code (board.json "dice"): the face with d pips carries
+the code of "<colour> <7 - d>", because that face is down when 7 - d is up; a blocker
+carries its one code on all six faces. dice.py says how codes, faces and frames are read.
+"""
+
+import math
+from dataclasses import dataclass
+
+from doce.game import face, is_blocker
+from doce.squares import parse_square
+from doce.squares import piece as piece_value
+
+# A standard die: each face's outward normal, and the in-face direction that its code's
+# N position points along. Opposite faces sum to 7.
+FACES = {
+    1: ((0, 0, 1), (0, 1, 0)), 6: ((0, 0, -1), (0, 1, 0)),
+    2: ((0, -1, 0), (0, 0, 1)), 5: ((0, 1, 0), (0, 0, 1)),
+    3: ((1, 0, 0), (0, 0, 1)), 4: ((-1, 0, 0), (0, 0, 1)),
+}
+SIGNS = {"+": -1.0, "-": 1.0, "0": 0.0}  # polarisation along the outward normal: '+' points in
+RING = ((0, 0), (0, 1), (1, 0), (0, -1), (-1, 0))  # a square's sensors C, N, E, S, W as (x, y) steps
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Where a die sits on its square.
+
+    down: the pips on the face down (the face up is 7 - down); turn: degrees about the
+    vertical; dx, dy: offset of its centre from the square's; lift: how far its lowest
+    point is above the well floor; tilt: degrees it leans, pivoting on its lowest point
+    in the direction `tilt_to` (degrees from +x): the bottom edge that faces that way, or
+    the corner between two edges when it points between them."""
+    down: int = 6
+    turn: float = 0.0
+    dx: float = 0.0
+    dy: float = 0.0
+    lift: float = 0.0
+    tilt: float = 0.0
+    tilt_to: float = 0.0
+
+
+def codes_by_piece(dice):
+    """{'white 4': '+0+--', ...} from board.json's {code: piece}."""
+    return {name: code for code, name in dice.items()}
+
+
+def face_down(piece):
+    """The pips on the face down for a piece named by its face up (a blocker: any face)."""
+    value = piece_value(piece)
+    return 6 if is_blocker(value) else 7 - face(value)
+
+
+def layout(piece, dice, physics, draw, faults=(), hole=None):
+    """The magnets of one die as plain lists, and its side: dice.build's work (read its
+    docstring), drawn through `draw`, a tolerances.Spread or anything with its `uniform`
+    and `integers` (the same draws in the same order, so a seed builds the same die).
+    Returns (at, axis, polarisation, size, glue, proud, faces, recess), side."""
+    colour, what = piece.split()
+    codes = codes_by_piece(dice)
+    m = physics["magnet"]
+    side = physics["die_mm"][0] + draw.uniform(-1, 1, name="die side") * physics["die_mm"][1]
+    ring = physics["ring_mm"]
+    at, axis, pol, size, glued, proud, faces, sunk = [], [], [], [], {}, {}, [], []
+    for pips, (n, t) in FACES.items():
+        code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
+        e = cross(n, t)
+        glue = int(draw.integers(4, name=("glue", pips)))
+        glued[pips] = glue
+        ring_dirs = [t, e, scaled(t, -1), scaled(e, -1)]
+        proud[pips] = 0.0
+        for k, mark in enumerate(code):
+            sign = SIGNS[mark]
+            fault = next((f[2] for f in faults if f[0] == pips and f[1] == k), None)
+            if fault in ("extra+", "extra-") and sign == 0:
+                sign = SIGNS[fault[-1]]
+            if sign == 0 or fault == "missing":
+                continue
+            if fault == "reversed":
+                sign = -sign
+            d = m["diameter_mm"] + draw.uniform(-1, 1, name=("diameter", pips, k)) * m["size_tol_mm"]
+            h = m["height_mm"] + draw.uniform(-1, 1, name=("height", pips, k)) * m["size_tol_mm"]
+            # pressed flush with a flat plate into a pocket deeper than it (pocket_mm), its glue
+            # behind it: its face `recess` below the die's (face_recess_mm; < 0 would be proud)
+            recess = draw.uniform(*m["face_recess_mm"], name=("recess", pips, k))
+            proud[pips] = max(proud[pips], -recess)
+            where = scaled(n, side / 2 - recess - h / 2)
+            if k:
+                where = plus(where, scaled(ring_dirs[(k - 1 + glue) % 4], ring))
+            # the jig's drilling tolerance, and the magnet's play in its hole
+            play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
+            slip, loose = draw.uniform(-1, 1, 2, name=("slip", pips, k)), draw.uniform(-1, 1, 2, name=("play", pips, k))
+            along, across = (slip[0] * m["place_tol_mm"] + loose[0] * play,
+                             slip[1] * m["place_tol_mm"] + loose[1] * play)
+            where = plus(plus(where, scaled(t, along)), scaled(e, across))
+            br = draw.uniform(*m["remanence_mT"], name=("remanence", pips, k))
+            at.append(where)
+            axis.append(tuple(float(c) for c in n))
+            pol.append(sign * br)
+            size.append((d, h))
+            faces.append(pips)
+            sunk.append(recess)
+    return (at, axis, pol, size, glued, proud, faces, sunk), side
+
+
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def scaled(v, k):
+    return (v[0] * k, v[1] * k, v[2] * k)
+
+
+def plus(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+# -- the board ----------------------------------------------------------------------------
+
+def square_centre(spec, name):
+    pitch, sq = spec["physics"]["square_mm"], parse_square(spec["grid"], name)
+    return sq % spec["grid"] * pitch, sq // spec["grid"] * pitch
+
+
+def sensor_places(spec):
+    """[(x, y, z) or None] where each channel's hall element sits (None for inputs with no
+    sensor), for the nominal plate; squares from a1 at the origin, a..e along +x, 1..5 along +y."""
+    ph = spec["physics"]
+    depth = ph["floor_mm"][0] + ph["air_mm"][0] + ph["sensor"]["hall_depth_mm"][0]
+    at = [None] * (spec["sensing"]["groups"] * spec["sensing"]["channels_per_group"])
+    for name, chans in spec["squares"].items():
+        cx, cy = square_centre(spec, name)
+        for (sx, sy), ch in zip(RING, chans):
+            at[ch] = (cx + sx * ph["ring_mm"], cy + sy * ph["ring_mm"], -depth)
+    return at
+
+
+def well_limits(physics):
+    """(offset, turn): how far a die seated in its well can sit off centre (mm) and turn
+    (degrees), at the loosest die and well the tolerances allow."""
+    die = physics["die_mm"][0] - physics["die_mm"][1]
+    well = physics["well_mm"][0] + physics["well_mm"][1]
+    # a square of side a turned by t spans a(cos t + sin t)
+    turn = math.degrees(math.asin(well / (die * math.sqrt(2))) - math.pi / 4)
+    return (well - die) / 2, float(turn)
