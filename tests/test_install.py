@@ -3,6 +3,7 @@ the package and what playing needs, under 150 MB, `make test` adds the developer
 design tools, and the `doce` command works as the README has it typed. bench/install.py measures
 a fresh install's size and time."""
 
+import json
 import shutil
 import subprocess
 import sys
@@ -135,6 +136,16 @@ def test_the_dice_check_needs_none_of_the_developers_tools(tmp_path):
         finally:
             run.kill()
             run.communicate()
+
+
+def test_the_board_check_needs_none_of_the_developers_tools(tmp_path):
+    """doce check board works out its levels from the ADC's curve in plain Python (physics/adc.py)."""
+    with SerialSim(tmp_path) as sim:
+        booted(sim)
+        run = subprocess.run([sys.executable, "-c", PLAYER, "check", "board", "--port", sim.path, "--json",
+                              "--no-die", "--no-leds", "--no-button"], capture_output=True, text=True, timeout=300)
+        assert "Traceback" not in run.stderr and run.returncode == 0, run.stderr[-2000:]
+        assert json.loads(run.stdout)["faults"] == []
 
 
 def test_doce_is_typed_as_the_readme_writes_it():

@@ -29,6 +29,7 @@ WORKLOAD_LOOPS = 500  # some 0.2 s on an ESP32 at 240 MHz
 PYSTONE_LOOPS = 500
 REST_S = 2.0  # the board left alone after the round: its idle pace (doce/esp32.py IDLE_AFTER_MS is 1 s)
 MOVE_WAIT_S = 60.0
+RESET_WAIT_S = 60.0  # a reset to the app answering: ESP32 ROM + MicroPython boot is 1-2 s, the app's replay more
 
 
 class Player:
@@ -110,10 +111,28 @@ def run_on_repl(port, code, timeout=120):
         raise UsageError("%s: the REPL did not answer within %d s" % (port, timeout)) from None
     finally:
         subprocess.run([tool("mpremote"), "connect", port, "reset"], capture_output=True, timeout=60)
+        back_up(port)
     lines = ran.stdout.strip().splitlines()
     if ran.returncode or not lines:
         raise UsageError("%s: the workload did not run: %s" % (port, (ran.stderr or ran.stdout).strip()[-300:]))
     return lines[-1]
+
+
+def back_up(port, within=RESET_WAIT_S):
+    """Wait for the app to answer a hello after a reset. What the host sends while the chip restarts
+    is lost (its UART is held in reset; the USB-to-UART chip keeps no bytes for it), so a REPL
+    session begun then loses its Ctrl-C, and mpremote waits for a raw REPL that never comes."""
+    from .link import BoardLink, LinkError
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            with BoardLink(port, timeout=2) as link:
+                link.hello()
+                return
+        except LinkError:
+            if time.monotonic() > deadline:
+                raise UsageError("%s: the board did not come back within %d s of its reset" % (port, within)) from None
+            time.sleep(0.2)
 
 
 # After the workload's source: the clock set as the app sets it (doce/esp32.py, as it boots; a soft

@@ -21,9 +21,7 @@ it reaches, so a line's fault is not also reported as sixteen faulty sensors.
 import itertools
 import math
 
-import numpy as np
-
-from .physics.readout import Parts, raw, u16
+from .physics import adc
 
 # The square the maker puts a die on for the select lines' last two swaps: its centre sensor's
 # input (channel 6, 0110) has S0 != S1 and S2 != S3, so either swap moves it to another square's
@@ -36,9 +34,7 @@ MOVED_COUNTS = 4000  # a die's magnet moves its sensor's reading by more (a seat
 
 def volts_to_counts(physics, volts, vref, inl=0.0):
     """read_u16 of `volts` on an ESP32 of Vref `vref` (mV) with `inl` LSB of error (readout.py)."""
-    parts = Parts.nominal(physics, 1)
-    parts.vref, parts.inl = np.float64(vref), np.float64(inl)
-    return int(u16(raw(np.array([volts]), parts))[0])
+    return adc.u16(adc.raw(volts, adc.curve(vref), [inl] * adc.INL_KNOTS))
 
 
 def counts_to_volts(physics, counts):

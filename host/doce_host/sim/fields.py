@@ -62,7 +62,7 @@ class Parts:
 
     def __init__(self, quiescent, sensitivity, vref, inl, supply):
         self.quiescent, self.sensitivity, self.vref, self.inl, self.supply = quiescent, sensitivity, vref, inl, supply
-        self.curve = curve(vref)
+        self.curve = adc.curve(vref)
 
     @classmethod
     def draw(cls, physics, n, draw):
@@ -151,42 +151,9 @@ def field_at(at, axis, polarisation, size, sensors):
 
 # -- the sensor and the ADC (physics.readout, one reading at a time) -------------------------
 
-def curve(vref):
-    """ESP-IDF's millivolts at each of adc.KNOTS for a chip of Vref `vref` (readout.curve)."""
-    nodes = [adc.LUT_FROM + adc.LUT_STEP * i for i in range(len(adc.LUT_LOW))]
-    out = []
-    for k in adc.KNOTS:
-        line = k * vref * adc.LINE_SCALE + adc.LINE_OFFSET_MV
-        if k < adc.LUT_FROM:
-            out.append(line)
-            continue
-        low, high = interpolate(k, nodes, adc.LUT_LOW), interpolate(k, nodes, adc.LUT_HIGH)
-        on_lut = low + (vref - 1000) / 200 * (high - low)
-        blend = min(1.0, max(0.0, (k - adc.LUT_FROM) / adc.LUT_STEP))
-        out.append(line + (on_lut - line) * blend)
-    return out
-
-
-def interpolate(x, xs, ys, left=None, right=None):
-    """numpy.interp for one x."""
-    if x < xs[0]:
-        return ys[0] if left is None else left
-    if x > xs[-1]:
-        return ys[-1] if right is None else right
-    for i in range(1, len(xs)):
-        if x <= xs[i]:
-            lo, hi = xs[i - 1], xs[i]
-            return ys[i] if x == hi else ys[i - 1] + (x - lo) / (hi - lo) * (ys[i] - ys[i - 1])
-    return ys[-1]
-
-
 def raw(volts, parts):
     """The ADC's 12-bit code for an input of `volts` (readout.raw)."""
-    code = interpolate(volts * 1000, parts.curve, adc.KNOTS, left=-1.0, right=adc.RAW_MAX + 1.0)
-    at = min(max(code, 0), adc.RAW_MAX) / adc.RAW_MAX * (adc.INL_KNOTS - 1)
-    i = min(int(at), adc.INL_KNOTS - 2)
-    code += parts.inl[i] + (at - i) * (parts.inl[i + 1] - parts.inl[i])
-    return min(max(round(code), 0), adc.RAW_MAX)
+    return adc.raw(volts, parts.curve, parts.inl)
 
 
 def counts(bz, parts, physics):
