@@ -19,7 +19,7 @@ def act(world, cmd):
     do = cmd["do"]
     if do == "leds":
         strip = neopixel.strips[0]
-        sent = strip.sent
+        sent = strip.shown()  # what its LEDs show (dark while their supply is off)
         return {"leds": [[sent[i * 3 + 1], sent[i * 3], sent[i * 3 + 2]] for i in range(strip.n)],
                 "bytes": "".join("%02x" % b for b in sent)}
     if do == "sense":  # a die moved: the host's physics says what each channel now reads
@@ -69,7 +69,8 @@ def debug_state(app, chip):
         "problems": {square_name(t.grid, sq): p for sq, p in enumerate(c.problems) if p},
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
         "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
-        "writes": neopixel.strips[0].writes, "flash_operations": chip.operations, "scans": machine.scans,
+        "writes": neopixel.strips[0].writes, "frames_lost": neopixel.strips[0].lost,
+        "flash_operations": chip.operations, "scans": machine.scans,
         "cpu_hz": machine.freq(), "watchdog_ms": machine.watchdog_ms,
     }
 
