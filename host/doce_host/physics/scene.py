@@ -12,7 +12,7 @@ from doce.game import face, is_blocker
 from doce.squares import parse_square
 from doce.squares import piece as piece_value
 
-from . import dice, readout
+from . import dice, rail, readout
 
 RING = ((0, 0), (0, 1), (1, 0), (0, -1), (-1, 0))  # C, N, E, S, W as (x, y) steps
 
@@ -57,6 +57,10 @@ class Scene:
         rng = np.random.default_rng(seed) if seed is not None else None
         n = int(self.present.sum())
         self.parts = readout.Parts.draw(self.physics, n, rng) if rng else readout.Parts.nominal(self.physics, n)
+        if rng:  # each sensor's supply below the rail: its switch and its tracks (rail.py), from a generator
+            # of its own, so the draws above stay as they were
+            drop = np.random.default_rng([seed, 2]).uniform(0, rail.sensor_drop(self.physics), n)
+            self.parts.supply = self.parts.supply - drop
         self.seed = seed
         self.jitter = np.random.default_rng(None if seed is None else seed + 1)
         self.dice = {}  # square name -> (piece, Pose)
