@@ -70,6 +70,7 @@ hardware: $(BIN)/.installed $(BIN)/.hardware
 	nice -n 10 $(KICAD_PYTHON) hardware/pcb.py
 	$(KICAD_PYTHON) hardware/pcb.py --drc || true
 	$(BIN)/python hardware/outputs.py pcb
+	$(BIN)/python hardware/supply.py  # each sensor's supply drop in its tracks, worst first
 	$(KICAD_PYTHON) hardware/fab.py
 	$(BIN)/python hardware/outputs.py fab
 	nice -n 10 $(BIN)/python hardware/renders.py

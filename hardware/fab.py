@@ -54,11 +54,17 @@ LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground 
 #            design's "LCSC" field), and the same pairing in a JLCPCB-exported BOM
 #   C93157   Omron B3F-1000: LCSC's product address, lcsc.com/product-detail/
 #            Tactile-Switches_OMRON_B3F-1000_B3F-1000_C93157.html, in a published design's BOM
+#   C6818    TI SN74HC138DR: a published component library's sourcing audit, which pairs it with C6818
+#            (and Nexperia 74HC138D,653, the same pinout and package, with C5602: the alternative)
+#   C111738  TI TPS2553DBVR-1: a published design's part proposal ("TI TPS2553DBVR-1 (LCSC C111738),
+#            the latch-off version of the TPS2553, SOT-23-6 (DBV). JLC extended part")
+# R21 (Yageo RC0603FR-07133KL, 133 kOhm) has no public LCSC record: any 133 kOhm 1 % 0603 does.
 LCSC = {"CD74HC4067M96": "C496123", "SN74HC138DR": "C6818", "DRV5055A2QDBZR": "C266131",
         "AO3401A": "C15127", "SN74AHCT1G125DBVR": "C7484", "WS2812B-2020": "C965555",
         "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589",
         "RC0603FR-07100RL": "C105588", "CL21A106KAYNNNE": "C15850", "TPS22918DBVR": "C131941",
-        "CL10B105KA8NNNC": "C29936", "RC0603FR-07330RL": "C105881", "B3F-1000": "C93157"}
+        "CL10B105KA8NNNC": "C29936", "RC0603FR-07330RL": "C105881", "B3F-1000": "C93157",
+        "TPS2553DBVR-1": "C111738"}
 # JLCPCB's parts library draws some packages turned from KiCad's (IPC-7351) zero: the CPL adds
 # this many degrees to KiCad's rotation, by footprint name, first match. The figures are the
 # community's tables of checked corrections: matthewlai/JLCKicadTools cpl_rotations_db.csv

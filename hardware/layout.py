@@ -13,6 +13,22 @@ HERE = Path(__file__).resolve().parent
 BOARD_FILE = HERE / "board.json"
 RING = "CNESW"
 DEVKIT_ROWS_MM = 25.4  # ESP32-DevKitC V4: its two 19-pin rows are 1 inch apart, 2.54 mm pitch
+# The devkit's antenna end: its board reaches 7.62 mm beyond the pin-1 row (the ESP32-DevKitC V4
+# outline, 27.9 x 56.6 mm, with 3V3 at 7.62 mm from that end: Wokwi's board definition,
+# wokwi/wokwi-boards boards/esp32-devkit-c-v4/board.json), and the ESP32-WROVER-E's PCB antenna
+# lies across that end, beyond the pin-1 row, as wide as the module: 18.0 mm (ESP32-WROVER-E
+# datasheet, physical dimensions: 18.00 x 31.40 mm), centred between the rows.
+DEVKIT_END_MM = 7.62
+MODULE_WIDTH_MM = 18.0
+# How high the antenna stands over our top copper: our socket 8.5, the devkit header's spacer
+# 2.54, the devkit's 1.6 mm board (mechanics.py's USB figures) and the module's own board,
+# taken as nothing (the least)
+ANTENNA_ABOVE_MM = 8.5 + 2.54 + 1.6
+# Espressif's ESP32 Hardware Design Guidelines (PCB Layout Design, "Positioning a Module on a Base
+# Board"; figure "Keepout Zone for ESP32 Module's Antenna"): no copper under the module's antenna,
+# a clearance area at least 15 mm beside it, and "a clearance of at least 15 mm ... in all
+# directions"
+ANTENNA_CLEARANCE_MM = 15.0
 GRID_MM = 0.5  # the router's grid (router.py): every pad 0.5 mm or more across holds a grid point
 STEP = {"C": (0, 0), "N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 
@@ -97,10 +113,28 @@ class Layout:
         out["R10"] = (col, self._snap(y1 - 28), 90)
         out["U11"] = (col, self._snap(y0 + 45), 0)
         out["R11"] = (col, self._snap(y0 + 51), 90)
-        out["R9"] = (col, self._snap(y0 + 39), 90)
         out["U12"] = (col, self._snap(y0 + 30), 0)
+        out["U13"] = (col, self._snap(y0 + 23.5), 0)  # the LED supply's current limit, before the soft start
         out["SW1"] = (self._snap(x0 + 45), self._snap(y1 - 12), 0)
         return out
+
+    def antenna(self):
+        """(x0, y0, x1, y1): the devkit's WROVER antenna as seen from above, from the pin-1 row to
+        the devkit's far end, as wide as the module."""
+        x, y, _ = self.strip()["U1"]
+        mid = x + DEVKIT_ROWS_MM / 2
+        return (mid - MODULE_WIDTH_MM / 2, y, mid + MODULE_WIDTH_MM / 2, y + DEVKIT_END_MM)
+
+    def antenna_keepout(self):
+        """(x0, y0, x1, y1): no copper on any layer (pcb.py). North of the devkit's pin-1 pads, and
+        ANTENNA_CLEARANCE_MM beside the antenna to the north and east; to the west only as far as
+        the group switches' column, which leaves every copper edge at least ANTENNA_CLEARANCE_MM
+        from the antenna in space (the antenna stands ANTENNA_ABOVE_MM over it)."""
+        ax0, ay0, ax1, ay1 = self.antenna()
+        c = ANTENNA_CLEARANCE_MM
+        west = max(ax0 - c, self.strip()["Q1"][0] + 1.5)  # the switches' pads end 1.25 mm east of their centres
+        pad = 1.7 / 2 + 0.5  # the sockets' pin-1 pads, and room for a track's clearance
+        return (west, ay0 + pad, min(ax1 + c, self.pcb_box[2] - 3.0), ay1 + c)
 
     def devkit_usb(self):
         """Where the devkit's USB socket reaches the PCB's south edge."""
@@ -143,15 +177,20 @@ class Layout:
     # - sensor_height_mm 0.89-1.12: the SOT-23 above its seating plane (JEDEC TO-236, A);
     # - mask_mm 0.01-0.03: LPI solder mask on bare laminate under a shim (typically 0.02 mm,
     #   about 0.8 mil; no fab specifies it: our range);
-    # - spacer_mm: the DIN 988 shims (mechanical.shims).
+    # - spacer_mm: the DIN 988 shims (mechanical.shims), each ring within its thickness tolerance:
+    #   spacer_tol_mm for the stack, +-0.03 mm for the 1.0 mm ring and +-0.01 mm for the 0.2 mm one
+    #   (the tolerances suppliers' DIN 988 tables give; the standard's own table not read here).
     def sensor_top_range(self):
         """(lowest, highest) z of a sensor's top: pad copper + solder joint + package."""
         me = self.mech
         return tuple(me["pad_copper_mm"] + s + h for s, h in zip(me["solder_mm"], me["sensor_height_mm"]))
 
     def floor_bottom_range(self):
-        """(lowest, highest) z of the floor's underside: the mask under the shims + the shims."""
-        return tuple(m + self.mech["spacer_mm"] for m in self.mech["mask_mm"])
+        """(lowest, highest) z of the floor's underside: the mask under the shims + the shims, each
+        end of both ranges."""
+        lo, hi = self.mech["mask_mm"]
+        spacer, tol = self.mech["spacer_mm"], self.mech["spacer_tol_mm"]
+        return lo + spacer - tol, hi + spacer + tol
 
     def stack(self):
         """z of each level above the PCB's top face, nominal parts (each range's middle)."""

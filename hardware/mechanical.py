@@ -77,6 +77,8 @@ def rows(lay):
     """bom.csv's mechanical rows (dicts with schematic.BOM_COLUMNS' keys)."""
     me, ph = lay.mech, lay.physics
     per_die, per_blocker = magnets(lay.spec["dice"])
+    jig = mechanics.jig_plan(lay)
+    lid = mechanics.lid_plan(lay)
     needed = 22 * per_die + 2 * per_blocker
     x0, y0, x1, y1 = lay.plate_box
     plate = "%g x %g mm" % (x1 - x0, y1 - y0)
@@ -100,11 +102,14 @@ def rows(lay):
         row("M1-M600", 600, 'Neodymium disc magnet 1/8" x 1/16" (3.18 x 1.59 mm), N52, axially magnetised',
             "disc", "2 to 5 per face (die-code.svg): %d per die and %d per blocker, %d for 22 dice and "
             "2 blockers, plus spares" % (per_die, per_blocker, needed), "K&J Magnetics", "D21-N52"),
-        row("D1-D24", 24, "Blank wooden cube %g mm +-%g mm (12 white, 12 black: each colour's 12th is its "
-            "blocker)" % tuple(ph["die_mm"]), "%g mm cube" % ph["die_mm"][0],
-            "drill %g mm x %g-%g mm pockets with the jig, centre and %g mm towards each edge; press each magnet "
-            "flush with a flat acrylic or glass plate, glue behind it (see README)" % (
-                me["jig"]["drill_mm"], *ph["magnet"]["pocket_mm"], ph["ring_mm"]), "generic"),
+        row("D1-D24", 24, "Die %g mm +-%g mm cube, printed from dice/die.stl (PLA, 100 %% infill, 0.2 mm layers: "
+            "12 white, 12 black, each colour's 12th is its blocker), or a bought blank cube measured to that "
+            "size on every pair of faces" % tuple(ph["die_mm"]), "%g mm cube" % ph["die_mm"][0],
+            "drill %g mm pockets with the jig (a %d-degree twist drill, its stop %.2f mm below the guide's top: "
+            "full width %g-%g mm deep), centre and %g mm towards each edge; press each magnet flush with a flat "
+            "acrylic or glass plate, glue behind it (see README)" % (
+                me["jig"]["drill_mm"], jig["point_deg"], jig["stop"], *ph["magnet"]["pocket_mm"], ph["ring_mm"]),
+            "generic"),
         row("PL1", 1, "Top plate floor, %s, bare FR-4 %.1f mm +-%g mm (no copper, no mask: the LEDs shine "
             "through)" % (plate, floor, floor_tol), "%.1f mm FR-4" % floor,
             "its thickness sets the field at the sensors: the model assumes %.1f +-%g mm; order it as a 2-layer "
@@ -132,9 +137,14 @@ def rows(lay):
             "M3", "one into each end of the %d standoffs, each %.1f mm or more into its thread; pan heads sit on "
             "the well sheet's border (a laser cuts no countersink)" % (
                 pcb_holes, min(v[2] for v in sc.values())), "generic"),
-        row("EN1", 1, "Enclosure: base %g x %g mm and four walls %g mm tall, %g mm sheet (acrylic or plywood)" % (
-            ex1 - ex0, ey1 - ey0, wall_h, me["wall_mm"]), "%g mm sheet" % me["wall_mm"],
-            "laser cut (mechanics/enclosure.dxf); the south wall has the opening for the USB cable", "generic"),
+        row("EN1", 1, "Enclosure: base %g x %g mm, four walls %g-%g mm tall and a lid %g x %g mm over the strip with "
+            "its front wall, %g mm sheet (acrylic or plywood)" % (
+                ex1 - ex0, ey1 - ey0, wall_h, lid["under"], lid["plate"][2] - lid["plate"][0],
+                lid["plate"][3] - lid["plate"][1], me["wall_mm"]), "%g mm sheet" % me["wall_mm"],
+            "laser cut (mechanics/enclosure-laser.dxf, or enclosure.dxf at finished size); the south wall has the "
+            "opening for the USB cable; glue the walls to the base and to each other (README)", "generic"),
+        row("BT1", 1, "Button plunger, printed (mechanics/button.stl, PLA)", "", "stands on SW1 under the lid, "
+            "through its %g mm hole" % mechanics.BUTTON_HOLE_MM, "generic"),
         row("FT1-FT%d" % FOOT["count"], FOOT["count"], "Rubber foot, self-adhesive, hemispherical %g x %g mm" % (
             FOOT["diameter_mm"], FOOT["height_mm"]), "", "under the base's corners, clear of the screw holes: "
             "%g mm tall, so the base stands above its %g mm pan heads" % (FOOT["height_mm"], PAN_HEAD_M3_MM),

@@ -4,10 +4,15 @@
 
     mechanics/plate.dxf      the floor plate (bare FR-4): outline and mounting holes
     mechanics/wells.dxf      the well sheet (opal acrylic): outline, the wells, mounting holes
-    mechanics/enclosure.dxf  the enclosure: its base (outline, the standoffs' holes) and its walls laid
-                             flat, the south one with the opening for the USB cable
-    mechanics/*.step, *.stl  the plate, the well sheet and the enclosure as solids, placed in the stack
+    mechanics/enclosure.dxf  the enclosure: its base (outline, the standoffs' holes), its walls laid
+                             flat (the south one with the opening for the USB cable), the lid over
+                             the electronics strip and the lid's front wall
+    mechanics/*-laser.dxf    the same for a laser cutter: every cut moved out by half its kerf (holes in),
+                             and a test coupon to measure first (LASER, README)
+    mechanics/*.step, *.stl  the plate, the well sheet, the enclosure and the lid as solids, in the stack
+    mechanics/button.stl     the plunger that reaches the button through the lid
     dice/jig.stl             the drilling jig: holds a die, guides the drill to every pocket
+    dice/die.stl             a die to print instead of buying a blank: 20 mm, every pocket in place
 
 Positions come from layout.py (board.json), the solids from build123d, the drawings from
 ezdxf. The DXF files hold only geometry (R2010, no timestamps), so a test can regenerate them
@@ -46,37 +51,82 @@ def _doc():
 
     doc = ezdxf.new("R2010", setup=False)
     doc.units = ezdxf.units.MM
-    for name, colour in (("OUTLINE", 7), ("HOLES", 1), ("WELLS", 3), ("USB", 5), ("ENGRAVE", 4)):
+    for name, colour in (("OUTLINE", 7), ("HOLES", 1), ("WELLS", 3), ("USB", 5), ("ENGRAVE", 4), ("TEST", 6)):
         doc.layers.add(name, color=colour)
     return doc
 
 
-def _box(msp, box, layer):
+def _box(msp, box, layer, grow=0.0):
+    """A closed rectangle; `grow`: moved out by that much (a cut's half kerf; negative for a hole)."""
     x0, y0, x1, y1 = box
-    msp.add_lwpolyline([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], close=True, dxfattribs={"layer": layer})
+    _outline(msp, [(x0, y0), (x1, y0), (x1, y1), (x0, y1)], layer, grow)
 
 
-def _holes(msp, lay, holes):
+def _outline(msp, points, layer, grow=0.0):
+    """A closed outline of square corners, counter-clockwise, moved out by `grow` (each corner along
+    its two edges' outward normals: exact for square corners, inside or out)."""
+    n = len(points)
+    out = []
+    for k, (x, y) in enumerate(points):
+        (ax, ay), (bx, by) = points[k - 1], points[(k + 1) % n]
+        nx = _sign(y - ay) + _sign(by - y)  # outward normal of a counter-clockwise edge (dx, dy): (dy, -dx)
+        ny = -_sign(x - ax) - _sign(bx - x)
+        out.append((x + grow * nx, y + grow * ny))
+    msp.add_lwpolyline(out, close=True, dxfattribs={"layer": layer})
+
+
+def _sign(v):
+    return (v > 1e-9) - (v < -1e-9)
+
+
+def _holes(msp, lay, holes, grow=0.0):
     for x, y in holes:
-        msp.add_circle((x, y), lay.mech["hole_mm"] / 2, dxfattribs={"layer": "HOLES"})
+        msp.add_circle((x, y), lay.mech["hole_mm"] / 2 - grow, dxfattribs={"layer": "HOLES"})
 
 
-def plate_dxf(lay):
+# A laser cutter's beam removes a kerf about its line: every part comes out half a kerf smaller, every
+# hole half a kerf larger, and through 10 mm acrylic the kerf is wider at the beam's entry than at its
+# exit (taper). The *-laser.dxf files move each cut out by half the kerf (board.json mechanics.laser),
+# so a part comes out at its drawn size at mid-thickness, and draw a test coupon (layer TEST) to cut
+# first and measure (hardware/README.md). The plain .dxf files are the finished sizes, for a CNC
+# router (its CAM offsets by the cutter's radius) or a cutting service that compensates itself.
+COUPON_MM = 10.0  # the coupon's margin around its hole
+
+
+def plate_dxf(lay, kerf=0.0):
     doc = _doc()
     msp = doc.modelspace()
-    _box(msp, lay.plate_box, "OUTLINE")
-    _holes(msp, lay, lay.plate_holes())
+    _box(msp, lay.plate_box, "OUTLINE", kerf / 2)
+    _holes(msp, lay, lay.plate_holes(), kerf / 2)
     return doc
 
 
-def wells_dxf(lay):
+def wells_dxf(lay, kerf=0.0):
     doc = _doc()
     msp = doc.modelspace()
-    _box(msp, lay.plate_box, "OUTLINE")
+    _box(msp, lay.plate_box, "OUTLINE", kerf / 2)
     for x, y, side in lay.wells():
-        _box(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), "WELLS")
-    _holes(msp, lay, lay.plate_holes())
+        _box(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), "WELLS", -kerf / 2)
+    _holes(msp, lay, lay.plate_holes(), kerf / 2)
+    if kerf:
+        _coupon(msp, lay, lay.physics["well_mm"][0], kerf)
     return doc
+
+
+def coupon(lay, hole):
+    """(outer box, hole box) of the test coupon: a square of `hole` with COUPON_MM around it, west of
+    the sheet's outline."""
+    x0, y0, _, _ = lay.plate_box
+    side = hole + 2 * COUPON_MM
+    ox, oy = x0 - 10 - side, y0
+    hx, hy = ox + COUPON_MM, oy + COUPON_MM
+    return (ox, oy, ox + side, oy + side), (hx, hy, hx + hole, hy + hole)
+
+
+def _coupon(msp, lay, hole, kerf):
+    outer, inner = coupon(lay, hole)
+    _box(msp, outer, "TEST", kerf / 2)
+    _box(msp, inner, "TEST", -kerf / 2)
 
 
 def enclosure_box(lay):
@@ -92,12 +142,60 @@ def wall_height(lay):
     return lay.mech["standoff_mm"] + lay.mech["pcb_mm"] + s["wells_top"]
 
 
+# The lid over the electronics strip (issue 39: the devkit stood above the walls, its pins bare). It
+# clears the devkit's tallest part: the ESP32-WROVER-E module, 3.3 +-0.1 mm (its datasheet, physical
+# dimensions: 18.00 x 31.40 x 3.30 mm), on the devkit's board (the stack of the USB socket above).
+# The button (Omron B3F-1000, 4.3 mm tall: Omron B3F datasheet) is pressed through the lid by a
+# printed plunger.
+MODULE_MM = 3.4
+LID_CLEARANCE_MM = 1.5
+BUTTON_MM = 4.3
+BUTTON_HOLE_MM = 7.0
+# the plunger: its shaft, its collar (under the lid, so it cannot fall out) and the collar's height, and
+# how far it stands out of the lid
+PLUNGER_MM = (6.0, 10.0, 1.5, 2.0)
+
+
+def lid_plan(lay):
+    """The lid: a plate of the walls' sheet over the strip, on the north, south and east walls (as
+    high as its underside along the strip) and on its own front wall, which stands on the PCB beside
+    the well sheet. Heights z from the base's top face, x and y as the board's."""
+    t, me = lay.mech["wall_mm"], lay.mech
+    pcb_top = me["standoff_mm"] + me["pcb_mm"]
+    devkit_top = pcb_top + SOCKET_MM + HEADER_SPACER_MM + DEVKIT_PCB_MM + MODULE_MM
+    under = devkit_top + LID_CLEARANCE_MM
+    x0, y0, x1, y1 = enclosure_box(lay)
+    step = lay.plate_box[2] + 0.5  # the lid's west edge: just east of the well sheet
+    bx, by, _ = lay.strip()["SW1"]
+    button_top = pcb_top + BUTTON_MM
+    shaft, collar, collar_h, above = PLUNGER_MM
+    return {"under": under, "top": under + t, "devkit_top": devkit_top, "step": step,
+            "plate": (step, y0, x1, y1), "front": (step, y0 + t, step + t, y1 - t), "front_z": (pcb_top, under),
+            "button": (bx, by), "button_top": button_top, "plunger": (button_top, under + t + above),
+            "shaft": shaft, "collar": collar, "collar_h": collar_h}
+
+
 def walls(lay):
     """{side: (length, height)}: the four walls, each wall_mm thick, standing on the base's edge;
-    the north and south walls run the base's whole width, east and west fit between them."""
+    the north and south walls run the base's whole width, east and west fit between them. The
+    north, south and east walls stand as high as the lid's underside along the strip; `profile`
+    gives their outlines."""
     x0, y0, x1, y1 = enclosure_box(lay)
-    t, h = lay.mech["wall_mm"], wall_height(lay)
-    return {"south": (x1 - x0, h), "north": (x1 - x0, h), "west": (y1 - y0 - 2 * t, h), "east": (y1 - y0 - 2 * t, h)}
+    t, h = lay.mech["wall_mm"], lid_plan(lay)["under"]
+    return {"south": (x1 - x0, h), "north": (x1 - x0, h), "west": (y1 - y0 - 2 * t, wall_height(lay)),
+            "east": (y1 - y0 - 2 * t, h)}
+
+
+def profile(lay, side):
+    """A wall's outline laid flat, counter-clockwise, x along it as the board's x (north and south,
+    seen from outside the south one) or from its south end (east, west), z up from the base."""
+    x0, _, x1, _ = enclosure_box(lay)
+    length, h = walls(lay)[side]
+    if side in ("south", "north"):  # the plate's height to the lid's step, the lid's beyond
+        lid = lid_plan(lay)
+        return [(x0, 0.0), (x1, 0.0), (x1, h), (lid["step"], h), (lid["step"], wall_height(lay)),
+                (x0, wall_height(lay))]
+    return [(0.0, 0.0), (length, 0.0), (length, h), (0.0, h)]
 
 
 def usb_opening(lay):
@@ -139,34 +237,50 @@ def out_mark(lay):
     return {"letters": letters, "arrow": arrow, "towards": towards}
 
 
-def enclosure_dxf(lay):
+def enclosure_dxf(lay, kerf=0.0):
     """The base (outline and standoff holes, the PCB's place engraved, not cut) and, below it,
     the four walls laid flat, the south one with the opening for the USB cable and its
-    OUT mark to engrave."""
+    OUT mark to engrave, then the lid (with the button's hole) and the lid's front wall."""
     doc = _doc()
     msp = doc.modelspace()
     e = enclosure_box(lay)
-    _box(msp, e, "OUTLINE")
+    g = kerf / 2
+    _box(msp, e, "OUTLINE", g)
     px0, py0, px1, py1 = lay.pcb_box  # where the PCB sits: lines to engrave, open so no cutter cuts them out
     msp.add_lwpolyline([(px0, py0), (px1, py0), (px1, py1), (px0, py1), (px0, py0 + 5)], close=False,
                        dxfattribs={"layer": "ENGRAVE"})
-    _holes(msp, lay, lay.pcb_holes())
+    _holes(msp, lay, lay.pcb_holes(), g)
     usb = usb_opening(lay)
     y = e[1] - 10  # the walls, laid out below the base
     for side, (length, height) in walls(lay).items():
         y -= height
-        _box(msp, (e[0], y, e[0] + length, y + height), "OUTLINE")
+        shape = profile(lay, side)
+        dx = 0.0 if side in ("south", "north") else e[0]
+        _outline(msp, [(u + dx, y + v) for u, v in shape], "OUTLINE", g)
         if side == "south":
             bottom, top = y + usb["z0"], y + usb["z1"]
             if top >= y + height:  # the wall is lower than the plug's top: a notch open at the top
-                msp.add_lwpolyline([(usb["x0"], y + height), (usb["x0"], bottom), (usb["x1"], bottom),
-                                    (usb["x1"], y + height)], close=False, dxfattribs={"layer": "USB"})
+                msp.add_lwpolyline([(usb["x0"] + g, y + height + g), (usb["x0"] + g, bottom + g),
+                                    (usb["x1"] - g, bottom + g), (usb["x1"] - g, y + height + g)], close=False,
+                                   dxfattribs={"layer": "USB"})
             else:
-                _box(msp, (usb["x0"], bottom, usb["x1"], top), "USB")
+                _box(msp, (usb["x0"], bottom, usb["x1"], top), "USB", -g)
             mark = out_mark(lay)
             for stroke in mark["letters"] + [mark["arrow"]]:  # open lines: engraved, never cut out
                 msp.add_lwpolyline([(u, y + v) for u, v in stroke], close=False, dxfattribs={"layer": "ENGRAVE"})
         y -= 5
+    lid = lid_plan(lay)
+    lx0, ly0, lx1, ly1 = lid["plate"]  # the lid, as it lies over the strip, moved below the walls
+    y -= ly1 - ly0
+    _box(msp, (lx0, y, lx1, y + ly1 - ly0), "OUTLINE", g)
+    bx, by = lid["button"]
+    msp.add_circle((bx, y + by - ly0), BUTTON_HOLE_MM / 2 - g, dxfattribs={"layer": "HOLES"})
+    fx0, fy0, fx1, fy1 = lid["front"]  # its front wall, laid flat: as long as the lid is deep
+    z0, z1 = lid["front_z"]
+    y -= 5 + z1 - z0
+    _box(msp, (e[0], y, e[0] + fy1 - fy0, y + z1 - z0), "OUTLINE", g)
+    if kerf:
+        _coupon(msp, lay, COUPON_MM, kerf)
     return doc
 
 
@@ -214,12 +328,14 @@ def enclosure_solid(lay):
 
     t, floor = lay.mech["wall_mm"], lay.stack()["enclosure_floor"]
     x0, y0, x1, y1 = enclosure_box(lay)
-    h = wall_height(lay)
+    h, high, step = wall_height(lay), lid_plan(lay)["under"], lid_plan(lay)["step"]
     low = (Align.MIN, Align.MIN, Align.MIN)
     solid = Pos(x0, y0, floor - t) * Box(x1 - x0, y1 - y0, t, align=low)
     for wx0, wy0, wx1, wy1 in ((x0, y0, x1, y0 + t), (x0, y1 - t, x1, y1),
                                (x0, y0 + t, x0 + t, y1 - t), (x1 - t, y0 + t, x1, y1 - t)):
         solid += Pos(wx0, wy0, floor) * Box(wx1 - wx0, wy1 - wy0, h, align=low)
+    for wx0, wy0, wx1, wy1 in ((step, y0, x1, y0 + t), (step, y1 - t, x1, y1), (x1 - t, y0 + t, x1, y1 - t)):
+        solid += Pos(wx0, wy0, floor) * Box(wx1 - wx0, wy1 - wy0, high, align=low)  # up to the lid
     for x, y in lay.pcb_holes():
         solid -= Pos(x, y, floor - t / 2) * Cylinder(lay.mech["hole_mm"] / 2, t + 2)
     usb = usb_opening(lay)
@@ -261,13 +377,31 @@ def jig_plan(lay):
     ring = ph["ring_mm"]
     cx, cy = (sx * (pocket / 2 - die / 2) for sx in REGISTER)  # the nominal die's centre, in the corner
     errors = {"die size": die_tol / 2, "drill in its guide": GUIDE_CLEARANCE_MM / 2, "print": PRINT_ERROR_MM}
-    # the drill's depth stop, from its tip, with the die against the guide: the guide plate and
-    # the middle of physics.magnet.pocket_mm, deeper than the tallest magnet (set flush, glue behind)
-    stop = jig["guide_mm"] + sum(ph["magnet"]["pocket_mm"]) / 2
+    # the drill's depth stop, from its tip, with the die against the guide: the guide plate, the
+    # middle of physics.magnet.pocket_mm (the depth at which the hole is still the drill's full
+    # width, deeper than the tallest magnet: set flush, glue behind) and the drill's point, which
+    # cuts a cone below that depth (a stop set to the tip alone left the hole full width only
+    # 1.0-1.3 mm deep: a 1.69 mm magnet stood proud)
+    point = point_length(jig["drill_mm"], jig["drill_point_deg"])
+    full_width = sum(ph["magnet"]["pocket_mm"]) / 2
+    stop = jig["guide_mm"] + full_width + point
     return {"pocket": pocket, "outer": pocket + 2 * jig["wall_mm"], "depth": die / 2, "stop": stop,
+            "point": point, "point_deg": jig["drill_point_deg"], "full_width": stop - jig["guide_mm"] - point,
             "guide": jig["guide_mm"], "drill": jig["drill_mm"], "guide_hole": jig["drill_mm"] + GUIDE_CLEARANCE_MM,
             "centre": (cx, cy), "holes": [(cx + dx * ring, cy + dy * ring) for dx, dy in layout_module.STEP.values()],
             "place_errors": errors, "place_error": sum(errors.values())}
+
+
+def point_length(diameter, point_deg):
+    """How far a twist drill's conical point reaches below the depth where its hole is full
+    width: half its diameter over the tangent of half its point angle (118 degrees, the usual
+    point of an HSS jobber drill, DIN 338 type N: 0.30 x the diameter; 135 degrees, a split
+    point: 0.21 x). 180 degrees is a flat-bottom cutter: no point."""
+    import math
+
+    if point_deg >= 180:
+        return 0.0
+    return diameter / 2 / math.tan(math.radians(point_deg) / 2)
 
 
 def jig_solid(lay):
@@ -293,6 +427,61 @@ def jig_solid(lay):
     return block
 
 
+def lid_solid(lay):
+    """The lid and its front wall, where they stand (z from the PCB's top face), with the button's hole."""
+    from build123d import Align, Box, Cylinder, Pos
+
+    lid, t = lid_plan(lay), lay.mech["wall_mm"]
+    floor = lay.stack()["enclosure_floor"]  # the base's top face, in the PCB's frame
+    low = (Align.MIN, Align.MIN, Align.MIN)
+    lx0, ly0, lx1, ly1 = lid["plate"]
+    solid = Pos(lx0, ly0, floor + lid["under"]) * Box(lx1 - lx0, ly1 - ly0, t, align=low)
+    bx, by = lid["button"]
+    solid -= Pos(bx, by, floor + lid["under"] + t / 2) * Cylinder(BUTTON_HOLE_MM / 2, t + 2)
+    fx0, fy0, fx1, fy1 = lid["front"]
+    z0, z1 = lid["front_z"]
+    return solid + Pos(fx0, fy0, floor + z0) * Box(fx1 - fx0, fy1 - fy0, z1 - z0, align=low)
+
+
+def plunger_solid(lay):
+    """The button's plunger, standing on the button (z from the PCB's top face): a shaft up through
+    the lid's hole, a collar under the lid that keeps it in."""
+    from build123d import Align, Cylinder, Pos
+
+    lid = lid_plan(lay)
+    floor = lay.stack()["enclosure_floor"]
+    bx, by = lid["button"]
+    z0, z1 = lid["plunger"]
+    up = (Align.CENTER, Align.CENTER, Align.MIN)
+    solid = Pos(bx, by, floor + z0) * Cylinder(lid["shaft"] / 2, z1 - z0, align=up)
+    return solid + Pos(bx, by, floor + z0) * Cylinder(lid["collar"] / 2, lid["collar_h"], align=up)
+
+
+def die_plan(lay):
+    """A die to print (dice/die.stl): a cube of physics.die_mm with a pocket at every magnet place of
+    every face (centre, ring_mm towards each edge's middle), as wide as the drill and as deep as
+    physics.magnet.pocket_mm's middle, flat-bottomed. Glue magnets in the pockets the face's code
+    needs (dice/faces.svg); an empty pocket changes no field. Printed holes come out about 0.1 mm
+    small: run the 3.3 mm drill through each by hand, as the jig's guide holes."""
+    ph = lay.physics
+    return {"side": ph["die_mm"][0], "pocket": lay.mech["jig"]["drill_mm"], "depth": sum(ph["magnet"]["pocket_mm"]) / 2,
+            "ring": ph["ring_mm"]}
+
+
+def die_solid(lay):
+    from build123d import Align, Box, Cylinder, Pos, Rot
+
+    plan = die_plan(lay)
+    side, r, depth = plan["side"], plan["pocket"] / 2, plan["depth"]
+    die = Box(side, side, side)
+    turns = (Rot(0, 0, 0), Rot(180, 0, 0), Rot(90, 0, 0), Rot(-90, 0, 0), Rot(0, 90, 0), Rot(0, -90, 0))
+    down = (Align.CENTER, Align.CENTER, Align.MAX)
+    for turn in turns:  # each face: the pockets cut from its plane inwards
+        for dx, dy in layout_module.STEP.values():
+            die -= turn * Pos(dx * plan["ring"], dy * plan["ring"], side / 2) * Cylinder(r, depth, align=down)
+    return die
+
+
 def _step(solid, path):
     from build123d import export_step
 
@@ -314,18 +503,24 @@ def build(lay, root=HERE, solids=True):
     mechanics.mkdir(exist_ok=True)
     dice.mkdir(exist_ok=True)
     out = []
-    drawings = (("plate", plate_dxf(lay)), ("wells", wells_dxf(lay)), ("enclosure", enclosure_dxf(lay)))
+    laser = lay.mech["laser"]
+    drawings = (("plate", plate_dxf(lay)), ("wells", wells_dxf(lay)), ("enclosure", enclosure_dxf(lay)),
+                ("wells-laser", wells_dxf(lay, laser["kerf_wells_mm"])),
+                ("enclosure-laser", enclosure_dxf(lay, laser["kerf_enclosure_mm"])))
     for name, doc in drawings:
         write_dxf(doc, mechanics / (name + ".dxf"))
         out.append(mechanics / (name + ".dxf"))
     if solids:
-        solids = (("plate", plate_solid(lay)), ("wells", wells_solid(lay)), ("enclosure", enclosure_solid(lay)))
+        solids = (("plate", plate_solid(lay)), ("wells", wells_solid(lay)), ("enclosure", enclosure_solid(lay)),
+                  ("lid", lid_solid(lay)))
         for name, solid in solids:
             _step(solid, mechanics / (name + ".step"))
             _stl(solid, mechanics / (name + ".stl"))
             out += [mechanics / (name + ".step"), mechanics / (name + ".stl")]
+        _stl(plunger_solid(lay), mechanics / "button.stl")
         _stl(jig_solid(lay), dice / "jig.stl")
-        out.append(dice / "jig.stl")
+        _stl(die_solid(lay), dice / "die.stl")
+        out += [mechanics / "button.stl", dice / "jig.stl", dice / "die.stl"]
     return out
 
 

@@ -22,7 +22,7 @@ GROUPS = {
     "mechanics": {
         "board": ["grid", "squares", "leds", "physics", "mechanics"],
         "sources": ["layout.py", "mechanics.py"],
-        "files": ["mechanics/*.dxf", "mechanics/*.step", "mechanics/*.stl", "dice/jig.stl"],
+        "files": ["mechanics/*.dxf", "mechanics/*.step", "mechanics/*.stl", "dice/jig.stl", "dice/die.stl"],
     },
     "pcb": {
         "board": ["grid", "squares", "leds", "mechanics", "physics.square_mm", "physics.ring_mm"],

@@ -28,7 +28,7 @@ MARGIN = 10.0  # mm from KiCad's page origin to the board's corner
 
 # via_pad: a via's copper from any pad's, its own net's too (solder would wick down the via)
 RULES = {"clearance": 0.15, "track": 0.2, "power_track": 0.5, "via": 0.55, "via_drill": 0.3, "edge": 0.5,
-         "via_pad": 0.2}
+         "via_pad": 0.2, "supply_track": 0.9}
 # Solder mask: openings 0.05 mm larger than each pad a side, and no web of mask thinner than 0.1 mm
 # (JLCPCB's process, jlcpcb.com/capabilities/pcb-capabilities; OSH Park's advice is the same 2 mil).
 MASK = {"expansion": 0.05, "min_web": 0.1}
@@ -128,12 +128,17 @@ def placements(lay, parts):
             x, y, _ = at[owner]
             at[ref] = (x + dx, y + dy, rot)
     x, y, _ = at["U12"]
-    at["C167"], at["C168"], at["C169"] = (x - 3.5, y + 2, 90), (x - 3.5, y - 2, 90), (x, y - 12, 0)
+    at["C167"], at["C171"], at["C169"] = (x - 3.5, y + 2, 90), (x - 3.5, y - 2, 90), (x, y - 12, 0)
+    x, y, _ = at["U13"]  # the current limit, south of the soft start: its input capacitor, R_ILIM, pull-down
+    at["C168"], at["R21"], at["R20"] = (x - 3.5, y + 0.5, 90), (x + 3.5, y, 90), (x - 3.5, y - 3.0, 90)
     for g in range(8):  # each gate resistor just north of its MOSFET
         qx, qy, _ = at["Q%d" % (g + 1)]
         at["R%d" % (g + 12)] = (qx, qy + 3.5, 0)
+    x, y, _ = at["LED1"]  # the data line's series resistor at the first LED's input, under the floor
+    at["R9"] = (x + 2.6, y, 90)
     x, y, _ = at["U1"]
-    at["C170"] = (x + 3, y + 3.5, 0)  # the 3.3 V bulk, beside the devkit's 3V3 pin (pin 1)
+    qx = at["Q1"][0]
+    at["C170"] = (qx, y - 11.5, 90)  # the 3.3 V bulk, in the group switches' column (their sources), by the devkit
     return at
 
 
@@ -217,7 +222,7 @@ def build(pcbnew, lay, parts, nets):
         x, y, rot = at[ref]
         fp.SetPosition(point(x, y))
         fp.SetOrientationDegrees(rot)
-        if not ref.startswith(("U", "SW")) or ref in ("U11", "U12"):  # small parts: references on the fab layer
+        if not ref.startswith(("U", "SW")) or ref in ("U11", "U12", "U13"):  # small parts: references on the fab layer
             fp.Reference().SetLayer(pcbnew.F_Fab)
             fp.Reference().SetPosition(point(x, y))
         elif ref.startswith("U") and ref != "U1":
@@ -238,11 +243,14 @@ def build(pcbnew, lay, parts, nets):
                          | pcbnew.FP_EXCLUDE_FROM_BOM)
         board.Add(fp)
         keepout(pcbnew, board, point(x, y))
+    ax0, ay0, ax1, ay1 = lay.antenna_keepout()  # no copper under and around the devkit's antenna
+    keepout(pcbnew, board, None, [point(ax0, ay0), point(ax1, ay0), point(ax1, ay1), point(ax0, ay1)])
     return board
 
 
-def keepout(pcbnew, board, centre):
-    """A rule area on every copper layer, KEEPOUT_MM across: no track, via or plane there."""
+def keepout(pcbnew, board, centre, corners=None):
+    """A rule area on every copper layer, KEEPOUT_MM across `centre` (or the polygon `corners`):
+    no track, via or plane there."""
     mm = pcbnew.FromMM
     zone = pcbnew.ZONE(board)
     zone.SetIsRuleArea(True)
@@ -257,6 +265,11 @@ def keepout(pcbnew, board, centre):
     zone.SetLayerSet(layers)
     outline = zone.Outline()
     outline.NewOutline()
+    if corners:
+        for p in corners:
+            outline.Append(p.x, p.y)
+        board.Add(zone)
+        return
     r = KEEPOUT_MM / 2 / math.cos(math.pi / 32)  # the 32-gon holds the circle
     for i in range(32):
         a = 2 * math.pi * (i + 0.5) / 32
@@ -316,10 +329,18 @@ def route(pcbnew, board, lay, log=print):
     ox, oy = kicad(x0, y1)
     ex, ey = kicad(x1, y0)
     rules = router_module.Rules(RULES["clearance"], RULES["track"], RULES["power_track"], RULES["via"],
-                                RULES["via_drill"], RULES["edge"], via_pad=RULES["via_pad"])
-    r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets={"VBUS"}, log=log)
+                                RULES["via_drill"], RULES["edge"], via_pad=RULES["via_pad"],
+                                supply_track=RULES["supply_track"])
+    ax0, ay0, ax1, ay1 = lay.antenna_keepout()
+    (kx0, ky1), (kx1, ky0) = kicad(ax0, ay0), kicad(ax1, ay1)
+    # 0.5 mm tracks for USB and the LEDs' supply after its current limit, 0.9 mm for each sensor
+    # group's (hardware/supply.py: its drop to the farthest sensor, which the sensor reads)
+    r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets={"VBUS", "VBUS_LED"},
+                             log=log, keepouts=[(kx0, ky0, kx1, ky1)],
+                             supply_nets={"+3V3_GROUP%d" % g for g in range(8)})
     r.power_pads = {("U12", "+5V_LED")}  # the LEDs' current, to the plane
-    r.run()
+    r.sources = {"Q%d" % (g + 1) for g in range(8)}  # each group's supply grows from its switch
+    r.run(iterations=100)  # the 0.9 mm supplies crowd the plate: the last conflicts take longer to settle
     segs, vias = r.copper()
     nets = board.GetNetsByName()
     layer = {router_module.F: pcbnew.F_Cu, router_module.B: pcbnew.B_Cu}

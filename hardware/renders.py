@@ -39,6 +39,9 @@ def top(lay, path):
         ax.add_patch(Rectangle((x - side / 2, y - side / 2), side, side, fc="none", ec="#bbbbbb", lw=0.8))
     for x, y in lay.pcb_holes():
         ax.add_patch(Circle((x, y), lay.mech["hole_mm"] / 2, fc="white", ec="black"))
+    kx0, ky0, kx1, ky1 = lay.antenna_keepout()  # no copper on any layer: the devkit's antenna over it
+    ax.add_patch(Rectangle((kx0, ky0), kx1 - kx0, ky1 - ky0, fc="#7a9a80", ec="#cfe8d4", hatch="///", lw=0.8))
+    ax.text((kx0 + kx1) / 2, ky1 - 3, "antenna keep-out", ha="center", fontsize=7, color="white")
     parts, _ = pcb.read_netlist()
     at = pcb.placements(lay, parts)
     style = {"H": ("#f1c40f", 2.9, 1.3), "LED": ("white", 2.2, 2.2), "C": ("#b08850", 1.6, 0.8),
@@ -50,7 +53,7 @@ def top(lay, path):
         if ref == "U1":
             colour, w, h = "#1d3f73", layout_module.DEVKIT_ROWS_MM + 2.5, 18 * 2.54 + 2.5
             x, y = x + layout_module.DEVKIT_ROWS_MM / 2, y - 9 * 2.54
-        elif ref in ("U10", "U11", "U12"):
+        elif ref in ("U10", "U11", "U12", "U13"):
             w, h = (6, 10) if ref == "U10" else (3, 3)
         if rot in (90, 270):
             w, h = h, w
@@ -88,11 +91,13 @@ def stack(lay, path):
         ax.add_patch(Rectangle((x - 1.45, pad), 2.9, s["sensor_top"] - pad, fc="#f1c40f", ec="black"))
     mask = sum(me["mask_mm"]) / 2
     ax.add_patch(Rectangle((-17, mask), 3, me["spacer_mm"], fc="#999999", ec="black"))
-    ax.text(-15.5, s["wells_top"] + 1.2, "shims %.2f mm" % me["spacer_mm"], ha="center", fontsize=8)
+    ax.text(-15.5, s["wells_top"] + 1.2, "shims %.2f +-%.2f mm" % (me["spacer_mm"], me["spacer_tol_mm"]),
+            ha="center", fontsize=8)
     lo, hi = lay.air_range()
     ax.text(27, s["pcb_bottom"] - 1.3, "sensor: copper %.3f + solder %.2f-%.2f + package %.2f-%.2f mm; floor: mask "
-            "%.2f-%.2f + shims %.2f mm" % (me["pad_copper_mm"], *me["solder_mm"], *me["sensor_height_mm"],
-                                          *me["mask_mm"], me["spacer_mm"]), ha="center", fontsize=8)
+            "%.2f-%.2f + shims %.2f +-%.2f mm" % (me["pad_copper_mm"], *me["solder_mm"], *me["sensor_height_mm"],
+                                                 *me["mask_mm"], me["spacer_mm"], me["spacer_tol_mm"]),
+            ha="center", fontsize=8)
     ax.text(27, s["pcb_bottom"] - 2.3, "air over a sensor: %.3f-%.3f mm, %.3f mm with every part nominal" % (
         lo, hi, lay.nominal_air()), ha="center", fontsize=8)
     ax.set_xlim(-22, 75)

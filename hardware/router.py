@@ -29,8 +29,11 @@ EPS = 0.01  # mm kept on top of every clearance: KiCad measures in nanometres
 
 class Rules:
     def __init__(self, clearance=0.15, track=0.2, power_track=0.5, via=0.55, via_drill=0.3, edge=0.5,
-                 hole=0.25, via_spacing=1.4, via_pad=0.2):
+                 hole=0.25, via_spacing=1.4, via_pad=0.2, supply_track=None):
         self.clearance, self.track, self.power_track = clearance, track, power_track
+        # the widest a track claiming the eight grid points around it may be: a signal track on the
+        # diagonal one is 0.707 mm from its centre line (0.9 mm with 0.15 mm clearance and 0.2 mm tracks)
+        self.supply_track = supply_track or power_track
         self.via_pad = via_pad  # a via's copper from any pad's, its own net's too: solder wicks down a via
         self.via, self.via_drill, self.edge, self.hole, self.via_spacing = via, via_drill, edge, hole, via_spacing
 
@@ -68,10 +71,13 @@ class Pad:
 
 
 class Task:
-    """What one search connects: the pads of a net (a tree), or one pad to its plane (an escape)."""
+    """What one search connects: the pads of a net (a tree), or one pad to its plane (an escape).
+    `power`: its track claims the grid points around it (a power or supply track); `kind`: "t"
+    signal, "p" power, "s" supply (the widest)."""
 
-    def __init__(self, net, pads, plane=None, power=False):
+    def __init__(self, net, pads, plane=None, power=False, kind=None):
         self.net, self.pads, self.plane, self.power = net, pads, plane, power
+        self.kind = kind or ("p" if power else "t")
         self.paths = []  # lists of states
         self.vias = []  # cells
         self.claims = ()
@@ -82,13 +88,15 @@ class Task:
 
 
 class Router:
-    def __init__(self, outline, pads, holes, rules, planes, power_nets=(), log=print):
+    def __init__(self, outline, pads, holes, rules, planes, power_nets=(), log=print, keepouts=(), supply_nets=()):
         """outline: (x0, y0, x1, y1) mm; holes: [(x, y, diameter)] without copper;
         planes: {net: [polygon, ...]} (a pad of such a net reaches its plane by a via inside one
         of its polygons; a through-hole pad inside one needs nothing); power_nets: nets routed
-        with power_track."""
+        with power_track, supply_nets with supply_track; keepouts: [(x0, y0, x1, y1)] where no track
+        or via may reach."""
         self.rules, self.log = rules, log
         self.outline = outline
+        self.keepouts = list(keepouts)
         bx0, by0, bx1, by1 = outline
         self.i0, self.j0 = int(math.floor(bx0 / GRID)) - 2, int(math.floor(by0 / GRID)) - 2
         self.W = int(math.ceil(bx1 / GRID)) + 3 - self.i0
@@ -96,6 +104,8 @@ class Router:
         self.N = self.W * self.H
         self.pads, self.holes, self.planes = pads, holes, planes
         self.power_nets = set(power_nets)
+        self.supply_nets = set(supply_nets)
+        self.sources = set()  # refs whose pads a net's tree starts from (a supply's switch)
         nets = sorted({p.net for p in pads if p.net})
         self.net_id = {n: k for k, n in enumerate(nets)}
         self.nets = nets
@@ -132,7 +142,7 @@ class Router:
         outer layer: a signal track's grid points and steps (east, north), a power track's,
         and (both layers at once) a via's centre."""
         r, N, W = self.rules, self.N, self.W
-        half = {"t": r.track / 2, "p": r.power_track / 2}
+        half = {"t": r.track / 2, "p": r.power_track / 2, "s": r.supply_track / 2}
         self.point = {k: [[FREE] * N for _ in (F, B)] for k in half}
         self.step_e = {k: [[FREE] * N for _ in (F, B)] for k in half}
         self.step_n = {k: [[FREE] * N for _ in (F, B)] for k in half}
@@ -177,6 +187,21 @@ class Router:
             for c in self._cells_near(box, d / 2 + r.hole + r.via / 2 + EPS):
                 x, y = self.xy(c)
                 if math.hypot(x - hx, y - hy) < d / 2 + r.hole + r.via / 2 + EPS:
+                    self.via_ok[c] = BLOCKED
+        for kx0, ky0, kx1, ky1 in self.keepouts:  # no copper reaches into the box
+            for k, h in half.items():
+                reach = h + EPS
+                for c in self._cells_near((kx0, ky0, kx1, ky1), reach + GRID):
+                    x, y = self.xy(c)
+                    if kx0 - reach < x < kx1 + reach and ky0 - reach < y < ky1 + reach:
+                        for L in (F, B):
+                            self.point[k][L][c] = BLOCKED
+                            self.step_e[k][L][c] = self.step_n[k][L][c] = BLOCKED
+                            self.step_e[k][L][c - 1] = self.step_n[k][L][c - W] = BLOCKED
+            reach = r.via / 2 + EPS
+            for c in self._cells_near((kx0, ky0, kx1, ky1), reach + GRID):
+                x, y = self.xy(c)
+                if kx0 - reach < x < kx1 + reach and ky0 - reach < y < ky1 + reach:
                     self.via_ok[c] = BLOCKED
         for pad in self.pads:
             owner = self.net_id[pad.net] if pad.net else BLOCKED
@@ -249,7 +274,8 @@ class Router:
                     power = net in self.power_nets or (pad.ref, net) in self.power_pads
                     out.append(Task(k, [pad], plane=net, power=power))
             elif len(pads) > 1:
-                out.append(Task(k, pads, power=net in self.power_nets))
+                supply = net in self.supply_nets
+                out.append(Task(k, pads, power=supply or net in self.power_nets, kind="s" if supply else None))
         return out
 
     power_pads = ()  # (ref, net): the escapes that carry a supply's current
@@ -319,7 +345,7 @@ class Router:
         """Cheapest path from any source state to a goal state (goal: {state: pad}) or, for an
         escape (goal None), to a grid point where a via may reach the task's plane."""
         N, W = self.N, self.W
-        kind = "p" if task.power else "t"
+        kind = task.kind
         point, step_e, step_n = self.point[kind], self.step_e[kind], self.step_n[kind]
         via_ok, vex, occ, hist = self.via_ok, self.vex, self.occ, self.hist
         cnt = self.netcnt.setdefault(task.net, {})
@@ -459,6 +485,7 @@ class Router:
         pads = [p for p in task.pads if pad_states.get(p)]
         if len(pads) < len(task.pads):
             task.failed = True
+        pads.sort(key=lambda p: p.ref not in self.sources)  # a supply's tree grows from its source
         tree = {s: 0.0 for s in pad_states[pads[0]]}
         left = pads[1:]
         while left:
@@ -529,7 +556,7 @@ class Router:
         N = self.N
         segs, vias = [], []
         for task in self.result:
-            width = self.rules.power_track if task.power else self.rules.track
+            width = {"t": self.rules.track, "p": self.rules.power_track, "s": self.rules.supply_track}[task.kind]
             name = self.nets[task.net]
             for path in task.paths:
                 runs = [[path[0]]]

@@ -23,10 +23,13 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import power  # noqa: E402  (what each part draws: bom.csv's max_mA columns)
+
 BOARD_FILE = HERE / "board.json"
 NETLIST_FILE = HERE / "doce.net"
 BOM_FILE = HERE / "bom.csv"
-BOM_COLUMNS = ["ref", "qty", "part", "manufacturer", "mpn", "package", "notes"]
+BOM_COLUMNS = ["ref", "qty", "part", "manufacturer", "mpn", "package", "notes", "max_mA", "max_mA_wifi"]
 
 
 def _skidl():
@@ -97,6 +100,14 @@ KINDS = {
                    "SN74AHCT1G125DBVR", "SOT-23-5", "Package_TO_SOT_SMD:SOT-23-5",
                    _pins((1, "~OE", "INPUT"), (2, "A", "INPUT"), (3, "GND", "PWRIN"), (4, "Y", "OUTPUT"),
                          (5, "VCC", "PWRIN"))),
+    # IN 1, GND 2, EN 3, FAULT 4, ILIM 5, OUT 6 (TI SLVS841, pin functions, DBV package); the -1
+    # latches off on an overcurrent until EN is cycled
+    "limit": Kind("U", "Current-limited power switch, adjustable limit, latch-off (LED supply fuse)",
+                  "Texas Instruments", "TPS2553DBVR-1", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
+                  _pins((1, "IN", "PWRIN"), (2, "GND", "PWRIN"), (3, "EN", "INPUT"), (4, "~FAULT", "OPENCOLL"),
+                        (5, "ILIM", "PASSIVE"), (6, "OUT", "PWROUT"))),
+    "r133k": Kind("R", "Resistor 133 kOhm 1%", "Yageo", "RC0603FR-07133KL", "0603", "Resistor_SMD:R_0603_1608Metric",
+                  _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "133k"),
     "switch": Kind("U", "Load switch 5.5 V 2 A, adjustable rise time (soft start)", "Texas Instruments",
                    "TPS22918DBVR", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                    _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "ON", "INPUT"), (4, "CT", "PASSIVE"),
@@ -311,17 +322,21 @@ class Board:
             self.decouple("+5V_LED", DECOUPLING, led)
             self.leds.append(led)
 
-        # LED power: a soft-start load switch between USB and the strip
+        # LED power: a current limit, then a soft-start load switch, between USB and the strip; both
+        # switched by the firmware (LED_POWER, pulled down: off from reset until it drives the pin)
+        vlim = self.net("VBUS_LED")  # USB after the current limit
+        led_power = self.net("LED_POWER")
+        esp["IO%d" % pins["led_power"]] += led_power
         sw = self.part("switch", "soft start for the LED supply: USB allows 10 uF at plug-in (see README)")
-        sw["VIN"] += vbus
+        sw["VIN"] += vlim
         sw["GND"] += gnd
-        sw["ON"] += v33  # the strip powers up after the 3.3 V regulator
+        sw["ON"] += led_power
         sw["QOD"] += vled  # discharges the strip's supply when switched off
         sw["VOUT"] += vled
         ct = self.part("c10n", "sets the soft start's rise time (CT)")
         ct[1] += sw["CT"]
         ct[2] += gnd
-        cin = self.part("c1u", "at the load switch input")
+        cin = self.part("c1u", "at the current limit's input, on USB")
         cin[1] += vbus
         cin[2] += gnd
         bulk = self.part("c100u", "across the LED 5 V supply at the strip's input, after the soft start")
@@ -343,6 +358,24 @@ class Board:
                                    "onto it at every group change" % (per_group, rail_nf))
         bulk33[1] += v33
         bulk33[2] += gnd
+
+        # revision B, made last so the references above keep their meaning: R20, R21, U13, C171
+        pull = self.part("r10k", "boot pull-down of the LED supply's switch: GPIO %d floats until the firmware "
+                                 "drives it, and the strip stays off" % pins["led_power"])
+        pull[1] += led_power
+        pull[2] += gnd
+        ilim = self.part("r133k", "sets the LED supply's current limit: 174-234 mA (TI SLVS841, R_ILIM 133 kOhm)")
+        limit = self.part("limit", "the LED supply's fuse: a latched strip (1.86 A at full white) is cut off")
+        limit["IN"] += vbus
+        limit["GND"] += gnd
+        limit["EN"] += led_power
+        limit["ILIM"] += ilim[1]
+        ilim[2] += gnd
+        limit["OUT"] += vlim
+        limit["~FAULT"] += self.circuit.NC
+        cmid = self.part("c1u", "at the soft start's input, after the current limit")
+        cmid[1] += vlim
+        cmid[2] += gnd
 
         # every devkit pin the board does not use is marked as such
         for p in esp.pins:
@@ -373,9 +406,12 @@ class Board:
         out = []
         for (mpn, note), (k, refs) in rows.items():
             numbers = sorted(int(r[len(k.prefix):]) for r in refs)
+            off, on = power.row_draw(mpn, len(numbers))
             out.append((k.prefix, numbers[0], {
                 "ref": _ranges(k.prefix, numbers), "qty": str(len(numbers)), "part": k.part,
-                "manufacturer": k.manufacturer, "mpn": mpn, "package": k.package, "notes": note}))
+                "manufacturer": k.manufacturer, "mpn": mpn, "package": k.package, "notes": note,
+                "max_mA": "%g" % off if mpn in power.DRAW else "",
+                "max_mA_wifi": "%g" % on if mpn in power.DRAW else ""}))
         order = ["U", "H", "Q", "R", "LED", "C", "SW"]
         out.sort(key=lambda r: (order.index(r[0]), r[1]))
         return [r[2] for r in out]

@@ -17,7 +17,9 @@ the board's median. How far a healthy sensor may sit from it is the board file's
   - DRV5055 at VCC = 3.3 V: VQ 1.591 V to 1.709 V (datasheet SBAS640, 5.5 Electrical
     Characteristics), 118 mV between two parts at its limits;
   - each group's switch drops its sensors' supply by up to 14 mV (16 x 10 mA through the
-    AO3401A's 85 mOhm), which moves VQ, ratiometric, by up to 7 mV;
+    AO3401A's 85 mOhm), which moves VQ, ratiometric, by up to 7 mV; each sensor's tracks drop
+    it by up to the routed copper's worst (hardware/supply.py: under 21.7 mV, half the margin
+    below, which that check holds);
   - ESP32 ADC at 11 dB, the steepest chip (Vref 1000 mV): 1.365 codes a mV below the knee,
     x16 for read_u16: 21,840 counts/V;
   - so two healthy sensors differ by at most 0.125 x 21,840 = 2,730 counts. 3200 adds

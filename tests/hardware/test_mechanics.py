@@ -120,13 +120,18 @@ def test_the_stack_keeps_the_air_gap_the_physics_model_assumes():
     least, most = LAY.air_range()
     assert (nominal - tol, nominal + tol) == pytest.approx((least, most), abs=1e-9), \
         "the stack leaves %.4f-%.4f mm of air; the model takes %s" % (least, most, PH["air_mm"])
-    # each term, added here by hand: floor = mask + shims, sensor = copper + solder + package
-    floor_lo, floor_hi = me["mask_mm"][0] + me["spacer_mm"], me["mask_mm"][1] + me["spacer_mm"]
+    # each term, added here by hand: floor = mask + shims (each at its tolerance's end: issue 39, the
+    # DIN 988 rings' own thickness was left out), sensor = copper + solder + package
+    tol = me["spacer_tol_mm"]
+    assert tol == pytest.approx(0.03 + 0.01)  # the 1.0 mm ring's +-0.03 and the 0.2 mm ring's +-0.01
+    floor_lo, floor_hi = me["mask_mm"][0] + me["spacer_mm"] - tol, me["mask_mm"][1] + me["spacer_mm"] + tol
     top_lo = me["pad_copper_mm"] + me["solder_mm"][0] + me["sensor_height_mm"][0]
     top_hi = me["pad_copper_mm"] + me["solder_mm"][1] + me["sensor_height_mm"][1]
     assert (least, most) == pytest.approx((max(0.0, floor_lo - top_hi), floor_hi - top_lo))
-    # at worst the floor rests on the tallest sensor, propped up by no more than 0.05 mm
-    assert top_hi - floor_lo == pytest.approx(LAY.overlap()) and LAY.overlap() <= 0.05
+    # at worst (the thinnest rings on the thinnest mask) the floor rests on the tallest sensor,
+    # propped up by no more than 0.08 mm, within the model's air range over the others
+    assert top_hi - floor_lo == pytest.approx(LAY.overlap()) and LAY.overlap() <= 0.08
+    assert top_hi - top_lo <= most
     assert SPEC["leds"]["package_mm"][2] + me["pad_copper_mm"] + me["solder_mm"][1] < floor_lo
 
 
@@ -135,10 +140,19 @@ def test_the_stack_without_copper_solder_and_mask_is_caught():
     same shims and parts promises every sensor air (0.08-0.31 mm) where the tallest touches."""
     spec = json.loads((HARDWARE / "board.json").read_text())
     me = spec["mechanics"]
-    me["pad_copper_mm"], me["solder_mm"], me["mask_mm"] = 0.0, [0.0, 0.0], [0.0, 0.0]
+    me["pad_copper_mm"], me["solder_mm"], me["mask_mm"], me["spacer_tol_mm"] = 0.0, [0.0, 0.0], [0.0, 0.0], 0.0
     least, most = layout.Layout(spec).air_range()
     assert least > PH["air_mm"][0] - PH["air_mm"][1] + 0.05
-    assert most > PH["air_mm"][0] + PH["air_mm"][1]
+    assert (least, most) == pytest.approx((0.08, 0.31))
+
+
+def test_the_stack_without_the_shims_tolerance_is_caught():
+    """Issue 39: the rings' own thickness tolerance left out, the model's air would stop 0.04 mm
+    short of the stack's (0.275 mm, where the thickest rings leave 0.315)."""
+    spec = json.loads((HARDWARE / "board.json").read_text())
+    spec["mechanics"]["spacer_tol_mm"] = 0.0
+    least, most = layout.Layout(spec).air_range()
+    assert most == pytest.approx(0.275) and most < PH["air_mm"][0] + PH["air_mm"][1] - 0.03
 
 
 def test_the_hall_elements_sit_as_deep_as_the_model_puts_them():
@@ -183,13 +197,36 @@ def test_the_jig_guides_the_drill_to_every_magnet_place():
 
 def test_the_jigs_depth_stop_drills_deeper_than_the_tallest_magnet():
     """Issue 23: a magnet is pressed flush with a flat plate, its glue behind it, so its pocket
-    must be deeper than the tallest magnet (a shallower one left it proud, rocking the die):
-    the stop, set from the drill's tip over the guide plate, drills the middle of pocket_mm."""
+    must be deeper than the tallest magnet (a shallower one left it proud, rocking the die).
+    Issue 39: the hole is the drill's full width only down to where its conical point starts, so
+    the depth stop, set from the drill's tip over the guide plate, must count that point: a
+    3.3 mm drill's 118-degree point is 0.99 mm long, and a stop at the guide plus 2.0 mm left the
+    hole full width 1.0 mm deep, under a magnet up to 1.69 mm tall."""
     plan = load("mechanics").jig_plan(LAY)
-    m = PH["magnet"]
-    depth = plan["stop"] - plan["guide"]
-    assert m["pocket_mm"][0] <= depth <= m["pocket_mm"][1]
-    assert m["pocket_mm"][0] > m["height_mm"] + m["size_tol_mm"]
+    m, jig = PH["magnet"], SPEC["mechanics"]["jig"]
+    # the drill's geometry, worked out here: its point is a cone of half the drill's width
+    # and half its point angle
+    point = jig["drill_mm"] / 2 / math.tan(math.radians(jig["drill_point_deg"] / 2))
+    assert jig["drill_point_deg"] == 118 and point == pytest.approx(0.991, abs=0.001)
+    full_width = plan["stop"] - plan["guide"] - point
+    tallest = m["height_mm"] + m["size_tol_mm"]
+    assert full_width >= tallest + m["face_recess_mm"][1] + 0.1  # room for the glue behind it
+    assert m["pocket_mm"][0] <= full_width <= m["pocket_mm"][1]
+    assert m["pocket_mm"][0] > tallest
+    # the cone below adds nothing a magnet can sit in: its tip is deeper still
+    assert plan["stop"] - plan["guide"] == pytest.approx(full_width + point)
+
+
+def test_a_depth_stop_set_to_the_drills_tip_is_caught():
+    """The stop as revision A set it (the guide plus the pocket's depth, to the tip) leaves the
+    hole full width about 1 mm deep: 0.69 mm under the tallest magnet, which then stands proud."""
+    m, jig = PH["magnet"], SPEC["mechanics"]["jig"]
+    old_stop = jig["guide_mm"] + sum(m["pocket_mm"]) / 2
+    point = jig["drill_mm"] / 2 / math.tan(math.radians(jig["drill_point_deg"] / 2))
+    assert old_stop - jig["guide_mm"] - point < m["height_mm"] + m["size_tol_mm"] - 0.6
+    mechanics = load("mechanics")
+    assert mechanics.point_length(3.3, 135) == pytest.approx(0.683, abs=0.001)  # a split point
+    assert mechanics.point_length(3.3, 180) == 0.0  # a flat-bottom cutter
 
 
 def test_a_die_pushed_into_the_jigs_corner_gets_its_magnets_within_the_place_tolerance():
@@ -376,9 +413,15 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
         xs, ys = [p[0] for p in e.get_points()], [p[1] for p in e.get_points()]
         return round(max(xs) - min(xs), 3), round(max(ys) - min(ys), 3)
 
+    lid = mechanics.lid_plan(LAY)
+    lx0, ly0, lx1, ly1 = lid["plate"]
+    fx0, fy0, fx1, fy1 = lid["front"]
     want = [(round(w, 3), round(h, 3)) for w, h in walls.values()] + [(round(x1 - x0, 3), round(y1 - y0, 3))]
-    assert sorted(size(e) for e in closed) == sorted(want)  # the base and four walls, nothing else closed
-    assert walls["south"][1] == pytest.approx(LAY.mech["standoff_mm"] + LAY.mech["pcb_mm"] + LAY.stack()["wells_top"])
+    z0, z1 = lid["front_z"]
+    want += [(round(lx1 - lx0, 3), round(ly1 - ly0, 3)), (round(fy1 - fy0, 3), round(z1 - z0, 3))]
+    assert sorted(size(e) for e in closed) == sorted(want)  # base, four walls, lid and its front: nothing else closed
+    assert walls["west"][1] == pytest.approx(LAY.mech["standoff_mm"] + LAY.mech["pcb_mm"] + LAY.stack()["wells_top"])
+    assert walls["south"][1] == walls["north"][1] == walls["east"][1] == pytest.approx(lid["under"])
 
 
 def test_the_usb_socket_is_inside_the_south_walls_opening():
@@ -407,7 +450,7 @@ def test_the_usb_socket_is_inside_the_south_walls_opening():
     # the drawing: the south wall (the first laid out, below the base) has that notch
     msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
     (notch,) = [e for e in msp if e.dxf.layer == "USB"]
-    height = mechanics.wall_height(LAY)
+    height = mechanics.walls(LAY)["south"][1]  # as high as the lid's underside along the strip
     south_top = mechanics.enclosure_box(LAY)[1] - 10
     xs = [p[0] for p in notch.get_points()]
     zs = [p[1] - (south_top - height) for p in notch.get_points()]
@@ -458,7 +501,7 @@ def test_the_south_wall_is_marked_on_its_outside_face_towards_the_notch():
     mechanics = load("mechanics")
     usb = mechanics.usb_opening(LAY)
     ex0, ey0, ex1, _ = mechanics.enclosure_box(LAY)
-    height = mechanics.wall_height(LAY)
+    height = mechanics.walls(LAY)["south"][1]
     south_top = ey0 - 10
     msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
     on_wall = [[(round(x, 3), round(y - (south_top - height), 3)) for x, y, *_ in e.get_points()] for e in msp
@@ -479,3 +522,124 @@ def test_the_south_wall_is_marked_on_its_outside_face_towards_the_notch():
             _stl_points(HARDWARE / "mechanics" / "enclosure.stl") if ey0 + 1e-3 < y < ey0 + t - 1e-3}
     assert sunk and {y for _, y, _ in sunk} == {round(ey0 + mechanics.MARK_DEPTH_MM, 3)}
     assert {(x, z) for x, _, z in sunk} == {(round(u, 3), round(v, 3)) for u, v in mark["arrow"]}
+
+
+def test_the_lid_covers_the_strip_clear_of_the_devkit_and_lets_the_button_be_pressed():
+    """Issue 39: the devkit stood 27.4 mm above the base, over the 24.42 mm walls, its pins bare.
+    The lid lies over the whole strip, 1.5 mm over the devkit's tallest part (the WROVER module,
+    3.3 +-0.1 mm), on the north, south and east walls raised to it along the strip and on its own
+    front wall on the PCB; the button is pressed through it by a plunger that stands on it."""
+    mechanics = load("mechanics")
+    lid = mechanics.lid_plan(LAY)
+    me = LAY.mech
+    devkit = me["standoff_mm"] + me["pcb_mm"] + 8.5 + 2.54 + 1.6 + 3.3 + 0.1
+    assert lid["devkit_top"] == pytest.approx(devkit) and lid["under"] - devkit >= 1.0
+    assert lid["under"] > mechanics.wall_height(LAY) + 4  # above the plate's walls
+    lx0, ly0, lx1, ly1 = lid["plate"]
+    ex0, ey0, ex1, ey1 = mechanics.enclosure_box(LAY)
+    assert (ly0, lx1, ly1) == (ey0, ex1, ey1) and LAY.strip_box[0] <= lx0 <= LAY.strip_box[0] + 1
+    strip = LAY.strip()
+    for ref in ("U1", "U2", "U10", "U12", "SW1"):  # every part of the strip is under it
+        x, y, _ = strip[ref]
+        assert lx0 < x < lx1 and ly0 < y < ly1, ref
+    # the front wall stands on the PCB, east of the well sheet, west of every part
+    fx0, fy0, fx1, fy1 = lid["front"]
+    assert LAY.plate_box[2] < fx0 and fx1 < min(x for x, _, _ in strip.values()) - 4
+    assert lid["front_z"] == pytest.approx((me["standoff_mm"] + me["pcb_mm"], lid["under"]))
+    # the button: the plunger stands on it and comes 2 mm out of the lid's hole, its collar held under the lid
+    bottom, top = lid["plunger"]
+    assert bottom == pytest.approx(me["standoff_mm"] + me["pcb_mm"] + 4.3) and top == pytest.approx(lid["top"] + 2)
+    assert lid["shaft"] < mechanics.BUTTON_HOLE_MM < lid["collar"] and bottom + lid["collar_h"] < lid["under"]
+    # the solids: the lid's top at its height, the plunger's top above it, the walls' tops at the lid
+    floor = LAY.stack()["enclosure_floor"]
+    assert _stl_z(HARDWARE / "mechanics" / "lid.stl") == pytest.approx(
+        (floor + lid["front_z"][0], floor + lid["top"]), abs=1e-4)
+    assert _stl_z(HARDWARE / "mechanics" / "button.stl") == pytest.approx((floor + bottom, floor + top), abs=1e-4)
+
+
+def _closed(path, layer):
+    import ezdxf
+
+    out = []
+    for e in ezdxf.readfile(path).modelspace():
+        if e.dxf.layer == layer and e.dxftype() == "LWPOLYLINE" and e.closed:
+            xs, ys = [p[0] for p in e.get_points()], [p[1] for p in e.get_points()]
+            out.append((min(xs), min(ys), max(xs), max(ys)))
+        elif e.dxf.layer == layer and e.dxftype() == "CIRCLE":
+            out.append(e.dxf.radius)
+    return out
+
+
+def test_the_laser_drawings_cut_each_part_to_its_finished_size():
+    """A laser's cut removes half its kerf either side of its line: the -laser drawings move each
+    outline out by half the kerf and each hole in (board.json mechanics.laser), so parts come out
+    at the plain drawings' (finished) sizes; each has a coupon to cut and measure first."""
+    laser = SPEC["mechanics"]["laser"]
+    for name, kerf in (("wells", laser["kerf_wells_mm"]), ("enclosure", laser["kerf_enclosure_mm"])):
+        plain, cut = (HARDWARE / "mechanics" / ("%s.dxf" % name)), (HARDWARE / "mechanics" / ("%s-laser.dxf" % name))
+        g = kerf / 2
+        for layer, sign in (("OUTLINE", 1), ("WELLS", -1)):
+            want = [(x0 - sign * g, y0 - sign * g, x1 + sign * g, y1 + sign * g)
+                    for x0, y0, x1, y1 in _closed(plain, layer)]
+            got = sorted(_closed(cut, layer))
+            assert [c for b in got for c in b] == pytest.approx([c for b in sorted(want) for c in b]), (name, layer)
+        assert sorted(_closed(cut, "HOLES")) == pytest.approx(sorted(r - g for r in _closed(plain, "HOLES")))
+        coupon = _closed(cut, "TEST")
+        assert len(coupon) == 2 and not _closed(plain, "TEST")
+    # the wells: a well drawn 0.3 mm small comes out 20.4 mm at mid-thickness, and its faces within
+    # the model's +-0.1 mm if the cut's taper is 0.2 mm or less
+    (big, small) = sorted(_closed(HARDWARE / "mechanics" / "wells-laser.dxf", "TEST"), key=lambda b: -(b[2] - b[0]))
+    assert small[2] - small[0] + laser["kerf_wells_mm"] == pytest.approx(PH["well_mm"][0])
+    assert laser["taper_wells_mm"] / 2 <= PH["well_mm"][1]
+
+
+def test_the_laser_outline_of_a_stepped_wall_moves_every_edge_out():
+    import ezdxf
+
+    mechanics = load("mechanics")
+    doc = mechanics._doc()
+    shape = mechanics.profile(LAY, "south")
+    mechanics._outline(doc.modelspace(), shape, "OUTLINE", 0.5)
+    (e,) = list(doc.modelspace())
+    grown = [tuple(round(v, 6) for v in p[:2]) for p in e.get_points()]
+    lid = mechanics.lid_plan(LAY)
+    x0, _, x1, _ = mechanics.enclosure_box(LAY)
+    h, high = mechanics.wall_height(LAY), lid["under"]
+    want = [(x0 - 0.5, -0.5), (x1 + 0.5, -0.5), (x1 + 0.5, high + 0.5), (lid["step"] - 0.5, high + 0.5),
+            (lid["step"] - 0.5, h + 0.5), (x0 - 0.5, h + 0.5)]  # the step's inner corner moves out too
+    assert [c for p in grown for c in p] == pytest.approx([c for p in want for c in p])
+    assert ezdxf  # the drawing library the outlines are written with
+
+
+def test_the_printed_die_has_every_pocket_at_its_place_and_depth():
+    """Issue 39: blank 20 mm cubes of +-0.1 mm had no source. dice/die.stl prints one, with a pocket at
+    each of the five magnet places of every face, full width and flat to the pockets' middle depth."""
+    mechanics = load("mechanics")
+    plan = mechanics.die_plan(LAY)
+    assert plan["side"] == PH["die_mm"][0] and plan["depth"] == pytest.approx(sum(PH["magnet"]["pocket_mm"]) / 2)
+    assert plan["pocket"] >= PH["magnet"]["diameter_mm"] + PH["magnet"]["size_tol_mm"]
+    points = _stl_points(HARDWARE / "dice" / "die.stl")
+    half = plan["side"] / 2
+    assert max(max(abs(c) for c in p) for p in points) == pytest.approx(half, abs=1e-4)
+    floors = {round(abs(z), 3) for x, y, z in points
+              if abs(z) < half - 1e-3 and abs(x) < half - 1 and abs(y) < half - 1}
+    assert round(half - plan["depth"], 3) in floors  # the pockets' flat floors
+    ring = plan["ring"]
+    r = plan["pocket"] / 2
+    for cx, cy in [(0, 0), (0, ring), (ring, 0), (0, -ring), (-ring, 0)]:  # the top face's five pockets
+        rim = [math.hypot(x - cx, y - cy) for x, y, z in points
+               if abs(z - half) < 1e-3 and math.hypot(x - cx, y - cy) < r + 0.01]
+        assert rim and max(rim) == pytest.approx(r, abs=0.02), (cx, cy)
+
+
+def test_the_guide_quotes_the_usb_notchs_place_as_the_drawing_has_it():
+    """Issue 39: the guide said 26.3 / 186.7 mm where the DXF has 27.0 / 187.4."""
+    import re
+
+    mechanics = load("mechanics")
+    usb = mechanics.usb_opening(LAY)
+    x0, _, x1, _ = mechanics.enclosure_box(LAY)
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    east, west = re.search(r"The notch's edges are ([\d.]+) mm from the wall's east end and ([\d.]+) mm from its "
+                           r"west end", text).groups()
+    assert (float(east), float(west)) == pytest.approx((x1 - usb["x1"], usb["x0"] - x0), abs=0.05)

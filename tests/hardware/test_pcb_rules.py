@@ -159,3 +159,60 @@ def test_the_drc_report_names_no_machines_path():
     report = (HARDWARE / "pcb" / "drc.txt").read_text()
     assert "** Drc report for doce.kicad_pcb **" in report
     assert not re.search(r"/(work|home|tmp)/", report)
+
+
+def _frame():
+    """layout mm -> KiCad mm (the board file's frame: pcb.MARGIN from the outline's corner, y down)."""
+    lay = pcb.layout_module.load()
+    x0, _, _, y1 = lay.pcb_box
+    return lay, (lambda x, y: (pcb.MARGIN + x - x0, pcb.MARGIN + y1 - y))
+
+
+def test_no_copper_lies_under_or_around_the_devkits_antenna():
+    """Espressif's ESP32 Hardware Design Guidelines (PCB Layout Design, positioning a module on a
+    base board; figure "Keepout Zone for ESP32 Module's Antenna"): no copper under the module's
+    antenna, and "a clearance of at least 15 mm ... in all directions". The antenna stands over
+    the board on the devkit; every track, via, pad and plane of ours is outside the zone, and
+    every copper edge at its border is 15 mm or more from the antenna in space."""
+    lay, at = _frame()
+    ax0, ay0, ax1, ay1 = lay.antenna()
+    kx0, ky0, kx1, ky1 = lay.antenna_keepout()
+    assert (ax1 - ax0, ay1 - ay0) == pytest.approx((18.0, 7.62))
+    (lx0, ly1), (lx1, ly0) = at(kx0, ky0), at(kx1, ky1)  # the zone in KiCad's frame
+
+    def inside(x, y, margin=0.0):
+        return lx0 - margin < x < lx1 + margin and ly0 - margin < y < ly1 + margin
+
+    for seg in pcb._find(TREE, "segment"):
+        (sx, sy), (ex, ey) = [(float(p[1]), float(p[2])) for p in (pcb._find(seg, k)[0] for k in ("start", "end"))]
+        w = float(pcb._find(seg, "width")[0][1]) / 2
+        for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+            assert not inside(sx + t * (ex - sx), sy + t * (ey - sy), w), (sx, sy, ex, ey)
+    for x, y, size in vias():
+        assert not inside(x, y, size / 2)
+    for pad in PADS:
+        if not pad[0].startswith("MH"):
+            assert not inside(pad[3], pad[4]), pad[:2]
+    for zone in pcb._find(TREE, "zone"):
+        for poly in pcb._find(zone, "filled_polygon"):
+            for p in pcb._find(pcb._find(poly, "pts")[0], "xy"):
+                assert not inside(float(p[1]), float(p[2]), -0.01), pcb._find(zone, "net_name")
+    # the zone's own rule area, on every copper layer
+    areas = []
+    for zone in pcb._find(TREE, "zone"):
+        if pcb._find(zone, "keepout"):
+            outline = pcb._find(pcb._find(zone, "polygon")[0], "pts")[0]
+            pts = [(float(p[1]), float(p[2])) for p in pcb._find(outline, "xy")]
+            if len(pts) == 4:
+                areas.append((pts, set(pcb._find(zone, "layers")[0][1:])))
+    ((pts, layers),) = areas
+    assert {"F.Cu", "In1.Cu", "In2.Cu", "B.Cu"} <= layers
+    assert min(x for x, _ in pts) == pytest.approx(lx0) and max(y for _, y in pts) == pytest.approx(ly1)
+    # 15 mm from the antenna: beside it in the board's plane to the north and east, and to the west
+    # (where the group switches stand) in space, over the antenna's height above our copper (the
+    # socket, the header's spacer and the devkit's board: 8.5 + 2.54 + 1.6 mm)
+    high = pcb.layout_module.ANTENNA_ABOVE_MM
+    assert high == pytest.approx(12.64)
+    assert ky1 - ay1 >= 15.0 - 1e-9 and kx1 - ax1 >= 15.0 - 1e-9
+    assert ax0 - kx0 > 0 and math.hypot(ax0 - kx0, high) >= 15.0
+    assert ky0 <= ay0 + 1.5  # from the pin-1 row, under the whole antenna

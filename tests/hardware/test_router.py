@@ -16,8 +16,8 @@ def pad(ref, net, x, y, w=1.0, h=0.6):
     return router.Pad(ref, "1", net, [router.F], (x - w / 2, y - h / 2, x + w / 2, y + h / 2))
 
 
-def route(pads, planes=None, holes=(), size=(20.0, 12.0)):
-    r = router.Router((0.0, 0.0) + size, pads, list(holes), RULES, planes or {}, log=lambda *a: None)
+def route(pads, planes=None, holes=(), size=(20.0, 12.0), rules=RULES, **kw):
+    r = router.Router((0.0, 0.0) + size, pads, list(holes), rules, planes or {}, log=lambda *a: None, **kw)
     tasks = r.run(iterations=30)
     segs, vias = r.copper()
     return r, tasks, segs, vias
@@ -39,8 +39,8 @@ def box_distance(a, box):
     return math.hypot(dx, max(0.0, y0 - max(ay0, ay1), min(ay0, ay1) - y1))
 
 
-def check_clearances(pads, segs, vias):
-    c = RULES.clearance
+def check_clearances(pads, segs, vias, rules=RULES):
+    c = rules.clearance
     for (n1, l1, a1, b1, w1), (n2, l2, a2, b2, w2) in itertools.combinations(segs, 2):
         if n1 != n2 and l1 == l2:
             assert seg_distance((a1, b1), (a2, b2)) - (w1 + w2) / 2 >= c - 1e-9, (n1, a1, b1, n2, a2, b2)
@@ -109,3 +109,31 @@ def test_the_clearance_check_catches_tracks_too_close():
     close = [("ONE", router.F, (2.0, 2.0), (8.0, 2.0), 0.2), ("TWO", router.F, (2.0, 2.3), (8.0, 2.3), 0.2)]
     with pytest.raises(AssertionError):  # 0.2 mm tracks 0.3 mm apart: 0.1 mm between them
         check_clearances(pads, close, [])
+
+
+def test_wide_supply_tracks_keep_their_clearance_from_signal_tracks_packed_around_them():
+    """A sensor group's supply is routed 0.9 mm wide (pcb.py): it claims the grid points around it,
+    and signal tracks squeezed past it on both sides still keep 0.15 mm from its copper."""
+    rules = router.Rules(supply_track=0.9)
+    pads = [pad("A", "RAIL", 2, 6, 1.2, 1.2), pad("B", "RAIL", 18, 6, 1.2, 1.2)]
+    pads += [pad("P1", "ALONG1", 3, 5), pad("P2", "ALONG1", 17, 5),  # either side of the rail's way
+             pad("P3", "ALONG2", 3, 7), pad("P4", "ALONG2", 17, 7)]
+    pads += [pad("X%d%d" % (i, y), "CROSS%d" % i, x, y) for i, x in enumerate((8, 12)) for y in (2, 10)]
+    r, tasks, segs, vias = route(pads, rules=rules, supply_nets={"RAIL"})
+    assert not r.unrouted()
+    assert {w for n, _, _, _, w in segs if n == "RAIL"} == {0.9}
+    assert {w for n, _, _, _, w in segs if n != "RAIL"} == {0.2}
+    check_clearances(pads, segs, vias, rules)
+
+
+def test_no_copper_reaches_into_a_keepout():
+    """The antenna's keep-out (pcb.py): a net whose straight way runs through it goes round, with its
+    track's half width outside the box, and no via inside it."""
+    box = (7.0, 2.0, 13.0, 10.0)
+    pads = [pad("A", "ONE", 2, 6), pad("B", "ONE", 18, 6)]
+    r, tasks, segs, vias = route(pads, keepouts=[box])
+    assert segs and not r.unrouted()
+    for _, _, a, b, w in segs:
+        assert box_distance((a, b), box) >= w / 2 - 1e-9, (a, b)
+    for _, (x, y) in vias:
+        assert box_distance(((x, y), (x, y)), box) >= RULES.via / 2

@@ -130,11 +130,23 @@ def test_the_group_enable_and_the_led_data_are_pulled_down_at_boot(board):
     assert not pulled_down(board, board.nets["BUTTON"])  # the check can say no
 
 
-def test_the_led_supply_goes_through_the_soft_start(board):
+def test_the_led_supply_goes_through_a_current_limit_and_the_soft_start_both_off_at_boot(board):
+    """Issue 39: revision A's strip took USB straight through the soft start, its ON tied to 3.3 V,
+    with no limit: a latched strip drew 1.86 A. Now USB -> TPS2553-1 (limit, latch-off) ->
+    TPS22918 (soft start) -> the strip, both switched by the firmware's LED_POWER pin, which a
+    pull-down holds low until the firmware drives it."""
     (switch,) = [p for p in board.circuit.parts if p.fields.get("MPN") == "TPS22918DBVR"]
-    assert net_of(switch, "VIN").name == "VBUS" and net_of(switch, "VOUT").name == "+5V_LED"
-    on_vbus = [p.part for p in board.nets["VBUS"].pins if p.part.ref.startswith("C")]
-    assert sum(float(c.value.rstrip("u")) for c in on_vbus) <= 10  # USB 2.0 7.2.4.1: 10 uF at attach
+    (limit,) = [p for p in board.circuit.parts if p.fields.get("MPN") == "TPS2553DBVR-1"]
+    assert net_of(limit, "IN").name == "VBUS" and net_of(limit, "OUT").name == "VBUS_LED"
+    assert net_of(switch, "VIN").name == "VBUS_LED" and net_of(switch, "VOUT").name == "+5V_LED"
+    power = board.nets["LED_POWER"]
+    assert net_of(switch, "ON") is power and net_of(limit, "EN") is power
+    assert net_of(board.esp, "IO%d" % SPEC["pins"]["led_power"]) is power
+    assert pulled_down(board, power)
+    (ilim,) = [p.part for p in net_of(limit, "ILIM").pins if p.part is not limit]
+    assert ilim.value == "133k"  # TI SLVS841: 174-234 mA
+    switched_in = [p.part for n in ("VBUS", "VBUS_LED") for p in board.nets[n].pins if p.part.ref.startswith("C")]
+    assert sum(float(c.value.rstrip("u")) for c in switched_in) <= 10  # USB 2.0 7.2.4.1: 10 uF at attach
     for led in board.leds:
         assert net_of(led, "VDD").name == "+5V_LED"
 

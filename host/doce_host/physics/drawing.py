@@ -10,6 +10,7 @@ step with board.json.
 """
 
 import json
+import math
 import sys
 from xml.sax.saxutils import escape
 
@@ -70,6 +71,9 @@ def faces(spec):
     """Every face of each kind of die, as the maker sees it in the jig: from OUTSIDE the face,
     N up (so E is on the left). The face with d pips carries the code of '<colour> 7-d'."""
     ph = spec["physics"]
+    jig = spec["mechanics"]["jig"]
+    # a twist drill's point: a cone of half its width and half its point angle (hardware/mechanics.py)
+    point = jig["drill_mm"] / 2 / math.tan(math.radians(jig["drill_point_deg"]) / 2)
     codes = {name: code for code, name in spec["dice"].items()}
     kinds = [(c, w) for c in ("white", "black") for w in ("die", "blocker")]
     cell, half = 120, 40
@@ -84,8 +88,9 @@ def faces(spec):
            'N: north pole out (reads -).</text>',
            '<text x="10" y="56">A face may be turned any quarter turn, never mirrored. '
            'Then run: doce dice check.</text>',
-           '<text x="10" y="74">Pockets %g mm drill, %.2f-%.2f mm deep, centre and %g mm towards each edge\'s middle.'
-           '</text>' % (spec["mechanics"]["jig"]["drill_mm"], *ph["magnet"]["pocket_mm"], ph["ring_mm"]),
+           '<text x="10" y="74">Pockets: %g mm drill, full width %.2f-%.2f mm deep (its %d-degree point reaches '
+           '%.2f mm deeper: hardware/README.md), centre and %g mm towards each edge\'s middle.</text>'
+           % (jig["drill_mm"], *ph["magnet"]["pocket_mm"], jig["drill_point_deg"], point, ph["ring_mm"]),
            '<text x="10" y="92">A drop of glue, the magnet, then press it flush with a flat acrylic or glass plate '
            '(not steel) until the glue sets.</text>']
     for row, (colour, what) in enumerate(kinds):

@@ -36,8 +36,9 @@ not, so a supply still off when the group is read would move every reading of th
   and mostly out of the thresholds (they scale by the board's median empty reading, which
   moves with the rail too); what is left is searched with the rest (search.BOARD "supply").
 - what stays: the regulator's load regulation (AMS1117: 0.4 % at most) as the board's
-  load changes between a baseline and a read, and each group's switch drop (its sensors'
-  current through the AO3401A's on-resistance), different group to group.
+  load changes between a baseline and a read, and each sensor's supply drop: its group's switch
+  (its sensors' current through the AO3401A's on-resistance), different group to group, and its
+  own share of the group's tracks (hardware/supply.py), different sensor to sensor.
 """
 
 import math
@@ -64,6 +65,21 @@ def drift(physics):
     """Volts the supply may move between a baseline and a read: the regulator's load
     regulation as the board's load changes (radio, LEDs, the group read)."""
     return physics["sensor"]["supply_V"] * physics["rail"]["load_regulation"]
+
+
+def track_drop(physics):
+    """Most volts a sensor loses in its group's tracks, between its switch and its VCC pin: the
+    routed copper solved as a resistor network, every sensor of the group at 10 mA
+    (hardware/supply.py; board.json physics.rail.track_mV, held to the board by
+    tests/hardware/test_supply.py). It differs sensor to sensor, from nearly 0 to this."""
+    return physics["rail"].get("track_mV", 0.0) / 1000
+
+
+def sensor_drop(physics):
+    """Most volts a sensor's supply sits below the rail: its group's switch and its own tracks.
+    Each sensor's is drawn from 0 to this (reading.Boards, search's "switch drop"): a board's
+    calibration takes the offset it gives out of the baseline, not the gain it costs."""
+    return switch_drop(physics) + track_drop(physics)
 
 
 def switch_drop(physics):

@@ -5,7 +5,7 @@ within board.json's tolerances, the fields of the dice on and around each square
 One row is one square (its five sensors C, N, E, S, W) on a board of its own:
 
 - the plate under it (floor, air gap: one for the square) and each sensor's depth, part
-  (quiescent voltage, sensitivity) and group (its switch's drop), the board's 3.3 V rail
+  (quiescent voltage, sensitivity) and supply drop (its group's switch and its tracks), the board's 3.3 V rail
   (its regulator's tolerance, rail.supply) and its ESP32 (Vref, INL);
 - its baseline: calibrated (the mean of 32 reads of the empty square, calibration.measure,
   each read as `read` reads, with its noise and supply; a board out of the box takes the same
@@ -44,7 +44,7 @@ class Boards:
         xy = np.broadcast_to(RING * ph["ring_mm"], (n, 5, 2))
         self.sensors = np.concatenate([xy, -depth[:, :, None]], axis=2)
         self.parts = readout.Parts.draw(ph, (n, 5), draw, chips=(n, 1))
-        self.drop = draw.uniform(0, rail.switch_drop(ph), (n, 5), name="switch drop")  # each sensor's group's switch
+        self.drop = draw.uniform(0, rail.sensor_drop(ph), (n, 5), name="switch drop")  # its switch and tracks
         self.rail = rail.supply(ph, draw, (n, 1))  # the board's regulator
         self.parts.supply = self.rail - self.drop
         empty = readout.counts(np.zeros((n, 5)), self.parts, ph)
@@ -52,7 +52,7 @@ class Boards:
         board_rng = draw.spawn(1)[0]  # the rest of the board, for its median: leaves rng's own draws as they were
         others = readout.Parts.draw(ph, (n, OTHERS), board_rng, prefix="board ")
         others.vref, others.inl = self.parts.vref, self.parts.inl
-        others.supply = self.rail - board_rng.uniform(0, rail.switch_drop(ph), (n, OTHERS),
+        others.supply = self.rail - board_rng.uniform(0, rail.sensor_drop(ph), (n, OTHERS),
                                                                       name="board switch drop")
         others = readout.counts(np.zeros((n, OTHERS)), others, ph)
         self.gain = np.ones((n, 1))  # calibrating reads raw counts

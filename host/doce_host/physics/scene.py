@@ -8,7 +8,7 @@ sensor is computed once per pose and cached, so a scene of 25 dice costs a sum.
 import zlib
 
 import numpy as np
-from . import dice, readout
+from . import dice, rail, readout
 from .geometry import face_down, sensor_places, square_centre, well_limits
 
 __all__ = ["Scene", "face_down", "sensor_positions", "square_centre", "well_limits"]
@@ -30,6 +30,10 @@ class Scene:
         rng = np.random.default_rng(seed) if seed is not None else None
         n = int(self.present.sum())
         self.parts = readout.Parts.draw(self.physics, n, rng) if rng else readout.Parts.nominal(self.physics, n)
+        if rng:  # each sensor's supply below the rail: its switch and its tracks (rail.py), from a generator
+            # of its own, so the draws above stay as they were
+            drop = np.random.default_rng([seed, 2]).uniform(0, rail.sensor_drop(self.physics), n)
+            self.parts.supply = self.parts.supply - drop
         self.seed = seed
         self.jitter = np.random.default_rng(None if seed is None else seed + 1)
         self.dice = {}  # square name -> (piece, Pose)

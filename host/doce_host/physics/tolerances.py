@@ -17,7 +17,7 @@ as it was. A test pins a corner; search.py searches the fractions.
     air                               each sensor's air gap under it (its package's height and solder), (n, 5)
     hall depth                        each sensor's hall element under its package top, (n, 5)
     quiescent, sensitivity            each sensor's part (n, 5)
-    switch drop                       its group's switch (n, 5)
+    switch drop                       its supply's drop: its group's switch and its tracks (rail.sensor_drop), (n, 5)
     vref                              each square's ESP32 (n, 1)
     inl                               its INL at each of readout.INL_KNOTS codes (n, 1, INL_KNOTS)
     supply                            each square's board's 3.3 V rail (n, 1)

@@ -18,7 +18,7 @@ sensor is worked out once per pose and kept, so a scene of 25 dice costs a sum.
 import math
 import random
 
-from ..physics import adc
+from ..physics import adc, rail
 from ..physics.field_table import Table
 from ..physics.geometry import FACES, Pose, cross, face_down, layout, sensor_places, square_centre, well_limits
 
@@ -179,6 +179,9 @@ class Scene:
         self.seed = seed
         rng = None if seed is None else random.Random("board %d" % seed)
         self.parts = Parts.draw(self.physics, len(self.sensors), Draw(rng))
+        if rng:  # each sensor's supply below the rail: its switch and its tracks (physics.scene, rail.py)
+            most = rail.sensor_drop(self.physics)
+            self.parts.supply = [v - most * rng.random() for v in self.parts.supply]
         self.jitter = random.Random(None if seed is None else "hands %d" % seed)
         self.dice = {}  # square name -> (piece, Pose)
         self.held = {}  # square name -> (piece, Pose): a die in a hand above a square, not on it

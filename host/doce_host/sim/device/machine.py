@@ -48,6 +48,40 @@ def _pay():
     _watch()
 
 
+slept_us = 0  # the firmware's sleeps since start (time.sleep_ms): with spent_us, the time it has waited
+
+
+def waited_us():
+    """Time the firmware has waited on the hardware or slept, since start: what the LED supply's rise
+    is measured against (a firmware that switches it on and sends at once waits nothing)."""
+    return spent_us + slept_us
+
+
+# The LED strip's supply (revision B, board.json pins.led_power): a TPS22918 load switch whose ON
+# pin the firmware drives; a pull-down holds it off from reset. Off, the strip is dark and takes no
+# frame; switched on, its output rises at the soft start's slew, 0.32 x CT + 13.7 us/V with CT =
+# 10 nF (TI SLVSD76 8.3.3): 3.2 ms a volt, so it reaches the level shifter's least supply, 4.5 V
+# (SN74AHCT1G125 datasheet; the WS2812B-2020 runs from 3.7 V), 14.5 ms after ON goes high. A frame
+# sent before is lost. A board file without the pin (revision A) has the strip always powered.
+LED_RISE_US = 14500
+led_power = None  # its GPIO, or None
+led_power_since = None  # waited_us() when ON went high, None while off
+
+
+def leds_powered():
+    if led_power is None:
+        return True
+    return led_power_since is not None and waited_us() - led_power_since >= LED_RISE_US
+
+
+def _switch_leds(level):
+    global led_power_since
+    if not level:
+        led_power_since = None
+    elif led_power_since is None:
+        led_power_since = waited_us()
+
+
 # The task watchdog (ports/esp32/machine_wdt.c): machine.WDT(timeout=ms) starts it, a second call
 # sets a new timeout (esp_task_wdt_reconfigure), feed() resets it, and nothing stops it. A firmware
 # held longer than the timeout resets the board (trigger_panic); the simulator looks at every wait
@@ -87,7 +121,8 @@ def stall(ms):
 def sleep(us):
     """The firmware sleeps `us` microseconds (time.sleep_ms, in real time): slept at once, with the
     hardware time still owed, in one sleep of the unix port's; what it overshoots, the next owes less."""
-    global owed_us
+    global owed_us, slept_us
+    slept_us += us
     owed_us += us
     if owed_us > 0:
         _pay()
@@ -96,17 +131,21 @@ def sleep(us):
 def attach(the_world, board, board_power):
     """Wire the simulated PCB: `board` a doce.board.Board, `board_power` its board file's "power"
     (what the supply can give, for the simulated brown-out: network.py)."""
-    global world, spec, selected, enabled, power
+    global world, spec, selected, enabled, power, led_power, led_power_since
     world = the_world
     spec = board.pins
     power = board_power
     selected = enabled = 0
+    led_power = spec.get("led_power")
+    led_power_since = None
     _roles.clear()
     for i, n in enumerate(spec["mux_select"]):
         _roles[n] = 1 << i
     for i, n in enumerate(spec["group_select"]):
         _roles[n] = 16 << i
     _roles[spec["group_enable"]] = -1
+    if led_power is not None:
+        _roles[led_power] = -2
     for n, level in pins.items():  # pins set before
         _route(n, level)
     return world
@@ -123,14 +162,17 @@ enabled = 0
 # ESP32's pin, is some 500 pF; their off-leakage (typically nA, 0.1 uA at most at 25 C: 6.5, I_IZ)
 # moves it a few mV in a millisecond, so a read just after another reads that one's level again.
 sense = 0
-_roles = {}  # GPIO number -> its weight in `selected` (1, 2, 4, 8 the inputs; 16, 32, 64 the group), -1: enable
+_roles = {}  # GPIO number -> its weight in `selected` (1, 2, 4, 8 the inputs; 16, 32, 64 the group), -1: enable,
+# -2: the LED supply's switch
 
 
 def _route(n, level):
     global selected, enabled
     role = _roles.get(n)
     if role:
-        if role < 0:
+        if role == -2:
+            _switch_leds(level)
+        elif role < 0:
             enabled = level
         elif level:
             selected |= role
@@ -161,7 +203,9 @@ class Pin:
         pins[self.id] = level
         role = _roles.get(self.id)  # _route(self.id, level), written out: a select pin changes every read
         if role:
-            if role < 0:
+            if role == -2:
+                _switch_leds(level)
+            elif role < 0:
                 enabled = level
             elif level:
                 selected |= role

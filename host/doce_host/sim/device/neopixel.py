@@ -24,8 +24,10 @@ class NeoPixel:
         self.n = n
         self.bpp = bpp
         self.buf = bytearray(n * bpp)
-        self.sent = bytearray(n * bpp)  # what each LED's place shows since the last write
+        self.sent = bytearray(n * bpp)  # what the strip received at the last write
+        self.lit = bytearray(n * bpp)  # what its LEDs show: dark while their supply is off (machine.py)
         self.writes = 0
+        self.lost = 0  # frames sent while the LEDs' supply was off or still rising
         self.on_write = None  # a harness's probe, called as the strip is written (run.py's landing)
         strips.append(self)
 
@@ -51,11 +53,22 @@ class NeoPixel:
 
     def write(self):
         machine.charge(self.n * LED_US + RMT_SETUP_US)
-        faults = machine.faults
-        if faults is None or faults.chain_break is None and faults.led_swap is None:
-            self.sent[:] = self.buf
-        else:  # what each LED's place shows, the chain as soldered (faults.py)
-            faults.show(self.sent, self.buf)
+        self.sent[:] = self.buf
+        if machine.leds_powered():  # unpowered, the LEDs take no frame
+            faults = machine.faults
+            if faults is None or faults.chain_break is None and faults.led_swap is None:
+                self.lit[:] = self.buf
+            else:  # what each LED's place shows, the chain as soldered (faults.py)
+                faults.show(self.lit, self.buf)
+        else:
+            self.lost += 1
         self.writes += 1
         if self.on_write:
             self.on_write()
+
+    def shown(self):
+        """The bytes the LEDs show, GRB: the last frame they took, or nothing while their supply is
+        off (a WS2812B comes back from a power cut dark, until it is sent a frame)."""
+        if not machine.leds_powered():
+            self.lit[:] = bytes(len(self.lit))
+        return self.lit

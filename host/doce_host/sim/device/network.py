@@ -54,7 +54,7 @@ def strip_ma():
     if not neopixel.strips or machine.spec is None:
         return 0
     per = machine.power["led_ma_per_channel"]
-    return sum(neopixel.strips[0].sent) * per / 255
+    return sum(neopixel.strips[0].shown()) * per / 255
 
 
 class WLAN:

@@ -19,7 +19,7 @@ def act(world, cmd):
     do = cmd["do"]
     if do == "leds":
         strip = neopixel.strips[0]
-        sent = strip.sent
+        sent = strip.shown()  # what its LEDs show (dark while their supply is off)
         return {"leds": [[sent[i * 3 + 1], sent[i * 3], sent[i * 3 + 2]] for i in range(strip.n)],
                 "bytes": "".join("%02x" % b for b in sent)}
     if do == "sense":  # a die moved: the host's physics says what each channel now reads
@@ -38,8 +38,8 @@ def act(world, cmd):
         import faults
         faults.installed().set(cmd["kind"], **{k: v for k, v in cmd.items() if k != "do" and k != "kind"})
         if cmd["kind"] == "led_break" and neopixel.strips:  # as from power-on: past the break none ever lit
-            sent = neopixel.strips[0].sent
-            sent[cmd["led"] * 3:] = bytes(len(sent) - cmd["led"] * 3)
+            lit = neopixel.strips[0].lit
+            lit[cmd["led"] * 3:] = bytes(len(lit) - cmd["led"] * 3)
     elif do == "wifi":  # the room's Wi-Fi goes off the air or comes back, or misbehaves (network.py)
         import network
         network.set_air(**{k: cmd[k] for k in ("up", "stuck", "join_raises") if k in cmd})
@@ -88,7 +88,8 @@ def debug_state(app, chip):
         "problems": {square_name(t.grid, sq): p for sq, p in enumerate(c.problems) if p},
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
         "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
-        "writes": neopixel.strips[0].writes, "flash_operations": chip.operations, "scans": machine.scans,
+        "writes": neopixel.strips[0].writes, "frames_lost": neopixel.strips[0].lost,
+        "flash_operations": chip.operations, "scans": machine.scans,
         "cpu_hz": machine.freq(), "watchdog_ms": machine.watchdog_ms, "big_ints": machine.big_ints,
     }
 

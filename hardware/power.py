@@ -1,0 +1,80 @@
+"""The power budget: what each electronic row of bom.csv draws from USB at most, with its source.
+schematic.py writes the figures into bom.csv (max_mA: Wi-Fi off, max_mA_wifi: the radio
+transmitting); tests/hardware/test_power_budget.py adds them up with the LEDs' light at the
+board file's caps (power.brightness_cap, brightness_cap_wifi) and holds the total to USB_MA less
+SPARE. Every figure is the part's most at 3.3 or 5 V, each through the devkit's linear regulator
+or straight from USB: a linear regulator passes its load's current, so milliamps add up as they are.
+
+A part not listed here draws nothing worth counting: resistors, capacitors, the button, the
+mechanics. The sensors draw only while their group is on, and one group is on at a time.
+"""
+
+USB_MA = 500  # a USB 2.0 port, to a high-power device once configured (USB 2.0 specification, 7.2.1)
+SPARE = 0.10  # kept free: the parts' spread beyond their datasheets, a cable's drop
+
+# mpn: [(what, mA with Wi-Fi off, mA transmitting, how many draw at once (None: the row's qty), source)]
+DRAW = {
+    "ESP32-DEVKITC-VE": [
+        ("ESP32, CPU at 240 MHz, radio off", 68, 0, 1,
+         "ESP32 Series datasheet (Espressif), power consumption by power modes: modem-sleep, 240 MHz "
+         "dual-core, 30-68 mA"),
+        ("ESP32-WROVER-E transmitting, the module whole (CPU, flash, PSRAM)", 0, 240, 1,
+         "ESP32-WROVER-E datasheet, current consumption depending on RF modes: TX 802.11b, 1 Mbps, "
+         "+19.5 dBm, 240 mA (measured at the module, 50 % duty cycle)"),
+        ("its 8 MB PSRAM, radio off", 20, 0, 1,
+         "our estimate for a 64 Mbit QSPI PSRAM read at 80 MHz (no figure for it in the module's "
+         "datasheet; inside the module's 240 mA when transmitting)"),
+        ("CP2102N USB-serial bridge", 10, 10, 1,
+         "CP2102N data sheet (Silicon Labs), features: 9.5 mA operating current"),
+        ("AMS1117-3.3 regulator's own current", 10, 10, 1,
+         "AMS1117 datasheet: quiescent current 10 mA at most"),
+        ("the devkit's red power LED", 5, 5, 1,
+         "our estimate: an indicator LED and its resistor from 5 V (ESP32-DevKitC V4 schematic)"),
+    ],
+    "DRV5055A2QDBZR": [
+        ("hall sensors, one group of 16 on", 10, 10, 16,
+         "DRV5055 datasheet, TI SBAS640, 5.5 Electrical Characteristics: I_CC 10 mA at most"),
+    ],
+    "CD74HC4067M96": [
+        ("multiplexers, static", 0.16, 0.16, None,
+         "CD74HC4067 datasheet (TI): I_CC 160 uA at most, over its whole temperature range"),
+    ],
+    "SN74HC138DR": [
+        ("decoder, static", 0.16, 0.16, None,
+         "SN74HC138 datasheet (TI): I_CC 160 uA at most, over its whole temperature range"),
+    ],
+    "SN74AHCT1G125DBVR": [
+        ("level shifter, its input at 3.3 V", 1.5, 1.5, None,
+         "SN74AHCT1G125 datasheet (TI): delta I_CC 1.35 mA at most with an input at VCC - 2.1 V"),
+    ],
+    "TPS22918DBVR": [
+        ("soft-start switch, on", 0.1, 0.1, None,
+         "TPS22918 datasheet (TI SLVSD76): quiescent current when on, microamps"),
+    ],
+    "TPS2553DBVR-1": [
+        ("current limit, on", 0.13, 0.13, None,
+         "TPS2553 datasheet (TI SLVS841): supply current when enabled, about 0.1 mA"),
+    ],
+    "AO3401A": [
+        ("group switches", 0, 0, None, "a MOSFET's gate draws nothing steady"),
+    ],
+    "WS2812B-2020": [
+        ("LEDs, dark (their drivers' own current)", 1, 1, None,
+         "WS2812B-2020 datasheet (Worldsemi): about 1 mA each, lit or not"),
+    ],
+}
+
+
+def row_draw(mpn, qty):
+    """(mA Wi-Fi off, mA transmitting) a bom.csv row of `qty` parts `mpn` draws at most."""
+    off = on = 0.0
+    for _, a, b, at_once, _ in DRAW.get(mpn, ()):
+        n = qty if at_once is None else at_once
+        off += a * n
+        on += b * n
+    return off, on
+
+
+def led_ma(leds, brightest, per_channel_ma):
+    """The strip's light at its brightest colour: each channel's current scales with its value."""
+    return leds * brightest * per_channel_ma / 255

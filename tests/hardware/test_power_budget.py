@@ -1,0 +1,77 @@
+"""The board's USB budget, from bom.csv's figures (max_mA, max_mA_wifi: hardware/power.py, each
+with its datasheet) and the LEDs' light at the board file's caps: at least 10 % of a USB 2.0
+port's 500 mA left over with the radio off, everything counted; within the 500 mA with it
+transmitting flat out."""
+
+import csv
+import json
+
+import pytest
+from test_pcb import HARDWARE, load
+
+from doce.board import Board
+from doce.lights import Lights
+
+power = load("power")
+SPEC = json.loads((HARDWARE / "board.json").read_text())
+ACTIVE = ("U", "H", "Q", "LED")  # the parts that draw: ICs, the devkit, sensors, switches, LEDs
+
+
+def rows():
+    return list(csv.DictReader((HARDWARE / "bom.csv").open()))
+
+
+def brightest(spec, cap):
+    """The strip's brightest colour (sum of its three channels) at `cap`, as the firmware draws it."""
+    spec = json.loads(json.dumps(spec))
+    spec["power"]["brightness_cap"] = cap
+    lights = Lights({}, lambda: None, Board(spec), brightness=1.0)
+    return max(sum(c) for colours in lights.palette for c in colours)
+
+
+def budget(spec, rows_, wifi=False):
+    """(the parts' mA, the lit LEDs' mA) for the board file `spec`."""
+    p = spec["power"]
+    parts = sum(float(r["max_mA_wifi" if wifi else "max_mA"] or 0) for r in rows_)
+    cap = p["brightness_cap_wifi" if wifi else "brightness_cap"]
+    return parts, power.led_ma(spec["leds"]["count"], brightest(spec, cap), p["led_ma_per_channel"])
+
+
+def test_every_part_that_draws_is_counted():
+    for r in rows():
+        active = r["ref"].startswith(ACTIVE) and r["mpn"] and "socket" not in r["part"]
+        assert bool(r["max_mA"]) == bool(active), r["ref"]
+        if active:
+            assert r["mpn"] in power.DRAW and float(r["max_mA_wifi"]) >= 0, r["ref"]
+    for items in power.DRAW.values():
+        for what, off, on, at_once, source in items:
+            assert source and off >= 0 and on >= 0, what
+    # the devkit: the chip (or the module transmitting), its PSRAM, bridge, regulator and LED
+    (u1,) = [r for r in rows() if r["ref"] == "U1"]
+    assert float(u1["max_mA"]) == 68 + 20 + 10 + 10 + 5 and float(u1["max_mA_wifi"]) == 240 + 10 + 10 + 5
+    (sensors,) = [r for r in rows() if r["ref"].startswith("H")]
+    assert float(sensors["max_mA"]) == 16 * 10  # one group on at a time
+
+
+def test_usb_has_ten_percent_to_spare_with_the_radio_off():
+    parts, lit = budget(SPEC, rows())
+    assert parts + lit <= power.USB_MA * (1 - power.SPARE), (parts, lit)
+    assert lit <= SPEC["power"]["led_budget_ma"] and parts + SPEC["power"]["led_budget_ma"] <= 450
+
+
+def test_with_the_radio_transmitting_the_board_stays_within_usb():
+    """The module's 240 mA (50 % duty, +19.5 dBm) with every other part at its most leaves no 10 %
+    on a computer's USB 2.0 port even dark: the board file's lower cap keeps it within 500 mA, and
+    hardware/README.md asks a 1 A charger for remote play."""
+    parts, lit = budget(SPEC, rows(), wifi=True)
+    assert parts + lit <= power.USB_MA, (parts, lit)
+    assert lit <= SPEC["power"]["led_budget_wifi_ma"] and parts + SPEC["power"]["led_budget_wifi_ma"] <= 500
+    assert parts > power.USB_MA * (1 - power.SPARE)  # said plainly, not hidden
+
+
+def test_revision_a_s_caps_would_not_leave_the_spare():
+    spec = json.loads(json.dumps(SPEC))
+    spec["power"]["brightness_cap"] = 0.16  # revision A: 494 of 500 mA, PSRAM, regulator and LED uncounted
+    parts, lit = budget(spec, rows())
+    assert lit == pytest.approx(207, abs=1)  # the palette rounded: 31 x 534 x 0.16 x 20 / 255 unrounded is 208
+    assert parts + lit > power.USB_MA * (1 - power.SPARE)
