@@ -8,11 +8,16 @@ engine's encoding (firmware/doce/game.py): none of the opponent's own search or 
   prefers a double threat (winning squares the other cannot all block) to one threat, one to
   none. Between moves equal in that, it builds its own lines and spoils the other player's.
 - MonteCarlo: flat Monte Carlo over greedy's best moves (the best on each of its 6 best squares),
-  with a fixed number of rollouts a move, so a seed replays a match. Each rollout opens with one
-  of greedy's 3 best answers for the other player (so an answer that wins is seen), then plays
+  with a fixed number of rollouts a move (about 0.2 s of CPU), so a seed replays a match. Each
+  rollout opens with one of greedy's 3 best answers for the other player (so an answer that
+  wins is seen), then plays
   to the end of the round by a quick policy (win, else block, else the best of a few random
   dice, never handing over a winning square it can see), and scores the round's points. It
   takes greedy's move when greedy sees a win now or next turn.
+- TwoPly: a two-ply search over greedy's judgement. It takes greedy's 12 best moves, weighs each
+  by the other player's best reply as greedy judges it (greedy already checks its own immediate
+  answer: a win, a block, an unstoppable double threat), and plays the move whose best reply is
+  worst for the other player. It takes a win at once.
 
 A move is (blocker square or NO_BLOCKER, square, face), as the opponent's.
 """
@@ -37,7 +42,11 @@ BLOCKER_COST = -50  # the blocker's 5 points, spent
 BUILD = 6  # x (its dice on a line through the die)^2, for each line it can still win
 SPOIL = 5  # x (their dice on it)^2, for each line of theirs the die spoils
 
-MC_ROLLOUTS = 240  # a move: 40 for each of greedy's 6 best
+TWO_PLY_MOVES = 12  # greedy's best moves the two-ply player weighs by the best reply
+
+# A move: 180 for each of greedy's 6 best, 0.2 s of CPU a move it weighs (CPython 3.11 on this
+# project's AMD EPYC build machine, 2026-12; the moves it takes at once, a win or a block, are quicker).
+MC_ROLLOUTS = 1080
 MC_CANDIDATES = 6
 ANSWERS = 3  # greedy's best answers a rollout opens with, in turn
 SAMPLES = 4  # random dice a rollout's quiet turn weighs: the one that makes the most winning squares
@@ -340,6 +349,42 @@ def coverable(squares, zone, blocker):
     if n == 2:
         return blocker and bool(squares & ~zone)
     return False
+
+
+class TwoPly:
+    """Greedy's best TWO_PLY_MOVES moves, each weighed by greedy's best reply for the other player;
+    the move whose best reply scores least (by greedy's scores, from the other player's side).
+    A move after which the other player has no turn (the round ends: out of dice, or no legal
+    square for them) is weighed as a reply of 0, a quiet position."""
+
+    name = "two-ply"
+
+    def __init__(self, tables, seed, moves=TWO_PLY_MOVES):
+        self.r = Rules(tables)
+        self.greedy = Greedy(tables, seed)
+        self.moves = moves
+
+    def choose(self, game):
+        ranked = self.greedy.ranked(game)
+        if ranked[0][0] >= WIN:
+            return ranked[0][1]  # the best win
+        best = None
+        for score, move in ranked[:self.moves]:
+            if score <= LOSE:
+                reply = WIN  # it completes the other player's line: they have won
+            elif score == DRAWN:
+                reply = 0  # a line each: the round is drawn
+            else:
+                state = after(game, move)
+                them = state.to_move
+                if not state.dice_left[0] and not state.dice_left[1] or not self.r.legal(
+                        state.board, state.last_placed[them]):
+                    reply = 0  # the round ends drawn
+                else:
+                    reply = self.greedy.ranked(state)[0][0]
+            if best is None or reply < best[0]:
+                best = (reply, move)  # ties: greedy's order
+        return best[1]
 
 
 class MonteCarlo:

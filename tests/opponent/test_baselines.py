@@ -12,7 +12,7 @@ from doce_host import rules
 from test_opponent import after, blocker_moves, can_win, die_moves, positions, stops_them, threats, wins
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from baselines import NO_BLOCKER, Greedy, MonteCarlo, Rules  # noqa: E402
+from baselines import NO_BLOCKER, Greedy, MonteCarlo, Rules, TwoPly  # noqa: E402
 
 TABLES = rules.load_tables("standard")
 
@@ -122,8 +122,55 @@ def test_monte_carlo_spends_its_rollouts_and_replays():
         assert game.refusal(game.to_move, move[1], move[2]) is None
 
 
-@pytest.mark.parametrize("player", [Greedy, MonteCarlo])
+@pytest.mark.parametrize("player", [Greedy, MonteCarlo, TwoPly])
 def test_a_win_next_turn_is_taken(player):
     game = fork_position()
     move = player(TABLES, 3).choose(game)
     assert move[1] == 0 and move[2] >= 4
+
+
+def best_reply(game, move):
+    """Greedy's score of the other player's best reply to `move` (an independent greedy)."""
+    state = after_state(game, move)
+    return Greedy(TABLES, 99).ranked(state)[0][0]
+
+
+def after_state(game, move):
+    from baselines import after as after_move
+    return after_move(game, move)
+
+
+def test_two_ply_takes_the_win_worth_most():
+    found = 0
+    for i, game in enumerate(positions(TABLES, 800, 21)):
+        if not can_win(game):
+            continue
+        found += 1
+        move = TwoPly(TABLES, i).choose(game)
+        assert wins(game, move)
+        assert win_points(game, move) == max(win_points(game, m) for m in die_moves(game) if wins(game, m))
+    assert found >= 20
+
+
+def test_two_ply_leaves_the_weakest_best_reply_of_greedys_twelve():
+    """Its move is one of greedy's 12 best, and no other of those leaves the other player a better
+    best reply (by greedy's judgement, from their side); often that is not greedy's own move."""
+    differs = 0
+    games = [g for g in positions(TABLES, 300, 51) if not can_win(g)][:60]
+    for i, game in enumerate(games):
+        move = TwoPly(TABLES, i).choose(game)
+        twelve = [m for _, m in Greedy(TABLES, i).ranked(game)[:12]]
+        assert move in twelve
+        assert game.refusal(game.to_move, move[1], move[2]) is None
+        if not after(game, move).round_over and not completes_theirs(game, move):
+            mine = best_reply(game, move)
+            assert all(mine <= best_reply(game, m) for m in twelve if not after(game, m).round_over)
+        differs += move != Greedy(TABLES, i).choose(game)
+    assert differs >= 10
+
+
+def test_two_ply_replays_and_never_completes_the_other_players_line():
+    for i, game in enumerate(positions(TABLES, 200, 31)):
+        move = TwoPly(TABLES, i).choose(game)
+        assert not completes_theirs(game, move)
+        assert TwoPly(TABLES, i).choose(game) == move
