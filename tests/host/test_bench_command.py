@@ -59,8 +59,7 @@ def test_the_figures_are_timed_on_the_board_for_a_play_and_a_win(tmp_path):
         stone = bench_command.pystone(sim.path, stand_in, figures["cpu_hz"], loops=1000)
         assert stone["loops"] == 1000 and stone["us"] > 0 and stone["hz"] == 240000000
         with BoardLink(sim.path, timeout=TIMEOUT) as link:  # reset after the REPL: the app is back
-            link.wait_for("boot", timeout=TIMEOUT)
-            assert link.hello()["board"]
+            assert link.hello()["board"] and link.state()["mode"] == "playing"
 
 
 def test_the_command_guides_the_player_and_prints_each_figure_beside_its_estimate(tmp_path):
