@@ -33,7 +33,7 @@ def test_the_netlist_names_each_sensor_where_board_json_puts_its_channel():
         for where, channel in zip("CNESW", channels):
             ref = CIRCUIT.sensor(channel)
             assert CIRCUIT.parts[ref]["fields"]["Position"] == "%s %s" % (square, where)
-    assert CIRCUIT.sensor(ch("d1", "N")) == "H110"  # as the BOM and the PCB print it (revision B numbers the rings from e5)
+    assert CIRCUIT.sensor(ch("d1", "N")) == "H110"  # as the BOM and the PCB print it (rev. B: rings from e5)
 
 
 def test_the_quiescent_band_is_the_datasheets_spread_through_the_adc():
