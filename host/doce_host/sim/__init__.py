@@ -259,7 +259,8 @@ class SimBoard(SimulatedBoard):
         reply = self._read()
         if "error" in reply and reply["error"] and cmd["do"] != "calibrate":
             raise SimError(reply["error"])
-        if "power_cut" in reply:
+        if "power_cut" in reply:  # the board runs nothing more (run.py power_gone): it is ended here
+            self.process.kill()
             self.process.wait()
             self.power_was_cut = True
         return reply
