@@ -119,6 +119,8 @@ class App:
         journal = Journal(journal_path)
         game, waiting, note = journal.replay(tables)
         gc.collect()  # (a replay's garbage grows with the match: a few small objects a record)
+        if game is not None:  # its objects, made among that garbage, lay above it: made again, they fill
+            game = game.copy()  # the heap's lowest holes (the power-cut campaign's late boots)
         if note:
             emit({"event": "warning", "message": note})
         if game is None:  # a new match, once the board is clear

@@ -86,6 +86,25 @@ class Game:
         self.round = 0
         self.start_round()
 
+    def copy(self):
+        """This match in objects of its own. Made once a journal's replay is collected, they take the
+        heap's lowest free places, where those the replay made lay above its garbage (doce/app.py)."""
+        g = Game(self.tables, self.first)
+        g.board[:] = self.board
+        g.dice_left[:] = self.dice_left
+        g.blockers_left[:] = self.blockers_left
+        g.last_placed[:] = self.last_placed
+        g._won[:] = self._won
+        g._n_won = self._n_won
+        g.rounds = [None] * len(self.rounds)
+        for i, r in enumerate(self.rounds):
+            lines = [None] * len(r.lines)
+            for k, (player, line) in enumerate(r.lines):
+                lines[k] = (player, line)
+            g.rounds[i] = RoundEnd(r.number, r.result, r.reason, lines, (r.points[0], r.points[1]))
+        g.round, g.opener, g.to_move, g.blocker_this_turn = self.round, self.opener, self.to_move, self.blocker_this_turn
+        return g
+
     # -- state ------------------------------------------------------------
 
     @property

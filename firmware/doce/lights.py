@@ -61,6 +61,10 @@ PULSE_MS = 60  # one pulse step
 PEER_LOST, STOPPED = 1, 2
 
 
+PALETTE = (YELLOW, BLUE, PURPLE, VERMILLION, (0, 158, 115))  # the last, bluish green: the dice check
+LEVELS = 9  # 0 to BRIGHT
+
+
 def scaled(colour, level, cap):
     return tuple(int(c * cap * level / 8 + 0.5) for c in colour)
 
@@ -86,9 +90,24 @@ class Lights:
         self.brightness = max(0.0, min(1.0, brightness))
         cap = self.board.brightness_cap * self.brightness
         self.shown = [None] * self.board.led_count  # the palette entry each LED shows
-        # palette[colour][level]: preallocated, so drawing allocates nothing
-        self.palette = [[scaled(c, level, cap) for level in range(9)]
-                        for c in (YELLOW, BLUE, PURPLE, VERMILLION, (0, 158, 115))]  # bluish green: the dice check
+        # palette[colour][level]: preallocated, so drawing allocates nothing. Its numbers first (their
+        # floats are garbage), then its tuples side by side: made among that garbage they lay 700 bytes
+        # apart, and the Wi-Fi's cap at boot (doce/net.py) split a paired board's free heap for good
+        # (issue 41's power-cut campaign; tests/board/test_palette_heap.py)
+        numbers = bytearray(3 * LEVELS * len(PALETTE))
+        i = 0
+        for colour in PALETTE:
+            for level in range(LEVELS):
+                for c in colour:
+                    numbers[i] = int(c * cap * level / 8 + 0.5)  # scaled()'s
+                    i += 1
+        self.palette = palette = [None] * len(PALETTE)
+        i = 0
+        for k in range(len(PALETTE)):
+            palette[k] = row = [None] * LEVELS
+            for level in range(LEVELS):
+                row[level] = (numbers[i], numbers[i + 1], numbers[i + 2])
+                i += 3
 
     def render(self, controller, now_ms):
         """Draw the whole board from the controller's state, then send it. Allocates nothing."""

@@ -18,6 +18,7 @@ the largest block free. Neither may shrink across a match (`assert_heap_holds`).
 """
 
 import random
+import statistics
 import time
 
 from casebook import piece_of
@@ -286,18 +287,25 @@ def play(folder, broker, cuts):
 # scan writes into the MQTT pipe at once (CONNECT, subscriptions, status, the retained state, the
 # friend's message: about 2 KB on the unix port), so a buffer grown around it still finds room.
 ONE_PIECE = 4096
-# How far the worst of the last third of a match's recoveries may fall below the worst of the first
-# third, beyond what the match's own record takes (its rounds scored: the free heap after a collection
-# falls by about 1.5 KB over the match, unix port): what a recovery happens to meet (a burst of events
-# made again, a state on its way) moves the low-water mark by a few KB either way; a leak, or a heap
-# splitting as the match grows (issue 41: the largest block after a cut went from 18 KB in round 1 to
-# 7 KB late in round 4), moves it further.
+# How far the last third of a match's recoveries may fall below the first third, beyond what the
+# match's own record takes (its rounds scored: the free heap after a collection falls by about 1.5 KB
+# over the match, unix port). A leak, or a heap splitting as the match grows (issue 41: the largest
+# block after a cut went from 18 KB in round 1 to 7 KB late in round 4), moves them further.
 SLACK = {"low": 4096, "largest": 2048}
 
 
 def assert_heap_holds(recoveries):
     """After every recovery the board has ONE_PIECE in one piece, and neither the least free heap nor
-    the largest free block shrinks across the match (SLACK), the match's own record aside."""
+    the largest free block shrinks across the match (SLACK), the match's own record aside.
+
+    The largest block is measured after a collection: the worst of each third is compared. The least
+    free heap is not: it is what the harness's command that brought the board back saw at its worst
+    scan, the garbage of whatever burst it met included (a reconnection's subscriptions, the outbox
+    and the friend's message, a state on its way), and which of them fall in one command depends on
+    when the broker answers in real time. Its spread is as wide in round 1 as in round 4 (14 to 46 KB
+    at any stage, bench/remote_campaign.py, 18 matches): the worst of a third is the luck of the
+    draw (it failed one match in six, its medians 1.3 KB apart), so each third's median is compared:
+    a leak or a splitting heap moves all of a third, not one recovery."""
     done = [r for r in recoveries if r[2] and r[2]["low"] is not None]
     for step, board, heap, _ in done:
         assert heap["largest"] >= ONE_PIECE, (step, board, heap)
@@ -305,8 +313,9 @@ def assert_heap_holds(recoveries):
     if third:
         record = max(0, min(r[2]["free"] for r in done[:third]) - min(r[2]["free"] for r in done[-third:]))
         for key, slack in SLACK.items():
-            first = min(r[2][key] for r in done[:third])
-            last = min(r[2][key] for r in done[-third:])
+            of = statistics.median if key == "low" else min
+            first = of(r[2][key] for r in done[:third])
+            last = of(r[2][key] for r in done[-third:])
             assert last >= first - record - slack, (key, first, last, record, done)
 
 

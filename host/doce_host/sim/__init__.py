@@ -26,12 +26,18 @@ from .. import image
 from .hands import Hands
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
-# The heap, as the board gives it to the firmware: 56 KiB at boot, grown once to 112 KiB (ports/esp32/
-# mpconfigport.h of v1.28: MICROPY_GC_INITIAL_HEAP_SIZE for CONFIG_IDF_TARGET_ESP32, MICROPY_GC_SPLIT_HEAP_AUTO,
-# "grow the heap once (double it)"). On the reference WROVER (ESP32_GENERIC-SPIRAM) it is in PSRAM, and the
+# The heap the firmware gets here: 56 KiB at boot, grown once to 112 KiB, as MicroPython v1.28 sizes it
+# for an ESP32 that must keep its internal RAM for Wi-Fi and TLS (ports/esp32/mpconfigport.h:
+# MICROPY_GC_INITIAL_HEAP_SIZE for CONFIG_IDF_TARGET_ESP32, MICROPY_GC_SPLIT_HEAP_AUTO, "grow the heap once
+# (double it)"). The reference WROVER gives more: its SPIRAM image puts the PSRAM in ESP-IDF's malloc
+# (boards/sdkconfig.spiram, CONFIG_SPIRAM_USE_MALLOC=y), and py/gc.c's gc_try_add_heap doubles the heap again
+# whenever an allocation finds no room after a collection and heap_caps_get_largest_free_block(
+# MALLOC_CAP_DEFAULT) has room for it (ports/esp32/gccollect.c gc_get_max_new_split): megabytes. The
 # firmware grows it as it boots until 96 KiB are free (doce/heap.py; the unix port's heap cannot grow, so
 # tests/board/test_heap_growth.py holds that to a model of py/gc.c); each collection then sweeps more
-# (bench/chip.py). A firmware that needs more than this fails here.
+# (bench/chip.py). The simulator keeps 112 KiB, harder to please than that board: a firmware that needs
+# more than this, or a heap split so that a block it needs is not there (a qstr pool of 14 KB as a
+# module loads: the power-cut campaign), fails here.
 ESP32_HEAP_KB = 112
 # The unix port is a 64-bit build: an mp_obj_t and every object slot are 8 bytes, not 4, and a GC block
 # is 32 bytes, not 16 (py/mpconfig.h: MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD). Text and
@@ -259,7 +265,8 @@ class SimBoard(SimulatedBoard):
         reply = self._read()
         if "error" in reply and reply["error"] and cmd["do"] != "calibrate":
             raise SimError(reply["error"])
-        if "power_cut" in reply:
+        if "power_cut" in reply:  # the board runs nothing more (run.py power_gone): it is ended here
+            self.process.kill()
             self.process.wait()
             self.power_was_cut = True
         return reply

@@ -1,8 +1,9 @@
 """The board's flash chip, simulated in a file, with power cuts.
 
 LittleFS (os.VfsLfs2, as on the ESP32) talks to it in 4 KB blocks. `cut_after(n)`
-makes the n-th program or erase from now the last: it stops partway (a torn write)
-and raises PowerCut, as if the power had gone at that instant.
+makes the n-th program or erase from now the last: it stops partway (a torn write),
+and the power is gone at that instant: `on_cut` (the harness's) reports it and never
+returns, for nothing runs on a board after its power goes (run.py, serve.py).
 """
 
 import os
@@ -10,7 +11,8 @@ import sys
 
 
 class PowerCut(BaseException):
-    """Not an Exception: no firmware handler (a `net` poll that plays on through faults) stops it."""
+    """Raised only where no harness ends the process at the cut (on_cut): not an Exception, so no
+    firmware handler (a `net` poll that plays on through faults) stops it."""
 
 
 class FlashChip:
@@ -23,7 +25,7 @@ class FlashChip:
         self.countdown = None  # operations left before the power goes
         self.torn = True  # whether the last operation gets partly done
         self.operations = 0  # programs and erases since boot
-        self.on_cut = None  # the real-time simulator's: report the cut, let it kill us
+        self.on_cut = None  # the harness's: report the cut, and hang till the simulator ends the process
         self.dead = False  # the power is gone: nothing more reaches the chip
         self.cut = None  # the PowerCut raised when it went
 
@@ -34,10 +36,6 @@ class FlashChip:
     def _tick(self, block, offset, data):
         """Whether the operation reaches the chip (PowerCut at the one the power goes in)."""
         if self.dead:  # nothing reaches the chip once the power is gone
-            try:
-                bytearray(1)
-            except MemoryError:  # in a collection (a file's finaliser closing it): raising there would print a
-                return False  # traceback on the link, the harness's; the process ends at the PowerCut raised before
             raise self.cut  # again: the port's erase call (ioctl) swallows an exception, and LittleFS carries on
         self.operations += 1
         if self.countdown is None:

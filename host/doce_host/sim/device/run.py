@@ -17,6 +17,7 @@ _counted = gc.mem_alloc()  # the interpreter and this script: the harness's shar
 
 import binascii  # noqa: E402
 import json  # noqa: E402
+import select  # noqa: E402
 import sys  # noqa: E402
 
 HERE = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
@@ -368,25 +369,34 @@ def handle(cmd):
     return {}
 
 
+def power_gone(message):
+    """The power goes at this flash operation (flash.py): the reply says so, and nothing more runs
+    on the board, as on a real one; the simulator ends the process (doce_host.sim SimBoard). Unwound
+    instead, the firmware ran on past the cut: a `with` closing its file left it half closed on the
+    dead chip, a collection in this reply closed it again, LittleFS answered OSError 28, and the
+    collector printed that into the reply's line (issue 41's power-cut campaign)."""
+    reply(power_cut=message)
+    select.poll().poll()  # for ever
+
+
+chip.on_cut = power_gone
+
+
 def main():
     global app
-    try:
-        app = esp32.build(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
-        reply(ready=True)
-        while True:
-            gc.collect()  # the harness's own big strings need room, not the firmware
-            line = sys.stdin.readline()
-            if not line:
-                break
-            try:
-                result = handle(json.loads(line))
-            except (ValueError, KeyError, TypeError) as e:
-                reply(error="%s: %s" % (type(e).__name__, e))
-                continue
-            reply(summary=result.pop("summary", False), **result)
-    except flash.PowerCut as e:
-        reply(power_cut=str(e))
-        sys.exit(3)
+    app = esp32.build(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
+    reply(ready=True)
+    while True:
+        gc.collect()  # the harness's own big strings need room, not the firmware
+        line = sys.stdin.readline()
+        if not line:
+            break
+        try:
+            result = handle(json.loads(line))
+        except (ValueError, KeyError, TypeError) as e:
+            reply(error="%s: %s" % (type(e).__name__, e))
+            continue
+        reply(summary=result.pop("summary", False), **result)
 
 
 main()

@@ -1,0 +1,26 @@
+"""The lights' palette is made in one piece of the heap: its tuples side by side, not among the
+garbage of working them out (issue 41's power-cut campaign: the Wi-Fi's lower brightness cap,
+set at boot, laid the 45 tuples some 700 bytes apart across 33 KB of a paired board's free heap,
+and a board cut late in a remote match came back with no 14 KB in one piece)."""
+
+from pathlib import Path
+
+from doce_host.paths import BOARD_FILE
+
+HERE = Path(__file__).parent
+# A tuple of three small ints: 4 words of 8 bytes on the unix port (a 64-bit build), two GC blocks
+# of 32 bytes (py/objtuple.h, py/mpconfig.h MICROPY_BYTES_PER_GC_BLOCK); the palette's rows are
+# lists of 9 between them (a list object and its 9 items: 4 blocks more each).
+TUPLE_BYTES = 64
+ROW_BYTES = 4 * 32
+
+
+def test_a_brightness_change_lays_the_palette_side_by_side(micropython):
+    run = micropython(HERE / "mp_palette_heap.py", BOARD_FILE, heap="256K")
+    assert run.returncode == 0, run.stderr
+    span, entries = map(int, run.stdout.split())
+    own = entries * TUPLE_BYTES + 5 * ROW_BYTES  # five colours of 9 levels
+    # Side by side, but for what lay in the heap's holes before them (the old palette among it, live
+    # till the new one replaces it): at most as much again. Among the garbage of working them out,
+    # they lay across 71 KB of this heap.
+    assert span <= 2 * own, (span, own)
