@@ -102,7 +102,8 @@ class Game:
             for k, (player, line) in enumerate(r.lines):
                 lines[k] = (player, line)
             g.rounds[i] = RoundEnd(r.number, r.result, r.reason, lines, (r.points[0], r.points[1]))
-        g.round, g.opener, g.to_move, g.blocker_this_turn = self.round, self.opener, self.to_move, self.blocker_this_turn
+        g.round, g.opener, g.to_move = self.round, self.opener, self.to_move
+        g.blocker_this_turn = self.blocker_this_turn
         return g
 
     # -- state ------------------------------------------------------------
