@@ -34,7 +34,8 @@ test: $(BIN)/.installed
 
 # Issue 41's whole power-cut campaign for remote play: a cut at every flash write of every step of a
 # four-round remote match on either board, some 1,700 cuts over 42 matches (bench/remote_campaign.py).
-# `make test` plays one representative match of it; CI (.ci/run) plays it all, two matches at a time.
+# `make test` (and so CI) plays one representative match of it; `make campaign` plays it all, two
+# matches at a time (some 10 minutes: run it before landing a change to remote play or the journal).
 campaign: $(BIN)/.installed
 	$(BIN)/python bench/remote_campaign.py --workers 2
 
