@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .commandline import UsageError, board_args, link_errors, open_link
 from .paths import ROOT, tool
+from .view import printable
 
 # The round played: white's ninth die, on d1, wins it with a row of four (bench/run.py's WIN).
 ROUND = "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3"
@@ -96,7 +97,7 @@ def measure(link, player, rest_s=REST_S):
         time.sleep(rest_s)  # at rest first: the idle pace
         play_round(link, player)
         time.sleep(rest_s)
-        return link.ask("bench", step="figures", timeout=30)
+        return check_figures(link.ask("bench", step="figures", timeout=30))
     finally:
         link.request("bench", step="end")
 
@@ -160,9 +161,22 @@ def workload_code(source, call, hz):
     return source + TIMED % (hz, call)
 
 
+def timed(port, line, loops):
+    """The REPL's last line, {"us", "hz", "machine"} as TIMED prints it, with `loops`; else UsageError."""
+    try:
+        got = json.loads(line)
+    except ValueError:
+        got = None
+    if (not isinstance(got, dict) or not all(isinstance(got.get(k), int) and not isinstance(got.get(k), bool)
+                                             for k in ("us", "hz"))
+            or got["us"] <= 0 or got["hz"] < 0 or not isinstance(got.get("machine"), str)):
+        raise UsageError("%s: the workload printed something this doce does not understand: %s"
+                         % (port, printable(line[:200])))
+    return dict(got, loops=loops)
+
+
 def chip_workload(port, hz, loops=WORKLOAD_LOOPS):
-    line = run_on_repl(port, workload_code(WORKLOAD.read_text(), "run(%d)" % loops, hz))
-    return dict(json.loads(line), loops=loops)
+    return timed(port, run_on_repl(port, workload_code(WORKLOAD.read_text(), "run(%d)" % loops, hz)), loops)
 
 
 def pystone(port, path, hz, loops=PYSTONE_LOOPS):
@@ -170,8 +184,7 @@ def pystone(port, path, hz, loops=PYSTONE_LOOPS):
     source = Path(path).read_text()
     if "def Proc0" not in source or "def Setup" not in source:
         raise UsageError("%s: not MicroPython's misc_pystone.py (no Setup and Proc0)" % path)
-    line = run_on_repl(port, workload_code(source, "_pystone(%d)" % loops, hz))
-    return dict(json.loads(line), loops=loops)
+    return timed(port, run_on_repl(port, workload_code(source, "_pystone(%d)" % loops, hz)), loops)
 
 
 def estimates():
@@ -180,6 +193,33 @@ def estimates():
         return json.loads(ESTIMATES.read_text())
     except (OSError, ValueError):
         return {}
+
+
+# What rows() reads from the board's figures: (path, kind)
+FIGURE_FIELDS = ([(("die_to_light", k, w, f), "number") for k in ("play", "win") for w in ("from_seen", "from_settle")
+                  for f in ("n", "most")]
+                 + [(("scan_period", k, f), "number") for k in ("rest", "landing") for f in ("n", "mean")]
+                 + [(("heap", f), "number") for f in ("free_after_boot", "free", "live")]
+                 + [(("collection", f), "number") for f in ("n", "most", "live")]
+                 + [(("network", f), "flag") for f in ("wifi", "tls")])
+
+
+def check_figures(figures):
+    """The bench's figures with every field rows() reads, else UsageError in one line (the protocol's
+    schema only says each is an object)."""
+    for path, kind in FIGURE_FIELDS:
+        value = figures
+        for i, key in enumerate(path):
+            if not isinstance(value, dict) or key not in value:
+                raise UsageError("the board's bench answered something this doce does not understand (no %s)"
+                                 % "/".join(path[:i + 1]))
+            value = value[key]
+        fits = isinstance(value, bool) if kind == "flag" else (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0)
+        if not fits:
+            raise UsageError("the board's bench answered something this doce does not understand (%s is not a %s)"
+                             % ("/".join(path), kind))
+    return figures
 
 
 def rows(figures, est, work=None, stone=None):
@@ -223,13 +263,14 @@ def rows(figures, est, work=None, stone=None):
 
 
 def report(board, port, figures, est, work=None, stone=None, out=sys.stdout):
+    check_figures(figures)
     hz = figures.get("cpu_hz") or (work or {}).get("hz") or 0
     print("Chip figures measured on %s (firmware %s) at %s, %s, beside make bench's estimates%s:" % (
-        board.get("board", "?"), board.get("firmware", "?"), port,
+        printable(board.get("board", "?")), printable(board.get("firmware", "?")), printable(port),
         "%.0f MHz" % (hz / 1e6) if hz else "clock unknown",
         "" if est else " (none here: run make bench first)"), file=out)
     if work:
-        print("  (its MicroPython: %s)" % work["machine"], file=out)
+        print("  (its MicroPython: %s)" % printable(work["machine"]), file=out)
     print("  %-72s %10s %10s %6s" % ("figure", "measured", "estimate", "ratio"), file=out)
     for what, value, unit, guess, note in rows(figures, est, work, stone):
         ratio = "%6.2f" % (value / guess) if guess else "     -"
