@@ -68,6 +68,9 @@ def piece_name(short):
 def play_round(link, player, timeout=MOVE_WAIT_S):
     """The round to its win, a die at a time: each put once the board has reported the last."""
     state = link.state()
+    if state.get("remote"):  # its dice would be a friend's board's moves too
+        raise UsageError("the board is in a match with a friend's board %s: the bench needs a match for two on "
+                         "this board alone (doce remote end ends the pairing)" % printable(state["remote"].get("peer")))
     if state["mode"] != "playing" or state["board"] or state["seen"] or state["scores"] or state["round"] != 1:
         raise UsageError("the bench plays a round of its own on an empty board, from a match's first round: "
                          "finish this match, or start a new one (the board's button after a match)")

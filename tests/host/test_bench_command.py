@@ -99,3 +99,31 @@ def test_the_command_guides_the_player_and_prints_each_figure_beside_its_estimat
             assert figure in text, figure
         kept = json.loads(saved.read_text())
         assert kept["figures"]["die_to_light"]["win"]["from_seen"]["n"] == 1 and kept["workload"]["us"] > 0
+
+
+class StateOnly:
+    """A board that only says where it stands: in a match with a friend's board."""
+
+    def __init__(self, state):
+        self._state = state
+
+    def state(self):
+        return self._state
+
+
+class Refuses(bench_command.Player):
+    def put(self, cell, piece):
+        raise AssertionError("the bench asked for a die on %s in a remote match" % cell)
+
+
+def test_the_bench_refuses_a_board_in_a_match_with_a_friends_board_in_one_line():
+    import pytest
+
+    from doce_host.commandline import UsageError
+    state = {"mode": "playing", "board": {}, "seen": {}, "scores": {}, "round": 1, "to_move": "white",
+             "versus": None, "remote": {"peer": "b2\x1b[2J", "colour": "black", "match": "7f3a01c2",
+                                        "connected": True, "move": None, "plays": 0, "mismatch": None}}
+    with pytest.raises(UsageError) as refused:
+        bench_command.play_round(StateOnly(state), Refuses())
+    said = str(refused.value)
+    assert "friend's board b2\\x1b[2J" in said and "\x1b" not in said and "\n" not in said
