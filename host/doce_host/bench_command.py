@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from .commandline import UsageError, board_args, link_errors, open_link
+from .files import FileError, check_writable, read_text
 from .paths import ROOT, tool
 from .view import printable
 
@@ -182,11 +183,23 @@ def chip_workload(port, hz, loops=WORKLOAD_LOOPS):
     return timed(port, run_on_repl(port, workload_code(WORKLOAD.read_text(), "run(%d)" % loops, hz)), loops)
 
 
-def pystone(port, path, hz, loops=PYSTONE_LOOPS):
-    """MicroPython's misc_pystone.py, from the file you have (it is not part of this project)."""
-    source = Path(path).read_text()
+PYSTONE_LIMIT = 64 * 1024  # misc_pystone.py is some 7 KB
+
+
+def read_pystone(path):
+    """The text of MicroPython's misc_pystone.py at `path`, else UsageError in one line."""
+    try:
+        source = read_text(path, PYSTONE_LIMIT, "MicroPython's misc_pystone.py")
+    except FileError as e:
+        raise UsageError(str(e)) from None
     if "def Proc0" not in source or "def Setup" not in source:
         raise UsageError("%s: not MicroPython's misc_pystone.py (no Setup and Proc0)" % path)
+    return source
+
+
+def pystone(port, path, hz, loops=PYSTONE_LOOPS, source=None):
+    """MicroPython's misc_pystone.py, from the file you have (it is not part of this project)."""
+    source = source or read_pystone(path)
     return timed(port, run_on_repl(port, workload_code(source, "_pystone(%d)" % loops, hz)), loops)
 
 
@@ -265,10 +278,26 @@ def rows(figures, est, work=None, stone=None):
     return out
 
 
+def measured_on(figures, work=None):
+    """What ran the figures: "an ESP32", or what else it was (the simulator's unix port says linux)."""
+    platform = figures.get("platform")
+    machine = (work or {}).get("machine")
+    if platform == "esp32":
+        return "an ESP32"
+    if platform or machine:
+        return "the simulator (MicroPython's unix port: %s), not an ESP32: they time this computer" % printable(
+            platform or machine)
+    return "a board that does not say what it runs on (its firmware is older than this doce)"
+
+
 def report(board, port, figures, est, work=None, stone=None, out=sys.stdout):
     check_figures(figures)
     hz = figures.get("cpu_hz") or (work or {}).get("hz") or 0
-    print("Chip figures measured on %s (firmware %s) at %s, %s, beside make bench's estimates%s:" % (
+    on = measured_on(figures, work)
+    if on != "an ESP32":
+        print("These figures were measured on %s." % on, file=out)
+    print("%s figures measured on %s (firmware %s) at %s, %s, beside make bench's estimates%s:" % (
+        "Chip" if on == "an ESP32" else "Simulated" if on.startswith("the simulator") else "Board's",
         printable(board.get("board", "?")), printable(board.get("firmware", "?")), printable(port),
         "%.0f MHz" % (hz / 1e6) if hz else "clock unknown",
         "" if est else " (none here: run make bench first)"), file=out)
@@ -284,6 +313,13 @@ def report(board, port, figures, est, work=None, stone=None, out=sys.stdout):
 
 @link_errors
 def cmd_bench(args):
+    # the files named are checked before the round is played, not after
+    try:
+        source = read_pystone(args.pystone) if args.pystone else None
+        if args.save:
+            check_writable(args.save, "the measurement")
+    except FileError as e:
+        raise UsageError(str(e)) from None
     link, hello = open_link(args)
     player = TerminalPlayer(out=sys.stderr if args.json else sys.stdout)
     with link:
@@ -291,20 +327,22 @@ def cmd_bench(args):
     work = stone = None
     if not args.no_workload:
         work = chip_workload(args.port, figures.get("cpu_hz") or 240000000)
-        if args.pystone:
-            stone = pystone(args.port, args.pystone, work["hz"] or 240000000)
+        if source:
+            stone = pystone(args.port, args.pystone, work["hz"] or 240000000, source=source)
     est = estimates()
     result = {"board": hello.get("board"), "firmware": hello.get("firmware"), "port": args.port,
-              "date": time.strftime("%Y-%m-%d"), "figures": figures, "workload": work, "pystone": stone}
-    if args.save:
-        try:
-            Path(args.save).write_text(json.dumps(result, indent=1) + "\n")
-        except OSError as e:
-            raise UsageError("%s: cannot write (%s)" % (args.save, e.strerror or e)) from None
+              "date": time.strftime("%Y-%m-%d"), "platform": figures.get("platform"),
+              "measured_on": measured_on(figures, work), "figures": figures, "workload": work,
+              "pystone": stone}
     if args.json:
         print(json.dumps(dict(result, estimates=est)))
     else:
         report(hello, args.port, figures, est, work, stone)
+    if args.save:  # after the figures are shown: a file that fails does not lose them
+        try:
+            Path(args.save).write_text(json.dumps(result, indent=1) + "\n")
+        except OSError as e:
+            raise UsageError("%s: cannot write (%s)" % (args.save, e.strerror or e)) from None
     return 0
 
 

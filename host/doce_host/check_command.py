@@ -13,6 +13,7 @@ import time
 
 from .board_check import DIE_SQUARE, judge, judge_button, judge_leds, led_places
 from .commandline import UsageError, board_args, link_errors, open_link
+from .files import FileError, check_writable
 from .paths import BOARD_FILE
 from .view import printable
 
@@ -207,24 +208,36 @@ def run(link, spec, circuit, maker, die=True, leds=True, button=True, timeout=SE
 def cmd_check_board(args):
     from . import board_picture, circuit
     spec = json.loads(BOARD_FILE.read_text())
+    for path in (args.svg, args.png):  # before the maker's part, not after it
+        if path:
+            try:
+                check_writable(path, "the picture")
+            except FileError as e:
+                raise UsageError(str(e)) from None
     maker = TerminalMaker(out=sys.stderr if args.json else sys.stdout)
     link, _ = open_link(args)
     with link:
         result = run(link, spec, circuit.load(), maker, die=not args.no_die, leds=not args.no_leds,
                      button=not args.no_button, timeout=max(args.timeout, SENSORS_TIMEOUT_S))
     faults = result["faults"]
-    if args.svg or args.png:
+    show(result, args.json)
+    if args.svg or args.png:  # after the faults are shown: a file that fails does not lose them
         centres = {sq: circuit.load().sensor(chs[0]) for sq, chs in spec["squares"].items()}
         svg = board_picture.draw(faults, squares=centres)
         try:
             if args.png:
                 board_picture.write_png(svg, args.png)
-            else:
+            if args.svg:
                 with open(args.svg, "w", encoding="utf-8") as f:
                     f.write(svg)
         except OSError as e:
-            raise UsageError("%s: cannot write (%s)" % (args.png or args.svg, e.strerror or e)) from None
-    if args.json:
+            raise UsageError("%s: cannot write the picture (%s)" % (args.png or args.svg, e.strerror or e)) from None
+    return 1 if faults else 0
+
+
+def show(result, as_json):
+    faults = result["faults"]
+    if as_json:
         print(json.dumps({"faults": [f.as_json() for f in faults], "notes": result["notes"],
                           "storage": {k: v for k, v in result["storage"].items() if k not in ("re", "id", "ok")},
                           "network": {k: v for k, v in result["network"].items() if k not in ("re", "id", "ok")}}))
@@ -234,7 +247,6 @@ def cmd_check_board(args):
         for note in result["notes"]:
             print("Note: " + note)
         print("Board check: %s." % ("%d faults" % len(faults) if faults else "no fault found"))
-    return 1 if faults else 0
 
 
 def add_check(commands):

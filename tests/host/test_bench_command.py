@@ -47,6 +47,7 @@ def test_the_figures_are_timed_on_the_board_for_a_play_and_a_win(tmp_path):
         assert figures["collection"]["n"] >= 2 and figures["collection"]["live"] > 0
         assert figures["heap"]["free_after_boot"] > 0 and figures["cpu_hz"] == 240000000  # doce/esp32.py CPU_HZ
         assert figures["network"] == {"wifi": False, "broker": False, "tls": False}
+        assert figures["platform"] == "linux"  # the unix port's sys.platform: the figures say what ran them
 
         work = bench_command.chip_workload(sim.path, figures["cpu_hz"], loops=200)
         assert work["loops"] == 200 and work["us"] > 0 and work["hz"] == 240000000
@@ -97,7 +98,9 @@ def test_the_command_guides_the_player_and_prints_each_figure_beside_its_estimat
                        "scan period at rest", "scan period while a die lands", "free heap after boot",
                        "longest collection", "chip_workload.py, one loop"):
             assert figure in text, figure
+        assert "measured on the simulator" in text and "Chip figures" not in text
         kept = json.loads(saved.read_text())
+        assert kept["platform"] == "linux" and kept["measured_on"].startswith("the simulator")
         assert kept["figures"]["die_to_light"]["win"]["from_seen"]["n"] == 1 and kept["workload"]["us"] > 0
 
 
@@ -127,3 +130,4 @@ def test_the_bench_refuses_a_board_in_a_match_with_a_friends_board_in_one_line()
         bench_command.play_round(StateOnly(state), Refuses())
     said = str(refused.value)
     assert "friend's board b2\\x1b[2J" in said and "\x1b" not in said and "\n" not in said
+

@@ -117,3 +117,71 @@ def test_a_workload_line_of_the_wrong_shape_is_one_line(line):
         bench_command.timed("/dev/x", line, 10)
     assert "does not understand" in str(refused.value)
     assert bench_command.timed("/dev/x", '{"us": 5, "hz": 1, "machine": "esp32"}', 10)["loops"] == 10
+
+
+def doce(*words):
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-m", "doce_host.cli", *words], capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    import os
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize("words, says", [
+    (["check", "board", "--svg", "{dir}"], "not a regular file"),
+    (["check", "board", "--svg", "{fifo}"], "not a regular file"),
+    (["check", "board", "--png", "{dir}/no/x.png"], "no folder"),
+    (["check", "board", "--svg", "/dev/full"], "not a regular file"),
+    (["bench", "--save", "{dir}"], "not a regular file"),
+    (["bench", "--pystone", "{fifo}"], "not a regular file"),
+    (["bench", "--pystone", "/bin/ls"], "too big"),
+    (["bench", "--pystone", "{dir}/none.py"], "no such file"),
+])
+def test_the_files_named_are_refused_before_the_board_is_asked_anything(tmp_path, fifo, words, says):
+    """A port that is not there: had the board been reached first, the error would name it."""
+    ran = doce(*[w.format(dir=tmp_path, fifo=fifo) for w in words], "--port", str(tmp_path / "no-port"))
+    assert ran.returncode == 2 and says in ran.stderr and "no-port" not in ran.stderr, ran.stderr
+
+
+def test_the_faults_are_printed_even_when_the_picture_cannot_be_written(tmp_path, monkeypatch, capsys):
+    from argparse import Namespace
+
+    from doce_host import board_picture
+
+    class Opened:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    from doce_host.board_check import Fault
+    fault = Fault("dead", "H7", "reads 0 V", "check its joints", where="b2, centre")
+    monkeypatch.setattr(check_command, "open_link", lambda args: (Opened(), {}))
+    monkeypatch.setattr(check_command, "run", lambda *a, **k: {"faults": [fault], "notes": [], "storage": {},
+                                                               "network": {}})
+
+    def full(svg, path):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(board_picture, "write_png", full)
+    args = Namespace(json=False, svg=None, png=str(tmp_path / "x.png"), no_die=True, no_leds=True, no_button=True,
+                     timeout=1.0)
+    with pytest.raises(UsageError) as refused:
+        check_command.cmd_check_board(args)
+    assert "No space left" in str(refused.value)
+    assert fault.line() in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("platform, says", [("linux", "the simulator"), ("esp32", "Chip figures measured on")])
+def test_the_bench_says_whether_its_figures_are_the_chips(platform, says):
+    out = io.StringIO()
+    bench_command.report({"board": "b", "firmware": "f"}, "/dev/x", dict(FIGURES, platform=platform), {}, out=out)
+    assert says in out.getvalue()
+    assert ("simulator" in out.getvalue()) == (platform == "linux")
