@@ -13,9 +13,12 @@ that plays on a simulated board.
 """
 
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .commandline import UsageError, board_args, link_errors, open_link
@@ -115,12 +118,32 @@ def run_on_repl(port, code, timeout=120):
     except subprocess.TimeoutExpired:
         raise UsageError("%s: the REPL did not answer within %d s" % (port, timeout)) from None
     finally:
-        subprocess.run([tool("mpremote"), "connect", port, "reset"], capture_output=True, timeout=60)
-        back_up(port)
+        with interrupts_held():  # a Ctrl-C now would leave the app stopped: it is taken once it is back
+            subprocess.run([tool("mpremote"), "connect", port, "reset"], capture_output=True, timeout=60,
+                           start_new_session=True)  # the terminal's Ctrl-C does not reach it
+            back_up(port)
     lines = ran.stdout.strip().splitlines()
     if ran.returncode or not lines:
         raise UsageError("%s: the workload did not run: %s" % (port, (ran.stderr or ran.stdout).strip()[-300:]))
     return lines[-1]
+
+
+@contextmanager
+def interrupts_held():
+    """Ctrl-C, SIGTERM and SIGHUP kept until the block is done, then raised as KeyboardInterrupt."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    held = [s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    before = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def back_up(port, within=RESET_WAIT_S):

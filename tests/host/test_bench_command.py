@@ -131,3 +131,40 @@ def test_the_bench_refuses_a_board_in_a_match_with_a_friends_board_in_one_line()
     said = str(refused.value)
     assert "friend's board b2\\x1b[2J" in said and "\x1b" not in said and "\n" not in said
 
+
+FAKE_MPREMOTE = r'''
+import os, signal, sys, time
+marks = sys.argv[0] + ".log"
+if "exec" in sys.argv:
+    print('{"us": 5, "hz": 240000000, "machine": "esp32"}')
+else:  # reset: Ctrl-C at the terminal now, to the terminal's process group
+    os.killpg(os.getpgid(os.getppid()), signal.SIGINT)
+    time.sleep(0.5)
+    open(marks, "a").write("reset done\n")
+'''
+
+RUN_ON_REPL = r'''
+import sys
+from doce_host import bench_command
+fake, marks = sys.argv[1], sys.argv[1] + ".log"
+bench_command.tool = lambda name: fake
+bench_command.back_up = lambda port: open(marks, "a").write("back up\n")
+try:
+    bench_command.run_on_repl("/dev/null", "print(1)")
+except KeyboardInterrupt:
+    sys.exit(130)
+'''
+
+
+def test_ctrl_c_while_the_board_is_reset_after_the_repl_lets_the_reset_finish(tmp_path):
+    """An interrupt that lands in run_on_repl's reset would leave the app stopped: the reset and the
+    wait for the app go on, and the interrupt is taken after them. run_on_repl runs in a session of
+    its own (a terminal's), with a stand-in mpremote whose reset sends Ctrl-C to that terminal."""
+    fake = tmp_path / "mpremote"
+    fake.write_text("#!%s\n%s" % (sys.executable, FAKE_MPREMOTE))
+    fake.chmod(0o755)
+    ran = subprocess.run([sys.executable, "-c", RUN_ON_REPL, str(fake)], start_new_session=True, timeout=120,
+                         capture_output=True, text=True)
+    marks = (tmp_path / "mpremote.log").read_text() if (tmp_path / "mpremote.log").exists() else ""
+    assert marks == "reset done\nback up\n", (ran.returncode, ran.stderr)
+    assert ran.returncode == 130 and "Traceback" not in ran.stderr

@@ -339,3 +339,26 @@ def test_the_check_and_the_meter_are_loaded_only_when_asked_for(tmp_path):
         sim.command(do="send", line='{"cmd": "board_check", "step": "start"}\n')
         sim.command(do="send", line='{"cmd": "board_check", "step": "end"}\n')
         assert "doce.bringup" in sim.command(do="modules")["loaded"]
+
+
+def test_closing_the_terminal_mid_check_gives_the_board_back_to_its_game(tmp_path):
+    """SIGHUP (the terminal closed) ends doce check board as Ctrl-C does: the board gets its end."""
+    import os
+    import signal
+    import subprocess
+
+    from ctrl_c import STOP_S, Doce
+    with SerialSim(tmp_path, seed=4) as sim:
+        booted(sim)
+        doce = Doce("check", "board", "--port", sim.path, "--timeout", str(TIMEOUT), "--no-die",
+                    stdin=subprocess.PIPE)
+        try:
+            doce.until(lambda line: "Press the board's button" in line or "lights alone" in line, timeout=TIMEOUT)
+            os.killpg(doce.process.pid, signal.SIGHUP)
+            assert doce.process.wait(STOP_S) == 130
+        finally:
+            if doce.process.poll() is None:
+                os.killpg(doce.process.pid, signal.SIGKILL)
+        with BoardLink(sim.path, timeout=TIMEOUT) as link:
+            link.hello()
+            assert link.request("board_check", step="led", index=0)["error"] == "no_check"  # out of the check
