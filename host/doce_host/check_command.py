@@ -62,7 +62,11 @@ class TerminalMaker(Maker):
             raise UsageError("the check needs answers at the terminal (or --no-die --no-leds --no-button)") from None
 
     def clear_board(self, squares):
-        self._wait("Take every die off the board (it reads dice on %s), then press Enter." % ", ".join(squares))
+        try:
+            self._wait("Take every die off the board (it reads dice on %s), then press Enter." % ", ".join(squares))
+        except UsageError:  # no one to answer: the flags cannot help here, an empty board can
+            raise UsageError("the board reads dice (or something like one) on %s: take them off and check again"
+                             % ", ".join(squares)) from None
 
     def put_die(self, square):
         self._wait("Put any die on %s (any face up), then press Enter." % square)

@@ -185,3 +185,15 @@ def test_the_bench_says_whether_its_figures_are_the_chips(platform, says):
     bench_command.report({"board": "b", "firmware": "f"}, "/dev/x", dict(FIGURES, platform=platform), {}, out=out)
     assert says in out.getvalue()
     assert ("simulator" in out.getvalue()) == (platform == "linux")
+
+
+def test_dice_on_the_board_with_no_one_at_the_terminal_is_said_plainly():
+    """--no-die --no-leds --no-button < /dev/null with dice on the board: the flags are given already,
+    so the line says what to do (take the dice off), not to give them."""
+    def no_one():
+        raise EOFError
+    maker = check_command.TerminalMaker(out=io.StringIO(), ask=no_one)
+    with pytest.raises(UsageError) as refused:
+        maker.clear_board(["a1", "c3"])
+    said = str(refused.value)
+    assert "a1, c3" in said and "take" in said and "--no-" not in said
