@@ -256,6 +256,8 @@ def measured_figures():
         f = m["figures"]
         print("  measured on %s, firmware %s, %s (%s, at %.0f MHz):" % (
             m.get("board"), m.get("firmware"), m.get("date"), path.relative_to(ROOT), f.get("cpu_hz", 0) / 1e6))
+        if m.get("platform") != "esp32":  # doce bench on the simulator, or on firmware too old to say
+            print("    (not a chip's figures: measured on %s)" % m.get("measured_on", "a board that does not say"))
         for kind in ("play", "win"):
             most = f["die_to_light"][kind]["from_seen"]["most"] / 1000
             guess = ESTIMATES.get("die_to_light_%s_ms" % kind)

@@ -14,6 +14,7 @@ Every figure is an int under 2^30 (a small int on the chip): no allocation while
 """
 
 import gc
+import sys
 import time
 
 from .arguments import BadArgument
@@ -119,7 +120,8 @@ class Meter:
             hz = machine.freq()
         except (ImportError, AttributeError):  # the Linux target: no clock of its own to tell
             hz = 0
-        return {"cpu_hz": hz, "die_to_light": {"play": {"from_seen": self.from_seen[PLAY].report(),
+        return {"cpu_hz": hz, "platform": sys.platform,
+                "die_to_light": {"play": {"from_seen": self.from_seen[PLAY].report(),
                                           "from_settle": self.from_settle[PLAY].report()},
                                  "win": {"from_seen": self.from_seen[WIN].report(),
                                          "from_settle": self.from_settle[WIN].report()}},

@@ -13,13 +13,18 @@ that plays on a simulated board.
 """
 
 import json
+import signal
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from .commandline import UsageError, board_args, link_errors, open_link
+from .files import FileError, check_writable, read_text
 from .paths import ROOT, tool
+from .view import printable
 
 # The round played: white's ninth die, on d1, wins it with a row of four (bench/run.py's WIN).
 ROUND = "a1 w2 a5 b1 c1 w4 c5 b1 e3 w1 e5 b1 b1 w3 a3 b1 d1 w3"
@@ -67,6 +72,9 @@ def piece_name(short):
 def play_round(link, player, timeout=MOVE_WAIT_S):
     """The round to its win, a die at a time: each put once the board has reported the last."""
     state = link.state()
+    if state.get("remote"):  # its dice would be a friend's board's moves too
+        raise UsageError("the board is in a match with a friend's board %s: the bench needs a match for two on "
+                         "this board alone (doce remote end ends the pairing)" % printable(state["remote"].get("peer")))
     if state["mode"] != "playing" or state["board"] or state["seen"] or state["scores"] or state["round"] != 1:
         raise UsageError("the bench plays a round of its own on an empty board, from a match's first round: "
                          "finish this match, or start a new one (the board's button after a match)")
@@ -96,7 +104,7 @@ def measure(link, player, rest_s=REST_S):
         time.sleep(rest_s)  # at rest first: the idle pace
         play_round(link, player)
         time.sleep(rest_s)
-        return link.ask("bench", step="figures", timeout=30)
+        return check_figures(link.ask("bench", step="figures", timeout=30))
     finally:
         link.request("bench", step="end")
 
@@ -110,12 +118,32 @@ def run_on_repl(port, code, timeout=120):
     except subprocess.TimeoutExpired:
         raise UsageError("%s: the REPL did not answer within %d s" % (port, timeout)) from None
     finally:
-        subprocess.run([tool("mpremote"), "connect", port, "reset"], capture_output=True, timeout=60)
-        back_up(port)
+        with interrupts_held():  # a Ctrl-C now would leave the app stopped: it is taken once it is back
+            subprocess.run([tool("mpremote"), "connect", port, "reset"], capture_output=True, timeout=60,
+                           start_new_session=True)  # the terminal's Ctrl-C does not reach it
+            back_up(port)
     lines = ran.stdout.strip().splitlines()
     if ran.returncode or not lines:
         raise UsageError("%s: the workload did not run: %s" % (port, (ran.stderr or ran.stdout).strip()[-300:]))
     return lines[-1]
+
+
+@contextmanager
+def interrupts_held():
+    """Ctrl-C, SIGTERM and SIGHUP kept until the block is done, then raised as KeyboardInterrupt."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    held = [s for s in (signal.SIGINT, signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    before = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def back_up(port, within=RESET_WAIT_S):
@@ -160,18 +188,42 @@ def workload_code(source, call, hz):
     return source + TIMED % (hz, call)
 
 
+def timed(port, line, loops):
+    """The REPL's last line, {"us", "hz", "machine"} as TIMED prints it, with `loops`; else UsageError."""
+    try:
+        got = json.loads(line)
+    except ValueError:
+        got = None
+    if (not isinstance(got, dict) or not all(isinstance(got.get(k), int) and not isinstance(got.get(k), bool)
+                                             for k in ("us", "hz"))
+            or got["us"] <= 0 or got["hz"] < 0 or not isinstance(got.get("machine"), str)):
+        raise UsageError("%s: the workload printed something this doce does not understand: %s"
+                         % (port, printable(line[:200])))
+    return dict(got, loops=loops)
+
+
 def chip_workload(port, hz, loops=WORKLOAD_LOOPS):
-    line = run_on_repl(port, workload_code(WORKLOAD.read_text(), "run(%d)" % loops, hz))
-    return dict(json.loads(line), loops=loops)
+    return timed(port, run_on_repl(port, workload_code(WORKLOAD.read_text(), "run(%d)" % loops, hz)), loops)
 
 
-def pystone(port, path, hz, loops=PYSTONE_LOOPS):
-    """MicroPython's misc_pystone.py, from the file you have (it is not part of this project)."""
-    source = Path(path).read_text()
+PYSTONE_LIMIT = 64 * 1024  # misc_pystone.py is some 7 KB
+
+
+def read_pystone(path):
+    """The text of MicroPython's misc_pystone.py at `path`, else UsageError in one line."""
+    try:
+        source = read_text(path, PYSTONE_LIMIT, "MicroPython's misc_pystone.py")
+    except FileError as e:
+        raise UsageError(str(e)) from None
     if "def Proc0" not in source or "def Setup" not in source:
         raise UsageError("%s: not MicroPython's misc_pystone.py (no Setup and Proc0)" % path)
-    line = run_on_repl(port, workload_code(source, "_pystone(%d)" % loops, hz))
-    return dict(json.loads(line), loops=loops)
+    return source
+
+
+def pystone(port, path, hz, loops=PYSTONE_LOOPS, source=None):
+    """MicroPython's misc_pystone.py, from the file you have (it is not part of this project)."""
+    source = source or read_pystone(path)
+    return timed(port, run_on_repl(port, workload_code(source, "_pystone(%d)" % loops, hz)), loops)
 
 
 def estimates():
@@ -180,6 +232,33 @@ def estimates():
         return json.loads(ESTIMATES.read_text())
     except (OSError, ValueError):
         return {}
+
+
+# What rows() reads from the board's figures: (path, kind)
+FIGURE_FIELDS = ([(("die_to_light", k, w, f), "number") for k in ("play", "win") for w in ("from_seen", "from_settle")
+                  for f in ("n", "most")]
+                 + [(("scan_period", k, f), "number") for k in ("rest", "landing") for f in ("n", "mean")]
+                 + [(("heap", f), "number") for f in ("free_after_boot", "free", "live")]
+                 + [(("collection", f), "number") for f in ("n", "most", "live")]
+                 + [(("network", f), "flag") for f in ("wifi", "tls")])
+
+
+def check_figures(figures):
+    """The bench's figures with every field rows() reads, else UsageError in one line (the protocol's
+    schema only says each is an object)."""
+    for path, kind in FIGURE_FIELDS:
+        value = figures
+        for i, key in enumerate(path):
+            if not isinstance(value, dict) or key not in value:
+                raise UsageError("the board's bench answered something this doce does not understand (no %s)"
+                                 % "/".join(path[:i + 1]))
+            value = value[key]
+        fits = isinstance(value, bool) if kind == "flag" else (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0)
+        if not fits:
+            raise UsageError("the board's bench answered something this doce does not understand (%s is not a %s)"
+                             % ("/".join(path), kind))
+    return figures
 
 
 def rows(figures, est, work=None, stone=None):
@@ -222,14 +301,31 @@ def rows(figures, est, work=None, stone=None):
     return out
 
 
+def measured_on(figures, work=None):
+    """What ran the figures: "an ESP32", or what else it was (the simulator's unix port says linux)."""
+    platform = figures.get("platform")
+    machine = (work or {}).get("machine")
+    if platform == "esp32":
+        return "an ESP32"
+    if platform or machine:
+        return "the simulator (MicroPython's unix port: %s), not an ESP32: they time this computer" % printable(
+            platform or machine)
+    return "a board that does not say what it runs on (its firmware is older than this doce)"
+
+
 def report(board, port, figures, est, work=None, stone=None, out=sys.stdout):
+    check_figures(figures)
     hz = figures.get("cpu_hz") or (work or {}).get("hz") or 0
-    print("Chip figures measured on %s (firmware %s) at %s, %s, beside make bench's estimates%s:" % (
-        board.get("board", "?"), board.get("firmware", "?"), port,
+    on = measured_on(figures, work)
+    if on != "an ESP32":
+        print("These figures were measured on %s." % on, file=out)
+    print("%s figures measured on %s (firmware %s) at %s, %s, beside make bench's estimates%s:" % (
+        "Chip" if on == "an ESP32" else "Simulated" if on.startswith("the simulator") else "Board's",
+        printable(board.get("board", "?")), printable(board.get("firmware", "?")), printable(port),
         "%.0f MHz" % (hz / 1e6) if hz else "clock unknown",
         "" if est else " (none here: run make bench first)"), file=out)
     if work:
-        print("  (its MicroPython: %s)" % work["machine"], file=out)
+        print("  (its MicroPython: %s)" % printable(work["machine"]), file=out)
     print("  %-72s %10s %10s %6s" % ("figure", "measured", "estimate", "ratio"), file=out)
     for what, value, unit, guess, note in rows(figures, est, work, stone):
         ratio = "%6.2f" % (value / guess) if guess else "     -"
@@ -240,6 +336,13 @@ def report(board, port, figures, est, work=None, stone=None, out=sys.stdout):
 
 @link_errors
 def cmd_bench(args):
+    # the files named are checked before the round is played, not after
+    try:
+        source = read_pystone(args.pystone) if args.pystone else None
+        if args.save:
+            check_writable(args.save, "the measurement")
+    except FileError as e:
+        raise UsageError(str(e)) from None
     link, hello = open_link(args)
     player = TerminalPlayer(out=sys.stderr if args.json else sys.stdout)
     with link:
@@ -247,20 +350,22 @@ def cmd_bench(args):
     work = stone = None
     if not args.no_workload:
         work = chip_workload(args.port, figures.get("cpu_hz") or 240000000)
-        if args.pystone:
-            stone = pystone(args.port, args.pystone, work["hz"] or 240000000)
+        if source:
+            stone = pystone(args.port, args.pystone, work["hz"] or 240000000, source=source)
     est = estimates()
     result = {"board": hello.get("board"), "firmware": hello.get("firmware"), "port": args.port,
-              "date": time.strftime("%Y-%m-%d"), "figures": figures, "workload": work, "pystone": stone}
-    if args.save:
-        try:
-            Path(args.save).write_text(json.dumps(result, indent=1) + "\n")
-        except OSError as e:
-            raise UsageError("%s: cannot write (%s)" % (args.save, e.strerror or e)) from None
+              "date": time.strftime("%Y-%m-%d"), "platform": figures.get("platform"),
+              "measured_on": measured_on(figures, work), "figures": figures, "workload": work,
+              "pystone": stone}
     if args.json:
         print(json.dumps(dict(result, estimates=est)))
     else:
         report(hello, args.port, figures, est, work, stone)
+    if args.save:  # after the figures are shown: a file that fails does not lose them
+        try:
+            Path(args.save).write_text(json.dumps(result, indent=1) + "\n")
+        except OSError as e:
+            raise UsageError("%s: cannot write (%s)" % (args.save, e.strerror or e)) from None
     return 0
 
 

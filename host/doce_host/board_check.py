@@ -160,6 +160,7 @@ class Judge:
         self.grounded = {ch for ch in range(self.channels)
                          if ch not in self.where and circuit.input_net(ch, self.per) == "GND"}
         self.die = die  # (square, means with a die on it) or None
+        self.untold = "the die on %s tells them apart (leave out --no-die)" % DIE_SQUARE  # why, if no die
         self.faults, self.notes = [], []
 
     # -- what one reading is ------------------------------------------------------------------
@@ -181,6 +182,8 @@ class Judge:
     # -- the verdicts -------------------------------------------------------------------------
 
     def run(self):
+        if self.die is not None:
+            self._die_where()
         if self.can_tell_open and not self._floats_when_off():
             self.faults.append(self._decoder_stuck_on())
         dead_groups = self._groups()
@@ -193,6 +196,25 @@ class Judge:
             self.notes.append("open inputs could not be told from sound ones: every input read alike, so SENSE "
                               "could not be left at two levels")
         return self.faults
+
+    def _die_where(self):
+        """Whether the die moved b2's sensors: none moved (no die put there), or exactly another
+        square's (the die put there instead) is said, and the die then tells nothing."""
+        square, with_die = self.die
+        moved = {ch for ch in range(self.channels) if abs(with_die[ch] - self.m[ch]) > MOVED_COUNTS}
+        if moved & set(self.spec["squares"][square]):
+            return
+        if not moved:
+            self.untold = "nothing moved on %s: put a die there and check again" % square
+            self.die = None
+            return
+        for other, channels in self.spec["squares"].items():
+            if moved <= set(channels) and len(moved) >= 3:
+                self.notes.append("the die is on %s, not %s: put it on %s and check again (%s's sensors moved, "
+                                  "none of %s's)" % (other, square, square, other, square))
+                self.untold = "the die on %s tells them apart" % square
+                self.die = None
+                return
 
     def _floats_when_off(self):
         after_high, after_low = self.off
@@ -288,13 +310,16 @@ class Judge:
 
         scored = sorted(((cost(h), i, h) for i, h in enumerate(HYPOTHESES)), key=lambda t: (round(t[0], 6), t[1]))
         best_cost, _, best = scored[0]
+        ties = [h for c, _, h in scored if abs(c - best_cost) < 1e-6]
         if best.sound:
             if self.die is None:
                 self.notes.append("select lines S0 and S1, or S2 and S3, crossed would read as a sound board here: "
-                                  "the die on %s tells them apart (leave out --no-die)" % DIE_SQUARE)
+                                  + self.untold)
+            elif any(h.swapped for h in ties):
+                self.notes.append(self._untold_swaps([h.swapped for h in ties if h.swapped], working))
             return best
-        ties = [h for c, _, h in scored if abs(c - best_cost) < 1e-6]
         c = self.circuit
+        self.notes.append("the check tells one select-line fault at a time: once this one is mended, check again")
         if best.stuck:
             line = best.stuck[0]
             net, io, mux_pin = c.select_line(line)
@@ -320,6 +345,16 @@ class Judge:
                 parts=[c.devkit()] + [c.mux(g) for g in range(self.groups)], where="select lines S%d and S%d" % (j, k)))
         return best
 
+    def _untold_swaps(self, swaps, working):
+        square = self.die[0]
+        centre = self.spec["squares"][square][0]
+        g = centre // self.per
+        why = ("is in group %d, which reads nothing" % g if g not in working
+               else "reads no working sensor at the addresses that could reach it")
+        return ("select lines %s crossed could not be told from a sound board: %s's centre sensor (%s) %s, and the "
+                "die moves it to tell them: check again once the faults above are mended" % (
+                    " or ".join("S%d and S%d" % pair for pair in swaps), square, self.circuit.sensor(centre), why))
+
     def _die_cost(self, h, impossible):
         square, with_die = self.die
         mine = set(self.spec["squares"][square])
@@ -332,7 +367,9 @@ class Judge:
                 total += impossible
         g0, p0 = divmod(centre, self.per)
         seen_at = [g0 * self.per + a for a in range(self.per) if h.input(a) == p0]
-        if seen_at and not any(ch in moved for ch in seen_at):
+        # where h says the centre is read, a working sensor must have moved; where a dead, open or dark
+        # input is read instead, that is the centre's own fault and tells nothing about h
+        if seen_at and not any(ch in moved for ch in seen_at) and all(self.sensor_like(a) for a in seen_at):
             total += impossible
         return total
 

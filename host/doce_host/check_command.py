@@ -13,7 +13,9 @@ import time
 
 from .board_check import DIE_SQUARE, judge, judge_button, judge_leds, led_places
 from .commandline import UsageError, board_args, link_errors, open_link
+from .files import FileError, check_writable
 from .paths import BOARD_FILE
+from .view import printable
 
 BUTTON_WAIT_S = 15.0  # for the maker's press
 CLEAR_WAIT_S = 5.0  # for the board to read the dice gone, once the maker says they are
@@ -60,7 +62,11 @@ class TerminalMaker(Maker):
             raise UsageError("the check needs answers at the terminal (or --no-die --no-leds --no-button)") from None
 
     def clear_board(self, squares):
-        self._wait("Take every die off the board (it reads dice on %s), then press Enter." % ", ".join(squares))
+        try:
+            self._wait("Take every die off the board (it reads dice on %s), then press Enter." % ", ".join(squares))
+        except UsageError:  # no one to answer: the flags cannot help here, an empty board can
+            raise UsageError("the board reads dice (or something like one) on %s: take them off and check again"
+                             % ", ".join(squares)) from None
 
     def put_die(self, square):
         self._wait("Put any die on %s (any face up), then press Enter." % square)
@@ -106,17 +112,52 @@ def walk_leds(link, spec, circuit, maker):
 
 
 def check_button(link, spec, circuit, maker, wait=BUTTON_WAIT_S):
-    at_rest = link.ask("board_check", step="button")["down"]
+    at_rest = check_shape(spec, "button", link.ask("board_check", step="button"))["down"]
     pressed = released = False
     if not at_rest:
         maker.press_button()
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline and not (pressed and released):
-            state = link.ask("board_check", step="button")
+            state = check_shape(spec, "button", link.ask("board_check", step="button"))
             pressed |= state["pressed"]
             released |= state["released"] and pressed
             time.sleep(0.05)
     return judge_button(spec, circuit, at_rest, pressed and released)
+
+
+def not_understood(what):
+    return UsageError("the board's check answered something this doce does not understand (%s)" % what)
+
+
+def check_shape(spec, step, reply):
+    """A board_check reply with what this doce reads from it, sized for its board file (the protocol's
+    schema holds the types; the lengths follow board.json), else UsageError in one line."""
+    s = spec["sensing"]
+    channels = s["groups"] * s["channels_per_group"]
+    if step == "start":
+        if (reply.get("groups"), reply.get("per_group")) != (s["groups"], s["channels_per_group"]):
+            raise not_understood("the board reads %s groups of %s inputs, this doce's board.json %d of %d: install "
+                                 "its firmware from this doce (doce flash --app-only)" % (
+                                     reply.get("groups"), reply.get("per_group"), s["groups"],
+                                     s["channels_per_group"]))
+        return reply
+    fields = {"sensors": ("means", "ranges", "after_low", "after_high", "low", "high", "off", "reads"),
+              "read": ("means",), "button": ("down", "pressed", "released")}[step]
+    for field in fields:
+        if field not in reply:
+            raise not_understood("no %s in its %s step" % (field, step))
+    for field in ("means", "ranges", "after_low", "after_high"):
+        if field in fields and len(reply[field]) != channels:
+            raise not_understood("%s: %d readings expected, got %d" % (field, channels, len(reply[field])))
+    if step == "sensors":
+        if len(reply["off"]) != 2:
+            raise not_understood("off: 2 readings expected, got %d" % len(reply["off"]))
+        for field in ("low", "high"):
+            if not reply[field][0] < channels:
+                raise not_understood("%s: input %d of %d" % (field, reply[field][0], channels))
+        if reply["reads"] < 1:
+            raise not_understood("reads: %d" % reply["reads"])
+    return reply
 
 
 def run(link, spec, circuit, maker, die=True, leds=True, button=True, timeout=SENSORS_TIMEOUT_S):
@@ -133,15 +174,17 @@ def run(link, spec, circuit, maker, die=True, leds=True, button=True, timeout=SE
         if dice:  # a faulty sensor reads like a magnet: the check says which
             notes.append("the board read something on %s with the dice off: the faults above say why"
                          % ", ".join(dice))
-    link.ask("board_check", step="start")
     try:
+        check_shape(spec, "start", link.ask("board_check", step="start"))
         sensors = link.request("board_check", step="sensors", timeout=timeout)
         if not sensors.get("ok"):
             raise UsageError("the board check's sensor step failed: %s" % sensors.get("message"))
+        check_shape(spec, "sensors", sensors)
         reading = None
         if die:
             maker.put_die(DIE_SQUARE)
-            reading = (DIE_SQUARE, link.ask("board_check", step="read", timeout=timeout)["means"])
+            reading = (DIE_SQUARE, check_shape(spec, "read", link.ask("board_check", step="read",
+                                                                       timeout=timeout))["means"])
             maker.take_die(DIE_SQUARE)
         faults, judged = judge(spec, circuit, sensors, reading)
         notes = judged + notes
@@ -151,14 +194,14 @@ def run(link, spec, circuit, maker, die=True, leds=True, button=True, timeout=SE
             faults += walk_leds(link, spec, circuit, maker)
         storage = link.ask("board_check", step="storage")
         if storage.get("storage_error"):
-            faults.append(Fault("storage", circuit.devkit(), "flash: %s" % storage["storage_error"],
+            faults.append(Fault("storage", circuit.devkit(), "flash: %s" % printable(storage["storage_error"]),
                                 "install the firmware again (doce flash), which formats the file system"))
         network = link.ask("board_check", step="network")
         if network.get("set_up") and not network.get("wifi"):
-            faults.append(Fault("wifi", circuit.devkit(), "is not on the Wi-Fi: %s" % (
+            faults.append(Fault("wifi", circuit.devkit(), "is not on the Wi-Fi: %s" % printable(
                 network.get("fault") or "it has not joined yet"), "check the name and password (doce config wifi)"))
         elif network.get("set_up") and not network.get("broker"):
-            faults.append(Fault("broker", circuit.devkit(), "is on the Wi-Fi but not on the broker: %s" % (
+            faults.append(Fault("broker", circuit.devkit(), "is on the Wi-Fi but not on the broker: %s" % printable(
                 network.get("fault") or "not connected yet"), "check the broker's address and port (doce config mqtt)"))
     finally:
         link.request("board_check", step="end")
@@ -169,24 +212,36 @@ def run(link, spec, circuit, maker, die=True, leds=True, button=True, timeout=SE
 def cmd_check_board(args):
     from . import board_picture, circuit
     spec = json.loads(BOARD_FILE.read_text())
+    for path in (args.svg, args.png):  # before the maker's part, not after it
+        if path:
+            try:
+                check_writable(path, "the picture")
+            except FileError as e:
+                raise UsageError(str(e)) from None
     maker = TerminalMaker(out=sys.stderr if args.json else sys.stdout)
     link, _ = open_link(args)
     with link:
         result = run(link, spec, circuit.load(), maker, die=not args.no_die, leds=not args.no_leds,
                      button=not args.no_button, timeout=max(args.timeout, SENSORS_TIMEOUT_S))
     faults = result["faults"]
-    if args.svg or args.png:
+    show(result, args.json)
+    if args.svg or args.png:  # after the faults are shown: a file that fails does not lose them
         centres = {sq: circuit.load().sensor(chs[0]) for sq, chs in spec["squares"].items()}
         svg = board_picture.draw(faults, squares=centres)
         try:
             if args.png:
                 board_picture.write_png(svg, args.png)
-            else:
+            if args.svg:
                 with open(args.svg, "w", encoding="utf-8") as f:
                     f.write(svg)
         except OSError as e:
-            raise UsageError("%s: cannot write (%s)" % (args.png or args.svg, e.strerror or e)) from None
-    if args.json:
+            raise UsageError("%s: cannot write the picture (%s)" % (args.png or args.svg, e.strerror or e)) from None
+    return 1 if faults else 0
+
+
+def show(result, as_json):
+    faults = result["faults"]
+    if as_json:
         print(json.dumps({"faults": [f.as_json() for f in faults], "notes": result["notes"],
                           "storage": {k: v for k, v in result["storage"].items() if k not in ("re", "id", "ok")},
                           "network": {k: v for k, v in result["network"].items() if k not in ("re", "id", "ok")}}))
@@ -196,7 +251,6 @@ def cmd_check_board(args):
         for note in result["notes"]:
             print("Note: " + note)
         print("Board check: %s." % ("%d faults" % len(faults) if faults else "no fault found"))
-    return 1 if faults else 0
 
 
 def add_check(commands):

@@ -94,6 +94,8 @@ def run(argv):
     args = parser().parse_args(argv)
     if argv is None:  # the doce command itself: `kill` ends it as Ctrl-C does, its boards and pages with it
         signal.signal(signal.SIGTERM, interrupted)
+        if hasattr(signal, "SIGHUP"):  # and so does closing its terminal: a board in a check gets its end
+            signal.signal(signal.SIGHUP, interrupted)
         # and Ctrl-C is its own even where it started ignored (a script's background job)
         signal.signal(signal.SIGINT, signal.default_int_handler)
     try:

@@ -68,3 +68,27 @@ def read_line(stream, limit, what="a line"):
     if len(line) > limit and not line.endswith("\n"):
         raise FileError("%s is over %d characters" % (what, limit))
     return line.rstrip("\r\n")
+
+
+def check_writable(path, what="the output"):
+    """Refuse, before any work is done, a file named for writing that cannot take it: a directory, a
+    FIFO (open() would wait for a reader for ever), a device (/dev/full), a missing folder or one
+    not writable. A regular file may be replaced. FileError in one line, naming it."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            raise FileError("%s: cannot write %s (no folder %s)" % (path, what, folder)) from None
+        if not os.access(folder, os.W_OK):
+            raise FileError("%s: cannot write %s (the folder is not writable)" % (path, what)) from None
+        return
+    except OSError as e:
+        raise FileError("%s: cannot write %s (%s)" % (path, what, e.strerror or e)) from None
+    except (ValueError, TypeError):
+        raise FileError("%r: no file can have that name" % str(path)) from None
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in KINDS if test(mode)), "of a kind unknown here")
+        raise FileError("%s: not a regular file (%s), so cannot take %s" % (path, kind, what))
+    if not os.access(path, os.W_OK):
+        raise FileError("%s: cannot write %s (not writable)" % (path, what))

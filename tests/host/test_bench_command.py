@@ -47,6 +47,7 @@ def test_the_figures_are_timed_on_the_board_for_a_play_and_a_win(tmp_path):
         assert figures["collection"]["n"] >= 2 and figures["collection"]["live"] > 0
         assert figures["heap"]["free_after_boot"] > 0 and figures["cpu_hz"] == 240000000  # doce/esp32.py CPU_HZ
         assert figures["network"] == {"wifi": False, "broker": False, "tls": False}
+        assert figures["platform"] == "linux"  # the unix port's sys.platform: the figures say what ran them
 
         work = bench_command.chip_workload(sim.path, figures["cpu_hz"], loops=200)
         assert work["loops"] == 200 and work["us"] > 0 and work["hz"] == 240000000
@@ -97,5 +98,73 @@ def test_the_command_guides_the_player_and_prints_each_figure_beside_its_estimat
                        "scan period at rest", "scan period while a die lands", "free heap after boot",
                        "longest collection", "chip_workload.py, one loop"):
             assert figure in text, figure
+        assert "measured on the simulator" in text and "Chip figures" not in text
         kept = json.loads(saved.read_text())
+        assert kept["platform"] == "linux" and kept["measured_on"].startswith("the simulator")
         assert kept["figures"]["die_to_light"]["win"]["from_seen"]["n"] == 1 and kept["workload"]["us"] > 0
+
+
+class StateOnly:
+    """A board that only says where it stands: in a match with a friend's board."""
+
+    def __init__(self, state):
+        self._state = state
+
+    def state(self):
+        return self._state
+
+
+class Refuses(bench_command.Player):
+    def put(self, cell, piece):
+        raise AssertionError("the bench asked for a die on %s in a remote match" % cell)
+
+
+def test_the_bench_refuses_a_board_in_a_match_with_a_friends_board_in_one_line():
+    import pytest
+
+    from doce_host.commandline import UsageError
+    state = {"mode": "playing", "board": {}, "seen": {}, "scores": {}, "round": 1, "to_move": "white",
+             "versus": None, "remote": {"peer": "b2\x1b[2J", "colour": "black", "match": "7f3a01c2",
+                                        "connected": True, "move": None, "plays": 0, "mismatch": None}}
+    with pytest.raises(UsageError) as refused:
+        bench_command.play_round(StateOnly(state), Refuses())
+    said = str(refused.value)
+    assert "friend's board b2\\x1b[2J" in said and "\x1b" not in said and "\n" not in said
+
+
+FAKE_MPREMOTE = r'''
+import os, signal, sys, time
+marks = sys.argv[0] + ".log"
+if "exec" in sys.argv:
+    print('{"us": 5, "hz": 240000000, "machine": "esp32"}')
+else:  # reset: Ctrl-C at the terminal now, to the terminal's process group
+    os.killpg(os.getpgid(os.getppid()), signal.SIGINT)
+    time.sleep(0.5)
+    open(marks, "a").write("reset done\n")
+'''
+
+RUN_ON_REPL = r'''
+import sys
+from doce_host import bench_command
+fake, marks = sys.argv[1], sys.argv[1] + ".log"
+bench_command.tool = lambda name: fake
+bench_command.back_up = lambda port: open(marks, "a").write("back up\n")
+try:
+    bench_command.run_on_repl("/dev/null", "print(1)")
+except KeyboardInterrupt:
+    sys.exit(130)
+'''
+
+
+def test_ctrl_c_while_the_board_is_reset_after_the_repl_lets_the_reset_finish(tmp_path):
+    """An interrupt that lands in run_on_repl's reset would leave the app stopped: the reset and the
+    wait for the app go on, and the interrupt is taken after them. run_on_repl runs in a session of
+    its own (a terminal's), with a stand-in mpremote whose reset sends Ctrl-C to that terminal."""
+    fake = tmp_path / "mpremote"
+    fake.write_text("#!%s\n%s" % (sys.executable, FAKE_MPREMOTE))
+    fake.chmod(0o755)
+    ran = subprocess.run([sys.executable, "-c", RUN_ON_REPL, str(fake)], start_new_session=True, timeout=120,
+                         capture_output=True, text=True)
+    marks = (tmp_path / "mpremote.log").read_text() if (tmp_path / "mpremote.log").exists() else ""
+    assert marks == "reset done\nback up\n", (ran.returncode, ran.stderr)
+    assert ran.returncode == 130 and "Traceback" not in ran.stderr

@@ -51,12 +51,12 @@ def board(tmp_path_factory):
             yield sim, link
 
 
-def check(board, *faults, die=True, leds=False, button=False):
+def check(board, *faults, die=True, leds=False, button=False, maker=None):
     sim, link = board
     sim.fault("clear")
     for fault in faults:
         sim.fault(**fault)
-    maker = SimMaker(sim, SPEC)
+    maker = (maker or SimMaker)(sim, SPEC)
     try:
         return check_command.run(link, SPEC, CIRCUIT, maker, die=die, leds=leds, button=button, timeout=TIMEOUT)
     finally:
@@ -192,6 +192,58 @@ def test_without_the_die_two_swaps_read_as_a_sound_board_and_the_check_says_so(b
     assert any("S0 and S1" in note for note in result["notes"])
 
 
+def elsewhere(square):
+    class Astray(SimMaker):
+        """Puts the die on `square` when asked for b2 (or on no square at all)."""
+
+        def put_die(self, asked):
+            self.asked.append("put " + asked)
+            if square:
+                self.sim.place(square, "white 3")
+
+        def take_die(self, asked):
+            if square:
+                self.sim.lift(square)
+    return Astray
+
+
+@pytest.mark.parametrize("square", ["a2", "a3", "c2", "b3"])
+def test_a_die_on_another_square_is_said_not_taken_for_faults_of_the_pcb(board, square):
+    result = check(board, maker=elsewhere(square))
+    assert result["faults"] == []
+    assert any("the die is on %s, not b2: put it on b2" % square in note for note in result["notes"])
+
+
+def test_no_die_on_b2_is_said_and_the_swaps_it_tells_are_left_open(board):
+    result = check(board, swapped(0, 1)[0], maker=elsewhere(None))
+    assert result["faults"] == []
+    assert any("nothing moved on b2" in note for note in result["notes"])
+    assert any("S0 and S1" in note for note in result["notes"])
+
+
+@pytest.mark.parametrize("fault", [dead(ch("b2")), open_channel(ch("b2"))], ids=["dead", "open"])
+def test_a_faulty_centre_on_b2_and_crossed_lines_are_both_named(board, fault):
+    """b2's centre is what the die moves to tell S0/S1 crossed: with it dead or open, the input that
+    reads it is its fault, not a neighbour's (a2's centre, which S0/S1 crossed put at its address)."""
+    result = check(board, fault[0], swapped(0, 1)[0])
+    assert named(result) == sorted(fault[1] + swapped(0, 1)[1])
+
+
+def test_b2s_centre_in_a_dark_group_leaves_the_swaps_untold_and_says_so(board):
+    fault = no_supply(ch("b2") // 16)
+    result = check(board, fault[0], swapped(0, 1)[0])
+    assert named(result) == fault[1]
+    assert any("S0 and S1" in note and "could not be told" in note for note in result["notes"]), result
+
+
+def test_a_second_select_line_fault_behind_the_first_is_said_possible(board):
+    """The check tells one select-line fault at a time: two, and the second may hide behind the
+    first, so the check says to run it again once the first is mended."""
+    result = check(board, stuck(0, 1)[0], stuck(1, 0)[0])
+    assert ("select_stuck", "MUX_S0") in named(result)
+    assert any("one select-line fault at a time" in note for note in result["notes"]), result
+
+
 def test_a_broken_led_chain_is_named_at_the_first_dark_led(board):
     result = check(board, {"kind": "led_break", "led": 12}, die=False, leds=True)
     assert named(result) == [("led_break", CIRCUIT.led(12))]
@@ -287,3 +339,26 @@ def test_the_check_and_the_meter_are_loaded_only_when_asked_for(tmp_path):
         sim.command(do="send", line='{"cmd": "board_check", "step": "start"}\n')
         sim.command(do="send", line='{"cmd": "board_check", "step": "end"}\n')
         assert "doce.bringup" in sim.command(do="modules")["loaded"]
+
+
+def test_closing_the_terminal_mid_check_gives_the_board_back_to_its_game(tmp_path):
+    """SIGHUP (the terminal closed) ends doce check board as Ctrl-C does: the board gets its end."""
+    import os
+    import signal
+    import subprocess
+
+    from ctrl_c import STOP_S, Doce
+    with SerialSim(tmp_path, seed=4) as sim:
+        booted(sim)
+        doce = Doce("check", "board", "--port", sim.path, "--timeout", str(TIMEOUT), "--no-die",
+                    stdin=subprocess.PIPE)
+        try:
+            doce.until(lambda line: "Press the board's button" in line or "lights alone" in line, timeout=TIMEOUT)
+            os.killpg(doce.process.pid, signal.SIGHUP)
+            assert doce.process.wait(STOP_S) == 130
+        finally:
+            if doce.process.poll() is None:
+                os.killpg(doce.process.pid, signal.SIGKILL)
+        with BoardLink(sim.path, timeout=TIMEOUT) as link:
+            link.hello()
+            assert link.request("board_check", step="led", index=0)["error"] == "no_check"  # out of the check
