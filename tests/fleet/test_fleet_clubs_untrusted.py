@@ -4,6 +4,7 @@ file someone may have edited, so every field of it is checked before any goes in
 cannot be right. Each mistake is one line and exit 2, and mosquitto.conf is left as it was."""
 
 import io
+import json
 
 import pytest
 
@@ -22,6 +23,49 @@ def refused(capsys, monkeypatch, folder, *args):
     code, err = secure(capsys, monkeypatch, folder, *args)
     assert code == 2 and err.startswith("doce: ") and err.count("\n") == 1, err
     return err
+
+
+@pytest.fixture
+def room(tmp_path, capsys, monkeypatch):
+    """A room of two boards that bridges to club far's broker as 'near'."""
+    folder = tmp_path / "room1"
+    assert secure(capsys, monkeypatch, folder, "--boards", "aa11,bb22")[0] == 0
+    assert secure(capsys, monkeypatch, folder, "--club", "far=cc33", "--bridge", URL, "--bridge-user", "near",
+                  "--password-stdin")[0] == 0
+    return folder
+
+
+def edit_clubs(folder, change):
+    path = folder / "clubs.json"
+    found = json.loads(path.read_text())
+    change(found)
+    path.write_text(json.dumps(found))
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda c: c["bridge"].update(host="far.example\nallow_anonymous true\nlistener 1884 0.0.0.0"), "bridge"),
+    (lambda c: c["bridge"].update(host="a.example b.evil.example"), "bridge"),
+    (lambda c: c["bridge"].update(password="pw\ninclude_dir /tmp"), "bridge.password"),
+    (lambda c: c["bridge"].update(password="pw word"), "bridge.password"),
+    (lambda c: c["bridge"].update(password=7), "bridge.password"),
+    (lambda c: c["bridge"].update(port="1883"), "bridge.port"),
+    (lambda c: c["bridge"].update(port=70000), "bridge.port"),
+    (lambda c: c["bridge"].update(port=True), "bridge.port"),
+    (lambda c: c["bridge"].update(tls="yes"), "bridge.tls"),
+    (lambda c: c["bridge"].update(ca="/tmp/ca.pem\ninclude_dir /tmp"), "bridge"),
+    (lambda c: c["bridge"].update(user="near\nlistener 1"), "bridge.user"),
+    (lambda c: c["bridge"].pop("host"), "bridge.host"),
+    (lambda c: c["bridge"].update(url="mqtt://other.example:1883"), "bridge"),
+    (lambda c: c["clubs"].update({"far\nallow_anonymous true": ["cc33"]}), "clubs"),
+    (lambda c: c["clubs"].update(far=["cc33 dd44"]), "clubs"),
+    (lambda c: c.update(bridge=[]), "bridge"),
+])
+def test_an_edited_clubs_file_is_refused_before_anything_is_written(room, capsys, monkeypatch, change, said):
+    edit_clubs(room, change)
+    conf = (room / "mosquitto.conf").read_text()
+    err = refused(capsys, monkeypatch, room, "--boards", "dd44")
+    assert "clubs.json" in err and said in err, err
+    assert (room / "mosquitto.conf").read_text() == conf
 
 
 @pytest.mark.parametrize("host", ["a.example b.evil.example", "-x", "a_b!", "far.example\nlistener 1"])
