@@ -74,3 +74,24 @@ def test_a_bridge_host_that_is_no_host_name_is_refused(tmp_path, capsys, monkeyp
                   "mqtt://%s:1883" % host, "--bridge-user", "near", "--password-stdin")
     assert "host name" in err or "mqtt" in err, err
     assert not (tmp_path / "room2" / "mosquitto.conf").exists()
+
+
+def test_a_club_given_twice_is_refused(tmp_path, capsys, monkeypatch):
+    err = refused(capsys, monkeypatch, tmp_path / "room3", "--boards", "aa11", "--club", "far=cc33",
+                  "--club", "far=dd44")
+    assert "--club far" in err and "twice" in err, err
+
+
+def test_the_bridge_user_is_not_a_club_it_reaches(tmp_path, capsys, monkeypatch):
+    """--bridge-user is this club's name on the other broker; a --club is another club: on a broker
+    the clubs share, the two bridges would be one user and one client id, each putting the other off."""
+    err = refused(capsys, monkeypatch, tmp_path / "room4", "--club", "far=cc33", "--bridge", URL,
+                  "--bridge-user", "far", "--password-stdin")
+    assert "--bridge-user far" in err, err
+
+
+def test_the_conf_names_the_other_broker(room):
+    conf = (room / "mosquitto.conf").read_text()
+    comment = next(line for line in conf.splitlines() if line.startswith("# the bridge"))
+    assert "far.example:1883" in comment and "near's broker" not in comment, comment
+    assert "address far.example:1883" in conf

@@ -141,8 +141,8 @@ def bridge_lines(prefix, ours, theirs, bridge):
     A bridge restarted, or its far broker, connects again within restart_timeout and the retained
     messages of both sides come again: nothing of a match is lost (tests/fleet/test_remote_bridge.py)."""
     host, port, tls = bridge["host"], bridge["port"], bridge["tls"]
-    lines = ["", "# the bridge to %s's broker (doce fleet secure --bridge): remote matches between this room's "
-                 "boards and its clubs'" % bridge["user"],
+    lines = ["", "# the bridge to the broker at %s:%d, where this club is user %s (doce fleet secure --bridge): "
+                 "remote matches between this room's boards and its clubs'" % (host, port, bridge["user"]),
              "connection doce-%s" % bridge["user"], "address %s:%d" % (host, port),
              "remote_clientid %s" % bridge["user"], "remote_username %s" % bridge["user"],
              "remote_password %s" % bridge["password"], "bridge_protocol_version mqttv311", "try_private true",
@@ -502,6 +502,10 @@ def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0
             raise SecurityError("%s: a board of two rooms; each board id is one board's" % ", ".join(sorted(shared)))
     if bridge:
         checked_bridge(bridge)
+    if bridge and bridge["user"] in clubs:
+        raise SecurityError("--bridge-user %s is this club's name on the other broker, and --club %s another club's: "
+                            "on a broker the clubs share, the two would be one user, each bridge putting the other "
+                            "off" % (bridge["user"], bridge["user"]))
     if bridge and bridge["user"] in mine:
         raise SecurityError("--bridge-user %s is a board of this room: it is this club's name on the other broker"
                             % bridge["user"])
