@@ -1,7 +1,7 @@
 """hardware/board.json read as every `doce` command that uses it reads it: someone may have written it
 by hand. A regular file of at most MAX_BYTES, JSON of any depth refused in one line, the firmware's own
 check (doce/board.py: what a board needs to boot), and what only the host reads besides: the
-magnetic model's and the mechanics' dimensions (SHAPES: every field the simulator, the physics
+magnetic model's and the mechanics' dimensions and the LEDs' currents (SHAPES: every field the simulator, the physics
 model, `doce check board` and the drawings read, present, of its kind and in its range), and the
 edge lights' files that `doce check board` names.
 """
@@ -13,7 +13,7 @@ from .files import read_text
 
 MAX_BYTES = 256 * 1024  # the board file is about 8 KB
 TEXT_KEYS = ("about", "part")  # the only words among the dimensions: what a section is, a part's name
-DIMENSIONS = ("physics", "mechanics")
+DIMENSIONS = ("physics", "mechanics", "power")
 
 # What each field the host reads must be: POSITIVE a number above 0, SIZE one of at least 0,
 # TOLERANCE [nominal above 0, tolerance at least 0], SPAN [low, high] with 0 <= low <= high
@@ -30,6 +30,8 @@ SHAPES = {
         "rail": {"group_sensors": POSITIVE, "sensor_decoupling_nF": SIZE, "bulk_uF": SPAN, "recovery_us": POSITIVE,
                  "load_regulation": SIZE, "switch_mohm": SIZE, "regulator_V": SPAN},
     },
+    # the simulator's LED current limit (sim/device/network.py); the caps are the firmware's check's
+    "power": {"led_budget_ma": POSITIVE, "led_ma_per_channel": POSITIVE, "led_budget_wifi_ma": POSITIVE},
     "mechanics": {
         "pcb_mm": POSITIVE, "pad_copper_mm": SIZE, "solder_mm": SPAN, "sensor_height_mm": SPAN, "mask_mm": SPAN,
         "spacer_mm": SIZE, "spacer_tol_mm": SIZE, "border_mm": SIZE, "strip_mm": POSITIVE, "hole_mm": POSITIVE,

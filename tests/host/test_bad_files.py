@@ -136,6 +136,8 @@ def test_a_rules_file_over_a_megabyte_is_not_read_whole(tmp_path, capsys):
      "physics.magnet.remanence_mT: a list of two numbers [low, high]"),
     (lambda s: s["physics"].update(square_mm=0), "physics.square_mm: above 0"),
     (lambda s: s["physics"].update(square_mm=-5), "physics.square_mm: above 0"),
+    (lambda s: s["power"].update(led_ma_per_channel="20"), 'power.led_ma_per_channel: a number, not "20"'),
+    (lambda s: s["power"].pop("led_budget_wifi_ma"), "power.led_budget_wifi_ma: missing"),
     (lambda s: s["leds"].pop("turn_files"), "leds.turn_files"),
     (lambda s: s["leds"].update(turn_files=["b", "c", "z"]), "leds.turn_files"),
     # the firmware's Board keeps LED indices in a bytearray
