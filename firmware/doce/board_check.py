@@ -101,7 +101,8 @@ def check(spec, sensors_per_square):
          "five channels for each square: C, N, E, S, W")
     need(all(0 <= ch < s["groups"] * 16 for ch in channels) and len(set(channels)) == len(channels),
          "squares", "every channel on a multiplexer input, and none used twice")
-    need(whole(spec["leds"]["count"], 1, 1024), "leds.count", "1 to 1024 LEDs")
+    # doce/board.py keeps each LED's index in a byte
+    need(whole(spec["leds"]["count"], 1, 256), "leds.count", "1 to 256 LEDs")
     turn = spec["leds"]["turn"]
     need(type(turn["white"]) is list and type(turn["black"]) is list, "leds.turn", "a list of LEDs for each side")
     leds = list(spec["leds"]["squares"].values()) + turn["white"] + turn["black"]

@@ -1,7 +1,9 @@
 """hardware/board.json read as every `doce` command that uses it reads it: someone may have written it
 by hand. A regular file of at most MAX_BYTES, JSON of any depth refused in one line, the firmware's own
 check (doce/board.py: what a board needs to boot), and what only the host reads besides: the
-magnetic model's and the mechanics' dimensions, numbers where numbers go.
+magnetic model's and the mechanics' dimensions and the LEDs' currents (SHAPES: every field the simulator, the physics
+model, `doce check board` and the drawings read, present, of its kind and in its range), and the
+edge lights' files that `doce check board` names.
 """
 
 import json
@@ -11,22 +13,90 @@ from .files import read_text
 
 MAX_BYTES = 256 * 1024  # the board file is about 8 KB
 TEXT_KEYS = ("about", "part")  # the only words among the dimensions: what a section is, a part's name
-DIMENSIONS = ("physics", "mechanics")
+DIMENSIONS = ("physics", "mechanics", "power")
+
+# What each field the host reads must be: POSITIVE a number above 0, SIZE one of at least 0,
+# TOLERANCE [nominal above 0, tolerance at least 0], SPAN [low, high] with 0 <= low <= high
+POSITIVE, SIZE, TOLERANCE, SPAN = "positive", "size", "tolerance", "span"
+SHAPES = {
+    "physics": {
+        "square_mm": POSITIVE, "ring_mm": POSITIVE, "die_mm": TOLERANCE, "well_mm": TOLERANCE,
+        "well_depth_mm": POSITIVE, "floor_mm": TOLERANCE, "air_mm": TOLERANCE,
+        "magnet": {"diameter_mm": POSITIVE, "height_mm": POSITIVE, "size_tol_mm": SIZE, "remanence_mT": SPAN,
+                   "place_tol_mm": SIZE, "pocket_mm": SPAN, "face_recess_mm": SPAN},
+        "sensor": {"supply_V": POSITIVE, "supply_mA": SPAN, "hall_depth_mm": TOLERANCE,
+                   "sensitivity_mV_per_mT": SPAN, "quiescent_V": SPAN, "linear_mT": POSITIVE, "noise_mV_rms": SIZE},
+        "adc": {"vref_mV": SPAN, "inl_lsb": SIZE, "noise_counts": SIZE},
+        "rail": {"group_sensors": POSITIVE, "sensor_decoupling_nF": SIZE, "bulk_uF": SPAN, "recovery_us": POSITIVE,
+                 "load_regulation": SIZE, "switch_mohm": SIZE, "regulator_V": SPAN},
+    },
+    # the simulator's LED current limit (sim/device/network.py); the caps are the firmware's check's
+    "power": {"led_budget_ma": POSITIVE, "led_ma_per_channel": POSITIVE, "led_budget_wifi_ma": POSITIVE},
+    "mechanics": {
+        "pcb_mm": POSITIVE, "pad_copper_mm": SIZE, "solder_mm": SPAN, "sensor_height_mm": SPAN, "mask_mm": SPAN,
+        "spacer_mm": SIZE, "spacer_tol_mm": SIZE, "border_mm": SIZE, "strip_mm": POSITIVE, "hole_mm": POSITIVE,
+        "hole_inset_mm": POSITIVE, "standoff_mm": POSITIVE, "wall_mm": POSITIVE,
+        "jig": {"wall_mm": POSITIVE, "fit_mm": SIZE, "drill_mm": POSITIVE, "drill_point_deg": POSITIVE,
+                "guide_mm": POSITIVE},
+        "laser": {"kerf_wells_mm": SIZE, "taper_wells_mm": SIZE, "kerf_enclosure_mm": SIZE},
+    },
+}
 
 
 def load(path):
     """The board file at `path`, checked: its spec, or ValueError in one line (FileError is one)."""
     from doce.board import Board
     text = read_text(path, MAX_BYTES, "a board file")
+    if text.startswith("\ufeff"):  # json.loads refuses it, and so would the board
+        raise ValueError("board file: starts with a UTF-8 byte order mark: save it as UTF-8 without one")
     try:
         spec = json.loads(text)
     except RecursionError:
         raise ValueError("board file: nested deeper than any board file is") from None
     Board(spec)
     for section in DIMENSIONS:
-        if section in spec:
-            dimensions(spec[section], section)
+        if section not in spec:
+            raise ValueError("board file: %s: missing" % section)
+        dimensions(spec[section], section)
+        shaped(spec[section], SHAPES[section], section)
+    turn_files(spec)
     return spec
+
+
+def shaped(value, shape, field):
+    """Each field of `shape` present in `value` (dimensions() has seen its numbers) and in its range."""
+    if type(value) is not dict:
+        raise ValueError("board file: %s: an object" % field)
+    for key, kind in shape.items():
+        name = "%s.%s" % (field, key)
+        if key not in value:
+            raise ValueError("board file: %s: missing" % name)
+        v = value[key]
+        if type(kind) is dict:
+            shaped(v, kind, name)
+        elif kind in (POSITIVE, SIZE):
+            if type(v) is list:
+                raise ValueError("board file: %s: a number, not a list" % name)
+            if not (v > 0 if kind == POSITIVE else v >= 0):
+                raise ValueError("board file: %s: %s, not %s" % (name, "above 0" if kind == POSITIVE else "at least 0",
+                                                                 json.dumps(v)))
+        elif kind == TOLERANCE:
+            if type(v) is not list or len(v) != 2 or not v[0] > 0 or not v[1] >= 0:
+                raise ValueError("board file: %s: a list of two numbers [nominal, tolerance], the nominal above 0 "
+                                 "and the tolerance at least 0" % name)
+        elif type(v) is not list or len(v) != 2 or not 0 <= v[0] <= v[1]:
+            raise ValueError("board file: %s: a list of two numbers [low, high], 0 <= low <= high" % name)
+
+
+def turn_files(spec):
+    """leds.turn_files: the file letter beside each edge light, as `doce check board` names them."""
+    from doce.squares import square_name
+    files = spec["leds"].get("turn_files")
+    letters = [square_name(spec["grid"], i)[0] for i in range(spec["grid"])]
+    if type(files) is not list or not all(type(f) is str and f in letters for f in files) or \
+            any(len(files) != len(lights) for lights in spec["leds"]["turn"].values()):
+        raise ValueError("board file: leds.turn_files: a list of file letters (%s..%s), one for each edge light "
+                         "of a side" % (letters[0], letters[-1]))
 
 
 def number(value):

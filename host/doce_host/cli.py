@@ -73,9 +73,12 @@ USES_BOARD_FILE = ("flash", "sim", "play", "web", "snapshot", "dice", "check", "
 def check_board_file():
     from . import paths
     from .board_file import load
+    from .files import FileError
     try:
         load(paths.BOARD_FILE)
-    except ValueError as e:  # json's errors are ValueErrors too, and files.FileError
+    except FileError as e:  # it names the file already
+        raise UsageError(str(e)) from None
+    except ValueError as e:  # json's errors are ValueErrors too
         raise UsageError("%s: %s" % (paths.BOARD_FILE, e)) from None
 
 

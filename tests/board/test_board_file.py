@@ -56,6 +56,10 @@ CASES = [
     ("an idle period shorter than a scan's", lambda s: s["sensing"].update(idle_scan_period_ms=1, scan_period_ms=2),
      "sensing.idle_scan_period_ms"),
     ("an LED count of text", lambda s: s["leds"].update(count="31"), "leds.count"),
+    # doce/board.py keeps LED indices in bytes: 299 passed the check, then Board() raised a ValueError
+    # naming no field (review of issue 41, 7)
+    ("an LED index above 255", lambda s: (s["leds"].update(count=300), s["leds"]["squares"].update(a1=299)),
+     "leds.count: 1 to 256"),
     ("no Wi-Fi brightness", lambda s: s["power"].pop("brightness_cap_wifi"), "'brightness_cap_wifi'"),
     ("a Wi-Fi brightness over full", lambda s: s["power"].update(brightness_cap_wifi=2), "power.brightness_cap_wifi"),
     # every pins.* a GPIO a DOCE board can use, as it uses it (machine.Pin took any number)

@@ -12,6 +12,10 @@ from doce_host.paths import ROOT
 STANDARD = json.loads((ROOT / "rules" / "standard.json").read_text())
 
 
+def paths_board_text():
+    return (ROOT / "hardware" / "board.json").read_text()
+
+
 def refused(capsys, *argv):
     """Run doce in this process: it must exit 2 with one line on stderr (a traceback fails the test)."""
     assert cli.main(list(argv)) == 2
@@ -123,6 +127,22 @@ def test_a_rules_file_over_a_megabyte_is_not_read_whole(tmp_path, capsys):
     (lambda s: s["mechanics"].update(wall_mm=True), "mechanics.wall_mm: a number, not true"),
     (lambda s: s["physics"].update(about=3), "physics.about: words"),
     (lambda s: s["pins"].update(leds=34), "pins.leds: GPIO 34 is an input"),
+    # review of issue 41, 7: each passed the check, then doce sim or doce check board gave a traceback
+    (lambda s: s.pop("physics"), "physics: missing"),
+    (lambda s: s.pop("mechanics"), "mechanics: missing"),
+    (lambda s: s["physics"].update(adc={}), "physics.adc.vref_mV: missing"),
+    (lambda s: s["physics"].update(die_mm=0), "physics.die_mm: a list of two numbers [nominal, tolerance]"),
+    (lambda s: s["physics"]["magnet"].update(remanence_mT=[1480, 1420]),
+     "physics.magnet.remanence_mT: a list of two numbers [low, high]"),
+    (lambda s: s["physics"].update(square_mm=0), "physics.square_mm: above 0"),
+    (lambda s: s["physics"].update(square_mm=-5), "physics.square_mm: above 0"),
+    (lambda s: s["power"].update(led_ma_per_channel="20"), 'power.led_ma_per_channel: a number, not "20"'),
+    (lambda s: s["power"].pop("led_budget_wifi_ma"), "power.led_budget_wifi_ma: missing"),
+    (lambda s: s["leds"].pop("turn_files"), "leds.turn_files"),
+    (lambda s: s["leds"].update(turn_files=["b", "c", "z"]), "leds.turn_files"),
+    # the firmware's Board keeps LED indices in a bytearray
+    (lambda s: (s["leds"].update(count=300), s["leds"]["squares"].update(a1=299)), "leds.count: 1 to 256"),
+    ("\ufeff" + json.dumps(json.loads(paths_board_text())), "byte order mark"),
     ("fifo", "not a regular file (a FIFO), so not a board file"),
     ("/dev/zero", "not a regular file (a character device), so not a board file"),
 ])
@@ -146,4 +166,4 @@ def test_a_bad_board_file_is_one_line_before_any_board_command(tmp_path, capsys,
         broken.write_text(text[:text.rindex(",") + 1])  # cut after a comma: 'Expecting property name'
     monkeypatch.setattr(paths, "BOARD_FILE", broken)
     err = refused(capsys, *argv)
-    assert str(broken) in err and said in err
+    assert err.count(str(broken)) == 1 and said in err, err

@@ -7,6 +7,7 @@ decision for its organiser (a Mosquitto config), never a default.
 
 import asyncio
 import getpass
+import ipaddress
 import logging
 import shutil
 import socket
@@ -47,6 +48,14 @@ def parse_url(url, tls_ok=False):
     # DNS limits (RFC 1035, 2.3.4): 253 characters, 63 a label; an address is never longer
     if len(host) > 253 or any(not 0 < len(label) <= 63 for label in host.rstrip(".").split(".")):
         raise BrokerError("%r is not a host name or address" % host[:80])
+    # and of letters, digits and inner hyphens only: 'a.example b.evil.example' would be two
+    # addresses in mosquitto.conf, '-x' an option to a command
+    from ..commandline import HOST_NAME
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        if not HOST_NAME.match(host.rstrip(".")):
+            raise BrokerError("%r is not a host name or address" % host[:80]) from None
     if port == 0:  # written as 0, or no number from 1 to 65535
         raise BrokerError("a broker's port is a number from 1 to 65535: %r" % shown)
     port = port or (8883 if parts.scheme == "mqtts" else 1883)

@@ -232,6 +232,10 @@ def cmd_fleet_secure(args):
         raise UsageError("--host names the broker in its TLS certificate: give --tls too")
     if args.tls and args.tls_port == args.mqtt_port:
         raise UsageError("--tls-port and --mqtt-port must differ: one listener each (%d)" % args.mqtt_port)
+    names = [name for name, _ in args.club or []]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:  # the second would replace the first
+        raise UsageError("--club %s given twice: give each club once, with all its boards (NAME=ID,ID)" % twice[0])
     bridge = bridge_settings(args)
     try:
         credentials, reused, changes = write_room(args.folder, args.boards or [], args.prefix,

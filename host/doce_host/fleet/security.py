@@ -141,8 +141,8 @@ def bridge_lines(prefix, ours, theirs, bridge):
     A bridge restarted, or its far broker, connects again within restart_timeout and the retained
     messages of both sides come again: nothing of a match is lost (tests/fleet/test_remote_bridge.py)."""
     host, port, tls = bridge["host"], bridge["port"], bridge["tls"]
-    lines = ["", "# the bridge to %s's broker (doce fleet secure --bridge): remote matches between this room's "
-                 "boards and its clubs'" % bridge["user"],
+    lines = ["", "# the bridge to the broker at %s:%d, where this club is user %s (doce fleet secure --bridge): "
+                 "remote matches between this room's boards and its clubs'" % (host, port, bridge["user"]),
              "connection doce-%s" % bridge["user"], "address %s:%d" % (host, port),
              "remote_clientid %s" % bridge["user"], "remote_username %s" % bridge["user"],
              "remote_password %s" % bridge["password"], "bridge_protocol_version mqttv311", "try_private true",
@@ -175,13 +175,60 @@ def load_clubs(folder):
         found = json.loads(read_limited(path, MAX_CLUBS, "the room's clubs"))
     except (FileError, ValueError, RecursionError) as e:
         raise SecurityError("%s: %s; move it away to start afresh" % (path, e)) from None
-    clubs, bridge = found.get("clubs") if isinstance(found, dict) else None, found.get("bridge")
+    clubs = found.get("clubs") if isinstance(found, dict) else None
+    bridge = found.get("bridge") if isinstance(found, dict) else None
     if not isinstance(clubs, dict) or not all(
             isinstance(c, str) and ID_PATTERN.match(c) and isinstance(ids, list) and ids
-            and all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids) for c, ids in clubs.items()) or \
-            not (bridge is None or isinstance(bridge, dict) and ID_PATTERN.match(str(bridge.get("user")))):
-        raise SecurityError("%s: not a file doce fleet secure writes; move it away to start afresh" % path)
+            and all(isinstance(i, str) and ID_PATTERN.match(i) for i in ids) for c, ids in clubs.items()):
+        raise SecurityError("%s: clubs: not a file doce fleet secure writes (each club's name and its boards' "
+                            "ids: letters, digits, - and _); move it away to start afresh" % path)
+    if bridge is not None:
+        try:
+            checked_bridge(bridge)
+        except SecurityError as e:
+            raise SecurityError("%s: %s; move it away to start afresh" % (path, e)) from None
     return {"clubs": clubs, "bridge": bridge}
+
+
+BRIDGE_KEYS = ("url", "host", "port", "tls", "user", "password", "ca")
+MAX_PASSWORD = 1024
+
+
+def checked_bridge(bridge):
+    """A bridge's settings ({"url", "host", ...}, bridge_lines) as mosquitto.conf can take them, or
+    SecurityError naming the field: each goes into the conf on a line of its own, so none may hold a
+    line end, nor a space that would make a second address, and each is of its type."""
+    from .broker import BrokerError, parse_url
+    if not isinstance(bridge, dict):
+        raise SecurityError("bridge: an object of %s" % ", ".join(BRIDGE_KEYS))
+    for key in BRIDGE_KEYS:
+        if key not in bridge:
+            raise SecurityError("bridge.%s: missing" % key)
+    for key in bridge:
+        if key not in BRIDGE_KEYS:
+            raise SecurityError("bridge.%s: no field of a bridge (%s)" % (str(key)[:20], ", ".join(BRIDGE_KEYS)))
+    for key, kind in (("url", str), ("host", str), ("tls", bool), ("user", str), ("password", str)):
+        if type(bridge[key]) is not kind:
+            raise SecurityError("bridge.%s: %s" % (key, "true or false" if kind is bool else "text"))
+    if type(bridge["port"]) is not int or not 0 < bridge["port"] <= 65535:
+        raise SecurityError("bridge.port: a number from 1 to 65535")
+    if not ID_PATTERN.match(bridge["user"]):
+        raise SecurityError("bridge.user: letters, digits, - and _ only")
+    if not 0 < len(bridge["password"]) <= MAX_PASSWORD or not all("!" <= c <= "~" for c in bridge["password"]):
+        raise SecurityError("bridge.password: printable ASCII without spaces (mosquitto.conf takes no other), "
+                            "1 to %d characters" % MAX_PASSWORD)
+    try:
+        where = parse_url(bridge["url"], tls_ok=True)
+    except BrokerError as e:
+        raise SecurityError("bridge.url: %s" % e) from None
+    if where != (bridge["host"], bridge["port"], bridge["tls"]):
+        raise SecurityError("bridge.host, bridge.port and bridge.tls: not those of bridge.url")
+    ca = bridge["ca"]
+    if bridge["tls"] != (ca is not None) or ca is not None and (
+            type(ca) is not str or not os.path.isabs(ca) or not all(" " <= c != "\x7f" for c in ca)):
+        raise SecurityError("bridge.ca: with mqtts:// only, the absolute path of the other broker's CA, "
+                            "no control character in it")
+    return bridge
 
 
 PLAIN_PORT = 1883
@@ -453,6 +500,12 @@ def write_room(folder, board_ids, prefix="doce", tls_hosts=None, listen="127.0.0
                                             for b in theirs}.intersection(ids)
         if shared:
             raise SecurityError("%s: a board of two rooms; each board id is one board's" % ", ".join(sorted(shared)))
+    if bridge:
+        checked_bridge(bridge)
+    if bridge and bridge["user"] in clubs:
+        raise SecurityError("--bridge-user %s is this club's name on the other broker, and --club %s another club's: "
+                            "on a broker the clubs share, the two would be one user, each bridge putting the other "
+                            "off" % (bridge["user"], bridge["user"]))
     if bridge and bridge["user"] in mine:
         raise SecurityError("--bridge-user %s is a board of this room: it is this club's name on the other broker"
                             % bridge["user"])
