@@ -413,7 +413,7 @@ class Opponent:
         self.work = 0
         self.nodes = 0
         self.slice = SLICE
-        self.limit = 1 << 30  # the first ply always runs whole: it is the move
+        self.limit = 0x3FFFFFFF  # no limit: the first ply always runs whole (the largest small int on the chip)
         self._load(game)
         self.may_block = not game.blocker_this_turn
         if self.level == 0:

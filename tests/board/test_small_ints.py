@@ -21,7 +21,6 @@ ALLOWED = {
     ("remote.py", "crc32"): "the game's checksum in a match with a friend's board, once a move (issue 41's: "
                             "a big int three times in four on the chip)",
     ("remote.py", 0xFFFFFFFF): "the same checksum, masked",
-    ("opponent.py", 1 << 30): "the opponent's first-ply limit, a sentinel (issue 44's to replace)",
 }
 
 
