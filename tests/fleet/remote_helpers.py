@@ -147,3 +147,36 @@ def publish(broker, topic, payload, retain=False, user=None, password=None):
     info.wait_for_publish(10)
     c.loop_stop()
     c.disconnect()
+
+
+def retained(broker, password=None, pattern="doce/+/remote/+", wait=60):
+    """{topic: payload} of every message the broker keeps retained under `pattern`, as the organiser
+    (or, with no password, anyone) reads them: they come as it subscribes, before a message published
+    after the subscription."""
+    import threading
+
+    import paho.mqtt.client as mqtt
+    found, done = {}, threading.Event()
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    if password:
+        c.username_pw_set("organiser", password)
+
+    def on_message(cl, u, m):
+        if m.topic == "doce/organiser/remote/end":
+            done.set()
+        elif m.retain:
+            found[m.topic] = m.payload
+    c.on_message = on_message
+    subscribed = threading.Event()
+    c.on_subscribe = lambda *args: subscribed.set()
+    c.connect(broker.host, broker.port)
+    c.loop_start()
+    try:
+        c.subscribe(pattern, 1)
+        assert subscribed.wait(wait)
+        c.publish("doce/organiser/remote/end", b".", qos=1)
+        assert done.wait(wait)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+    return found

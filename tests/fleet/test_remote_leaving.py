@@ -3,12 +3,10 @@ a board that leaves the match while off the broker tells its friend once it is b
 between included), and boards paired with a stale or crossed code each say so once, in words for the
 player, instead of both waiting, "not connected", for ever. Two simulated boards on a real Mosquitto."""
 
-import threading
 
-import paho.mqtt.client as mqtt
 import pytest
 from fleet_helpers import link
-from remote_helpers import Pair
+from remote_helpers import Pair, retained
 
 WAIT_S = 60
 
@@ -31,32 +29,6 @@ def warnings_on(pair, sim, words, count=1):
     return heard
 
 
-def retained_remote(broker):
-    """The topics of every remote message the broker keeps retained."""
-    found, done = [], threading.Event()
-    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-
-    def on_message(cl, u, m):
-        if m.topic == "doce/end/remote/end":
-            done.set()
-        elif m.retain and m.payload:
-            found.append(m.topic)
-    c.on_message = on_message
-    subscribed = threading.Event()
-    c.on_subscribe = lambda *args: subscribed.set()
-    c.connect(broker.host, broker.port)
-    c.loop_start()
-    try:
-        c.subscribe("doce/+/remote/+", 1)
-        assert subscribed.wait(WAIT_S)
-        c.publish("doce/end/remote/end", b".", qos=1)
-        assert done.wait(WAIT_S)
-    finally:
-        c.loop_stop()
-        c.disconnect()
-    return sorted(found)
-
-
 @pytest.mark.parametrize("cut", [False, True], ids=["back", "cut then back"])
 def test_a_board_that_leaves_while_off_the_broker_tells_its_friend_once_back(pair, mosquitto, cut):
     """Issue 41, 4: `remote end` over USB with the Wi-Fi down sent nothing, and the friend's board
@@ -75,7 +47,7 @@ def test_a_board_that_leaves_while_off_the_broker_tells_its_friend_once_back(pai
     pair.pump(500)
     assert not [e for e in pair.a.take_events() if e["event"] == "warning" and "left" in e["message"]]  # once
     assert link(pair.b, cmd="remote")["remote"] is None
-    assert retained_remote(mosquitto) == []  # the news read, the friend cleared it
+    assert sorted(retained(mosquitto)) == []  # the news read, the friend cleared it
 
 
 def test_a_stale_code_joined_after_a_second_invitation_is_said_on_both_boards(pair, mosquitto):

@@ -10,7 +10,7 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 from fleet_helpers import link, mosquitto_or_skip
-from remote_helpers import Pair, clear_both, play_round
+from remote_helpers import Pair, clear_both, play_round, retained
 from test_match import MATCH
 
 from doce_host.cli import main
@@ -40,34 +40,6 @@ def connected(broker, user, password):
     c.loop_start()
     assert ready.wait(WAIT_S)
     return c
-
-
-def retained(broker, password, pattern="doce/+/remote/+"):
-    """{topic: payload} of every message the broker keeps retained under `pattern`, as the organiser
-    reads them: they come as it subscribes, before a message published after the subscription."""
-    found, done = {}, threading.Event()
-    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
-    c.username_pw_set("organiser", password)
-
-    def on_message(cl, u, m):
-        if m.topic == "doce/organiser/remote/end":
-            done.set()
-        elif m.retain:
-            found[m.topic] = m.payload
-    c.on_message = on_message
-    subscribed = threading.Event()
-    c.on_subscribe = lambda *args: subscribed.set()
-    c.connect(broker.host, broker.port)
-    c.loop_start()
-    try:
-        c.subscribe(pattern, 1)
-        assert subscribed.wait(WAIT_S)
-        c.publish("doce/organiser/remote/end", b".", qos=1)
-        assert done.wait(WAIT_S)
-    finally:
-        c.loop_stop()
-        c.disconnect()
-    return found
 
 
 def test_a_board_writes_remote_messages_only_to_the_rooms_real_boards(secured):
