@@ -43,3 +43,23 @@ def test_the_limit_is_a_cores_time_not_the_wall_clocks(tmp_path):
             p.kill()
             p.wait()
     assert run.returncode == 0, run.stdout
+
+
+def test_a_wait_counts_a_cores_time_so_a_busy_machine_stretches_it(monkeypatch):
+    """A wall-clock deadline failed CI at load (tests/fleet/test_fleet_record.py, a board's acks
+    late under four workers on two cores): wait_until counts the share of a core the work gets."""
+    import time
+
+    import waiting
+    looks = []
+
+    def timed(tasks):
+        monkeypatch.setattr(waiting, "runnable", lambda: tasks)
+        looks.clear()
+        began = time.monotonic()
+        assert waiting.wait_until(lambda: looks.append(1) and False, 0.2) is None
+        return time.monotonic() - began
+
+    quiet = timed(1)
+    busy = timed(CORES * 4)  # each task a quarter of a core: the same work takes four times the wall time
+    assert 0.2 <= quiet < 0.6 and busy >= 0.8, (quiet, busy)

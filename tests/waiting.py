@@ -68,6 +68,18 @@ def until(condition, timeout=10, every=0.02, what="the condition"):
         time.sleep(every)
 
 
+def wait_until(condition, timeout, pump=None):
+    """Look at `condition()` until it is true or `timeout` seconds of one core's work (CoreClock)
+    have passed, calling `pump()` between looks (a simulated board's scans). Its last value: the
+    test asserts on it, with what it shows."""
+    clock = CoreClock()
+    while True:
+        value = condition()
+        if value or clock() >= timeout:
+            return value
+        pump() if pump else time.sleep(0.02)
+
+
 def cpu_seconds(pid):
     """CPU seconds process `pid` and every process under it have used (utime + stime, proc(5));
     0 for one that is gone. A simulated board is its MicroPython process and the launcher above it."""

@@ -5,11 +5,11 @@ import json
 import random
 
 from fleet_helpers import join, link, until_scanned
-from waiting import until_worked
+from waiting import until_worked, wait_until
 
 from doce.wifi import JOIN_MS
 from doce_host import image
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 from doce_host.paths import BOARD_FILE
 from doce_host.sim import SimBoard
 

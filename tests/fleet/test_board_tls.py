@@ -9,10 +9,11 @@ import threading
 import pytest
 from fleet_helpers import link, mosquitto_or_skip, until_scanned
 
+from waiting import wait_until
 from doce_host.cli import UsageError, main
 from doce_host.fleet.broker import Mosquitto, free_port
 from doce_host.fleet.commands import ca_requests
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 from doce_host.fleet.security import BOARD_CA_MAX, board_ca
 from doce_host.link import encode
 

@@ -7,9 +7,10 @@ import json
 import pytest
 from fleet_helpers import mosquitto_or_skip
 
+from waiting import wait_until
 from doce_host.cli import main
 from doce_host.fleet.broker import free_port
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 from doce_host.fleet.simroom import SimRoom, mac_of
 from doce_host.sim.serial_sim import SerialSim
 

@@ -3,7 +3,8 @@
 
 from fleet_helpers import join, link, until_scanned
 
-from doce_host.fleet.room import Room, wait_until
+from waiting import wait_until
+from doce_host.fleet.room import Room
 
 WAIT_S = 30  # for the broker alone, the board off
 MOVES = [("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6")]

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from fleet_helpers import join
 
+from waiting import wait_until
 from doce_host.cli import main
 from doce_host.fleet.broker import Mosquitto
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 from doce_host.fleet.simroom import SimRoom, mac_of
 
 WAIT_S = 30

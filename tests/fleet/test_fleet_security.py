@@ -8,9 +8,10 @@ import paho.mqtt.client as mqtt
 import pytest
 from fleet_helpers import mosquitto_or_skip
 
+from waiting import wait_until
 from doce_host.cli import main
 from doce_host.fleet.broker import Mosquitto, free_port
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 
 WAIT_S = 20
 

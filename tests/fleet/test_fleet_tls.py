@@ -14,9 +14,10 @@ import pytest
 from cryptography import x509
 from fleet_helpers import mosquitto_or_skip
 
+from waiting import wait_until
 from doce_host.cli import main
 from doce_host.fleet.broker import BrokerError, Mosquitto, free_port
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 
 WAIT_S = 20
 

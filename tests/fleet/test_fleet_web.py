@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 from browser import chromium
 
-from waiting import stop, stretched
+from waiting import stop, stretched, wait_until
 
 from doce_host.cli import main
-from doce_host.fleet.room import wait_until
 from doce_host.fleet.simroom import SimRoom, mac_of
 from doce_host.fleet.pairings import load_pairings
 from doce_host.fleet.standings import Tournament

@@ -5,7 +5,8 @@ the lockstep simulator, over a real broker."""
 
 from fleet_helpers import join
 
-from doce_host.fleet.room import Room, wait_until
+from waiting import wait_until
+from doce_host.fleet.room import Room
 from doce_host.fleet.standings import Tournament
 from doce_host.fleet.tournament import EVENTS_SHOWN, board_html
 from doce_host.game_log import GameLog

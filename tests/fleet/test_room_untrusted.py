@@ -6,8 +6,9 @@ import json
 import paho.mqtt.client as mqtt
 import pytest
 
+from waiting import wait_until
 from doce_host.fleet.record import Recorder
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 
 WAIT_S = 20
 

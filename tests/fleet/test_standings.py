@@ -10,9 +10,10 @@ from contextlib import redirect_stdout
 from casebook import expand, piece_of
 from fleet_helpers import join, link
 
+from waiting import wait_until
 from doce_host.cli import main
 from doce_host.fleet.record import Recorder
-from doce_host.fleet.room import Room, wait_until
+from doce_host.fleet.room import Room
 from doce_host.fleet.standings import Tournament
 from doce_host.sim import SimBoard
 

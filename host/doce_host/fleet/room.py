@@ -325,13 +325,3 @@ class Room:
 
     def __exit__(self, *exc):
         self.close()
-
-
-def wait_until(condition, timeout, pump=None):
-    """Wait for condition() (at most `timeout` s), calling pump() between looks. Its last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value or time.monotonic() >= deadline:
-            return value
-        pump() if pump else time.sleep(0.02)
