@@ -144,6 +144,7 @@ class App:
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
+        self.later = None  # the network or a friend's match, out of heap at boot: tried again at rest (doce/offline.py)
         try:
             chosen = versus_of(journal.versus)  # chosen before a power cut
         except ValueError as e:  # the game itself is in the journal: only the opponent is lost
@@ -235,6 +236,8 @@ class App:
         # do: the threshold collects at rest, as soon as the free heap falls to HEADROOM, so a
         # landing starts with at least that much free, and none collects in it (threshold off).
         resting = self.quiet()
+        if self.later is not None and resting and self.resting:
+            self.later.step(now_ms)
         if resting and not self.resting:
             if self.meter is not None:
                 self.meter.collect()  # timed: the chip's own figure (doce bench --port)

@@ -107,11 +107,9 @@ def build(link=None, emit=None):
     link.app = app
     link.network = net_command
     app.link = link
-    if "net.json" in os.listdir():  # Wi-Fi set up (doce/net.py, loaded only then)
-        from .net import start
-        if start(app, link) and "remote.json" in os.listdir():  # paired with a friend's board
-            from .remote import resume
-            resume(app)
+    if "net.json" in os.listdir():  # Wi-Fi set up, and maybe a friend's match: as far as the heap lets them
+        from .offline import start_network
+        start_network(app, link)
     if has_psram():  # the Python heap grown now, not in a landing (doce/heap.py, loaded only then)
         from .heap import HEAP_FREE_AT_BOOT, grow_heap
         app.heap_kept = grow_heap(HEAP_FREE_AT_BOOT)
@@ -125,6 +123,13 @@ def run():
         app = build()
     except BadBoardFile as e:  # copied by hand, unchecked: one line, and the REPL for whoever puts it right
         sys.stdout.buffer.write(json.dumps({"event": "error", "message": str(e)}).encode() + b"\n")
+        return
+    except MemoryError as e:  # the game itself did not fit (the network's part is doce/offline.py's): one line,
+        gc.collect()  # not a traceback, and the journal untouched for the next power-on
+        sys.stdout.buffer.write(json.dumps({"event": "error", "message": "out of memory starting the game (the "
+                                            "board file, the rules, the game from its journal) (MemoryError: %s): "
+                                            "the board cannot play; its journal is kept. Power it off and on" % e}
+                                           ).encode() + b"\n")
         return
     emit = app.emit
     button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)

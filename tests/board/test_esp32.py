@@ -2,8 +2,9 @@
 as strict as the port's source: the clock it runs at, its raw UART, its watchdog."""
 
 import json
+import subprocess
 
-from doce_host.paths import BOARD_FILE
+from doce_host.paths import BOARD_FILE, FIRMWARE_DIR, SIM_DEVICE, tool
 from doce_host.sim import SimBoard
 
 
@@ -92,3 +93,21 @@ def test_a_stalled_loop_is_reset_by_the_watchdog_and_the_board_resumes_its_game(
         assert sim.boots == boots + 1
         link.wait_for("boot")
         assert link.request("state")["state"]["board"] == {"c3": "white 4"}
+
+
+def test_a_board_whose_game_does_not_fit_at_boot_says_so_in_one_line(tmp_path):
+    """Out of heap before the game is built (doce/sensors.py's import, made to run out by the simulator's
+    no_room.py): one error event on its link, then the REPL, not a traceback; the journal is not touched.
+    (Out of heap for the network or a friend's match, the board plays on: tests/fleet/test_boot_out_of_heap.py.)"""
+    (tmp_path / "board.json").write_text(BOARD_FILE.read_text())
+    (tmp_path / "journal").write_bytes(b"kept")
+    script = ("import sys\nsys.path[:0] = [%r, %r]\nimport no_room\nno_room.install({'doce.sensors': 1})\n"
+              "from doce import esp32\nesp32.run()\nprint('REPL')\n" % (str(SIM_DEVICE), str(FIRMWARE_DIR)))
+    run = subprocess.run([tool("micropython"), "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60)
+    lines = run.stdout.splitlines()
+    assert run.returncode == 0 and len(lines) == 2 and lines[1] == "REPL", run.stdout + run.stderr
+    event = json.loads(lines[0])
+    assert event["event"] == "error" and event["message"].startswith("out of memory starting the game ")
+    assert "MemoryError: memory allocation failed" in event["message"] and "journal is kept" in event["message"]
+    assert (tmp_path / "journal").read_bytes() == b"kept"

@@ -198,6 +198,11 @@ class SimulatedBoard:
         noisier than the board file says."""
         self._tell_fault({"do": "noise", "level": int(counts)})
 
+    def no_room(self, modules):
+        """From the next power-on, on every one: importing each module (a full name, doce.remote) runs
+        out of heap this many times before it fits ({module: failures}; {} to end it)."""
+        (self.folder / "no_room.json").write_text(json.dumps(modules))
+
     def _faults(self):
         path = self.folder / "faults.json"
         return json.loads(path.read_text()) if path.exists() else []

@@ -384,6 +384,7 @@ chip.on_cut = power_gone
 
 def main():
     global app
+    side_channel.start_no_room(sys.argv[2])  # (after the harness's own imports: only the firmware's fail)
     app = esp32.build(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
     reply(ready=True)
     while True:

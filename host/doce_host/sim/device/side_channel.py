@@ -75,6 +75,19 @@ def start_faults(path):
             pcb.installed().set(fault.pop("kind"), **fault)
 
 
+def start_no_room(path):
+    """Modules whose import runs out of heap at this power-on (no_room.json beside the levels' file:
+    {module: failures}; doce_host.sim SimBoard.no_room)."""
+    try:
+        with open(path.rsplit("/", 1)[0] + "/no_room.json" if "/" in path else "no_room.json") as f:
+            modules = json.load(f)
+    except OSError:
+        return
+    if modules:
+        import no_room
+        no_room.install(modules)
+
+
 def debug_state(app, chip):
     """What only a simulator sees: cell codes, the scanner's readings, LED writes, flash operations."""
     from doce.game import PLAYER_NAMES
