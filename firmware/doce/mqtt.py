@@ -55,12 +55,28 @@ class Pending(Exception):
     """umqtt.simple asked for a reply that has not come yet: it comes later, in poll()."""
 
 
+# The pipe's buffers, made whole with the session (at boot, the heap just collected) and never
+# moved: a bytearray keeps the room it grew to, and grown in a connection's first burst, among its
+# garbage, `out` (1.1-1.8 KB: CONNECT, subscriptions, status, state, the friend's message) lay
+# wherever that left room, often amid the free heap, splitting it for the session's life (the
+# power-cut campaign: the largest free block after a recovery 8 to 36 KB as it fell; issue 41).
+OUT_ROOM = 2048
+IN_ROOM = MAX_IN + CHUNK  # the largest packet read whole, and a scan's read behind it
+
+
+def emptied(room):
+    """An empty bytearray with `room` bytes made for it: extended within them, it stays put."""
+    buf = bytearray(room)
+    buf[:] = b""  # (the length goes, the allocation stays: py/objarray.c keeps it as `free`)
+    return buf
+
+
 class Pipe:
     """What umqtt.simple takes for its socket: writes go to `out`, reads come from `inbox`."""
 
     def __init__(self):
-        self.out = bytearray()
-        self.inbox = bytearray()
+        self.out = emptied(OUT_ROOM)
+        self.inbox = emptied(IN_ROOM)
         self.hold = False  # inside a request: its reply is read by poll(), not by umqtt
 
     def write(self, data, n=None):

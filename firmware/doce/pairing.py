@@ -15,11 +15,9 @@ from .remote_news import tell
 
 
 def command(link, request):
-    """`remote`: pair with a friend's board for a new match, end the pairing (peer null), or
-    where it stands (no peer)."""
+    """`remote` with a peer: pair with a friend's board for a new match, or end the pairing (peer
+    null). (Where it stands, with no peer, is doce/link.py's answer: it needs none of this.)"""
     app = link.app
-    if "peer" not in request:
-        return {"remote": app.remote.state() if app.remote else None}
     peer = request["peer"]
     if peer is None:
         if app.remote:
