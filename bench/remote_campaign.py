@@ -1,5 +1,5 @@
 """Issue 41: the whole power-cut campaign for remote play (`make campaign`; `python bench/remote_campaign.py
-[--workers N] [--matches K]`).
+[--workers N] [--matches K | --only 10,23]`).
 
 The tests' four-round match played on two simulated boards paired through Mosquitto, the power cut at
 every flash write of every step of it on either board, torn and whole, a third of the cuts cut again
@@ -54,6 +54,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="matches at once (default 2)")
     parser.add_argument("--matches", type=int, help="only the first K matches of the campaign")
+    parser.add_argument("--only", help="only these matches, by number: 10,23 (as a whole campaign numbers them)")
     args = parser.parse_args(argv)
     from remote_campaign import census, points, schedules
 
@@ -62,15 +63,16 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="doce-census-") as folder, \
             Mosquitto(folder=Path(folder) / "broker") as broker:
         writes = census(Path(folder) / "census", broker)
-    plan = schedules(writes)[:args.matches]
+    plan = schedules(writes)
+    chosen = [int(i) for i in args.only.split(",")] if args.only else range(len(plan))[:args.matches]
     every = points(writes)
     print("Remote power-cut campaign: the tests' four-round match (%d steps), %d flash writes on b1 and %d on b2 "
-          "in a match without cuts; %d cut points (each write torn and whole) over %d matches, %d workers"
-          % (len(writes), sum(w["b1"] for w in writes), sum(w["b2"] for w in writes), len(every), len(plan),
-             args.workers), flush=True)
+          "in a match without cuts; %d cut points (each write torn and whole) over %d matches; %d of them played, %d "
+          "workers" % (len(writes), sum(w["b1"] for w in writes), sum(w["b2"] for w in writes), len(every), len(plan),
+                       len(chosen), args.workers), flush=True)
     jobs = [[] for _ in range(max(1, args.workers))]
-    for index, cuts in enumerate(plan):
-        jobs[index % len(jobs)].append((index, cuts))
+    for n, index in enumerate(chosen):
+        jobs[n % len(jobs)].append((index, plan[index]))
     with multiprocessing.Pool(len(jobs)) as pool:
         results = dict(r for done in pool.map(worker, jobs) for r in done)
     failed = {i: r for i, r in results.items() if not r["ok"]}
