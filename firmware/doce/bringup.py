@@ -182,7 +182,7 @@ class BringUp:
             error = "a file could not be written and read back (%s)" % e
         result = {"storage_error": error}
         try:
-            st = os.statvfs("/")
+            st = os.statvfs(".")  # the volume the app runs from: "/" on the ESP32 (the simulator mounts it elsewhere)
             result["size_kb"] = st[0] * st[2] // 1024
             result["free_kb"] = st[0] * st[3] // 1024
         except (OSError, AttributeError):
