@@ -109,10 +109,10 @@ class Outbox:
             item[2] = 0
 
     def send(self, session):
-        """A scan's share while the broker is there: an event made again from the journal if few
-        wait, every event not yet sent on this connection, in order (QoS 1), and the journal told
+        """A scan's share while the broker is there: an event made again from the journal if few of
+        those wait, every event not yet sent on this connection, in order (QoS 1), and the journal told
         what the broker has."""
-        if self.behind and len(self.events) < 4:
+        if self.behind and self.ahead() < 4:
             self.catch_up()
         for item in self.events:  # in order; QoS 1 until acknowledged
             if self.behind and item[0] >= self.behind_seq:
@@ -135,6 +135,17 @@ class Outbox:
                 if i == 0 and item[3] and not (events and events[0][3] == item[3]):
                     self.done = item[3]
                 return
+
+    def ahead(self):
+        """Events waiting that were made again already: those before the next to be made again. Only
+        these pace catch_up: newer events wait behind it whatever their number (counting them all,
+        four newer ones stopped it for good, and with it every send on that power-on)."""
+        n = 0
+        for item in self.events:
+            if item[0] >= self.behind_seq:
+                break
+            n += 1
+        return n
 
     def catch_up(self):
         """The next event made again from the journal, in its place before the newer ones."""

@@ -107,3 +107,32 @@ def test_the_journal_keeps_the_acknowledgements_beside_the_game_and_a_torn_one_c
     game, waiting, note = again.replay(tables)
     assert "dropped 5 damaged byte(s)" in note and game.board[0] == 0x22
     assert (again.moves, again.acked) == (4, 3)  # record 4's events go again: a host keeps them once
+
+
+def test_events_made_after_a_reboot_while_the_broker_is_away_do_not_hold_back_the_journals(sim, broker):
+    """At boot the records the broker lacks are made again from the journal a few at a time, before
+    anything newer (doce/outbox.py catch_up). Four newer events waiting held that back for good: the
+    board sent nothing more on that power-on, the broker back or not (a hostile review, issue 41)."""
+    moves = [("a1", "white 1"), ("b2", "black 1"), ("c3", "white 2"), ("d4", "black 2"), ("e5", "white 3"),
+             ("a5", "black 3")]
+    with Room(broker.url) as room:
+        join(sim, broker)
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
+        b = room.boards["b1"]
+        acknowledged(sim)
+        sim.run(10)  # and the journal told so (an A record): the match's start is not sent again
+        sim.command(do="wifi", up=False)
+        assert until_scanned(lambda: not b.online, sim)
+        sim.place(*moves[0])  # a record the broker never had
+        sim.cut_power()
+        sim.power_on(settle=False)
+        sim.command(do="wifi", up=False)
+        sim.settle()
+        for move in moves[1:]:  # more newer events than the journal's are let ahead of
+            sim.place(*move)
+        sim.command(do="wifi", up=True)
+        assert until_scanned(lambda: ("placed", "a5") in game_events(b), sim), link(sim, cmd="net")["status"]
+        sim.run(300)  # anything coming twice would be here by now
+        assert [e for e in game_events(b) if e[0] == "placed"] == [("placed", cell) for cell, _ in moves]
+        assert b.repeats == 0 and link(sim, cmd="net")["status"]["waiting"] == 0, [
+            (boot, e.get("seq"), e.get("event"), e.get("record"), e.get("again")) for boot, e in b.events]
