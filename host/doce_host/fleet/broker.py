@@ -9,6 +9,7 @@ import asyncio
 import getpass
 import ipaddress
 import logging
+import os
 import shutil
 import socket
 import subprocess
@@ -19,7 +20,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 LOOPBACK = "127.0.0.1"
-START_S = 10  # a broker that does not listen by then has failed
+START_S = 10  # a broker that does not listen by then has failed, on a quiet computer (start_s())
+
+
+def start_s():
+    """START_S, stretched on a busy computer: a start is a share of a core's work, and with the
+    last minute's load above the cores each task gets less of one (at load 24 on 2 cores, a
+    tenth: the embedded broker missed 10 s)."""
+    return START_S * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
 
 
 class BrokerError(RuntimeError):
@@ -77,7 +85,8 @@ def listening(port, host=LOOPBACK):
         return False
 
 
-def wait_listening(host, port, process=None, timeout=START_S):
+def wait_listening(host, port, process=None, timeout=None):
+    timeout = timeout or start_s()
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process is not None and process.poll() is not None:
@@ -130,7 +139,7 @@ class EmbeddedBroker:
             logging.getLogger(name).setLevel(logging.CRITICAL)
         self.thread = threading.Thread(target=run, name="doce-broker", daemon=True)
         self.thread.start()
-        if not ready.wait(START_S) or self.failed:
+        if not ready.wait(start_s()) or self.failed:
             why = self.failed.__cause__ or self.failed.__context__ or self.failed if self.failed else "timed out"
             raise BrokerError("the embedded broker cannot listen on %s:%d (%s)" % (
                 self.host, self.port, getattr(why, "strerror", None) or why))
@@ -145,11 +154,11 @@ class EmbeddedBroker:
         if self.broker is not None and self.loop.is_running():
             future = asyncio.run_coroutine_threadsafe(self.broker.shutdown(), self.loop)
             try:
-                future.result(START_S)
+                future.result(start_s())
             except Exception:  # noqa: BLE001  a broker that will not stop cleanly still stops below
                 pass
             self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(START_S)
+            self.thread.join(start_s())
         self.broker = None
 
     def __enter__(self):
@@ -205,10 +214,10 @@ class Mosquitto:
         if self.process and self.process.poll() is None:
             self.process.terminate()
             try:
-                self.process.wait(START_S)
+                self.process.wait(start_s())
             except subprocess.TimeoutExpired:
                 self.process.kill()
-                self.process.wait(START_S)
+                self.process.wait(start_s())
         self.process = None
         if getattr(self, "log", None):
             self.log.close()
