@@ -352,7 +352,8 @@ class App:
             self.pressed_at = None
             if self.long_press:
                 return
-            if self.choice_until is not None and not self.checking and ticks_diff(now_ms, self.choice_until) < 0:
+            if (self.choice_until is not None and not self.checking and ticks_diff(now_ms, self.choice_until) < 0
+                    and not self.paused()):
                 self.released_at = None  # no double press here: quick presses step quickly
                 self._choose(now_ms, True)
             elif self.released_at is None:
@@ -364,10 +365,20 @@ class App:
             self.released_at = None
             self._pressed(False, now_ms)
 
+    def paused(self):
+        """Why who plays and the match must stay as they are (doce/offline.py's Away), or None."""
+        if getattr(self.controller.versus, "paused", False):
+            from .offline import PAUSED
+            return PAUSED
+        return None
+
     def _pressed(self, twice, now_ms):
         c = self.controller
+        paused = self.paused()
         if self.checking:
             self.dice_check(False)
+        elif paused and (c.mode == MATCH_OVER or not twice and not begun(c.game)):
+            self.emit({"event": "warning", "message": paused})
         elif c.mode == MATCH_OVER:
             first = 1 - c.game.first  # the other player opens the next match
             if twice:  # against the board if this one was for two, and the other way round
@@ -449,6 +460,9 @@ class App:
     def set_rules(self, blob, force=False):
         """Play by new rule tables from the next match on. None, or (code, message) and
         the old rules stay. Mid-round only with `force`, which abandons the match."""
+        paused = self.paused()
+        if paused:
+            return "remote", paused
         try:
             tables = Tables(blob)
         except ValueError as e:

@@ -262,6 +262,9 @@ class Link:
         return {"state": snapshot(self.app), "seq": self.seq}
 
     def new_match(self, request):
+        paused = self.app.paused()
+        if paused:
+            raise CommandError("remote", paused)
         first = player_argument(request, "first", 1 - self.app.controller.game.first)
         against = request.get("opponent")  # {"colour": ..., "level": 0-3}: a match against the board
         if against is not None and (not isinstance(against, dict) or set(against) - {"colour", "level"}):

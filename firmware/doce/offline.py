@@ -82,9 +82,16 @@ class Retry:
             start_network(app, self.link, said=True)
 
 
+PAUSED = ("the match with the friend's board is paused: this board ran out of memory starting it, and "
+          "tries again every %d s; who plays, a new match and the pairing wait till it runs" % (RETRY_MS // 1000))
+
+
 class Away:
     """The friend's side of a paired match whose part (doce/remote.py) is not running: none of its
-    pieces is taken, and its edge shows it away, as when its board is off the broker."""
+    pieces is taken, and its edge shows it away, as when its board is off the broker. Who plays, a
+    new match and the pairing stay as they are meanwhile (App.paused): changed here, the friend's
+    board would never hear of it, and the match would stop as a mismatch once it runs."""
+    paused = True
     level = None  # a friend's board, not the board's own opponent (doce/state.py)
     move = None
     alarm = PEER_LOST

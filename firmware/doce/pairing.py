@@ -18,6 +18,9 @@ def command(link, request):
     """`remote` with a peer: pair with a friend's board for a new match, or end the pairing (peer
     null). (Where it stands, with no peer, is doce/link.py's answer: it needs none of this.)"""
     app = link.app
+    paused = app.paused()
+    if paused:
+        raise CommandError("remote", paused)
     peer = request["peer"]
     if peer is None:
         if app.remote:

@@ -8,7 +8,7 @@ from fleet_helpers import join, link, until_scanned
 from remote_helpers import Pair, events_of
 from test_match import MATCH
 
-from doce.offline import RETRY_MS
+from doce.offline import PAUSED, RETRY_MS
 from doce_host.fleet.room import Room
 
 
@@ -56,12 +56,42 @@ def test_a_paired_board_whose_match_does_not_fit_at_boot_holds_the_friends_piece
         pair.b.place(*third)  # the friend's move, put down on b2 first: held, or it would stop the match later
         assert [e["reason"] for e in events_of(pair.b, "illegal")] == ["not_the_move"]
         pair.b.lift(third[0])
+        # a new match or the pairing's end would never reach the friend's board meanwhile: they wait
+        for request in ({"cmd": "new_match", "first": "white"}, {"cmd": "remote", "peer": None}):
+            reply = link(pair.b, **request)
+            assert not reply["ok"] and reply["error"] == "remote" and reply["message"] == PAUSED, reply
         pair.b.wait(RETRY_MS / 1000 + 1)  # at rest: remote.py fits now, and the match goes on
         assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)
                           and pair.remote(pair.b)["connected"])
         assert pair.plays(pair.b) == pair.plays(pair.a) == 2
         pair.play(pair.a, *third)
         pair.play(pair.b, *fourth)
+        assert pair.boards_agree()
+        assert not events_of(pair.a, "remote_mismatch") and not events_of(pair.b, "remote_mismatch")
+    finally:
+        pair.close()
+
+
+def test_who_plays_stays_as_it_is_while_a_paired_match_waits_for_room(tmp_path, mosquitto):
+    """The button's who-plays choice on a paired board whose match did not fit: the board's own
+    opponent took the friend's colour, and its first move stopped both boards as a mismatch once the
+    match ran (a hostile review, issue 41). The press says why nothing changes."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        pair.b.no_room({"doce.remote": 1})
+        pair.b.power_on()
+        assert len(errors(pair.b)) == 1
+        for _ in range(2):  # the first shows who plays, the next would change it
+            pair.b.press()
+            pair.b.wait(1)
+        assert [e["message"] for e in events_of(pair.b, "warning")] == [PAUSED, PAUSED]
+        assert link(pair.b, cmd="hello")["versus"] is None and not events_of(pair.b, "versus")
+        pair.b.wait(RETRY_MS / 1000 + 1)
+        assert pair.until(lambda: pair.remote(pair.b) and pair.remote(pair.b)["connected"])
+        first, second = [(m["cell"], piece_of(m)) for m in MATCH[0][:2]]
+        pair.play(pair.a, *first)
+        pair.play(pair.b, *second)
         assert pair.boards_agree()
         assert not events_of(pair.a, "remote_mismatch") and not events_of(pair.b, "remote_mismatch")
     finally:
