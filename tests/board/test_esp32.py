@@ -111,3 +111,21 @@ def test_a_board_whose_game_does_not_fit_at_boot_says_so_in_one_line(tmp_path):
     assert event["event"] == "error" and event["message"].startswith("out of memory starting the game ")
     assert "MemoryError: memory allocation failed" in event["message"] and "journal is kept" in event["message"]
     assert (tmp_path / "journal").read_bytes() == b"kept"
+
+
+def test_the_watchdog_counts_a_busy_hosts_wait_for_a_core_as_the_hosts_not_the_firmwares(tmp_path):
+    """Held past its timeout by the wall clock alone, the simulated watchdog reset a board whose
+    process waited for a core (a board check's step, at load 24 on two cores: CI). Past it by the
+    host's load too, it resets; a loop stuck on purpose (stall) resets by its own time, however busy."""
+    script = ("import sys, time\nsys.path[:0] = [%r]\nimport machine\nmachine.real_time = True\n"
+              "machine.WDT(timeout=100)\ntime.sleep_ms(150)\n"
+              "for busy in (2.0, 1.0):\n"
+              "    machine._host_busy = lambda: busy\n"
+              "    try:\n        machine._watch()\n        print('held', busy)\n"
+              "    except SystemExit:\n        print('reset', busy)\n"
+              "machine._host_busy = lambda: 50.0\nmachine.WDT(timeout=100)\n"
+              "try:\n    machine.stall(150)\n    print('stalled')\nexcept SystemExit:\n    print('reset stalled')\n"
+              % str(SIM_DEVICE))
+    run = subprocess.run([tool("micropython"), "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=60)
+    assert run.stdout.split("\n")[:3] == ["held 2.0", "reset 1.0", "reset stalled"], run.stdout + run.stderr
