@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import hang_guard
-from waiting import CORES
+from waiting import CORES, completed
 
 TESTS = Path(__file__).resolve().parent
 
@@ -18,9 +18,9 @@ def test_this_run_has_a_limit_per_test(request):
 def run_pytest(tmp_path, body, limit):
     (tmp_path / "test_it.py").write_text(body)
     env = {"DOCE_HANG_CORE_S": str(limit), "PYTHONPATH": str(TESTS)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "hang_guard",
-                           "--rootdir", str(tmp_path), str(tmp_path)], capture_output=True, text=True, timeout=300,
-                          env=dict(__import__("os").environ, **env))
+    return completed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "hang_guard",
+                      "--rootdir", str(tmp_path), str(tmp_path)], timeout=300,
+                     env=dict(__import__("os").environ, **env))
 
 
 def test_a_test_that_would_wait_forever_is_stopped_and_fails(tmp_path):

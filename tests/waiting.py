@@ -216,13 +216,14 @@ def has_open(pid, path):
 
 def stop(process, timeout=30, what="doce", strict=True):
     """Ctrl-C a `doce` process started with start_new_session=True, and wait for it; past
-    `timeout` s, kill its whole session: its simulated boards too, which would otherwise run on
+    `timeout` s of a core's time, kill its whole session: its simulated boards too, which would otherwise run on
     with nobody to stop them and slow every test after. `strict`: then fail."""
     process.send_signal(signal.SIGINT)
     try:
-        return process.wait(timeout=timeout)
+        return ended(process, timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         if strict:
-            raise AssertionError("%s did not stop within %g s of Ctrl-C" % (what, timeout)) from None
+            raise AssertionError("%s did not stop within %g s of a core's time after Ctrl-C"
+                                 % (what, timeout)) from None

@@ -6,7 +6,7 @@ import os
 import time
 
 import serial
-from waiting import BOOT_CPU_S, until, until_worked
+from waiting import BOOT_CPU_S, Deadline, stretched, until, until_worked
 from doce.link import PROTOCOL, Link
 from doce_host.link import BoardLink, LinkError
 from doce_host.sim import SimError
@@ -99,9 +99,9 @@ def test_a_command_that_fails_on_the_board_still_gets_its_reply_and_the_next_one
 def write_all(path, data, seconds=30):
     """Write `data` to the serial path as fast as it takes it, reading nothing back."""
     fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-    deadline = time.monotonic() + seconds
+    deadline = Deadline(seconds)
     try:
-        while data and time.monotonic() < deadline:
+        while data and not deadline.passed():
             try:
                 data = data[os.write(fd, data):]
             except BlockingIOError:
@@ -131,7 +131,7 @@ def test_a_rules_push_in_real_time_arrives_whole(tmp_path):
     r.update(name="short-match", rounds=2)
     blob = rules.compile_tables(r)
     with SerialSim(tmp_path) as sim:
-        with BoardLink(sim.path, timeout=10) as link:
+        with BoardLink(sim.path, timeout=stretched(10)) as link:
             assert link.push_rules(blob)["ok"]
             assert link.hello()["rules"] == "short-match"
 

@@ -3,7 +3,6 @@
 import asyncio
 import json
 import struct
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
@@ -12,7 +11,7 @@ import aiohttp
 import pytest
 
 from pages import Page
-from waiting import until
+from waiting import completed, stretched, until
 from doce_host.paths import BOARD_FILE
 from doce_host.sim.serial_sim import SerialSim
 
@@ -27,8 +26,7 @@ def board(tmp_path):
 
 
 def doce(*args):
-    return subprocess.run([sys.executable, "-m", "doce_host.cli", *args], capture_output=True, text=True,
-                          timeout=60)
+    return completed([sys.executable, "-m", "doce_host.cli", *args], timeout=60)
 
 
 def pieces(svg_text):
@@ -136,7 +134,7 @@ def test_a_page_reached_by_another_name_is_refused(sim_page):
     where = urlsplit(sim_page.url)
 
     def status(method, path, host, body=None, headers=()):
-        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=stretched(10))
         try:
             connection.request(method, path, body=body, headers={"Host": host, **dict(headers)})
             return connection.getresponse().status
