@@ -197,16 +197,17 @@ def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
         thread.submit(asyncio.run, check()).result()
 
 
-def test_a_page_port_given_and_taken_is_refused_in_one_line():
+def test_a_page_port_given_and_taken_is_refused_in_one_line(tmp_path):
     import socket
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        run = doce("sim", "--http", str(port))
+        run = doce("sim", "--http", str(port), "--folder", str(tmp_path / "board"))
         assert run.returncode == 2 and run.stdout == ""
         assert run.stderr == ("doce: port %d is taken on 127.0.0.1 (another doce page?): give another with --http "
                               "PORT, or --http 0 for any free one\n" % port)
+        assert not (tmp_path / "board").exists()  # refused at once, before a board was made and booted for nothing
         # the default port, nobody's choice, falls back to a free one: the page's address says which
         from doce_host.commandline import DefaultPort
         from doce_host.web.server import listen_on
