@@ -296,8 +296,8 @@ def test_the_next_steps_fleet_secure_prints_work_as_printed(who):
         password = json.loads(subprocess.run(prefix + ["cat", "room/credentials.json"], cwd=top, capture_output=True,
                                              text=True).stdout)["organiser"]
         broker = subprocess.Popen(as_printed(steps[0]), cwd=top, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        from doce_host.fleet.broker import wait_listening
-        wait_listening("127.0.0.1", port, broker)
+        from doce_host.fleet.broker import START_S, wait_listening
+        wait_listening("127.0.0.1", port, broker, timeout=stretched(START_S))
         out, code = typed_at_a_terminal(as_printed(steps[1]), password, prefix)
         assert code == 0 and "refused" not in out, out
     finally:
@@ -322,8 +322,8 @@ def test_a_right_password_the_broker_cannot_read_is_told_from_a_wrong_one(tmp_pa
     password = json.loads((tmp_path / "room" / "credentials.json").read_text())["organiser"]
     broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        from doce_host.fleet.broker import wait_listening
-        wait_listening("127.0.0.1", port, broker)
+        from doce_host.fleet.broker import START_S, wait_listening
+        wait_listening("127.0.0.1", port, broker, timeout=stretched(START_S))
         url = "mqtt://127.0.0.1:%d" % port
 
         def status(typed):
