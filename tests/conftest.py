@@ -1,11 +1,11 @@
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from browser import chromium
+from waiting import completed
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -21,8 +21,8 @@ def micropython_path():
 def run_micropython(script, *args, heap="64K", path=(), timeout=300):
     """Run a script under MicroPython with firmware/ (and `path`) importable."""
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(ROOT / "firmware"), *map(str, path)]))
-    return subprocess.run([micropython_path(), "-X", "heapsize=" + heap, str(script), *map(str, args)],
-                          capture_output=True, text=True, env=env, timeout=timeout)
+    return completed([micropython_path(), "-X", "heapsize=" + heap, str(script), *map(str, args)], env=env,
+                     timeout=timeout)
 
 
 @pytest.fixture(scope="module")

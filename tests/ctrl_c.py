@@ -8,14 +8,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
-from waiting import Lines
+from waiting import Deadline, Lines, ended
 
 # What Python prints when something went wrong on the way out: none may show.
 TRACES = ("Traceback", "Exception ignored", "Task exception was never retrieved", "Error in atexit",
           "Fatal Python error")
-STOP_S = 60  # to stop, on two busy cores: it joins its threads and closes its boards and broker
+STOP_S = 60  # of a core's time, to stop: it joins its threads and closes its boards and broker
 
 
 class Doce:
@@ -30,9 +29,9 @@ class Doce:
 
     def until(self, check, timeout=120):
         """The first line of its output for which check(line) is true (every line is kept)."""
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while True:
-            line = self.lines.next(timeout=max(0.1, deadline - time.monotonic()))
+            line = self.lines.next(timeout=max(0.1, deadline.left()))
             self.said.append(line)
             if check(line):
                 return line
@@ -41,11 +40,12 @@ class Doce:
         """Ctrl-C: SIGINT to its process group; what it said in all, and its exit code."""
         os.killpg(self.process.pid, signal.SIGINT)
         try:
-            code = self.process.wait(STOP_S)
+            code = ended(self.process, STOP_S)
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
-            raise AssertionError("still running %d s after Ctrl-C:\n%s" % (STOP_S, "".join(self.said)))
+            raise AssertionError("still running %d s of a core's time after Ctrl-C:\n%s"
+                                 % (STOP_S, "".join(self.said)))
         while True:
             try:
                 self.said.append(self.lines.next(timeout=10))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
-from waiting import booted, stop
+from waiting import booted, completed, stop
 
 from doce_host.sim.serial_sim import SerialSim
 
@@ -45,7 +45,7 @@ def installs(tmp_path, target):
     """The pip install lines `make TARGET` would run on a fresh clone (make -n)."""
     for name in ("Makefile", "pyproject.toml"):
         shutil.copy(ROOT / name, tmp_path / name)
-    run = subprocess.run(["make", "-n", target], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    run = completed(["make", "-n", target], cwd=tmp_path, timeout=60)
     assert run.returncode == 0, run.stderr
     return [line for line in run.stdout.splitlines() if "pip install" in line and "--upgrade pip" not in line]
 
@@ -59,8 +59,7 @@ def test_make_sim_installs_what_playing_needs_and_make_test_adds_the_developers_
 
 
 def test_playing_needs_none_of_the_developers_tools(tmp_path):
-    game = subprocess.run([sys.executable, "-c", PLAYER, "play", "--vs", "1"], input="c3 4\nquit\n",
-                          capture_output=True, text=True, timeout=120)
+    game = completed([sys.executable, "-c", PLAYER, "play", "--vs", "1"], input="c3 4\nquit\n", timeout=120)
     assert game.returncode == 0 and "The board (black) plays" in game.stdout, game.stderr
     sim = subprocess.Popen([sys.executable, "-u", "-c", PLAYER, "sim", "--http", "0", "--folder", str(tmp_path)],
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
@@ -120,7 +119,7 @@ with SimBoard(seed=3) as board:
     board.place("a1", "black 2")
     print(board.state()["board"])
 """
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    run = completed([sys.executable, "-c", script], timeout=120)
     assert run.returncode == 0 and run.stdout == "{'c3': 'white 4', 'a1': 'black 2'}\n", run.stderr
 
 
@@ -142,8 +141,8 @@ def test_the_board_check_needs_none_of_the_developers_tools(tmp_path):
     """doce check board works out its levels from the ADC's curve in plain Python (physics/adc.py)."""
     with SerialSim(tmp_path) as sim:
         booted(sim)
-        run = subprocess.run([sys.executable, "-c", PLAYER, "check", "board", "--port", sim.path, "--json",
-                              "--no-die", "--no-leds", "--no-button"], capture_output=True, text=True, timeout=300)
+        run = completed([sys.executable, "-c", PLAYER, "check", "board", "--port", sim.path, "--json", "--no-die",
+                         "--no-leds", "--no-button"], timeout=300)
         assert "Traceback" not in run.stderr and run.returncode == 0, run.stderr[-2000:]
         assert json.loads(run.stdout)["faults"] == []
 
@@ -154,6 +153,5 @@ def test_doce_is_typed_as_the_readme_writes_it():
     activate = Path(sys.executable).parent / "activate"  # this venv's, wherever make put it
     if not activate.exists():
         pytest.skip("not run from a venv")
-    run = subprocess.run(["bash", "-c", '. "%s" && cd / && doce play' % activate], input="quit\n",
-                         capture_output=True, text=True, timeout=60)
+    run = completed(["bash", "-c", '. "%s" && cd / && doce play' % activate], input="quit\n", timeout=60)
     assert run.returncode == 0 and "DOCE, standard rules." in run.stdout, run.stderr

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import hang_guard
-from waiting import CORES
+from waiting import CORES, completed
 
 TESTS = Path(__file__).resolve().parent
 
@@ -18,9 +18,9 @@ def test_this_run_has_a_limit_per_test(request):
 def run_pytest(tmp_path, body, limit):
     (tmp_path / "test_it.py").write_text(body)
     env = {"DOCE_HANG_CORE_S": str(limit), "PYTHONPATH": str(TESTS)}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "hang_guard",
-                           "--rootdir", str(tmp_path), str(tmp_path)], capture_output=True, text=True, timeout=300,
-                          env=dict(__import__("os").environ, **env))
+    return completed([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "hang_guard",
+                      "--rootdir", str(tmp_path), str(tmp_path)], timeout=300,
+                     env=dict(__import__("os").environ, **env))
 
 
 def test_a_test_that_would_wait_forever_is_stopped_and_fails(tmp_path):
@@ -63,3 +63,38 @@ def test_a_wait_counts_a_cores_time_so_a_busy_machine_stretches_it(monkeypatch):
     quiet = timed(1)
     busy = timed(CORES * 4)  # each task a quarter of a core: the same work takes four times the wall time
     assert 0.2 <= quiet < 0.6 and busy >= 0.8, (quiet, busy)
+
+
+def test_a_subprocess_deadline_counts_a_cores_time(monkeypatch):
+    """subprocess.run(timeout=...) and Popen.wait(timeout=...) count the wall clock: a 60 s guess
+    for a doce command ran out at load 20. completed() and ended() count a core's time: a second's
+    sleep outlasts half a second of it on a quiet machine, and fits it when twenty tasks share each core."""
+    import subprocess
+
+    import pytest
+
+    import waiting
+
+    def at(tasks):
+        monkeypatch.setattr(waiting, "runnable", lambda: tasks)
+
+    at(1)
+    with pytest.raises(subprocess.TimeoutExpired):
+        waiting.completed(["sleep", "1"], timeout=0.5)
+    sleeper = subprocess.Popen(["sleep", "1"])
+    with pytest.raises(subprocess.TimeoutExpired):
+        waiting.ended(sleeper, 0.5)
+    sleeper.kill()
+    sleeper.wait()
+    deadline = waiting.Deadline(0.5)
+    assert not deadline.passed() and deadline.left() > 0
+
+    at(CORES * 20)
+    assert waiting.completed(["sh", "-c", "sleep 1; echo slept"], timeout=0.5).stdout == "slept\n"
+    assert waiting.ended(subprocess.Popen(["sleep", "1"]), 0.5) == 0
+    deadline = waiting.Deadline(0.5)
+    waiting.time.sleep(1)
+    assert not deadline.passed()
+    at(1)
+    waiting.time.sleep(0.6)
+    assert deadline.passed() and deadline.left() == 0

@@ -48,10 +48,54 @@ class CoreClock:
         return self.spent
 
 
+class Deadline:
+    """`seconds` of one core's time from now (CoreClock)."""
+
+    def __init__(self, seconds):
+        self.seconds, self.clock = seconds, CoreClock()
+
+    def passed(self):
+        return self.clock() > self.seconds
+
+    def left(self):
+        """Core seconds left (at least 0): as wall seconds, a bound to wait for at most, then look again."""
+        return max(0.0, self.seconds - self.clock())
+
+
 def stretched(seconds):
     """`seconds` of one core's work as wall seconds, for a library that takes those: stretched by the
     machine's load over the last minute (never shortened)."""
     return seconds * max(1.0, os.getloadavg()[0] / CORES)
+
+
+def completed(argv, timeout=60, input=None, stdin=None, **kwargs):
+    """subprocess.run(argv, capture_output=True, text=True) whose deadline is `timeout` seconds of
+    a core's time (CoreClock): past it the process is killed and subprocess.TimeoutExpired raised."""
+    clock, out = CoreClock(), {}
+    with subprocess.Popen(argv, stdin=subprocess.PIPE if input is not None else stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, **kwargs) as process:
+        talk = threading.Thread(target=lambda: out.update(zip(("stdout", "stderr"), process.communicate(input))),
+                                daemon=True)
+        talk.start()
+        while talk.is_alive():
+            talk.join(0.1)
+            if talk.is_alive() and clock() > timeout:
+                process.kill()
+                talk.join()
+                raise subprocess.TimeoutExpired(argv, timeout, out.get("stdout"), out.get("stderr"))
+        return subprocess.CompletedProcess(argv, process.returncode, out["stdout"], out["stderr"])
+
+
+def ended(process, timeout=30):
+    """process.wait() within `timeout` seconds of a core's time (CoreClock); its exit code, or
+    subprocess.TimeoutExpired (the process left running, for the caller to deal with)."""
+    clock = CoreClock()
+    while True:
+        try:
+            return process.wait(0.1)
+        except subprocess.TimeoutExpired:
+            if clock() > timeout:
+                raise
 
 
 def until(condition, timeout=10, every=0.02, what="the condition"):
@@ -172,13 +216,14 @@ def has_open(pid, path):
 
 def stop(process, timeout=30, what="doce", strict=True):
     """Ctrl-C a `doce` process started with start_new_session=True, and wait for it; past
-    `timeout` s, kill its whole session: its simulated boards too, which would otherwise run on
+    `timeout` s of a core's time, kill its whole session: its simulated boards too, which would otherwise run on
     with nobody to stop them and slow every test after. `strict`: then fail."""
     process.send_signal(signal.SIGINT)
     try:
-        return process.wait(timeout=timeout)
+        return ended(process, timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         if strict:
-            raise AssertionError("%s did not stop within %g s of Ctrl-C" % (what, timeout)) from None
+            raise AssertionError("%s did not stop within %g s of a core's time after Ctrl-C"
+                                 % (what, timeout)) from None

@@ -33,12 +33,16 @@ def cmd_sim(args):
     from .sim import FlashDamaged
     from .sim.serial_sim import SerialSim
     load_tables(args.rules)  # an unknown name or a bad file is one line, before any board starts
+    # the page's port before the board: a port given and taken is refused at once, not after a boot
+    sock = None if args.serial_only or args.terminal else page_socket(args)
     try:
         sim = SerialSim(args.folder, rules=args.rules)
-    except FlashDamaged as e:
-        raise UsageError(str(e)) from None
-    except OSError as e:  # --folder is a file, or a place we cannot write
-        raise UsageError("--folder %s: cannot keep the board's flash there (%s)"
+    except (FlashDamaged, OSError) as e:
+        if sock:
+            sock.close()
+        if isinstance(e, FlashDamaged):
+            raise UsageError(str(e)) from None
+        raise UsageError("--folder %s: cannot keep the board's flash there (%s)"  # a file, or out of reach
                          % (args.folder, e.strerror or e)) from None
     with sim:
         if args.serial_only:
@@ -53,7 +57,7 @@ def cmd_sim(args):
             play(sim, sys.stdin, sys.stdout, ansi=sys.stdout.isatty())
             return
         serve_page(args, sim.path, sim, "A simulated board (the real firmware) is running; the page talks to "
-                                        "it on %s (--serial-only leaves that free for other tools)." % sim.path)
+                                        "it on %s (--serial-only leaves that free for other tools)." % sim.path, sock)
 
 
 @link_errors
@@ -61,22 +65,28 @@ def cmd_web(args):
     link, hello = open_link(args)  # a wrong port is one line here, not a page that never fills
     link.close()
     from .view import printable
-    serve_page(args, args.port, None, "Watching %s on %s." % (printable(hello["board"]), args.port))
+    serve_page(args, args.port, None, "Watching %s on %s." % (printable(hello["board"]), args.port), page_socket(args))
 
 
-def serve_page(args, port, world, what):
-    from .web.server import PortTaken, serve
+def page_socket(args):
+    """The page's socket, on --http (web/server.py listen_on: a port given is used or refused), or UsageError."""
+    from .web.server import PortTaken, listen_on
+    try:
+        return listen_on(args.listen, args.http)
+    except OSError as e:  # PortTaken says it in one line
+        raise UsageError(str(e) if isinstance(e, PortTaken) else "cannot serve the page on %s:%d (%s)"
+                         % (args.listen, args.http, e.strerror)) from None
+
+
+def serve_page(args, port, world, what, sock):
+    from .web.server import serve
 
     def ready(url):
         print("%s\nOpen %s in a browser to see the board. Ctrl-C stops." % (what, url), flush=True)
         if args.open and can_open_a_browser():
             import webbrowser
             webbrowser.open(url)
-    try:
-        serve(port, world, host=args.listen, http_port=args.http, ready=ready, timeout=getattr(args, "timeout", 3.0))
-    except OSError as e:  # web/server.py PortTaken says it in one line
-        raise UsageError(str(e) if isinstance(e, PortTaken) else "cannot serve the page on %s:%d (%s)"
-                         % (args.listen, args.http, e.strerror)) from None
+    serve(port, world, ready=ready, timeout=getattr(args, "timeout", 3.0), sock=sock)
 
 
 def can_open_a_browser():

@@ -2,9 +2,9 @@
 
 import copy
 import json
-import subprocess
 
 import pytest
+from waiting import completed
 
 from doce.board import Board
 from doce_host.paths import BOARD_FILE, FIRMWARE_DIR, SIM_DEVICE, tool
@@ -114,8 +114,7 @@ def test_a_board_booting_on_a_wrong_board_file_says_so_in_one_line(tmp_path, con
         (tmp_path / "board.json").write_text(content)
     script = ("import sys\nsys.path[:0] = [%r, %r]\nfrom doce import esp32\nesp32.run()\nprint('REPL')\n"
               % (str(SIM_DEVICE), str(FIRMWARE_DIR)))
-    run = subprocess.run([tool("micropython"), "-c", script], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=60)
+    run = completed([tool("micropython"), "-c", script], cwd=tmp_path, timeout=60)
     lines = run.stdout.splitlines()
     assert run.returncode == 0 and len(lines) == 2 and lines[1] == "REPL", run.stdout + run.stderr
     event = json.loads(lines[0])

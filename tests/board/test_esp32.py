@@ -2,7 +2,7 @@
 as strict as the port's source: the clock it runs at, its raw UART, its watchdog."""
 
 import json
-import subprocess
+from waiting import Deadline, completed, stretched
 
 from doce_host.paths import BOARD_FILE, FIRMWARE_DIR, SIM_DEVICE, tool
 from doce_host.sim import SimBoard
@@ -77,7 +77,7 @@ def test_a_stalled_loop_is_reset_by_the_watchdog_and_the_board_resumes_its_game(
 
     from doce_host.link import BoardLink
     from doce_host.sim.serial_sim import SerialSim
-    with SerialSim(tmp_path) as sim, BoardLink(sim.path, timeout=30) as link:
+    with SerialSim(tmp_path) as sim, BoardLink(sim.path, timeout=stretched(30)) as link:
         link.wait_for("round_start")
         sim.place("c3", "white 4")
         link.wait_for("placed", cell="c3")
@@ -87,8 +87,8 @@ def test_a_stalled_loop_is_reset_by_the_watchdog_and_the_board_resumes_its_game(
         assert sim.stall(timeout_s / 2)  # within its timeout: the loop carries on
         assert sim.boots == boots
         assert not sim.stall(timeout_s + 1)  # held past it: reset
-        deadline = time.monotonic() + 60
-        while sim.boots == boots and time.monotonic() < deadline:
+        deadline = Deadline(60)
+        while sim.boots == boots and not deadline.passed():
             time.sleep(0.1)
         assert sim.boots == boots + 1
         link.wait_for("boot")
@@ -103,8 +103,7 @@ def test_a_board_whose_game_does_not_fit_at_boot_says_so_in_one_line(tmp_path):
     (tmp_path / "journal").write_bytes(b"kept")
     script = ("import sys\nsys.path[:0] = [%r, %r]\nimport no_room\nno_room.install({'doce.sensors': 1})\n"
               "from doce import esp32\nesp32.run()\nprint('REPL')\n" % (str(SIM_DEVICE), str(FIRMWARE_DIR)))
-    run = subprocess.run([tool("micropython"), "-c", script], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=60)
+    run = completed([tool("micropython"), "-c", script], cwd=tmp_path)
     lines = run.stdout.splitlines()
     assert run.returncode == 0 and len(lines) == 2 and lines[1] == "REPL", run.stdout + run.stderr
     event = json.loads(lines[0])
@@ -126,6 +125,5 @@ def test_the_watchdog_counts_a_busy_hosts_wait_for_a_core_as_the_hosts_not_the_f
               "machine._host_busy = lambda: 50.0\nmachine.WDT(timeout=100)\n"
               "try:\n    machine.stall(150)\n    print('stalled')\nexcept SystemExit:\n    print('reset stalled')\n"
               % str(SIM_DEVICE))
-    run = subprocess.run([tool("micropython"), "-c", script], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=60)
+    run = completed([tool("micropython"), "-c", script], cwd=tmp_path)
     assert run.stdout.split("\n")[:3] == ["held 2.0", "reset 1.0", "reset stalled"], run.stdout + run.stderr

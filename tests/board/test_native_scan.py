@@ -4,15 +4,14 @@ campaign's own reader (doce_host.physics.decode) does, sensor by sensor."""
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
-from conftest import ROOT, run_micropython
+from waiting import completed
 
 from doce.board import NO_SQUARE, Board
-from doce_host.paths import BOARD_FILE
+from doce_host.paths import BOARD_FILE, FIRMWARE_DIR
 from doce_host.physics.campaign import STATIC, Campaign
 from doce_host.physics.reading import Boards
 
@@ -58,14 +57,14 @@ def read(out):
     return [json.loads(line) for line in out.splitlines()]
 
 
-def test_native_and_plain_loops_read_every_placement_as_the_campaign(tmp_path):
+def test_native_and_plain_loops_read_every_placement_as_the_campaign(tmp_path, micropython):
     given, want = campaign_boards()
     readings = tmp_path / "readings.json"
     readings.write_text(json.dumps(given))
-    plain = subprocess.run([sys.executable, str(SCRIPT), str(BOARD_FILE), str(readings)], capture_output=True,
-                           text=True, timeout=300, env=dict(os.environ, PYTHONPATH=str(ROOT / "firmware")))
+    plain = completed([sys.executable, str(SCRIPT), str(BOARD_FILE), str(readings)], timeout=300,
+                      env=dict(os.environ, PYTHONPATH=str(FIRMWARE_DIR)))
     assert plain.returncode == 0, plain.stderr
-    native = run_micropython(SCRIPT, BOARD_FILE, readings, heap="1M")
+    native = micropython(SCRIPT, BOARD_FILE, readings, heap="1M")
     assert native.returncode == 0, native.stdout + native.stderr
     outside = [ch for ch in range(BOARD.channels) if BOARD.square_of_channel[ch] == NO_SQUARE]
     for got in (read(plain.stdout), read(native.stdout)):

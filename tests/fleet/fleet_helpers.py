@@ -2,20 +2,18 @@
 
 import json
 import os
-import time
 
 import pytest
 
-from waiting import HARD_CAP_S
+from waiting import Deadline, HARD_CAP_S
 
 from doce_host.fleet.broker import mosquitto_binary
 
 # How long a condition on a lockstep simulated board may take, in the work it needs: its scans (a
 # millisecond of its simulated time each). 30 s of it covers a reconnect (doce/mqtt.py RETRY_MS,
-# 2 s) many times over; wall time only caps it (HARD_CAP_S), so overloaded cores slow a test but
+# 2 s) many times over; a core's time only caps it (HARD_CAP_S), so overloaded cores slow a test but
 # do not fail it.
 WAIT_SCANS = 30000
-
 
 
 def mosquitto_or_skip():
@@ -42,11 +40,21 @@ def join(sim, broker, board_id="b1", **mqtt):
 
 def until_scanned(condition, sim, scans=WAIT_SCANS, step=2):
     """Let the board scan `step` at a time until condition() holds, for at most `scans` scans of
-    its time (HARD_CAP_S of wall time at most). condition()'s last value."""
-    done, began = 0, time.monotonic()
+    its time (HARD_CAP_S of a core's time at most). condition()'s last value."""
+    done, cap = 0, Deadline(HARD_CAP_S)
     while True:
         got = condition()
-        if got or done >= scans or time.monotonic() - began > HARD_CAP_S:
+        if got or done >= scans or cap.passed():
             return got
         sim.run(step)
         done += step
+
+
+def room_command(room, sim, ident, cmd, scans=WAIT_SCANS, **args):
+    """Command `cmd` sent to board `ident` over the broker (Room.send): its reply, waited for in the
+    board's scans (until_scanned), not in Room.command's wall seconds; None if none came."""
+    request_id = room.send(ident, cmd, **args)
+    reply = until_scanned(lambda: room.reply(request_id), sim, scans)
+    if reply is None:
+        room.reply(request_id, forget=True)
+    return reply

@@ -19,7 +19,6 @@ the largest block free. Neither may shrink across a match (`assert_heap_holds`).
 
 import random
 import statistics
-import time
 
 from casebook import piece_of
 from fleet_helpers import WAIT_SCANS
@@ -30,7 +29,7 @@ from doce.game import WHITE, Game
 from doce.referee import referee
 from doce_host.rules import load_tables
 from doce_host.sim import SimError
-from waiting import HARD_CAP_S
+from waiting import Deadline, HARD_CAP_S
 
 PLAYS = sum(map(len, MATCH))
 DEBUG = False
@@ -104,7 +103,7 @@ class Match:
 
     def until(self, step, condition, what):
         """condition() once true, the boards scanning and any cut board powered on meanwhile."""
-        began, done = time.monotonic(), 0
+        cap, done = Deadline(HARD_CAP_S), 0
         while True:
             self.recover(step)
             try:
@@ -115,7 +114,7 @@ class Match:
                 got = None
             if got and not any(sim.power_was_cut for _, sim in self.boards()):
                 return got
-            if done >= WAIT_SCANS or time.monotonic() - began > HARD_CAP_S:
+            if done >= WAIT_SCANS or cap.passed():
                 raise Stuck("step %d: %s never came (%s)" % (step, what, self.status()))
             self.pump(step)
             done += 10

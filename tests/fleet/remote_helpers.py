@@ -6,7 +6,7 @@ import os
 
 from fleet_helpers import WAIT_SCANS, join, link
 
-from waiting import HARD_CAP_S
+from waiting import Deadline, HARD_CAP_S
 
 from doce_host.sim import SimBoard
 
@@ -62,11 +62,10 @@ class Pair:
     def until(self, condition, scans=WAIT_SCANS):
         """condition() once true (its value), the boards scanning meanwhile; its last value once
         they have scanned `scans` times without it."""
-        import time
-        began, done = time.monotonic(), 0
+        cap, done = Deadline(HARD_CAP_S), 0
         while True:
             got = condition()
-            if got or done >= scans or time.monotonic() - began > HARD_CAP_S:
+            if got or done >= scans or cap.passed():
                 return got
             self.pump(10)
             done += 10

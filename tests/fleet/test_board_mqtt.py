@@ -4,8 +4,8 @@ port, its Wi-Fi simulated, its MQTT over real sockets to a real broker."""
 import json
 import random
 
-from fleet_helpers import join, link, until_scanned
-from waiting import until_worked, wait_until
+from fleet_helpers import join, link, room_command, until_scanned
+from waiting import stretched, until, until_worked, wait_until
 
 from doce.wifi import JOIN_MS
 from doce_host import image
@@ -15,10 +15,6 @@ from doce_host.sim import SimBoard
 
 WAIT_S = 20
 WAITING = 4  # commands a board keeps waiting; more are a flood, dropped (doce/net.py, Net.incoming)
-
-
-def pump(sim):
-    return lambda: sim.run(2)
 
 
 def test_board_publishes_status_state_and_events_and_answers_commands(sim, broker):
@@ -32,9 +28,9 @@ def test_board_publishes_status_state_and_events_and_answers_commands(sim, broke
         assert placed["cell"] == "c3" and placed["value"] == 4 and placed["player"] == "white"
         assert b.name == "Table 1"
         assert until_scanned(lambda: b.state and b.state["state"]["board"].get("c3") == "white 4", sim)
-        hello = room.command("b1", "hello", timeout=WAIT_S, pump=pump(sim))
+        hello = room_command(room, sim, "b1", "hello")
         assert hello["ok"] and hello["rules"] == "standard"
-        refused = room.command("b1", "brightness", value=7, timeout=WAIT_S, pump=pump(sim))
+        refused = room_command(room, sim, "b1", "brightness", value=7)
         assert refused["error"] == "bad_argument"  # the same handler as on USB, the same errors
 
 
@@ -133,7 +129,7 @@ def test_10000_malformed_commands_change_nothing_and_the_board_still_answers(sim
         listener.connect(mosquitto.host, mosquitto.port)
         listener.subscribe("doce/b1/reply", 1)
         listener.loop_start()
-        assert subscribed.wait(WAIT_S)
+        until(subscribed.is_set, WAIT_S, what="the subscription")
         rnd = random.Random(11)
         payloads = [bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300))) for _ in range(10000)]
         payloads += [b"", b"{", b'{"cmd":', b'{"cmd": 5}', b"[]", b'{"cmd" "x"}', b"x" * 5000,
@@ -159,7 +155,7 @@ def test_10000_malformed_commands_change_nothing_and_the_board_still_answers(sim
         assert len(replies) == sent and not any(r["ok"] for r in replies)  # each one refused
         assert any(r["error"] == "line_too_long" for r in replies)
         assert sim.state()["board"] == before["board"] and sim.state()["round"] == before["round"]
-        hello = room.command("b1", "hello", timeout=WAIT_S, pump=pump(sim))
+        hello = room_command(room, sim, "b1", "hello")
         assert hello and hello["ok"]
         assert link(sim, cmd="net")["status"]["broker"] is True
 
@@ -270,7 +266,7 @@ def test_a_retained_command_is_not_run_again_at_each_reconnect(sim, mosquitto):
         other.connect(mosquitto.host, mosquitto.port)
         other.loop_start()
         kept = other.publish("doce/b1/cmd", '{"cmd":"new_match","first":"white","id":"kept"}', qos=1, retain=True)
-        kept.wait_for_publish(WAIT_S)
+        kept.wait_for_publish(stretched(WAIT_S))
         other.loop_stop()
         assert until_scanned(lambda: any(r.get("id") == "kept" for _, r in room.replies), sim)  # once, live
         sim.place("c3", "white 4")
@@ -312,7 +308,7 @@ def retained_on(broker, topic):
     c.connect(broker.host, broker.port)
     c.loop_start()
     try:
-        assert done.wait(WAIT_S)
+        until(done.is_set, WAIT_S, what="the broker's retained messages")
     finally:
         c.loop_stop()
         c.disconnect()
@@ -331,7 +327,7 @@ def test_resend_makes_the_matchs_records_again_and_refuses_what_it_cannot(sim, m
         assert until_scanned(lambda: sum(e["event"] == "placed" for _, e in b.events) == 2, sim)
         tag = b.events[-1][1]["tag"]
         assert [e["record"] for _, e in b.events if e.get("tag") == tag] == [1, 2, 3, 4]
-        reply = room.command("b1", "resend", tag=tag, after=2, timeout=WAIT_S, pump=pump(sim))
+        reply = room_command(room, sim, "b1", "resend", tag=tag, after=2)
         assert reply == {"re": "resend", "id": reply["id"], "ok": True, "tag": tag, "records": 4, "resent": 2}
         assert until_scanned(lambda: b.repeats == 2, sim)  # the room had them: kept once
         first, second = room.send("b1", "resend", tag="0000beef", after=3), room.send("b1", "resend", tag=tag, after=0)
@@ -346,7 +342,7 @@ def test_resend_makes_the_matchs_records_again_and_refuses_what_it_cannot(sim, m
         assert replies[second]["error"] == "busy"  # while those still go
         assert until_scanned(lambda: b.repeats == 6, sim)
         for bad in ({"tag": 7, "after": 0}, {"tag": tag, "after": -1}, {"tag": tag, "after": True}, {"tag": tag}):
-            assert room.command("b1", "resend", timeout=WAIT_S, pump=pump(sim), **bad)["error"] == "bad_argument"
+            assert room_command(room, sim, "b1", "resend", **bad)["error"] == "bad_argument"
         assert [e["cell"] for _, e in b.events if e["event"] == "placed"] == ["c3", "d4"]
 
 
@@ -379,7 +375,7 @@ def test_a_megabyte_on_cmd_is_passed_over_in_a_bounded_number_of_scans(sim, mosq
         join(sim, mosquitto)
         assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
         size = 1 << 20
-        room.client.publish("doce/b1/cmd", b"x" * size, qos=1).wait_for_publish(WAIT_S)
+        room.client.publish("doce/b1/cmd", b"x" * size, qos=1).wait_for_publish(stretched(WAIT_S))
         request_id = room.send("b1", "hello")
         scans = 0
         while room.reply(request_id) is None and scans < 4 * size // 256:

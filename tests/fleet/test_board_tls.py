@@ -7,9 +7,9 @@ import socket
 import threading
 
 import pytest
-from fleet_helpers import link, mosquitto_or_skip, until_scanned
+from fleet_helpers import link, mosquitto_or_skip, room_command, until_scanned
 
-from waiting import wait_until
+from waiting import stretched, wait_until
 from doce_host.cli import UsageError, main
 from doce_host.fleet.broker import Mosquitto, free_port
 from doce_host.fleet.commands import ca_requests
@@ -46,10 +46,6 @@ def misnamed_broker(tmp_path):
     yield from secured_room(tmp_path, "127.0.0.2")
 
 
-def pump(sim):
-    return lambda: sim.run(2)
-
-
 def configure(sim, ca, broker="127.0.0.1", port=None, user="b1", password=None, board_id="b1"):
     """What `doce config wifi` and `doce config mqtt --broker mqtts://... --ca ca.crt` send."""
     assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
@@ -78,7 +74,7 @@ def test_a_board_joins_over_tls_and_its_events_and_replies_arrive(sim, tls_broke
         assert until_scanned(lambda: any(e["event"] == "placed" for _, e in b.events), sim)
         placed = next(e for _, e in b.events if e["event"] == "placed")
         assert (placed["cell"], placed["value"], placed["player"]) == ("c3", 4, "white")
-        hello = room.command("b1", "hello", timeout=WAIT_S, pump=pump(sim))
+        hello = room_command(room, sim, "b1", "hello")
         assert hello and hello["ok"]
         shown = link(sim, cmd="net")
         assert shown["config"]["tls"] is True and shown["config"]["ca_set"] is True
@@ -133,7 +129,7 @@ def test_a_broker_that_never_answers_the_handshake_holds_nothing_up(sim, tmp_pat
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
-        server.settimeout(WAIT_S)
+        server.settimeout(stretched(WAIT_S))
 
         def silent():
             try:
@@ -141,7 +137,7 @@ def test_a_broker_that_never_answers_the_handshake_holds_nothing_up(sim, tmp_pat
             except OSError:
                 return
             with conn:
-                conn.settimeout(WAIT_S)
+                conn.settimeout(stretched(WAIT_S))
                 try:
                     while len(heard) < 5:
                         data = conn.recv(64)
@@ -184,7 +180,7 @@ def handshake_with(sim, tmp_path, ciphers):
     with socket.socket() as server:
         server.bind(("127.0.0.1", 0))
         server.listen(1)
-        server.settimeout(WAIT_S)
+        server.settimeout(stretched(WAIT_S))
 
         def serve():
             try:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from fleet_helpers import join
-from waiting import until_worked, wait_until
+from waiting import ended, until_worked, wait_until
 
 from doce_host.cli import main
 from doce_host.fleet.record import Recorder
@@ -122,7 +122,7 @@ class RecordProcess:
         # as `kill` stops it (a shell's background job inherits SIGINT ignored, and so would the CLI)
         self.process.send_signal(signal.SIGTERM)
         try:
-            self.process.wait(timeout=WAIT_S)
+            ended(self.process, WAIT_S)
         except subprocess.TimeoutExpired:  # where it hangs: its threads' stacks (faulthandler), in its output
             self.process.send_signal(signal.SIGABRT)
             self.process.wait()

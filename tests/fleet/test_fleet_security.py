@@ -6,9 +6,9 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from fleet_helpers import mosquitto_or_skip
+from fleet_helpers import mosquitto_or_skip, room_command
+from waiting import Deadline, completed, ended, stretched, until, wait_until
 
-from waiting import wait_until
 from doce_host.cli import main
 from doce_host.fleet.broker import Mosquitto, free_port
 from doce_host.fleet.room import Room
@@ -47,7 +47,7 @@ def client(broker, user=None, password=None, client_id="", will=None):
     c.on_disconnect = on_disconnect
     c.connect(broker.host, broker.port)
     c.loop_start()
-    assert ready.wait(WAIT_S)
+    until(ready.is_set, WAIT_S, what="the MQTT client's connection")
     c.result = result
     return c, result["reason"]
 
@@ -96,7 +96,7 @@ def test_a_simulated_board_joins_a_secured_room_with_its_own_credentials(secured
         assert link(sim, cmd="mqtt", broker=broker.host, port=broker.port, board_id="b1")["ok"]
         assert link(sim, cmd="mqtt", user="b1", mqtt_password=credentials["b1"])["ok"]
         assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, lambda: sim.run(2))
-        reply = room.command("b1", "hello", timeout=WAIT_S, pump=lambda: sim.run(2))
+        reply = room_command(room, sim, "b1", "hello")
         assert reply and reply["ok"]
 
 
@@ -165,8 +165,8 @@ def test_the_broker_lets_no_message_too_big_to_be_a_boards_through(secured, sim)
         assert link(sim, cmd="mqtt", broker=broker.host, port=broker.port, board_id="b1", user="b1",
                     mqtt_password=credentials["b1"])["ok"]
         assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].online, WAIT_S, lambda: sim.run(2))
-        room.client.publish("doce/b1/cmd", b"x" * (1 << 20), qos=1).wait_for_publish(WAIT_S)
-        reply = room.command("b1", "hello", timeout=WAIT_S, pump=lambda: sim.run(2))
+        room.client.publish("doce/b1/cmd", b"x" * (1 << 20), qos=1).wait_for_publish(stretched(WAIT_S))
+        reply = room_command(room, sim, "b1", "hello")
         assert reply and reply["ok"]
         assert not room.replies  # the megabyte never reached the board: no line_too_long
 
@@ -243,7 +243,6 @@ def typed_at_a_terminal(argv, typed, user_prefix, timeout=60):
     import pty
     import subprocess
     import termios
-    import time
     main_fd, child_fd = pty.openpty()
 
     def own_terminal():
@@ -252,8 +251,8 @@ def typed_at_a_terminal(argv, typed, user_prefix, timeout=60):
     run = subprocess.Popen(user_prefix + argv, stdin=child_fd, stdout=child_fd, stderr=child_fd,
                            preexec_fn=own_terminal, close_fds=True)
     os.close(child_fd)
-    out, sent, deadline = b"", False, time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    out, sent, deadline = b"", False, Deadline(timeout)
+    while not deadline.passed():
         try:
             chunk = os.read(main_fd, 4096)
         except OSError:  # the other end closed: it has finished
@@ -263,7 +262,7 @@ def typed_at_a_terminal(argv, typed, user_prefix, timeout=60):
             os.write(main_fd, typed.encode() + b"\n")
             sent = True
     os.close(main_fd)
-    return out.decode(errors="replace"), run.wait(timeout)
+    return out.decode(errors="replace"), ended(run, timeout)
 
 
 @pytest.mark.parametrize("who", ["this user", "another user"])
@@ -289,23 +288,22 @@ def test_the_next_steps_fleet_secure_prints_work_as_printed(who):
     port = free_port()
     broker = None
     try:
-        made = subprocess.run(prefix + [sys.executable, "-m", "doce_host.cli", "fleet", "secure", "room", "--boards",
-                                        "b1", "--mqtt-port", str(port)], cwd=top, capture_output=True, text=True,
-                              timeout=60)
+        made = completed(prefix + [sys.executable, "-m", "doce_host.cli", "fleet", "secure", "room", "--boards",
+                                   "b1", "--mqtt-port", str(port)], cwd=top, timeout=60)
         assert made.returncode == 0, made.stderr
         steps = [line.strip() for line in made.stdout.splitlines() if line.startswith("  ")]
         assert steps[0] == "mosquitto -c room/mosquitto.conf"
         password = json.loads(subprocess.run(prefix + ["cat", "room/credentials.json"], cwd=top, capture_output=True,
                                              text=True).stdout)["organiser"]
         broker = subprocess.Popen(as_printed(steps[0]), cwd=top, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        from doce_host.fleet.broker import wait_listening
-        wait_listening("127.0.0.1", port, broker)
+        from doce_host.fleet.broker import START_S, wait_listening
+        wait_listening("127.0.0.1", port, broker, timeout=stretched(START_S))
         out, code = typed_at_a_terminal(as_printed(steps[1]), password, prefix)
         assert code == 0 and "refused" not in out, out
     finally:
         if broker:
             broker.terminate()
-            broker.wait(30)
+            ended(broker, 30)
         shutil.rmtree(top, ignore_errors=True)
 
 
@@ -324,15 +322,14 @@ def test_a_right_password_the_broker_cannot_read_is_told_from_a_wrong_one(tmp_pa
     password = json.loads((tmp_path / "room" / "credentials.json").read_text())["organiser"]
     broker = subprocess.Popen(["mosquitto", "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        from doce_host.fleet.broker import wait_listening
-        wait_listening("127.0.0.1", port, broker)
+        from doce_host.fleet.broker import START_S, wait_listening
+        wait_listening("127.0.0.1", port, broker, timeout=stretched(START_S))
         url = "mqtt://127.0.0.1:%d" % port
 
         def status(typed):
             import sys
-            run = subprocess.run([sys.executable, "-m", "doce_host.cli", "fleet", "status", "--broker", url, "--user",
-                                  "organiser", "--password-stdin"], input=typed + "\n", capture_output=True,
-                                 text=True, timeout=60)
+            run = completed([sys.executable, "-m", "doce_host.cli", "fleet", "status", "--broker", url, "--user",
+                             "organiser", "--password-stdin"], input=typed + "\n", timeout=60)
             assert run.returncode == 2 and run.stderr.count("\n") == 1, run.stderr
             return run.stderr
         right, wrong = status(password), status("not-" + password)
@@ -344,7 +341,7 @@ def test_a_right_password_the_broker_cannot_read_is_told_from_a_wrong_one(tmp_pa
             assert "'user root' line" in said
     finally:
         broker.terminate()
-        broker.wait(30)
+        ended(broker, 30)
     # the config as written: the broker reads its users, and a wrong password is only that
     with Mosquitto(port=port, folder=tmp_path / "broker", extra=conf.read_text().splitlines() + ["user root"],
                    listeners=False):

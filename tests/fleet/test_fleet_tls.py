@@ -14,7 +14,7 @@ import pytest
 from cryptography import x509
 from fleet_helpers import mosquitto_or_skip
 
-from waiting import wait_until
+from waiting import stretched, until, wait_until
 from doce_host.cli import main
 from doce_host.fleet.broker import BrokerError, Mosquitto, free_port
 from doce_host.fleet.room import Room
@@ -49,7 +49,7 @@ def tls_client(port, ca, user, password):
     c.on_connect = lambda cl, u, flags, reason, props=None: ready.set()
     c.connect("localhost", port)
     c.loop_start()
-    assert ready.wait(WAIT_S)
+    until(ready.is_set, WAIT_S, what="the MQTT client's connection")
     return c
 
 
@@ -102,7 +102,7 @@ def test_another_ca_a_wrong_host_and_a_plain_port_are_one_line_errors(tls_room, 
 def first_bytes_after_connect(port):
     """What a broker answers a plain MQTT CONNECT with (b"" if it closes without a word)."""
     connect = bytes([0x10, 12, 0, 4]) + b"MQTT" + bytes([4, 2, 0, 30, 0, 0])  # MQTT 3.1.1, clean, empty id
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+    with socket.create_connection(("127.0.0.1", port), timeout=stretched(5)) as s:
         s.sendall(connect)
         try:
             return s.recv(4)

@@ -7,14 +7,13 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from browser import chromium
 
-from waiting import stop, stretched, wait_until
+from waiting import Deadline, stop, stretched, wait_until
 
 from doce_host.cli import main
 from doce_host.fleet.simroom import SimRoom, mac_of
@@ -179,7 +178,7 @@ class WebProcess:
         self.url = self.ready["url"]
 
     def get(self, path, headers=False):
-        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=30) as r:
+        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=stretched(30)) as r:
             text = r.read().decode()
             return (text, r.headers) if headers else text
 
@@ -199,8 +198,8 @@ def test_the_page_shows_every_board_live_escaped_and_opens_each(embedded, tmp_pa
             version = int(headers["X-Version"])
             sims.boards[0].place("c3", "white 4")
             # what the page does: ask for news since the version it has; the answer comes with it
-            deadline = time.monotonic() + WAIT_S
-            while time.monotonic() < deadline:
+            deadline = Deadline(WAIT_S)
+            while not deadline.passed():
                 part, headers = web.get("room.html?since=%d" % version, headers=True)
                 assert int(headers["X-Version"]) > version
                 version = int(headers["X-Version"])
@@ -239,7 +238,7 @@ def test_the_tournament_page_reached_by_another_name_is_refused(embedded):
         where = urlsplit(web.url)
         for host, expected in (("rebind.example:%d" % where.port, 421), ("127.0.0.1:%d" % where.port, 200)):
             for path in ("/", "/room.json", "/room.html"):
-                connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+                connection = http.client.HTTPConnection(where.hostname, where.port, timeout=stretched(10))
                 connection.request("GET", path, headers={"Host": host})
                 assert connection.getresponse().status == expected, (host, path)
                 connection.close()

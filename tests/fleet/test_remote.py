@@ -10,6 +10,7 @@ import pytest
 from fleet_helpers import link
 from hands import blink, light, looks
 from remote_helpers import MATCH, Pair, edges, events_of
+from waiting import until
 
 from doce.journal import NEW_MATCH, record, records
 from doce_host import image, rules
@@ -68,7 +69,7 @@ def test_a_move_goes_to_the_friend_once_it_has_settled_and_once(pair, mosquitto)
     watcher.connect(mosquitto.host, mosquitto.port)
     watcher.loop_start()
     watcher.subscribe("doce/b2/remote/b1", 1)
-    assert ready.wait(10)
+    until(ready.is_set, what="the watcher's subscription")
     pair.pump(20)
     a = pair.a
     a.place("c3", "white 4", settle=False)

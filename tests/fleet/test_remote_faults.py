@@ -10,6 +10,7 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 from remote_helpers import TICKS, Pair, events_of
+from waiting import until
 
 MOVES = [("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6"), ("d1", "white 3")]
 
@@ -141,7 +142,7 @@ def test_moves_sent_twice_late_or_out_of_order_are_applied_once(pair, mosquitto)
     listener.connect(mosquitto.host, mosquitto.port)
     listener.loop_start()
     listener.subscribe("doce/+/remote/+", 1)
-    assert ready.wait(10)
+    until(ready.is_set, what="the listener's subscription")
     pair.pair()
     rng = random.Random(28)
     played = []

@@ -15,7 +15,7 @@ from browser import chromium
 from casebook import piece_of
 from clicks import place, square
 from test_match import MATCH
-from waiting import stretched, until_worked
+from waiting import ended, stretched, until_worked
 
 from doce_host.cli import main
 from doce_host.fleet.record import Recorder
@@ -47,7 +47,7 @@ def two_pages(tmp_path, mosquitto):
     finally:
         process.send_signal(signal.SIGINT)
         try:
-            process.wait(timeout=15)
+            ended(process, 15)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

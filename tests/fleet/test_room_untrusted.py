@@ -6,7 +6,7 @@ import json
 import paho.mqtt.client as mqtt
 import pytest
 
-from waiting import wait_until
+from waiting import stretched, wait_until
 from doce_host.fleet.record import Recorder
 from doce_host.fleet.room import Room
 
@@ -29,7 +29,7 @@ def publish(broker, messages, retain=False):
     c.loop_start()
     try:
         for topic, payload in messages:
-            c.publish(topic, payload, qos=1, retain=retain).wait_for_publish(WAIT_S)
+            c.publish(topic, payload, qos=1, retain=retain).wait_for_publish(stretched(WAIT_S))
     finally:
         c.loop_stop()
         c.disconnect()

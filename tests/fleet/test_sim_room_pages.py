@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from browser import chromium
-from waiting import Lines, stop, stretched, until
+from waiting import Lines, completed, stop, stretched, until
 
 from doce_host.fleet.room import Room
 from doce_host.fleet.simroom import PageNotices
@@ -91,8 +91,7 @@ def test_every_simulated_board_in_a_room_is_played_from_its_tile(embedded, tmp_p
 
 
 def doce_sim(*args):
-    return subprocess.run([sys.executable, "-m", "doce_host.cli", "sim", *args, "--http", "0"],
-                          capture_output=True, text=True, timeout=BOOT_S)
+    return completed([sys.executable, "-m", "doce_host.cli", "sim", *args, "--http", "0"], timeout=BOOT_S)
 
 
 def free_run(length):

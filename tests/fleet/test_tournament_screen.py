@@ -18,7 +18,7 @@ from doce_host.recorded import steps
 from doce_host.web.server import listen, url_of
 
 from test_fleet_web import FakeBoard, FakeRoom
-from waiting import stretched
+from waiting import stretched, until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "web"
@@ -84,7 +84,7 @@ class Served:
             self.loop.run_forever()
         self.thread = threading.Thread(target=run, daemon=True)
         self.thread.start()
-        assert up.wait(30)
+        until(up.is_set, 30, what="the tournament page's server")
 
     def close(self):
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)

@@ -9,13 +9,13 @@ import subprocess
 import sys
 import threading
 
-from waiting import booted
+from waiting import booted, completed, ended, stretched
 
 from doce_host import bench_command
 from doce_host.link import BoardLink
 from doce_host.sim.serial_sim import SerialSim
 
-TIMEOUT = 120
+TIMEOUT = 120  # of one core's time: stretched by the load for the link's wall clock
 
 
 class SimPlayer(bench_command.Player):
@@ -33,7 +33,7 @@ class SimPlayer(bench_command.Player):
 def test_the_figures_are_timed_on_the_board_for_a_play_and_a_win(tmp_path):
     with SerialSim(tmp_path, seed=2) as sim:
         booted(sim)
-        with BoardLink(sim.path, timeout=TIMEOUT) as link:
+        with BoardLink(sim.path, timeout=stretched(TIMEOUT)) as link:
             figures = bench_command.measure(link, SimPlayer(sim), rest_s=1.0)
             assert link.state()["mode"] == "playing"  # the game went on: the round ended, the board cleared
         plays = len(bench_command.ROUND.split()) // 2 - 1
@@ -59,7 +59,7 @@ def test_the_figures_are_timed_on_the_board_for_a_play_and_a_win(tmp_path):
                             "    for i in range(loops):\n        N += i\n")
         stone = bench_command.pystone(sim.path, stand_in, figures["cpu_hz"], loops=1000)
         assert stone["loops"] == 1000 and stone["us"] > 0 and stone["hz"] == 240000000
-        with BoardLink(sim.path, timeout=TIMEOUT) as link:  # reset after the REPL: the app is back
+        with BoardLink(sim.path, timeout=stretched(TIMEOUT)) as link:  # reset after the REPL: the app is back
             assert link.hello()["board"] and link.state()["mode"] == "playing"
 
 
@@ -86,7 +86,7 @@ def test_the_command_guides_the_player_and_prints_each_figure_beside_its_estimat
         player = threading.Thread(target=play, daemon=True)
         player.start()
         try:
-            run.wait(timeout=600)
+            ended(run, 600)
         finally:
             run.kill()
         player.join(timeout=10)
@@ -163,8 +163,7 @@ def test_ctrl_c_while_the_board_is_reset_after_the_repl_lets_the_reset_finish(tm
     fake = tmp_path / "mpremote"
     fake.write_text("#!%s\n%s" % (sys.executable, FAKE_MPREMOTE))
     fake.chmod(0o755)
-    ran = subprocess.run([sys.executable, "-c", RUN_ON_REPL, str(fake)], start_new_session=True, timeout=120,
-                         capture_output=True, text=True)
+    ran = completed([sys.executable, "-c", RUN_ON_REPL, str(fake)], start_new_session=True, timeout=120)
     marks = (tmp_path / "mpremote.log").read_text() if (tmp_path / "mpremote.log").exists() else ""
     assert marks == "reset done\nback up\n", (ran.returncode, ran.stderr)
     assert ran.returncode == 130 and "Traceback" not in ran.stderr

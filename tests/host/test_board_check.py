@@ -10,7 +10,7 @@ import json
 
 import pytest
 from check_maker import SimMaker
-from waiting import booted
+from waiting import booted, stretched
 
 from doce_host import circuit as circuit_module
 from doce_host import check_command, image
@@ -21,7 +21,7 @@ from doce_host.sim.serial_sim import SerialSim
 
 SPEC = json.loads(BOARD_FILE.read_text())
 CIRCUIT = circuit_module.load()
-TIMEOUT = 120  # a step on a simulator sharing two cores with seven others: seconds, sized generously
+TIMEOUT = 120  # a step on a simulator, in seconds of one core's time: stretched for the link's wall clock
 
 
 def ch(square, where="C"):
@@ -46,7 +46,7 @@ def test_the_quiescent_band_is_the_datasheets_spread_through_the_adc():
 def board(tmp_path_factory):
     with SerialSim(tmp_path_factory.mktemp("check"), seed=4) as sim:
         booted(sim)
-        with BoardLink(sim.path, timeout=TIMEOUT) as link:
+        with BoardLink(sim.path, timeout=stretched(TIMEOUT)) as link:
             link.hello()
             yield sim, link
 
@@ -58,7 +58,8 @@ def check(board, *faults, die=True, leds=False, button=False, maker=None):
         sim.fault(**fault)
     maker = (maker or SimMaker)(sim, SPEC)
     try:
-        return check_command.run(link, SPEC, CIRCUIT, maker, die=die, leds=leds, button=button, timeout=TIMEOUT)
+        return check_command.run(link, SPEC, CIRCUIT, maker, die=die, leds=leds, button=button,
+                                 timeout=stretched(TIMEOUT))
     finally:
         sim.fault("clear")
 
@@ -124,10 +125,10 @@ def test_sound_boards_built_otherwise_within_tolerance_have_no_fault(tmp_path, s
     within their datasheets' spread (doce_host.physics.readout)."""
     with SerialSim(tmp_path, seed=seed) as sim:
         booted(sim)
-        with BoardLink(sim.path, timeout=TIMEOUT) as link:
+        with BoardLink(sim.path, timeout=stretched(TIMEOUT)) as link:
             link.hello()
             result = check_command.run(link, SPEC, CIRCUIT, SimMaker(sim, SPEC), leds=False, button=False,
-                                       timeout=TIMEOUT)
+                                       timeout=stretched(TIMEOUT))
     assert result["faults"] == [] and result["notes"] == []
 
 
@@ -282,7 +283,7 @@ def test_a_stuck_button_with_a_dead_sensor(board):
 def test_the_game_waits_and_comes_back_after_the_check(board):
     sim, link = board
     sim.place("a1", "white 4")
-    link.wait_for("placed", timeout=TIMEOUT)
+    link.wait_for("placed", timeout=stretched(TIMEOUT))
     sim.lift("a1")  # SimMaker takes the dice off anyway: the check needs an empty board
     result = check(board, dead(ch("c3"))[0], die=False)
     assert named(result) == [("dead", sensor(ch("c3")))]
@@ -299,10 +300,10 @@ def test_the_command_prints_a_line_per_fault_and_draws_them(board, tmp_path):
     link.close()  # the command opens the port itself
     try:
         code = check_command_main(["check", "board", "--port", sim.path, "--no-die", "--no-leds", "--no-button",
-                                   "--json", "--svg", str(svg), "--timeout", str(TIMEOUT)])
+                                   "--json", "--svg", str(svg), "--timeout", str(stretched(TIMEOUT))])
     finally:
         sim.fault("clear")
-        link.__init__(sim.path, timeout=TIMEOUT)
+        link.__init__(sim.path, timeout=stretched(TIMEOUT))
     code, out = code
     assert code == 1
     report = json.loads(out)
@@ -354,7 +355,7 @@ def test_closing_the_terminal_mid_check_gives_the_board_back_to_its_game(tmp_pat
     from ctrl_c import STOP_S, Doce
     with SerialSim(tmp_path, seed=4) as sim:
         booted(sim)
-        doce = Doce("check", "board", "--port", sim.path, "--timeout", str(TIMEOUT), "--no-die",
+        doce = Doce("check", "board", "--port", sim.path, "--timeout", str(stretched(TIMEOUT)), "--no-die",
                     stdin=subprocess.PIPE)
         try:
             doce.until(lambda line: "Press the board's button" in line or "lights alone" in line, timeout=TIMEOUT)
@@ -363,6 +364,6 @@ def test_closing_the_terminal_mid_check_gives_the_board_back_to_its_game(tmp_pat
         finally:
             if doce.process.poll() is None:
                 os.killpg(doce.process.pid, signal.SIGKILL)
-        with BoardLink(sim.path, timeout=TIMEOUT) as link:
+        with BoardLink(sim.path, timeout=stretched(TIMEOUT)) as link:
             link.hello()
             assert link.request("board_check", step="led", index=0)["error"] == "no_check"  # out of the check

@@ -7,15 +7,14 @@ import sys
 
 import pytest
 from devices import FakeDevice
-from waiting import Lines, booted, has_open, until
+from waiting import Lines, booted, completed, ended, has_open, stretched, until
 
 from doce_host.link import PROTOCOL, BoardLink, LinkError
 from doce_host.sim.serial_sim import SerialSim
 
 
 def doce(*args, timeout=60):
-    run = subprocess.run([sys.executable, "-m", "doce_host.cli", *args], capture_output=True, text=True,
-                         timeout=timeout)
+    run = completed([sys.executable, "-m", "doce_host.cli", *args], timeout=timeout)
     assert "Traceback" not in run.stderr, run.stderr
     return run
 
@@ -26,7 +25,7 @@ def serial_sim(tmp_path_factory):
         booted(serial_sim)
         with BoardLink(serial_sim.path) as link:
             serial_sim.place("c3", "white 4")
-            link.wait_for("placed", timeout=10)
+            link.wait_for("placed", timeout=stretched(10))
         yield serial_sim
 
 
@@ -64,7 +63,7 @@ def test_monitor_shows_events_as_they_happen(serial_sim):
         assert seen[-1]["event"] == "placed"
     finally:
         monitor.terminate()
-        monitor.wait(timeout=10)
+        ended(monitor, 10)
 
 
 def test_no_such_port_and_a_busy_port(serial_sim):

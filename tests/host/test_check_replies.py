@@ -122,8 +122,9 @@ def test_a_workload_line_of_the_wrong_shape_is_one_line(line):
 def doce(*words):
     import subprocess
     import sys
-    return subprocess.run([sys.executable, "-m", "doce_host.cli", *words], capture_output=True, text=True,
-                          timeout=60, stdin=subprocess.DEVNULL)
+
+    from waiting import completed
+    return completed([sys.executable, "-m", "doce_host.cli", *words], timeout=60, stdin=subprocess.DEVNULL)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import threading
 import time
 
 from ctrl_c import Busy, Doce, ended_cleanly
-from waiting import booted, until
+from waiting import booted, stretched, until
 
 from doce_host.link import BoardLink
 from doce_host.sim.serial_sim import SerialSim
@@ -67,7 +67,7 @@ def test_doce_sim_and_its_page_while_the_page_clicks(tmp_path):
 def test_doce_sim_serial_only_while_a_tool_talks_to_it():
     doce = Doce("sim", "--serial-only")
     path = doce.until(lambda line: line.startswith("/dev/")).strip()
-    link = BoardLink(path, timeout=10)
+    link = BoardLink(path, timeout=stretched(10))
     link.hello()
     with Busy(link.state) as busy:
         until(lambda: busy.done > 5, timeout=60, what="states asked")

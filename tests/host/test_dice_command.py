@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from devices import FakeDevice
-from waiting import booted
+from waiting import booted, completed, stretched
 
 from doce_host.dice_check import describe_face as describe
 from doce_host.link import PROTOCOL, BoardLink
@@ -35,7 +35,7 @@ def test_a_die_checked_right_on_the_simulator(tmp_path):
                 assert run.stdout.readline() == (
                     "%s: right if its %s is up (if its %s is, the die is glued mirror-wise)\n"
                     % (name, name.split()[1], mirrored.split()[1]) if mirrored else "%s: right\n" % name)
-            out, err = run.communicate(timeout=30)
+            out, err = run.communicate(timeout=stretched(30))
         finally:
             run.kill()
         assert "Traceback" not in err and run.returncode == 0
@@ -45,7 +45,7 @@ def test_a_die_checked_right_on_the_simulator(tmp_path):
                        "Take the die off c3: the game resumes then.\n")
         with BoardLink(sim.path) as link:
             sim.lift("c3")
-            link.wait_for("dice_check", timeout=10, on=False)
+            link.wait_for("dice_check", timeout=stretched(10), on=False)
             state = link.state()
         assert state["mode"] == "playing" and state["board"] == {}  # back to the game, the die not played
 
@@ -86,7 +86,7 @@ def test_a_wrong_face_is_named_and_the_exit_code_says_so():
     board = FakeBoard(faces)
     try:
         run = dice_check(board.path)
-        out, err = run.communicate(timeout=60)
+        out, err = run.communicate(timeout=stretched(60))
     finally:
         board.device.close()
     lines = out.splitlines()
@@ -100,8 +100,8 @@ def test_a_wrong_face_is_named_and_the_exit_code_says_so():
 def test_json_output_and_an_incomplete_check():
     board = FakeBoard([{"face": "white 1", "ok": True, "wrong": [], "read": "+0000"}])
     try:
-        run = subprocess.run([sys.executable, "-m", "doce_host.cli", "dice", "check", "--port", board.path,
-                              "--wait", "1", "--json"], capture_output=True, text=True, timeout=60)
+        run = completed([sys.executable, "-m", "doce_host.cli", "dice", "check", "--port", board.path,
+                         "--wait", "1", "--json"], timeout=60)
     finally:
         board.device.close()
     lines = [json.loads(line) for line in run.stdout.splitlines()]

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import esp_images
-from waiting import booted
+from waiting import booted, completed, stretched
 from doce_host import flash, image, micropython
 from doce_host.espimage import FirmwareError
 from doce_host.paths import FIRMWARE_DIR
@@ -44,7 +44,7 @@ def test_the_full_install_is_one_esptool_call_with_the_right_offsets():
 def test_esptool_accepts_the_arguments():
     """esptool's own parser reads our call (it stops at opening the missing port)."""
     args = flash.esptool_args("/dev/nonexistent", __file__, files=[(0x200000, __file__)])
-    run = subprocess.run([sys.executable, "-m", "esptool", *args], capture_output=True, text=True, timeout=60)
+    run = completed([sys.executable, "-m", "esptool", *args], timeout=60)
     assert run.returncode != 0 and "nonexistent" in (run.stdout + run.stderr)
     assert "unrecognized" not in run.stderr and "invalid choice" not in run.stderr
 
@@ -250,8 +250,7 @@ def test_a_board_of_another_chip_is_refused(tmp_path, monkeypatch):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "doce_host.cli", "flash", "--port", "/dev/x", *map(str, args)],
-                          capture_output=True, text=True, timeout=120)
+    return completed([sys.executable, "-m", "doce_host.cli", "flash", "--port", "/dev/x", *map(str, args)], timeout=120)
 
 
 def test_no_firmware_file_is_a_clear_error(tmp_path):
@@ -344,7 +343,7 @@ def test_app_only_updates_a_running_board_and_keeps_its_game(tmp_path):
         booted(sim)  # and the board is clear
         with BoardLink(sim.path) as link:
             sim.place("c3", "white 4")
-            link.wait_for("placed", timeout=10)
+            link.wait_for("placed", timeout=stretched(10))
         hello = flash.install(sim.path, app_only=True, out=open("/dev/null", "w"))
         assert hello["rules"] == "standard"
         with BoardLink(sim.path) as link:

@@ -7,9 +7,9 @@ behaves like the ESP32's esp32.Partition: 4096-byte blocks, block count = partit
 
 import hashlib
 import json
-import subprocess
 
 import pytest
+from waiting import completed
 
 import esp_images
 from doce_host import flash, image
@@ -66,8 +66,7 @@ def mount(tmp_path, partition, size):
     script.write_text(MOUNT)
     path = tmp_path / "vfs.bin"
     path.write_bytes(partition)
-    run = subprocess.run([tool("micropython"), str(script), str(path), str(size)], capture_output=True, text=True,
-                         timeout=120)
+    run = completed([tool("micropython"), str(script), str(path), str(size)], timeout=120)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 

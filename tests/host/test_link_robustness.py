@@ -6,7 +6,7 @@ import os
 import time
 
 import serial
-from waiting import BOOT_CPU_S, until, until_worked
+from waiting import BOOT_CPU_S, Deadline, booted, stretched, until, until_worked
 from doce.link import PROTOCOL, Link
 from doce_host.link import BoardLink, LinkError
 from doce_host.sim import SimError
@@ -15,6 +15,7 @@ from doce_host.sim.serial_sim import SerialSim
 
 def test_a_late_reply_to_another_connection_is_not_taken_for_ours(tmp_path):
     with SerialSim(tmp_path) as sim:
+        booted(sim)  # hello waits 3 wall seconds at most (BoardLink.hello): for the answer, not for a boot
         with BoardLink(sim.path) as old:
             old.send_line(b'{"cmd": "state", "id": 1}')  # and leaves before the answer
         with BoardLink(sim.path) as new:
@@ -75,8 +76,7 @@ def test_dice_moved_while_the_power_is_off_are_there_when_it_returns(tmp_path):
         sim.place("c3", "white 4")  # noted, not lost, and no error
         assert sim.leds() == [(0, 0, 0)] * 31
         sim.power_on()
-        with BoardLink(sim.path) as link:
-            link.hello()
+        assert answers_hello(sim)  # booted
         until(lambda: any(sum(c) for c in sim.leds()), what="the die being felt and lit")
 
 
@@ -99,9 +99,9 @@ def test_a_command_that_fails_on_the_board_still_gets_its_reply_and_the_next_one
 def write_all(path, data, seconds=30):
     """Write `data` to the serial path as fast as it takes it, reading nothing back."""
     fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
-    deadline = time.monotonic() + seconds
+    deadline = Deadline(seconds)
     try:
-        while data and time.monotonic() < deadline:
+        while data and not deadline.passed():
             try:
                 data = data[os.write(fd, data):]
             except BlockingIOError:
@@ -120,6 +120,7 @@ def test_a_flood_while_the_board_replies_does_not_freeze_the_simulator(tmp_path)
 
 def test_a_partial_line_left_on_the_link_does_not_spoil_the_next_connection(tmp_path):
     with SerialSim(tmp_path) as sim:
+        booted(sim)  # the arrow key goes to the app, and hello's 3 wall seconds are for its answer alone
         assert write_all(sim.path, b"\x1b[A") == b""  # an arrow key, typed without Enter
         with BoardLink(sim.path) as link:
             assert link.hello()["ok"]
@@ -131,7 +132,7 @@ def test_a_rules_push_in_real_time_arrives_whole(tmp_path):
     r.update(name="short-match", rounds=2)
     blob = rules.compile_tables(r)
     with SerialSim(tmp_path) as sim:
-        with BoardLink(sim.path, timeout=10) as link:
+        with BoardLink(sim.path, timeout=stretched(10)) as link:
             assert link.push_rules(blob)["ok"]
             assert link.hello()["rules"] == "short-match"
 

@@ -2,9 +2,9 @@
 `doce flash` all follow host/doce_host/micropython.py."""
 
 import re
-import subprocess
 import tomllib
 from importlib.metadata import version as installed
+from waiting import completed
 
 from doce_host import image, micropython
 from doce_host.paths import ROOT, tool
@@ -25,7 +25,7 @@ def test_mpy_cross_and_the_unix_port_are_pinned_to_the_release():
 
 
 def test_mpy_cross_is_the_release():
-    out = subprocess.run([tool("mpy-cross"), "--version"], capture_output=True, text=True, timeout=30).stdout
+    out = completed([tool("mpy-cross"), "--version"], timeout=30).stdout
     assert out.startswith("MicroPython v%s " % micropython.RELEASE)
 
 
@@ -35,8 +35,7 @@ def test_the_app_is_mpy_the_release_and_the_test_interpreter_load():
     assert headers and all(micropython.mpy_loads(micropython.version(), "esp32", h) for h in headers)
     # the unix port the tests run on reads the same .mpy major version (sys.implementation._mpy,
     # low byte: py/persistentcode.h MPY_FILE_HEADER_INT)
-    run = subprocess.run([tool("micropython"), "-c", "import sys; print(sys.implementation._mpy & 0xff)"],
-                         capture_output=True, text=True, timeout=30)
+    run = completed([tool("micropython"), "-c", "import sys; print(sys.implementation._mpy & 0xff)"], timeout=30)
     assert {h[0] for h in headers} == {int(run.stdout)}
 
 
@@ -75,7 +74,7 @@ def test_the_suite_runs_the_interpreter_the_project_says_it_does():
     t = micropython.TEST_INTERPRETER
     assert installed(t["package"]) == t["version"] == pins()[t["package"]]
     code = "import sys; print(sys.version); print(sys.implementation.version)"
-    run = subprocess.run([tool("micropython"), "-c", code], capture_output=True, text=True, timeout=30)
+    run = completed([tool("micropython"), "-c", code], timeout=30)
     banner, implementation = run.stdout.splitlines()
     assert banner.endswith("MicroPython %s on %s" % (t["build"], t["built"]))
     assert implementation == repr(t["implementation"])

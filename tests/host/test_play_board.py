@@ -1,19 +1,17 @@
 """doce play-board: a match against the board's opponent, started over the link, and its hint."""
 
-import subprocess
 import sys
 
 import pytest
 
-from waiting import until
+from waiting import completed, until
 
 from doce_host.link import BoardLink
 from doce_host.sim.serial_sim import SerialSim
 
 
 def doce(*args, timeout=120):
-    run = subprocess.run([sys.executable, "-m", "doce_host.cli", *args], capture_output=True, text=True,
-                         timeout=timeout)
+    run = completed([sys.executable, "-m", "doce_host.cli", *args], timeout=timeout)
     assert "Traceback" not in run.stderr, run.stderr
     return run
 

@@ -6,11 +6,12 @@ import subprocess
 import sys
 
 import pytest
+from waiting import completed, ended
 
 
 def sim(*argv):
-    run = subprocess.run([sys.executable, "-m", "doce_host.cli", "sim", "--serial-only", *map(str, argv)],
-                         capture_output=True, text=True, timeout=25)  # a 30 s wait fails here
+    # refused before a board starts: a 30 s wait for it (doce sim's, before 4db6562) fails here on a quiet machine
+    run = completed([sys.executable, "-m", "doce_host.cli", "sim", "--serial-only", *map(str, argv)], timeout=25)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert run.stderr.startswith("doce: ") and run.stderr.count("\n") == 1, run.stderr
     return run.stderr
@@ -66,7 +67,7 @@ def test_a_terminated_sim_stops_its_board_and_keeps_its_flash(tmp_path):
         children = children_of(process.pid)
         assert children
         process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) in (0, 130)  # ended as by Ctrl-C, not killed by the signal
+        assert ended(process, 30) in (0, 130)  # ended as by Ctrl-C, not killed by the signal
         until(lambda: not any(alive(c) for c in children), what="the board's process to end")
         assert (tmp_path / "board" / "flash.img").exists()
     finally:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+from waiting import completed
 
 MEMORY = 1 << 30  # the address space each run may have: far more than doce needs, far less than the machine
 WAIT_S = 60
@@ -34,8 +35,7 @@ def limited():
 
 def doce(argv, stdin=subprocess.DEVNULL):
     """The doce command, its memory capped: (exit status, stderr)."""
-    run = subprocess.run([sys.executable, "-m", "doce_host.cli", *argv], stdin=stdin, capture_output=True,
-                         text=True, timeout=WAIT_S, preexec_fn=limited)
+    run = completed([sys.executable, "-m", "doce_host.cli", *argv], stdin=stdin, timeout=WAIT_S, preexec_fn=limited)
     return run.returncode, run.stderr
 
 

@@ -6,7 +6,7 @@ import pty
 import select
 import subprocess
 import sys
-import time
+from waiting import Deadline, ended
 
 from doce_host.view import LEGEND
 
@@ -25,11 +25,11 @@ class Terminal:
 
     def until(self, text, timeout=60):
         """Read until `text` has been written (a bound, not a pace); everything since the last call."""
-        start, deadline = len(self.seen), time.monotonic() + timeout
+        start, deadline = len(self.seen), Deadline(timeout)
         while text not in self.seen[start:]:
-            left = deadline - time.monotonic()
-            assert left > 0, "no %r within %d s; the terminal shows:\n%s" % (text, timeout, self.seen[-2000:])
-            if select.select([self.master], [], [], left)[0]:
+            assert not deadline.passed(), "no %r within %d s of a core's time; the terminal shows:\n%s" % (
+                text, timeout, self.seen[-2000:])
+            if select.select([self.master], [], [], min(0.5, deadline.left()))[0]:
                 try:
                     self.seen += os.read(self.master, 65536).decode(errors="replace").replace("\r\n", "\n")
                 except OSError:  # the program ended
@@ -42,7 +42,7 @@ class Terminal:
     def close(self):
         if self.process.poll() is None:
             self.process.kill()
-        self.process.wait(timeout=30)
+        ended(self.process, 30)
         os.close(self.master)
 
 
@@ -59,7 +59,7 @@ def test_doce_play_prompts_explains_its_marks_and_names_the_level():
         term.type("help")
         assert LEGEND in term.until(PLAY_PROMPT)
         term.type("quit")
-        assert term.process.wait(timeout=30) == 0
+        assert ended(term.process, 30) == 0
     finally:
         term.close()
 
@@ -73,6 +73,6 @@ def test_the_simulated_board_in_the_terminal_prompts_and_explains_its_board(tmp_
         term.type("c3 w4")
         assert "white put a 4 on c3" in term.until(prompt)
         term.type("quit")
-        assert term.process.wait(timeout=60) == 0
+        assert ended(term.process, 60) == 0
     finally:
         term.close()

@@ -6,11 +6,11 @@ escape codes; a --timeout that is no time is refused on its own."""
 import binascii
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 from devices import FakeDevice
+from waiting import completed
 
 from doce.game import WHITE, Game
 from doce_host import cli, dice_check, rules
@@ -72,8 +72,7 @@ def refused(capsys, *argv):
     """doce in this process: exit 2 and one line on stderr (a KeyError fails the test).
     Commands that run until stopped (monitor, web) run as a process with a deadline."""
     if argv[0] in ("monitor", "web"):
-        run = subprocess.run([sys.executable, "-m", "doce_host.cli", *argv], capture_output=True, text=True,
-                             timeout=60)
+        run = completed([sys.executable, "-m", "doce_host.cli", *argv], timeout=60)
         code, err = run.returncode, run.stderr
     else:
         code, err = cli.main(list(argv)), capsys.readouterr().err
@@ -157,8 +156,7 @@ def test_a_boards_strings_reach_the_terminal_escaped(board, capsys):
 @pytest.mark.parametrize("command", [["status", "--port", "/dev/null"], ["snapshot", "--port", "/dev/null",
                                                                          "--svg", "x.svg"]])
 def test_a_timeout_that_is_no_time_has_its_own_message(value, command):
-    run = subprocess.run([sys.executable, "-m", "doce_host.cli", *command, "--timeout", value],
-                         capture_output=True, text=True, timeout=60)
+    run = completed([sys.executable, "-m", "doce_host.cli", *command, "--timeout", value], timeout=60)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "--timeout: %r: give a number of seconds above 0" % value in run.stderr
 

@@ -1,17 +1,16 @@
 """`doce referee`: its input and output are an interface other tools rely on."""
 
 import json
-import subprocess
 import sys
 
 import pytest
 
 from casebook import expand
+from waiting import completed
 
 
 def referee(*args, stdin=None):
-    run = subprocess.run([sys.executable, "-m", "doce_host.cli", "referee", *args],
-                         input=stdin, capture_output=True, text=True, timeout=60)
+    run = completed([sys.executable, "-m", "doce_host.cli", "referee", *args], input=stdin, timeout=60)
     return run.returncode, run.stdout, run.stderr
 
 

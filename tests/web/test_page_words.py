@@ -4,11 +4,11 @@ remembers the match in play; the button's press explained; a log without noise; 
 round's score is made. Every move goes through the simulated sensors and the real firmware."""
 
 import json
-import subprocess
 import sys
 
 from casebook import expand
 from clicks import board_move, lift, lit, place, play, squares, start_afresh, start_against_the_board
+from waiting import completed
 
 ALL_OWN = ("W a1 2", "B a5 1", "W c1 4", "B c5 1", "W e3 1", "B e5 1", "W b1 3", "B a3 1", "W d1 3")
 
@@ -139,8 +139,8 @@ def test_the_replay_numbers_and_words_moves_as_the_referee_and_the_live_page_do(
     moves = [expand(m) for m in ALL_OWN[:4] + ("W b2 1",) + ALL_OWN[4:]]
     recorded = tmp_path / "game.json"
     recorded.write_text(json.dumps({"first": "white", "moves": moves}))
-    referee = subprocess.run([sys.executable, "-m", "doce_host.cli", "referee", str(recorded)], capture_output=True,
-                             text=True, timeout=60, check=True)
+    referee = completed([sys.executable, "-m", "doce_host.cli", "referee", str(recorded)], timeout=60)
+    assert referee.returncode == 0, referee.stderr
     refused = [json.loads(line) for line in referee.stdout.splitlines() if '"ok": false' in line]
     assert refused == [{"move": 4, "ok": False, "error": "no_play_zone"}]
     page.set_input_files("#replay-file", str(recorded))

@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 from devices import FakeDevice
+from waiting import Deadline
 
 from doce.game import Game
 from doce.lights import YELLOW, scaled
@@ -173,15 +174,15 @@ def test_a_reply_the_page_cannot_show_is_reported_and_the_watch_goes_on():
     watch = Watch(board.path, frames.append, timeout=1.0)
     watch.start()
     try:
-        deadline = time.monotonic() + 10
+        deadline = Deadline(10)
         # the link checks the reply against the protocol's schema before the page draws it
         odd = "its reply to state that does not fit the protocol"
-        while not any(odd in (f["problem"] or "") for f in frames) and time.monotonic() < deadline:
+        while not any(odd in (f["problem"] or "") for f in frames) and not deadline.passed():
             time.sleep(0.05)
         problem = [f for f in frames if f["problem"] and odd in f["problem"]][0]
         assert problem["svg"] is None and "leds" in problem["problem"]
         state["now"] = EMPTY  # the board is sane again: the watch, still running, shows it
-        while not any(f["svg"] for f in frames) and time.monotonic() < deadline:
+        while not any(f["svg"] for f in frames) and not deadline.passed():
             time.sleep(0.05)
         assert frames[-1]["svg"] and frames[-1]["problem"] is None
     finally:

@@ -7,6 +7,7 @@ import signal
 
 from browser import chromium
 from pages import Page
+from waiting import stretched
 
 from doce_host.web.server import Client
 
@@ -63,7 +64,7 @@ def test_a_closed_tab_and_sigterm_print_nothing(tmp_path):
             tab.goto(page.url)
             tab.wait_for_selector("#board svg .square")
             page.process.send_signal(signal.SIGTERM)  # as a service manager or `kill` stops it, a page open
-            rest, _ = page.process.communicate(timeout=30)
+            rest, _ = page.process.communicate(timeout=stretched(30))
             context.close()
     finally:
         if page.process.poll() is None:

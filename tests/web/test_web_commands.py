@@ -3,7 +3,6 @@
 import asyncio
 import json
 import struct
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
@@ -12,7 +11,7 @@ import aiohttp
 import pytest
 
 from pages import Page
-from waiting import until
+from waiting import completed, stretched, until
 from doce_host.paths import BOARD_FILE
 from doce_host.sim.serial_sim import SerialSim
 
@@ -27,8 +26,7 @@ def board(tmp_path):
 
 
 def doce(*args):
-    return subprocess.run([sys.executable, "-m", "doce_host.cli", *args], capture_output=True, text=True,
-                          timeout=60)
+    return completed([sys.executable, "-m", "doce_host.cli", *args], timeout=60)
 
 
 def pieces(svg_text):
@@ -136,7 +134,7 @@ def test_a_page_reached_by_another_name_is_refused(sim_page):
     where = urlsplit(sim_page.url)
 
     def status(method, path, host, body=None, headers=()):
-        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+        connection = http.client.HTTPConnection(where.hostname, where.port, timeout=stretched(10))
         try:
             connection.request(method, path, body=body, headers={"Host": host, **dict(headers)})
             return connection.getresponse().status
@@ -199,16 +197,17 @@ def test_the_server_refuses_strangers_and_bad_uploads(sim_page):
         thread.submit(asyncio.run, check()).result()
 
 
-def test_a_page_port_given_and_taken_is_refused_in_one_line():
+def test_a_page_port_given_and_taken_is_refused_in_one_line(tmp_path):
     import socket
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen(1)
         port = taken.getsockname()[1]
-        run = doce("sim", "--http", str(port))
+        run = doce("sim", "--http", str(port), "--folder", str(tmp_path / "board"))
         assert run.returncode == 2 and run.stdout == ""
         assert run.stderr == ("doce: port %d is taken on 127.0.0.1 (another doce page?): give another with --http "
                               "PORT, or --http 0 for any free one\n" % port)
+        assert not (tmp_path / "board").exists()  # refused at once, before a board was made and booted for nothing
         # the default port, nobody's choice, falls back to a free one: the page's address says which
         from doce_host.commandline import DefaultPort
         from doce_host.web.server import listen_on

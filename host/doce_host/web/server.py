@@ -434,18 +434,20 @@ def url_of(sock):
     return "http://%s:%d/" % ("[%s]" % host if ":" in host else host, port)
 
 
-def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0):
-    """Serve the page for the board on serial `port` until Ctrl-C; `ready(url)` once it is up."""
-    serve_several([(port, world)], host, http_port, lambda urls: ready(urls[0]), timeout)
+def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0, sock=None):
+    """Serve the page for the board on serial `port` until Ctrl-C; `ready(url)` once it is up.
+    `sock`: the page's socket, bound already (listen_on), else one on host:http_port."""
+    serve_several([(port, world)], host, http_port, lambda urls: ready(urls[0]), timeout,
+                  socks=[sock] if sock else None)
 
 
-def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0, first=0):
+def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0, first=0, socks=None):
     """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + `first` + n
     (listen_on: a port typed is used or refused, the default one falls back to a free one; 0: any
     free ones), all in one event loop, until Ctrl-C; `ready([url, ...])` once every one is up."""
-    socks = []
+    socks = list(socks or [])
     try:
-        for n in range(len(boards)):
+        for n in range(len(socks), len(boards)):
             socks.append(listen_on(host, type(http_port)(http_port + first + n) if http_port else 0))
     except OSError:
         for sock in socks:
