@@ -593,6 +593,27 @@ def test_the_laser_drawings_cut_each_part_to_its_finished_size():
     assert laser["taper_wells_mm"] / 2 <= PH["well_mm"][1]
 
 
+def test_the_guides_kerf_rule_finds_the_beams_kerf_from_the_coupon():
+    """Review of issue 39: the guide said a coupon's error is twice the kerf's, but a well drawn a
+    whole kerf small comes out the drawn size plus the beam's kerf (half off each side), so the
+    error is the kerf's own; followed, the old rule swung between +-error and never settled. The
+    guide's worked example is cut here from wells-laser.dxf's coupon at the kerf the rule gives."""
+    import re
+
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    reading, assumed, told = map(float, re.search(
+        r"wells reading ([\d.]+) mm with the ([\d.]+) mm kerf assumed: set `kerf_wells_mm` to (\d+(?:\.\d+)?)",
+        text).groups())
+    assert assumed == SPEC["mechanics"]["laser"]["kerf_wells_mm"]
+    (big, small) = sorted(_closed(HARDWARE / "mechanics" / "wells-laser.dxf", "TEST"), key=lambda b: -(b[2] - b[0]))
+    drawn = small[2] - small[0]
+    beam = reading - drawn  # the kerf that cuts this drawing's well to the reading
+    assert told == pytest.approx(beam)
+    # the coupon redrawn for the kerf told and cut by that beam comes out at the finished size
+    assert (PH["well_mm"][0] - told) + beam == pytest.approx(PH["well_mm"][0])
+    assert reading - PH["well_mm"][0] > PH["well_mm"][1]  # the example is one the guide would correct
+
+
 def test_the_laser_outline_of_a_stepped_wall_moves_every_edge_out():
     import ezdxf
 
