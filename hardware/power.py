@@ -2,8 +2,11 @@
 schematic.py writes the figures into bom.csv (max_mA: Wi-Fi off, max_mA_wifi: the radio
 transmitting); tests/hardware/test_power_budget.py adds them up with the LEDs' light at the
 board file's caps (power.brightness_cap, brightness_cap_wifi) and holds the total to USB_MA less
-SPARE. Every figure is the part's most at 3.3 or 5 V, each through the devkit's linear regulator
-or straight from USB: a linear regulator passes its load's current, so milliamps add up as they are.
+SPARE. Each figure is at 3.3 or 5 V, through the devkit's linear regulator or straight from USB (a
+linear regulator passes its load's current, so milliamps add up as they are): the datasheet's
+maximum where it gives one; where it gives only a typical figure (the CP2102N's 9.5 mA, the
+WROVER's 240 mA transmitting), that one, said so in its source; and our own estimates (the
+PSRAM, the devkit's power LED) said to be ours.
 
 A part not listed here draws nothing worth counting: resistors, capacitors, the button, the
 mechanics. The sensors draw only while their group is on, and one group is on at a time.
@@ -20,12 +23,12 @@ DRAW = {
          "dual-core, 30-68 mA"),
         ("ESP32-WROVER-E transmitting, the module whole (CPU, flash, PSRAM)", 0, 240, 1,
          "ESP32-WROVER-E datasheet, current consumption depending on RF modes: TX 802.11b, 1 Mbps, "
-         "+19.5 dBm, 240 mA (measured at the module, 50 % duty cycle)"),
+         "+19.5 dBm, 240 mA typical (measured at the module, 50 % duty cycle)"),
         ("its 8 MB PSRAM, radio off", 20, 0, 1,
          "our estimate for a 64 Mbit QSPI PSRAM read at 80 MHz (no figure for it in the module's "
          "datasheet; inside the module's 240 mA when transmitting)"),
         ("CP2102N USB-serial bridge", 10, 10, 1,
-         "CP2102N data sheet (Silicon Labs), features: 9.5 mA operating current"),
+         "CP2102N data sheet (Silicon Labs), features: 9.5 mA operating current (typical: no maximum given)"),
         ("AMS1117-3.3 regulator's own current", 10, 10, 1,
          "AMS1117 datasheet: quiescent current 10 mA at most"),
         ("the devkit's red power LED", 5, 5, 1,
