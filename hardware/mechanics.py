@@ -169,7 +169,11 @@ def lid_plan(lay):
     bx, by, _ = lay.strip()["SW1"]
     button_top = pcb_top + BUTTON_MM
     shaft, collar, collar_h, above = PLUNGER_MM
+    # the USB cable's overmould stands above the lid's underside (usb_opening): the lid has the
+    # south wall's notch too, from its south edge to the devkit's socket and the plug's clearance
+    usb, (_, socket_y) = usb_opening(lay), lay.devkit_usb()
     return {"under": under, "top": under + t, "devkit_top": devkit_top, "step": step,
+            "usb_notch": (usb["x0"], y0, usb["x1"], socket_y + PLUG_CLEARANCE_MM),
             "plate": (step, y0, x1, y1), "front": (step, y0 + t, step + t, y1 - t), "front_z": (pcb_top, under),
             "button": (bx, by), "button_top": button_top, "plunger": (button_top, under + t + above),
             "shaft": shaft, "collar": collar, "collar_h": collar_h}
@@ -272,7 +276,9 @@ def enclosure_dxf(lay, kerf=0.0):
     lid = lid_plan(lay)
     lx0, ly0, lx1, ly1 = lid["plate"]  # the lid, as it lies over the strip, moved below the walls
     y -= ly1 - ly0
-    _box(msp, (lx0, y, lx1, y + ly1 - ly0), "OUTLINE", g)
+    nx0, _, nx1, ny1 = lid["usb_notch"]  # open at its south edge, over the wall's notch
+    _outline(msp, [(lx0, y), (nx0, y), (nx0, y + ny1 - ly0), (nx1, y + ny1 - ly0), (nx1, y), (lx1, y),
+                   (lx1, y + ly1 - ly0), (lx0, y + ly1 - ly0)], "OUTLINE", g)
     bx, by = lid["button"]
     msp.add_circle((bx, y + by - ly0), BUTTON_HOLE_MM / 2 - g, dxfattribs={"layer": "HOLES"})
     fx0, fy0, fx1, fy1 = lid["front"]  # its front wall, laid flat: as long as the lid is deep
@@ -438,6 +444,8 @@ def lid_solid(lay):
     solid = Pos(lx0, ly0, floor + lid["under"]) * Box(lx1 - lx0, ly1 - ly0, t, align=low)
     bx, by = lid["button"]
     solid -= Pos(bx, by, floor + lid["under"] + t / 2) * Cylinder(BUTTON_HOLE_MM / 2, t + 2)
+    nx0, ny0, nx1, ny1 = lid["usb_notch"]
+    solid -= Pos(nx0, ny0 - 1, floor + lid["under"] - 1) * Box(nx1 - nx0, ny1 - ny0 + 1, t + 2, align=low)
     fx0, fy0, fx1, fy1 = lid["front"]
     z0, z1 = lid["front_z"]
     return solid + Pos(fx0, fy0, floor + z0) * Box(fx1 - fx0, fy1 - fy0, z1 - z0, align=low)

@@ -557,6 +557,43 @@ def test_the_lid_covers_the_strip_clear_of_the_devkit_and_lets_the_button_be_pre
     assert _stl_z(HARDWARE / "mechanics" / "button.stl") == pytest.approx((floor + bottom, floor + top), abs=1e-4)
 
 
+def test_the_usb_cables_overmould_clears_the_lid():
+    """Review of issue 39: the lid lay over the south wall's notch, 29.14 mm up, while a Micro-B
+    overmould centred on the socket (25.14 mm) reaches 29.39 mm: the lid rested on the cable, or
+    levered the devkit's socket. The lid has the notch too, from its south edge to the socket's
+    face and the plug's clearance, as wide as the wall's; the drawing and the solid cut it."""
+    import ezdxf
+
+    mechanics = load("mechanics")
+    usb, lid = mechanics.usb_opening(LAY), mechanics.lid_plan(LAY)
+    w, h = mechanics.PLUG_MM
+    overmould = (usb["x"] - w / 2, usb["x"] + w / 2, usb["z"] + h / 2)  # its x span and its top
+    assert overmould[2] > lid["under"]  # without a notch the lid sits on it
+    nx0, ny0, nx1, ny1 = lid["usb_notch"]
+    _, socket_y = LAY.devkit_usb()
+    lx0, ly0, lx1, ly1 = lid["plate"]
+    assert ny0 == ly0 and ny1 >= socket_y + 1.0  # from the lid's edge to the socket, 1 mm past it
+    assert nx0 <= overmould[0] - 1.0 and overmould[1] + 1.0 <= nx1 and lx0 < nx0 and nx1 < lx1
+    # the drawing: the lid's outline (the one with the button's hole) runs round the notch
+    msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
+    bx, by = lid["button"]
+    (hole,) = [e for e in msp if e.dxftype() == "CIRCLE" and abs(e.dxf.center[0] - bx) < 1e-6
+               and abs(e.dxf.radius - mechanics.BUTTON_HOLE_MM / 2) < 1e-6]
+    y = hole.dxf.center[1] - (by - ly0)  # the lid's south edge in the drawing
+    outlines = [[(round(x, 4), round(v - y, 4)) for x, v, *_ in e.get_points()] for e in msp
+                if e.dxftype() == "LWPOLYLINE" and e.closed and e.dxf.layer == "OUTLINE"]
+    (outline,) = [o for o in outlines if (round(lx0, 4), 0.0) in o and (round(lx1, 4), round(ly1 - ly0, 4)) in o]
+    for corner in ((nx0, 0.0), (nx0, ny1 - ly0), (nx1, ny1 - ly0), (nx1, 0.0)):
+        assert (round(corner[0], 4), round(corner[1], 4)) in outline, corner
+    # the solid: no lid over the overmould
+    floor = LAY.stack()["enclosure_floor"]
+    points = _stl_points(HARDWARE / "mechanics" / "lid.stl")
+    for x in (nx0, nx1):  # the notch's inner corners, at the lid's underside and top
+        for z in (lid["under"], lid["top"]):
+            assert any(abs(px - x) < 1e-3 and abs(py - ny1) < 1e-3 and abs(pz - floor - z) < 1e-3
+                       for px, py, pz in points), (x, z)
+
+
 def _closed(path, layer):
     import ezdxf
 
