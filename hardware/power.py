@@ -81,3 +81,34 @@ def row_draw(mpn, qty):
 def led_ma(leds, brightest, per_channel_ma):
     """The strip's light at its brightest colour: each channel's current scales with its value."""
     return leds * brightest * per_channel_ma / 255
+
+
+# The LED supply's fuse (U13, TPS2553DBVR-1): R_ILIM sets its overcurrent trip. TI SLVS841, Table 1
+# "Common R_ILIM resistor selections": (the 1 % resistor, kOhm; I_OS min and max, mA, the
+# resistor's own 1 % counted), from the lowest limit up.
+FUSE_TABLE = [(226, 101.3, 142.1), (133, 173.7, 233.9), (88.7, 262.1, 342.3), (66.5, 351.2, 448.7),
+              (52.3, 448.3, 562.4)]
+FUSE_MARGIN = 0.20  # the least trip over the strip's most: the LEDs' PWM and the parts' spread
+
+
+def strip_most_ma(spec):
+    """The most the strip's supply carries in play: the lit budget the palette is held to
+    (power.led_budget_ma), every LED's own current dark, and the level shifter on that rail."""
+    dark = sum(a for _, a, _, _, _ in DRAW["WS2812B-2020"]) * spec["leds"]["count"]
+    shifter = sum(a for _, a, _, _, _ in DRAW["SN74AHCT1G125DBVR"])
+    return spec["power"]["led_budget_ma"] + dark + shifter
+
+
+def latched_ma(spec):
+    """A strip latched at full white: every channel of every LED at its full current."""
+    return spec["leds"]["count"] * 3 * spec["power"]["led_ma_per_channel"]
+
+
+def fuse(spec):
+    """(R_ILIM kOhm, I_OS min, I_OS max mA): the lowest limit whose least trip clears the strip's
+    most by FUSE_MARGIN, so a latched strip is cut as early as the table allows."""
+    need = strip_most_ma(spec) * (1 + FUSE_MARGIN)
+    for r, low, high in FUSE_TABLE:
+        if low >= need:
+            return r, low, high
+    raise ValueError("no R_ILIM in the table trips above %.0f mA" % need)

@@ -271,6 +271,15 @@ def test_a_wholly_dark_strip_names_the_led_supplys_way_first(board):
     assert fault.check.index(fuse) < fault.check.index(CIRCUIT.led(0))  # the supply first
 
 
+def test_a_fuse_latched_off_is_reset_as_the_check_starts(board):
+    """Review of issue 39: the LED supply's TPS2553-1 latches off on an overcurrent (a transient) and
+    only EN going low resets it; nothing in the firmware ever took it low, so the strip stayed dark
+    until a power cut. The check's start switches the supply off and on: the strip lights, and the
+    check names nothing."""
+    result = check(board, {"kind": "led_fuse"}, die=False, leds=True)
+    assert result["faults"] == []
+
+
 def test_a_swapped_led_pair_is_named(board):
     result = check(board, {"kind": "led_swap", "leds": [7, 8]}, die=False, leds=True)
     assert named(result) == [("led_swap", CIRCUIT.led(7))]
