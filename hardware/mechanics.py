@@ -91,6 +91,14 @@ def _holes(msp, lay, holes, grow=0.0):
 # first and measure (hardware/README.md). The plain .dxf files are the finished sizes, for a CNC
 # router (its CAM offsets by the cutter's radius) or a cutting service that compensates itself.
 COUPON_MM = 10.0  # the coupon's margin around its hole
+# A router's cutter leaves its radius in a pocket's inside corners, and a die (a sharp cube) rides
+# up on that fillet: a corner of the die at the well's corner fits a fillet of radius r only if
+# r <= (well - die) / 2 / (sqrt 2 - 1), 0.36 mm in a 20.3 mm well, a cutter under 1 mm through 10 mm
+# acrylic. wells-cnc.dxf draws each well's corner with a relief (a "dog-bone"): a half circle of
+# the cutter's radius through the corner, centred on the diagonal inside the well, which any
+# cutter up to CNC_CUTTER_MM across follows into the corner. It reaches 0.29 of the radius past
+# the well's sides into the ribs, near the corners only.
+CNC_CUTTER_MM = 3.175  # 1/8 in, the common size for 10 mm acrylic; a smaller one follows it too
 
 
 def plate_dxf(lay, kerf=0.0):
@@ -101,16 +109,42 @@ def plate_dxf(lay, kerf=0.0):
     return doc
 
 
-def wells_dxf(lay, kerf=0.0):
+def wells_dxf(lay, kerf=0.0, cutter=0.0):
+    """The well sheet; `kerf`: a laser's (wells-laser.dxf); `cutter`: a router's diameter, each well's
+    corners relieved for it (wells-cnc.dxf)."""
     doc = _doc()
     msp = doc.modelspace()
     _box(msp, lay.plate_box, "OUTLINE", kerf / 2)
     for x, y, side in lay.wells():
-        _box(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), "WELLS", -kerf / 2)
+        if cutter:
+            _relieved(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), cutter / 2, "WELLS")
+        else:
+            _box(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), "WELLS", -kerf / 2)
     _holes(msp, lay, lay.plate_holes(), kerf / 2)
     if kerf:
         _coupon(msp, lay, lay.physics["well_mm"][0], kerf)
     return doc
+
+
+def relief(box, r):
+    """A square hole's outline with a dog-bone of radius `r` at each corner: counter-clockwise
+    [(x, y, bulge)], each corner's half circle (bulge 1: 180 degrees, counter-clockwise) from
+    the point sqrt(2) r before the corner on one side to as far along the next, through the corner."""
+    x0, y0, x1, y1 = box
+    d = 2 ** 0.5 * r
+    # each corner: the way back along the side that ends there, and the next side's way
+    corners = [((x1, y0), (-1, 0), (0, 1)), ((x1, y1), (0, -1), (-1, 0)), ((x0, y1), (1, 0), (0, -1)),
+               ((x0, y0), (0, 1), (1, 0))]
+    out = []
+    for (cx, cy), (bx, by), (nx, ny) in corners:
+        out.append((cx + bx * d, cy + by * d, 1.0))
+        out.append((cx + nx * d, cy + ny * d, 0.0))
+    return out
+
+
+def _relieved(msp, box, r, layer):
+    msp.add_lwpolyline([(x, y, 0, 0, b) for x, y, b in relief(box, r)], format="xyseb", close=True,
+                       dxfattribs={"layer": layer})
 
 
 def coupon(lay, hole):
@@ -514,6 +548,7 @@ def build(lay, root=HERE, solids=True):
     laser = lay.mech["laser"]
     drawings = (("plate", plate_dxf(lay)), ("wells", wells_dxf(lay)), ("enclosure", enclosure_dxf(lay)),
                 ("wells-laser", wells_dxf(lay, laser["kerf_wells_mm"])),
+                ("wells-cnc", wells_dxf(lay, cutter=CNC_CUTTER_MM)),
                 ("enclosure-laser", enclosure_dxf(lay, laser["kerf_enclosure_mm"])))
     for name, doc in drawings:
         write_dxf(doc, mechanics / (name + ".dxf"))

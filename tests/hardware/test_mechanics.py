@@ -594,6 +594,40 @@ def test_the_usb_cables_overmould_clears_the_lid():
                        for px, py, pz in points), (x, z)
 
 
+def test_the_cnc_wells_are_relieved_at_every_corner_for_the_router():
+    """Review of issue 39: a routed square well keeps the cutter's radius in its corners, and a
+    sharp 20 mm die fits a fillet of r only if r <= (well - die) / 2 / (sqrt 2 - 1): 0.36 mm in a
+    20.3 mm well. wells-cnc.dxf gives every well's corners a dog-bone: a half circle of the cutter's
+    radius through the corner, its sides the plain drawing's, and clear of the next well."""
+    import ezdxf
+    from ezdxf import path as dxfpath
+
+    mechanics = load("mechanics")
+    r = mechanics.CNC_CUTTER_MM / 2
+    die, well = PH["die_mm"][0], PH["well_mm"][0] - PH["well_mm"][1]
+    assert (well - die) / 2 / (2 ** 0.5 - 1) < r  # the cutter's own fillet would hold the die up
+    plain = sorted(_closed(HARDWARE / "mechanics" / "wells.dxf", "WELLS"))
+    relieved = [e for e in ezdxf.readfile(HARDWARE / "mechanics" / "wells-cnc.dxf").modelspace()
+                if e.dxf.layer == "WELLS"]
+    assert len(relieved) == len(plain) == 25
+    rib = LAY.pitch - PH["well_mm"][0]
+    for e in relieved:
+        points = list(e.get_points("xyb"))
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        box = (min(xs), min(ys), max(xs), max(ys))
+        assert box in [tuple(pytest.approx(v) for v in b) for b in plain]
+        assert sum(1 for p in points if p[2] == 1.0) == 4 and e.closed
+        outline = [(v.x, v.y) for v in dxfpath.make_path(e).flattening(0.0005)]
+        x0, y0, x1, y1 = box
+        for cx, cy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)):  # the arc runs through the sharp corner
+            assert min(math.hypot(x - cx, y - cy) for x, y in outline) < 0.002, (cx, cy)
+        for (ax, ay, bulge), (bx, by, _) in zip(points, points[1:] + points[:1]):
+            if bulge:  # a half circle of the cutter's radius
+                assert math.hypot(bx - ax, by - ay) / 2 == pytest.approx(r)
+        beyond = max(max(x0 - x, x - x1, y0 - y, y - y1) for x, y in outline)
+        assert beyond == pytest.approx(r * (1 - 2 ** -0.5), abs=1e-3) and beyond < rib / 2
+
+
 def _closed(path, layer):
     import ezdxf
 
