@@ -58,7 +58,7 @@ LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground 
 #            (and Nexperia 74HC138D,653, the same pinout and package, with C5602: the alternative)
 #   C111738  TI TPS2553DBVR-1: a published design's part proposal ("TI TPS2553DBVR-1 (LCSC C111738),
 #            the latch-off version of the TPS2553, SOT-23-6 (DBV). JLC extended part")
-# R21 (Yageo RC0603FR-07133KL, 133 kOhm) has no public LCSC record: any 133 kOhm 1 % 0603 does.
+# R21 (Yageo RC0603FR-0788K7L, 88.7 kOhm) has no public LCSC record here: any 88.7 kOhm 1 % 0603 does.
 LCSC = {"CD74HC4067M96": "C496123", "SN74HC138DR": "C6818", "DRV5055A2QDBZR": "C266131",
         "AO3401A": "C15127", "SN74AHCT1G125DBVR": "C7484", "WS2812B-2020": "C965555",
         "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589",

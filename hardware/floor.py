@@ -7,10 +7,11 @@ thick, a well_mm hole under every square) glued on it, and rests on shims at the
 holes only (layout.plate_holes). Two parts of the bow, added:
 
 - global: the plate as a Kirchhoff plate (scikit-fem, Morley elements) whose stiffness is the
-  bonded laminate's where the well sheet has material and the bare floor's under a well, held
-  at the holes' centres, pressed at every mesh point of the plate in turn, the most the
-  floor comes down over any sensor kept; plus the weight of the plate and a die on every square;
-- local: one well's floor as a square plate clamped by its ribs under a point load at its
+  bonded laminate's where the well sheet is glued and the bare floor's under a well and the
+  glue's set-back beside it (GLUE_SETBACK_MM), held at the holes' centres, pressed at every mesh
+  point of the plate in turn, the most the floor comes down over any sensor kept; plus the
+  weight of the plate and a die on every square;
+- local: one well's floor as a square plate clamped where the glue starts, under a point load at its
   centre (Roark's Formulas for Stress and Strain, 7th ed., Table 11.4 case 8b, a/b = 1:
   y = 0.0611 W b^2 / (E t^3), nu = 0.3). The plate model already bends that cell, so adding it
   counts it twice: on the high side only.
@@ -39,7 +40,10 @@ FR4 = {"E_MPa": 2.2e6 * 0.00689476, "nu": 0.118, "density_g_cm3": 1.85}
 PMMA = {"E_MPa": 450e3 * 0.00689476, "nu": 0.35, "density_g_cm3": 1.19}
 # The glue: a thin, hard, full-face bond (a reactive acrylic adhesive such as ACRIFIX 2R 0190,
 # or epoxy), so the floor and the well sheet bend as one section. A soft tape would let them
-# slip: `bow(..., bonded=False)` gives that case.
+# slip: `bow(..., bonded=False)` gives that case. The guide has the coat kept GLUE_SETBACK_MM back
+# from every well's edge (squeeze-out into a well lifts a die): the floor is taken as bare, and a
+# well's floor as clamped, that much beyond each edge (hardware/README.md, step 2).
+GLUE_SETBACK_MM = 0.5
 PRESS_N = 20.0  # a hand leaning on the board
 # A die's weight, an upper bound: a 20 mm solid cube of 1.5 g/cm3 (denser than PLA 1.24, PETG
 # 1.27 or ABS 1.04) and its 24 magnets (NdFeB 7.5 g/cm3). About 0.14 N: a set on the board
@@ -91,9 +95,14 @@ def worst_sizes(lay):
     return ph["floor_mm"][0] - ph["floor_mm"][1], ph["well_mm"][0] + ph["well_mm"][1]
 
 
+def unbonded(lay):
+    """The side of the floor's unbonded square under a well: the widest well and the glue's set-back."""
+    return worst_sizes(lay)[1] + 2 * GLUE_SETBACK_MM
+
+
 def cell_bow(lay, press=PRESS_N):
-    """Local bow (mm): one well's floor clamped by its ribs, pressed at its centre (Roark)."""
-    t, side = worst_sizes(lay)
+    """Local bow (mm): one well's floor clamped where the glue starts, pressed at its centre (Roark)."""
+    t, side = worst_sizes(lay)[0], unbonded(lay)
     return ROARK_CLAMPED_SQUARE * press * side ** 2 / (FR4["E_MPa"] * t ** 3)
 
 
@@ -126,22 +135,23 @@ def plate_bow(lay, press=PRESS_N, bonded=True, mesh_mm=MESH_MM, holes=None):
     cx = {c[0] for c in centres}
     cy = {c[1] for c in centres}
     ring = lay.physics["ring_mm"]
-    steps = (-side / 2, -ring, 0, ring, side / 2)  # the wells' edges and the sensors
+    bare = unbonded(lay)
+    steps = (-bare / 2, -side / 2, -ring, 0, ring, side / 2, bare / 2)  # the wells' and glue's edges, the sensors
     xs = _lines(x0, x1, [v + s for v in cx for s in steps] + [h[0] for h in holes], mesh_mm)
     ys = _lines(y0, y1, [v + s for v in cy for s in steps] + [h[1] for h in holes], mesh_mm)
     mesh = MeshTri.init_tensor(np.array(xs), np.array(ys))
     basis = Basis(mesh, ElementTriMorley())
     pitch = lay.pitch
 
-    def in_well(x, y):
+    def in_well(x, y, size=side):
         gx0, gy0, gx1, gy1 = lay.grid_box
         u = np.abs((x - gx0) % pitch - pitch / 2)
         v = np.abs((y - gy0) % pitch - pitch / 2)
-        return (x > gx0) & (x < gx1) & (y > gy0) & (y < gy1) & (u < side / 2) & (v < side / 2)
+        return (x > gx0) & (x < gx1) & (y > gy0) & (y < gy1) & (u < size / 2) & (v < size / 2)
 
     @BilinearForm
     def stiffness(u, v, w):
-        well = in_well(*w.x)
+        well = in_well(*w.x, bare)  # the floor alone where no glue joins the sheet to it
         d = np.where(well, d_floor, d_ribs)
         nu = np.where(well, nu_floor, nu_ribs)
         k = dd(u)

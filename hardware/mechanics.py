@@ -91,6 +91,14 @@ def _holes(msp, lay, holes, grow=0.0):
 # first and measure (hardware/README.md). The plain .dxf files are the finished sizes, for a CNC
 # router (its CAM offsets by the cutter's radius) or a cutting service that compensates itself.
 COUPON_MM = 10.0  # the coupon's margin around its hole
+# A router's cutter leaves its radius in a pocket's inside corners, and a die (a sharp cube) rides
+# up on that fillet: a corner of the die at the well's corner fits a fillet of radius r only if
+# r <= (well - die) / 2 / (sqrt 2 - 1), 0.36 mm in a 20.3 mm well, a cutter under 1 mm through 10 mm
+# acrylic. wells-cnc.dxf draws each well's corner with a relief (a "dog-bone"): a half circle of
+# the cutter's radius through the corner, centred on the diagonal inside the well, which any
+# cutter up to CNC_CUTTER_MM across follows into the corner. It reaches 0.29 of the radius past
+# the well's sides into the ribs, near the corners only.
+CNC_CUTTER_MM = 3.175  # 1/8 in, the common size for 10 mm acrylic; a smaller one follows it too
 
 
 def plate_dxf(lay, kerf=0.0):
@@ -101,16 +109,42 @@ def plate_dxf(lay, kerf=0.0):
     return doc
 
 
-def wells_dxf(lay, kerf=0.0):
+def wells_dxf(lay, kerf=0.0, cutter=0.0):
+    """The well sheet; `kerf`: a laser's (wells-laser.dxf); `cutter`: a router's diameter, each well's
+    corners relieved for it (wells-cnc.dxf)."""
     doc = _doc()
     msp = doc.modelspace()
     _box(msp, lay.plate_box, "OUTLINE", kerf / 2)
     for x, y, side in lay.wells():
-        _box(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), "WELLS", -kerf / 2)
+        if cutter:
+            _relieved(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), cutter / 2, "WELLS")
+        else:
+            _box(msp, (x - side / 2, y - side / 2, x + side / 2, y + side / 2), "WELLS", -kerf / 2)
     _holes(msp, lay, lay.plate_holes(), kerf / 2)
     if kerf:
         _coupon(msp, lay, lay.physics["well_mm"][0], kerf)
     return doc
+
+
+def relief(box, r):
+    """A square hole's outline with a dog-bone of radius `r` at each corner: counter-clockwise
+    [(x, y, bulge)], each corner's half circle (bulge 1: 180 degrees, counter-clockwise) from
+    the point sqrt(2) r before the corner on one side to as far along the next, through the corner."""
+    x0, y0, x1, y1 = box
+    d = 2 ** 0.5 * r
+    # each corner: the way back along the side that ends there, and the next side's way
+    corners = [((x1, y0), (-1, 0), (0, 1)), ((x1, y1), (0, -1), (-1, 0)), ((x0, y1), (1, 0), (0, -1)),
+               ((x0, y0), (0, 1), (1, 0))]
+    out = []
+    for (cx, cy), (bx, by), (nx, ny) in corners:
+        out.append((cx + bx * d, cy + by * d, 1.0))
+        out.append((cx + nx * d, cy + ny * d, 0.0))
+    return out
+
+
+def _relieved(msp, box, r, layer):
+    msp.add_lwpolyline([(x, y, 0, 0, b) for x, y, b in relief(box, r)], format="xyseb", close=True,
+                       dxfattribs={"layer": layer})
 
 
 def coupon(lay, hole):
@@ -169,7 +203,11 @@ def lid_plan(lay):
     bx, by, _ = lay.strip()["SW1"]
     button_top = pcb_top + BUTTON_MM
     shaft, collar, collar_h, above = PLUNGER_MM
+    # the USB cable's overmould stands above the lid's underside (usb_opening): the lid has the
+    # south wall's notch too, from its south edge to the devkit's socket and the plug's clearance
+    usb, (_, socket_y) = usb_opening(lay), lay.devkit_usb()
     return {"under": under, "top": under + t, "devkit_top": devkit_top, "step": step,
+            "usb_notch": (usb["x0"], y0, usb["x1"], socket_y + PLUG_CLEARANCE_MM),
             "plate": (step, y0, x1, y1), "front": (step, y0 + t, step + t, y1 - t), "front_z": (pcb_top, under),
             "button": (bx, by), "button_top": button_top, "plunger": (button_top, under + t + above),
             "shaft": shaft, "collar": collar, "collar_h": collar_h}
@@ -272,7 +310,9 @@ def enclosure_dxf(lay, kerf=0.0):
     lid = lid_plan(lay)
     lx0, ly0, lx1, ly1 = lid["plate"]  # the lid, as it lies over the strip, moved below the walls
     y -= ly1 - ly0
-    _box(msp, (lx0, y, lx1, y + ly1 - ly0), "OUTLINE", g)
+    nx0, _, nx1, ny1 = lid["usb_notch"]  # open at its south edge, over the wall's notch
+    _outline(msp, [(lx0, y), (nx0, y), (nx0, y + ny1 - ly0), (nx1, y + ny1 - ly0), (nx1, y), (lx1, y),
+                   (lx1, y + ly1 - ly0), (lx0, y + ly1 - ly0)], "OUTLINE", g)
     bx, by = lid["button"]
     msp.add_circle((bx, y + by - ly0), BUTTON_HOLE_MM / 2 - g, dxfattribs={"layer": "HOLES"})
     fx0, fy0, fx1, fy1 = lid["front"]  # its front wall, laid flat: as long as the lid is deep
@@ -438,6 +478,8 @@ def lid_solid(lay):
     solid = Pos(lx0, ly0, floor + lid["under"]) * Box(lx1 - lx0, ly1 - ly0, t, align=low)
     bx, by = lid["button"]
     solid -= Pos(bx, by, floor + lid["under"] + t / 2) * Cylinder(BUTTON_HOLE_MM / 2, t + 2)
+    nx0, ny0, nx1, ny1 = lid["usb_notch"]
+    solid -= Pos(nx0, ny0 - 1, floor + lid["under"] - 1) * Box(nx1 - nx0, ny1 - ny0 + 1, t + 2, align=low)
     fx0, fy0, fx1, fy1 = lid["front"]
     z0, z1 = lid["front_z"]
     return solid + Pos(fx0, fy0, floor + z0) * Box(fx1 - fx0, fy1 - fy0, z1 - z0, align=low)
@@ -506,6 +548,7 @@ def build(lay, root=HERE, solids=True):
     laser = lay.mech["laser"]
     drawings = (("plate", plate_dxf(lay)), ("wells", wells_dxf(lay)), ("enclosure", enclosure_dxf(lay)),
                 ("wells-laser", wells_dxf(lay, laser["kerf_wells_mm"])),
+                ("wells-cnc", wells_dxf(lay, cutter=CNC_CUTTER_MM)),
                 ("enclosure-laser", enclosure_dxf(lay, laser["kerf_enclosure_mm"])))
     for name, doc in drawings:
         write_dxf(doc, mechanics / (name + ".dxf"))

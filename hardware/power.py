@@ -2,8 +2,11 @@
 schematic.py writes the figures into bom.csv (max_mA: Wi-Fi off, max_mA_wifi: the radio
 transmitting); tests/hardware/test_power_budget.py adds them up with the LEDs' light at the
 board file's caps (power.brightness_cap, brightness_cap_wifi) and holds the total to USB_MA less
-SPARE. Every figure is the part's most at 3.3 or 5 V, each through the devkit's linear regulator
-or straight from USB: a linear regulator passes its load's current, so milliamps add up as they are.
+SPARE. Each figure is at 3.3 or 5 V, through the devkit's linear regulator or straight from USB (a
+linear regulator passes its load's current, so milliamps add up as they are): the datasheet's
+maximum where it gives one; where it gives only a typical figure (the CP2102N's 9.5 mA, the
+WROVER's 240 mA transmitting), that one, said so in its source; and our own estimates (the
+PSRAM, the devkit's power LED) said to be ours.
 
 A part not listed here draws nothing worth counting: resistors, capacitors, the button, the
 mechanics. The sensors draw only while their group is on, and one group is on at a time.
@@ -20,12 +23,12 @@ DRAW = {
          "dual-core, 30-68 mA"),
         ("ESP32-WROVER-E transmitting, the module whole (CPU, flash, PSRAM)", 0, 240, 1,
          "ESP32-WROVER-E datasheet, current consumption depending on RF modes: TX 802.11b, 1 Mbps, "
-         "+19.5 dBm, 240 mA (measured at the module, 50 % duty cycle)"),
+         "+19.5 dBm, 240 mA typical (measured at the module, 50 % duty cycle)"),
         ("its 8 MB PSRAM, radio off", 20, 0, 1,
          "our estimate for a 64 Mbit QSPI PSRAM read at 80 MHz (no figure for it in the module's "
          "datasheet; inside the module's 240 mA when transmitting)"),
         ("CP2102N USB-serial bridge", 10, 10, 1,
-         "CP2102N data sheet (Silicon Labs), features: 9.5 mA operating current"),
+         "CP2102N data sheet (Silicon Labs), features: 9.5 mA operating current (typical: no maximum given)"),
         ("AMS1117-3.3 regulator's own current", 10, 10, 1,
          "AMS1117 datasheet: quiescent current 10 mA at most"),
         ("the devkit's red power LED", 5, 5, 1,
@@ -78,3 +81,34 @@ def row_draw(mpn, qty):
 def led_ma(leds, brightest, per_channel_ma):
     """The strip's light at its brightest colour: each channel's current scales with its value."""
     return leds * brightest * per_channel_ma / 255
+
+
+# The LED supply's fuse (U13, TPS2553DBVR-1): R_ILIM sets its overcurrent trip. TI SLVS841, Table 1
+# "Common R_ILIM resistor selections": (the 1 % resistor, kOhm; I_OS min and max, mA, the
+# resistor's own 1 % counted), from the lowest limit up.
+FUSE_TABLE = [(226, 101.3, 142.1), (133, 173.7, 233.9), (88.7, 262.1, 342.3), (66.5, 351.2, 448.7),
+              (52.3, 448.3, 562.4)]
+FUSE_MARGIN = 0.20  # the least trip over the strip's most: the LEDs' PWM and the parts' spread
+
+
+def strip_most_ma(spec):
+    """The most the strip's supply carries in play: the lit budget the palette is held to
+    (power.led_budget_ma), every LED's own current dark, and the level shifter on that rail."""
+    dark = sum(a for _, a, _, _, _ in DRAW["WS2812B-2020"]) * spec["leds"]["count"]
+    shifter = sum(a for _, a, _, _, _ in DRAW["SN74AHCT1G125DBVR"])
+    return spec["power"]["led_budget_ma"] + dark + shifter
+
+
+def latched_ma(spec):
+    """A strip latched at full white: every channel of every LED at its full current."""
+    return spec["leds"]["count"] * 3 * spec["power"]["led_ma_per_channel"]
+
+
+def fuse(spec):
+    """(R_ILIM kOhm, I_OS min, I_OS max mA): the lowest limit whose least trip clears the strip's
+    most by FUSE_MARGIN, so a latched strip is cut as early as the table allows."""
+    need = strip_most_ma(spec) * (1 + FUSE_MARGIN)
+    for r, low, high in FUSE_TABLE:
+        if low >= need:
+            return r, low, high
+    raise ValueError("no R_ILIM in the table trips above %.0f mA" % need)

@@ -106,8 +106,8 @@ KINDS = {
                   "Texas Instruments", "TPS2553DBVR-1", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                   _pins((1, "IN", "PWRIN"), (2, "GND", "PWRIN"), (3, "EN", "INPUT"), (4, "~FAULT", "OPENCOLL"),
                         (5, "ILIM", "PASSIVE"), (6, "OUT", "PWROUT"))),
-    "r133k": Kind("R", "Resistor 133 kOhm 1%", "Yageo", "RC0603FR-07133KL", "0603", "Resistor_SMD:R_0603_1608Metric",
-                  _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "133k"),
+    "r88k7": Kind("R", "Resistor 88.7 kOhm 1%", "Yageo", "RC0603FR-0788K7L", "0603", "Resistor_SMD:R_0603_1608Metric",
+                  _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "88.7k"),
     "switch": Kind("U", "Load switch 5.5 V 2 A, adjustable rise time (soft start)", "Texas Instruments",
                    "TPS22918DBVR", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                    _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "ON", "INPUT"), (4, "CT", "PASSIVE"),
@@ -364,7 +364,10 @@ class Board:
                                  "drives it, and the strip stays off" % pins["led_power"])
         pull[1] += led_power
         pull[2] += gnd
-        ilim = self.part("r133k", "sets the LED supply's current limit: 174-234 mA (TI SLVS841, R_ILIM 133 kOhm)")
+        r_ilim, trip_min, trip_max = power.fuse(self.spec)
+        (ilim_kind,) = [k for k, kind in KINDS.items() if kind.prefix == "R" and kind.value == "%gk" % r_ilim]
+        ilim = self.part(ilim_kind, "sets the LED supply's current limit: %g-%g mA (TI SLVS841, R_ILIM %g kOhm)"
+                         % (round(trip_min), round(trip_max), r_ilim))
         limit = self.part("limit", "the LED supply's fuse: a latched strip (1.86 A at full white) is cut off")
         limit["IN"] += vbus
         limit["GND"] += gnd

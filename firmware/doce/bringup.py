@@ -5,7 +5,8 @@ at boot: while it runs the game waits, untouched, and the lights are the check's
 The board measures; the host names the parts (doce_host/board_check.py reads the circuit,
 hardware/doce.net, for every designator). One step a request:
 
-  start    into the check: the game waits, the strip goes dark
+  start    into the check: the game waits, the strip goes dark, its supply switched off and on
+           again (a fuse latched off by a transient is reset: doce/ledpower.py)
   sensors  every multiplexer input's mean reading and its spread, its group switched on (every
            address walked, all four select lines driven at each); then each input read again just
            after SENSE, the multiplexers' joined outputs, was left low and high (by the lowest- and
@@ -49,6 +50,8 @@ class BringUp:
     # -- the mode --------------------------------------------------------------------------
 
     def start(self):
+        if self.app.led_power is not None:
+            self.app.led_power.restart()
         self.dark()
         return {"leds": self.app.board.led_count, "groups": self.app.board.groups,
                 "per_group": self.app.board.channels_per_group, "reads": READS}

@@ -96,14 +96,18 @@ def build(link=None, emit=None):
     from .sensors import HallArray
     sensors = HallArray(adc.read_u16, mux, group, enable, board)
     strip = neopixel.NeoPixel(machine.Pin(pins["leds"], out), board.led_count)
-    show = strip.write
+    show, power = strip.write, None
     if "led_power" in pins:  # revision B: the strip's supply switch, off until the first frame
         from .ledpower import LedPower
-        show = LedPower(machine.Pin(pins["led_power"], out, value=0), strip.write).write
+        power = LedPower(machine.Pin(pins["led_power"], out, value=0), strip.write)
+        show = power.write
     if emit is not None:  # events to a collector, and no link (the simulator's lockstep mode)
-        return App(board, sensors, strip, show, load_rules(), emit)
+        app = App(board, sensors, strip, show, load_rules(), emit)
+        app.led_power = power
+        return app
     link = link or usb_link()
     app = App(board, sensors, strip, show, load_rules(), link.event)
+    app.led_power = power
     link.app = app
     link.network = net_command
     app.link = link

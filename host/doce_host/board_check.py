@@ -513,7 +513,9 @@ def judge_leds(spec, circuit, seen, dark_onwards=None):
     if dark:
         i = dark[0]
         led = circuit.led(i)
-        if dark_onwards:
+        if dark_onwards and i == 0:
+            faults.append(dark_strip(spec, circuit, places[i]))
+        elif dark_onwards:
             feed = "LED_DIN%d" % i
             before = [r for r in circuit.on(feed) if r != led]
             faults.append(Fault(
@@ -526,6 +528,30 @@ def judge_leds(spec, circuit, seen, dark_onwards=None):
                                 "check its 5 V (VDD) and ground (VSS) joints; if they are good, replace it",
                                 where=places[i]))
     return faults
+
+
+def dark_strip(spec, circuit, where):
+    """The whole strip dark: on revision B its 5 V comes through a current limit and a soft start
+    that the firmware switches on (hardware/README.md, The LED supply), the likelier cause; then
+    the data's way to the first LED."""
+    s = circuit.led_supply()
+    led = circuit.led(0)
+    feed = "LED_DIN0"
+    (damper,) = [r for r in circuit.on(feed) if r != led]
+    shifter = circuit.one("LED_DATA_3V3", pin="A")
+    fuse, switch = s["fuse"], s["switch"]
+    return Fault(
+        "led_break", led, "and every LED after it stay dark: the strip gets no 5 V or no data",
+        "with the app running, measure the strip's 5 V (net %s) at %s %s. None: check the supply's way, "
+        "%s (the current limit: latched off by a short on the strip, or %s, its limit resistor, open), "
+        "%s (the soft start, its rise-time capacitor %s), %s (LED_POWER's pull-down: a bridge holds it low) "
+        "and the devkit's GPIO %d (%s) to %s %s and %s %s; 5 V there: check the data's way, "
+        "%s, %s %s and %s %s (net %s)" % (
+            s["strip"], switch, circuit.pin_called(switch, "VOUT"),
+            fuse, s["limit"], switch, s["rise"], s["pull_down"], spec["pins"]["led_power"], s["gpio"],
+            fuse, circuit.pin(fuse, "LED_POWER"), switch, circuit.pin(switch, "LED_POWER"),
+            shifter, damper, circuit.pin(damper, feed), led, circuit.pin(led, feed), feed),
+        parts=[led, fuse, s["limit"], switch, s["rise"], s["pull_down"], damper, shifter], where=where)
 
 
 def judge_button(spec, circuit, at_rest, pressed):

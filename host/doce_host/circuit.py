@@ -87,6 +87,11 @@ class Circuit:
                 return "pin %s" % number if name == number else "pin %s (%s)" % (number, name)
         raise KeyError("%s is not on %s" % (ref, net))
 
+    def pin_called(self, ref, name):
+        """'pin 6 (VOUT)': `ref`'s pin named `name`."""
+        number = next(n for n, called in self.pin_names[self.kind(ref)].items() if called == name)
+        return "pin %s (%s)" % (number, name)
+
     def one(self, net, mpn=None, pin=None):
         found = self.on(net, mpn, pin)
         if len(found) != 1:
@@ -141,6 +146,26 @@ class Circuit:
     def led(self, index):
         """The LED at chain position `index` (0: the first, fed by the level shifter)."""
         return self.one("LED_DIN%d" % index, pin="DIN")
+
+    def led_supply(self):
+        """The strip's 5 V path, in the order it turns on: {"fuse": the current limit on LED_POWER's EN
+        pin, "limit": its ILIM resistor, "switch": the soft start on its ON pin, "rise": that one's CT
+        capacitor, "strip": the net it feeds, "pull_down": the resistor holding LED_POWER low at boot,
+        "gpio": the devkit's pin}."""
+        fuse, switch = self.one("LED_POWER", pin="EN"), self.one("LED_POWER", pin="ON")
+
+        def net(ref, pin):
+            number = next(n for n, name in self.pin_names[self.kind(ref)].items() if name == pin)
+            return next(net for net, nodes in self.nets.items() if (ref, number) in nodes)
+
+        def beside(ref, pin):  # the other part on `ref`'s pin named `pin`
+            return next(r for r in self.on(net(ref, pin)) if r != ref)
+
+        devkit = self.devkit()
+        return {"fuse": fuse, "limit": beside(fuse, "ILIM"), "switch": switch, "rise": beside(switch, "CT"),
+                "strip": net(switch, "VOUT"),
+                "pull_down": next(r for r in self.on("LED_POWER") if r not in (fuse, switch, devkit)),
+                "gpio": self.pin_name(devkit, dict(self.nets["LED_POWER"])[devkit])}
 
     def button(self):
         return self.one("BUTTON", pin="A")

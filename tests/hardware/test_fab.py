@@ -182,7 +182,7 @@ def test_the_gate_resistors_and_the_bulk_capacitor_have_lcsc_numbers():
 def test_only_the_parts_without_a_source_lack_an_lcsc_number():
     """The load switch, 1 uF, 330 Ohm, button, decoder and current limit have numbers paired with
     their exact MPNs (fab.py cites each); the 100 uF and U1's two sockets (through-hole, soldered by
-    hand) and R21 (133 kOhm: any of that value, README) have none that a source pairs with our part."""
+    hand) and R21 (88.7 kOhm: any of that value, README) have none that a source pairs with our part."""
     lcsc = {r[1]: r[3] for r in rows("doce-bom-jlcpcb.csv")[1:]}
     assert (lcsc["U12"], lcsc["C168,C171"], lcsc["R9"], lcsc["SW1"]) == ("C131941", "C29936", "C105881", "C93157")
     assert (lcsc["U10"], lcsc["U13"]) == ("C6818", "C111738")

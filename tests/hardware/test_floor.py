@@ -50,7 +50,23 @@ def test_the_cell_bow_is_roarks_clamped_square_plate():
     plate, well = SPEC["physics"]["floor_mm"], SPEC["physics"]["well_mm"]
     t, side = plate[0] - plate[1], well[0] + well[1]  # the thinnest floor and widest well board.json allows
     assert floor.worst_sizes(LAY) == pytest.approx((t, side))
-    assert floor.cell_bow(LAY) == pytest.approx(0.0611 * 20 * side ** 2 / (floor.FR4["E_MPa"] * t ** 3))
+    span = side + 2 * floor.GLUE_SETBACK_MM  # clamped where the glue starts
+    assert floor.cell_bow(LAY) == pytest.approx(0.0611 * 20 * span ** 2 / (floor.FR4["E_MPa"] * t ** 3))
+
+
+def test_the_guides_glue_set_back_is_the_models_and_the_old_one_bowed_onto_the_sensors(monkeypatch):
+    """Review of issue 39: the guide kept the glue 2 mm back from every well's edge while the model
+    bonded the sheet to the edge; 2 mm leaves 0.5 mm of a rib glued, and the floor then comes
+    down past the nominal air under a press. The guide's set-back is the one the model counts."""
+    import re
+
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    told = float(re.search(r"spread a thin even coat \(a notched spreader, about 0.1 mm\) to ([\d.]+) mm from "
+                           r"every well's edge", text).group(1))
+    assert told == floor.GLUE_SETBACK_MM
+    assert floor.bow(LAY)["total"] <= floor.air_gap(LAY)[0]
+    monkeypatch.setattr(floor, "GLUE_SETBACK_MM", 2.0)
+    assert floor.bow(LAY)["total"] > floor.air_gap(LAY)[0]
 
 
 def test_the_plate_model_converges_and_the_glue_matters():

@@ -557,6 +557,77 @@ def test_the_lid_covers_the_strip_clear_of_the_devkit_and_lets_the_button_be_pre
     assert _stl_z(HARDWARE / "mechanics" / "button.stl") == pytest.approx((floor + bottom, floor + top), abs=1e-4)
 
 
+def test_the_usb_cables_overmould_clears_the_lid():
+    """Review of issue 39: the lid lay over the south wall's notch, 29.14 mm up, while a Micro-B
+    overmould centred on the socket (25.14 mm) reaches 29.39 mm: the lid rested on the cable, or
+    levered the devkit's socket. The lid has the notch too, from its south edge to the socket's
+    face and the plug's clearance, as wide as the wall's; the drawing and the solid cut it."""
+    import ezdxf
+
+    mechanics = load("mechanics")
+    usb, lid = mechanics.usb_opening(LAY), mechanics.lid_plan(LAY)
+    w, h = mechanics.PLUG_MM
+    overmould = (usb["x"] - w / 2, usb["x"] + w / 2, usb["z"] + h / 2)  # its x span and its top
+    assert overmould[2] > lid["under"]  # without a notch the lid sits on it
+    nx0, ny0, nx1, ny1 = lid["usb_notch"]
+    _, socket_y = LAY.devkit_usb()
+    lx0, ly0, lx1, ly1 = lid["plate"]
+    assert ny0 == ly0 and ny1 >= socket_y + 1.0  # from the lid's edge to the socket, 1 mm past it
+    assert nx0 <= overmould[0] - 1.0 and overmould[1] + 1.0 <= nx1 and lx0 < nx0 and nx1 < lx1
+    # the drawing: the lid's outline (the one with the button's hole) runs round the notch
+    msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
+    bx, by = lid["button"]
+    (hole,) = [e for e in msp if e.dxftype() == "CIRCLE" and abs(e.dxf.center[0] - bx) < 1e-6
+               and abs(e.dxf.radius - mechanics.BUTTON_HOLE_MM / 2) < 1e-6]
+    y = hole.dxf.center[1] - (by - ly0)  # the lid's south edge in the drawing
+    outlines = [[(round(x, 4), round(v - y, 4)) for x, v, *_ in e.get_points()] for e in msp
+                if e.dxftype() == "LWPOLYLINE" and e.closed and e.dxf.layer == "OUTLINE"]
+    (outline,) = [o for o in outlines if (round(lx0, 4), 0.0) in o and (round(lx1, 4), round(ly1 - ly0, 4)) in o]
+    for corner in ((nx0, 0.0), (nx0, ny1 - ly0), (nx1, ny1 - ly0), (nx1, 0.0)):
+        assert (round(corner[0], 4), round(corner[1], 4)) in outline, corner
+    # the solid: no lid over the overmould
+    floor = LAY.stack()["enclosure_floor"]
+    points = _stl_points(HARDWARE / "mechanics" / "lid.stl")
+    for x in (nx0, nx1):  # the notch's inner corners, at the lid's underside and top
+        for z in (lid["under"], lid["top"]):
+            assert any(abs(px - x) < 1e-3 and abs(py - ny1) < 1e-3 and abs(pz - floor - z) < 1e-3
+                       for px, py, pz in points), (x, z)
+
+
+def test_the_cnc_wells_are_relieved_at_every_corner_for_the_router():
+    """Review of issue 39: a routed square well keeps the cutter's radius in its corners, and a
+    sharp 20 mm die fits a fillet of r only if r <= (well - die) / 2 / (sqrt 2 - 1): 0.36 mm in a
+    20.3 mm well. wells-cnc.dxf gives every well's corners a dog-bone: a half circle of the cutter's
+    radius through the corner, its sides the plain drawing's, and clear of the next well."""
+    import ezdxf
+    from ezdxf import path as dxfpath
+
+    mechanics = load("mechanics")
+    r = mechanics.CNC_CUTTER_MM / 2
+    die, well = PH["die_mm"][0], PH["well_mm"][0] - PH["well_mm"][1]
+    assert (well - die) / 2 / (2 ** 0.5 - 1) < r  # the cutter's own fillet would hold the die up
+    plain = sorted(_closed(HARDWARE / "mechanics" / "wells.dxf", "WELLS"))
+    relieved = [e for e in ezdxf.readfile(HARDWARE / "mechanics" / "wells-cnc.dxf").modelspace()
+                if e.dxf.layer == "WELLS"]
+    assert len(relieved) == len(plain) == 25
+    rib = LAY.pitch - PH["well_mm"][0]
+    for e in relieved:
+        points = list(e.get_points("xyb"))
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        box = (min(xs), min(ys), max(xs), max(ys))
+        assert box in [tuple(pytest.approx(v) for v in b) for b in plain]
+        assert sum(1 for p in points if p[2] == 1.0) == 4 and e.closed
+        outline = [(v.x, v.y) for v in dxfpath.make_path(e).flattening(0.0005)]
+        x0, y0, x1, y1 = box
+        for cx, cy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1)):  # the arc runs through the sharp corner
+            assert min(math.hypot(x - cx, y - cy) for x, y in outline) < 0.002, (cx, cy)
+        for (ax, ay, bulge), (bx, by, _) in zip(points, points[1:] + points[:1]):
+            if bulge:  # a half circle of the cutter's radius
+                assert math.hypot(bx - ax, by - ay) / 2 == pytest.approx(r)
+        beyond = max(max(x0 - x, x - x1, y0 - y, y - y1) for x, y in outline)
+        assert beyond == pytest.approx(r * (1 - 2 ** -0.5), abs=1e-3) and beyond < rib / 2
+
+
 def _closed(path, layer):
     import ezdxf
 
@@ -591,6 +662,27 @@ def test_the_laser_drawings_cut_each_part_to_its_finished_size():
     (big, small) = sorted(_closed(HARDWARE / "mechanics" / "wells-laser.dxf", "TEST"), key=lambda b: -(b[2] - b[0]))
     assert small[2] - small[0] + laser["kerf_wells_mm"] == pytest.approx(PH["well_mm"][0])
     assert laser["taper_wells_mm"] / 2 <= PH["well_mm"][1]
+
+
+def test_the_guides_kerf_rule_finds_the_beams_kerf_from_the_coupon():
+    """Review of issue 39: the guide said a coupon's error is twice the kerf's, but a well drawn a
+    whole kerf small comes out the drawn size plus the beam's kerf (half off each side), so the
+    error is the kerf's own; followed, the old rule swung between +-error and never settled. The
+    guide's worked example is cut here from wells-laser.dxf's coupon at the kerf the rule gives."""
+    import re
+
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    reading, assumed, told = map(float, re.search(
+        r"wells reading ([\d.]+) mm with the ([\d.]+) mm kerf assumed: set `kerf_wells_mm` to (\d+(?:\.\d+)?)",
+        text).groups())
+    assert assumed == SPEC["mechanics"]["laser"]["kerf_wells_mm"]
+    (big, small) = sorted(_closed(HARDWARE / "mechanics" / "wells-laser.dxf", "TEST"), key=lambda b: -(b[2] - b[0]))
+    drawn = small[2] - small[0]
+    beam = reading - drawn  # the kerf that cuts this drawing's well to the reading
+    assert told == pytest.approx(beam)
+    # the coupon redrawn for the kerf told and cut by that beam comes out at the finished size
+    assert (PH["well_mm"][0] - told) + beam == pytest.approx(PH["well_mm"][0])
+    assert reading - PH["well_mm"][0] > PH["well_mm"][1]  # the example is one the guide would correct
 
 
 def test_the_laser_outline_of_a_stepped_wall_moves_every_edge_out():

@@ -216,3 +216,17 @@ def test_no_copper_lies_under_or_around_the_devkits_antenna():
     assert ky1 - ay1 >= 15.0 - 1e-9 and kx1 - ax1 >= 15.0 - 1e-9
     assert ax0 - kx0 > 0 and math.hypot(ax0 - kx0, high) >= 15.0
     assert ky0 <= ay0 + 1.5  # from the pin-1 row, under the whole antenna
+
+
+def test_the_guide_says_how_much_of_the_antenna_the_keep_out_leaves_over_copper():
+    """Review of issue 39: the guide said every copper layer was clear under the antenna, but the
+    rule area starts north of the sockets' pin-1 pads while layout.antenna() starts the antenna at
+    the pin-1 row: its south strip lies over the planes. The guide says so, with the strip's width
+    as the two outlines give it."""
+    lay, _ = _frame()
+    _, ay0, _, _ = lay.antenna()
+    _, ky0, _, _ = lay.antenna_keepout()
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    start = float(re.search(r"from ([\d.]+) mm north of the sockets' pin-1 row northward", text).group(1))
+    strip = float(re.search(r"its southmost ([\d.]+) mm lies over the copper south of the rule area", text).group(1))
+    assert start == strip == pytest.approx(ky0 - ay0, abs=0.005) and ky0 > ay0

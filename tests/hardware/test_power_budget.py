@@ -75,3 +75,33 @@ def test_revision_a_s_caps_would_not_leave_the_spare():
     parts, lit = budget(spec, rows())
     assert lit == pytest.approx(207, abs=1)  # the palette rounded: 31 x 534 x 0.16 x 20 / 255 unrounded is 208
     assert parts + lit > power.USB_MA * (1 - power.SPARE)
+
+
+def test_the_led_fuse_trips_clear_of_the_capped_strip_and_well_under_a_latched_one():
+    """Review of issue 39: R_ILIM 133 kOhm trips at 173.7 mA at least (TI SLVS841, Table 1), under
+    the 174.5 mA the strip may carry at its lit budget (142 mA), dark (31 x 1 mA) and with its
+    level shifter (1.5 mA): a palette that passes the budget could latch the fuse off. R21 is the
+    lowest limit in the table whose least trip clears that by FUSE_MARGIN; its most still cuts a
+    strip latched at full white."""
+    r_ilim, low, high = power.fuse(SPEC)
+    most = SPEC["power"]["led_budget_ma"] + SPEC["leds"]["count"] * 1 + 1.5
+    assert power.strip_most_ma(SPEC) == pytest.approx(most)
+    assert low >= most * 1.2 and high < power.latched_ma(SPEC) / 3  # still cut below a third of a latch
+    lower = [row for row in power.FUSE_TABLE if row[0] > r_ilim]
+    assert lower and all(row[1] < most * 1.2 for row in lower)  # no lower limit would do
+    assert (133, 173.7, 233.9) in power.FUSE_TABLE and 173.7 < most  # revision B's first R21
+    (r21,) = [r for r in rows() if r["ref"] == "R21"]
+    assert "%g kOhm" % r_ilim in r21["part"]
+
+
+def test_the_guide_quotes_the_fuse_as_power_py_chooses_it():
+    import re
+
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    r, low, high = re.search(r"Its limit is set by R21 \(([\d.]+) kOhm to ground\): (\d+)-(\d+) mA", text).groups()
+    r_ilim, trip_min, trip_max = power.fuse(SPEC)
+    assert (float(r), int(low), int(high)) == (r_ilim, round(trip_min), round(trip_max))
+    most = float(re.search(r"The most the strip's supply carries in play is ([\d.]+) mA", text).group(1))
+    assert most == power.strip_most_ma(SPEC)
+    margin = int(re.search(r"The least trip clears that by (\d+) %", text).group(1))
+    assert margin == int(100 * (trip_min / most - 1))

@@ -255,6 +255,36 @@ def test_a_broken_led_chain_is_named_at_the_first_dark_led(board):
     assert CIRCUIT.led(11) in result["faults"][0].parts  # the LED whose DOUT feeds it
 
 
+def test_a_wholly_dark_strip_names_the_led_supplys_way_first(board):
+    """Review of issue 39: revision B's strip takes its 5 V through a current limit and a soft start
+    the firmware switches on (GPIO pins.led_power), the likelier cause of a strip dark from its
+    first LED; the check named only the data's way to LED1. Every part on the supply's way is named,
+    from doce.net: both switches and the pull-down on LED_POWER, the limit's ILIM resistor and the
+    soft start's CT capacitor."""
+    result = check(board, {"kind": "led_break", "led": 0}, die=False, leds=True)
+    assert named(result) == [("led_break", CIRCUIT.led(0))]
+    (fault,) = result["faults"]
+    devkit = CIRCUIT.devkit()
+    on_led_power = [r for r in CIRCUIT.on("LED_POWER") if r != devkit]
+    assert len(on_led_power) == 3  # the current limit's EN, the soft start's ON, the pull-down
+    fuse, switch = CIRCUIT.one("LED_POWER", pin="EN"), CIRCUIT.one("LED_POWER", pin="ON")
+    ilim = [r for net, nodes in CIRCUIT.nets.items() if (fuse, "5") in nodes for r, _ in nodes if r != fuse]
+    ct = [r for net, nodes in CIRCUIT.nets.items() if (switch, "4") in nodes for r, _ in nodes if r != switch]
+    for ref in on_led_power + ilim + ct:
+        assert ref in fault.parts and ref in fault.check, ref
+    assert "GPIO %d" % SPEC["pins"]["led_power"] in fault.check
+    assert fault.check.index(fuse) < fault.check.index(CIRCUIT.led(0))  # the supply first
+
+
+def test_a_fuse_latched_off_is_reset_as_the_check_starts(board):
+    """Review of issue 39: the LED supply's TPS2553-1 latches off on an overcurrent (a transient) and
+    only EN going low resets it; nothing in the firmware ever took it low, so the strip stayed dark
+    until a power cut. The check's start switches the supply off and on: the strip lights, and the
+    check names nothing."""
+    result = check(board, {"kind": "led_fuse"}, die=False, leds=True)
+    assert result["faults"] == []
+
+
 def test_a_swapped_led_pair_is_named(board):
     result = check(board, {"kind": "led_swap", "leds": [7, 8]}, die=False, leds=True)
     assert named(result) == [("led_swap", CIRCUIT.led(7))]

@@ -172,7 +172,7 @@ class SimulatedBoard:
 
     # -- the PCB as soldered (sim/device/machine.py, Faults) --------------------------------------
     FAULTS = ("dead_sensor", "no_supply", "address_stuck", "address_swap", "open_channel", "short_channel",
-              "mux_off", "led_break", "led_swap", "button", "clear")
+              "mux_off", "led_break", "led_swap", "button", "led_fuse", "clear")
 
     def fault(self, kind, **where):
         """A part of the PCB soldered wrong, or failed; it stays through power cuts, as copper does.
@@ -186,10 +186,13 @@ class SimulatedBoard:
           led_break(led)               the chain's data stops before LED `led` (chain index)
           led_swap(leds=[i, j])        two LEDs in each other's places
           button(stuck)                "pressed" or "open"
+          led_fuse()                   the LED supply's fuse latched off by a transient: the strip
+                                       dark until the firmware takes LED_POWER low (not copper: a
+                                       power cut resets it)
           clear                        a sound board again"""
         if kind not in self.FAULTS:
             raise SimError("no such fault: %s (one of %s)" % (kind, ", ".join(self.FAULTS)))
-        faults = [] if kind == "clear" else self._faults() + [dict(where, kind=kind)]
+        faults = [] if kind == "clear" else self._faults() + ([] if kind == "led_fuse" else [dict(where, kind=kind)])
         (self.folder / "faults.json").write_text(json.dumps(faults))
         self._tell_fault(dict(where, do="fault", kind=kind))
 

@@ -30,6 +30,8 @@ class Faults:
       chain_break  the LED whose data input gets nothing: it and every LED after it stay dark
       led_swap     (i, j): LEDs i and j sit in each other's places
       button       "pressed" (bridged to ground) or "open" (never closes)
+      led_fuse     the LED supply's fuse latched off (by a transient): the strip dark until
+                   the firmware takes its EN low (machine.fuse_latched)
     """
 
     def __init__(self):
@@ -41,6 +43,7 @@ class Faults:
         self.swapped = self.chain_break = self.led_swap = self.button = None
         self.any = False
         machine.forced.clear()
+        machine.fuse_latched = False
 
     def set(self, kind, **a):
         if kind == "clear":
@@ -65,6 +68,8 @@ class Faults:
             self.chain_break = a["led"]
         elif kind == "led_swap":
             self.led_swap = tuple(a["leds"])
+        elif kind == "led_fuse":
+            machine.fuse_latched = True
         elif kind == "button":
             self.button = a["stuck"]
             machine.forced[machine.spec["button"]] = 0 if a["stuck"] == "pressed" else 1

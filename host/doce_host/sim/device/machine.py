@@ -66,18 +66,22 @@ def waited_us():
 LED_RISE_US = 14500
 led_power = None  # its GPIO, or None
 led_power_since = None  # waited_us() when ON went high, None while off
+# The fuse before it, a TPS2553-1 on the same pin (its EN): latched off by an overcurrent, it stays
+# off, whatever ON does, until EN goes low (TI SLVS841, FAULT response). Set by faults.py's "led_fuse".
+fuse_latched = False
 
 
 def leds_powered():
     if led_power is None:
         return True
-    return led_power_since is not None and waited_us() - led_power_since >= LED_RISE_US
+    return not fuse_latched and led_power_since is not None and waited_us() - led_power_since >= LED_RISE_US
 
 
 def _switch_leds(level):
-    global led_power_since
+    global led_power_since, fuse_latched
     if not level:
         led_power_since = None
+        fuse_latched = False  # EN low resets the latch
     elif led_power_since is None:
         led_power_since = waited_us()
 
@@ -152,13 +156,14 @@ def sleep(us):
 def attach(the_world, board, board_power):
     """Wire the simulated PCB: `board` a doce.board.Board, `board_power` its board file's "power"
     (what the supply can give, for the simulated brown-out: network.py)."""
-    global world, spec, selected, enabled, power, led_power, led_power_since
+    global world, spec, selected, enabled, power, led_power, led_power_since, fuse_latched
     world = the_world
     spec = board.pins
     power = board_power
     selected = enabled = 0
     led_power = spec.get("led_power")
     led_power_since = None
+    fuse_latched = False
     _roles.clear()
     for i, n in enumerate(spec["mux_select"]):
         _roles[n] = 1 << i
