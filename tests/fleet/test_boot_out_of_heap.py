@@ -16,6 +16,14 @@ def errors(sim):
     return [e["message"] for e in events_of(sim, "error")]
 
 
+def plays_on(pair, on_a, on_b):
+    """The resumed match: a move on each board, and the boards agree, neither saying mismatch."""
+    pair.play(pair.a, *on_a)
+    pair.play(pair.b, *on_b)
+    assert pair.boards_agree()
+    assert not events_of(pair.a, "remote_mismatch") and not events_of(pair.b, "remote_mismatch")
+
+
 def test_a_board_whose_network_does_not_fit_at_boot_plays_offline_and_starts_it_later(sim, mosquitto):
     join(sim, mosquitto)
     assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
@@ -64,10 +72,7 @@ def test_a_paired_board_whose_match_does_not_fit_at_boot_holds_the_friends_piece
         assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)
                           and pair.remote(pair.b)["connected"])
         assert pair.plays(pair.b) == pair.plays(pair.a) == 2
-        pair.play(pair.a, *third)
-        pair.play(pair.b, *fourth)
-        assert pair.boards_agree()
-        assert not events_of(pair.a, "remote_mismatch") and not events_of(pair.b, "remote_mismatch")
+        plays_on(pair, third, fourth)
     finally:
         pair.close()
 
@@ -90,9 +95,6 @@ def test_who_plays_stays_as_it_is_while_a_paired_match_waits_for_room(tmp_path, 
         pair.b.wait(RETRY_MS / 1000 + 1)
         assert pair.until(lambda: pair.remote(pair.b) and pair.remote(pair.b)["connected"])
         first, second = [(m["cell"], piece_of(m)) for m in MATCH[0][:2]]
-        pair.play(pair.a, *first)
-        pair.play(pair.b, *second)
-        assert pair.boards_agree()
-        assert not events_of(pair.a, "remote_mismatch") and not events_of(pair.b, "remote_mismatch")
+        plays_on(pair, first, second)
     finally:
         pair.close()

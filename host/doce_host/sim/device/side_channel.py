@@ -61,14 +61,20 @@ def start_levels(path):
         return None
 
 
+def beside(path, name):
+    """The JSON file `name` in the folder of the levels' file `path` (the simulator writes it before
+    a power-on), or None if there is none."""
+    try:
+        with open(path.rsplit("/", 1)[0] + "/" + name if "/" in path else name) as f:
+            return json.load(f)
+    except OSError:
+        return None
+
+
 def start_faults(path):
     """The PCB's faults, from faults.json beside the levels' file `path`: soldered in again at
     every power-on, as they outlast a power cut (after machine.attach: a fault names pins)."""
-    try:
-        with open(path.rsplit("/", 1)[0] + "/faults.json" if "/" in path else "faults.json") as f:
-            faults = json.load(f)
-    except OSError:
-        return
+    faults = beside(path, "faults.json")
     if faults:
         import faults as pcb
         for fault in faults:
@@ -78,11 +84,7 @@ def start_faults(path):
 def start_no_room(path):
     """Modules whose import runs out of heap at this power-on (no_room.json beside the levels' file:
     {module: failures}; doce_host.sim SimBoard.no_room)."""
-    try:
-        with open(path.rsplit("/", 1)[0] + "/no_room.json" if "/" in path else "no_room.json") as f:
-            modules = json.load(f)
-    except OSError:
-        return
+    modules = beside(path, "no_room.json")
     if modules:
         import no_room
         no_room.install(modules)
