@@ -17,55 +17,10 @@ import subprocess
 import threading
 import time
 
-CORES = os.cpu_count() or 1
+from doce_host.core_time import CORES, CoreClock, Deadline, runnable, stretched  # noqa: F401  (one place)
+
 HARD_CAP_S = 240  # of one core's work, under the hang guard's: a wait that would outlast the test fails with its reason
 BOOT_CPU_S = 30  # a simulated board's boot and its app's start take a few seconds of one core; ten times that
-
-
-def runnable():
-    """Tasks on this machine that want a CPU now, this one included (at least 1; 1 where unknown)."""
-    try:
-        with open("/proc/loadavg") as f:
-            return max(1, int(f.read().split()[3].split("/")[0]))
-    except (OSError, ValueError, IndexError):
-        return 1
-
-
-class CoreClock:
-    """Seconds of one core's work since it was made: wall time weighed by a runnable task's share."""
-
-    def __init__(self):
-        self.began = self.last = time.monotonic()
-        self.spent = 0.0
-
-    def wall(self):
-        return time.monotonic() - self.began
-
-    def __call__(self):
-        now = time.monotonic()
-        self.spent += (now - self.last) * min(1.0, CORES / runnable())
-        self.last = now
-        return self.spent
-
-
-class Deadline:
-    """`seconds` of one core's time from now (CoreClock)."""
-
-    def __init__(self, seconds):
-        self.seconds, self.clock = seconds, CoreClock()
-
-    def passed(self):
-        return self.clock() > self.seconds
-
-    def left(self):
-        """Core seconds left (at least 0): as wall seconds, a bound to wait for at most, then look again."""
-        return max(0.0, self.seconds - self.clock())
-
-
-def stretched(seconds):
-    """`seconds` of one core's work as wall seconds, for a library that takes those: stretched by the
-    machine's load over the last minute (never shortened)."""
-    return seconds * max(1.0, os.getloadavg()[0] / CORES)
 
 
 def completed(argv, timeout=60, input=None, stdin=None, **kwargs):

@@ -13,12 +13,12 @@ import collections
 import errno
 import json
 import random
-import time
 
 import serial
 
 from doce.link import MAX_LINE, PROTOCOL  # the firmware's own numbers: one copy, no drift
 
+from .core_time import Deadline
 from .protocol import problem
 from .view import printable
 
@@ -119,8 +119,8 @@ class BoardLink:
         args.update(cmd=cmd, id=ident)
         self.send_line(encode(args))
         timeout = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        deadline = Deadline(timeout)
+        while not deadline.passed():
             for message in self._messages():
                 if "event" in message:
                     self.events.append(message)
@@ -152,22 +152,23 @@ class BoardLink:
         return self._checked(reply, "a hello")
 
     def next_event(self, timeout=None):
-        """The next event, or None if none came within `timeout` seconds."""
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        """The next event, or None if none came within `timeout` seconds (of a core's time)."""
+        deadline = Deadline(self.timeout if timeout is None else timeout)
         while not self.events:
-            for message in self._messages(wait=time.monotonic() < deadline):
+            late = deadline.passed()
+            for message in self._messages(wait=not late):
                 if "event" in message:
                     self.events.append(message)
-            if time.monotonic() >= deadline:
+            if late and not self.events:
                 return None
         return self._checked(self.events.popleft(), "an event")
 
     def wait_for(self, kind, timeout=None, **match):
         """Events until one of `kind` (with the given fields); returns it and what came before."""
         seen = []
-        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
-        while time.monotonic() < deadline:
-            event = self.next_event(max(0.0, deadline - time.monotonic()))
+        deadline = Deadline(self.timeout if timeout is None else timeout)
+        while not deadline.passed():
+            event = self.next_event(deadline.left())
             if event is None:
                 break
             seen.append(event)

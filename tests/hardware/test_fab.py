@@ -7,11 +7,11 @@ import csv
 import importlib.util
 import math
 import re
-import subprocess
 import sys
 import zipfile
 
 import pytest
+from waiting import completed
 from test_pcb import BOARD, HARDWARE, KICAD_PYTHON, PARTS, needs_kicad, pcb
 
 FAB = HARDWARE / "fab"
@@ -141,8 +141,7 @@ def test_every_via_of_the_board_is_drilled():
 
 @needs_kicad
 def test_the_fab_files_are_what_kicad_plots_from_the_board_today(tmp_path):
-    out = subprocess.run([KICAD_PYTHON, str(HARDWARE / "fab.py"), str(tmp_path)], capture_output=True, text=True,
-                         timeout=300)
+    out = completed([KICAD_PYTHON, str(HARDWARE / "fab.py"), str(tmp_path)], timeout=300)
     assert out.returncode == 0, out.stderr
     made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert made == sorted(str(p.relative_to(FAB)) for p in FAB.rglob("*") if p.is_file())

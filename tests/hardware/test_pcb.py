@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import completed
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 BOARD = HARDWARE / "pcb" / "doce.kicad_pcb"
@@ -150,8 +151,8 @@ def drc(tmp_path_factory):
     where = tmp_path_factory.mktemp("drc")
     shutil.copy(BOARD, where / "doce.kicad_pcb")
     shutil.copy(BOARD.with_suffix(".kicad_pro"), where / "doce.kicad_pro")
-    out = subprocess.run([KICAD_PYTHON, str(HARDWARE / "pcb.py"), "--drc", str(where / "doce.kicad_pcb"),
-                          str(where / "drc.txt")], capture_output=True, text=True, timeout=600)
+    out = completed([KICAD_PYTHON, str(HARDWARE / "pcb.py"), "--drc", str(where / "doce.kicad_pcb"),
+                     str(where / "drc.txt")], timeout=600)
     return json.loads(out.stdout.strip().splitlines()[-1]), (where / "drc.txt").read_text()
 
 

@@ -4,11 +4,11 @@ committed netlist and BOM are exactly what it generates."""
 import copy
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from waiting import completed
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 REGENERATE = "out of date: run `make hardware` (python hardware/schematic.py) and commit the result"
@@ -171,8 +171,8 @@ def test_building_the_circuit_leaves_no_files_behind(tmp_path):
               "spec = importlib.util.spec_from_file_location('s', sys.argv[1])\n"
               "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
               "m._skidl(); os.chdir(sys.argv[2]); print(m.load().erc())\n")
-    out = subprocess.run([sys.executable, "-c", script, str(HARDWARE / "schematic.py"), str(later)],
-                         cwd=first, capture_output=True, text=True, timeout=300)
+    out = completed([sys.executable, "-c", script, str(HARDWARE / "schematic.py"), str(later)],
+                    cwd=first, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("(0, 0)")
     assert list(first.iterdir()) == [] and list(later.iterdir()) == []

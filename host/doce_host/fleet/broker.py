@@ -9,7 +9,6 @@ import asyncio
 import getpass
 import ipaddress
 import logging
-import os
 import shutil
 import socket
 import subprocess
@@ -19,6 +18,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..core_time import stretched
+
 LOOPBACK = "127.0.0.1"
 START_S = 10  # a broker that does not listen by then has failed, on a quiet computer (start_s())
 
@@ -27,7 +28,7 @@ def start_s():
     """START_S, stretched on a busy computer: a start is a share of a core's work, and with the
     last minute's load above the cores each task gets less of one (at load 24 on 2 cores, a
     tenth: the embedded broker missed 10 s)."""
-    return START_S * max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    return stretched(START_S)
 
 
 class BrokerError(RuntimeError):

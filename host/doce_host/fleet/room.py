@@ -19,6 +19,7 @@ import time
 
 import paho.mqtt.client as mqtt
 
+from ..core_time import Deadline
 from ..game_log import GameLog
 from ..protocol import problem
 from .broker import BrokerError, parse_url
@@ -140,7 +141,10 @@ class Room:
         except OSError as e:
             raise BrokerError("cannot reach the broker at %s:%d (%s)" % (self.host, self.port, e)) from None
         self.client.loop_start()
-        if not self.connected.wait(timeout) or self.refused:
+        deadline = Deadline(timeout)  # of a core's time: a broker on this computer shares its cores
+        while not self.connected.wait(min(0.2, deadline.left())) and not deadline.passed():
+            pass
+        if not self.connected.is_set() or self.refused:
             self.close()
             said = self.refused or "did not answer"
             if self.refused_password and self.user:  # a wrong password, or one the broker could not check
@@ -286,11 +290,11 @@ class Room:
         return reply
 
     def command(self, ident, cmd, timeout=5.0, pump=None, **args):
-        """Send a command to one board and wait (at most `timeout` s) for its reply, or None.
-        `pump` is called while waiting (a lockstep simulator must scan to answer)."""
+        """Send a command to one board and wait (at most `timeout` s of a core's time) for its reply,
+        or None. `pump` is called while waiting (a lockstep simulator must scan to answer)."""
         request_id = self.send(ident, cmd, **args)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        deadline = Deadline(timeout)
+        while not deadline.passed():
             reply = self.reply(request_id)
             if reply is not None:
                 return reply

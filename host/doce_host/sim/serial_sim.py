@@ -21,6 +21,7 @@ import threading
 import time
 import tty
 
+from ..core_time import Deadline
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 from . import HEAP, SimError, SimulatedBoard, prepare_flash
 from .hands import Hands
@@ -30,6 +31,7 @@ BYTE_S = 10 / 115200  # one byte on the line at 115200 baud, 8N1 (ports/esp32/ua
 # What the USB-to-UART chip holds on its way to the board: the CP2102's 640-byte transmit
 # buffer (CP2102/9 datasheet, features). Past it, USB makes the host's write wait.
 BRIDGE_BUFFER = 640
+BOOT_S = 30  # of a core: MicroPython starts serve.py and it connects in about a second of one
 STARTING = "the app has not started yet"  # sim/device/side_channel.py's answer while main.py builds it
 LED_COUNT = json.loads(BOARD_FILE.read_text())["leds"]["count"]
 
@@ -80,7 +82,7 @@ class SerialSim(SimulatedBoard):
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(self.control_path)
         self.listener.listen(1)
-        self.listener.settimeout(30)
+        self.listener.settimeout(0.2)  # a look at the board's process between waits (_accepted)
         self.user, user_side = os.openpty()  # the path people open is user_side's
         tty.setraw(user_side)
         os.set_blocking(self.user, False)  # output nobody reads is lost, as on a serial line
@@ -113,7 +115,7 @@ class SerialSim(SimulatedBoard):
         os.close(device_side)
         os.set_blocking(device, False)  # the bridge never waits on the board: it drops, or holds back
         self.device = device
-        self.control, _ = self.listener.accept()
+        self.control = self._accepted()
         self.boots += 1
         self.heard_seq = 0  # a new boot numbers its events from 1 again
         self.generation += 1
@@ -122,6 +124,19 @@ class SerialSim(SimulatedBoard):
         while not self.replies.empty():  # a late reply from before belongs to nobody now
             self.replies.get_nowait()
         threading.Thread(target=self._listen, args=(self.control, self.generation), daemon=True).start()
+
+    def _accepted(self):
+        """The booting board's control channel: it connects once MicroPython has started serve.py, a
+        second or so of a core's work; SimError if the process ends first or takes BOOT_S of a core."""
+        deadline = Deadline(BOOT_S)
+        while True:
+            try:
+                return self.listener.accept()[0]
+            except socket.timeout:
+                if self.process.poll() is not None or deadline.passed():
+                    raise SimError("the simulated board did not start (MicroPython %s)" % (
+                        "ended with code %s" % self.process.returncode if self.process.poll() is not None
+                        else "took more than %d s of a core's time" % BOOT_S)) from None
 
     def cut_power(self):
         """The power goes now. The dice stay where they are."""
@@ -323,14 +338,21 @@ class SerialSim(SimulatedBoard):
                     self.replies.put(message)
 
     def _ask(self, cmd, timeout=10):
-        """One command on the control channel, and its reply; SimError if the board is off
-        (or at its REPL, where nothing scans) or goes down before it answers."""
+        """One command on the control channel, and its reply within `timeout` s of a core's time;
+        SimError if the board is off (or at its REPL, where nothing scans) or goes down before it answers."""
         control = self.control
         if not self.app_running or control is None:
             raise SimError("the simulated board is off" if not self.wanted_on else "the app is not running")
+        deadline = Deadline(timeout)
         try:
             control.sendall(json.dumps(cmd).encode() + b"\n")
-            reply = self.replies.get(timeout=timeout)
+            while True:
+                try:
+                    reply = self.replies.get(timeout=min(0.2, deadline.left()))
+                    break
+                except queue.Empty:
+                    if deadline.passed():
+                        raise
         except (OSError, queue.Empty):
             raise SimError("the simulated board went down before it answered") from None
         if reply.get("error"):
@@ -388,13 +410,14 @@ class SerialSim(SimulatedBoard):
         return self._ask_app("debug_state")
 
     def _ask_app(self, what, timeout=10):
-        """Ask the firmware's app, waiting (at most `timeout` s) while main.py is still building it."""
-        deadline = time.monotonic() + timeout
+        """Ask the firmware's app, waiting (at most `timeout` s of a core's time) while main.py is
+        still building it."""
+        deadline = Deadline(timeout)
         while True:
             try:
                 return self._ask({"do": what})["state"]
             except SimError as e:
-                if str(e) != STARTING or time.monotonic() > deadline:
+                if str(e) != STARTING or deadline.passed():
                     raise
             time.sleep(0.02)
 
