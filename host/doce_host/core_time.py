@@ -55,4 +55,8 @@ class Deadline:
 def stretched(seconds):
     """`seconds` of one core's work as wall seconds, for a library that takes those (a socket's
     timeout, a process's start): stretched by the last minute's load per core, never shortened."""
-    return seconds * max(1.0, os.getloadavg()[0] / CORES)
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load figure on this system (Windows): the wall clock
+        load = 0.0
+    return seconds * max(1.0, load / CORES)

@@ -87,3 +87,8 @@ def test_a_room_waits_for_a_board_s_reply_in_a_core_s_time(monkeypatch):
     assert room.command("020000000001", "state", timeout=TIMEOUT_S) == {"ok": True}
     busy(monkeypatch, 1.0)
     assert room.command("020000000001", "state", timeout=TIMEOUT_S) is None
+
+
+def test_a_system_without_a_load_figure_waits_the_wall_clock(monkeypatch):
+    monkeypatch.delattr(core_time.os, "getloadavg")  # as on Windows
+    assert core_time.stretched(5) == 5
