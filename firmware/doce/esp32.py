@@ -70,9 +70,11 @@ def link_on(stdin, stdout, poller, reboot=machine.reset):
 
 
 def net_command(link, request):
-    """wifi, mqtt and net over the link: doce/net.py, loaded only when first used."""
+    """wifi, mqtt and net over the link: doce/net.py, loaded only when first used. A change starts the
+    network as the boot does (doce/offline.py: a start that fails waits for a retry)."""
     from .net import command
-    return command(link, request)
+    from .offline import start_network
+    return command(link, request, start_network)
 
 
 def build(link=None, emit=None):

@@ -233,9 +233,10 @@ def usb(app):
 # -- the USB commands that set it up (doce/link.py hands them here) --------------------------
 
 
-def command(link, request):
+def command(link, request, start_network):
     """wifi, mqtt: store settings (a password is never sent back); mqtt_ca: the room's CA, in
-    chunks; net: settings and status. A change starts the network again on the new settings."""
+    chunks; net: settings and status. A change starts the network again on the new settings, with
+    start_network(app, link) (doce/offline.py's, as at boot)."""
     cmd = request["cmd"]
     config = load_config()
     if cmd == "mqtt_ca":
@@ -248,7 +249,6 @@ def command(link, request):
         if link.net:
             link.net.stop()
             app.net = link.net = None
-        from .offline import start_network
         start_network(app, link)  # as at boot: a start that fails waits for a retry, the friend's pieces held
     result = {"config": shown(config)}
     if cmd == "mqtt_ca":

@@ -132,7 +132,8 @@ class Outbox:
 
     def _publish(self, session, item):
         out = session.pipe.out
-        if out and len(out) + len(item[1]) + len(self.topic) + 8 > session.pipe.room:
+        # a PUBLISH's own bytes besides: 1 + at most 2 of length, 2 + the topic, 2 of packet id (MQTT 3.1.1, 3.3)
+        if out and len(out) + len(item[1]) + len(self.topic) + 7 > session.pipe.room:
             return False
         item[2] = session._publish(self.topic, item[1], False, 1)
         return True
