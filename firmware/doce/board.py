@@ -160,7 +160,8 @@ class Board:
         self.dice = spec["dice"]
         self.decode = decode_table(self.dice)
         p = spec["power"]
-        self.brightness_cap = p["brightness_cap"]
+        self.brightness_cap = self.brightness_cap_usb = p["brightness_cap"]  # the LEDs' cap now, and on USB alone
+        self.brightness_cap_wifi = p["brightness_cap_wifi"]  # while the radio is on (doce/net.py)
 
 
 def load_spec(path="board.json"):

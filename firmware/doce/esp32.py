@@ -70,9 +70,11 @@ def link_on(stdin, stdout, poller, reboot=machine.reset):
 
 
 def net_command(link, request):
-    """wifi, mqtt and net over the link: doce/net.py, loaded only when first used."""
+    """wifi, mqtt and net over the link: doce/net.py, loaded only when first used. A change starts the
+    network as the boot does (doce/offline.py: a start that fails waits for a retry)."""
     from .net import command
-    return command(link, request)
+    from .offline import start_network
+    return command(link, request, start_network)
 
 
 def build(link=None, emit=None):
@@ -101,6 +103,9 @@ def build(link=None, emit=None):
         from .ledpower import LedPower
         power = LedPower(machine.Pin(pins["led_power"], out, value=0), strip.write)
         show = power.write
+    network = "net.json" in os.listdir()
+    if network:  # loaded with the game: what catches the network's own failures must not be one (doce/offline.py)
+        from .offline import start_network
     if emit is not None:  # events to a collector, and no link (the simulator's lockstep mode)
         app = App(board, sensors, strip, show, load_rules(), emit)
         app.led_power = power
@@ -111,8 +116,7 @@ def build(link=None, emit=None):
     link.app = app
     link.network = net_command
     app.link = link
-    if "net.json" in os.listdir():  # Wi-Fi set up, and maybe a friend's match: as far as the heap lets them
-        from .offline import start_network
+    if network:  # Wi-Fi set up, and maybe a friend's match: as far as the heap lets them
         start_network(app, link)
     if has_psram():  # the Python heap grown now, not in a landing (doce/heap.py, loaded only then)
         from .heap import HEAP_FREE_AT_BOOT, grow_heap
@@ -122,18 +126,27 @@ def build(link=None, emit=None):
     return app
 
 
-def run():
+def start(link=None):
+    """build(), or None once one line on the link's stream (the boot's only event, seq 1) has said why
+    the board cannot play: a board file copied by hand, or the game out of heap (the network's part
+    is doce/offline.py's). The simulator boots through here too (sim/device/run.py), so it fails as a
+    board does."""
+    out = link.out if link else sys.stdout.buffer
     try:
-        app = build()
+        return build(link)
     except BadBoardFile as e:  # copied by hand, unchecked: one line, and the REPL for whoever puts it right
-        sys.stdout.buffer.write(json.dumps({"event": "error", "message": str(e)}).encode() + b"\n")
-        return
-    except MemoryError as e:  # the game itself did not fit (the network's part is doce/offline.py's): one line,
-        gc.collect()  # not a traceback, and the journal untouched for the next power-on
-        sys.stdout.buffer.write(json.dumps({"event": "error", "message": "out of memory starting the game (the "
-                                            "board file, the rules, the game from its journal) (MemoryError: %s): "
-                                            "the board cannot play; its journal is kept. Power it off and on" % e}
-                                           ).encode() + b"\n")
+        out.write(json.dumps({"event": "error", "message": str(e), "seq": 1}).encode() + b"\n")
+    except MemoryError as e:  # the game itself did not fit: one line, not a traceback, and the journal
+        gc.collect()  # untouched for the next power-on
+        out.write(json.dumps({"event": "error", "message": "out of memory starting the game (the board file, the "
+                              "rules, the game from its journal) (MemoryError: %s): the board cannot play; its "
+                              "journal is kept. Power it off and on" % e, "seq": 1}).encode() + b"\n")
+    return None
+
+
+def run():
+    app = start()
+    if app is None:  # said: the REPL, for whoever puts it right
         return
     emit = app.emit
     button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)

@@ -73,6 +73,7 @@ def emptied(room):
 
 class Pipe:
     """What umqtt.simple takes for its socket: writes go to `out`, reads come from `inbox`."""
+    room = OUT_ROOM  # what `out` holds without its buffer moving (doce/outbox.py sends no more a scan)
 
     def __init__(self):
         self.out = emptied(OUT_ROOM)
@@ -196,6 +197,9 @@ class Session:
 
     # -- once a scan, on the Wi-Fi ------------------------------------------------
 
+    # Each of the scan's functions keeps its frame within the 11 words MicroPython puts on the C stack
+    # (py/objfun.c VM_MAX_STATE_ON_STACK; more goes on the heap at every call): the rare branches, and
+    # a try's 3 words (py/bc.h mp_exc_stack_t), are helpers of their own. At rest nothing is allocated.
     def step(self, now):
         """Connect, read, act, write: a scan's share, never a wait."""
         if self.paced:
@@ -203,40 +207,59 @@ class Session:
         if self.sock is None:
             if self._due(now):
                 self.open(now)
-            return
-        for _, flags in self.poller.ipoll(0):
-            if flags & (select.POLLERR | select.POLLHUP):
-                if self.client:
-                    self.closed(now, "the connection to the broker closed")
-                    self.receive(now)  # its last words (a TLS alert) say why, if they came
-                else:
-                    self.fault = "no connection to the broker (refused or unreachable)"
-                return self.drop(now)
+        elif self._polled(now):
+            self._answered(now)
+
+    def _polled(self, now):
+        """What the socket says this scan. False: the connection is over (dropped)."""
+        for entry in self.poller.ipoll(0):
+            flags = entry[1]
+            if flags & self.HUNG_UP:
+                return self._hung_up(now)
             if flags & select.POLLIN and self.client and not self.receive(now):
                 return self.drop(now)
             if flags & select.POLLOUT and self.client is None:
-                if self.config.get("tls"):
-                    self.secure()
-                self.hello()
+                self._opened()
+        return True
+
+    HUNG_UP = select.POLLERR | select.POLLHUP
+
+    def _hung_up(self, now):
+        if self.client:
+            self.closed(now, "the connection to the broker closed")
+            self.receive(now)  # its last words (a TLS alert) say why, if they came
+        else:
+            self.fault = "no connection to the broker (refused or unreachable)"
+        return self.drop(now)
+
+    def _opened(self):
+        if self.config.get("tls"):
+            self.secure()
+        self.hello()
+
+    def _answered(self, now):
         if self.heard and self.up:
             self.deadline = ticks_add(now, QUIET_MS)
         self.heard = False
         if ticks_diff(now, self.deadline) >= 0:
-            self.fault = "the broker stopped answering" if self.up else "no answer from the broker in %d s" % (
-                ANSWER_MS // 1000)
-            return self.drop(now)
+            return self._silent(now)
         if self.client is None:
             return
         if not self.up and len(self.pipe.inbox) >= 4:
             self.connack(now)
         if self.up:
-            if not self.process():
+            if (self.pipe.inbox or self.skip) and not self.process():
                 return self.drop(now)
             self.work(now)
             if ticks_diff(now, self.ping_at) >= 0:
                 self.ping_at = ticks_add(now, KEEPALIVE_S * 500)
                 self.client.ping()
         self.send(now)
+
+    def _silent(self, now):
+        self.fault = "the broker stopped answering" if self.up else "no answer from the broker in %d s" % (
+            ANSWER_MS // 1000)
+        return self.drop(now)
 
     def _due(self, now):
         return self.next_try is None or ticks_diff(now, self.next_try) >= 0
@@ -406,9 +429,11 @@ class Session:
     def send(self, now):
         """Write what waits: the socket, non-blocking, takes what its buffer has room for, so a
         state and its event leave in the same scan (no copy is made to write them)."""
+        if self.pipe.out:
+            self._write(now)
+
+    def _write(self, now):
         out = self.pipe.out
-        if not out:
-            return
         size = self.wlen or len(out)
         try:
             # a copy only to offer again exactly what a write that would block left (below)

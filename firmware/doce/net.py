@@ -28,15 +28,8 @@ class Net(Session):
     def __init__(self, app, link, config, network):
         self.app = app
         self.link = link
-        # The LEDs' cap drops, and the strip shows it, before the radio starts: strip and radio
-        # must fit in USB power together (hardware/README.md, power budget; hardware/board.json)
-        from .board import load_spec
-        self.cap = app.board.brightness_cap
-        app.board.brightness_cap = load_spec()["power"]["brightness_cap_wifi"]
-        app.set_brightness(app.lights.brightness)
-        app.show_lights()
-        self.wifi = Wifi(network, config.get("ssid", ""), config.get("password", ""))
-        Session.__init__(self, config, config.get("board_id") or board_id(self.wifi.wlan))
+        wlan = network.WLAN(network.STA_IF)  # (its radio starts below, last)
+        Session.__init__(self, config, config.get("board_id") or board_id(wlan))
         base = "%s/%s/" % (config.get("prefix") or "doce", self.id)
         self.topics = {k: (base + k).encode() for k in ("state", "events", "cmd", "reply", "status")}
         self.outbox = Outbox(app, link, self.topics["events"])
@@ -46,6 +39,16 @@ class Net(Session):
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
         self.remote = None  # a match with a friend's board (doce/remote.py): its own topics ride on ours
         self.news = None  # an end or a refusal for a friend's board, till the broker has it (doce/remote.py News)
+        self.now = 0  # this scan's ticks, for __exit__
+        self.wifi = Wifi(wlan, config.get("ssid", ""), config.get("password", ""))
+        # The LEDs' cap drops, and the strip shows it, before the radio starts: strip and radio must fit
+        # in USB power together (hardware/README.md, power budget; hardware/board.json). Last, once the
+        # rest is made: a start that runs out of heap leaves the USB cap as it was (start() undoes it).
+        board = app.board
+        board.brightness_cap = board.brightness_cap_wifi
+        app.set_brightness(app.lights.brightness)
+        app.show_lights()
+        self.wifi.start()
 
     # -- what the board sends ------------------------------------------------------
 
@@ -64,13 +67,21 @@ class Net(Session):
 
     def poll(self, now):
         """Never raises: whatever the network does, play goes on."""
-        try:
+        self.now = now
+        with self:  # (not try/except ... as e: its two handlers put the frame on the heap; doce/mqtt.py)
             self._poll(now)
-        except Exception as e:  # noqa: BLE001  (a broker's bad packet, a socket's odd error, a TLS refusal)
-            self.failed(e)
-            self.drop(now)
         if self.remote:
             self.remote.step(now)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, e, trace):
+        if isinstance(e, Exception):  # a broker's bad packet, a socket's odd error, a TLS refusal
+            self.failed(e)
+            self.drop(self.now)
+            return True
+        return False
 
     def _poll(self, now):
         wifi = self.wifi
@@ -91,8 +102,16 @@ class Net(Session):
 
     def _status(self, online):
         # boot: this power-on's own number, since seq starts again at every boot (docs/protocol.md)
-        return json.dumps({"online": online, "id": self.id, "name": self.config.get("name") or self.id,
-                           "boot": self.boot, "seq": self.link.seq}).encode()
+        status = {"online": online, "id": self.id, "name": self.config.get("name") or self.id,
+                  "boot": self.boot, "seq": self.link.seq}
+        if online and getattr(self.app.controller.versus, "paused", False):
+            status["away"] = True  # paired, its match not running here (doce/offline.py): away to the friend's board
+        return json.dumps(status).encode()
+
+    def said_status(self):
+        """The status again, what it says changed (a friend's match running here now)."""
+        if self.up:
+            self._publish(self.topics["status"], self._status(True), True, 1)
 
     def connected(self, now):
         self.subscribe(self.topics["cmd"])
@@ -155,8 +174,7 @@ class Net(Session):
         self.up = False  # we end it: no broker's fault
         self.drop(0)
         self.wifi.stop()
-        self.app.board.brightness_cap = self.cap
-        self.app.set_brightness(self.app.lights.brightness)
+        usb(self.app)
 
     def status(self):
         stage = "up" if self.up else "mqtt" if self.client else "tcp" if self.sock else "wifi"
@@ -185,23 +203,40 @@ def start(app, link):
                                                   % fault})
         return None
     import network
-    net = Net(app, link, config, network)
-    gc.collect()  # the outbox's replay of the journal: its garbage gone before more lasts (doce/app.py)
-    app.net = link.net = net
-    if "remote-news.json" in os.listdir():  # an end or a refusal for a friend's board, not yet told
-        from .remote_news import load_news
-        load_news(net)
-    if app.remote:  # a match with a friend's board goes on over the new connection
-        app.remote.attach(net)
+    net = None
+    try:
+        net = Net(app, link, config, network)
+        gc.collect()  # the outbox's replay of the journal: its garbage gone before more lasts (doce/app.py)
+        if "remote-news.json" in os.listdir():  # an end or a refusal for a friend's board, not yet told
+            from .remote_news import load_news
+            load_news(net)
+        if app.remote:  # a match with a friend's board goes on over the new connection
+            app.remote.attach(net)
+    except BaseException:  # (out of heap, most likely): no radio, no lowered cap, no Net half made
+        if net is not None:
+            net.wifi.stop()
+            net.remote = None
+        usb(app)
+        raise
+    app.net = link.net = net  # only now: a start that failed above is all done again (doce/offline.py)
     return net
+
+
+def usb(app):
+    """The LEDs' cap back to the USB one (the radio off)."""
+    board = app.board
+    if board.brightness_cap != board.brightness_cap_usb:
+        board.brightness_cap = board.brightness_cap_usb
+        app.set_brightness(app.lights.brightness)
 
 
 # -- the USB commands that set it up (doce/link.py hands them here) --------------------------
 
 
-def command(link, request):
+def command(link, request, start_network):
     """wifi, mqtt: store settings (a password is never sent back); mqtt_ca: the room's CA, in
-    chunks; net: settings and status. A change starts the network again on the new settings."""
+    chunks; net: settings and status. A change starts the network again on the new settings, with
+    start_network(app, link) (doce/offline.py's, as at boot)."""
     cmd = request["cmd"]
     config = load_config()
     if cmd == "mqtt_ca":
@@ -214,7 +249,7 @@ def command(link, request):
         if link.net:
             link.net.stop()
             app.net = link.net = None
-        start(app, link)
+        start_network(app, link)  # as at boot: a start that fails waits for a retry, the friend's pieces held
     result = {"config": shown(config)}
     if cmd == "mqtt_ca":
         result["received"] = ca_received()

@@ -110,20 +110,33 @@ class Outbox:
 
     def send(self, session):
         """A scan's share while the broker is there: an event made again from the journal if few of
-        those wait, every event not yet sent on this connection, in order (QoS 1), and the journal told
-        what the broker has."""
+        those wait, the events not yet sent on this connection, in order (QoS 1), as many as the pipe
+        has room for (pipe.room: a full outbox is some 5 KB, and the pipe's buffer would move to grow),
+        and the journal told what the broker has."""
+        if self.events or self.behind or self.done > self.journal.acked:  # (at rest: no frame on the heap)
+            self._send(session)
+
+    def _send(self, session):
         if self.behind and self.ahead() < 4:
             self.catch_up()
         for item in self.events:  # in order; QoS 1 until acknowledged
             if self.behind and item[0] >= self.behind_seq:
                 break  # newer than the events still to be made again
-            if not item[2]:
-                item[2] = session._publish(self.topic, item[1], False, 1)
+            if not item[2] and not self._publish(session, item):
+                break  # the rest next scan
         if self.done > self.journal.acked and not self.app.controller.unwritten:
             try:
                 self.journal.ack(self.done)
             except OSError:
                 pass  # the next scan tries again; at worst, events go twice after a reboot
+
+    def _publish(self, session, item):
+        out = session.pipe.out
+        # a PUBLISH's own bytes besides: 1 + at most 2 of length, 2 + the topic, 2 of packet id (MQTT 3.1.1, 3.3)
+        if out and len(out) + len(item[1]) + len(self.topic) + 7 > session.pipe.room:
+            return False
+        item[2] = session._publish(self.topic, item[1], False, 1)
+        return True
 
     def acked(self, pid):
         """The broker's PUBACK for packet `pid` (it sends them in order: MQTT 3.1.1, 4.6)."""

@@ -10,6 +10,7 @@ from .app import begun
 from .arguments import BadArgument, CommandError, player_argument
 from .game import PLAYER_NAMES, WHITE
 from .netconfig import is_topic_level
+from .offline import RETRY_MS
 from .remote import NOBODY, Remote, begin, digest, is_hex, save
 from .remote_news import tell
 
@@ -26,6 +27,10 @@ def command(link, request):
         if app.remote:
             app.remote.end()
         return {"remote": None}
+    if app.net is None and app.later is not None:  # set up, but it did not start (doce/offline.py)
+        raise CommandError("no_network", "this board's network did not start (out of memory, or a fault: its "
+                                         "error event said which); the board tries it again every %d s: pair "
+                                         "once it runs" % (RETRY_MS // 1000))
     if app.net is None:
         raise CommandError("no_network", "a friend's board is reached through a broker: set this board's Wi-Fi "
                                          "and MQTT first (doce config)")

@@ -280,6 +280,7 @@ class Remote:
             m = strict_json(self.app, msg)
             online = m.get("online") if isinstance(m, dict) else None
             if isinstance(online, bool):
+                online = online and m.get("away") is not True  # on the broker, its match not running (offline.py)
                 # back: it may be behind (unless it left: its topic may hold a refusal for it now)
                 self.again = self.again or online and not self.online and not self.left
                 self.online = online
@@ -601,10 +602,18 @@ def forget():
 
 
 def begin(app, remote):
+    """The match on: attached to the network first, then the board's opponent. A start that runs out
+    of heap attaching leaves nothing half made, so doce/offline.py's retry does all of it again."""
+    try:
+        remote.attach(app.net)
+    except BaseException:
+        if app.net.remote is remote:
+            app.net.remote = None
+        raise
     app.remote = remote
     app.controller.versus = remote
     app.controller.changed = True
-    remote.attach(app.net)
+    app.net.said_status()  # the friend's board sees this one in the match only from now (doce/net.py)
 
 
 def resume(app):

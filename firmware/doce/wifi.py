@@ -31,13 +31,8 @@ def board_id(wlan):
 
 
 class Wifi:
-    def __init__(self, network, ssid, password):
-        self.wlan = wlan = network.WLAN(network.STA_IF)
-        wlan.active(True)
-        # Modem sleep off: with it (the port's default, WIFI_PS_MIN_MODEM) the radio wakes only for
-        # the access point's DTIM beacons, so a command from the organiser waits 100 ms or more.
-        # The radio then listens all the time: the power budget already counts it transmitting.
-        wlan.config(pm=wlan.PM_NONE)
+    def __init__(self, wlan, ssid, password):
+        self.wlan = wlan  # network.WLAN(network.STA_IF): its radio starts with start()
         self.ssid = ssid
         self.password = password
         self.joined = False  # connect() was asked once, and took: the port does the rest
@@ -45,6 +40,13 @@ class Wifi:
         self.fault = None  # why the board is not on the Wi-Fi, when a join or the port says: for status.fault
         self.joining_since = None  # when the port began to read "joining" (asked, or after a drop)
         self.slow_said = False  # JOIN_SLOW_MS passed, and said, in this join
+
+    def start(self):
+        self.wlan.active(True)
+        # Modem sleep off: with it (the port's default, WIFI_PS_MIN_MODEM) the radio wakes only for
+        # the access point's DTIM beacons, so a command from the organiser waits 100 ms or more.
+        # The radio then listens all the time: the power budget already counts it transmitting.
+        self.wlan.config(pm=self.wlan.PM_NONE)
 
     def on(self, now):
         """Whether the board is on the Wi-Fi, with an address (asking the port to join first)."""

@@ -29,13 +29,8 @@ class FakeWLAN:
         return self.code
 
 
-class FakeNetwork:
-    STA_IF = 0
-    WLAN = FakeWLAN
-
-
 def joining(code, seconds):
-    w = wifi.Wifi(FakeNetwork, "room", "secret")
+    w = wifi.Wifi(FakeWLAN(), "room", "secret")
     w.wlan.code = code
     for ms in range(0, int(seconds * 1000) + 1, 100):
         w.on(ms)

@@ -386,3 +386,18 @@ def test_a_megabyte_on_cmd_is_passed_over_in_a_bounded_number_of_scans(sim, mosq
         # bytes a scan it cannot take fewer than 4096, so half that tells the two apart under any load.
         assert scans < size // 512, scans
         assert [r["error"] for _, r in room.replies] == ["line_too_long"]  # answered once
+
+
+def test_a_board_on_the_network_allocates_nothing_at_rest(sim, mosquitto):
+    """The scan loop allocates nothing, the network's share included: connected, or with the broker
+    refusing. A function whose frame is over 11 words (py/objfun.c VM_MAX_STATE_ON_STACK; a try is 3 more,
+    `except ... as e` 6) gets it from the heap at every call: Net.poll, Session.step, Session.send and
+    Outbox.send did, 824 B a scan connected, 296 refused (a hostile review of issue 41, finding B)."""
+    join(sim, mosquitto)
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
+    assert sim.command(do="idle_allocation", scans=300)["bytes"] == 0
+    assert link(sim, cmd="mqtt", port=1)["ok"]  # nothing listens there: refused at every try
+    assert until_scanned(lambda: "refused" in (link(sim, cmd="net")["status"]["fault"] or ""), sim)
+    # a try every 2 s (doce/mqtt.py RETRY_MS) allocates its socket: of two windows of 0.3 s in a row
+    # (1 ms scans), one at least has none
+    assert min(sim.command(do="idle_allocation", scans=300)["bytes"] for _ in range(2)) == 0

@@ -86,7 +86,7 @@ def run(esp32, monkeypatch, sleeps, **app_args):
     clock = Clock(sleeps)
     app = App(clock, **app_args)
     monkeypatch.setattr(esp32, "time", clock)
-    monkeypatch.setattr(esp32, "build", lambda: app)
+    monkeypatch.setattr(esp32, "build", lambda link=None: app)
     with pytest.raises(Stop):
         esp32.run()
     return clock.sleeps

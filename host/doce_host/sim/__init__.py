@@ -202,8 +202,10 @@ class SimulatedBoard:
         self._tell_fault({"do": "noise", "level": int(counts)})
 
     def no_room(self, modules):
-        """From the next power-on, on every one: importing each module (a full name, doce.remote) runs
-        out of heap this many times before it fits ({module: failures}; {} to end it)."""
+        """From the next power-on, on every one: importing each module (a full name, doce.remote), or
+        calling each function (doce.remote:Remote.attach), runs out of heap this many times before it
+        fits ({module or module:function: failures}; for a function, a list of the calls that fail,
+        counted from 1; {} to end it; sim/device/no_room.py)."""
         (self.folder / "no_room.json").write_text(json.dumps(modules))
 
     def _faults(self):

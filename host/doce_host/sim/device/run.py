@@ -388,7 +388,14 @@ chip.on_cut = power_gone
 def main():
     global app
     side_channel.start_no_room(sys.argv[2])  # (after the harness's own imports: only the firmware's fail)
-    app = esp32.build(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
+    # As esp32.run boots: through its handlers, so a board file or a game that does not fit says so in one
+    # line, as on a board, and the board then sits at the REPL (every command answered so)
+    app = esp32.start(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
+    if app is None:
+        reply(ready=True, stopped=True)
+        for line in sys.stdin:
+            reply(error="the board stopped at the REPL (its one line said why)")
+        return
     reply(ready=True)
     while True:
         gc.collect()  # the harness's own big strings need room, not the firmware
