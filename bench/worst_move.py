@@ -28,12 +28,13 @@ sys.path.insert(0, str(ROOT / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from doce.game import BLOCKER, EMPTY, Game  # noqa: E402
-from doce.opponent import Opponent  # noqa: E402
+from doce.opponent import BUDGET, Opponent  # noqa: E402
 
 BATCH = 32  # positions a callgrind run measures
 ROUNDS = 6  # hill-climbing rounds, a callgrind run each
 PARENTS = 8  # the worst positions measured so far, which a round mutates
 MUTANTS = 400  # a round's mutants, thought on CPython and ranked by the estimate
+MOVE_BUDGET = BUDGET  # the work budget of the move measured: the board's (a test may make it smaller)
 
 
 def instructions(mpy, tables_file, texts):
@@ -131,7 +132,7 @@ def mutant(tables, text, rng):
 def think(tables, text):
     """(work, nodes) of the strongest level's move, on CPython."""
     game, seed = load(tables, text)
-    player = Opponent(tables)
+    player = Opponent(tables, budget=MOVE_BUDGET)
     player.rng.x = seed
     if player.choose(game) is None:
         raise SystemExit("no move from a playable position: %s" % text)
