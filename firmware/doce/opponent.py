@@ -35,20 +35,26 @@ NO_BLOCKER = NOWHERE
 
 # Thinking is counted in work: a line read or updated, a face weighed, a square looked at for a
 # winning square is 1; a move the search looks at costs NODE more (the Python around the native
-# loops). A step of think() ends once SLICE more work is done (a few ms on an ESP32); the
+# loops). A step of think() ends once SLICE more work is done, or a weighing of every die at most
+# beyond it (bench/opponent.py gives a step's time on an ESP32, the slowest searched for); the
 # strongest level never starts what could take its work past BUDGET, so no move costs more
 # (bench/opponent.py measures a unit's cost on the unix port and gives the worst move's time on
 # an ESP32).
-SLICE = 800
+SLICE = 400
 BUDGET = 50000
 NODE = 40
 CHILD_SEES = 20  # level 0 takes a winning move one turn in this many
+# Chance between moves of nearly equal weight, in tenths of a point: levels 1 and 2 up to 1 point;
+# the strongest up to 4, so it varies more between moves it weighs nearly alike (tried on the
+# ladder, bench/ladder.py: with 1 or 2 points it lost more often to the greedy baseline).
+NOISE = 10
+STRONGEST_NOISE = 40
 
 # The strongest level: a search of its own moves, the other player's answers, its answers to
 # those and theirs again (four plies), each ply over the best few moves one ply deep. WIDTHS: how
 # many at each ply (more while all of those lose).
-WIDTHS = (28, 6, 4)
-VERIFY = 4  # the best moves two plies deep looks at again, four plies deep
+WIDTHS = (40, 6, 4)
+VERIFY = 2  # the best moves two plies deep looks at again, four plies deep
 WINS = 40000  # a move worth this much four plies deep wins whatever the other player answers
 KEEP = const(16)  # the most moves a ply keeps, best first
 
@@ -192,7 +198,7 @@ class Opponent:
         layout = array("i", bytes(4 * _LAYOUT))
         for k, v in ((_N, n), (_LINES, lines), (_SQUARES, squares), (_FACES, faces), (_STRIDE, stride),
                      (_ZS, t.zone_stride), (_TARGET, t.target), (_FULL, full), (_ENDS, ends), (_LEVEL, level),
-                     (_POINTS, 0), (_SQUARE_FACES, 2), (_NOISE, 10)):
+                     (_POINTS, 0), (_SQUARE_FACES, 2), (_NOISE, STRONGEST_NOISE if level == STRONGEST else NOISE)):
             layout[k] = v
         size = 0
         for k in sorted(sizes8):
@@ -890,7 +896,8 @@ class Opponent:
         if w:
             self.chosen = w
             return
-        if self.level == 3:
+        if self.level == STRONGEST:
+            yield  # the position loaded: the weighing in the next slices
             self.limit = self.budget
             best = yield from self._strongest(me)
             self.chosen = best
