@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import chip  # noqa: E402
 from compiled import precompile  # noqa: E402
 from conftest import micropython_path  # noqa: E402
-from doce.opponent import BUDGET, STRONGEST  # noqa: E402
+from doce.opponent import BUDGET, SLICE, STRONGEST  # noqa: E402
 from ladder import MATCHES, ladder, tables_named  # noqa: E402
 from worst_move import BATCH, instructions, search  # noqa: E402
 
@@ -97,6 +97,20 @@ def thinking(mpy, positions, name="standard"):
     print("    the median move, %d positions of those matches drawn at random: %.1f M instructions = %.0f ms,"
           " %.0f ms at %.1f cycles" % (len(sample), middle / 1e6, middle * to_ms, middle * worst_ms,
                                        chip.PESSIMISTIC_CYCLES))
+    # The scan loop's pace while the board thinks: versus.py steps think() once a scan.
+    costliest = sorted(measured, key=lambda x: -measured[x][2])[:BATCH] + sample
+    with tempfile.TemporaryDirectory() as tmp:
+        tfile = Path(tmp) / "rules.doct"
+        tfile.write_bytes(tables.blob)
+        steps, step_work = instructions(mpy, tfile, costliest, mode="steps")
+    top = max(steps)
+    print("    a step of thinking between two scans (SLICE %d work, or one weighing of every die beyond it),"
+          " %d steps of the %d costliest moves measured and those %d: median %.0f k instructions = %.1f ms,"
+          " %.1f ms at %.1f cycles; the slowest %.2f M = %.0f ms, %.0f ms at %.1f cycles (work %d; a step"
+          " may hold a collection)"
+          % (SLICE, len(steps), min(BATCH, len(measured)), len(sample), statistics.median(steps) / 1e3,
+             statistics.median(steps) * to_ms, statistics.median(steps) * worst_ms, chip.PESSIMISTIC_CYCLES,
+             top / 1e6, top * to_ms, top * worst_ms, chip.PESSIMISTIC_CYCLES, step_work[steps.index(top)]))
 
 
 def _line(xs, ys):

@@ -74,8 +74,8 @@ elif mode == "steps":
         player.rng.x = load(text)
         thinking = player.think(game)
         done = False
+        before = 0  # think() starts its work at 0
         while not done:
-            before = player.work
             micropython.stack_use()
             try:
                 next(thinking)
@@ -83,6 +83,7 @@ elif mode == "steps":
                 done = True
             micropython.stack_use()
             print(player.work - before)
+            before = player.work
 elif mode == "one":
     for i, text in enumerate(positions()):
         if i == int(sys.argv[4]):
