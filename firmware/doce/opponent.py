@@ -41,7 +41,7 @@ NO_BLOCKER = NOWHERE
 # (bench/opponent.py measures a unit's cost on the unix port and gives the worst move's time on
 # an ESP32).
 SLICE = 400
-BUDGET = 50000
+BUDGET = 40000
 NODE = 40
 CHILD_SEES = 20  # level 0 takes a winning move one turn in this many
 # Chance between moves of nearly equal weight, in tenths of a point: levels 1 and 2 up to 1 point;
