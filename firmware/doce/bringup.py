@@ -27,11 +27,15 @@ import time
 
 from .arguments import BadArgument, CommandError
 from .lights import OFF, scaled
+from .ticks import ticks_diff
 
 READS = 32  # reads averaged per input: the ADC's noise (+-250 counts peak) down to some 18 counts rms
 AFTER_READS = 4  # just after SENSE was left high or low: enough to see a floating input follow two sensors
 WHITE = (255, 255, 255)
 TEST_FILE = "check.tmp"
+# No request this long and the computer is gone (killed, unplugged, its terminal closed): the board
+# goes back to the game by itself. A maker's answer at the terminal (an LED walk) takes far less.
+QUIET_MS = 300000
 sleep_us = getattr(time, "sleep_us", lambda us: time.sleep(us / 1e6))  # CPython has no sleep_us
 
 
@@ -40,6 +44,7 @@ class BringUp:
         self.app = app
         self.hall = app.sensors  # doce.sensors.HallArray: its ADC and pins
         self.down = self.seen_down = self.seen_up = False
+        self.heard = None  # ticks of the step after the last request (None: one came since)
 
     # -- the mode --------------------------------------------------------------------------
 
@@ -52,6 +57,12 @@ class BringUp:
         """A scan of the board while in the check: the sensors are read as at play (the game sees
         nothing of it), the host is answered, the network keeps going."""
         app = self.app
+        if self.heard is None:
+            self.heard = now_ms
+        elif ticks_diff(now_ms, self.heard) > QUIET_MS:
+            app.emit({"event": "warning", "message": "the board check ended: no word from the computer in %d minutes"
+                      % (QUIET_MS // 60000)})
+            return leave(app)
         app.scanner.scan()
         if app.link:
             app.link.poll(now_ms)
@@ -182,7 +193,7 @@ class BringUp:
             error = "a file could not be written and read back (%s)" % e
         result = {"storage_error": error}
         try:
-            st = os.statvfs("/")
+            st = os.statvfs(".")  # the volume the app runs from: "/" on the ESP32 (the simulator mounts it elsewhere)
             result["size_kb"] = st[0] * st[2] // 1024
             result["free_kb"] = st[0] * st[3] // 1024
         except (OSError, AttributeError):
@@ -200,6 +211,14 @@ class BringUp:
 STEPS = ("start", "sensors", "read", "led", "button", "storage", "network", "end")
 
 
+def leave(app):
+    """Back to the game, as it was."""
+    app.bringup = None
+    app.pressed_at = app.released_at = None  # presses in the check were the check's
+    app.controller.changed = True  # the game's lights again
+    app.controller.reconcile(app.scanner.settled)  # the game as it was, against the board as it is
+
+
 def command(link, request):
     """The link's board_check: one step (see the top)."""
     step = request.get("step")
@@ -211,17 +230,17 @@ def command(link, request):
             raise CommandError("not_free", "the dice check is on: leave it first")
         if app.bringup is None:
             app.bringup = BringUp(app)
+        app.bringup.heard = None
         return app.bringup.start()
     if step == "end":
         if app.bringup is not None:
-            app.bringup = None
-            app.pressed_at = app.released_at = None  # presses in the check were the check's
-            app.controller.changed = True  # the game's lights again
-            app.controller.reconcile(app.scanner.settled)  # the game as it was, against the board as it is
+            leave(app)
         return None
     check = app.bringup
     if check is None:
-        raise CommandError("no_check", "start the board check first")
+        raise CommandError("no_check", "start the board check first (the board leaves one that hears "
+                           "nothing for %d minutes)" % (QUIET_MS // 60000))
+    check.heard = None
     if step == "sensors":
         return check.sensors()
     if step == "read":

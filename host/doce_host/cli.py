@@ -4,6 +4,7 @@
 import argparse
 import difflib
 import json
+import os
 import re
 import signal
 import sys
@@ -86,11 +87,52 @@ def interrupted(signum, frame):
     raise KeyboardInterrupt
 
 
+class OutputLost(Exception):
+    """Standard output could not be written: a full disk, /dev/full, a reader gone (| head)."""
+
+
+class Output:
+    """The doce command's standard output: a failed write says so as OutputLost, which no
+    command's own `except OSError` (a file it could not write) mistakes for its file."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        try:
+            return self.stream.write(text)
+        except OSError as e:
+            raise OutputLost(e) from None
+
+    def flush(self):
+        try:
+            self.stream.flush()
+        except OSError as e:
+            raise OutputLost(e) from None
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 def main(argv=None):
+    if argv is None and not isinstance(sys.stdout, Output):
+        sys.stdout = Output(sys.stdout)
     try:
-        return run(argv)
+        try:
+            return run(argv)
+        finally:
+            sys.stdout.flush()  # what is buffered goes now, while a failure can still be said
     except KeyboardInterrupt:  # Ctrl-C anywhere, the parser's words and a command's last lines too
         return 130
+    except OutputLost as lost:
+        e = lost.args[0]
+        try:  # pointed at /dev/null: Python's own flush at exit prints no traceback (its note on SIGPIPE)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        if not isinstance(e, BrokenPipeError):  # a reader that went away (| head) wants no word
+            print("doce: the output could not be written (%s)" % (e.strerror or e), file=sys.stderr)
+        return 1
 
 
 def run(argv):
@@ -108,8 +150,6 @@ def run(argv):
     except UsageError as e:
         print("doce: %s" % printable(e), file=sys.stderr)  # it may quote a board, a file or a broker
         return 2
-    except BrokenPipeError:
-        return 1
     return code or 0
 
 

@@ -5,6 +5,7 @@ import json
 import os
 
 import pytest
+from waiting import stretched
 
 from doce_host import cli
 from doce_host.paths import ROOT
@@ -167,3 +168,18 @@ def test_a_bad_board_file_is_one_line_before_any_board_command(tmp_path, capsys,
     monkeypatch.setattr(paths, "BOARD_FILE", broken)
     err = refused(capsys, *argv)
     assert err.count(str(broken)) == 1 and said in err, err
+
+
+@pytest.mark.parametrize("words", [
+    ["rules", "validate", "standard", "--json"],  # a command's own output
+    ["rules", "validate", "standard"],
+])
+def test_an_output_that_cannot_be_written_is_one_line_not_a_traceback(words):
+    """`doce ... > /dev/full` (a full disk, a closed terminal): one line on stderr and exit 1."""
+    import subprocess
+    import sys
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-m", "doce_host.cli", *words], stdout=full, stderr=subprocess.PIPE,
+                             text=True, timeout=stretched(60))
+    assert run.returncode == 1 and run.stderr.splitlines() == [
+        "doce: the output could not be written (No space left on device)"], run.stderr

@@ -311,9 +311,10 @@ class SimBoard(SimulatedBoard):
 
     # -- hands ------------------------------------------------------------------
 
-    def run(self, scans=1):
-        """Let the board scan `scans` times (each scan is one scan period of simulated time)."""
-        return self.command(do="run", scans=scans)
+    def run(self, scans=1, skip_ms=0):
+        """Let the board scan `scans` times (each scan is one scan period of simulated time), after
+        `skip_ms` of its time in which nothing happens."""
+        return self.command(do="run", scans=scans, skip_ms=skip_ms)
 
     def wait(self, seconds):
         """Let `seconds` of simulated time pass, scanning all the while."""

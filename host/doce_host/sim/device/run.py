@@ -302,6 +302,9 @@ def landing(changes, leave, traffic):
 def handle(cmd):
     do = cmd["do"]
     if do == "run":
+        # skip_ms: time in which nothing happens, passed before the scans, so a timeout of minutes
+        # is tested without the minutes of scans that would only repeat (as a stalled loop's would)
+        clock[0] += cmd.get("skip_ms", 0) * 1000
         run_scans(cmd.get("scans", 1))
         return {}
     result = side_channel.act(world, cmd)
