@@ -41,6 +41,13 @@ NO_BLOCKER = NOWHERE
 # (bench/opponent.py measures a unit's cost on the unix port and gives the worst move's time on
 # an ESP32).
 SLICE = 400
+# What Python's own handling of a move takes of a slice, in units of work's time (a unit of work is
+# some 840 unix-port instructions): a move listed as a tuple (levels 1 and 2) about 4,000, one
+# decided one ply deep, passed over by the strongest level, about 12,000. Uncounted, a step listing
+# every die's moves took 2 M instructions for 600 work, and one passing over 168 decided moves
+# 1.2 M for none (callgrind, opponent_think.py's steps). It shortens the slice, not the budget.
+LISTING = 5
+DECIDED = 14
 BUDGET = 40000
 NODE = 40
 CHILD_SEES = 20  # level 0 takes a winning move one turn in this many
@@ -262,6 +269,9 @@ class Opponent:
             own[c] = OWN * c * c
             spoilt[c] = THEIRS * c * c
         self.limit = budget
+        self.slice = SLICE
+        self.rank_score = array("i", bytes(4 * squares * faces))  # _rank_all's moves: grows with more weighings
+        self.rank_move = array("i", bytes(4 * squares * faces))
         self.widths = WIDTHS
         self.moves = []
 
@@ -915,7 +925,8 @@ class Opponent:
         self.chosen = best[1], best[2], best[3]
 
     def _pause(self):
-        """True when this slice's work is done: the caller yields."""
+        """True when this slice's work is done (less LISTING or DECIDED for each move Python
+        handled): the caller yields."""
         if self.work >= self.slice:
             self.slice = self.work + SLICE
             return True
@@ -935,12 +946,81 @@ class Opponent:
                 for i in range(len(scores)):
                     if scores[i]:
                         moves.append((scores[i] - ZERO, blk, i // faces, i % faces + 1))
+                        self.slice -= LISTING
+                    if i % faces == faces - 1 and self._pause():
+                        yield
             if blk != NO_BLOCKER:
                 self.take_blocker(me, blk)
             if self._pause():
                 yield
         moves.sort(reverse=True)
         self.moves = moves
+
+    def _rank_all(self, me):
+        """The strongest level's _weigh_all: the same moves, into rank_score (score + ZERO) and
+        rank_move (blocker << 12 | square << 4 | face), best first as _weigh_all sorts them, by
+        native code; returns how many. A list of tuples sorted by MicroPython took up to 2 M
+        unix-port instructions in one step between scans (listing 150 moves, and its sort: py/objlist.c
+        mp_quicksort, pivoting on the last item, 0.7 M for 168 moves of 6 scores)."""
+        n = 0
+        for j in range(-1, self._blocks(me, 0)):
+            blk = self._blocker(me, 0, j)
+            if self._zones(me):
+                self._pass(me, BLOCKER_USED if self._first_blocker(me, blk) else 0, NO_STOP)
+                if len(self.rank_score) < n + len(self.scores):
+                    self.rank_score.extend(self.scores)  # room for one more weighing's moves
+                    self.rank_move.extend(self.scores)
+                n = self._gather(n, blk)
+            if blk != NO_BLOCKER:
+                self.take_blocker(me, blk)
+            if self._pause():
+                yield
+        self._rank(n)
+        return n
+
+    @micropython.viper
+    def _gather(self, n: int, blk: int) -> int:
+        """The last pass's moves, from rank_score[n] on; returns how many are listed then."""
+        lay = ptr32(self.layout)
+        faces = lay[_FACES]
+        size = lay[_SQUARES] * faces
+        scores = ptr32(uint(ptr32(self.mem32)) + lay[_SCORES])
+        rank_score = ptr32(self.rank_score)
+        rank_move = ptr32(self.rank_move)
+        sq = 0
+        f = 1
+        for i in range(size):
+            if scores[i]:
+                rank_score[n] = scores[i]
+                rank_move[n] = (blk << 12) | (sq << 4) | f
+                n += 1
+            f += 1
+            if f > faces:
+                f = 1
+                sq += 1
+        return n
+
+    @micropython.viper
+    def _rank(self, n: int):
+        """rank_score and rank_move's first n, best first: the higher score, then the higher
+        move (blocker, square, face), as sorting (score, blocker, square, face) tuples. Shell's
+        sort, Ciura's gaps: a few thousand comparisons for the most moves a turn has."""
+        rank_score = ptr32(self.rank_score)
+        rank_move = ptr32(self.rank_move)
+        for gap in (701, 301, 132, 57, 23, 10, 4, 1):
+            g = int(gap)
+            i = g
+            while i < n:
+                sc = rank_score[i]
+                mv = rank_move[i]
+                j = i
+                while j >= g and (rank_score[j - g] < sc or (rank_score[j - g] == sc and rank_move[j - g] < mv)):
+                    rank_score[j] = rank_score[j - g]
+                    rank_move[j] = rank_move[j - g]
+                    j -= g
+                rank_score[j] = sc
+                rank_move[j] = mv
+                i += 1
 
     def _blocks(self, me, ply):
         """How many squares me may put its blocker on before its die this turn (listed at
@@ -974,17 +1054,26 @@ class Opponent:
         then the moves searched whole decide."""
         self.cut = False
         o = 1 - me
-        yield from self._weigh_all(me)
-        moves = self.moves
-        self.moves = []
+        n = yield from self._rank_all(me)
+        rank_score = self.rank_score
+        rank_move = self.rank_move
         weighed = []
+        order = []  # the VERIFY best of weighed, best first; between equals, the one weighed first
         best = None
         looked = 0
-        for score, blk, s, f in moves:
+        for k in range(n):
+            score = rank_score[k] - ZERO
+            move = rank_move[k]
+            blk = move >> 12
+            s = (move >> 4) & 0xFF
+            f = move & 0x0F
             if looked >= self.widths[0] and best > DOOMED:
                 break  # past the best few, only while all of those lose
             if score >= FORK or score <= DRAWN:
                 value = score  # decided one ply deep
+                self.slice -= DECIDED
+                if self._pause():
+                    yield
             elif self.work + self.pass_work() > self.limit:
                 break  # out of budget: the moves searched whole decide
             else:
@@ -1007,11 +1096,21 @@ class Opponent:
                     yield
             if best is None or value > best:
                 best = value
+            # Kept in order as it goes, not sorted after: MicroPython's sort takes the last item as
+            # its pivot and calls a key at every comparison (py/objlist.c, mp_quicksort), so the
+            # moves weighed, already best first (all of them when all are decided one ply deep),
+            # cost it n^2: 14,000 calls and 25 M instructions in one step between scans for 168.
+            i = len(order)
+            while i and weighed[order[i - 1]][0] < value:
+                i -= 1
+            if i < VERIFY:
+                order.insert(i, len(weighed))
+                if len(order) > VERIFY:
+                    order.pop()
             weighed.append((value, score, blk, s, f))
         if not weighed:
-            return moves[0][1:]  # nothing weighed deeper: the best one ply deep
-        # best first; between equals, the one weighed first (higher one ply deep)
-        order = sorted(range(len(weighed)), key=lambda k: (-weighed[k][0], k))
+            move = rank_move[0]  # nothing weighed deeper: the best one ply deep
+            return move >> 12, (move >> 4) & 0xFF, move & 0x0F
         chosen = order[0]
         if len(self.widths) > 1:
             chosen = yield from self._verify(me, weighed, order)
