@@ -6,22 +6,30 @@
 A match is won on its total points. Match i: the first player is white when i % 2 == 0, and
 white opens the match when (i // 2) % 2 == 0, so colours and openers alternate evenly.
 Each player's moves are drawn from its own seed, so a run replays exactly.
+
+The strongest level plays as the board runs it: the firmware's .mpy files in MicroPython's unix
+port, its weighing loops native code (OnTheBoard), some twenty times quicker than CPython runs
+the same code, and the same moves (tests/opponent/test_opponent_micropython.py); --cpython plays
+it on CPython instead.
 """
 
 import argparse
 import math
 import os
+import subprocess
 import sys
+import tempfile
 import time
 from multiprocessing import Pool
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
+sys.path.insert(0, str(ROOT / "tests"))
 
 from baselines import Greedy, MonteCarlo, Random, TwoPly  # noqa: E402
 from doce.game import Game  # noqa: E402
-from doce.opponent import LEVELS, NO_BLOCKER, Opponent  # noqa: E402
+from doce.opponent import BUDGET, LEVELS, NO_BLOCKER, STRONGEST, Opponent, Rng  # noqa: E402
 from doce_host import rules  # noqa: E402
 
 MATCHES = 200  # a pairing: the 95% interval of a win rate near 90% is then about +-4%
@@ -49,9 +57,53 @@ def label(who):
 
 
 def make(tables, who, seed):
+    if who == STRONGEST and _native:
+        return OnTheBoard(tables, who, seed)
     if isinstance(who, int):
         return Opponent(tables, who, seed)
     return BASELINES[who](tables, seed)
+
+
+_native = []  # the .mpy files' folder, when the strongest level plays on MicroPython
+_servers = {}  # this process's MicroPython, by rules name
+
+
+class OnTheBoard:
+    """An opponent level played by MicroPython's unix port on the firmware's .mpy files
+    (bench/opponent_serve.py): a line out, a move back. Its Rng travels with each line."""
+
+    def __init__(self, tables, level, seed, budget=BUDGET):
+        self.tables = tables
+        self.level = level
+        self.budget = budget
+        self.rng = Rng(seed)
+        self.work = 0
+
+    def choose(self, game):
+        server = _server(self.tables)
+        server.stdin.write("%d %d %d %s %d\n" % (self.level, self.budget, self.rng.x, position_text(game),
+                                                 1 if game.blocker_this_turn else 0))
+        server.stdin.flush()
+        out = server.stdout.readline().split()
+        if not out:
+            raise SystemExit("bench/opponent_serve.py stopped: %s" % server.stderr.read())
+        if out[0] == "none":
+            return None
+        blk, sq, face, self.rng.x, self.work = (int(x) for x in out)
+        return blk, sq, face
+
+
+def _server(tables):
+    if tables.name not in _servers:
+        from conftest import micropython_path
+        folder = tempfile.mkdtemp(prefix="ladder-")
+        path = os.path.join(folder, "rules.doct")
+        Path(path).write_bytes(tables.blob)
+        _servers[tables.name] = subprocess.Popen(
+            [micropython_path(), "-X", "heapsize=512K", str(ROOT / "bench" / "opponent_serve.py"), path],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, MICROPYPATH=_native[0]))
+    return _servers[tables.name]
 
 
 _tables = {}
@@ -132,11 +184,25 @@ HEADER = ("  %-24s %5s  %-20s %6s  %6s   %-14s   %s"
           % ("pairing", "games", "wins [95% interval]", "draws", "losses", "average points", "time"))
 
 
-def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WORKERS):
-    """Print the ladder; return the positions `record` (a level) moved from, over all its matches."""
+def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WORKERS, native=True):
+    """Print the ladder; return the positions `record` (a level) moved from, over all its matches.
+    `native`: the strongest level plays on MicroPython, as the board runs it (OnTheBoard)."""
+    if native:
+        from compiled import precompile
+        with tempfile.TemporaryDirectory() as tmp:
+            _native[:] = [str(precompile(Path(tmp) / "mpy"))]
+            try:
+                return _ladder(matches, name, which, record, workers)
+            finally:
+                _native[:] = []
+    return _ladder(matches, name, which, record, workers)
+
+
+def _ladder(matches, name, which, record, workers):
     which = which or pairings()
     print("Opponent strength ladder (%s rules, %d matches a pairing, colours and openers alternate;"
-          " a match is won on points)" % (name, matches))
+          " a match is won on points; level %d on %s)"
+          % (name, matches, STRONGEST, "MicroPython, as the board runs it" if _native else "CPython"))
     print(HEADER)
     positions = []
     with Pool(workers) if workers > 1 else _NoPool() as pool:
@@ -146,7 +212,7 @@ def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WO
             print(row(a, b, results, time.perf_counter() - start), flush=True)
             for _, _, seen in results:
                 positions += seen
-    print("  goals: each level beats the one below in >= 90%% of matches; level 0 beats random sometimes, not"
+    print("  goals: each level beats the one below in >= 90% of matches; level 0 beats random sometimes, not"
           " always;")
     print("    level %d beats the two-ply player in >= 65%%, greedy in >= 95%% and Monte Carlo in >= 85%%"
           % (LEVELS - 1))
@@ -167,11 +233,12 @@ def main():
     ap.add_argument("--pairing", nargs=2, action="append", metavar=("A", "B"),
                     help="a level or a baseline (random, greedy, 'monte carlo'); repeatable")
     ap.add_argument("--workers", type=int, default=min(WORKERS, os.cpu_count() or 1))
+    ap.add_argument("--cpython", action="store_true", help="the strongest level on CPython, not MicroPython")
     args = ap.parse_args()
     which = None
     if args.pairing:
         which = [tuple(int(x) if x.isdigit() else x for x in p) for p in args.pairing]
-    ladder(args.matches, which=which, workers=args.workers)
+    ladder(args.matches, which=which, workers=args.workers, native=not args.cpython)
 
 
 if __name__ == "__main__":

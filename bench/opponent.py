@@ -15,6 +15,7 @@
 import argparse
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -29,11 +30,12 @@ sys.path.insert(0, str(ROOT / "tests"))
 import chip  # noqa: E402
 from compiled import precompile  # noqa: E402
 from conftest import micropython_path  # noqa: E402
-from doce.opponent import BUDGET, STRONGEST  # noqa: E402
+from doce.opponent import BUDGET, SLICE, STRONGEST  # noqa: E402
 from ladder import MATCHES, ladder, tables_named  # noqa: E402
-from worst_move import BATCH, search  # noqa: E402
+from worst_move import BATCH, instructions, search  # noqa: E402
 
 GOAL_MS = 1000  # a move, worst case
+MEDIAN_SAMPLE = 32  # positions of real matches, drawn at random, for the median move
 
 
 def thinking(mpy, positions, name="standard"):
@@ -54,7 +56,8 @@ def thinking(mpy, positions, name="standard"):
     with tempfile.TemporaryDirectory() as tmp:
         tfile = Path(tmp) / "rules.doct"
         tfile.write_bytes(tables.blob)
-        measured, covered = search(mpy, tables, tfile, list(dict.fromkeys(text for text, _ in positions)))
+        real = list(dict.fromkeys(text for text, _ in positions))
+        measured, covered = search(mpy, tables, tfile, real)
     rows = list(measured.values())
     print("    %d positions thought on CPython (%d of real matches, %d mutants), %d measured by callgrind"
           " (the same work on MicroPython as on CPython, each), %.0f min"
@@ -67,19 +70,47 @@ def thinking(mpy, positions, name="standard"):
     print("    instructions = %.0f + %.0f a unit of work (least squares over those measured; correlation %.3f);"
           " the most any move took over that line: %.1f M" % (intercept, slope, _correlation(xs, counts), over / 1e6))
     to_ms = chip.esp32_ms(1)
+    worst_ms = chip.esp32_ms(1, cycles=chip.PESSIMISTIC_CYCLES)
     print("  ESP32 at %.0f MHz (the clock the firmware sets), SPIRAM image: %.2f cycles a unix-port instruction"
           % (chip.board_hz() / 1e6, chip.cycles_per_unix_instruction()))
     print("    (bench/chip.py: %d pystones/s at %.0f MHz, micropython issues 5673/6565; %d unix-port instructions"
-          " a pystone, callgrind; x%.2f for the SPIRAM image, issue 8029)"
-          % (chip.PYSTONES, chip.PYSTONES_HZ / 1e6, chip.UNIX_INSTRUCTIONS_PER_PYSTONE, chip.SPIRAM_SLOWDOWN))
+          " a pystone, callgrind; x%.2f for the SPIRAM image, issue 8029); and at the pessimistic %.1f cycles"
+          % (chip.PYSTONES, chip.PYSTONES_HZ / 1e6, chip.UNIX_INSTRUCTIONS_PER_PYSTONE, chip.SPIRAM_SLOWDOWN,
+             chip.PESSIMISTIC_CYCLES))
+    print("    (its weighing loops are viper native code, x86-64 here: charged at the same rate, an upper bound)")
     worst = max(measured, key=lambda x: measured[x][2])
     work, _, count, how = measured[worst]
-    print("    WORST MOVE (searched, not sampled): %.1f M instructions = %.0f ms (work %d; found by %s);"
-          " goal <= %d ms" % (count / 1e6, count * to_ms, work, how, GOAL_MS))
+    print("    WORST MOVE (searched, not sampled): %.1f M instructions = %.0f ms, %.0f ms at %.1f cycles (work %d;"
+          " found by %s); goal <= %d ms at %.1f cycles"
+          % (count / 1e6, count * to_ms, count * worst_ms, chip.PESSIMISTIC_CYCLES, work, how, GOAL_MS,
+             chip.PESSIMISTIC_CYCLES))
     bound = intercept + slope * BUDGET + over
-    print("    a move at its whole budget, by the line and its worst excess: %.1f M instructions = %.0f ms"
-          % (bound / 1e6, bound * to_ms))
+    print("    a move at its whole budget, by the line and its worst excess: %.1f M instructions = %.0f ms,"
+          " %.0f ms at %.1f cycles" % (bound / 1e6, bound * to_ms, bound * worst_ms, chip.PESSIMISTIC_CYCLES))
     print("    the slowest position: %s" % worst)
+    sample = random.Random(44).sample(real, min(MEDIAN_SAMPLE, len(real)))
+    with tempfile.TemporaryDirectory() as tmp:
+        tfile = Path(tmp) / "rules.doct"
+        tfile.write_bytes(tables.blob)
+        counts, _ = instructions(mpy, tfile, sample)
+    middle = statistics.median(counts)
+    print("    the median move, %d positions of those matches drawn at random: %.1f M instructions = %.0f ms,"
+          " %.0f ms at %.1f cycles" % (len(sample), middle / 1e6, middle * to_ms, middle * worst_ms,
+                                       chip.PESSIMISTIC_CYCLES))
+    # The scan loop's pace while the board thinks: versus.py steps think() once a scan.
+    costliest = sorted(measured, key=lambda x: -measured[x][2])[:BATCH] + sample
+    with tempfile.TemporaryDirectory() as tmp:
+        tfile = Path(tmp) / "rules.doct"
+        tfile.write_bytes(tables.blob)
+        steps, step_work = instructions(mpy, tfile, costliest, mode="steps")
+    top = max(steps)
+    print("    a step of thinking between two scans (SLICE %d work, or one weighing of every die beyond it),"
+          " %d steps of the %d costliest moves measured and those %d: median %.0f k instructions = %.1f ms,"
+          " %.1f ms at %.1f cycles; the slowest %.2f M = %.0f ms, %.0f ms at %.1f cycles (work %d; a step"
+          " may hold a collection)"
+          % (SLICE, len(steps), min(BATCH, len(measured)), len(sample), statistics.median(steps) / 1e3,
+             statistics.median(steps) * to_ms, statistics.median(steps) * worst_ms, chip.PESSIMISTIC_CYCLES,
+             top / 1e6, top * to_ms, top * worst_ms, chip.PESSIMISTIC_CYCLES, step_work[steps.index(top)]))
 
 
 def _line(xs, ys):

@@ -5,6 +5,9 @@
 #                                                 work; micropython.stack_use() just before and just
 #                                                 after each move marks it for callgrind's
 #                                                 --dump-before=mp_micropython_stack_use
+#   opponent_think.py TABLES POSITIONS steps     the same, a step of think() at a time (what the board
+#                                                 does between two scans): each step marked so, and
+#                                                 its work printed
 #   opponent_think.py TABLES POSITIONS one I [stop]
 #                                                 position I's move (with `stop`: set up, do not think)
 #   opponent_think.py TABLES POSITIONS heap       the bytecode of opponent.py and versus.py, the
@@ -66,6 +69,21 @@ if mode == "count":
         player.choose(game)
         micropython.stack_use()
         print(player.work)
+elif mode == "steps":
+    for text in positions():
+        player.rng.x = load(text)
+        thinking = player.think(game)
+        done = False
+        before = 0  # think() starts its work at 0
+        while not done:
+            micropython.stack_use()
+            try:
+                next(thinking)
+            except StopIteration:
+                done = True
+            micropython.stack_use()
+            print(player.work - before)
+            before = player.work
 elif mode == "one":
     for i, text in enumerate(positions()):
         if i == int(sys.argv[4]):

@@ -28,17 +28,19 @@ sys.path.insert(0, str(ROOT / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from doce.game import BLOCKER, EMPTY, Game  # noqa: E402
-from doce.opponent import Opponent  # noqa: E402
+from doce.opponent import BUDGET, Opponent  # noqa: E402
 
 BATCH = 32  # positions a callgrind run measures
 ROUNDS = 6  # hill-climbing rounds, a callgrind run each
 PARENTS = 8  # the worst positions measured so far, which a round mutates
 MUTANTS = 400  # a round's mutants, thought on CPython and ranked by the estimate
+MOVE_BUDGET = BUDGET  # the work budget of the move measured: the board's (a test may make it smaller)
 
 
-def instructions(mpy, tables_file, texts):
+def instructions(mpy, tables_file, texts, mode="count"):
     """Unix-port instructions of the strongest level's move from each of `texts`, and its work
-    there, counted by callgrind between the two marks opponent_think.py makes around a move."""
+    there, counted by callgrind between the two marks opponent_think.py makes around a move;
+    mode "steps": of each step of think() instead (each a slice the board does between scans)."""
     from conftest import micropython_path  # tests/conftest.py: here, not at import, so pytest's own stays its
     script = str(ROOT / "bench" / "opponent_think.py")
     env = dict(os.environ, MICROPYPATH=str(mpy))
@@ -48,15 +50,16 @@ def instructions(mpy, tables_file, texts):
         out = os.path.join(work, "cg.out")
         run = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
                               "--dump-before=mp_micropython_stack_use", micropython_path(), "-X",
-                              "heapsize=256K", script, str(tables_file), pfile, "count"],
+                              "heapsize=256K", script, str(tables_file), pfile, mode],
                              capture_output=True, text=True, env=env, timeout=3600)
         if run.returncode:
             raise SystemExit(run.stdout + run.stderr)
+        works = [int(w) for w in run.stdout.split()]
         counts = []
-        for k in range(2, 2 * len(texts) + 1, 2):  # dump k holds what ran since mark k - 1: a move
+        for k in range(2, 2 * len(works) + 1, 2):  # dump k holds what ran since mark k - 1: a move
             with open("%s.%d" % (out, k)) as f:
                 counts.append(next(int(line.split()[1]) for line in f if line.startswith("summary:")))
-        return counts, [int(w) for w in run.stdout.split()]
+        return counts, works
 
 
 # -- positions -------------------------------------------------------------------------------
@@ -131,7 +134,7 @@ def mutant(tables, text, rng):
 def think(tables, text):
     """(work, nodes) of the strongest level's move, on CPython."""
     game, seed = load(tables, text)
-    player = Opponent(tables)
+    player = Opponent(tables, budget=MOVE_BUDGET)
     player.rng.x = seed
     if player.choose(game) is None:
         raise SystemExit("no move from a playable position: %s" % text)

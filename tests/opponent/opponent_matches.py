@@ -1,15 +1,16 @@
 # Seeded matches between opponent levels, checked move by move by the rules engine.
 # Runs unchanged on CPython and MicroPython (mp_matches.py), so the two can be compared.
 from doce.game import Game
-from doce.opponent import NO_BLOCKER, Opponent
+from doce.opponent import BUDGET, NO_BLOCKER, Opponent
 
 
-def play_match(tables, white, black, seed):
+def play_match(tables, white, black, seed, budget=BUDGET):
     """A whole match, levels `white` and `black`; (white points, black points, digest of the moves).
+    `budget`: the strongest level's work a move.
 
     Raises AssertionError on the first move the engine refuses."""
     game = Game(tables, seed % 2)
-    players = (Opponent(tables, white, seed), Opponent(tables, black, seed + 1))
+    players = (Opponent(tables, white, seed, budget), Opponent(tables, black, seed + 1, budget))
     digest = 0
     while not game.match_over:
         if game.round_over:

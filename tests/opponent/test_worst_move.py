@@ -14,6 +14,7 @@ import worst_move  # noqa: E402
 
 TABLES = rules.load_tables("standard")
 HERE = Path(__file__).parent
+SMALL = 3000  # the strongest level's budget here: the search's mechanics, not its strength, are tested
 
 
 def real_positions():
@@ -44,7 +45,7 @@ def test_mutants_are_positions_a_match_can_reach():
             assert last == NOWHERE or board[last] >> 4 == p + 1, child
         assert 0 <= game.dice_left[game.to_move] - game.dice_left[1 - game.to_move] <= 1  # turns alternate
         assert worst_move.playable(game)
-        player = Opponent(TABLES)
+        player = Opponent(TABLES, budget=SMALL)
         player.rng.x = seed
         blk, sq, face = player.choose(game)
         if blk != NOWHERE:
@@ -70,6 +71,8 @@ def test_the_estimate_is_least_squares():
 def test_the_hill_climb_keeps_the_worst_it_measures(monkeypatch):
     """With callgrind replaced by a known cost, the search measures the costliest by work first,
     finds the worst of what it measured, and never loses a worse position once found."""
+    monkeypatch.setattr(worst_move, "MOVE_BUDGET", SMALL)
+
     def cost(text):
         work, nodes = worst_move.think(TABLES, text)
         return 5000 * work + 700 * nodes + int(text.split()[-1]) % 1000  # the seed: a cost work does not show
@@ -85,6 +88,6 @@ def test_the_hill_climb_keeps_the_worst_it_measures(monkeypatch):
     assert all(m[2] == cost(x) for x, m in measured.items())
     by_work = max(texts, key=lambda x: worst_move.think(TABLES, x)[0])
     assert by_work in measured
-    first = float(rounds[0].split()[-3])
-    assert max(m[2] for m in measured.values()) / 1e6 >= first
+    first = float(rounds[0].split()[-3])  # printed to 0.1 M
+    assert max(m[2] for m in measured.values()) / 1e6 >= first - 0.05
     assert any(how.startswith("hill-climb") for _, _, _, how in measured.values())
