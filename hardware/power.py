@@ -94,7 +94,8 @@ DRAW = {
     ],
     "WS2812B-2020": [
         ("LEDs, dark (their drivers' own current)", 1, 1, None,
-         "WS2812B-2020 datasheet (Worldsemi): about 1 mA each, lit or not"),
+         "our round figure, on the safe side: the WS2812B-2020 datasheet (Worldsemi) gives its "
+         "quiescent current as under 0.6 mA"),
     ],
 }
 
@@ -131,7 +132,9 @@ def strip_most_ma(spec):
 
 
 def latched_ma(spec):
-    """A strip latched at full white: every channel of every LED at its full current."""
+    """A strip latched at full white: every channel of every LED at its full current, by the board
+    file's led_ma_per_channel: 20 mA, the 5050 WS2812B's figure, on the safe side (the
+    WS2812B-2020 datasheet gives 12 mA a channel: 1.12 A for the strip)."""
     return spec["leds"]["count"] * 3 * spec["power"]["led_ma_per_channel"]
 
 
