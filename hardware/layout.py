@@ -15,11 +15,16 @@ RING = "CNESW"
 DEVKIT_ROWS_MM = 25.4  # ESP32-DevKitC V4: its two 19-pin rows are 1 inch apart, 2.54 mm pitch
 # The devkit's antenna end: its board reaches 7.62 mm beyond the pin-1 row (the ESP32-DevKitC V4
 # outline, 27.9 x 56.6 mm, with 3V3 at 7.62 mm from that end: Wokwi's board definition,
-# wokwi/wokwi-boards boards/esp32-devkit-c-v4/board.json), and the ESP32-WROVER-E's PCB antenna
-# lies across that end, beyond the pin-1 row, as wide as the module: 18.0 mm (ESP32-WROVER-E
-# datasheet, physical dimensions: 18.00 x 31.40 mm), centred between the rows.
+# wokwi/wokwi-boards boards/esp32-devkit-c-v4/board.json). The ESP32-WROVER-E's PCB antenna lies
+# across that end, as wide as the module: 18.0 mm (ESP32-WROVER-E datasheet, physical dimensions:
+# 18.00 x 31.40 mm), centred between the rows, from 1.12 to 7.01 mm beyond the pin-1 row: the
+# antenna's outline in Espressif's own footprint of the devkit (espressif/kicad-libraries,
+# footprints/Espressif.pretty/ESP32-DevKitC.kicad_mod, F.SilkS rectangle x 3.73-21.71, y -1.12 to
+# -7.01 mm from pin 1, 3V3). The module's own footprint agrees (ESP32-WROVER-E.kicad_mod there: its
+# "Antenna Area" 6.31 mm deep at the module's end, its edge 1.13 mm beyond pad 1's row).
 DEVKIT_END_MM = 7.62
 MODULE_WIDTH_MM = 18.0
+ANTENNA_FROM_PIN1_MM = (1.12, 7.01)
 # How high the antenna stands over our top copper: our socket 8.5, the devkit header's spacer
 # 2.54, the devkit's 1.6 mm board (mechanics.py's USB figures) and the module's own board,
 # taken as nothing (the least)
@@ -29,6 +34,11 @@ ANTENNA_ABOVE_MM = 8.5 + 2.54 + 1.6
 # a clearance area at least 15 mm beside it, and "a clearance of at least 15 mm ... in all
 # directions"
 ANTENNA_CLEARANCE_MM = 15.0
+# Under the antenna, on its fourth side (towards the module's body, where Espressif's figure has the
+# module itself): no copper within this much of its outline in the board's plane. As much as the
+# sockets' pin-1 pads allow: they lie 2.85 mm beside the antenna's span (1.7 mm pads on the rows,
+# the antenna 3.7 mm in from each), and a track needs a clearance and half its width past them.
+ANTENNA_UNDER_MARGIN_MM = 2.0
 GRID_MM = 0.5  # the router's grid (router.py): every pad 0.5 mm or more across holds a grid point
 STEP = {"C": (0, 0), "N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
 
@@ -119,11 +129,13 @@ class Layout:
         return out
 
     def antenna(self):
-        """(x0, y0, x1, y1): the devkit's WROVER antenna as seen from above, from the pin-1 row to
-        the devkit's far end, as wide as the module."""
+        """(x0, y0, x1, y1): the devkit's WROVER antenna as seen from above, where Espressif's
+        footprint of the devkit draws it beyond the pin-1 row (ANTENNA_FROM_PIN1_MM), as wide as
+        the module."""
         x, y, _ = self.strip()["U1"]
         mid = x + DEVKIT_ROWS_MM / 2
-        return (mid - MODULE_WIDTH_MM / 2, y, mid + MODULE_WIDTH_MM / 2, y + DEVKIT_END_MM)
+        near, far = ANTENNA_FROM_PIN1_MM
+        return (mid - MODULE_WIDTH_MM / 2, y + near, mid + MODULE_WIDTH_MM / 2, y + far)
 
     def antenna_keepout(self):
         """(x0, y0, x1, y1): no copper on any layer (pcb.py). North of the devkit's pin-1 pads, and
@@ -131,10 +143,23 @@ class Layout:
         the group switches' column, which leaves every copper edge at least ANTENNA_CLEARANCE_MM
         from the antenna in space (the antenna stands ANTENNA_ABOVE_MM over it)."""
         ax0, ay0, ax1, ay1 = self.antenna()
+        pin1 = self.strip()["U1"][1]
         c = ANTENNA_CLEARANCE_MM
         west = max(ax0 - c, self.strip()["Q1"][0] + 1.5)  # the switches' pads end 1.25 mm east of their centres
         pad = 1.7 / 2 + 0.5  # the sockets' pin-1 pads, and room for a track's clearance
-        return (west, ay0 + pad, min(ax1 + c, self.pcb_box[2] - 3.0), ay1 + c)
+        return (west, pin1 + pad, min(ax1 + c, self.pcb_box[2] - 3.0), ay1 + c)
+
+    def antenna_under(self):
+        """(x0, y0, x1, y1): no copper on any layer either: the antenna's outline and
+        ANTENNA_UNDER_MARGIN_MM round it, between the sockets' rows, down past its south edge
+        (the module's side) to where antenna_keepout() begins north of the pin-1 pads."""
+        ax0, ay0, ax1, _ = self.antenna()
+        m = ANTENNA_UNDER_MARGIN_MM
+        return (ax0 - m, ay0 - m, ax1 + m, self.antenna_keepout()[1] + 1.0)
+
+    def antenna_keepouts(self):
+        """Both boxes where no copper goes: beside and beyond the antenna, and under its south edge."""
+        return [self.antenna_keepout(), self.antenna_under()]
 
     def devkit_usb(self):
         """Where the devkit's USB socket reaches the PCB's south edge."""

@@ -243,8 +243,8 @@ def build(pcbnew, lay, parts, nets):
                          | pcbnew.FP_EXCLUDE_FROM_BOM)
         board.Add(fp)
         keepout(pcbnew, board, point(x, y))
-    ax0, ay0, ax1, ay1 = lay.antenna_keepout()  # no copper under and around the devkit's antenna
-    keepout(pcbnew, board, None, [point(ax0, ay0), point(ax1, ay0), point(ax1, ay1), point(ax0, ay1)])
+    for ax0, ay0, ax1, ay1 in lay.antenna_keepouts():  # no copper under and around the devkit's antenna
+        keepout(pcbnew, board, None, [point(ax0, ay0), point(ax1, ay0), point(ax1, ay1), point(ax0, ay1)])
     return board
 
 
@@ -331,12 +331,14 @@ def route(pcbnew, board, lay, log=print):
     rules = router_module.Rules(RULES["clearance"], RULES["track"], RULES["power_track"], RULES["via"],
                                 RULES["via_drill"], RULES["edge"], via_pad=RULES["via_pad"],
                                 supply_track=RULES["supply_track"])
-    ax0, ay0, ax1, ay1 = lay.antenna_keepout()
-    (kx0, ky1), (kx1, ky0) = kicad(ax0, ay0), kicad(ax1, ay1)
+    boxes = []
+    for ax0, ay0, ax1, ay1 in lay.antenna_keepouts():
+        (kx0, ky1), (kx1, ky0) = kicad(ax0, ay0), kicad(ax1, ay1)
+        boxes.append((kx0, ky0, kx1, ky1))
     # 0.5 mm tracks for USB and the LEDs' supply after its current limit, 0.9 mm for each sensor
     # group's (hardware/supply.py: its drop to the farthest sensor, which the sensor reads)
     r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets={"VBUS", "VBUS_LED"},
-                             log=log, keepouts=[(kx0, ky0, kx1, ky1)],
+                             log=log, keepouts=boxes,
                              supply_nets={"+3V3_GROUP%d" % g for g in range(8)})
     r.power_pads = {("U12", "+5V_LED")}  # the LEDs' current, to the plane
     r.sources = {"Q%d" % (g + 1) for g in range(8)}  # each group's supply grows from its switch

@@ -14,6 +14,37 @@ mechanics. The sensors draw only while their group is on, and one group is on at
 
 USB_MA = 500  # a USB 2.0 port, to a high-power device once configured (USB 2.0 specification, 7.2.1)
 SPARE = 0.10  # kept free: the parts' spread beyond their datasheets, a cable's drop
+# The supplies the board is built for, each with what it claims there: (supply, mA, the radio on).
+# With the module transmitting flat out (240 mA) and every other part at its most, the parts alone
+# draw 459 mA, past USB_MA less SPARE (450 mA) before any light: no brightness cap leaves 10 % of a
+# computer's port, so remote play asks a charger. A USB 3 port gives the devkit no more than a USB 2
+# one: its CP2102N is a USB 2.0 device, and 900 mA (6 unit loads of 150 mA) is for SuperSpeed
+# devices only (USB 3.2 specification, unit loads). A charger is held to the current on its label;
+# a USB Battery Charging 1.2 dedicated charging port gives 1.5 A.
+CHARGER_MA = 1000
+SUPPLIES = (
+    ("a computer's USB port, Wi-Fi off", USB_MA, False),
+    ("a USB charger of 1 A or more, Wi-Fi on (remote play)", CHARGER_MA, True),
+)
+
+# The voltage: the devkit's 3.3 V comes from its AMS1117-3.3, a linear regulator, which holds its
+# output only while its input is above it by its dropout: 1.3 V at most at 800 mA, 1.1 V typical,
+# less at lower currents (AMS1117 datasheet, Advanced Monolithic Systems, electrical
+# characteristics). Below MIN_VBUS_V at the devkit the 3.3 V rail, and with it the sensors' supply
+# that the ADC reads against, follows the load.
+RAIL_V, DROPOUT_V = 3.3, 1.3
+MIN_VBUS_V = RAIL_V + DROPOUT_V
+# A USB 2.0 port's VBUS at its connector, 4.75-5.25 V (USB 2.0 specification, 7.2.1; a bus-powered
+# hub's port only 4.4 V)
+PORT_MIN_V = 4.75
+CHARGER_MIN_V = 4.75  # a charging port's, the same (USB Battery Charging 1.2: V_CHG 4.75-5.25 V)
+# The cable's loop: VBUS out and ground back, each conductor's copper (the AWG table: 28 AWG
+# 0.2129 Ohm/m, 24 AWG 0.0842 Ohm/m, annealed copper at 20 C), and four mated contacts, VBUS and
+# ground at each end, 30 mOhm each at most (USB 2.0 specification, chapter 6, contact resistance).
+# The devkit's own way from its socket to its regulator (its schematic not read here) is not counted.
+WIRE_OHM_PER_M = {28: 0.2129, 24: 0.0842}
+CONTACT_OHM = 0.030
+CABLE = (1.0, 24)  # the cable the guide asks for: 1 m at most, 24 AWG power conductors
 
 # mpn: [(what, mA with Wi-Fi off, mA transmitting, how many draw at once (None: the row's qty), source)]
 DRAW = {
@@ -63,7 +94,8 @@ DRAW = {
     ],
     "WS2812B-2020": [
         ("LEDs, dark (their drivers' own current)", 1, 1, None,
-         "WS2812B-2020 datasheet (Worldsemi): about 1 mA each, lit or not"),
+         "our round figure, on the safe side: the WS2812B-2020 datasheet (Worldsemi) gives its "
+         "quiescent current as under 0.6 mA"),
     ],
 }
 
@@ -100,7 +132,9 @@ def strip_most_ma(spec):
 
 
 def latched_ma(spec):
-    """A strip latched at full white: every channel of every LED at its full current."""
+    """A strip latched at full white: every channel of every LED at its full current, by the board
+    file's led_ma_per_channel: 20 mA, the 5050 WS2812B's figure, on the safe side (the
+    WS2812B-2020 datasheet gives 12 mA a channel: 1.12 A for the strip)."""
     return spec["leds"]["count"] * 3 * spec["power"]["led_ma_per_channel"]
 
 
@@ -112,3 +146,14 @@ def fuse(spec):
         if low >= need:
             return r, low, high
     raise ValueError("no R_ILIM in the table trips above %.0f mA" % need)
+
+
+def cable_drop_v(ma, metres, awg):
+    """The volts a USB cable of `metres` with `awg` power conductors drops at `ma`, both ways and
+    its four contacts."""
+    return ma / 1000 * (2 * metres * WIRE_OHM_PER_M[awg] + 4 * CONTACT_OHM)
+
+
+def devkit_v(source_v, ma, metres, awg):
+    """VBUS at the devkit's socket: the supply's least, less the cable's drop."""
+    return source_v - cable_drop_v(ma, metres, awg)

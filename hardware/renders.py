@@ -39,8 +39,9 @@ def top(lay, path):
         ax.add_patch(Rectangle((x - side / 2, y - side / 2), side, side, fc="none", ec="#bbbbbb", lw=0.8))
     for x, y in lay.pcb_holes():
         ax.add_patch(Circle((x, y), lay.mech["hole_mm"] / 2, fc="white", ec="black"))
-    kx0, ky0, kx1, ky1 = lay.antenna_keepout()  # no copper on any layer: the devkit's antenna over it
-    ax.add_patch(Rectangle((kx0, ky0), kx1 - kx0, ky1 - ky0, fc="#7a9a80", ec="#cfe8d4", hatch="///", lw=0.8))
+    for kx0, ky0, kx1, ky1 in lay.antenna_keepouts():  # no copper on any layer: the devkit's antenna over it
+        ax.add_patch(Rectangle((kx0, ky0), kx1 - kx0, ky1 - ky0, fc="#7a9a80", ec="#cfe8d4", hatch="///", lw=0.8))
+    kx0, ky0, kx1, ky1 = lay.antenna_keepout()
     ax.text((kx0 + kx1) / 2, ky1 - 3, "antenna keep-out", ha="center", fontsize=7, color="white")
     parts, _ = pcb.read_netlist()
     at = pcb.placements(lay, parts)

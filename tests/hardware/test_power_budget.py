@@ -59,14 +59,62 @@ def test_usb_has_ten_percent_to_spare_with_the_radio_off():
     assert lit <= SPEC["power"]["led_budget_ma"] and parts + SPEC["power"]["led_budget_ma"] <= 450
 
 
-def test_with_the_radio_transmitting_the_board_stays_within_usb():
-    """The module's 240 mA (50 % duty, +19.5 dBm) with every other part at its most leaves no 10 %
-    on a computer's USB 2.0 port even dark: the board file's lower cap keeps it within 500 mA, and
-    hardware/README.md asks a 1 A charger for remote play."""
+def test_every_supply_the_board_claims_has_ten_percent_to_spare():
+    """Each supply power.SUPPLIES names, in the mode it is claimed for, at that mode's cap, keeps
+    SPARE free. Revision B's budget claimed a computer's 500 mA port with the radio transmitting
+    flat out: 498 mA, 0.4 % spare."""
+    for what, supply_ma, wifi in power.SUPPLIES:
+        parts, lit = budget(SPEC, rows(), wifi=wifi)
+        assert parts + lit <= supply_ma * (1 - power.SPARE), (what, parts, lit)
+    assert {wifi for _, _, wifi in power.SUPPLIES} == {False, True}  # both modes are claimed somewhere
+    assert min(ma for _, ma, wifi in power.SUPPLIES if wifi) > power.USB_MA  # remote play: not a computer's port
+
+
+def test_no_brightness_cap_leaves_ten_percent_of_a_usb_port_with_the_radio_transmitting():
+    """Why remote play asks a charger: with the module's 240 mA (50 % duty, +19.5 dBm) and every
+    other part at its most, the parts alone pass 450 mA, dark. The Wi-Fi cap still keeps a board
+    run on a computer's port within its 500 mA, where nothing is claimed."""
     parts, lit = budget(SPEC, rows(), wifi=True)
-    assert parts + lit <= power.USB_MA, (parts, lit)
+    assert parts > power.USB_MA * (1 - power.SPARE)
+    assert parts + lit <= power.USB_MA
     assert lit <= SPEC["power"]["led_budget_wifi_ma"] and parts + SPEC["power"]["led_budget_wifi_ma"] <= 500
-    assert parts > power.USB_MA * (1 - power.SPARE)  # said plainly, not hidden
+
+
+def _guide():
+    return " ".join((HARDWARE / "README.md").read_text().split())
+
+
+def test_the_guides_budget_claims_only_what_keeps_the_spare():
+    """hardware/README.md's budget table: the total of each mode, on the supply it names, with its
+    spare; each as this module computes it, and none under 10 %."""
+    import re
+
+    found = re.findall(r"\*\*(\d+) mA of (\d+): (\d+) % spare\*\*", _guide())
+    assert len(found) == len(power.SUPPLIES), found
+    for (total, supply, spare), (_, supply_ma, wifi) in zip(found, power.SUPPLIES):
+        parts, lit = budget(SPEC, rows(), wifi=wifi)
+        assert (int(total), int(supply)) == (round(parts + lit), supply_ma)
+        assert int(spare) == int(100 * (1 - (parts + lit) / supply_ma)) >= 100 * power.SPARE
+
+
+def test_the_cable_the_guide_names_keeps_the_devkits_regulator_in_regulation():
+    """Review of issue 39, finding 9: the AMS1117-3.3 needs 4.6 V at its input (its 1.3 V dropout).
+    On the guide's cable (1 m, 24 AWG) from the least a port or a charger gives, at each supply's
+    most, the devkit keeps it; on a common 1 m 28 AWG cable it does not."""
+    import re
+
+    assert power.MIN_VBUS_V == pytest.approx(4.6)
+    metres, awg = power.CABLE
+    for what, _, wifi in power.SUPPLIES:
+        most = sum(budget(SPEC, rows(), wifi=wifi))
+        source = power.CHARGER_MIN_V if wifi else power.PORT_MIN_V
+        assert power.devkit_v(source, most, metres, awg) >= power.MIN_VBUS_V, what
+    most = sum(budget(SPEC, rows()))
+    assert power.devkit_v(power.PORT_MIN_V, most, 1.0, 28) < power.MIN_VBUS_V
+    text = _guide()
+    v, length, gauge = re.search(r"at least ([\d.]+) V at the devkit's USB socket.*?a cable of ([\d.]+) m or less "
+                                 r"with (\d+) AWG power conductors", text).groups()
+    assert (float(v), float(length), int(gauge)) == (round(power.MIN_VBUS_V, 2), metres, awg)
 
 
 def test_revision_a_s_caps_would_not_leave_the_spare():
