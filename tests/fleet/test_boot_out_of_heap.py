@@ -235,3 +235,38 @@ def test_a_network_restarted_by_the_mqtt_command_that_runs_out_of_heap_is_tried_
     assert len(said) == 1 and said[0].startswith("out of memory starting the network"), said
     sim.wait(RETRY_MS / 1000 + 1)
     assert until_scanned(lambda: link(sim, cmd="net").get("status", {}).get("broker"), sim)
+
+
+def test_a_failure_said_out_of_heap_at_boot_leaves_the_game_playing_and_the_match_held(sim):
+    """offline.wait (the Away, the Retry, the message, the event) ran in start_network's handler
+    unguarded: out of heap there, build() failed after the game was made, and the board said the game
+    itself did not fit and sat at the REPL, at every boot that ran short the same way (a hostile review
+    of issue 41, r41d finding 1)."""
+    paired_off_the_broker(sim)
+    sim.no_room({"doce.remote:resume": 1, "doce.offline:wait": [1]})
+    sim.power_on()
+    said = errors(sim)
+    assert len(said) == 1 and not said[0].startswith("out of memory starting the game"), said
+    assert "the board plays on offline" in said[0], said
+    assert sim.state()["remote"] is None
+    sim.place("c3", "white 4")  # the game plays
+    assert sim.state()["board"] == {"c3": "white 4"}
+    sim.place("d4", "black 4")  # the friend's: held (Away), or it would stop the match once it runs
+    assert [e["reason"] for e in events_of(sim, "illegal")] == ["not_the_move"]
+    sim.lift("d4")
+    sim.wait(RETRY_MS / 1000 + 1)  # the retry armed all the same
+    assert until_scanned(lambda: sim.state()["remote"] is not None, sim)
+    said = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
+    assert said == ["the match with the friend's board b2 goes on"], said
+
+
+def test_a_fault_escaping_a_scan_is_said_and_the_simulated_board_plays_on_as_a_board_does(sim):
+    """esp32.run reports a scan's fault in one `error` event and plays on; the simulator's own loop had
+    no such handler, so a simulated board died with a traceback where a board plays on (a hostile
+    review of issue 41, r41d finding 1): the simulator scans through the firmware's own handler."""
+    sim.no_room({"doce.app:App.step": [3]})
+    sim.power_on()
+    said = errors(sim)
+    assert said == ["MemoryError: memory allocation failed, allocating 1280 bytes"], said
+    sim.place("c3", "white 4")
+    assert sim.state()["board"] == {"c3": "white 4"}

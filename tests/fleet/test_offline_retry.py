@@ -44,7 +44,7 @@ def test_any_fault_in_a_retry_puts_the_guard_back_says_it_once_and_stays_armed(m
         later.step(0)
         later.step(offline.RETRY_MS)  # the retry: an OSError now
         assert isinstance(app.controller.versus, offline.Away)
-        assert isinstance(app.later, offline.Retry) and app.later is not later
+        assert app.later is offline.RETRY and app.later.at is None  # armed again, from its next scan
     said = [e["message"] for e in app.events]
     assert len(said) == 2 and "OSError" in said[1] and "tries again" in said[1], said  # once, not at every retry
 
