@@ -35,6 +35,7 @@ class Net(Session):
         self.outbox = Outbox(app, link, self.topics["events"])
         self.state_due = True
         self.state_at = None
+        self.status_due = False  # the status changed, and could not be said then: work() says it
         self.commands = []  # payloads from cmd, handled one a scan
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
         self.remote = None  # a match with a friend's board (doce/remote.py): its own topics ride on ours
@@ -109,12 +110,23 @@ class Net(Session):
         return json.dumps(status).encode()
 
     def said_status(self):
-        """The status again, what it says changed (a friend's match running here now)."""
-        if self.up:
+        """The status again, what it says changed (a friend's match running here now). Never raises: a
+        match that runs must not count as failed for its status (doce/remote.py begin). Out of heap, the
+        status is due, and work() says it at a later scan."""
+        self.status_due = False
+        if not self.up:
+            return  # connected() says it
+        out = self.pipe.out
+        before = len(out)
+        try:
             self._publish(self.topics["status"], self._status(True), True, 1)
+        except Exception:  # noqa: BLE001  (out of heap)
+            out[before:] = b""  # a packet half written is no packet: the broker would drop us for it
+            self.status_due = True
 
     def connected(self, now):
         self.subscribe(self.topics["cmd"])
+        self.status_due = False
         self._publish(self.topics["status"], self._status(True), True, 1)
         if self.remote:
             self.remote.connected()
@@ -124,6 +136,8 @@ class Net(Session):
         self.outbox.connected()
 
     def work(self, now):
+        if self.status_due:
+            self.said_status()
         self.outbox.send(self)
         if self.commands:
             self.handle(self.commands.pop(0))

@@ -270,3 +270,42 @@ def test_a_fault_escaping_a_scan_is_said_and_the_simulated_board_plays_on_as_a_b
     assert said == ["MemoryError: memory allocation failed, allocating 1280 bytes"], said
     sim.place("c3", "white 4")
     assert sim.state()["board"] == {"c3": "white 4"}
+
+
+def test_a_match_whose_status_does_not_fit_as_it_resumes_runs_and_its_friend_sees_it_back(tmp_path, mosquitto):
+    """remote.begin ended with Net.said_status: out of heap there, the match ran but start_network took it
+    as failed, so the retained "away" was never replaced and the friend's board showed this one away all
+    match (a hostile review of issue 41, r41d finding 2). The status is now due, and said when it fits."""
+    pair = Pair(tmp_path, mosquitto)
+    first, second = [(m["cell"], piece_of(m)) for m in MATCH[0][:2]]
+    try:
+        pair.pair()
+        # the status's own JSON out of heap at its third making: the will and the CONNACK's come first
+        pair.b.no_room({"doce.remote:resume": 1, "doce.net:Net._status": [3]})
+        pair.b.power_on()
+        assert len(errors(pair.b)) == 1
+        assert pair.until(lambda: link(pair.b, cmd="net")["status"]["broker"])
+        pair.b.wait(RETRY_MS / 1000 + 1)
+        assert pair.until(lambda: pair.remote(pair.b))
+        said = [(e["event"], e["message"]) for e in pair.b.take_events() if e["event"] in ("error", "warning")]
+        assert said == [("warning", "the match with the friend's board b1 goes on")], said  # no failure said
+        assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+        plays_on(pair, first, second)
+    finally:
+        pair.close()
+
+
+def test_a_pairing_whose_status_does_not_fit_is_answered_as_the_pairing_it_is(sim, mosquitto):
+    """The pairing's status out of heap (Net.said_status, after the match was begun and saved): the
+    `remote` command answered failed, though the board was paired, and stayed so across a reboot; an
+    organiser's `doce remote pair` would stop there (a hostile review of issue 41, r41d finding 2)."""
+    join(sim, mosquitto)
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
+    sim.no_room({"doce.net:Net._status": [3]})  # the will's, the CONNACK's, then the pairing's
+    sim.power_on()
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
+    checksum = link(sim, cmd="hello")["rules_checksum"]
+    reply = link(sim, cmd="remote", peer="b2", colour="white", first="white", match="7f3a01c2",
+                 rules_checksum=checksum)
+    assert reply["ok"] and reply["remote"]["match"] == "7f3a01c2", reply
+    assert errors(sim) == []
