@@ -17,7 +17,7 @@ import os
 
 from .mqtt import Session
 from .netconfig import ca_chunk, ca_received, config_fault, load_config, shown, store
-from .outbox import Outbox
+from .outbox import Outbox, fits
 from .ticks import ticks_add, ticks_diff
 from .wifi import Wifi, board_id
 
@@ -136,16 +136,25 @@ class Net(Session):
         self.outbox.connected()
 
     def work(self, now):
+        """A scan's publishing, within the pipe's room (Pipe.room: past it, its buffer would grow and move):
+        a command's reply first, into an empty pipe (its size is known only once it is made), then the
+        state if what is left has room for it, then as many events as fit in the rest (doce/outbox.py)."""
         if self.status_due:
             self.said_status()
-        self.outbox.send(self)
-        if self.commands:
+        if self.commands and not self.pipe.out:
             self.handle(self.commands.pop(0))
         if self.state_due and due(now, self.state_at, STATE_MS):
-            from .state import snapshot
+            self.said_state(now)
+        self.outbox.send(self)
+
+    def said_state(self, now):
+        """The retained state, if the pipe has room left for it this scan; else it stays due, and is made
+        again STATE_MS later (the drain of a backlog fills the room only for a few scans)."""
+        from .state import snapshot
+        self.state_at = ticks_add(now, STATE_MS)
+        state = json.dumps({"state": snapshot(self.app), "seq": self.link.seq}).encode()
+        if fits(self.pipe, self.topics["state"], state):
             self.state_due = False
-            self.state_at = ticks_add(now, STATE_MS)
-            state = json.dumps({"state": snapshot(self.app), "seq": self.link.seq}).encode()
             self._publish(self.topics["state"], state, True, 0)
 
     def handle(self, payload):

@@ -300,6 +300,29 @@ def landing(changes, leave, traffic):
     return {"scans": scans, "allocated": allocated}
 
 
+watched = [None, 0]  # the MQTT pipe watched (doce/mqtt.py Pipe), and its `out` at its longest since asked
+
+
+def pipe_peak():
+    """The most bytes the MQTT pipe's `out` held at once since last asked (its writes watched from the
+    first ask: the harness's allocation, not the board's), against its room (Pipe.room): past it, its
+    buffer grew and moved. None with no network."""
+    net = app.net
+    if net is None:
+        return None
+    pipe = net.pipe
+    if watched[0] is not pipe:
+        watched[0], watched[1] = pipe, len(pipe.out)
+        write = pipe.write
+
+        def watch(data, n=None):
+            write(data, n)
+            watched[1] = max(watched[1], len(pipe.out))
+        pipe.write = watch
+    seen, watched[1] = watched[1], len(pipe.out)
+    return seen
+
+
 def handle(cmd):
     do = cmd["do"]
     if do == "run":
@@ -356,6 +379,8 @@ def handle(cmd):
         return landing(cmd["set"], cmd.get("leave", 1024), cmd.get("traffic", "").encode())
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "pipe":
+        return {"peak": pipe_peak(), "room": app.net.pipe.room if app.net else None}
     elif do == "modules":  # the firmware's modules loaded so far
         return {"loaded": sorted(name for name in sys.modules if name.startswith("doce"))}
     elif do == "ticks":  # the board's ticks_ms now
