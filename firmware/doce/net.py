@@ -259,7 +259,8 @@ def usb(app):
 def command(link, request, start_network):
     """wifi, mqtt: store settings (a password is never sent back); mqtt_ca: the room's CA, in
     chunks; net: settings and status. A change starts the network again on the new settings, with
-    start_network(app, link) (doce/offline.py's, as at boot)."""
+    start_network(app, link) (doce/offline.py's, as at boot); what did not start is in `waits`, said
+    as its error event said it, and tried again later."""
     cmd = request["cmd"]
     config = load_config()
     if cmd == "mqtt_ca":
@@ -278,4 +279,6 @@ def command(link, request, start_network):
         result["received"] = ca_received()
     if link.net:
         result["status"] = link.net.status()
+    if link.app.later is not None:  # the settings are kept, but the network or the match did not start
+        result["waits"] = link.app.later.why
     return result

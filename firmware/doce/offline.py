@@ -10,9 +10,11 @@ journal). The boot (doce/esp32.py) and the wifi and mqtt commands (doce/net.py) 
 Loaded with the game on a board with Wi-Fi set up: what catches the failures must not be one."""
 
 import gc
+import json
 import os
 
 from .controller import NOT_THE_MOVE
+from .game import PLAYER_NAMES
 from .lights import PEER_LOST
 from .ticks import ticks_add, ticks_diff
 
@@ -58,6 +60,7 @@ def start_network(app, link):
                 wait(app, part, e)
             except Exception:  # noqa: BLE001  (out of heap even for the message: the one made at import)
                 gc.collect()
+                RETRY.why = SHORT[part is FRIEND]["message"]
                 try:
                     app.emit(SHORT[part is FRIEND])
                 except Exception:  # noqa: BLE001  (nor that: unsaid, and the game plays on all the same)
@@ -84,11 +87,11 @@ def hold(app, link, part, kind):
 
 
 def wait(app, part, e):
-    """What failed, said in an `error` event naming the part and the fault (once: hold armed the retry)."""
-    app.emit({"event": "error", "message": "%s starting %s (%s: %s): the board plays on offline without it, and "
-                                           "tries again every %d s" % ("out of memory" if isinstance(e, MemoryError)
-                                                                       else "a fault", part, type(e).__name__, e,
-                                                                       RETRY_MS // 1000)})
+    """What failed, said in an `error` event naming the part and the fault (once: hold armed the retry), and
+    kept for the wifi and mqtt commands' reply (doce/net.py command)."""
+    RETRY.why = "%s starting %s (%s: %s): the board plays on offline without it, and tries again every %d s" % (
+        "out of memory" if isinstance(e, MemoryError) else "a fault", part, type(e).__name__, e, RETRY_MS // 1000)
+    app.emit({"event": "error", "message": RETRY.why})
 
 
 def tell(app, message, what):
@@ -117,6 +120,7 @@ class Retry:
         self.part = None  # what failed, and the kind of fault: the same again is not said again
         self.kind = None
         self.at = None  # set at the first scan: the boot has no tick
+        self.why = None  # what the board said of it
 
     def step(self, now):
         if self.at is None:
@@ -153,7 +157,22 @@ class Away:
         return NOT_THE_MOVE if player == self.colour else None
 
     def state(self):
-        return None  # (doce remote show: no match running; the error event said why)
+        return None  # (the state's "remote": no match running; the error event said why. paired() says more)
+
+
+def paired(app):
+    """For `remote` with no peer while the match is paused (doce/link.py): paired with whom, in which
+    match (remote.json, read here: doce/remote.py may be what did not fit), not running here, and why."""
+    try:
+        with open("remote.json") as f:
+            config = json.load(f)
+    except (OSError, ValueError):
+        config = None
+    if not isinstance(config, dict):
+        config = {}
+    v = app.controller.versus
+    return {"peer": config.get("peer"), "colour": PLAYER_NAMES[v.colour], "match": config.get("match"),
+            "connected": False, "paused": v.paused}
 
 
 AWAY = (Away(0), Away(1))  # the friend white, or black

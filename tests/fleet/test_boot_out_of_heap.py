@@ -231,6 +231,7 @@ def test_a_network_restarted_by_the_mqtt_command_that_runs_out_of_heap_is_tried_
     assert errors(sim) == []
     reply = link(sim, cmd="mqtt", broker=mosquitto.host, port=mosquitto.port, board_id="b1")
     assert reply["ok"] and "status" not in reply  # stopped, and not started again
+    assert reply["waits"].startswith("out of memory starting the network"), reply  # and why (r41d finding 4)
     said = errors(sim)
     assert len(said) == 1 and said[0].startswith("out of memory starting the network"), said
     sim.wait(RETRY_MS / 1000 + 1)
@@ -309,3 +310,39 @@ def test_a_pairing_whose_status_does_not_fit_is_answered_as_the_pairing_it_is(si
                  rules_checksum=checksum)
     assert reply["ok"] and reply["remote"]["match"] == "7f3a01c2", reply
     assert errors(sim) == []
+
+
+def test_the_mqtt_command_that_mends_a_paused_match_says_it_goes_on(tmp_path, mosquitto):
+    """The match out of heap at boot, then `mqtt` with the same settings: the command's start resumed the
+    match, but nothing said so, and the stale retry said nothing later either; the last word in the log
+    stayed "out of memory ... tries again" (a hostile review of issue 41, r41d finding 4)."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        pair.b.no_room({"doce.remote:resume": 1})
+        pair.b.power_on()
+        assert len(errors(pair.b)) == 1 and pair.b.state()["remote"] is None
+        pair.join(pair.b, "b2")  # its broker set again over USB: the match starts with it
+        assert pair.b.state()["remote"] is not None
+        said = [e["message"] for e in pair.b.take_events() if e["event"] in ("error", "warning")]
+        assert said == ["the match with the friend's board b1 goes on"], said
+        pair.b.wait(RETRY_MS / 1000 + 1)  # no retry left to run, nor say anything
+        assert [e for e in pair.b.take_events() if e["event"] in ("error", "warning")] == []
+        assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+    finally:
+        pair.close()
+
+
+def test_remote_while_the_match_is_paused_says_paired_not_running_and_why(sim):
+    """`remote` answered null while the match was paused, so `doce remote show` said "not paired with a
+    friend's board" while `doce remote end` was refused as paused (a hostile review of issue 41, r41d 4)."""
+    from doce_host.fleet.remote import describe
+    paired_off_the_broker(sim)
+    sim.no_room({"doce.remote:resume": 1})
+    sim.power_on()
+    assert len(errors(sim)) == 1
+    remote = link(sim, cmd="remote")["remote"]
+    assert remote == {"peer": "b2", "colour": "black", "match": "7f3a01c2", "connected": False,
+                      "paused": PAUSED}, remote
+    assert describe(remote).startswith("paired with b2 (black), match 7f3a01c2, not running on this board: "
+                                       "the match with the friend's board is paused")

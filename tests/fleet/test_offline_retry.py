@@ -37,6 +37,7 @@ def test_any_fault_in_a_retry_puts_the_guard_back_says_it_once_and_stays_armed(m
     monkeypatch.setattr(sys.modules["doce"], "net", failing, raising=False)
     offline.start_network(app, app.link)
     assert isinstance(app.controller.versus, offline.Away) and app.controller.versus.colour == 1
+    assert app.controller.versus.paused == offline.PAUSED and "out of memory" in offline.PAUSED
     assert len(app.events) == 1
     for retry in range(3):
         later = app.later
@@ -45,6 +46,8 @@ def test_any_fault_in_a_retry_puts_the_guard_back_says_it_once_and_stays_armed(m
         later.step(offline.RETRY_MS)  # the retry: an OSError now
         assert isinstance(app.controller.versus, offline.Away)
         assert app.later is offline.RETRY and app.later.at is None  # armed again, from its next scan
+    # what `doce remote end` and the button are told names the fault: not out of memory (r41d finding 4)
+    assert app.controller.versus.paused == offline.PAUSED_BY_FAULT and "out of memory" not in offline.PAUSED_BY_FAULT
     said = [e["message"] for e in app.events]
     assert len(said) == 2 and "OSError" in said[1] and "tries again" in said[1], said  # once, not at every retry
 
