@@ -84,3 +84,28 @@ def test_a_full_outbox_goes_out_a_pipe_room_at_a_time():
         assert scans <= outbox.OUTBOX
     assert scans > 1
     assert [item[2] for item in box.events] == list(range(1, outbox.OUTBOX + 1))  # each once, in order
+
+
+def test_a_radio_that_fails_to_set_up_is_turned_off_again():
+    """Wifi.start turned the radio on, then set its power saving: a fault there left Net.__init__ unfinished,
+    so start()'s cleanup had no Net to stop, and the radio stayed on with the LEDs back at the USB cap, the
+    two over the USB budget (a hostile review of issue 41, r41d finding 4, by reading)."""
+    from doce.wifi import Wifi
+
+    class FakeWlan:
+        PM_NONE = 0
+        on = False
+
+        def active(self, on):
+            self.on = on
+
+        def config(self, **settings):
+            raise OSError(5, "EIO")  # as the port's esp_wifi_set_ps failing
+    wlan = FakeWlan()
+    try:
+        Wifi(wlan, "club", "").start()
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the fault was swallowed")
+    assert wlan.on is False
