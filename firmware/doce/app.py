@@ -368,10 +368,7 @@ class App:
 
     def paused(self):
         """Why who plays and the match must stay as they are (doce/offline.py's Away), or None."""
-        if getattr(self.controller.versus, "paused", False):
-            from .offline import PAUSED
-            return PAUSED
-        return None
+        return getattr(self.controller.versus, "paused", None)  # (Away's: out of memory, or a fault)
 
     def _pressed(self, twice, now_ms):
         c = self.controller

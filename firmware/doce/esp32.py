@@ -37,6 +37,8 @@ REPL_WATCHDOG_MS = 24 * 3600 * 1000
 # brings the full pace back. A die landing on an idle board waits that much longer for its
 # light, so the idle period is charged in make bench's die-to-light time (goal 40 ms).
 IDLE_AFTER_MS = 1000
+# After a scan that met a fault: a fault at every scan then fills the link with its events no faster.
+FAULT_PAUSE_MS = 100
 
 
 class BadBoardFile(Exception):
@@ -144,12 +146,38 @@ def start(link=None):
     return None
 
 
+class Scans:
+    """The loop's one scan: the app's step, then the button. A fault is reported in one `error` event and
+    play goes on, as a board at a café table must. The simulator scans through this too
+    (sim/device/run.py), so a fault it meets is met as on a board, not as a traceback."""
+
+    def __init__(self, app, button):
+        self.app = app
+        self.button = button
+        self.fault = False  # the last scan's
+
+    def scan(self, now):
+        self.fault = False
+        with self:  # (not try/except ... as e: its two handlers would put the frame on the heap; doce/mqtt.py)
+            self.app.step(now)
+            self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, e, trace):
+        if isinstance(e, Exception):
+            self.fault = True
+            self.app.emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
+            return True
+        return False
+
+
 def run():
     app = start()
     if app is None:  # said: the REPL, for whoever puts it right
         return
-    emit = app.emit
-    button = machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)
+    scans = Scans(app, machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP))
     period = app.board.scan_period_ms
     idle = app.board.idle_scan_period_ms
     link = app.link
@@ -161,12 +189,9 @@ def run():
             watchdog.feed()
             now = time.ticks_ms()
             started = time.ticks_us()
-            try:
-                app.step(now)
-                app.button(button() == 0, now)  # pressed: pulled up, the switch goes to ground
-            except Exception as e:  # a board at a café table reports a fault and plays on
-                emit({"event": "error", "message": "%s: %s" % (type(e).__name__, e)})
-                time.sleep_ms(100)
+            scans.scan(now)
+            if scans.fault:
+                time.sleep_ms(FAULT_PAUSE_MS)
             if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
                 if link.backlog or link.n:  # a host talking: answer at full pace
                     busy_at = now

@@ -415,6 +415,9 @@ class Link:
             raise CommandError("no_network", "this board has no Wi-Fi: a friend's board is reached through a broker")
         if "peer" not in request:  # where it stands: a host asks often, and pairing.py's 2 KB, loaded
             app = self.app  # then among the garbage of its reply, would split the heap for good (issue 41)
+            if app.remote is None and app.paused():  # paired, the match not running here (doce/offline.py)
+                from .offline import paired
+                return {"remote": paired(app)}
             return {"remote": app.remote.state() if app.remote else None}
         from .pairing import command
         return command(self, request)

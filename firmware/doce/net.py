@@ -17,7 +17,7 @@ import os
 
 from .mqtt import Session
 from .netconfig import ca_chunk, ca_received, config_fault, load_config, shown, store
-from .outbox import Outbox
+from .outbox import Outbox, fits
 from .ticks import ticks_add, ticks_diff
 from .wifi import Wifi, board_id
 
@@ -35,6 +35,7 @@ class Net(Session):
         self.outbox = Outbox(app, link, self.topics["events"])
         self.state_due = True
         self.state_at = None
+        self.status_due = False  # the status changed, and could not be said then: work() says it
         self.commands = []  # payloads from cmd, handled one a scan
         self.boot = "%08x" % int.from_bytes(os.urandom(4), "big")
         self.remote = None  # a match with a friend's board (doce/remote.py): its own topics ride on ours
@@ -109,12 +110,23 @@ class Net(Session):
         return json.dumps(status).encode()
 
     def said_status(self):
-        """The status again, what it says changed (a friend's match running here now)."""
-        if self.up:
+        """The status again, what it says changed (a friend's match running here now). Never raises: a
+        match that runs must not count as failed for its status (doce/remote.py begin). Out of heap, the
+        status is due, and work() says it at a later scan."""
+        self.status_due = False
+        if not self.up:
+            return  # connected() says it
+        out = self.pipe.out
+        before = len(out)
+        try:
             self._publish(self.topics["status"], self._status(True), True, 1)
+        except Exception:  # noqa: BLE001  (out of heap)
+            out[before:] = b""  # a packet half written is no packet: the broker would drop us for it
+            self.status_due = True
 
     def connected(self, now):
         self.subscribe(self.topics["cmd"])
+        self.status_due = False
         self._publish(self.topics["status"], self._status(True), True, 1)
         if self.remote:
             self.remote.connected()
@@ -124,14 +136,25 @@ class Net(Session):
         self.outbox.connected()
 
     def work(self, now):
-        self.outbox.send(self)
-        if self.commands:
+        """A scan's publishing, within the pipe's room (Pipe.room: past it, its buffer would grow and move):
+        a command's reply first, into an empty pipe (its size is known only once it is made), then the
+        state if what is left has room for it, then as many events as fit in the rest (doce/outbox.py)."""
+        if self.status_due:
+            self.said_status()
+        if self.commands and not self.pipe.out:
             self.handle(self.commands.pop(0))
         if self.state_due and due(now, self.state_at, STATE_MS):
-            from .state import snapshot
+            self.said_state(now)
+        self.outbox.send(self)
+
+    def said_state(self, now):
+        """The retained state, if the pipe has room left for it this scan; else it stays due, and is made
+        again STATE_MS later (the drain of a backlog fills the room only for a few scans)."""
+        from .state import snapshot
+        self.state_at = ticks_add(now, STATE_MS)
+        state = json.dumps({"state": snapshot(self.app), "seq": self.link.seq}).encode()
+        if fits(self.pipe, self.topics["state"], state):
             self.state_due = False
-            self.state_at = ticks_add(now, STATE_MS)
-            state = json.dumps({"state": snapshot(self.app), "seq": self.link.seq}).encode()
             self._publish(self.topics["state"], state, True, 0)
 
     def handle(self, payload):
@@ -236,7 +259,8 @@ def usb(app):
 def command(link, request, start_network):
     """wifi, mqtt: store settings (a password is never sent back); mqtt_ca: the room's CA, in
     chunks; net: settings and status. A change starts the network again on the new settings, with
-    start_network(app, link) (doce/offline.py's, as at boot)."""
+    start_network(app, link) (doce/offline.py's, as at boot); what did not start is in `waits`, said
+    as its error event said it, and tried again later."""
     cmd = request["cmd"]
     config = load_config()
     if cmd == "mqtt_ca":
@@ -255,4 +279,6 @@ def command(link, request, start_network):
         result["received"] = ca_received()
     if link.net:
         result["status"] = link.net.status()
+    if link.app.later is not None:  # the settings are kept, but the network or the match did not start
+        result["waits"] = link.app.later.why
     return result

@@ -131,9 +131,7 @@ class Outbox:
                 pass  # the next scan tries again; at worst, events go twice after a reboot
 
     def _publish(self, session, item):
-        out = session.pipe.out
-        # a PUBLISH's own bytes besides: 1 + at most 2 of length, 2 + the topic, 2 of packet id (MQTT 3.1.1, 3.3)
-        if out and len(out) + len(item[1]) + len(self.topic) + 7 > session.pipe.room:
+        if not fits(session.pipe, self.topic, item[1]):
             return False
         item[2] = session._publish(self.topic, item[1], False, 1)
         return True
@@ -180,6 +178,14 @@ class Outbox:
     def waiting(self):
         """Events the broker has yet to acknowledge, those still to be made again included."""
         return len(self.events) + (self.behind_end + 1 - self.behind_seq if self.behind else 0)
+
+
+def fits(pipe, topic, payload):
+    """Whether a PUBLISH of `payload` on `topic` fits in what the MQTT pipe's room (doce/mqtt.py Pipe) has
+    left this scan; an empty pipe takes any one. Its own bytes besides: 1 of type, at most 2 of length,
+    2 + the topic, 2 of packet id (MQTT 3.1.1, 3.3; a QoS 0 one has none: counted all the same)."""
+    out = pipe.out
+    return not out or len(out) + len(payload) + len(topic) + 7 <= pipe.room
 
 
 def replayed(tables, data, moves, acked, tag):

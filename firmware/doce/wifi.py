@@ -46,7 +46,11 @@ class Wifi:
         # Modem sleep off: with it (the port's default, WIFI_PS_MIN_MODEM) the radio wakes only for
         # the access point's DTIM beacons, so a command from the organiser waits 100 ms or more.
         # The radio then listens all the time: the power budget already counts it transmitting.
-        self.wlan.config(pm=self.wlan.PM_NONE)
+        try:
+            self.wlan.config(pm=self.wlan.PM_NONE)
+        except BaseException:  # the radio off again: the Net is not made, so nothing else would stop it
+            self.wlan.active(False)
+            raise
 
     def on(self, now):
         """Whether the board is on the Wi-Fi, with an address (asking the port to join first)."""

@@ -401,3 +401,25 @@ def test_a_board_on_the_network_allocates_nothing_at_rest(sim, mosquitto):
     # a try every 2 s (doce/mqtt.py RETRY_MS) allocates its socket: of two windows of 0.3 s in a row
     # (1 ms scans), one at least has none
     assert min(sim.command(do="idle_allocation", scans=300)["bytes"] for _ in range(2)) == 0
+
+
+def test_a_backlog_drained_at_a_reconnect_keeps_the_scans_publishing_within_the_pipes_room(sim, mosquitto):
+    """The outbox stopped at the pipe's room (2 KB), but the retained state (some 850 B) went into the same
+    pipe in the same scan, on the very reconnect that drains a backlog: 2,885 B, the buffer grown and
+    moved (a hostile review of issue 41, r41d finding 3). The peak is measured at every write."""
+    join(sim, mosquitto)
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
+    for cell, piece in (("a1", "white 1"), ("b2", "black 1"), ("c3", "white 2"), ("d4", "black 2"),
+                        ("e5", "white 3")):
+        sim.place(cell, piece)  # a state of some size
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["waiting"] == 0, sim)
+    sim.command(do="pipe")  # watched from here
+    sim.command(do="wifi", up=False)
+    while link(sim, cmd="net")["status"]["waiting"] < 56:  # the outbox nearly full (64)
+        sim.place("c1", "black 5")  # put down and taken back: events
+        sim.lift("c1")
+    sim.command(do="wifi", up=True)
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["waiting"] == 0, sim)
+    pipe = sim.command(do="pipe")
+    assert pipe["room"] == 2048
+    assert pipe["room"] * 3 // 4 < pipe["peak"] <= pipe["room"], pipe  # filled, and no further

@@ -231,7 +231,118 @@ def test_a_network_restarted_by_the_mqtt_command_that_runs_out_of_heap_is_tried_
     assert errors(sim) == []
     reply = link(sim, cmd="mqtt", broker=mosquitto.host, port=mosquitto.port, board_id="b1")
     assert reply["ok"] and "status" not in reply  # stopped, and not started again
+    assert reply["waits"].startswith("out of memory starting the network"), reply  # and why (r41d finding 4)
     said = errors(sim)
     assert len(said) == 1 and said[0].startswith("out of memory starting the network"), said
     sim.wait(RETRY_MS / 1000 + 1)
     assert until_scanned(lambda: link(sim, cmd="net").get("status", {}).get("broker"), sim)
+
+
+def test_a_failure_said_out_of_heap_at_boot_leaves_the_game_playing_and_the_match_held(sim):
+    """offline.wait (the Away, the Retry, the message, the event) ran in start_network's handler
+    unguarded: out of heap there, build() failed after the game was made, and the board said the game
+    itself did not fit and sat at the REPL, at every boot that ran short the same way (a hostile review
+    of issue 41, r41d finding 1)."""
+    paired_off_the_broker(sim)
+    sim.no_room({"doce.remote:resume": 1, "doce.offline:wait": [1]})
+    sim.power_on()
+    said = errors(sim)
+    assert len(said) == 1 and not said[0].startswith("out of memory starting the game"), said
+    assert "the board plays on offline" in said[0], said
+    assert sim.state()["remote"] is None
+    sim.place("c3", "white 4")  # the game plays
+    assert sim.state()["board"] == {"c3": "white 4"}
+    sim.place("d4", "black 4")  # the friend's: held (Away), or it would stop the match once it runs
+    assert [e["reason"] for e in events_of(sim, "illegal")] == ["not_the_move"]
+    sim.lift("d4")
+    sim.wait(RETRY_MS / 1000 + 1)  # the retry armed all the same
+    assert until_scanned(lambda: sim.state()["remote"] is not None, sim)
+    said = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
+    assert said == ["the match with the friend's board b2 goes on"], said
+
+
+def test_a_fault_escaping_a_scan_is_said_and_the_simulated_board_plays_on_as_a_board_does(sim):
+    """esp32.run reports a scan's fault in one `error` event and plays on; the simulator's own loop had
+    no such handler, so a simulated board died with a traceback where a board plays on (a hostile
+    review of issue 41, r41d finding 1): the simulator scans through the firmware's own handler."""
+    sim.no_room({"doce.app:App.step": [3]})
+    sim.power_on()
+    said = errors(sim)
+    assert said == ["MemoryError: memory allocation failed, allocating 1280 bytes"], said
+    sim.place("c3", "white 4")
+    assert sim.state()["board"] == {"c3": "white 4"}
+
+
+def test_a_match_whose_status_does_not_fit_as_it_resumes_runs_and_its_friend_sees_it_back(tmp_path, mosquitto):
+    """remote.begin ended with Net.said_status: out of heap there, the match ran but start_network took it
+    as failed, so the retained "away" was never replaced and the friend's board showed this one away all
+    match (a hostile review of issue 41, r41d finding 2). The status is now due, and said when it fits."""
+    pair = Pair(tmp_path, mosquitto)
+    first, second = [(m["cell"], piece_of(m)) for m in MATCH[0][:2]]
+    try:
+        pair.pair()
+        # the status's own JSON out of heap at its third making: the will and the CONNACK's come first
+        pair.b.no_room({"doce.remote:resume": 1, "doce.net:Net._status": [3]})
+        pair.b.power_on()
+        assert len(errors(pair.b)) == 1
+        assert pair.until(lambda: link(pair.b, cmd="net")["status"]["broker"])
+        pair.b.wait(RETRY_MS / 1000 + 1)
+        assert pair.until(lambda: pair.remote(pair.b))
+        said = [(e["event"], e["message"]) for e in pair.b.take_events() if e["event"] in ("error", "warning")]
+        assert said == [("warning", "the match with the friend's board b1 goes on")], said  # no failure said
+        assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+        plays_on(pair, first, second)
+    finally:
+        pair.close()
+
+
+def test_a_pairing_whose_status_does_not_fit_is_answered_as_the_pairing_it_is(sim, mosquitto):
+    """The pairing's status out of heap (Net.said_status, after the match was begun and saved): the
+    `remote` command answered failed, though the board was paired, and stayed so across a reboot; an
+    organiser's `doce remote pair` would stop there (a hostile review of issue 41, r41d finding 2)."""
+    join(sim, mosquitto)
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
+    sim.no_room({"doce.net:Net._status": [3]})  # the will's, the CONNACK's, then the pairing's
+    sim.power_on()
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
+    checksum = link(sim, cmd="hello")["rules_checksum"]
+    reply = link(sim, cmd="remote", peer="b2", colour="white", first="white", match="7f3a01c2",
+                 rules_checksum=checksum)
+    assert reply["ok"] and reply["remote"]["match"] == "7f3a01c2", reply
+    assert errors(sim) == []
+
+
+def test_the_mqtt_command_that_mends_a_paused_match_says_it_goes_on(tmp_path, mosquitto):
+    """The match out of heap at boot, then `mqtt` with the same settings: the command's start resumed the
+    match, but nothing said so, and the stale retry said nothing later either; the last word in the log
+    stayed "out of memory ... tries again" (a hostile review of issue 41, r41d finding 4)."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        pair.b.no_room({"doce.remote:resume": 1})
+        pair.b.power_on()
+        assert len(errors(pair.b)) == 1 and pair.b.state()["remote"] is None
+        pair.join(pair.b, "b2")  # its broker set again over USB: the match starts with it
+        assert pair.b.state()["remote"] is not None
+        said = [e["message"] for e in pair.b.take_events() if e["event"] in ("error", "warning")]
+        assert said == ["the match with the friend's board b1 goes on"], said
+        pair.b.wait(RETRY_MS / 1000 + 1)  # no retry left to run, nor say anything
+        assert [e for e in pair.b.take_events() if e["event"] in ("error", "warning")] == []
+        assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+    finally:
+        pair.close()
+
+
+def test_remote_while_the_match_is_paused_says_paired_not_running_and_why(sim):
+    """`remote` answered null while the match was paused, so `doce remote show` said "not paired with a
+    friend's board" while `doce remote end` was refused as paused (a hostile review of issue 41, r41d 4)."""
+    from doce_host.fleet.remote import describe
+    paired_off_the_broker(sim)
+    sim.no_room({"doce.remote:resume": 1})
+    sim.power_on()
+    assert len(errors(sim)) == 1
+    remote = link(sim, cmd="remote")["remote"]
+    assert remote == {"peer": "b2", "colour": "black", "match": "7f3a01c2", "connected": False,
+                      "paused": PAUSED}, remote
+    assert describe(remote).startswith("paired with b2 (black), match 7f3a01c2, not running on this board: "
+                                       "the match with the friend's board is paused")

@@ -37,6 +37,7 @@ def test_any_fault_in_a_retry_puts_the_guard_back_says_it_once_and_stays_armed(m
     monkeypatch.setattr(sys.modules["doce"], "net", failing, raising=False)
     offline.start_network(app, app.link)
     assert isinstance(app.controller.versus, offline.Away) and app.controller.versus.colour == 1
+    assert app.controller.versus.paused == offline.PAUSED and "out of memory" in offline.PAUSED
     assert len(app.events) == 1
     for retry in range(3):
         later = app.later
@@ -44,7 +45,9 @@ def test_any_fault_in_a_retry_puts_the_guard_back_says_it_once_and_stays_armed(m
         later.step(0)
         later.step(offline.RETRY_MS)  # the retry: an OSError now
         assert isinstance(app.controller.versus, offline.Away)
-        assert isinstance(app.later, offline.Retry) and app.later is not later
+        assert app.later is offline.RETRY and app.later.at is None  # armed again, from its next scan
+    # what `doce remote end` and the button are told names the fault: not out of memory (r41d finding 4)
+    assert app.controller.versus.paused == offline.PAUSED_BY_FAULT and "out of memory" not in offline.PAUSED_BY_FAULT
     said = [e["message"] for e in app.events]
     assert len(said) == 2 and "OSError" in said[1] and "tries again" in said[1], said  # once, not at every retry
 
@@ -81,3 +84,28 @@ def test_a_full_outbox_goes_out_a_pipe_room_at_a_time():
         assert scans <= outbox.OUTBOX
     assert scans > 1
     assert [item[2] for item in box.events] == list(range(1, outbox.OUTBOX + 1))  # each once, in order
+
+
+def test_a_radio_that_fails_to_set_up_is_turned_off_again():
+    """Wifi.start turned the radio on, then set its power saving: a fault there left Net.__init__ unfinished,
+    so start()'s cleanup had no Net to stop, and the radio stayed on with the LEDs back at the USB cap, the
+    two over the USB budget (a hostile review of issue 41, r41d finding 4, by reading)."""
+    from doce.wifi import Wifi
+
+    class FakeWlan:
+        PM_NONE = 0
+        on = False
+
+        def active(self, on):
+            self.on = on
+
+        def config(self, **settings):
+            raise OSError(5, "EIO")  # as the port's esp_wifi_set_ps failing
+    wlan = FakeWlan()
+    try:
+        Wifi(wlan, "club", "").start()
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the fault was swallowed")
+    assert wlan.on is False

@@ -48,13 +48,16 @@ def ask_board(args, requests):
 
 def show(args, reply):
     if args.json:
-        print(json.dumps({"config": reply["config"], "status": reply.get("status")}))
+        print(json.dumps({"config": reply["config"], "status": reply.get("status"), "waits": reply.get("waits")}))
         return
     for key, value in sorted(reply["config"].items()):
         print("%-18s %s" % (key, value))
     status = reply.get("status")
     if status:
         print("%-18s %s" % ("connection", ", ".join("%s %s" % kv for kv in sorted(status.items()))))
+    if reply.get("waits"):  # stored, but not started (doce/offline.py): the board tries again
+        from ..view import printable
+        print("%-18s %s" % ("not started", printable(reply["waits"])))
 
 
 def cmd_config_wifi(args):

@@ -215,6 +215,9 @@ def cmd_show(args):
 def describe(remote):
     """A board's `remote` state, in words (docs/remote.md)."""
     from ..view import printable, remote_words
+    if remote.get("paused"):  # paired, its match not running on this board (doce/offline.py)
+        return printable("paired with %s (%s), match %s, not running on this board: %s" % (
+            remote["peer"], remote["colour"], remote["match"], remote["paused"]))
     return printable("playing %s (%s), match %s, %d move%s so far: %s" % (
         remote["peer"], remote["colour"], remote["match"], remote["plays"], "" if remote["plays"] == 1 else "s",
         remote_words(remote)))

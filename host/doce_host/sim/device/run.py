@@ -60,6 +60,7 @@ garbled = []  # lines on the link that are not the firmware's JSON, byte for byt
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
 app = None
+scans = None  # esp32.Scans, once the app is built
 
 
 # The host's bytes on their way to the board, at most this many at once: the longest burst a test
@@ -193,9 +194,9 @@ def run_scans(n):
     for _ in range(n):
         world.tick()
         clock[0] += period * 1000
-        now = simtime.board_ticks(clock[0] // 1000)
-        app.step(now)
-        app.button(button() == 0, now)  # as esp32.run reads it, once a scan
+        scans.scan(simtime.board_ticks(clock[0] // 1000))  # esp32.run's own scan: a fault said, play goes on
+        if scans.fault:
+            clock[0] += esp32.FAULT_PAUSE_MS * 1000  # and its pause after it
         note_free()
 
 
@@ -299,6 +300,29 @@ def landing(changes, leave, traffic):
     return {"scans": scans, "allocated": allocated}
 
 
+watched = [None, 0]  # the MQTT pipe watched (doce/mqtt.py Pipe), and its `out` at its longest since asked
+
+
+def pipe_peak():
+    """The most bytes the MQTT pipe's `out` held at once since last asked (its writes watched from the
+    first ask: the harness's allocation, not the board's), against its room (Pipe.room): past it, its
+    buffer grew and moved. None with no network."""
+    net = app.net
+    if net is None:
+        return None
+    pipe = net.pipe
+    if watched[0] is not pipe:
+        watched[0], watched[1] = pipe, len(pipe.out)
+        write = pipe.write
+
+        def watch(data, n=None):
+            write(data, n)
+            watched[1] = max(watched[1], len(pipe.out))
+        pipe.write = watch
+    seen, watched[1] = watched[1], len(pipe.out)
+    return seen
+
+
 def handle(cmd):
     do = cmd["do"]
     if do == "run":
@@ -355,6 +379,8 @@ def handle(cmd):
         return landing(cmd["set"], cmd.get("leave", 1024), cmd.get("traffic", "").encode())
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "pipe":
+        return {"peak": pipe_peak(), "room": app.net.pipe.room if app.net else None}
     elif do == "modules":  # the firmware's modules loaded so far
         return {"loaded": sorted(name for name in sys.modules if name.startswith("doce"))}
     elif do == "ticks":  # the board's ticks_ms now
@@ -386,7 +412,7 @@ chip.on_cut = power_gone
 
 
 def main():
-    global app
+    global app, scans
     side_channel.start_no_room(sys.argv[2])  # (after the harness's own imports: only the firmware's fail)
     # As esp32.run boots: through its handlers, so a board file or a game that does not fit says so in one
     # line, as on a board, and the board then sits at the REPL (every command answered so)
@@ -396,6 +422,7 @@ def main():
         for line in sys.stdin:
             reply(error="the board stopped at the REPL (its one line said why)")
         return
+    scans = esp32.Scans(app, button)
     reply(ready=True)
     while True:
         gc.collect()  # the harness's own big strings need room, not the firmware
