@@ -21,6 +21,10 @@ FACES = {
     2: ((0, -1, 0), (0, 0, 1)), 5: ((0, 1, 0), (0, 0, 1)),
     3: ((1, 0, 0), (0, 0, 1)), 4: ((-1, 0, 0), (0, 0, 1)),
 }
+# The mirror-image die: a blank's pips may run either way round (1, 2, 3 anticlockwise about
+# their corner, as on most dice, or clockwise), each face's code still glued as the dice sheet
+# draws it, seen from outside. Faces 3 and 4 change places; the others stay.
+MIRRORED = {**FACES, 3: FACES[4], 4: FACES[3]}
 SIGNS = {"+": -1.0, "-": 1.0, "0": 0.0}  # polarisation along the outward normal: '+' points in
 RING = ((0, 0), (0, 1), (1, 0), (0, -1), (-1, 0))  # a square's sensors C, N, E, S, W as (x, y) steps
 
@@ -58,7 +62,8 @@ def layout(piece, dice, physics, draw, faults=(), hole=None):
     """The magnets of one die as plain lists, and its side: dice.build's work (read its
     docstring), drawn through `draw`, a tolerances.Spread or anything with its `uniform`
     and `integers` (the same draws in the same order, so a seed builds the same die).
-    Returns (at, axis, polarisation, size, glue, proud, faces, recess), side."""
+    The die's hand (MIRRORED) is drawn last, so that every draw before it stays as it was.
+    Returns (at, axis, polarisation, size, glue, proud, faces, recess, hand), side."""
     colour, what = piece.split()
     codes = codes_by_piece(dice)
     m = physics["magnet"]
@@ -103,7 +108,18 @@ def layout(piece, dice, physics, draw, faults=(), hole=None):
             size.append((d, h))
             faces.append(pips)
             sunk.append(recess)
-    return (at, axis, pol, size, glued, proud, faces, sunk), side
+    hand = int(draw.integers(2, name="hand"))
+    if hand:  # faces 3 and 4 trade places: half a turn about the die's vertical, each as glued
+        for i, pips in enumerate(faces):
+            if pips in (3, 4):
+                at[i] = (-at[i][0], -at[i][1], at[i][2])
+                axis[i] = (-axis[i][0], -axis[i][1], axis[i][2])
+    return (at, axis, pol, size, glued, proud, faces, sunk, hand), side
+
+
+def frames(hand):
+    """Each face's (outward normal, its code's N) on a die of `hand` (0: FACES, 1: MIRRORED)."""
+    return MIRRORED if hand else FACES
 
 
 def cross(a, b):
