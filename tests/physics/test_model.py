@@ -111,25 +111,73 @@ def test_the_search_pins_every_face_s_magnets_the_side_glues_and_the_hand():
     at = 1 + search.PER_FACE + 1 * (len(search.MAGNET) + search.PLACE)  # its N magnet's remanence
     f[1, at] = 1.0
     board = Board(SPEC)
-    (a, _), (b, _) = search.built(PH, SPEC, "white blocker", f, HOLE, 0, board.baseline, True,
+    (a, _), (b, _) = search.built(PH, SPEC, "white 1", f, HOLE, 0, board.baseline, True,
                                   board.power_on_us)[0]
     assert a.hand == 0 and b.hand == 1
     assert [b.glue[p] for p in search.face_order(6)[1:5]] == [0, 1, 2, 3]
     assert np.abs(b.polarisation).max() == PH["magnet"]["remanence_mT"][1]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 40: today's design reads a seated blocker unsettled at the "
-                                       "tolerances' corners (deliverable 2 cures it)")
-def test_a_seated_blocker_reads_right_at_the_tolerances_corners():
-    """Issue 40's finding: a blocker built legally, every side face's magnet glued toward the face
-    down, at the tolerances' corners. Its side magnets near the floor read several mT of the
-    other pole at the ring sensors, where the code has no magnet: an empty ring place reads
-    between none and present, and the square stays unsettled. The design must keep a seated die
-    reading right by +1.5 mT at every corner (a small search: 200 starts, 4 rounds, 3 passes to
-    the corners; it found -0.21 mT on board.json of issue 40's start, seeds 1 and 2 alike)."""
+def _seated_worst(name, seed=1):
+    """A seated die's searched worst (mT) at the tolerances' corners: a small search (200 starts,
+    4 rounds, 3 passes to the corners), a few seconds of one core."""
     reader = Reader(Board(SPEC))
-    mt = Campaign(SPEC).per_mT
     family = search.families(PH)["seated"]
-    m, _ = search.worst(reader, None, None, "white blocker", None, family, np.random.default_rng(1),
+    m, _ = search.worst(reader, None, None, name, None, family, np.random.default_rng(seed),
                         tolerances=(SPEC, HOLE, True), starts=200, rounds=4, corners=3)
-    assert m / mt >= 1.5, "searched worst %.2f mT" % (m / mt)
+    return m / Campaign(SPEC).per_mT
+
+
+@pytest.mark.parametrize("hand", [0, 1])
+@pytest.mark.parametrize("kind", ["white blocker", "black blocker"])
+def test_the_sheet_turns_a_blocker_s_faces_so_no_side_magnet_is_over_an_empty_place(kind, hand):
+    """board.json physics.magnet.toward pairs a blocker's faces (1-2, 3-6, 4-5), each face's N
+    towards its partner: at every edge both faces have a ring magnet or neither, on a blank
+    numbered either way round. So with any face down, the side magnets near the floor sit over
+    the face down's own ring magnet (of the same pole: its reading a few mT weaker), never over
+    an empty ring place (issue 40: there they read 17 mT of the other pole, unsettled)."""
+    magnets, side = dice.build(kind, SPEC["dice"], PH, pins={"hand": hand})
+    ring = [(at, pips) for at, pips, k in zip(magnets.at, magnets.face, range(len(magnets)))
+            if np.linalg.norm(at) > side / 2]  # off a face's centre: a ring magnet
+    assert len(ring) == 6
+    edges = {tuple(np.sign(np.round(at, 3)) * (np.abs(at) > 1)) for at, _ in ring}
+    assert len(edges) == 3  # six ring magnets at three edges, two by two
+    for down in range(1, 7):
+        at, _ = dice.place(magnets, side, dice.Pose(down=down))
+        low = at[(magnets.face != down) & (at[:, 2] < side / 2) & (np.linalg.norm(at[:, :2], axis=1) > 3)]
+        own = at[(magnets.face == down) & (np.linalg.norm(at[:, :2], axis=1) > 3)]
+        for x, y, _ in low:  # every side magnet in the lower half is over the face down's ring magnet
+            assert np.min(np.hypot(own[:, 0] - x, own[:, 1] - y)) < 4.0, (down, (x, y))
+
+
+@pytest.mark.parametrize("name", ["white blocker", "black blocker"])
+def test_a_seated_blocker_reads_right_at_the_tolerances_corners(name):
+    """Issue 40's finding: a blocker built legally, every side face's magnet glued toward the face
+    down, at the tolerances' corners: its side magnets near the floor read several mT of the
+    other pole at the ring sensors where its code has no magnet, and the square stays unsettled.
+    Searched so, the board file of issue 40's start read -0.21 mT (white, seeds 1 and 2) and
+    -0.69 mT (black). Glued as the sheet says (above), at least +1.5 mT (some +11 mT)."""
+    assert _seated_worst(name) >= 1.5
+
+
+@pytest.mark.xfail(strict=True, reason="issue 40, not yet cured: a seated die's side magnets near the floor "
+                                       "over its empty ring places (the codes leave no glue rule that avoids it)")
+def test_a_seated_black_4_reads_right_at_the_tolerances_corners():
+    """The dice' worst, searched small: black 4 (-+-0-), its empty W reading 18.3 mT of the other
+    pole against absent_opposite_below's 18.4 (+0.10 mT, seed 1)."""
+    assert _seated_worst("black 4") >= 1.5
+
+
+def test_a_weak_or_sunk_magnet_is_a_fault_a_die_may_be_built_with():
+    """dice.build's faults ('weak', fraction of its remanence) and ('sunk', mm deeper than flush):
+    only that magnet changes, its strength or its depth (issue 40's misbuilt dice)."""
+    pins = {("remanence", 6, 2): 0.5}
+    right, _ = dice.build("white 1", SPEC["dice"], PH, pins=pins)
+    weak, _ = dice.build("white 1", SPEC["dice"], PH, pins=pins, faults=[(6, 2, ("weak", 0.4))])
+    sunk, _ = dice.build("white 1", SPEC["dice"], PH, pins=pins, faults=[(6, 2, ("sunk", 0.5))])
+    i = next(j for j, (f, at) in enumerate(zip(right.face, right.at)) if f == 6 and at[0] > 3)  # face 6's E
+    ratio = weak.polarisation / right.polarisation
+    assert ratio[i] == pytest.approx(0.4) and np.delete(ratio, i) == pytest.approx(1.0)
+    assert sunk.recess[i] - right.recess[i] == pytest.approx(0.5)
+    assert sunk.at[i][2] == pytest.approx(right.at[i][2] + 0.5)
+    assert np.array_equal(np.delete(sunk.at, i, 0), np.delete(right.at, i, 0))

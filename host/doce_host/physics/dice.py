@@ -47,7 +47,8 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
     die names it); with `rng`, every magnet is drawn within its tolerances and each face's
     code is glued at a random quarter turn, and the die is of either hand (geometry.MIRRORED).
     `faults`: (pips of a face, position 0-4 in C N E
-    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong. `hole`: the
+    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-' | ('weak', fraction of its
+    remanence) | ('sunk', mm deeper than flush)): a die built wrong. `hole`: the
     pockets' drill (board.json mechanics.jig.drill_mm), in which a narrower magnet sits off
     centre (None: every magnet centred). `pins`: tolerances pinned by name (tolerances.py)."""
     (at, axis, pol, size, glued, proud, faces, sunk, hand), side = layout(piece, dice, physics, Spread(rng, pins),

@@ -152,7 +152,7 @@ def _to_corners(score, params, margin, first, passes):
     return params[None], np.array([margin])
 
 
-def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us):
+def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us, faults=()):
     """The die (kind of `name`) and a Boards of one row per row of `fractions` (n, TOLERANCES),
     every searched tolerance pinned there; what is not searched (the other faces' magnets,
     noise in calibrating) drawn from `seed`, the same for every row."""
@@ -172,7 +172,8 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
                 i += 4
         pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(faces[1:5], f[i:i + 4])})
         pins["hand"] = int(2 * min(f[i + 4], 0.999))
-        dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole))
+        dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole,
+                                   faults=faults))
     i = GLUES + 4 + 1
     pins = {}
     for what, n in BOARD:
@@ -189,7 +190,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
           readings=None, corners=3, sensor=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
-    if the family is seated. `tolerances` (spec, hole, calibrated): search the die's and the
+    if the family is seated. `tolerances` (spec, hole, calibrated[, faults]: a die built wrong,
+    dice.build's): search the die's and the
     board's tolerances too (`die`, `boards` and `row` are then not used); the result's pose
     then comes with its die and board as (pose, fractions). `readings`: a list to append the
     worst pose's noiseless reading to (counts at the thresholds' gain), to judge it again
@@ -214,9 +216,9 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     def score(params):
         """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
         if tolerances:
-            spec, hole, calibrated = tolerances
+            spec, hole, calibrated = tolerances[:3]
             dice_list, board = built(ph, spec, name, params[:, poses_n:], hole, seed, reader.board.baseline,
-                                     calibrated, reader.board.power_on_us)
+                                     calibrated, reader.board.power_on_us, tolerances[3] if len(tolerances) > 3 else ())
             rows = np.arange(len(params))
         else:
             dice_list, board, rows = [die] * len(params), boards, np.full(len(params), row)
