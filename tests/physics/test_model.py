@@ -181,3 +181,19 @@ def test_a_weak_or_sunk_magnet_is_a_fault_a_die_may_be_built_with():
     assert sunk.recess[i] - right.recess[i] == pytest.approx(0.5)
     assert sunk.at[i][2] == pytest.approx(right.at[i][2] + 0.5)
     assert np.array_equal(np.delete(sunk.at, i, 0), np.delete(right.at, i, 0))
+
+
+def test_the_campaign_says_how_far_two_passes_of_its_searches_differ():
+    """campaign.Campaign.repeatability: the largest difference between two passes' worsts, and
+    the report prints it."""
+    import io
+    campaign = Campaign(SPEC, seed=0)
+    mt = campaign.per_mT
+    assert campaign.repeatability() == (None, None)
+    campaign.passes = {"seated, calibrated": [2.0 * mt, 2.2 * mt], "held low": [1.5 * mt, 1.6 * mt]}
+    gap, family = campaign.repeatability()
+    assert gap == pytest.approx(0.2) and family == "seated, calibrated"
+    out = io.StringIO()
+    campaign.report(out)
+    assert "repeatability: 2 passes" in out.getvalue() and "within 0.20 mT (at most, seated, calibrated)" in \
+        out.getvalue()
