@@ -48,9 +48,10 @@ bench: $(BIN)/.installed physics
 	$(BIN)/python bench/run.py --matches $(MATCHES)
 
 # 100,000 placements and 10,000 paths (landings, drops) drawn within every tolerance, read as
-# the firmware reads them, and each family's worst pose searched for (hardware/README.md).
+# the firmware reads them, and each family's worst pose searched for (hardware/README.md): the searches
+# with every tolerance run twice, from starts of their own, to say how repeatable their worst is.
 physics: $(BIN)/.installed
-	$(BIN)/python -m doce_host.physics.campaign --placements 100000 --paths 10000 --search 48
+	$(BIN)/python -m doce_host.physics.campaign --placements 100000 --paths 10000 --search 48 --corners 2
 
 # The simulator's field table (host/doce_host/physics/cylinder_field.bin), made from magpylib for
 # board.json's magnets: after changing their size, make it again (tests/physics/test_field_table.py says so).

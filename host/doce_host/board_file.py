@@ -25,7 +25,7 @@ SHAPES = {
         "magnet": {"diameter_mm": POSITIVE, "height_mm": POSITIVE, "size_tol_mm": SIZE, "remanence_mT": SPAN,
                    "place_tol_mm": SIZE, "pocket_mm": SPAN, "face_recess_mm": SPAN},
         "sensor": {"supply_V": POSITIVE, "supply_mA": SPAN, "hall_depth_mm": TOLERANCE,
-                   "sensitivity_mV_per_mT": SPAN, "quiescent_V": SPAN, "linear_mT": POSITIVE, "noise_mV_rms": SIZE},
+                   "sensitivity_mV_per_mT": SPAN, "quiescent_V": SPAN, "rail_headroom_V": SPAN, "noise_mV_rms": SIZE},
         "adc": {"vref_mV": SPAN, "inl_lsb": SIZE, "noise_counts": SIZE},
         "rail": {"group_sensors": POSITIVE, "sensor_decoupling_nF": SIZE, "bulk_uF": SPAN, "recovery_us": POSITIVE,
                  "load_regulation": SIZE, "switch_mohm": SIZE, "regulator_V": SPAN},

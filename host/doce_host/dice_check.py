@@ -58,8 +58,11 @@ def mirror_pairs(dice):
 class DiceTally:
     """Faces judged during a dice check, by piece: the latest verdict on each."""
 
-    def __init__(self, pieces, mirrors=()):
+    def __init__(self, pieces, mirrors=(), turned=()):
+        """`turned`: the kinds of die ('white blocker') whose faces the dice sheet turns by a rule
+        (board.json physics.magnet.toward), which a face read on its own cannot show."""
         self.mirrors = [pair for pair in mirrors if all(name in pieces for name in pair)]
+        self.turned = set(turned)
         self.colours = {}
         for name in pieces:
             self.colours.setdefault(name.split()[0], []).append(name)
@@ -91,6 +94,10 @@ class DiceTally:
             for a, b in (pair for pair in self.mirrors if pair[0] in names):
                 line += ("\nCheck that %s was named with its %s up and %s with its %s up: a die glued "
                          "mirror-wise reads those two swapped" % (a, a.split()[1], b, b.split()[1]))
+            for kind in sorted(k for k in self.turned if k.split()[0] == colour):
+                line += ("\nCheck that every face of the %s is turned as hardware/dice/faces.svg says (its N to the "
+                         "face named under it): a face read alone cannot show it, and turned otherwise the "
+                         "blocker may read unsettled in its well" % kind)
             return line
         line = "%s: %d of %d seen" % (colour, len(names) - len(missing), len(names))
         if missing:
@@ -106,8 +113,9 @@ def cmd_dice_check(args):
     link, _ = open_link(args)
     with link:
         reply = link.ask("dice_check", on=True)
-        mirrors = mirror_pairs(json.loads(BOARD_FILE.read_text())["dice"])
-        tally = DiceTally(reply["pieces"], mirrors)
+        spec = json.loads(BOARD_FILE.read_text())
+        mirrors = mirror_pairs(spec["dice"])
+        tally = DiceTally(reply["pieces"], mirrors, spec["physics"]["magnet"].get("toward", {}))
         if not args.json:
             print("Dice check on %s: put each face of a die on %s in turn, then its blocker. "
                   "Ctrl-C to stop." % (reply["cell"], reply["cell"]), flush=True)

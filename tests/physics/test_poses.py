@@ -492,7 +492,7 @@ def test_a_seated_search_aimed_at_each_sensor_finds_the_weakest_magnet_under_the
                              tolerances=tolerances, **search.SEATED)
     found = []
     aimed, _ = search.deep(READER, "white 5", family, np.random.default_rng(5), tolerances, readings=found)
-    clipped = readout.counts(np.array([PH["sensor"]["linear_mT"]]), readout.Parts.nominal(PH, 1), PH)[0] \
+    clipped = readout.counts(np.array([200.0]), readout.Parts.nominal(PH, 1), PH)[0] \
         - readout.counts(np.zeros(1), readout.Parts.nominal(PH, 1), PH)[0]
     weakest = np.sort(np.abs(found[0]))[0]
     assert weakest < 0.75 * clipped and aimed < square - readout.counts_per_mT(PH), (aimed, square, weakest, clipped)

@@ -42,7 +42,7 @@ def test_a_pose_puts_the_magnets_where_the_model_puts_them(kind):
     rng = np.random.default_rng(1)
     m, side = dice.build(kind, SPEC["dice"], PH, rng, hole=HOLE)
     plain = (m.at.tolist(), m.axis.tolist(), m.polarisation.tolist(), m.size.tolist(), m.glue, m.proud,
-             m.face.tolist(), m.recess.tolist())
+             m.face.tolist(), m.recess.tolist(), m.hand)
     for pose in poses(rng, 200):
         at, axis = dice.place(m, side, pose, (25.0, 50.0))
         got_at, got_axis = fields.place(plain, side, pose, (25.0, 50.0))
@@ -58,7 +58,7 @@ def test_a_die_resting_on_a_proud_magnet_rocks_as_the_model_says():
     m, side = dice.build("white 1", SPEC["dice"], ph, rng, hole=HOLE)
     assert max(m.proud.values()) > 0
     plain = (m.at.tolist(), m.axis.tolist(), m.polarisation.tolist(), m.size.tolist(), m.glue, m.proud,
-             m.face.tolist(), m.recess.tolist())
+             m.face.tolist(), m.recess.tolist(), m.hand)
     for pose in poses(rng, 200):
         at, _ = dice.place(m, side, pose)
         assert np.abs(np.array(fields.place(plain, side, pose)[0]) - at).max() < 1e-9, pose
@@ -71,7 +71,7 @@ def test_the_sensor_and_the_adc_read_a_field_as_the_model_does():
     for _ in range(20):
         model = readout.Parts.draw(PH, 125, rng)
         plain = fields.Parts(model.quiescent.tolist(), model.sensitivity.tolist(), float(model.vref),
-                             model.inl.tolist(), model.supply.tolist())
+                             model.inl.tolist(), model.supply.tolist(), model.low.tolist(), model.high.tolist())
         bz = rng.uniform(-60, 60, 125)
         assert fields.counts(bz.tolist(), plain, PH) == readout.counts(bz, model, PH).tolist()
         for volts in rng.uniform(0, 3.3, 20):
@@ -85,12 +85,13 @@ def test_a_board_full_of_dice_reads_as_the_model_reads_it_within_the_tables_erro
     model = Model(SPEC, seed=7)
     plain = fields.Scene(SPEC, seed=7)
     plain.parts = fields.Parts(model.parts.quiescent.tolist(), model.parts.sensitivity.tolist(),
-                               float(model.parts.vref), model.parts.inl.tolist(), model.parts.supply.tolist())
+                               float(model.parts.vref), model.parts.inl.tolist(), model.parts.supply.tolist(),
+                               model.parts.low.tolist(), model.parts.high.tolist())
     for kind in KINDS:  # the model's dice, drawn with numpy, built by the shared layout
         m, side = model._built.setdefault(kind, dice.build(kind, SPEC["dice"], PH, np.random.default_rng(len(kind)),
                                                            hole=HOLE))
         plain._built[kind] = ((m.at.tolist(), m.axis.tolist(), m.polarisation.tolist(), m.size.tolist(), m.glue,
-                               m.proud, m.face.tolist(), m.recess.tolist()), side)
+                               m.proud, m.face.tolist(), m.recess.tolist(), m.hand), side)
     rng = random.Random(3)
     pieces = sorted(SPEC["dice"].values())
     worst = 0.0

@@ -115,6 +115,7 @@ class Campaign:
         self.tally = {name: Counter() for name, _ in STATIC + PATHS}
         self.margin = {}  # family -> smallest noiseless margin seen (counts): to reading right, or to another piece
         self.searched = {}  # family -> (margin counts, pose) of the searched worst case
+        self.passes = {}  # family -> the worst (counts) of each pass of the deep searches, each from its own starts
 
     # -- drawing ------------------------------------------------------------------------
 
@@ -288,14 +289,19 @@ class Campaign:
                     m, pose = search.worst(self.reader, boards, row, piece, die, fams[kind], self.rng)
                     if m < worst[0]:
                         worst = (m, (piece, pose))
-            # and every piece with its die's and board's tolerances searched too, not drawn
+            # and every piece with its die's and board's tolerances searched too, not drawn: `corners`
+            # passes, each from random starts of its own; the worst is pooled, and the passes' spread
+            # says how repeatable it is (repeatability)
             for _ in range(self.corners):
+                found = np.inf
                 for piece in self.pieces:
                     for kind in (kinds,) if isinstance(kinds, str) else kinds:
                         m, (pose, _) = search.deep(self.reader, piece, fams[kind], self.rng,
                                                    (self.spec, self.hole, calibrated))
+                        found = min(found, m)
                         if m < worst[0]:
                             worst = (m, (piece, pose))
+                self.passes.setdefault(family, []).append(found)
             self.searched[family] = worst
             _progress(out, "searched " + family, pairs, pairs)
 
@@ -321,6 +327,15 @@ class Campaign:
     def seated_margin(self, family):
         """The smallest margin (counts) of a seated die of `family`, sampled or searched."""
         return min(self.margin.get(family, np.inf), self.searched.get(family, (np.inf,))[0])
+
+    def repeatability(self):
+        """(mT, family): the largest difference between two passes' searched worsts of a family
+        (None, None with fewer than two passes)."""
+        gaps = {f: (max(p) - min(p)) / self.per_mT for f, p in self.passes.items() if len(p) > 1}
+        if not gaps:
+            return None, None
+        family = max(gaps, key=gaps.get)
+        return gaps[family], family
 
     def noise_mT(self):
         """A read's noise at the nominal gain: the ADC's peak and three times the sensor's rms."""
@@ -359,6 +374,11 @@ class Campaign:
         print("ADC: Vref %d-%d mV (ESP-IDF), half the supply reads %d-%d; rail: a group switching on dips it %.0f mV, "
               "%.1f uV left when read" % (*self.ph["adc"]["vref_mV"], *_half_supply(self.ph), rail.dip(self.ph) * 1000,
                                           left * 1e6), file=out)
+        gap, family = self.repeatability()
+        if gap is not None:
+            print("repeatability: %d passes of the searches with the tolerances, each from starts of its own, agree "
+                  "within %.2f mT (at most, %s); each family's worst above is all passes' pooled"
+                  % (len(self.passes[family]), gap, family), file=out)
         paths = self.totals([n for n, _ in PATHS])
         print("paths %d: right %d, unsettled %d, wrong %d" % (sum(paths.values()), paths["right"], paths["unsettled"],
                                                            paths["wrong"]), file=out)

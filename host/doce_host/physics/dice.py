@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from .geometry import FACES, SIGNS, Pose, codes_by_piece, layout
+from .geometry import FACES, MIRRORED, SIGNS, Pose, codes_by_piece, frames, layout
 from .tolerances import Spread
 
 __all__ = ["FACES", "SIGNS", "Pose", "codes_by_piece", "Magnets", "build", "place", "place_many", "reach", "bz",
@@ -36,6 +36,7 @@ class Magnets:
     proud: dict = None  # pips -> mm its face's proudest magnet stands out: the die rests on it
     face: np.ndarray = None  # (n,) the pips of each magnet's face
     recess: np.ndarray = None  # (n,) mm each magnet's face is below its die face's (< 0: proud)
+    hand: int = 0  # 0: its faces as FACES; 1: the mirror-image die (geometry.MIRRORED)
 
     def __len__(self):
         return len(self.at)
@@ -44,25 +45,27 @@ class Magnets:
 def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
     """The magnets of one die. `piece` is 'white 4' or 'white blocker' (any face of the
     die names it); with `rng`, every magnet is drawn within its tolerances and each face's
-    code is glued at a random quarter turn. `faults`: (pips of a face, position 0-4 in C N E
-    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-'): a die built wrong. `hole`: the
+    code is glued at a random quarter turn, and the die is of either hand (geometry.MIRRORED).
+    `faults`: (pips of a face, position 0-4 in C N E
+    S W order, 'missing' | 'reversed' | 'extra+' | 'extra-' | ('weak', fraction of its
+    remanence) | ('sunk', mm deeper than flush)): a die built wrong. `hole`: the
     pockets' drill (board.json mechanics.jig.drill_mm), in which a narrower magnet sits off
     centre (None: every magnet centred). `pins`: tolerances pinned by name (tolerances.py)."""
-    (at, axis, pol, size, glued, proud, faces, sunk), side = layout(piece, dice, physics, Spread(rng, pins),
+    (at, axis, pol, size, glued, proud, faces, sunk, hand), side = layout(piece, dice, physics, Spread(rng, pins),
                                                                     faults, hole)
     return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued, proud, np.array(faces),
-                   np.array(sunk)), side
+                   np.array(sunk), hand), side
 
 
-def _seat(down):
+def _seat(down, hand=0):
     """The rotation matrix that puts face `down` on the board, its code's N towards +y."""
-    normal, north = FACES[down]
+    normal, north = frames(hand)[down]
     n, t = np.array(normal, float), np.array(north, float)
     source = np.column_stack([np.cross(n, t), t, n])
     return np.array([[1, 0, 0], [0, 1, 0], [0, 0, -1]], float) @ source.T
 
 
-SEATS = {pips: _seat(pips) for pips in FACES}
+SEATS = ({pips: _seat(pips) for pips in FACES}, {pips: _seat(pips, 1) for pips in MIRRORED})  # by hand
 
 
 def _about(axis, degrees):
@@ -88,7 +91,7 @@ def place_many(magnets, side, poses, centre=(0.0, 0.0)):
     p = np.array([(q.turn, q.dx, q.dy, q.lift, q.tilt, q.tilt_to) for q in poses], float).reshape(-1, 6)
     turn, dx, dy, lift, tilt, toward = p.T
     down = poses[0].down
-    seat = SEATS[down]
+    seat = SEATS[magnets.hand][down]
     r = np.einsum("pij,jk->pik", _about_z(turn), seat)
     proud = _proud(magnets, down)
     shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift + proud])

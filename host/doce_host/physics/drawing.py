@@ -79,22 +79,27 @@ def faces(spec):
     cell, half = 120, 40
     ring = half * ph["ring_mm"] / (ph["die_mm"][0] / 2)
     dot = half * ph["magnet"]["diameter_mm"] / ph["die_mm"][0] * 2
-    w, h = 6 * cell + 190, len(kinds) * (cell + 20) + 128
+    w, h = 6 * cell + 190, len(kinds) * (cell + 20) + 164
+    toward = ph["magnet"].get("toward", {})
     out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
            'font-size="12">' % (w, h), '<rect width="100%" height="100%" fill="white"/>',
            '<text x="10" y="20" font-size="14">Drill and glue by this sheet: each face as you see it in the jig, '
            'from OUTSIDE the face, N up (E is on the LEFT).</text>',
            '<text x="10" y="38">S: south pole out of the face (the board reads +).  '
            'N: north pole out (reads -).</text>',
-           '<text x="10" y="56">A face may be turned any quarter turn, never mirrored. '
+           '<text x="10" y="56">A die\'s face may be turned any quarter turn, never mirrored. '
            'Then run: doce dice check.</text>',
            '<text x="10" y="74">Pockets: %g mm drill, full width %.2f-%.2f mm deep (its %d-degree point reaches '
            '%.2f mm deeper: hardware/README.md), centre and %g mm towards each edge\'s middle.</text>'
            % (jig["drill_mm"], *ph["magnet"]["pocket_mm"], jig["drill_point_deg"], point, ph["ring_mm"]),
            '<text x="10" y="92">A drop of glue, the magnet, then press it flush with a flat acrylic or glass plate '
-           '(not steel) until the glue sets.</text>']
+           '(not steel) until the glue sets.</text>',
+           '<text x="10" y="110">A blocker: pencil 1-6 on the blank as on a die (1 opposite 6, 2 opposite 5, '
+           '3 opposite 4),</text>',
+           '<text x="10" y="128">then turn each face so that its N points to the face named under it (no ring '
+           'magnet over an empty place: hardware/README.md).</text>']
     for row, (colour, what) in enumerate(kinds):
-        top = 118 + row * (cell + 20)
+        top = 154 + row * (cell + 20)
         out.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s %s</text>'
                    % (top + cell / 2, colour, what))
         for col, pips in enumerate(range(1, 7)):
@@ -113,8 +118,10 @@ def faces(spec):
                            % (x, y, dot, "#c0392b" if mark == "+" else "#1f4e99"))
                 out.append('<text x="%.1f" y="%.1f" text-anchor="middle" fill="white" font-size="10" '
                            'font-weight="bold">%s</text>' % (x, y + 4, "S" if mark == "+" else "N"))
-            out.append('<text x="%.1f" y="%.1f" text-anchor="middle">%d pip%s</text>'
-                       % (cx, cy + half + 15, pips, "s" if pips > 1 else ""))
+            rule = toward.get(colour + " blocker" if what == "blocker" else colour)
+            out.append('<text x="%.1f" y="%.1f" text-anchor="middle">%s</text>'
+                       % (cx, cy + half + 15, ("face %d: N to face %d" % (pips, rule[str(pips)])) if rule
+                          else "%d pip%s" % (pips, "s" if pips > 1 else "")))
             out.append('<text x="%.1f" y="%.1f" text-anchor="middle" fill="#555">%s</text>'
                        % (cx, cy + half + 28, escape(code)))
     out.append("</svg>")

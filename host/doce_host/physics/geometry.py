@@ -21,6 +21,10 @@ FACES = {
     2: ((0, -1, 0), (0, 0, 1)), 5: ((0, 1, 0), (0, 0, 1)),
     3: ((1, 0, 0), (0, 0, 1)), 4: ((-1, 0, 0), (0, 0, 1)),
 }
+# The mirror-image die: a blank's pips may run either way round (1, 2, 3 anticlockwise about
+# their corner, as on most dice, or clockwise), each face's code still glued as the dice sheet
+# draws it, seen from outside. Faces 3 and 4 change places; the others stay.
+MIRRORED = {**FACES, 3: FACES[4], 4: FACES[3]}
 SIGNS = {"+": -1.0, "-": 1.0, "0": 0.0}  # polarisation along the outward normal: '+' points in
 RING = ((0, 0), (0, 1), (1, 0), (0, -1), (-1, 0))  # a square's sensors C, N, E, S, W as (x, y) steps
 
@@ -58,13 +62,17 @@ def layout(piece, dice, physics, draw, faults=(), hole=None):
     """The magnets of one die as plain lists, and its side: dice.build's work (read its
     docstring), drawn through `draw`, a tolerances.Spread or anything with its `uniform`
     and `integers` (the same draws in the same order, so a seed builds the same die).
-    Returns (at, axis, polarisation, size, glue, proud, faces, recess), side."""
+    The die's hand (MIRRORED) is drawn last, so that every draw before it stays as it was.
+    A kind of die that the dice sheet glues by a rule (board.json physics.magnet.toward: each
+    face's N towards the face it names) is glued so, whatever its glue draws say.
+    Returns (at, axis, polarisation, size, glue, proud, faces, recess, hand), side."""
     colour, what = piece.split()
     codes = codes_by_piece(dice)
     m = physics["magnet"]
     side = physics["die_mm"][0] + draw.uniform(-1, 1, name="die side") * physics["die_mm"][1]
     ring = physics["ring_mm"]
     at, axis, pol, size, glued, proud, faces, sunk = [], [], [], [], {}, {}, [], []
+    rings = []  # (magnet, its face's ring directions, k): placed on the ring once the glue is known
     for pips, (n, t) in FACES.items():
         code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
         e = cross(n, t)
@@ -81,29 +89,70 @@ def layout(piece, dice, physics, draw, faults=(), hole=None):
                 continue
             if fault == "reversed":
                 sign = -sign
+            weak, deeper = _degraded(fault)
             d = m["diameter_mm"] + draw.uniform(-1, 1, name=("diameter", pips, k)) * m["size_tol_mm"]
             h = m["height_mm"] + draw.uniform(-1, 1, name=("height", pips, k)) * m["size_tol_mm"]
             # pressed flush with a flat plate into a pocket deeper than it (pocket_mm), its glue
             # behind it: its face `recess` below the die's (face_recess_mm; < 0 would be proud)
-            recess = draw.uniform(*m["face_recess_mm"], name=("recess", pips, k))
+            recess = draw.uniform(*m["face_recess_mm"], name=("recess", pips, k)) + deeper
             proud[pips] = max(proud[pips], -recess)
             where = scaled(n, side / 2 - recess - h / 2)
             if k:
-                where = plus(where, scaled(ring_dirs[(k - 1 + glue) % 4], ring))
+                rings.append((len(at), ring_dirs, k))
             # the jig's drilling tolerance, and the magnet's play in its hole
             play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
             slip, loose = draw.uniform(-1, 1, 2, name=("slip", pips, k)), draw.uniform(-1, 1, 2, name=("play", pips, k))
             along, across = (slip[0] * m["place_tol_mm"] + loose[0] * play,
                              slip[1] * m["place_tol_mm"] + loose[1] * play)
             where = plus(plus(where, scaled(t, along)), scaled(e, across))
-            br = draw.uniform(*m["remanence_mT"], name=("remanence", pips, k))
+            br = draw.uniform(*m["remanence_mT"], name=("remanence", pips, k)) * weak
             at.append(where)
             axis.append(tuple(float(c) for c in n))
             pol.append(sign * br)
             size.append((d, h))
             faces.append(pips)
             sunk.append(recess)
-    return (at, axis, pol, size, glued, proud, faces, sunk), side
+    hand = int(draw.integers(2, name="hand"))
+    rule = (m.get("toward") or {}).get(piece if what == "blocker" else colour)
+    if rule:
+        glued = {pips: glue_toward(pips, int(rule[str(pips)]), hand) for pips in FACES}
+    for i, ring_dirs, k in rings:
+        at[i] = plus(at[i], scaled(ring_dirs[(k - 1 + glued[faces[i]]) % 4], ring))
+    if hand:  # faces 3 and 4 trade places: half a turn about the die's vertical, each as glued
+        for i, pips in enumerate(faces):
+            if pips in (3, 4):
+                at[i] = (-at[i][0], -at[i][1], at[i][2])
+                axis[i] = (-axis[i][0], -axis[i][1], axis[i][2])
+    return (at, axis, pol, size, glued, proud, faces, sunk, hand), side
+
+
+def _degraded(fault):
+    """(fraction of its remanence, mm deeper) of a magnet with `fault`: ('weak', fraction) or
+    ('sunk', mm), anything else (1.0, 0.0)."""
+    if isinstance(fault, tuple) and fault[0] == "weak":
+        return float(fault[1]), 0.0
+    if isinstance(fault, tuple) and fault[0] == "sunk":
+        return 1.0, float(fault[1])
+    return 1.0, 0.0
+
+
+def glue_toward(pips, other, hand=0):
+    """The quarter turn that points face `pips`'s N at face `other` on a die of `hand` (layout
+    builds faces 3 and 4 of a mirrored die as FACES has them, then turns them half a turn)."""
+    n, t = FACES[pips]
+    target = frames(hand)[other][0]
+    if hand and pips in (3, 4):
+        target = (-target[0], -target[1], target[2])
+    e = cross(n, t)
+    for glue, d in enumerate((t, e, scaled(t, -1), scaled(e, -1))):
+        if tuple(d) == tuple(target):
+            return glue
+    raise ValueError("face %d's N cannot point at face %d: not its neighbour" % (pips, other))
+
+
+def frames(hand):
+    """Each face's (outward normal, its code's N) on a die of `hand` (0: FACES, 1: MIRRORED)."""
+    return MIRRORED if hand else FACES
 
 
 def cross(a, b):

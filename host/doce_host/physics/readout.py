@@ -1,9 +1,14 @@
 """From field to `read_u16` counts: the DRV5055 on its group's supply, and the ESP32's ADC.
 
 Sensor (TI DRV5055 datasheet SBAS640, 5.5 Electrical and 5.6 Magnetic Characteristics,
-A2 at VCC = 3.3 V): the quiescent voltage plus sensitivity x field, the field clipped at
-the linear range. The output is ratiometric (6.3.4): it scales with the supply its group
-has at the moment of the read (rail.py). The ADC is not ratiometric.
+A2 at VCC = 3.3 V): the quiescent voltage plus sensitivity x field, as far as its output
+goes. It is linear from 0.2 V to VCC - 0.2 V (5.5, V_L, the linear output voltage range) and
+saturates beyond, at a voltage the datasheet does not give: somewhere between there and its
+rail, each sensor's own (board.json sensor.rail_headroom_V, 0-0.2 V short of each rail, drawn
+or searched). Saturation is a voltage, not a field: a sensitive part with a high quiescent
+voltage saturates at a weaker field than the 44 mT (B_L) the datasheet quotes for a typical
+one. The output is ratiometric (6.3.4): it scales with the supply its group has at the moment
+of the read (rail.py), and so do its rails. The ADC is not ratiometric.
 
 ADC1 at 11 dB: each chip's transfer curve is ESP-IDF's own characterisation of the ESP32
 (components/esp_adc/esp32/adc_cali_line_fitting.c, the constants below): below raw 2880 a
@@ -42,12 +47,20 @@ class Parts:
     vref: np.ndarray  # mV, per chip (broadcasts over the sensors)
     inl: np.ndarray  # LSB of error at each of INL_KNOTS codes, per chip (..., INL_KNOTS), or 0
     supply: np.ndarray  # V at the sensor when it is read
+    low: np.ndarray = 0.1  # V above ground where its output saturates (a north pole's field)
+    high: np.ndarray = 0.1  # V below its supply where it saturates (a south pole's)
+
+    def rows(self, rows):
+        """The parts of sensor rows `rows` (a reading.Boards' squares)."""
+        return Parts(*(np.asarray(v)[rows] if np.ndim(v) else v for v in
+                       (self.quiescent, self.sensitivity, self.vref, self.inl, self.supply, self.low, self.high)))
 
     @classmethod
     def nominal(cls, physics, n):
         s, a = physics["sensor"], physics["adc"]
         return cls(np.full(n, sum(s["quiescent_V"]) / 2), np.full(n, sum(s["sensitivity_mV_per_mT"]) / 2),
-                   np.float64(sum(a["vref_mV"]) / 2), np.float64(0.0), np.full(n, s["supply_V"]))
+                   np.float64(sum(a["vref_mV"]) / 2), np.float64(0.0), np.full(n, s["supply_V"]),
+                   np.full(n, sum(s["rail_headroom_V"]) / 2), np.full(n, sum(s["rail_headroom_V"]) / 2))
 
     @classmethod
     def draw(cls, physics, n, rng, chips=None, prefix=""):
@@ -61,17 +74,18 @@ class Parts:
                    draw.uniform(*s["sensitivity_mV_per_mT"], n, name=prefix + "sensitivity"),
                    draw.uniform(*a["vref_mV"], chips, name=prefix + "vref"),
                    draw.uniform(-1, 1, tuple(chips) + (INL_KNOTS,), name=prefix + "inl") * a["inl_lsb"],
-                   np.full(n, s["supply_V"]))
+                   np.full(n, s["supply_V"]),
+                   draw.uniform(*s["rail_headroom_V"], n, name=prefix + "saturation low"),
+                   draw.uniform(*s["rail_headroom_V"], n, name=prefix + "saturation high"))
 
 
 def volts(bz, parts, physics, noise=None):
     """The sensors' output voltages for fields `bz` (mT, one per sensor, or rows of them)."""
     s = physics["sensor"]
-    limit = s["linear_mT"]
-    v = parts.supply / s["supply_V"] * (parts.quiescent + parts.sensitivity / 1000 * np.clip(bz, -limit, limit))
+    v = parts.supply / s["supply_V"] * (parts.quiescent + parts.sensitivity / 1000 * np.asarray(bz, float))
     if noise is not None:
         v = v + noise
-    return v
+    return np.clip(v, parts.low, parts.supply - parts.high)
 
 
 def curve(vref):

@@ -80,14 +80,24 @@ def _held(physics, pose, die, at):
     return replace(floor, lift=pose.lift) if floor is not None else poses.in_well(physics, pose, die[1])
 
 
-# The tolerances searched with a pose (tolerances.py's names): per magnet of the face down
-# (C N E S W; then its slip and its play in the hole, two each), per sensor of the square,
-# per square and board; each a fraction of its range.
+# The tolerances searched with a pose (tolerances.py's names): per magnet of every face, the
+# face down first, then the four sides, then the face up (C N E S W; then its slip and its play
+# in the hole, two each); each side face's glue turn and the die's hand; per sensor of the
+# square, per square and board; each a fraction of its range. A side face's magnet near the
+# floor reads several mT at the ring sensor under it (issue 40), so every magnet is searched.
 MAGNET = ("remanence", "diameter", "height", "recess")
 PLACE = 4  # slip (2) and play (2)
+PER_FACE = 5 * (len(MAGNET) + PLACE)
 BOARD = (("floor", 1), ("air", 5), ("hall depth", 5), ("quiescent", 5), ("sensitivity", 5), ("switch drop", 5),
-         ("vref", 1), ("inl", readout.INL_KNOTS), ("supply", 1), ("board quiescent", 1))
-TOLERANCES = 1 + 5 * (len(MAGNET) + PLACE) + 4 + sum(n for _, n in BOARD)  # die side, magnets, side glues, board
+         ("vref", 1), ("inl", readout.INL_KNOTS), ("supply", 1), ("board quiescent", 1),
+         ("saturation low", 5), ("saturation high", 5))
+GLUES = 1 + 6 * PER_FACE  # where the side faces' glue turns start, then the hand
+TOLERANCES = GLUES + 4 + 1 + sum(n for _, n in BOARD)  # die side, magnets, side glues, hand, board
+
+
+def face_order(down):
+    """The faces in the order their magnets' tolerances are searched: down, the sides, up."""
+    return [down] + [p for p in range(1, 7) if p not in (down, 7 - down)] + [7 - down]
 
 
 # A deep search, for a worst case with every tolerance searched (campaign, tune): a shallower
@@ -104,7 +114,7 @@ def deep(reader, name, family, rng, tolerances, readings=None):
     A seated die reads right only if each of its five sensors does, so its worst is the
     worst of five searches, each aimed at one sensor: a search for the smallest of the five
     follows whichever is smallest at its start (most often a fringe), while the weakest
-    magnet's reading, clipped at the sensor's linear range, shows it no slope."""
+    magnet's reading, saturated toward the sensor's rail, shows it no slope."""
     if not family.seated:
         return worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=readings, **DEEP)
     best, reading = (np.inf, None), []
@@ -142,26 +152,29 @@ def _to_corners(score, params, margin, first, passes):
     return params[None], np.array([margin])
 
 
-def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us):
+def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us, faults=()):
     """The die (kind of `name`) and a Boards of one row per row of `fractions` (n, TOLERANCES),
     every searched tolerance pinned there; what is not searched (the other faces' magnets,
     noise in calibrating) drawn from `seed`, the same for every row."""
     down = face_down(name)
     kind = name if name.endswith("blocker") else name.split()[0] + " 1"
-    sides = [p for p in range(1, 7) if p not in (down, 7 - down)]
+    faces = face_order(down)
     dice_out = []
     for f in fractions:
         pins, i = {"die side": f[0]}, 1
-        for k in range(5):
-            for what in MAGNET:
-                pins[(what, down, k)] = f[i]
-                i += 1
-            pins[("slip", down, k)] = f[i:i + 2]
-            pins[("play", down, k)] = f[i + 2:i + 4]
-            i += 4
-        pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(sides, f[i:i + 4])})
-        dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole))
-    i = 1 + 5 * (len(MAGNET) + PLACE) + 4
+        for pips in faces:
+            for k in range(5):
+                for what in MAGNET:
+                    pins[(what, pips, k)] = f[i]
+                    i += 1
+                pins[("slip", pips, k)] = f[i:i + 2]
+                pins[("play", pips, k)] = f[i + 2:i + 4]
+                i += 4
+        pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(faces[1:5], f[i:i + 4])})
+        pins["hand"] = int(2 * min(f[i + 4], 0.999))
+        dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole,
+                                   faults=faults))
+    i = GLUES + 4 + 1
     pins = {}
     for what, n in BOARD:
         pins[what] = fractions[:, i:i + n]
@@ -177,7 +190,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
           readings=None, corners=3, sensor=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
-    if the family is seated. `tolerances` (spec, hole, calibrated): search the die's and the
+    if the family is seated. `tolerances` (spec, hole, calibrated[, faults]: a die built wrong,
+    dice.build's): search the die's and the
     board's tolerances too (`die`, `boards` and `row` are then not used); the result's pose
     then comes with its die and board as (pose, fractions). `readings`: a list to append the
     worst pose's noiseless reading to (counts at the thresholds' gain), to judge it again
@@ -196,15 +210,15 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
 
     aim = sensor
     # Aimed at one sensor of a seated die, the search first follows its field: its reading is
-    # clipped (the sensor's linear range) for all but the weakest magnets, and shows no slope.
+    # saturated (toward the sensor's rail) for all but the weakest magnets, and shows no slope.
     by_field = sensor is not None and family.seated
 
     def score(params):
         """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
         if tolerances:
-            spec, hole, calibrated = tolerances
+            spec, hole, calibrated = tolerances[:3]
             dice_list, board = built(ph, spec, name, params[:, poses_n:], hole, seed, reader.board.baseline,
-                                     calibrated, reader.board.power_on_us)
+                                     calibrated, reader.board.power_on_us, tolerances[3] if len(tolerances) > 3 else ())
             rows = np.arange(len(params))
         else:
             dice_list, board, rows = [die] * len(params), boards, np.full(len(params), row)

@@ -20,7 +20,7 @@ import random
 
 from ..physics import adc, rail
 from ..physics.field_table import Table
-from ..physics.geometry import FACES, Pose, cross, face_down, layout, sensor_places, square_centre, well_limits
+from ..physics.geometry import Pose, cross, face_down, frames, layout, sensor_places, square_centre, well_limits
 
 __all__ = ["Scene", "Draw", "Parts", "place", "field_at", "counts"]
 
@@ -58,10 +58,13 @@ class Draw:
 
 class Parts:
     """readout.Parts for one board, as lists: per sensor its quiescent voltage (V) and
-    sensitivity (mV/mT at 3.3 V) and supply (V); the ESP32's Vref (mV) and INL at each knot."""
+    sensitivity (mV/mT at 3.3 V) and supply (V); the ESP32's Vref (mV) and INL at each knot;
+    per sensor how far short of each rail its output saturates (V; None: 0.1)."""
 
-    def __init__(self, quiescent, sensitivity, vref, inl, supply):
+    def __init__(self, quiescent, sensitivity, vref, inl, supply, low=None, high=None):
         self.quiescent, self.sensitivity, self.vref, self.inl, self.supply = quiescent, sensitivity, vref, inl, supply
+        self.low = low or [0.1] * len(quiescent)
+        self.high = high or [0.1] * len(quiescent)
         self.curve = adc.curve(vref)
 
     @classmethod
@@ -71,7 +74,9 @@ class Parts:
                    draw.uniform(*s["sensitivity_mV_per_mT"], n, name="sensitivity"),
                    draw.uniform(*a["vref_mV"], name="vref"),
                    [x * a["inl_lsb"] for x in draw.uniform(-1, 1, adc.INL_KNOTS, name="inl")],
-                   [s["supply_V"]] * n)
+                   [s["supply_V"]] * n,
+                   draw.uniform(*s["rail_headroom_V"], n, name="saturation low"),
+                   draw.uniform(*s["rail_headroom_V"], n, name="saturation high"))
 
 
 # -- a die in its pose ---------------------------------------------------------------------
@@ -86,9 +91,9 @@ def matrix_product(a, b):
     return tuple(tuple(sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)) for i in range(3))
 
 
-def seat(down):
+def seat(down, hand=0):
     """The rotation that puts face `down` on the board, its code's N towards +y (dice._seat)."""
-    n, t = FACES[down]
+    n, t = frames(hand)[down]
     e = cross(n, t)
     return (tuple(map(float, e)), tuple(map(float, t)), tuple(-float(c) for c in n))
 
@@ -106,8 +111,8 @@ def about(axis, degrees):
 def place(magnets, side, pose, centre=(0.0, 0.0)):
     """(positions, axes) of a die's magnets in the board frame: physics.dice.place for one pose
     (read it for the proud magnet and the pivot), `magnets` as geometry.layout gives them."""
-    at0, axis0, _, size, _, proud_of, faces, recess = magnets
-    r = matrix_product(about((0.0, 0.0, 1.0), pose.turn), seat(pose.down))
+    at0, axis0, _, size, _, proud_of, faces, recess, hand = magnets
+    r = matrix_product(about((0.0, 0.0, 1.0), pose.turn), seat(pose.down, hand))
     proud = (proud_of or {}).get(pose.down, 0.0)
     shift = (centre[0] + pose.dx, centre[1] + pose.dy, side / 2 + pose.lift + proud)
     at = [tuple(p + s for p, s in zip(matrix_times(r, m), shift)) for m in at0]
@@ -159,9 +164,9 @@ def raw(volts, parts):
 def counts(bz, parts, physics):
     """Each sensor's read_u16 for fields `bz` (mT, one per sensor): readout.counts."""
     s = physics["sensor"]
-    limit = s["linear_mT"]
-    return [adc.u16(raw(supply / s["supply_V"] * (q + k / 1000 * min(max(b, -limit), limit)), parts))
-            for b, q, k, supply in zip(bz, parts.quiescent, parts.sensitivity, parts.supply)]
+    return [adc.u16(raw(min(max(supply / s["supply_V"] * (q + k / 1000 * b), low), supply - high), parts))
+            for b, q, k, supply, low, high in zip(bz, parts.quiescent, parts.sensitivity, parts.supply, parts.low,
+                                                  parts.high)]
 
 
 # -- the board ------------------------------------------------------------------------------

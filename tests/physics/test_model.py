@@ -1,0 +1,199 @@
+"""The magnetic model cannot be kinder than the physics (issue 40): every magnet of every face a
+cylinder, a die of either hand, the DRV5055 saturating toward its output's rails, and a seated
+die searched at the tolerances' corners, its side faces' magnets and glue turns too."""
+
+import json
+
+import numpy as np
+import pytest
+
+from doce.board import Board
+from doce_host.paths import BOARD_FILE
+from doce_host.physics import dice, readout, search
+from doce_host.physics.campaign import Campaign
+from doce_host.physics.decode import Reader
+from doce_host.physics.reading import Fields
+
+SPEC = json.loads(BOARD_FILE.read_text())
+PH = SPEC["physics"]
+HOLE = SPEC["mechanics"]["jig"]["drill_mm"]
+KINDS = ("white", "black", "white blocker", "black blocker")
+
+
+def _sensors():
+    g = PH["floor_mm"][0] + PH["air_mm"][0] + PH["sensor"]["hall_depth_mm"][0]
+    r = PH["ring_mm"]
+    return np.array([(0, 0, -g), (0, r, -g), (r, 0, -g), (0, -r, -g), (-r, 0, -g)], float)
+
+
+def test_every_magnet_of_every_face_is_a_cylinder():
+    """The field the campaign and the searches read (reading.Fields) is every magnet of the die,
+    its side faces' too, each the cylinder it is: magpylib's cylinders summed one by one. A point
+    dipole for a side face's magnet near the floor, nearer the ring sensor under it than three
+    diameters, is off by more than 2 % (the campaign's model before issue 40)."""
+    magnets, side = dice.build("white blocker", SPEC["dice"], PH, np.random.default_rng(3), hole=HOLE)
+    pose = dice.Pose(down=6, turn=1.0, dx=0.1)
+    sensors = _sensors()
+    fields = Fields()
+    fields.add([0], (magnets, side), [pose], sensors[None])
+    at, axis = dice.place(magnets, side, pose)
+    each = [dice.bz(at[i:i + 1], axis[i:i + 1], magnets.polarisation[i:i + 1], magnets.size[i:i + 1], sensors)
+            for i in range(len(magnets))]
+    assert fields.total(1)[0] == pytest.approx(np.sum(each, 0), abs=1e-9)
+    low = np.argmin(np.where(magnets.face != 6, at[:, 2], np.inf))  # the side magnet nearest the floor
+    ring = sensors[np.argmin(np.linalg.norm(sensors[:, :2] - at[low, :2], axis=1))][None]
+    one = (at[low:low + 1], axis[low:low + 1], magnets.polarisation[low:low + 1], magnets.size[low:low + 1])
+    cylinder = dice.bz(*one, ring)[0]
+    dipole = dice.bz(*one, ring, dipole=True)[0]
+    assert abs(dipole / cylinder - 1) > 0.02, (cylinder, dipole)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("hand", [0, 1])
+def test_a_die_of_either_hand_reads_every_face_s_code(kind, hand):
+    """A blank's pips may run either way round, each face still glued as the sheet draws it,
+    seen from outside (geometry.MIRRORED): every face down reads its own code, in some turn."""
+    codes = dice.codes_by_piece(SPEC["dice"])
+    piece = kind if kind.endswith("blocker") else kind + " 1"
+    magnets, side = dice.build(piece, SPEC["dice"], PH, pins={"hand": hand})
+    assert magnets.hand == hand
+    turns = {code[0] + code[1:][t:] + code[1:][:t]: name for code, name in SPEC["dice"].items() for t in range(4)}
+    r = PH["ring_mm"]
+    for down in range(1, 7):
+        at, _ = dice.place(magnets, side, dice.Pose(down=down))
+        face = magnets.face == down
+        read = ["0"] * 5
+        for (x, y, _), pol in zip(at[face], magnets.polarisation[face]):
+            spot = {(0, 0): 0, (0, 1): 1, (1, 0): 2, (0, -1): 3, (-1, 0): 4}[(round(x / r), round(y / r))]
+            read[spot] = "+" if pol < 0 else "-"
+        want = codes[piece if kind.endswith("blocker") else "%s %d" % (kind, 7 - down)]
+        assert turns["".join(read)] == turns[want], (hand, down)
+
+
+def test_the_hand_moves_only_the_faces_3_and_4_and_is_drawn():
+    """The mirror image trades faces 3 and 4 (half a turn about the vertical through 1 and 6);
+    a die drawn within tolerance is of either hand."""
+    plain, _ = dice.build("white 1", SPEC["dice"], PH, pins={"hand": 0})
+    mirror, _ = dice.build("white 1", SPEC["dice"], PH, pins={"hand": 1})
+    side = np.isin(plain.face, (3, 4))
+    assert np.array_equal(plain.at[~side], mirror.at[~side])
+    assert np.allclose(mirror.at[side][:, :2], -plain.at[side][:, :2])
+    hands = {dice.build("white 1", SPEC["dice"], PH, np.random.default_rng(s))[0].hand for s in range(12)}
+    assert hands == {0, 1}
+
+
+def test_the_sensor_saturates_toward_its_output_s_rails_not_at_a_field():
+    """SBAS640 5.5: V_L, linear from 0.2 V to VCC - 0.2 V, saturating beyond (at a voltage it does
+    not give: here 0-0.2 V short of each rail, board.json sensor.rail_headroom_V). The most
+    sensitive part with the highest quiescent voltage reaches its rail by 44 mT (the B_L the
+    datasheet quotes), a typical one not before 50 mT."""
+    s = PH["sensor"]
+
+    def part(q, sens, headroom):
+        return readout.Parts(np.array([q]), np.array([sens]), np.float64(1100), np.float64(0),
+                             np.array([s["supply_V"]]), np.array([headroom]), np.array([headroom]))
+    steep = part(s["quiescent_V"][1], s["sensitivity_mV_per_mT"][1], 0.2)
+    top = s["supply_V"] - 0.2
+    assert readout.volts(np.array([200.0]), steep, PH)[0] == pytest.approx(top)
+    assert readout.volts(np.array([-200.0]), steep, PH)[0] == pytest.approx(0.2)
+    assert readout.volts(np.array([43.0]), steep, PH)[0] < top == pytest.approx(
+        readout.volts(np.array([45.0]), steep, PH)[0])
+    typical = part(sum(s["quiescent_V"]) / 2, sum(s["sensitivity_mV_per_mT"]) / 2, sum(s["rail_headroom_V"]) / 2)
+    assert readout.volts(np.array([44.0]), typical, PH)[0] < readout.volts(np.array([50.0]), typical, PH)[0]
+
+
+def test_the_search_pins_every_face_s_magnets_the_side_glues_and_the_hand():
+    """search.built: the searched fractions reach every magnet of every face (a side magnet's
+    remanence here), each side face's glue turn and the die's hand."""
+    f = np.full((2, search.TOLERANCES), 0.5)
+    f[0, search.GLUES + 4] = 0.2  # hand 0
+    f[1, search.GLUES:search.GLUES + 5] = (0.0, 0.3, 0.6, 0.9, 0.9)
+    at = 1 + search.PER_FACE + 1 * (len(search.MAGNET) + search.PLACE)  # its N magnet's remanence
+    f[1, at] = 1.0
+    board = Board(SPEC)
+    (a, _), (b, _) = search.built(PH, SPEC, "white 1", f, HOLE, 0, board.baseline, True,
+                                  board.power_on_us)[0]
+    assert a.hand == 0 and b.hand == 1
+    assert [b.glue[p] for p in search.face_order(6)[1:5]] == [0, 1, 2, 3]
+    assert np.abs(b.polarisation).max() == PH["magnet"]["remanence_mT"][1]
+
+
+def _seated_worst(name, seed=1):
+    """A seated die's searched worst (mT) at the tolerances' corners: a small search (200 starts,
+    4 rounds, 3 passes to the corners), a few seconds of one core."""
+    reader = Reader(Board(SPEC))
+    family = search.families(PH)["seated"]
+    m, _ = search.worst(reader, None, None, name, None, family, np.random.default_rng(seed),
+                        tolerances=(SPEC, HOLE, True), starts=200, rounds=4, corners=3)
+    return m / Campaign(SPEC).per_mT
+
+
+@pytest.mark.parametrize("hand", [0, 1])
+@pytest.mark.parametrize("kind", ["white blocker", "black blocker"])
+def test_the_sheet_turns_a_blocker_s_faces_so_no_side_magnet_is_over_an_empty_place(kind, hand):
+    """board.json physics.magnet.toward pairs a blocker's faces (1-2, 3-6, 4-5), each face's N
+    towards its partner: at every edge both faces have a ring magnet or neither, on a blank
+    numbered either way round. So with any face down, the side magnets near the floor sit over
+    the face down's own ring magnet (of the same pole: its reading a few mT weaker), never over
+    an empty ring place (issue 40: there they read 17 mT of the other pole, unsettled)."""
+    magnets, side = dice.build(kind, SPEC["dice"], PH, pins={"hand": hand})
+    ring = [(at, pips) for at, pips, k in zip(magnets.at, magnets.face, range(len(magnets)))
+            if np.linalg.norm(at) > side / 2]  # off a face's centre: a ring magnet
+    assert len(ring) == 6
+    edges = {tuple(np.sign(np.round(at, 3)) * (np.abs(at) > 1)) for at, _ in ring}
+    assert len(edges) == 3  # six ring magnets at three edges, two by two
+    for down in range(1, 7):
+        at, _ = dice.place(magnets, side, dice.Pose(down=down))
+        low = at[(magnets.face != down) & (at[:, 2] < side / 2) & (np.linalg.norm(at[:, :2], axis=1) > 3)]
+        own = at[(magnets.face == down) & (np.linalg.norm(at[:, :2], axis=1) > 3)]
+        for x, y, _ in low:  # every side magnet in the lower half is over the face down's ring magnet
+            assert np.min(np.hypot(own[:, 0] - x, own[:, 1] - y)) < 4.0, (down, (x, y))
+
+
+@pytest.mark.parametrize("name", ["white blocker", "black blocker"])
+def test_a_seated_blocker_reads_right_at_the_tolerances_corners(name):
+    """Issue 40's finding: a blocker built legally, every side face's magnet glued toward the face
+    down, at the tolerances' corners: its side magnets near the floor read several mT of the
+    other pole at the ring sensors where its code has no magnet, and the square stays unsettled.
+    Searched so, the board file of issue 40's start read -0.21 mT (white, seeds 1 and 2) and
+    -0.69 mT (black). Glued as the sheet says (above), at least +1.5 mT (+7.9 to +8.3 mT, seeds 1 and 2)."""
+    assert _seated_worst(name) >= 1.5
+
+
+@pytest.mark.xfail(strict=True, reason="issue 40, not yet cured: a seated die's side magnets near the floor "
+                                       "over its empty ring places (the codes leave no glue rule that avoids it)")
+def test_a_seated_black_4_reads_right_at_the_tolerances_corners():
+    """The dice' worst, searched small: black 4 (-+-0-), its empty W reading 18.3 mT of the other
+    pole against absent_opposite_below's 18.4 (+0.10 mT, seed 1)."""
+    assert _seated_worst("black 4") >= 1.5
+
+
+def test_a_weak_or_sunk_magnet_is_a_fault_a_die_may_be_built_with():
+    """dice.build's faults ('weak', fraction of its remanence) and ('sunk', mm deeper than flush):
+    only that magnet changes, its strength or its depth (issue 40's misbuilt dice)."""
+    pins = {("remanence", 6, 2): 0.5}
+    right, _ = dice.build("white 1", SPEC["dice"], PH, pins=pins)
+    weak, _ = dice.build("white 1", SPEC["dice"], PH, pins=pins, faults=[(6, 2, ("weak", 0.4))])
+    sunk, _ = dice.build("white 1", SPEC["dice"], PH, pins=pins, faults=[(6, 2, ("sunk", 0.5))])
+    i = next(j for j, (f, at) in enumerate(zip(right.face, right.at)) if f == 6 and at[0] > 3)  # face 6's E
+    ratio = weak.polarisation / right.polarisation
+    assert ratio[i] == pytest.approx(0.4) and np.delete(ratio, i) == pytest.approx(1.0)
+    assert sunk.recess[i] - right.recess[i] == pytest.approx(0.5)
+    assert sunk.at[i][2] == pytest.approx(right.at[i][2] + 0.5)
+    assert np.array_equal(np.delete(sunk.at, i, 0), np.delete(right.at, i, 0))
+
+
+def test_the_campaign_says_how_far_two_passes_of_its_searches_differ():
+    """campaign.Campaign.repeatability: the largest difference between two passes' worsts, and
+    the report prints it."""
+    import io
+    campaign = Campaign(SPEC, seed=0)
+    mt = campaign.per_mT
+    assert campaign.repeatability() == (None, None)
+    campaign.passes = {"seated, calibrated": [2.0 * mt, 2.2 * mt], "held low": [1.5 * mt, 1.6 * mt]}
+    gap, family = campaign.repeatability()
+    assert gap == pytest.approx(0.2) and family == "seated, calibrated"
+    out = io.StringIO()
+    campaign.report(out)
+    assert "repeatability: 2 passes" in out.getvalue() and "within 0.20 mT (at most, seated, calibrated)" in \
+        out.getvalue()
