@@ -3,6 +3,7 @@ a power cycle, dice moved while the power is off, and a command that fails on th
 
 import io
 import os
+import threading
 import time
 
 import serial
@@ -180,4 +181,31 @@ def test_a_reset_the_board_asks_for_lets_its_last_reply_out(tmp_path, monkeypatc
         with BoardLink(sim.path) as link:
             link.send_line(b'{"cmd": "state", "id": 1}')  # output on its way when the reset comes
             assert link.request("reboot", timeout=BOOT_CPU_S)["ok"]
+        assert answers_hello(sim)
+
+
+def test_what_the_bridge_took_just_before_a_power_cut_never_reaches_the_next_boot(tmp_path, monkeypatch):
+    """The bridge checked the board was on, then a cut and a boot came before it kept the bytes (a
+    thread preempted at load 12-19): a tool's Ctrl-C and Ctrl-A stopped the new boot's app."""
+    took, kept = threading.Event(), threading.Event()
+    keep = SerialSim._from_host
+
+    def late(self, data):
+        if b"\x03" in data:
+            took.set()
+            time.sleep(1.0)  # preempted between its check and keeping the bytes
+        keep(self, data)
+        if b"\x03" in data:
+            kept.set()
+    monkeypatch.setattr(SerialSim, "_from_host", late)
+    with SerialSim(tmp_path) as sim:
+        assert answers_hello(sim)
+        fd = os.open(sim.path, os.O_RDWR | os.O_NOCTTY)
+        os.write(fd, b"\r\x03\r\x01")
+        os.close(fd)
+        assert took.wait(10)
+        sim.cut_power()
+        sim.power_on()
+        assert kept.wait(10)
+        assert not sim.at_repl and not sim.raw_repl  # the new boot runs its app
         assert answers_hello(sim)

@@ -222,9 +222,11 @@ class SerialSim(SimulatedBoard):
                 if fd == self.user:
                     # To a board that is off, bytes are lost, not kept for its next boot: the board
                     # must have been on, the same boot, from before the read (power_on drains what
-                    # came while it was off) to after it
-                    if on and self.device is not None and self.generation == boot:
-                        self._from_host(data)
+                    # came while it was off) to after it; checked and kept under the power's lock,
+                    # so a cut and a boot cannot come between the two
+                    with self.lock:
+                        if on and self.device is not None and self.generation == boot:
+                            self._from_host(data)
                 elif data:
                     self._to_host(data)
                 elif self.process and self.process.poll() is not None:
