@@ -158,3 +158,29 @@ def test_the_last_will_of_a_boot_before_the_one_online_is_stale():
     assert b.repeats == 0 and b.missed == 0
     hand(room, "status", status(False, "0000000b", seq=2))  # its own will: it is offline
     assert not room.boards["b1"].online
+
+
+def test_a_room_hears_a_board_that_speaks_the_moment_it_has_connected(mosquitto, monkeypatch):
+    """Room.connect returns once its subscription is in place, not at the broker's CONNACK: an
+    event published right after (by a board, or a test) would otherwise reach the broker before
+    the room's SUBSCRIBE and be lost. A busy machine, or a busy broker, delays the SUBSCRIBE: here
+    it is held back 0.5 s (a CI run at load 19 lost a board's first event so)."""
+    import paho.mqtt.client as mqtt
+    sent = mqtt.Client.subscribe
+
+    def late(client, *args, **kwargs):
+        threading.Timer(0.5, sent, (client,) + args, kwargs).start()
+        return mqtt.MQTT_ERR_SUCCESS, 1
+    monkeypatch.setattr(mqtt.Client, "subscribe", late)
+    with Room(mosquitto.url) as room:
+        monkeypatch.setattr(mqtt.Client, "subscribe", sent)
+        board = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="b1")
+        board.connect(mosquitto.host, mosquitto.port)
+        board.loop_start()
+        try:
+            placed = {"event": "placed", "seq": 1, "player": "white", "cell": "c3", "value": 4}
+            board.publish("doce/b1/events", json.dumps(placed), qos=1).wait_for_publish(stretched(10))
+            assert wait_until(lambda: room.boards.get("b1") and room.boards["b1"].events, WAIT_S)
+        finally:
+            board.loop_stop()
+            board.disconnect()

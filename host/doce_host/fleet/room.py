@@ -114,6 +114,7 @@ class Room:
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
         self.up = False  # connected to the broker now
         self.asked = {}  # request id -> [the board it went to, its reply or None until it comes]
         self.refused = None
@@ -158,10 +159,15 @@ class Room:
             self.refused = "refused the connection (%s)" % reason
             # MQTT 3.1.1's codes 4 and 5 (paho names them so): Mosquitto answers 5 to a wrong password
             self.refused_password = str(reason) in ("Not authorized", "Bad user name or password")
+            self.connected.set()
         else:
+            # connect() returns at the SUBACK, not here: a board's event published the moment we
+            # return would otherwise reach the broker before our SUBSCRIBE and be lost
             client.subscribe("%s/+/+" % self.prefix, qos=1)
             self.connects += 1
             self.up = True
+
+    def _on_subscribe(self, client, userdata, mid, reasons, properties=None):
         self.connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason, properties=None):
