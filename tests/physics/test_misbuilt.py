@@ -96,7 +96,8 @@ def test_the_dice_check_finds_a_missing_magnet_at_the_tolerances_corners(name, k
 
 def test_a_full_strength_die_passes_the_dice_check_at_its_searched_worst_corner():
     """black 6 (-----), whose five magnets of one pole weaken each other's readings: its weakest
-    reads about 24.5 mT at the tolerances' corners, present_above 23.0; each of its five sensors
+    reads about 24.5 mT at the tolerances' corners (the lowest found, every black piece and white
+    1-2 searched), present_above 23.0; each of its five sensors
     aimed at (search.deep's way), it still reads right, so the check passes it."""
     family = search.families(PH)["seated"]
     worst = min(search.worst(READER, None, None, "black 6", None, family, np.random.default_rng([1, s]),
