@@ -28,16 +28,21 @@ class Family:
     make: object
     bounds: tuple
     seated: bool = False
+    built_wrong: bool = False  # seated, a die built wrong: the largest margin to reading right is the worst
 
 
 def families(physics):
     offset, twist = poses.well_play(physics)
     depth = physics["well_depth_mm"]
     lean = poses.steepest_lean(physics) + 0.5  # a die on the floor leans no further (its walls)
+    seated = Family(lambda ph, down, turn, p, die: poses.rocked(
+                        poses.Pose(down=down, turn=turn + p[2], dx=p[0], dy=p[1]), die, p[3]),
+                    ((-offset, offset), (-offset, offset), (-twist, twist), (0, 360)), seated=True)
     return {
-        "seated": Family(lambda ph, down, turn, p, die: poses.rocked(
-                             poses.Pose(down=down, turn=turn + p[2], dx=p[0], dy=p[1]), die, p[3]),
-                         ((-offset, offset), (-offset, offset), (-twist, twist), (0, 360)), seated=True),
+        "seated": seated,
+        # a die built wrong, seated on the dice check's square: the check passes it only if it reads
+        # as its own piece there (doce/dice.py), so its worst is its largest margin to reading right
+        "seated, built wrong": replace(seated, built_wrong=True),
         "bridging a side": Family(lambda ph, down, turn, p, die: poses.bridging(ph, down, turn + p[2], p[0], p[1]),
                                   ((-15, 15), (0.5, 9.5), (-10, 10))),
         "bridging a corner": Family(lambda ph, down, turn, p, die: poses.bridging(ph, down, turn + p[2], 45 + p[0],
@@ -190,7 +195,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
           readings=None, corners=3, sensor=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
-    if the family is seated. `tolerances` (spec, hole, calibrated[, faults]: a die built wrong,
+    if the family is seated (built wrong: the largest, > 0 where it reads right and would pass
+    the dice check). `tolerances` (spec, hole, calibrated[, faults]: a die built wrong,
     dice.build's): search the die's and the
     board's tolerances too (`die`, `boards` and `row` are then not used); the result's pose
     then comes with its die and board as (pose, fractions). `readings`: a list to append the
@@ -236,8 +242,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
                 want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[:, aim]
                 margin[fit] = np.where(want == 0, -np.abs(b), np.where(want == 1, b, -b))
             else:
-                margin[fit] = (reader.seated_margin(d[fit], piece, aim) if family.seated
-                               else reader.closest(d[fit], piece)[0])
+                margin[fit] = (reader.seated_margin(d[fit], piece, aim) * (-1 if family.built_wrong else 1)
+                               if family.seated else reader.closest(d[fit], piece)[0])
         if tolerances:
             pose_list = [(p, f) for p, f in zip(pose_list, params[:, poses_n:])]
         return margin, pose_list, d
@@ -262,4 +268,4 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     m, pose_list, d = score(params[:1])
     if readings is not None and np.isfinite(m[0]):
         readings.append(d[0])
-    return float(m[0]), pose_list[0]
+    return float(m[0]) * (-1 if family.built_wrong else 1), pose_list[0]
