@@ -194,3 +194,11 @@ def test_sim_remote_at_a_broker_that_never_answers_says_so_within_its_deadline()
         with pytest.raises(UsageError) as e:
             reachable(url, wait_s=1)
     assert "takes a connection but gives no MQTT answer within 1 s" in str(e.value)
+
+
+def test_sim_remote_at_an_mqtts_broker_without_its_ca_says_what_the_boards_need(capsys):
+    """The probe of a given broker (above) comes after the boards' own check of it: an mqtts:// broker
+    with no --ca is the line that names --ca, not a TLS failure of the probe."""
+    assert main(["sim", "--remote", "--broker", "mqtts://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs --ca FILE" in err, err

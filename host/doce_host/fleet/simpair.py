@@ -104,7 +104,9 @@ def reachable(url, ca=None, wait_s=None):
 
     from ..commandline import UsageError
     from .broker import BrokerError, parse_url, start_s
+    from .commands import board_settings
     from .room import tls_context
+    board_settings(url, ca)  # mqtts:// without --ca, or --ca with mqtt://: the boards' own one line first
     try:
         host, port, tls = parse_url(url, tls_ok=True)
         context = tls_context(ca) if tls else None
