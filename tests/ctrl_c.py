@@ -13,7 +13,7 @@ from waiting import Deadline, Lines, ended
 
 # What Python prints when something went wrong on the way out: none may show.
 TRACES = ("Traceback", "Exception ignored", "Task exception was never retrieved", "Error in atexit",
-          "Fatal Python error")
+          "Fatal Python error", "Task was destroyed but it is pending", "coroutine ignored GeneratorExit")
 STOP_S = 60  # of a core's time, to stop: it joins its threads and closes its boards and broker
 
 
@@ -36,9 +36,13 @@ class Doce:
             if check(line):
                 return line
 
-    def ctrl_c(self):
-        """Ctrl-C: SIGINT to its process group; what it said in all, and its exit code."""
-        os.killpg(self.process.pid, signal.SIGINT)
+    def ctrl_c(self, sig=signal.SIGINT):
+        """Ctrl-C: SIGINT to its process group (or `sig`: SIGTERM goes to the command alone, as `kill PID`
+        sends it); what it said in all, and its exit code."""
+        if sig == signal.SIGINT:
+            os.killpg(self.process.pid, sig)
+        else:
+            self.process.send_signal(sig)
         try:
             code = ended(self.process, STOP_S)
         except subprocess.TimeoutExpired:
@@ -54,8 +58,8 @@ class Doce:
         return "".join(self.said), code
 
 
-def ended_cleanly(doce):
-    said, code = doce.ctrl_c()
+def ended_cleanly(doce, sig=signal.SIGINT):
+    said, code = doce.ctrl_c(sig)
     assert code in (0, 130), (code, said)
     assert not [t for t in TRACES if t in said], said
     return said

@@ -99,7 +99,7 @@ def check(spec, sensors_per_square):
     channels = [ch for name in names for ch in spec["squares"][name]]
     need(all(len(spec["squares"][n]) == sensors_per_square for n in names), "squares",
          "five channels for each square: C, N, E, S, W")
-    need(all(0 <= ch < s["groups"] * 16 for ch in channels) and len(set(channels)) == len(channels),
+    need(all(whole(ch, 0, s["groups"] * 16 - 1) for ch in channels) and len(set(channels)) == len(channels),
          "squares", "every channel on a multiplexer input, and none used twice")
     # doce/board.py keeps each LED's index in a byte
     need(whole(spec["leds"]["count"], 1, 256), "leds.count", "1 to 256 LEDs")

@@ -33,7 +33,9 @@ def cmd_status(args):
 @link_errors
 def cmd_monitor(args):
     from . import view
+    from .game_log import FriendNews
     link, hello = open_link(args)
+    news = FriendNews()  # the friend's board "is connected" once, not after each of its moves
     with link:
         if not args.json:
             print("%s on %s. Ctrl-C to stop." % (view.printable(hello["board"]), args.port))
@@ -50,6 +52,8 @@ def cmd_monitor(args):
             if last_seq is not None and event.get("seq", 0) > last_seq + 1:
                 print("(missed %d event(s); fetching the state)" % (event["seq"] - last_seq - 1))
             last_seq = event.get("seq", last_seq)
+            if not news(event):
+                continue
             print(view.describe(event), flush=True)
             if event["event"] not in ("warning",):
                 state = link.state()

@@ -27,8 +27,8 @@ SHAPES = {
         "sensor": {"supply_V": POSITIVE, "supply_mA": SPAN, "hall_depth_mm": TOLERANCE,
                    "sensitivity_mV_per_mT": SPAN, "quiescent_V": SPAN, "rail_headroom_V": SPAN, "noise_mV_rms": SIZE},
         "adc": {"vref_mV": SPAN, "inl_lsb": SIZE, "noise_counts": SIZE},
-        "rail": {"group_sensors": POSITIVE, "sensor_decoupling_nF": SIZE, "bulk_uF": SPAN, "recovery_us": POSITIVE,
-                 "load_regulation": SIZE, "switch_mohm": SIZE, "regulator_V": SPAN},
+        "rail": {"group_sensors": POSITIVE, "sensor_decoupling_nF": SIZE, "track_mV": SIZE, "bulk_uF": SPAN,
+                 "recovery_us": POSITIVE, "load_regulation": SIZE, "switch_mohm": SIZE, "regulator_V": SPAN},
     },
     # the simulator's LED current limit (sim/device/network.py); the caps are the firmware's check's
     "power": {"led_budget_ma": POSITIVE, "led_ma_per_channel": POSITIVE, "led_budget_wifi_ma": POSITIVE},
@@ -45,28 +45,111 @@ SHAPES = {
 
 def load(path):
     """The board file at `path`, checked: its spec, or ValueError in one line (FileError is one)."""
+    return load_text(read_text(path, MAX_BYTES, "a board file"))
+
+
+def load_text(text):
+    """A board file's text, checked (load)."""
     from doce.board import Board
-    text = read_text(path, MAX_BYTES, "a board file")
     if text.startswith("\ufeff"):  # json.loads refuses it, and so would the board
         raise ValueError("board file: starts with a UTF-8 byte order mark: save it as UTF-8 without one")
     try:
-        spec = json.loads(text)
+        spec = json.loads(text, object_pairs_hook=one_each)
     except RecursionError:
         raise ValueError("board file: nested deeper than any board file is") from None
     Board(spec)
     for section in DIMENSIONS:
         if section not in spec:
             raise ValueError("board file: %s: missing" % section)
+        if section == "physics" and type(spec[section]) is dict and type(spec[section].get("magnet")) is dict:
+            toward(spec[section]["magnet"])
         dimensions(spec[section], section)
         shaped(spec[section], SHAPES[section], section)
     turn_files(spec)
+    drawn(spec["leds"])
+    # revision B's LED supply switch (doce/esp32.py lights the strip only through it; the firmware
+    # still boots a revision A board without one, but this project's board, and its checks, have it)
+    if "led_power" not in spec["pins"]:
+        raise ValueError("board file: pins.led_power: missing (the GPIO of the LED strip's supply switch)")
+    linux_pins(spec)
     return spec
+
+
+TOWARD_KEYS = ("white", "black", "white blocker", "black blocker")
+
+
+def toward(magnet):
+    """physics.magnet.toward (optional): for a kind of die ("white", "black blocker", ...), the face each
+    face's N is glued toward (physics/geometry.py glue_toward): a neighbour, never itself or its opposite.
+    dimensions() would take any number in it."""
+    rules = magnet.get("toward", {})
+    if type(rules) is not dict or not all(kind in TOWARD_KEYS and type(rule) is dict and sorted(rule) == list("123456")
+                                          and all(whole_face(rule[f]) and rule[f] not in (int(f), 7 - int(f))
+                                                  for f in rule) for kind, rule in rules.items()):
+        raise ValueError("board file: physics.magnet.toward: for each of %s, the face (1 to 6, a neighbour) "
+                         "each face \"1\" to \"6\" points its N at" % ", ".join(TOWARD_KEYS))
+
+
+def whole_face(value):
+    return type(value) is int and 1 <= value <= 6
+
+
+def one_each(pairs):
+    """An object of JSON, every key in it once: which of two would count, the first or the last?"""
+    found = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError("board file: the key %s appears twice in one object" % json.dumps(key)[:70])
+        found[key] = value
+    return found
+
+
+def drawn(leds):
+    """leds.offset_mm and package_mm, which the drawings and the mechanics read (hardware/layout.py)."""
+    offset, package = leds.get("offset_mm"), leds.get("package_mm")
+    if type(offset) is not list or len(offset) != 2 or not all(number(v) for v in offset):
+        raise ValueError("board file: leds.offset_mm: a list of two numbers, a square's LED from its centre [x, y]")
+    if type(package) is not list or len(package) != 3 or not all(number(v) and v > 0 for v in package):
+        raise ValueError("board file: leds.package_mm: a list of three numbers above 0, the LED's width, length "
+                         "and height")
+
+
+LINUX_PINS = ("sensor_adc_cs", "mux_select", "group_select", "group_enable", "leds", "button")
+
+
+def linux_pins(spec):
+    """linux_pins: Blinka's names of the pins on the Linux target (doce/linux.py): each a short word."""
+    pins = spec.get("linux_pins")
+    if type(pins) is not dict:
+        raise ValueError("board file: linux_pins: %s" % ("missing" if pins is None else
+                                                         "an object of the Linux target's pin names"))
+    for key in LINUX_PINS:
+        if key not in pins:
+            raise ValueError("board file: linux_pins.%s: missing" % key)
+        value = pins[key]
+        if key in ("mux_select", "group_select"):
+            count = 4 if key == "mux_select" else len(spec["pins"]["group_select"])
+            if type(value) is not list or len(value) != count or not all(pin_name(v) for v in value):
+                raise ValueError("board file: linux_pins.%s: a list of %d pins' names, as pins.%s has GPIOs"
+                                 % (key, count, key))
+        elif not pin_name(value):
+            raise ValueError("board file: linux_pins.%s: a pin's name (Blinka's board module: D18, CE0)" % key)
+
+
+def pin_name(value):
+    return type(value) is str and 0 < len(value) <= 16 and value.isascii() and value.replace("_", "").isalnum()
+
+
+OBJECTS = ("toward",)  # the one object among the dimensions SHAPES does not list (toward() checks it)
 
 
 def shaped(value, shape, field):
     """Each field of `shape` present in `value` (dimensions() has seen its numbers) and in its range."""
     if type(value) is not dict:
         raise ValueError("board file: %s: an object" % field)
+    for key, item in value.items():  # a field no one here reads: a number or a list, as its neighbours
+        if key not in shape and key not in OBJECTS and type(item) is dict:
+            raise ValueError("board file: %s.%s: a number, not an object" % (field, key))
     for key, kind in shape.items():
         name = "%s.%s" % (field, key)
         if key not in value:
@@ -75,8 +158,10 @@ def shaped(value, shape, field):
         if type(kind) is dict:
             shaped(v, kind, name)
         elif kind in (POSITIVE, SIZE):
-            if type(v) is list:
-                raise ValueError("board file: %s: a number, not a list" % name)
+            if not number(v):  # dimensions() lets an object of numbers through: a section has them
+                raise ValueError("board file: %s: a number, not %s" % (name, "a list" if type(v) is list else
+                                                                          "an object" if type(v) is dict
+                                                                          else json.dumps(v)[:40]))
             if not (v > 0 if kind == POSITIVE else v >= 0):
                 raise ValueError("board file: %s: %s, not %s" % (name, "above 0" if kind == POSITIVE else "at least 0",
                                                                  json.dumps(v)))

@@ -14,12 +14,29 @@ import time
 from .view import describe
 
 
+class FriendNews:
+    """Whether a board's event is news for a person reading its log (the page's, doce monitor's): a
+    `remote` event with no move to put down, the friend's board neither come nor gone, is not. A board
+    sends one each time the move to put down changes, so after every move of the friend's."""
+
+    def __init__(self):
+        self.said = None  # whether the friend's board was last said connected, or None
+
+    def __call__(self, event):
+        if event.get("event") == "boot":  # a board started again says where it stands again
+            self.said = None
+        if event.get("event") != "remote":
+            return True
+        said, self.said = self.said, event.get("connected")
+        return bool(event.get("move")) or self.said != said
+
+
 class GameLog:
     def __init__(self, keep):
         self.lines = collections.deque(maxlen=keep)  # {"text", "kind", "at"}, oldest first
         self.lock = threading.Lock()  # written from a link's or a broker's thread, read from a page's
         self.unworded = []  # refusals waiting for a state that shows them
-        self.friend = None  # whether the friend's board was last said connected (a remote match), or None
+        self.news = FriendNews()
 
     def note(self, text, kind="note"):
         with self.lock:
@@ -34,11 +51,8 @@ class GameLog:
             for waiting in self.unworded:
                 self.note(describe(waiting), "illegal")
             self.unworded = []
-            self.friend = None
-        if event.get("event") == "remote":
-            said, self.friend = self.friend, event.get("connected")
-            if not event.get("move") and self.friend == said:
-                return  # no move to put down, and the friend's board neither came nor went: no news
+        if not self.news(event):
+            return
         if event.get("event") != "illegal":
             self.note(describe(event), event.get("event"))
         elif state is not None and after(seq, event):

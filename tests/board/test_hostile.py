@@ -228,6 +228,16 @@ def test_deep_nesting_within_a_line_gets_one_reply_and_the_board_goes_on(sim):
     assert ask(sim, "hello")["ok"]
 
 
+def test_the_nesting_docs_protocol_shows_is_where_the_board_draws_the_line(sim):
+    """docs/protocol.md's bad_json row shows the deepest request read and the shallowest refused;
+    it said "nested more than 4 deep" with the request's own object left unsaid, one off either way."""
+    doc = (ROOT / "docs" / "protocol.md").read_text()
+    row = next(line for line in doc.splitlines() if line.startswith("| `bad_json` |"))
+    read, refused = re.findall(r"`(\{\"cmd\": \"hello\"[^`]*\})`", row)
+    assert [r["error"] for r in send_raw(sim, read.encode() + b"\n")] == ["bad_argument"]  # parsed: x is no field
+    assert [r["error"] for r in send_raw(sim, refused.encode() + b"\n")] == ["bad_json"]
+
+
 # -- item 15: a reading at the detection threshold -----------------------------------------------
 
 def test_a_die_read_at_the_detection_threshold_is_reported_once_the_quiet_wait_passes(sim):

@@ -154,3 +154,51 @@ def test_the_friends_board_connected_is_one_line_until_it_changes():
     log.event({"event": "boot"})  # a board started again says where it stands again
     log.event({"event": "remote", "colour": "white", "connected": True, "move": None})
     assert log.shown()[-1]["text"] == "your friend's board (white) is connected"
+
+
+def test_sim_remote_at_a_broker_that_refuses_the_boards_says_so_before_any_board_starts(tmp_path):
+    """Review of issue 41, finding 6: at a `doce fleet secure` broker (the simulated boards have no
+    credentials, and Mosquitto refused them six times in its log) it printed "Two simulated boards
+    paired..." and both pages said only "not connected". A board's own CONNECT is tried first."""
+    import json
+    import sys
+
+    from fleet_helpers import mosquitto_or_skip
+
+    from doce_host.fleet.broker import Mosquitto, free_port
+    mosquitto_or_skip()
+    port = free_port()
+    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "a1", "--mqtt-port", str(port)]) == 0
+    conf = (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
+    with Mosquitto(port=port, folder=tmp_path / "broker", extra=conf, listeners=False):
+        url = "mqtt://127.0.0.1:%d" % port
+        run = completed([sys.executable, "-m", "doce_host.cli", "sim", "--remote", "--broker", url, "--http", "0",
+                         "--folder", str(tmp_path / "boards")], timeout=120)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr.count("\n") == 1 and "refuses the simulated boards (MQTT return code 5" in run.stderr, run.stderr
+    assert "paired" not in run.stdout and not (tmp_path / "boards").exists()
+    assert json.loads((tmp_path / "room" / "credentials.json").read_text())  # (the room was made)
+
+
+def test_sim_remote_at_a_broker_that_never_answers_says_so_within_its_deadline():
+    """Review of issue 41, finding 6: a port that takes the connection and never answers (a hung broker,
+    something else listening) was taken for a broker: `reachable` only opened a TCP connection."""
+    import socket
+
+    from doce_host.commandline import UsageError
+    from doce_host.fleet.simpair import reachable
+    with socket.socket() as hole:
+        hole.bind(("127.0.0.1", 0))
+        hole.listen(4)  # the kernel takes the connection; nothing ever reads it
+        url = "mqtt://127.0.0.1:%d" % hole.getsockname()[1]
+        with pytest.raises(UsageError) as e:
+            reachable(url, wait_s=1)
+    assert "takes a connection but gives no MQTT answer within 1 s" in str(e.value)
+
+
+def test_sim_remote_at_an_mqtts_broker_without_its_ca_says_what_the_boards_need(capsys):
+    """The probe of a given broker (above) comes after the boards' own check of it: an mqtts:// broker
+    with no --ca is the line that names --ca, not a TLS failure of the probe."""
+    assert main(["sim", "--remote", "--broker", "mqtts://127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs --ca FILE" in err, err

@@ -183,3 +183,83 @@ def test_an_output_that_cannot_be_written_is_one_line_not_a_traceback(words):
                              text=True, timeout=stretched(60))
     assert run.returncode == 1 and run.stderr.splitlines() == [
         "doce: the output could not be written (No space left on device)"], run.stderr
+
+
+def every_number(spec, section):
+    """(path, setter) for every number under spec[section], in lists too."""
+    found = []
+
+    def walk(value, path, put):
+        if type(value) is dict:
+            for key, item in value.items():
+                walk(item, path + [key], lambda v, d=value, k=key: d.__setitem__(k, v))
+        elif type(value) is list:
+            for i, item in enumerate(value):
+                walk(item, path + [i], lambda v, d=value, k=i: d.__setitem__(k, v))
+        elif type(value) in (int, float):
+            found.append((path, put))
+    walk(spec[section], [section], None)
+    return found
+
+
+def test_an_object_or_a_fraction_anywhere_a_number_belongs_is_one_line():
+    """Review of issue 41, finding 5: an object where a physics/mechanics/power number belongs, or a
+    fraction for a sensor's channel, passed the check and raised a TypeError (a traceback from every
+    doce command). Every number of the shipped file is tried."""
+    from doce_host import board_file
+    original = json.loads(paths_board_text())
+    tried = 0
+    for section in ("physics", "mechanics", "power", "squares", "sensing", "leds", "pins"):
+        for index, _ in enumerate(every_number(original, section)):
+            for wrong in ({"a": 1}, 0.5, [], None, "1"):
+                spec = json.loads(paths_board_text())
+                path, put = every_number(spec, section)[index]
+                put(wrong)
+                if wrong == 0.5 and (section in ("physics", "mechanics", "power") or path[:2] in (
+                        ["leds", "offset_mm"], ["leds", "package_mm"])):
+                    continue  # a fraction is a dimension's right
+                tried += 1
+                with pytest.raises(ValueError, match="^board file: "):
+                    board_file.load_text(json.dumps(spec))
+                    print("passed:", path, wrong)
+    assert tried > 1000
+
+
+@pytest.mark.parametrize("change, said", [
+    (lambda s: s["squares"]["a1"].__setitem__(0, 0.5), "squares: every channel"),
+    (lambda s: s["squares"].update(a1="abcde"), "squares"),
+    (lambda s: s["physics"].update(square_mm={"a": 1}), "physics.square_mm: a number"),
+    (lambda s: s["power"].update(led_budget_ma={"a": 1}), "power.led_budget_ma: a number"),
+    (lambda s: s.pop("linux_pins"), "linux_pins: missing"),
+    (lambda s: s.update(linux_pins=3), "linux_pins: an object"),
+    (lambda s: s["linux_pins"].update(leds=18), "linux_pins.leds: a pin's name"),
+    (lambda s: s["linux_pins"].update(leds="D18\n"), "linux_pins.leds: a pin's name"),
+    (lambda s: s["linux_pins"].update(mux_select=["D5"]), "linux_pins.mux_select: a list of 4"),
+    (lambda s: s["linux_pins"].pop("button"), "linux_pins.button: missing"),
+    (lambda s: s["leds"].update(offset_mm="x"), "leds.offset_mm: a list of two numbers"),
+    (lambda s: s["leds"].update(offset_mm=[1, {}]), "leds.offset_mm: a list of two numbers"),
+    (lambda s: s["leds"].pop("offset_mm"), "leds.offset_mm: a list of two numbers"),
+    (lambda s: s["leds"].update(package_mm=[2.4, 2.4]), "leds.package_mm: a list of three numbers"),
+    (lambda s: s["leds"].update(package_mm=[2.4, -2.4, 1]), "leds.package_mm: a list of three numbers"),
+    (lambda s: s["pins"].pop("led_power"), "pins.led_power: missing"),
+    ('{"grid": 5, "grid": 6}', 'the key "grid" appears twice'),
+    (lambda s: None, None),  # the shipped file, as it is
+])
+def test_every_field_of_the_board_file_is_checked_in_one_line(tmp_path, capsys, monkeypatch, change, said):
+    """Review of issue 41, finding 5: linux_pins, leds.offset_mm and leds.package_mm passed unchecked
+    (any type), pins.led_power could go missing, and a key given twice was read as its last."""
+    from doce_host import paths
+    spec = json.loads(paths_board_text())
+    broken = tmp_path / "board.json"
+    if isinstance(change, str):
+        broken.write_text(paths_board_text().replace('{', change[:-1] + ",", 1))
+    else:
+        change(spec)
+        broken.write_text(json.dumps(spec))
+    monkeypatch.setattr(paths, "BOARD_FILE", broken)
+    if said is None:
+        from doce_host import board_file
+        assert board_file.load(broken)["board"]
+        return
+    err = refused(capsys, "play", "--vs", "1")
+    assert err.count(str(broken)) == 1 and said in err, err

@@ -95,3 +95,44 @@ def test_a_timeout_names_the_request():
     silent = FakeDevice(lambda line: None)
     with pytest.raises(LinkError, match="timeout: no answer to 'state' within 1 s"):
         BoardLink(silent.path, timeout=1).request("state")
+
+
+def test_monitor_says_the_friends_board_is_connected_once_not_after_each_of_its_moves(monkeypatch, capsys):
+    """Review of issue 41, finding 6: `doce monitor` printed "your friend's board (black) is connected"
+    after every move of the friend's put down (a `remote` event each time the move to put down
+    changes); the page's log said it once. Both say it when the connection changes."""
+    from doce_host import board_commands, view
+
+    class Stop(Exception):
+        pass
+    connected = {"event": "remote", "colour": "black", "peer": "ben", "connected": True, "move": None}
+    events = [dict(connected, seq=1), dict(connected, seq=2, move={"cell": "c3", "value": 4}),
+              dict(connected, seq=3), dict(connected, seq=4, move={"cell": "a1", "value": 2}),
+              dict(connected, seq=5), dict(connected, seq=6, connected=False), dict(connected, seq=7)]
+
+    class Link:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+        def state(self):
+            return {}
+
+        def next_event(self, timeout):
+            if not events:
+                raise Stop
+            return events.pop(0)
+    monkeypatch.setattr(board_commands, "open_link", lambda args: (Link(), {"board": "ana"}))
+    monkeypatch.setattr(view, "draw", lambda state: "BOARD")
+    monkeypatch.setattr(view, "summary", lambda state: "SUMMARY")
+    args = type("Args", (), {"json": False, "port": "P"})()
+    with pytest.raises(Stop):
+        board_commands.cmd_monitor(args)
+    said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("your friend")]
+    assert said == ["your friend's board (black) is connected",
+                    "your friend plays black 4 on c3: put it down for them",
+                    "your friend plays black 2 on a1: put it down for them",
+                    "your friend's board (black) is not connected",
+                    "your friend's board (black) is connected"]

@@ -114,3 +114,12 @@ def test_doce_sim_remote_while_its_boards_talk(tmp_path):
     doce = Doce("sim", "--remote", "--http", "0", "--folder", str(tmp_path))
     doce.until(lambda line: line.startswith("Open each page"), timeout=180)
     ended_cleanly(doce)
+
+
+def test_doce_sim_remote_ends_cleanly_on_sigterm(tmp_path):
+    """Review of issue 41, finding 6: SIGTERM (`kill`, a service manager) printed "Task was destroyed but
+    it is pending!" and two "RuntimeError: coroutine ignored GeneratorExit"; Ctrl-C was clean."""
+    import signal
+    doce = Doce("sim", "--remote", "--http", "0", "--folder", str(tmp_path))
+    doce.until(lambda line: line.startswith("Open each page"), timeout=180)
+    ended_cleanly(doce, signal.SIGTERM)

@@ -155,3 +155,27 @@ def test_the_replay_numbers_and_words_moves_as_the_referee_and_the_live_page_do(
         page.click("#step-on")
     assert page.locator("#scored-title").text_content() == "How round 1 was scored (white won)"
     assert squares(page, "piece")["d1"] == "white 3"
+
+
+PAUSED_FRAME = """(paused) => {
+  const state = Object.assign({}, view.frame.state, {remote: null, mode: "playing"});
+  showRemote({state, paused, sim: true});  // as a frame of a paired board whose match does not run
+  const shown = (id) => !document.getElementById(id).hidden;
+  const said = {remote: shown("remote"), who: $("remote-who").textContent, why: $("friend-move").textContent,
+                against: shown("against"), newMatch: shown("new-match")};
+  showRemote(view.frame);  // the board's own frame again: a match for two
+  return [said, {remote: shown("remote"), against: shown("against"), newMatch: shown("new-match")}];
+}"""
+
+
+def test_a_paused_remote_match_shows_the_friend_and_why_and_offers_no_other_match(page):
+    """Review of issue 41, finding 6: while a remote match was paused the page showed no friend and offered
+    "Play against the board" and "New match", which the board refuses (web/watch.py puts `paused` in the
+    frame; doce/offline.py PAUSED is the board's reason)."""
+    from doce.offline import PAUSED
+    paused, back = page.evaluate(PAUSED_FRAME, {"peer": "ben", "colour": "white", "paused": PAUSED})
+    assert paused == {"remote": True, "against": False, "newMatch": False,
+                      "who": "You play black against your friend's board ben, which plays white: the match is "
+                             "paused on this board.",
+                      "why": PAUSED[0].upper() + PAUSED[1:] + "."}
+    assert back == {"remote": False, "against": True, "newMatch": True}

@@ -4,10 +4,11 @@ server is stopped."""
 import asyncio
 import gc
 import signal
+import sys
 
 from browser import chromium
 from pages import Page
-from waiting import stretched
+from waiting import completed, stretched
 
 from doce_host.web.server import Client
 
@@ -74,3 +75,37 @@ def test_a_closed_tab_and_sigterm_print_nothing(tmp_path):
     assert page.process.returncode in (0, 130)
     for noise in ("Traceback", "Task exception", "Warning", "Error"):
         assert noise not in said, said
+
+
+BUSY_WHEN_TERMINATED = """
+import asyncio, os, signal, time
+from doce_host import cli
+from doce_host.web.server import serve_until_stopped
+signal.signal(signal.SIGTERM, cli.interrupted)  # as the doce command has it (cli.run)
+sent = []
+
+async def busy(n):
+    while True:
+        if n == 0 and not sent:
+            sent.append(1)
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives while a task runs, as a frame is being drawn
+        time.sleep(0.001)
+        await asyncio.sleep(0)
+
+async def main():
+    await asyncio.gather(busy(0), busy(1))
+serve_until_stopped(main())
+print("ended")
+"""
+
+
+def test_sigterm_while_a_task_runs_ends_the_pages_cleanly():
+    """Review of issue 41, finding 6: SIGTERM to `doce sim --remote` printed "Task was destroyed but it is
+    pending!" and "coroutine ignored GeneratorExit": cli.py's handler raised KeyboardInterrupt inside
+    whichever task ran (asyncio.run, 'Task exception was never retrieved' when it is a step). The pages'
+    loop takes SIGTERM as asyncio.run takes Ctrl-C: it cancels its task between steps."""
+    from ctrl_c import TRACES
+    run = completed([sys.executable, "-c", BUSY_WHEN_TERMINATED], timeout=60)
+    said = run.stdout + run.stderr
+    assert run.returncode == 0 and run.stdout == "ended\n", said
+    assert not [t for t in TRACES + ("Task exception",) if t in said], said

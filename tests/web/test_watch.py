@@ -79,3 +79,41 @@ def test_a_refused_die_is_drawn_from_the_boards_state(following):
           and ("frame", "board", None) in seen.since(start), timeout=30, what="the refusal, drawn")
     assert [e for e in seen.since(start) if e[0] == "frame"][-1][1] == "board"
     assert watch.state["seen"] == {"c3": "black 4"}
+
+
+def test_a_paused_remote_match_is_shown_with_the_friend_and_why(monkeypatch):
+    """Review of issue 41, finding 6: while a remote match is paused (out of memory starting it, doce/
+    offline.py) the board's state has no "remote", as a match for two, so the page showed no friend and
+    offered "Play against the board" and "New match", which the board refuses. The watch asks `remote`
+    after a connect, a boot, an error or a warning, and the frame says whom with and why."""
+    from doce.offline import PAUSED
+    asked = []
+    paired = {"peer": "b2", "colour": "black", "match": "7f3a01c2", "connected": False, "paused": PAUSED}
+
+    class Link:
+        remote = paired
+
+        def ask(self, cmd, **args):
+            return {"ok": True, "seq": 1, "state": {"remote": None, "mode": "playing", "rules_checksum": None}}
+
+        def request(self, cmd, **args):
+            asked.append(cmd)
+            return {"ok": True, "remote": self.remote}
+    watch = Watch("/dev/null", lambda frame: None)
+    link = Link()
+    monkeypatch.setattr(watch_module.picture, "draw", lambda state, tall=False: "")
+    monkeypatch.setattr(watch_module, "problems_in_words", lambda state: [])
+    watch.ask_paused = True
+    watch._refresh(link)
+    frame = watch.frame()
+    assert frame["paused"] == {"peer": "b2", "colour": "black", "paused": PAUSED} and asked == ["remote"]
+    watch._refresh(link)  # a state every few seconds: the board is not asked again for nothing
+    assert asked == ["remote"]
+    link.remote = dict(paired, peer="x\n\x1b[2J", colour="red")  # what a board says is checked
+    watch._apply({"event": "warning", "message": "the match with the friend's board b2 goes on", "seq": 2})
+    watch._refresh(link)
+    assert watch.frame()["paused"] == {"peer": "?", "colour": "?", "paused": PAUSED} and asked == ["remote"] * 2
+    link.remote = None  # it runs now
+    watch._apply({"event": "boot", "seq": 1})
+    watch._refresh(link)
+    assert watch.frame()["paused"] is None

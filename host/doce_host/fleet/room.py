@@ -100,16 +100,7 @@ class Room:
         if user:
             self.client.username_pw_set(user, password)
         if self.tls:
-            from ..files import FileError, read_limited
-            try:
-                cadata = read_limited(ca, MAX_CA_FILE, "a CA certificate") if ca else None  # (never a FIFO)
-                if cadata and b"-----BEGIN" in cadata:
-                    cadata = cadata.decode("ascii", "replace")  # PEM: ssl takes it as text, DER as bytes
-                context = ssl.create_default_context(cadata=cadata)  # verifies the chain and the host name
-            except FileError as e:
-                raise BrokerError("cannot use %s as a CA (%s)" % (ca, e)) from None
-            except (OSError, ValueError) as e:  # ssl.SSLError is an OSError: a file that is no CA
-                raise BrokerError("cannot use %s as a CA (%s)" % (ca, getattr(e, "strerror", None) or e)) from None
+            context = tls_context(ca)
             self.client.tls_set_context(context)
         self.client.on_connect = self._on_connect
         self.client.on_disconnect = self._on_disconnect
@@ -335,3 +326,18 @@ class Room:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def tls_context(ca):
+    """An SSL context that checks a broker against `ca` (PEM or DER; None: the system's CAs), or
+    BrokerError in one line."""
+    from ..files import FileError, read_limited
+    try:
+        cadata = read_limited(ca, MAX_CA_FILE, "a CA certificate") if ca else None  # (never a FIFO)
+        if cadata and b"-----BEGIN" in cadata:
+            cadata = cadata.decode("ascii", "replace")  # PEM: ssl takes it as text, DER as bytes
+        return ssl.create_default_context(cadata=cadata)  # verifies the chain and the host name
+    except FileError as e:
+        raise BrokerError("cannot use %s as a CA (%s)" % (ca, e)) from None
+    except (OSError, ValueError) as e:  # ssl.SSLError is an OSError: a file that is no CA
+        raise BrokerError("cannot use %s as a CA (%s)" % (ca, getattr(e, "strerror", None) or e)) from None

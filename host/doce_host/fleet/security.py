@@ -421,7 +421,7 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
              # started by root, Mosquitto runs as this user: DIR's owner, the one who can read its
              # private files (else it runs as its own user, and refuses every password; fleet/refusal.py)
              "user %s" % owner(folder),
-             "per_listener_settings false", *config_lines(folder, plugin), NODELAY, SIZE_LIMIT,
+             "per_listener_settings false", *config_lines(folder, plugin), NODELAY, SIZE_LIMIT, LIMITS,
              "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
         lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
@@ -558,6 +558,25 @@ NODELAY = "# each message to a client at once (tournament page, fleet record)\ns
 # (mosquitto.conf(5), message_size_limit: a QoS 1 one is acknowledged, and goes no further):
 # a board passes over a command too big to be one, but it costs it scans (doce/mqtt.py SKIP_SCAN)
 SIZE_LIMIT = "# no message longer than a room's (a board's state is about 2 KB)\nmessage_size_limit %d\n" % MAX_MESSAGE
+
+
+# What one client, with credentials or none, can make Mosquitto hold (mosquitto.conf(5), 2.0.11):
+# - a packet no longer than the longest this project sends (a message of MAX_MESSAGE under the longest
+#   topic: prefix/id/remote/id, 64 + 64 + 64 + 8 characters, MQTT's 2-byte lengths, a 5-byte fixed header)
+#   rounded up: longer, the client is cut at the packet's header. Without it a CONNECT announcing 256 MB
+#   was read in, unauthenticated (20 such took Mosquitto from 25 to 230 MB);
+# - a client's queue of QoS 1 messages beyond those in flight: the default 1000 messages, and 1000 of a
+#   board's state (about 2 KB, the most the organiser's tools are sent) in bytes; past it they are dropped.
+#   Without it a board's credentials queued 16 MB for themselves (1000 x 16 KB);
+# - a kept session (clean session false; no board nor doce tool asks for one: umqtt.simple and
+#   fleet/room.py connect clean) ends an hour after its client left, the shortest mosquitto.conf takes.
+MAX_PACKET = MAX_MESSAGE + 1024
+MAX_QUEUED_MESSAGES = 1000
+MAX_QUEUED_BYTES = MAX_QUEUED_MESSAGES * 2048
+SESSION_EXPIRY = "1h"
+LIMITS = ("# what one client can make the broker hold: a packet, a queue, a session kept after it left\n"
+          "max_packet_size %d\nmax_queued_messages %d\nmax_queued_bytes %d\npersistent_client_expiration %s\n"
+          % (MAX_PACKET, MAX_QUEUED_MESSAGES, MAX_QUEUED_BYTES, SESSION_EXPIRY))
 
 
 def config_lines(folder, plugin=None):

@@ -82,28 +82,75 @@ async def serve_pages(servers, socks, ready):
     await asyncio.gather(*(server.run(sock, one_up) for server, sock in zip(servers, socks)))
 
 
-def reachable(url):
-    """A given broker must answer before any board starts: else both would wait, the pages saying only
-    "not connected", with nothing to say why (doce sim --boards refuses the same way)."""
+# MQTT 3.1.1's CONNACK return codes (3.2.2.3), as a sentence
+REFUSALS = {1: "it speaks no MQTT 3.1.1", 2: "it refuses their client ids", 3: "it says it is unavailable",
+            4: "they have no user or password, and it wants them", 5: "it does not let them on without a user"}
+
+
+def connect_packet(client_id):
+    """MQTT 3.1.1 CONNECT (3.1): clean session, no user, a 60 s keepalive: as a simulated board connects."""
+    ident = client_id.encode()
+    body = b"\x00\x04MQTT\x04\x02\x00\x3c" + len(ident).to_bytes(2, "big") + ident
+    return b"\x10" + bytes([len(body)]) + body
+
+
+def reachable(url, ca=None, wait_s=None):
+    """A given broker must take the simulated boards before any board starts: else both would wait, the
+    pages saying only "not connected", with nothing to say why (doce sim --boards refuses the same way).
+    It is asked as a board asks: an MQTT CONNECT with a board's client id, no user or password (as
+    `doce config mqtt` leaves a simulated board), answered within wait_s (a broker's start, stretched
+    on a busy computer); its CONNACK, or the lack of one, is one line."""
     import socket
 
     from ..commandline import UsageError
-    from .broker import BrokerError, parse_url
+    from .broker import BrokerError, parse_url, start_s
+    from .commands import board_settings
+    from .room import tls_context
+    board_settings(url, ca)  # mqtts:// without --ca, or --ca with mqtt://: the boards' own one line first
     try:
-        host, port, _ = parse_url(url, tls_ok=True)
+        host, port, tls = parse_url(url, tls_ok=True)
+        context = tls_context(ca) if tls else None
     except BrokerError as e:
         raise UsageError(str(e)) from None
+    wait_s = wait_s or start_s()
     try:
-        socket.create_connection((host, port), timeout=5).close()
+        sock = socket.create_connection((host, port), timeout=wait_s)
     except OSError as e:
         raise UsageError("no broker answers at %s (%s): start it first, or leave --broker out for an embedded "
                          "one on this computer" % (url, e.strerror or type(e).__name__)) from None
+    try:
+        sock.settimeout(wait_s)
+        if context:
+            sock = context.wrap_socket(sock, server_hostname=host)
+        sock.sendall(connect_packet(BOARDS[0][0]))
+        reply = b""
+        while len(reply) < 4:
+            got = sock.recv(4 - len(reply))
+            if not got:
+                break
+            reply += got
+    except socket.timeout:
+        raise UsageError("the broker at %s takes a connection but gives no MQTT answer within %.0f s: is it an MQTT "
+                         "broker, and is it up?" % (url, wait_s)) from None
+    except OSError as e:  # TLS refused, the connection reset
+        raise UsageError("the broker at %s took a connection, then failed: %s" % (url, e.strerror or e)) from None
+    finally:
+        sock.close()
+    if len(reply) < 4 or reply[:2] != b"\x20\x02":
+        raise UsageError("the broker at %s answered no MQTT CONNACK (%s): is it an MQTT broker?"
+                         % (url, "it closed the connection" if not reply else "%d bytes of something else"
+                            % len(reply)))
+    if reply[3]:
+        raise UsageError("the broker at %s refuses the simulated boards (MQTT return code %d: %s): they connect "
+                         "without a user or password; use a broker that lets them on (not a doce fleet secure one), "
+                         "or leave --broker out for an embedded one"
+                         % (url, reply[3], REFUSALS.get(reply[3], "refused")))
 
 
 def run(args):
     """doce sim --remote [--broker URL]: two boards, two pages, until Ctrl-C."""
     from ..commandline import UsageError
-    from ..web.server import PortTaken, Server, listen_on, url_of
+    from ..web.server import PortTaken, Server, listen_on, serve_until_stopped, url_of
     from .broker import BrokerError, EmbeddedBroker
     broker = None
     servers = []
@@ -111,7 +158,7 @@ def run(args):
         if not args.broker:
             broker = EmbeddedBroker().start()
         else:
-            reachable(args.broker)
+            reachable(args.broker, args.ca)
         url = args.broker or broker.url
         with SimPair(url, rules=args.rules, folder=args.folder, ca=args.ca) as pair:
             socks = []
@@ -134,7 +181,7 @@ def run(args):
                     import webbrowser
                     for sock in socks:
                         webbrowser.open(url_of(sock))
-            asyncio.run(serve_pages(servers, socks, ready))
+            serve_until_stopped(serve_pages(servers, socks, ready))
     except BrokerError as e:
         raise UsageError(str(e)) from None
     except KeyboardInterrupt:

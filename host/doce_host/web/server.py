@@ -441,6 +441,33 @@ def serve(port, world=None, host="127.0.0.1", http_port=8000, ready=print, timeo
                   socks=[sock] if sock else None)
 
 
+def serve_until_stopped(main):
+    """asyncio.run(main), ended by Ctrl-C, SIGTERM or SIGHUP alike. asyncio.run ends its task cleanly on
+    Ctrl-C (it cancels it); the doce command's own handler for the others (cli.py) raised KeyboardInterrupt
+    wherever the loop was, and left its tasks pending ("Task was destroyed but it is pending!",
+    "coroutine ignored GeneratorExit"): here they cancel the task as Ctrl-C does."""
+    import signal
+    kept = {}
+
+    async def run():
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if sig is not None:
+                try:
+                    kept[sig] = signal.getsignal(sig)
+                    loop.add_signal_handler(sig, task.cancel)
+                except (ValueError, RuntimeError, NotImplementedError):  # not the main thread (a test's)
+                    kept.pop(sig, None)
+        await main
+    try:
+        asyncio.run(run())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        pass
+    finally:
+        for sig, handler in kept.items():  # the doce command's again, for what it closes next
+            signal.signal(sig, handler)
+
+
 def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout=3.0, first=0, socks=None):
     """Serve a page for each (serial port, world) of `boards`, the n-th on `http_port` + `first` + n
     (listen_on: a port typed is used or refused, the default one falls back to a free one; 0: any
@@ -464,9 +491,7 @@ def serve_several(boards, host="127.0.0.1", http_port=8000, ready=print, timeout
     async def run_all():
         await asyncio.gather(*(server.run(sock, one_up) for server, sock in zip(servers, socks)))
     try:
-        asyncio.run(run_all())
-    except KeyboardInterrupt:
-        pass
+        serve_until_stopped(run_all())
     finally:
         for server in servers:
             server.watch.stop()

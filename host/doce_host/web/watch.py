@@ -23,12 +23,13 @@ import time
 from doce.tables import Tables
 
 from .. import rules as rulesfiles
+from ..fleet.topics import BOARD_ID
 from ..follow import after, lights, zones
 from ..game_log import GameLog
 from ..link import BoardLink, LinkError
 from ..paths import load_board
 from ..round_score import how_scored
-from ..view import describe, problems_in_words
+from ..view import describe, printable, problems_in_words
 from . import picture
 
 LOG = 100  # events kept for a page that connects late
@@ -62,6 +63,12 @@ class Watch:
         self.problem = "connecting to %s" % port  # why there is no live state, or None
         self.stopping = False
         self.state_at = 0.0  # time.monotonic() when the board's state came
+        # A paired board whose match does not run on it (out of memory starting it, doce/offline.py) has
+        # no "remote" in its state, as a match for two: the `remote` command says whom it is paired with
+        # and why it waits. Asked after a connect, a boot, an error or a warning (the pause and its end
+        # are each one), not with every state: {"peer", "colour", "paused"} or None.
+        self.paused = None
+        self.ask_paused = True
         self.thread = threading.Thread(target=self._run, name="watch", daemon=True)
 
     def start(self):
@@ -83,7 +90,9 @@ class Watch:
         was drawn from, what to put right and how the round was scored in words, the log."""
         log = self.log.shown()
         state = self.state
+        paused = self.paused if state and state.get("remote") is None else None
         return {"hello": self.hello, "state": state, "problem": self.problem, "from_board": self.from_board,
+                "paused": paused,
                 "svg": picture.draw(state) if state else None,
                 "svg_tall": picture.draw(state, tall=True) if state else None, "log": log,
                 "put_right": problems_in_words(state) if state else [],
@@ -133,6 +142,7 @@ class Watch:
             self.publish(self.frame())
 
     def _follow(self, link):
+        self.ask_paused = True
         self._refresh(link)
         events_at = 0.0  # when the last event came
         stale = False  # the lights shown are older than the last event
@@ -160,6 +170,8 @@ class Watch:
     def _apply(self, event):
         """Log an event, and follow the game with it: False if the board's state is needed."""
         self.log.event(event)  # a refusal waits for the board's own state, which shows the piece refused
+        if event["event"] in ("boot", "error", "warning"):
+            self.ask_paused = True
         seq = event.get("seq")
         self.heard = seq if event["event"] == "boot" else max(self.heard, seq)
         if self.seq is None:
@@ -200,6 +212,9 @@ class Watch:
         self.heard = self.seq
         self.state_at = time.monotonic()
         self.log.state(self.state)
+        if self.ask_paused:
+            self.ask_paused = False
+            self.paused = None if self.state.get("remote") is not None else paused_match(link)
         self.publish(self.frame())
         checksum = self.state.get("rules_checksum")
         if self.rules != checksum:
@@ -217,3 +232,16 @@ class Watch:
         except (rulesfiles.RulesError, ValueError, LinkError):
             return None
         return tables
+
+
+def paused_match(link):
+    """The `remote` command's answer when the board is paired and its match paused ({"peer", "colour",
+    "paused"}: whom with, and why, in the board's words), else None. What the board says is checked:
+    the page shows it as text only, and only in this shape."""
+    reply = link.request("remote")
+    remote = reply.get("remote") if reply.get("ok") else None
+    if not isinstance(remote, dict) or not isinstance(remote.get("paused"), str):
+        return None
+    peer, colour = remote.get("peer"), remote.get("colour")
+    return {"peer": peer if isinstance(peer, str) and BOARD_ID.match(peer) else "?",
+            "colour": colour if colour in ("white", "black") else "?", "paused": printable(remote["paused"][:400])}

@@ -230,10 +230,20 @@ function showVersus(frame) {
 function showRemote(frame) {
   const state = frame.state;
   const remote = state && state.remote;  // absent from a board older than the field: nothing to show
-  $("remote").hidden = !remote;
+  // paired, but the match does not run on this board (out of memory starting it): who plays and a new
+  // match wait till it runs, and the board refuses both (docs/remote.md)
+  const paused = !remote && frame.paused;
+  $("remote").hidden = !remote && !paused;
   // a match against the board would end the one with the friend: offered again once it is over
-  $("against").hidden = Boolean(remote) && state.mode !== "match_over";
+  $("against").hidden = Boolean(paused) || (Boolean(remote) && state.mode !== "match_over");
+  $("new-match").hidden = Boolean(paused);
   $("place-friend").hidden = true;
+  if (paused) {
+    $("remote-who").textContent = "You play " + other(paused.colour) + " against your friend's board " + paused.peer +
+      ", which plays " + paused.colour + ": the match is paused on this board.";
+    $("friend-move").textContent = paused.paused.charAt(0).toUpperCase() + paused.paused.slice(1) + ".";
+    return;
+  }
   if (!remote) return;
   $("remote-who").textContent = "You play " + other(remote.colour) + " against your friend's board " + remote.peer +
     ", which plays " + remote.colour + (remote.connected ? "." : ": it is not connected now.");
