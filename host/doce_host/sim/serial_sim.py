@@ -446,6 +446,11 @@ class SerialSim(SimulatedBoard):
             return False
         return True
 
+    def heap_now(self):
+        """The heap after a collection, as SimBoard's command(do="heap") gives it: alloc and free, the
+        harness's share (harness, bytes) and the simulator's modules it loaded before the firmware (drivers)."""
+        return self._ask({"do": "heap"})
+
     def wait(self, seconds):
         """Let `seconds` pass: in real time, as the board runs."""
         time.sleep(seconds)

@@ -146,6 +146,7 @@ serial = Loopback()
 rebooted = []
 gc.collect()
 harness_bytes = gc.mem_alloc() - _counted - _firmware_modules  # all the harness holds (the "heap" command)
+drivers = side_channel.drivers(HERE)  # its own modules (side_channel.drivers: serve.py's are the same)
 del _counted, _before_firmware, _firmware_modules
 
 def reply(summary=False, **fields):
@@ -392,7 +393,7 @@ def handle(cmd):
         largest = largest_free() if cmd.get("largest") else None
         gc.collect()
         return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak(),
-                "harness": harness_bytes, "low": seen, "largest": largest}
+                "harness": harness_bytes, "drivers": drivers, "low": seen, "largest": largest}
     else:
         raise ValueError("unknown command %r" % do)
     return {}

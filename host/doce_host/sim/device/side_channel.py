@@ -5,10 +5,12 @@ the fields (doce_host.sim.hands) and sends each changed channel's level. `act` c
 the ones about the world and the lights, and returns None for others.
 """
 
+import gc
 import json
 import select
 import socket
 import struct
+import sys
 import time
 
 import machine
@@ -49,6 +51,13 @@ def act(world, cmd):
     else:
         return None
     return {}
+
+
+def drivers(here):
+    """The simulator's own modules loaded so far (those in its folder, `here`): before the firmware boots,
+    each harness (run.py, serve.py) has loaded the same ones, every simulated driver among them."""
+    return sorted(name for name, module in sys.modules.items()
+                  if getattr(module, "__file__", "").startswith(here + "/"))
 
 
 def start_levels(path):
@@ -122,6 +131,7 @@ class Control:
         self.poller = select.poll()
         self.poller.register(self.sock, select.POLLIN)
         self.pending = b""
+        self.harness = None  # {"harness": bytes it holds, "drivers": its modules}: serve.py sets it
 
     def service(self):
         """Called once per scan: the world moves on, and commands are carried out."""
@@ -141,6 +151,9 @@ class Control:
             if do == "stall":  # the firmware's loop stuck, here inside its scan
                 machine.stall(cmd["ms"])
                 result = {}
+            elif do == "heap":  # as run.py's "heap" command: after a collection
+                gc.collect()
+                result = dict(self.harness, alloc=gc.mem_alloc(), free=gc.mem_free())
             elif do == "cut_power":
                 self.chip.cut_after(cmd["after"], cmd.get("torn", True))
                 result = {}
