@@ -118,3 +118,4 @@ def test_both_harnesses_leave_the_firmware_the_same_heap(sim, tmp_path):
         serial = live.heap_now()
     assert serial["drivers"] == stepped["drivers"] and "network" in serial["drivers"], (serial, stepped)
     assert 0 < serial["harness"] <= (HARNESS_KB - COMMAND_ROOM_KB) * 1024
+    assert abs(serial["harness"] - stepped["harness"]) <= 64, (serial["harness"], stepped["harness"])  # a block or two

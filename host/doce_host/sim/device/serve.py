@@ -1,6 +1,6 @@
 """The simulated board in real time, on a serial port: run by `doce sim`.
 
-    micropython -i serve.py FLASH_IMAGE CONTROL_SOCKET LEVELS [--no-app]
+    micropython -i serve.py FLASH_IMAGE CONTROL_SOCKET LEVELS [--no-app] [--share=BYTES]
 
 stdin and stdout are the board's USB serial port (a pseudo-terminal the simulator
 bridges to the path it prints). The board boots from the flash image and runs its
@@ -10,7 +10,8 @@ side_channel.py); LEVELS is what every channel reads as it boots. Power cuts and
 this process: the simulator starts it again;
 the link reads and writes through serial_port.py, the ESP32's buffers in real time;
 after a soft reset in the raw REPL it starts it with --no-app, as a board comes back
-from one straight to the raw REPL without running main.py.
+from one straight to the raw REPL without running main.py. --share: what the harness holds,
+padded (side_channel.ballast).
 """
 
 import gc
@@ -68,6 +69,8 @@ machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
 esp32.usb_link = usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty
 del board, board_spec, boardfile, World
+gc.collect()
+padding = side_channel.ballast(_counted + _firmware_modules)  # the same share as run.py's
 gc.collect()
 # all the harness holds, and the simulated drivers it loaded (the "heap" command, as run.py's)
 control.harness = {"harness": gc.mem_alloc() - _counted - _firmware_modules, "drivers": side_channel.drivers(HERE)}

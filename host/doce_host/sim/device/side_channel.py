@@ -60,6 +60,32 @@ def drivers(here):
                   if getattr(module, "__file__", "").startswith(here + "/"))
 
 
+def ballast(base):
+    """What pads the harness's share (the heap's gc.mem_alloc() less `base`, what the interpreter and the
+    firmware's own modules hold) to the --share=BYTES the simulator
+    gave it: both harnesses then leave the firmware the same heap, whatever each needs of its own
+    (doce_host.sim SHARE). Allocated before the firmware boots, it lies below all of the firmware's objects."""
+    share = None
+    for arg in sys.argv:
+        if arg.startswith("--share="):
+            share = int(arg[8:])
+    if share is None:
+        return None
+    size = share - (gc.mem_alloc() - base)
+    if size < 0:
+        raise ValueError("the harness holds %d bytes, more than its share of %d" % (share - size, share))
+    while size > 0:  # (the object's own block, and its data's rounding: measured, not guessed)
+        pad = None
+        gc.collect()
+        pad = bytearray(size)
+        gc.collect()
+        over = gc.mem_alloc() - base - share
+        if over <= 0:
+            return pad
+        size -= over
+    return None
+
+
 def start_levels(path):
     """Every channel's level at power-on, from the file the host wrote (the dice on the
     board as it boots); None if there is none."""
