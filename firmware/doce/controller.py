@@ -171,6 +171,8 @@ class Controller:
             if why is None:
                 return
             problems[new[0]] = why
+        elif len(new) == 2 and not any(problems) and self._turn(new, board):
+            return
         elif new:
             lifted = [sq for sq in range(len(board)) if problems[sq] == LIFTED]
             if (len(new) == 1 and len(lifted) == 1
@@ -180,6 +182,25 @@ class Controller:
                 for sq in new:
                     problems[sq] = TWO_AT_ONCE if len(new) > 1 else NOT_NOW
         self._set_problems(problems)
+
+    def _turn(self, new, board):
+        """Two new pieces that are one player's turn, a blocker and a die (put down together, or while
+        the board was off: a move it had not written is taken again from the squares): the rules say the
+        blocker goes first, so the pair is not ambiguous, as two dice are. True if they are such a pair:
+        the blocker played and then the die, each refused marked with why (the die not_now behind a refused
+        blocker: a friend's move not heard of yet is taken once it is, doce/remote.py); False: two_at_once."""
+        blocker, die = new if is_blocker(board[new[0]]) else (new[1], new[0])
+        if not is_blocker(board[blocker]) or is_blocker(board[die]) or board[blocker] & 1 != owner(board[die]):
+            return False
+        problems = [None] * len(board)
+        why = self._play(blocker, board[blocker])
+        if why is not None:
+            problems[blocker], problems[die] = why, NOT_NOW
+        else:
+            problems[die] = self._play(die, board[die])
+        if why is not None or problems[die] is not None:
+            self._set_problems(problems)
+        return True
 
     def _play(self, sq, piece):
         g = self.game

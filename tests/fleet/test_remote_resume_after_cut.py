@@ -10,6 +10,9 @@ its harness, and booted the same flash fine."""
 
 from pathlib import Path
 
+from hands import events
+from remote_helpers import Pair
+
 from doce_host import image
 from doce_host.sim.serial_sim import SerialSim
 
@@ -26,3 +29,26 @@ def test_a_board_cut_during_recovery_resumes_its_remote_match(tmp_path):
         remote = sim.state()["remote"]  # the boot starts the match, or pauses it, before the app answers
         assert remote is not None, "the friend's match did not start (paused: out of memory)"
         assert remote["peer"] == "sim1" and remote["colour"] == "white"
+
+
+def test_the_friends_blocker_and_die_put_down_while_the_board_was_off_are_its_move(tmp_path, mosquitto):
+    """The friend's move as lit, a blocker and a die, put down while the board rebooted: taken from the
+    squares, not two_at_once till the die is lifted and put back (a hostile review of issue 41, finding 4)."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        a, b = pair.a, pair.b
+        pair.play(a, "c3", "white 4")
+        b.place("c4", "black blocker")
+        assert pair.shown(a) == {"blocker": "c4"}  # lit on a: its blocker first
+        b.place("a1", "black 3")
+        a.cut_power()
+        a.hands.place("c4", "black blocker", 0)  # a's player puts the friend's move down as it was lit
+        a.hands.place("a1", "black 3", 0)
+        a.power_on()
+        assert pair.until(lambda: pair.plays(a) == pair.plays(b) == 3), (pair.remote(a), pair.remote(b))
+        assert pair.boards_agree()
+        assert not [e for e in events(a, "illegal") if e["reason"] == "two_at_once"]
+        assert a.state()["mode"] == "playing" and a.state()["to_move"] == "white"
+    finally:
+        pair.close()
