@@ -61,10 +61,9 @@ def drivers(here):
 
 
 def ballast(base):
-    """What pads the harness's share (the heap's gc.mem_alloc() less `base`, what the interpreter and the
-    firmware's own modules hold) to the --share=BYTES the simulator
-    gave it: both harnesses then leave the firmware the same heap, whatever each needs of its own
-    (doce_host.sim SHARE). Allocated before the firmware boots, it lies below all of the firmware's objects."""
+    """What pads the harness's share (gc.mem_alloc() less `base`: what the interpreter and the firmware's
+    own modules hold) to the --share=BYTES the simulator gave it: both harnesses then leave the firmware
+    the same heap, whatever each needs of its own (doce_host.sim SHARE). None without --share."""
     share = None
     for arg in sys.argv:
         if arg.startswith("--share="):
