@@ -52,3 +52,27 @@ def test_the_friends_blocker_and_die_put_down_while_the_board_was_off_are_its_mo
         assert a.state()["mode"] == "playing" and a.state()["to_move"] == "white"
     finally:
         pair.close()
+
+
+def test_a_blocker_and_die_put_down_together_agree_play_by_play(tmp_path, mosquitto):
+    """The pair taken in one reading: the blocker's play is checked against the friend's board with the
+    blocker alone on the board, then the die's. Both taken at once, the blocker's position had the die
+    in it, and both boards stopped with remote_mismatch (r41e's cut match, seed 8)."""
+    pair = Pair(tmp_path, mosquitto)
+    try:
+        pair.pair()
+        a, b = pair.a, pair.b
+        pair.play(a, "c3", "white 4")
+        b.place("c4", "black blocker", settle=False)  # the player's own turn, in one reading
+        b.place("a1", "black 3", settle=False)
+        b.settle()
+        assert pair.until(lambda: pair.remote(a)["move"] == {"blocker": "c4", "cell": "a1", "value": 3})
+        a.place("c4", "black blocker", settle=False)  # and the friend's, as lit
+        a.place("a1", "black 3", settle=False)
+        a.settle()
+        assert pair.until(lambda: pair.plays(a) == pair.plays(b) == 3), (pair.remote(a), pair.remote(b))
+        assert pair.boards_agree()
+        assert pair.remote(a)["mismatch"] is None and pair.remote(b)["mismatch"] is None
+        assert not [e for e in events(a, "illegal") if e["reason"] == "two_at_once"]
+    finally:
+        pair.close()
