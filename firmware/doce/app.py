@@ -213,6 +213,9 @@ class App:
             if self.meter is not None:
                 self.meter.settled()
             self._settled(now_ms)
+        elif c.again and not self.checking:  # a turn's die, put down with its blocker (Controller._turn)
+            c.again = False
+            self._settled(now_ms)
         if self.checking:
             self.check.step(now_ms)
         else:

@@ -56,6 +56,7 @@ class Controller:
         self.problems = [None] * game.tables.squares
         self.physical = bytearray(game.tables.squares)  # the settled board last seen
         self.looked = False  # whether the board has been read since boot: till then, physical is a guess
+        self.again = False  # a turn's blocker played, its die still to take from the board (_turn)
         self.unwritten = []  # journal calls owed; written after the lights show the play
         self.versus = None  # doce.versus.Versus in a match against the board: it says which move is its
         self.hint = None  # doce.versus.Hint asked with the button: shown in light, never enforced
@@ -171,6 +172,8 @@ class Controller:
             if why is None:
                 return
             problems[new[0]] = why
+        elif len(new) == 2 and not any(problems) and self._turn(new, board):
+            return
         elif new:
             lifted = [sq for sq in range(len(board)) if problems[sq] == LIFTED]
             if (len(new) == 1 and len(lifted) == 1
@@ -180,6 +183,26 @@ class Controller:
                 for sq in new:
                     problems[sq] = TWO_AT_ONCE if len(new) > 1 else NOT_NOW
         self._set_problems(problems)
+
+    def _turn(self, new, board):
+        """Two new pieces that are one player's turn, a blocker and a die (put down together, or while
+        the board was off: a move it had not written is taken again from the squares): the rules say the
+        blocker goes first, so the pair is not ambiguous, as two dice are. True if they are such a pair:
+        the blocker played now, and the die at the next scan (`again`: the App reconciles once more), after
+        the blocker's events have gone (a friend's board checks each play's position: doce/remote.py); a
+        refused blocker marked with why and its die not_now (a friend's move not heard of yet is taken once
+        it is, doce/remote.py). False: two_at_once."""
+        blocker, die = new if is_blocker(board[new[0]]) else (new[1], new[0])
+        if not is_blocker(board[blocker]) or is_blocker(board[die]) or board[blocker] & 1 != owner(board[die]):
+            return False
+        why = self._play(blocker, board[blocker])
+        if why is None:
+            self.again = True
+            return True
+        problems = [None] * len(board)
+        problems[blocker], problems[die] = why, NOT_NOW
+        self._set_problems(problems)
+        return True
 
     def _play(self, sq, piece):
         g = self.game

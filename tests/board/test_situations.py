@@ -40,6 +40,42 @@ def test_a_blocker_then_a_die_in_one_turn(sim):
     assert sim.state()["to_move"] == "white"
 
 
+def test_a_blocker_and_a_die_of_one_player_at_once_are_its_turn(sim):
+    """Its blocker goes first by the rules: the pair is not ambiguous, as two dice are."""
+    play(sim, moves("W c3 4"))
+    events(sim)
+    sim.place("a1", "black 3", settle=False)
+    sim.place("c4", "black blocker", settle=False)
+    sim.settle()
+    assert events(sim, "illegal") == []
+    assert sim.state()["board"] == {"c3": "white 4", "c4": "black blocker", "a1": "black 3"}
+    assert sim.state()["to_move"] == "white" and sim.state()["mode"] == "playing"
+
+
+def test_a_blocker_and_a_die_put_down_while_the_board_was_off_are_taken_at_power_on(sim):
+    """docs/remote.md: a move the board had not written is taken again from the squares (a hostile
+    review of issue 41, finding 4: it was two_at_once till the die was lifted and put back)."""
+    play(sim, moves("W c3 4"))
+    sim.cut_power()
+    sim.hands.place("c4", "black blocker", 0)  # on the table while the board is off: read as it boots
+    sim.hands.place("a1", "black 3", 0)
+    sim.power_on()
+    assert events(sim, "illegal") == []
+    assert sim.state()["board"] == {"c3": "white 4", "c4": "black blocker", "a1": "black 3"}
+    assert sim.state()["to_move"] == "white"
+    sim.power_on()  # and written: the journal has both
+    assert sim.state()["board"] == {"c3": "white 4", "c4": "black blocker", "a1": "black 3"}
+
+
+def test_a_blocker_and_a_die_of_two_players_stay_two_at_once(sim):
+    play(sim, moves("W c3 4"))
+    events(sim)
+    sim.place("a1", "white 3", settle=False)
+    sim.place("c4", "black blocker", settle=False)
+    sim.settle()
+    assert events(sim, "illegal") == [{"event": "illegal", "reason": "two_at_once", "cells": ["a1", "c4"]}]
+
+
 def test_a_die_in_the_players_own_zone(sim):
     play(sim, moves("W c3 4", "B a1 2"))
     events(sim)

@@ -104,3 +104,18 @@ def test_the_firmware_gets_the_chips_heap_and_the_harness_only_its_own_share(sim
     assert HEAP == "%dK" % (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB)
     assert heap["alloc"] + heap["free"] <= (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB) * 1024
     assert 0 < heap["harness"] <= (HARNESS_KB - COMMAND_ROOM_KB) * 1024
+
+
+def test_both_harnesses_leave_the_firmware_the_same_heap(sim, tmp_path):
+    """The real-time harness (serve.py, doce sim) and the stepped one (run.py, the tests' campaign) hold the
+    same share and load the same simulated drivers before the firmware boots. serve.py left `network` (a
+    C module on the ESP32) to the firmware, which compiled it inside its boot: a board cut during recovery
+    then paused its friend's match for good there, and booted fine here (a hostile review of issue 41,
+    finding 1; tests/fleet/test_remote_resume_after_cut.py)."""
+    stepped = sim.command(do="heap")
+    with SerialSim(tmp_path) as live:
+        live.state()  # booted
+        serial = live.heap_now()
+    assert serial["drivers"] == stepped["drivers"] and "network" in serial["drivers"], (serial, stepped)
+    assert 0 < serial["harness"] <= (HARNESS_KB - COMMAND_ROOM_KB) * 1024
+    assert abs(serial["harness"] - stepped["harness"]) <= 64, (serial["harness"], stepped["harness"])  # a block or two

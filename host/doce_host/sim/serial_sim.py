@@ -23,7 +23,7 @@ import tty
 
 from ..core_time import Deadline
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
-from . import HEAP, SimError, SimulatedBoard, prepare_flash
+from . import HEAP, SHARE, SimError, SimulatedBoard, prepare_flash
 from .hands import Hands
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
@@ -110,7 +110,7 @@ class SerialSim(SimulatedBoard):
         levels.write_text(json.dumps(self.hands.levels()))
         self.process = subprocess.Popen(
             [tool("micropython"), "-X", "heapsize=" + self.heap, "-i", str(SIM_DEVICE / "serve.py"),
-             str(self.flash), self.control_path, str(levels)] + ([] if app else ["--no-app"]),
+             str(self.flash), self.control_path, str(levels), SHARE] + ([] if app else ["--no-app"]),
             stdin=device_side, stdout=device_side, stderr=subprocess.DEVNULL, close_fds=True, env=self.env)
         os.close(device_side)
         os.set_blocking(device, False)  # the bridge never waits on the board: it drops, or holds back
@@ -445,6 +445,11 @@ class SerialSim(SimulatedBoard):
         except SimError:
             return False
         return True
+
+    def heap_now(self):
+        """The heap after a collection, as SimBoard's command(do="heap") gives it: alloc and free, the
+        harness's share (harness, bytes) and the simulator's modules it loaded before the firmware (drivers)."""
+        return self._ask({"do": "heap"})
 
     def wait(self, seconds):
         """Let `seconds` pass: in real time, as the board runs."""

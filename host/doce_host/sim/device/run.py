@@ -1,6 +1,6 @@
 """The simulated board: the real firmware, from a real LittleFS image, on simulated hardware.
 
-    micropython run.py FLASH_IMAGE LEVELS
+    micropython run.py FLASH_IMAGE LEVELS [--share=BYTES]
 
 Runs under the MicroPython unix port. The firmware files are read from the flash
 image, as on a board; this folder adds only the simulated `machine` and `neopixel`
@@ -145,7 +145,10 @@ class Loopback(Port):
 serial = Loopback()
 rebooted = []
 gc.collect()
+padding = side_channel.ballast(_counted + _firmware_modules)  # the same share as serve.py's
+gc.collect()
 harness_bytes = gc.mem_alloc() - _counted - _firmware_modules  # all the harness holds (the "heap" command)
+drivers = side_channel.drivers(HERE)  # its own modules (side_channel.drivers: serve.py's are the same)
 del _counted, _before_firmware, _firmware_modules
 
 def reply(summary=False, **fields):
@@ -392,7 +395,7 @@ def handle(cmd):
         largest = largest_free() if cmd.get("largest") else None
         gc.collect()
         return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak(),
-                "harness": harness_bytes, "low": seen, "largest": largest}
+                "harness": harness_bytes, "drivers": drivers, "low": seen, "largest": largest}
     else:
         raise ValueError("unknown command %r" % do)
     return {}

@@ -5,10 +5,12 @@ the fields (doce_host.sim.hands) and sends each changed channel's level. `act` c
 the ones about the world and the lights, and returns None for others.
 """
 
+import gc
 import json
 import select
 import socket
 import struct
+import sys
 import time
 
 import machine
@@ -49,6 +51,38 @@ def act(world, cmd):
     else:
         return None
     return {}
+
+
+def drivers(here):
+    """The simulator's own modules loaded so far (those in its folder, `here`): before the firmware boots,
+    each harness (run.py, serve.py) has loaded the same ones, every simulated driver among them."""
+    return sorted(name for name, module in sys.modules.items()
+                  if getattr(module, "__file__", "").startswith(here + "/"))
+
+
+def ballast(base):
+    """What pads the harness's share (gc.mem_alloc() less `base`: what the interpreter and the firmware's
+    own modules hold) to the --share=BYTES the simulator gave it: both harnesses then leave the firmware
+    the same heap, whatever each needs of its own (doce_host.sim SHARE). None without --share."""
+    share = None
+    for arg in sys.argv:
+        if arg.startswith("--share="):
+            share = int(arg[8:])
+    if share is None:
+        return None
+    size = share - (gc.mem_alloc() - base)
+    if size < 0:
+        raise ValueError("the harness holds %d bytes, more than its share of %d" % (share - size, share))
+    while size > 0:  # (the object's own block, and its data's rounding: measured, not guessed)
+        pad = None
+        gc.collect()
+        pad = bytearray(size)
+        gc.collect()
+        over = gc.mem_alloc() - base - share
+        if over <= 0:
+            return pad
+        size -= over
+    return None
 
 
 def start_levels(path):
@@ -122,6 +156,7 @@ class Control:
         self.poller = select.poll()
         self.poller.register(self.sock, select.POLLIN)
         self.pending = b""
+        self.harness = None  # {"harness": bytes it holds, "drivers": its modules}: serve.py sets it
 
     def service(self):
         """Called once per scan: the world moves on, and commands are carried out."""
@@ -141,6 +176,9 @@ class Control:
             if do == "stall":  # the firmware's loop stuck, here inside its scan
                 machine.stall(cmd["ms"])
                 result = {}
+            elif do == "heap":  # as run.py's "heap" command: after a collection
+                gc.collect()
+                result = dict(self.harness, alloc=gc.mem_alloc(), free=gc.mem_free())
             elif do == "cut_power":
                 self.chip.cut_after(cmd["after"], cmd.get("torn", True))
                 result = {}
