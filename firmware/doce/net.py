@@ -61,8 +61,20 @@ class Net(Session):
             self.remote.event(event)
 
     def reply(self, message):
-        if self.up:
-            self._publish(self.topics["reply"], json.dumps(message).encode(), False, 0)
+        """A command's reply, into an empty pipe (work). One longer than the pipe's room (the board check's
+        sensors, 3.4 KB) would grow its buffer past it and move it: refused in a short reply instead."""
+        if not self.up:
+            return
+        topic = self.topics["reply"]
+        payload = json.dumps(message).encode()
+        if len(payload) + len(topic) + 7 > self.pipe.room:  # (as outbox.fits counts a packet's own bytes)
+            short = {"re": message.get("re"), "ok": False, "error": "too_long",
+                     "message": "the reply is %d bytes, more than the board sends on MQTT at once (%d): ask "
+                                "for it over USB" % (len(payload), self.pipe.room)}
+            if "id" in message:
+                short["id"] = message["id"]
+            payload = json.dumps(short).encode()
+        self._publish(topic, payload, False, 0)
 
     # -- once a scan -------------------------------------------------------------
 
