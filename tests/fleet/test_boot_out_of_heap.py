@@ -262,6 +262,7 @@ def test_a_failure_said_out_of_heap_at_boot_leaves_the_game_playing_and_the_matc
     assert said == ["the match with the friend's board b2 goes on"], said
 
 
+@pytest.mark.scan_fault  # made on purpose
 def test_a_fault_escaping_a_scan_is_said_and_the_simulated_board_plays_on_as_a_board_does(sim):
     """esp32.run reports a scan's fault in one `error` event and plays on; the simulator's own loop had
     no such handler, so a simulated board died with a traceback where a board plays on (a hostile

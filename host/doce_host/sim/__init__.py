@@ -227,6 +227,7 @@ class SimBoard(SimulatedBoard):
         self.heap = heap
         self.env = None if ticks is None else dict(os.environ, DOCE_SIM_TICKS=str(ticks))
         self.events = []
+        self.scan_faults = []  # tracebacks of scans that raised (a board says each in an `error` event, plays on)
         self.power_was_cut = False
         self.console = []  # what the device printed besides replies
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
@@ -263,6 +264,7 @@ class SimBoard(SimulatedBoard):
             self.console.append(line)
         reply = json.loads(line)
         self.events.extend(reply.pop("events", []))
+        self.scan_faults.extend(reply.pop("scan_faults", []))
         if reply.get("garbled"):  # on a real host these would be lost or misread
             raise SimError("the board's link carried lines that are not its JSON: %r" % reply["garbled"][:4])
         return reply

@@ -56,6 +56,7 @@ side_channel.start_faults(sys.argv[2])
 del board_spec
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
+faults = []  # the tracebacks of scans that raised (esp32.Scans said each in an `error` event) since the last reply
 garbled = []  # lines on the link that are not the firmware's JSON, byte for byte
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
@@ -155,6 +156,9 @@ def reply(summary=False, **fields):
     if garbled:
         fields["garbled"] = garbled[:]
         del garbled[:]
+    if faults:  # for the tests: a fault a board plays on through must not pass unseen (tests/conftest.py)
+        fields["scan_faults"] = faults[:]
+        del faults[:]
     if summary:  # how many replies of each kind, rather than every reply
         counts = {}
         for r in replies:
@@ -411,6 +415,19 @@ def power_gone(message):
 chip.on_cut = power_gone
 
 
+class Scans(esp32.Scans):
+    """esp32.Scans, the fault's traceback kept besides for the simulator (its `error` event has only the
+    message): allocated only when a scan raises."""
+
+    def __exit__(self, kind, e, trace):
+        if isinstance(e, Exception):
+            import io
+            text = io.StringIO()
+            sys.print_exception(e, text)
+            faults.append(text.getvalue())
+        return esp32.Scans.__exit__(self, kind, e, trace)
+
+
 def main():
     global app, scans
     side_channel.start_no_room(sys.argv[2])  # (after the harness's own imports: only the firmware's fail)
@@ -422,7 +439,7 @@ def main():
         for line in sys.stdin:
             reply(error="the board stopped at the REPL (its one line said why)")
         return
-    scans = esp32.Scans(app, button)
+    scans = Scans(app, button)
     reply(ready=True)
     while True:
         gc.collect()  # the harness's own big strings need room, not the firmware
