@@ -421,11 +421,17 @@ class Scans(esp32.Scans):
 
     def __exit__(self, kind, e, trace):
         if isinstance(e, Exception):
-            import io
-            text = io.StringIO()
-            sys.print_exception(e, text)
-            faults.append(text.getvalue())
+            kept(e)
         return esp32.Scans.__exit__(self, kind, e, trace)
+
+
+# Its own function: in __exit__ its locals would take that frame past the 11 words MicroPython keeps on
+# the C stack (py/objfun.c VM_MAX_STATE_ON_STACK), putting it on the heap at every scan.
+def kept(e):
+    import io
+    text = io.StringIO()
+    sys.print_exception(e, text)
+    faults.append(text.getvalue())
 
 
 def main():
