@@ -233,3 +233,33 @@ def test_moves_sent_twice_late_or_out_of_order_are_applied_once(pair, mosquitto)
         listener.loop_stop()
     assert len(heard) > 10
     assert {json.loads(p)["n"] for _, p in heard} >= set(range(len(MOVES) + 1))
+
+
+def test_a_slow_broker_keeps_the_friends_message_within_the_pipes_room(pair):
+    """The friend's message went into the MQTT pipe unchecked: with the socket to the broker full (a slow
+    or far broker: the outbox's events fill the pipe to its room, Pipe.room, and wait there), a move's
+    message grew the pipe's buffer past its room and moved it. It waits for room now, and goes once the
+    broker takes the pipe's bytes again: nothing is lost."""
+    from fleet_helpers import link
+    pair.pair()
+    a = pair.a
+    a.command(do="pipe")  # watched from here
+    a.command(do="socket_full", on=True)
+    out = [0]
+    for _ in range(40):  # the friend's die, not its move: refused, and lifted: events, 93 and 51 B a packet
+        a.place("a2", "black 6")
+        a.lift("a2")
+        out.append(link(a, cmd="net")["status"]["out"])
+        if out[-1] == out[-2]:
+            break  # the pipe holds all the outbox may put in it: less is left than an event (93 B)
+    assert out[-1] == out[-2] > 1024, out
+    cell, piece = MOVES[0]
+    a.place(cell, piece)  # its message is due
+    pair.pump(50)
+    pipe = a.command(do="pipe")
+    assert pipe["peak"] <= pipe["room"], pipe
+    a.command(do="socket_full", on=False)
+    assert pair.shown(pair.b) == {"cell": cell, "value": 4}
+    pair.b.place(cell, piece)
+    pair.play(pair.b, *MOVES[1])
+    played_once_each(pair, MOVES[:2])

@@ -327,6 +327,30 @@ def pipe_peak():
     return seen
 
 
+class Full:
+    """The board's socket to the broker with its send buffer full, as a slow or far broker leaves it: a write
+    takes nothing (EAGAIN, as lwIP and Linux say it), the rest is the socket's own."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def write(self, data):
+        raise OSError(11)  # EAGAIN
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+
+def full(on):
+    net = app.net
+    if net is None or net.sock is None:
+        raise ValueError("the board has no connection to a broker")
+    if on and not isinstance(net.sock, Full):
+        net.sock = Full(net.sock)
+    elif not on and isinstance(net.sock, Full):
+        net.sock = net.sock.sock
+
+
 def handle(cmd):
     do = cmd["do"]
     if do == "run":
@@ -383,6 +407,8 @@ def handle(cmd):
         return landing(cmd["set"], cmd.get("leave", 1024), cmd.get("traffic", "").encode())
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "socket_full":  # the socket to the broker takes nothing more (a slow or far broker), or again
+        full(cmd["on"])
     elif do == "pipe":
         return {"peak": pipe_peak(), "room": app.net.pipe.room if app.net else None}
     elif do == "modules":  # the firmware's modules loaded so far
