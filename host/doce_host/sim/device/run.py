@@ -16,6 +16,7 @@ gc.collect()
 _counted = gc.mem_alloc()  # the interpreter and this script: the harness's share starts here
 
 import binascii  # noqa: E402
+import io  # noqa: E402
 import json  # noqa: E402
 import select  # noqa: E402
 import sys  # noqa: E402
@@ -71,6 +72,26 @@ scans = None  # esp32.Scans, once the app is built
 # The host sends long data in pieces, a "send" with "more" each (on the wire, the clock standing
 # still: doce_host.sim SimBoard._send_ahead), so no command line needs a long run of free heap either.
 WIRE_BYTES = 8192
+# The board's line being received, made whole the same way: the longest line a board sends (rules_get, some
+# 5.5 KB: doce/link.py) with room. Grown a piece at a time as bytes came, a long line (the board check's
+# sensors, 3.4 KB) needed a run of free heap its length, and a board's split heap, under load, had none: the
+# harness's MemoryError came out of the firmware's scan as a fault (tests/conftest.py scan_faults_checked).
+LINE_BYTES = 8192
+
+
+class Line(io.IOBase):
+    """The line received so far (its first n bytes), read by json.load where it lies: no copy of it."""
+
+    def __init__(self):
+        self.buf = bytearray(LINE_BYTES)
+        self.n = 0
+        self.at = 0
+
+    def readinto(self, b):
+        k = min(len(b), self.n - self.at)
+        b[:k] = memoryview(self.buf)[self.at:self.at + k]
+        self.at += k
+        return k
 
 
 class Loopback(Port):
@@ -84,7 +105,7 @@ class Loopback(Port):
         self.end = 0  # how many bytes are on it
         self.at = 0  # how many of them have arrived
         self.since = 0  # when incoming[0] started to arrive
-        self.line = b""
+        self.line = Line()
         self.handing_over = False
         self.spent = None  # bytes _out allocates, counted while a number (run.py's landing)
 
@@ -107,17 +128,28 @@ class Loopback(Port):
             self._read(data)
 
     def _read(self, data):
-        self.line += bytes(data)
-        while b"\n" in self.line:
-            done, self.line = self.line.split(b"\n", 1)
-            try:  # byte for byte the link's JSON: a \r from cooked output, or a log line in it, is not
-                if done.endswith(b"\r"):
-                    raise ValueError
-                message = json.loads(done)
-            except ValueError:
-                garbled.append(done.decode("utf-8", "replace"))
-                continue
-            (events if "event" in message else replies).append(message)
+        line = self.line
+        buf = line.buf
+        for b in data:
+            if b == 10:
+                self._line(line)
+                line.n = 0
+            else:
+                if line.n < LINE_BYTES:
+                    buf[line.n] = b
+                line.n += 1
+
+    def _line(self, line):
+        n = line.n
+        line.at = 0
+        try:  # byte for byte the link's JSON: a \r from cooked output, or a log line in it, is not
+            if n > LINE_BYTES or n and line.buf[n - 1] == 13:
+                raise ValueError
+            message = json.load(line)
+        except ValueError:
+            garbled.append(bytes(line.buf[:min(n, LINE_BYTES)]).decode("utf-8", "replace"))
+            return
+        (events if "event" in message else replies).append(message)
 
     def take_in(self):
         if self.at >= self.end:
@@ -168,8 +200,9 @@ def reply(summary=False, **fields):
     elif replies:
         fields["link"] = replies[:]
     del replies[:]
-    # Written piece by piece: events and replies one at a time, so that no single string of them all
-    # (6 KB for a burst of states) needs a free block that size in a heap the firmware shares.
+    # Written piece by piece: events and replies one at a time, each as json.dump writes it, a token at a
+    # time, so that no string of them (6 KB for a burst of states, 3.4 KB for the board check's sensors)
+    # needs a free block that size in a heap the firmware shares.
     write = sys.stdout.write
     sep = "{"
     for key, value in fields.items():
@@ -182,10 +215,10 @@ def reply(summary=False, **fields):
             for i, item in enumerate(value):
                 if i:
                     write(",")
-                write(json.dumps(item))
+                json.dump(item, sys.stdout)
             write("]")
         else:
-            write(json.dumps(value))
+            json.dump(value, sys.stdout)
     write("}\n")
 
 
