@@ -58,3 +58,24 @@ def protocol_checked(request, monkeypatch):
     if checked.problems:
         pytest.fail("messages from the board that do not fit docs/protocol.schema.json:\n"
                     + "\n".join(checked.problems), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def scan_faults_checked(request, monkeypatch):
+    """A scan of a simulated board that raises is said in one `error` event and play goes on (doce/esp32.py
+    Scans), as on a board: a test would pass over it unseen. Any such fault fails the test, with its
+    traceback, unless the test is marked `scan_fault` (it makes one on purpose)."""
+    from doce_host.sim import SimBoard
+    seen = []
+    original = SimBoard._read
+
+    def _read(sim):
+        before = len(sim.scan_faults)
+        reply = original(sim)
+        seen.extend(sim.scan_faults[before:])
+        return reply
+    monkeypatch.setattr(SimBoard, "_read", _read)
+    yield
+    if seen and request.node.get_closest_marker("scan_fault") is None:
+        pytest.fail("a simulated board's scan raised (said as an `error` event; the board played on):\n"
+                    + "\n".join(seen[:3]), pytrace=False)

@@ -17,7 +17,7 @@ import os
 
 from .mqtt import Session
 from .netconfig import ca_chunk, ca_received, config_fault, load_config, shown, store
-from .outbox import Outbox, fits
+from .outbox import KEEP_FREE, Outbox, fits
 from .ticks import ticks_add, ticks_diff
 from .wifi import Wifi, board_id
 
@@ -61,8 +61,20 @@ class Net(Session):
             self.remote.event(event)
 
     def reply(self, message):
-        if self.up:
-            self._publish(self.topics["reply"], json.dumps(message).encode(), False, 0)
+        """A command's reply, into an empty pipe (work). One longer than the pipe's room (the board check's
+        sensors, 3.4 KB) would grow its buffer past it and move it: refused in a short reply instead."""
+        if not self.up:
+            return
+        topic = self.topics["reply"]
+        payload = json.dumps(message).encode()
+        if len(payload) + len(topic) + 7 > self.pipe.room - KEEP_FREE:  # (as outbox.fits counts a packet's bytes)
+            short = {"re": message.get("re"), "ok": False, "error": "too_long",
+                     "message": "the reply is %d bytes, more than the board sends on MQTT at once (%d): ask "
+                                "for it over USB" % (len(payload), self.pipe.room - KEEP_FREE)}
+            if "id" in message:
+                short["id"] = message["id"]
+            payload = json.dumps(short).encode()
+        self._publish(topic, payload, False, 0)
 
     # -- once a scan -------------------------------------------------------------
 
@@ -111,36 +123,42 @@ class Net(Session):
 
     def said_status(self):
         """The status again, what it says changed (a friend's match running here now). Never raises: a
-        match that runs must not count as failed for its status (doce/remote.py begin). Out of heap, the
-        status is due, and work() says it at a later scan."""
+        match that runs must not count as failed for its status (doce/remote.py begin). Out of heap, or of
+        room in the pipe (a slow broker), the status is due, and work() says it at a later scan."""
         self.status_due = False
         if not self.up:
             return  # connected() says it
         out = self.pipe.out
         before = len(out)
         try:
-            self._publish(self.topics["status"], self._status(True), True, 1)
+            status = self._status(True)
+            if fits(self.pipe, self.topics["status"], status):
+                self._publish(self.topics["status"], status, True, 1)
+            else:
+                self.status_due = True
         except Exception:  # noqa: BLE001  (out of heap)
             out[before:] = b""  # a packet half written is no packet: the broker would drop us for it
             self.status_due = True
 
     def connected(self, now):
         self.subscribe(self.topics["cmd"])
-        self.status_due = False
-        self._publish(self.topics["status"], self._status(True), True, 1)
+        self.said_status()
         if self.remote:
             self.remote.connected()
         if self.news:
-            self.news.connected(self)
+            self.news.connected()
         self.state_due = True
         self.outbox.connected()
 
     def work(self, now):
         """A scan's publishing, within the pipe's room (Pipe.room: past it, its buffer would grow and move):
-        a command's reply first, into an empty pipe (its size is known only once it is made), then the
-        state if what is left has room for it, then as many events as fit in the rest (doce/outbox.py)."""
+        the status and news for friends' boards if they fit, a command's reply, into an empty pipe (its size
+        is known only once it is made), then the state if what is left has room for it, then as many events
+        as fit in the rest (doce/outbox.py fits). The friend's message waits for room too (doce/remote.py)."""
         if self.status_due:
             self.said_status()
+        if self.news:
+            self.news.send(self)
         if self.commands and not self.pipe.out:
             self.handle(self.commands.pop(0))
         if self.state_due and due(now, self.state_at, STATE_MS):

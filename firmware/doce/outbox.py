@@ -180,12 +180,21 @@ class Outbox:
         return len(self.events) + (self.behind_end + 1 - self.behind_seq if self.behind else 0)
 
 
-def fits(pipe, topic, payload):
+# Of the MQTT pipe's room, what the board makes (events, the state, replies, the friend's message, the
+# status, news) leaves this much for the session's own small packets, written as they come and never held:
+# PUBACKs (4 B each; Mosquitto has at most max_inflight_messages, 20 by default, unacknowledged: 80 B),
+# PINGREQ (2 B) and a connection's three SUBSCRIBEs (under 50 B each). Without it, the pipe filled to its
+# room by a slow broker grew past it with the next of these (and with the friend's message: it now waits).
+KEEP_FREE = 256
+
+
+def fits(pipe, topic, payload, keep=KEEP_FREE):
     """Whether a PUBLISH of `payload` on `topic` fits in what the MQTT pipe's room (doce/mqtt.py Pipe) has
-    left this scan; an empty pipe takes any one. Its own bytes besides: 1 of type, at most 2 of length,
-    2 + the topic, 2 of packet id (MQTT 3.1.1, 3.3; a QoS 0 one has none: counted all the same)."""
+    left this scan, `keep` bytes kept free; an empty pipe takes any one. Its own bytes besides: 1 of type, at
+    most 2 of length, 2 + the topic, 2 of packet id (MQTT 3.1.1, 3.3; a QoS 0 one has none: counted all the
+    same)."""
     out = pipe.out
-    return not out or len(out) + len(payload) + len(topic) + 7 <= pipe.room
+    return not out or len(out) + len(payload) + len(topic) + 7 <= pipe.room - keep
 
 
 def replayed(tables, data, moves, acked, tag):

@@ -11,7 +11,7 @@ from .arguments import BadArgument, CommandError, player_argument
 from .game import PLAYER_NAMES, WHITE
 from .netconfig import is_topic_level
 from .offline import RETRY_MS
-from .remote import NOBODY, Remote, begin, digest, is_hex, save
+from .remote import NOBODY, Remote, begin, digest, forget, is_hex, save
 from .remote_news import tell
 
 
@@ -84,13 +84,22 @@ def pair(app, peer, match, request):
     if request.get("force") is not True and not g.match_over and begun(g):
         raise CommandError("mid_round", "a match is in play on this board (round %d of %d): finish it, or "
                                         "force the pairing" % (g.round, g.tables.rounds))
+    # The reply is made first, while nothing has changed: out of heap after the match is on, an accepted
+    # pairing was answered "failed". (It is what state() says once begun: no play, no move, and not
+    # connected till the friend's board says it plays this match.)
+    remote = Remote(app, peer, match, colour)
+    reply = {"remote": remote.state()}
     app.play_against(None, remember=False)  # two players here, and any other pairing over
     save({"peer": peer, "match": match, "colour": PLAYER_NAMES[colour], "stopped": None})
     c = app.controller
     c.journal.next_paired = binascii.unhexlify(match) + bytes((colour,))  # written with the match
     c.new_match(first)
-    remote = Remote(app, peer, match, colour)
-    remote.digest = digest(c.game)
-    remote._keep((0, NOBODY, 0, 0, remote.digest))
-    begin(app, remote)
-    return {"remote": remote.state()}
+    try:
+        remote.digest = digest(c.game)
+        remote._keep((0, NOBODY, 0, 0, remote.digest))
+        begin(app, remote)
+    except BaseException:  # (out of heap): not paired, as the failed reply says, this boot or the next
+        c.journal.next_paired = None  # the new match, unwritten yet, is for two players here
+        forget()
+        raise
+    return reply

@@ -35,6 +35,7 @@ from .ticks import ticks_diff
 from .controller import CORRECTING, move_refusal
 from .game import NOWHERE, PLAYER_NAMES, Game
 from .lights import PEER_LOST, STOPPED
+from .outbox import fits
 from .squares import parse_square, square_name
 from .state import move_names
 
@@ -169,9 +170,12 @@ class Remote:
         return self.online and self.net.up and (self.finished or self.peer_n >= 0 and not self.left)
 
     def _send(self, now):
+        message = self.message()
+        if not fits(self.net.pipe, self.outbox, message):
+            return  # the pipe full (a slow broker): due still, sent at a later scan
         self.due = self.again = False
         self.sent_at = now
-        self.sent = (self.net._publish(self.outbox, self.message(), True, 1), self.n)
+        self.sent = (self.net._publish(self.outbox, message, True, 1), self.n)
         self.net.send(now)  # on its way this scan: Net.poll has written out what it had
 
     def puback(self, pid):
@@ -182,9 +186,12 @@ class Remote:
     def _clear(self, topic=None):
         """What the friend left for this board is read, all of it it needs: off the broker with it (an
         empty retained message; the room's ACL lets a board clear its own inbox, doce fleet secure);
-        or, with topic self.outbox, this board's own message, to a friend's board that will not read it."""
-        if self.net.up:
-            self.net._publish(topic or self.inbox, b"", True, 1)
+        or, with topic self.outbox, this board's own message, to a friend's board that will not read it. A
+        clear that finds the pipe full to its room (a slow broker, KEEP_FREE taken too) is not made: what it
+        clears is retained, and comes again at the next connection, to be cleared then."""
+        topic = topic or self.inbox
+        if self.net.up and fits(self.net.pipe, topic, b"", 0):
+            self.net._publish(topic, b"", True, 1)
 
     def _finish(self):
         """The match is over on both boards, each holding every play, and the broker has this board's

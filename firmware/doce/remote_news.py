@@ -1,11 +1,13 @@
 """News for friends' boards (doce/remote.py): an end of a match or a refusal of one, sent retained once
 the broker is there and kept in remote-news.json until it has acknowledged it, so a board that leaves
 a match, or refuses one, while off the broker tells its friend's board when it is back, a power cut
-between included. Loaded only when there is news: doce/net.py calls connected and puback.
+between included. Loaded only when there is news: doce/net.py calls connected, send and puback.
 """
 
 import json
 import os
+
+from .outbox import fits
 
 NEWS = "remote-news.json"  # [[topic, message]]
 MAX_NEWS = 4
@@ -15,14 +17,25 @@ MAX_TEXT = 200  # an end or a refusal: under 150 bytes
 class News:
     """Ends and refusals for friends' boards, each sent once the broker is there and kept in NEWS until
     it has acknowledged it: a board that leaves a match, or refuses one, off the broker, tells its
-    friend's when it is back, a power cut between included (doce/net.py calls connected and puback)."""
+    friend's when it is back, a power cut between included (doce/net.py calls connected, send and puback)."""
 
     def __init__(self, items):
         self.items = items  # [topic, message, packet id or 0 if not sent on this connection]
 
-    def connected(self, net):
+    def connected(self):
+        """A new connection: each goes again (send), the last one's unacknowledged."""
         for item in self.items:
-            item[2] = net._publish(item[0].encode(), item[1], True, 1)
+            item[2] = 0
+
+    def send(self, net):
+        """Each not yet sent on this connection, if the pipe has room for it (doce/outbox.py fits): the rest
+        at a later scan (doce/net.py work)."""
+        for item in self.items:
+            if not item[2]:
+                topic = item[0].encode()
+                if not fits(net.pipe, topic, item[1]):
+                    return
+                item[2] = net._publish(topic, item[1], True, 1)
 
     def puback(self, net, pid):
         for item in self.items:
@@ -41,7 +54,7 @@ def tell(net, topic, message):
     news.items.append(item)
     keep_news(net, news)
     if net.up:
-        item[2] = net._publish(topic.encode(), message, True, 1)
+        news.send(net)
 
 
 def keep_news(net, news):

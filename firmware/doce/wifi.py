@@ -26,7 +26,14 @@ JOIN_SLOW_MS = 30000
 
 
 def board_id(wlan):
-    """The id a board has until the organiser gives it one: its MAC, as 12 hex digits."""
+    """The id a board has until the organiser gives it one: its MAC, as 12 hex digits.
+
+    Read before the radio starts (doce/net.py: Wifi.start comes last), and the same as after it: in
+    MicroPython v1.28.0 (ports/esp32/network_wlan.c) network.WLAN() itself initialises the driver
+    (esp_initialise_wifi, esp_wifi_init), and config("mac") is esp_wifi_get_mac, which needs the driver
+    initialised, not started; the station's MAC it returns is the one ESP-IDF derives from the factory base
+    MAC in eFuse, the same at every boot. (The simulator's WLAN gives DOCE_SIM_MAC whatever its state: this
+    holds on an ESP32 only, and no test here can show it.)"""
     return "".join("%02x" % b for b in wlan.config("mac"))
 
 

@@ -423,3 +423,21 @@ def test_a_backlog_drained_at_a_reconnect_keeps_the_scans_publishing_within_the_
     pipe = sim.command(do="pipe")
     assert pipe["room"] == 2048
     assert pipe["room"] * 3 // 4 < pipe["peak"] <= pipe["room"], pipe  # filled, and no further
+
+
+def test_a_reply_longer_than_the_pipes_room_is_refused_in_a_line_not_grown_into_it(sim, mosquitto):
+    """A command's reply went into the MQTT pipe whatever its size: the board check's sensors (3.4 KB of
+    JSON) grew the pipe's buffer past its room and moved it (Pipe.room: the heap it then leaves is
+    split). Such a reply is refused in one short reply saying why and where to ask."""
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
+        assert room_command(room, sim, "b1", "board_check", step="start")["ok"]
+        sim.command(do="pipe")  # watched from here
+        reply = room_command(room, sim, "b1", "board_check", step="sensors")
+        pipe = sim.command(do="pipe")
+        assert pipe["peak"] <= pipe["room"], pipe
+        assert reply["re"] == "board_check" and not reply["ok"], reply  # (room_command found it by its id)
+        assert reply["error"] == "too_long" and "USB" in reply["message"], reply
+        assert len(json.dumps(link(sim, cmd="board_check", step="sensors"))) > pipe["room"]  # on USB it goes whole
+        assert room_command(room, sim, "b1", "board_check", step="end")["ok"]  # and the board answers on

@@ -3,6 +3,7 @@ in one `error` event naming the part, plays its game on offline without it, and 
 (RETRY_MS later). The simulator makes the module's import run out of heap (SimBoard.no_room; the
 port's own MemoryError text). Before, the boot died with a traceback and the board sat at the REPL."""
 
+import pytest
 from casebook import piece_of
 from fleet_helpers import join, link, until_scanned
 from remote_helpers import Pair, events_of
@@ -261,6 +262,7 @@ def test_a_failure_said_out_of_heap_at_boot_leaves_the_game_playing_and_the_matc
     assert said == ["the match with the friend's board b2 goes on"], said
 
 
+@pytest.mark.scan_fault  # made on purpose
 def test_a_fault_escaping_a_scan_is_said_and_the_simulated_board_plays_on_as_a_board_does(sim):
     """esp32.run reports a scan's fault in one `error` event and plays on; the simulator's own loop had
     no such handler, so a simulated board died with a traceback where a board plays on (a hostile
@@ -310,6 +312,31 @@ def test_a_pairing_whose_status_does_not_fit_is_answered_as_the_pairing_it_is(si
                  rules_checksum=checksum)
     assert reply["ok"] and reply["remote"]["match"] == "7f3a01c2", reply
     assert errors(sim) == []
+
+
+@pytest.mark.parametrize("squeezed", ["doce.remote:Remote.state", "doce.remote:begin"])
+def test_a_pairing_out_of_heap_is_answered_as_what_it_is(sim, mosquitto, squeezed):
+    """Out of heap making the pairing's reply (Remote.state) or starting its match (remote.begin): the
+    `remote` command answered failed while the board was paired (at once, or from its next boot, by the
+    remote.json saved before). Now an answer says what the board is: ok and paired, or failed and not
+    paired, then and after a power cycle."""
+    join(sim, mosquitto)
+    sim.no_room({squeezed: [1]})
+    sim.power_on()
+    assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
+    checksum = link(sim, cmd="hello")["rules_checksum"]
+    reply = link(sim, cmd="remote", peer="b2", colour="white", first="white", match="7f3a01c2",
+                 rules_checksum=checksum)
+    if reply["ok"]:
+        assert reply["remote"]["match"] == "7f3a01c2", reply
+    else:
+        assert reply["error"] == "failed" and "MemoryError" in reply["message"], reply
+    for _ in range(2):  # now, and after a power cycle
+        shown = link(sim, cmd="remote")["remote"]
+        assert (shown is not None and shown["match"] == "7f3a01c2") == reply["ok"], (reply, shown)
+        sim.no_room({})
+        sim.power_on()
+        assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim)
 
 
 def test_the_mqtt_command_that_mends_a_paused_match_says_it_goes_on(tmp_path, mosquitto):

@@ -130,6 +130,70 @@ def test_a_power_cut_at_every_journal_write_of_a_remote_move_loses_nothing(tmp_p
                 pair.close()
 
 
+class Heard:
+    """Every remote message on the broker, as a listener of the test's own hears it."""
+
+    def __init__(self, broker):
+        self.messages = []
+        ready = threading.Event()
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.on_subscribe = lambda *args: ready.set()
+        self.client.on_message = lambda c, u, m: self.messages.append((m.topic, m.payload))
+        self.client.connect(broker.host, broker.port)
+        self.client.loop_start()
+        self.client.subscribe("doce/+/remote/+", 1)
+        until(ready.is_set, what="the listener's subscription")
+
+    def most(self, sender, receiver):
+        """The highest n `sender` has said to `receiver`'s board so far (-1: none)."""
+        topic = "doce/%s/remote/%s" % (receiver, sender)
+        return max([json.loads(p)["n"] for t, p in self.messages if t == topic and p] or [-1])
+
+    def close(self):
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+@pytest.mark.parametrize("side", ["mover", "taker"])
+def test_no_play_is_said_to_the_friend_before_the_journal_holds_it(tmp_path, mosquitto, side):
+    """A board's message to its friend's carries a play only once its journal has it: cut at each flash
+    write from the play on (the mover's own die; the taker's put down before the friend's move came, so
+    the move is taken in the very scan it arrives), and the die lifted while the board is off, the board
+    forgets the play only if its friend was never told of it. Told and forgotten, the friend would count
+    a play this board never makes again (on the mover's side, a mismatch at the next message)."""
+    cell, piece = MOVES[0]
+    for k in range(1, 9):
+        pair = Pair(tmp_path / ("%s-%d" % (side, k)), mosquitto)
+        heard = Heard(mosquitto)
+        try:
+            pair.pair()
+            pair.pump(50)
+            cut, ids = (pair.a, ("b1", "b2")) if side == "mover" else (pair.b, ("b2", "b1"))
+            if side == "taker":
+                pair.b.command(do="wifi", up=False)
+                assert pair.until(lambda: not pair.remote(pair.a)["connected"])
+                pair.a.place(cell, piece)  # its message waits on the broker, retained
+                pair.pump(50)
+                pair.b.place(cell, piece)  # before the move came: refused till it comes
+            cut.cut_power_at_flash_write(after=k, torn=True)
+            if side == "mover":
+                pair.a.place(cell, piece, settle=False)
+            else:
+                pair.b.command(do="wifi", up=True)
+            if not pair.until(lambda: cut.power_was_cut, scans=3000):
+                assert k > 2, "the play costs at least its record and the broker's acknowledgement"
+                break  # every write of the play was cut at
+            pair.pump(300)  # the friend's board scans on; what the cut board sent reaches the listener
+            told = heard.most(*ids)
+            cut.hands.lift(cell)  # its player takes the die back while the board is off
+            cut.power_on()
+            kept = pair.remote(cut)["plays"]
+            assert told <= kept, "play %d said to the friend's board, then forgotten (cut at write %d)" % (told, k)
+        finally:
+            heard.close()
+            pair.close()
+
+
 @pytest.mark.board_may_lie  # the test itself sends the boards old messages again
 def test_moves_sent_twice_late_or_out_of_order_are_applied_once(pair, mosquitto):
     """Every message the two boards sent each other, kept by a listener, is sent to them again,
@@ -169,3 +233,33 @@ def test_moves_sent_twice_late_or_out_of_order_are_applied_once(pair, mosquitto)
         listener.loop_stop()
     assert len(heard) > 10
     assert {json.loads(p)["n"] for _, p in heard} >= set(range(len(MOVES) + 1))
+
+
+def test_a_slow_broker_keeps_the_friends_message_within_the_pipes_room(pair):
+    """The friend's message went into the MQTT pipe unchecked: with the socket to the broker full (a slow
+    or far broker: the outbox's events fill the pipe to its room, Pipe.room, and wait there), a move's
+    message grew the pipe's buffer past its room and moved it. It waits for room now, and goes once the
+    broker takes the pipe's bytes again: nothing is lost."""
+    from fleet_helpers import link
+    pair.pair()
+    a = pair.a
+    a.command(do="pipe")  # watched from here
+    a.command(do="socket_full", on=True)
+    out = [0]
+    for _ in range(40):  # the friend's die, not its move: refused, and lifted: events, 93 and 51 B a packet
+        a.place("a2", "black 6")
+        a.lift("a2")
+        out.append(link(a, cmd="net")["status"]["out"])
+        if out[-1] == out[-2]:
+            break  # the pipe holds all the outbox may put in it: less is left than an event (93 B)
+    assert out[-1] == out[-2] > 1024, out
+    cell, piece = MOVES[0]
+    a.place(cell, piece)  # its message is due
+    pair.pump(50)
+    pipe = a.command(do="pipe")
+    assert pipe["peak"] <= pipe["room"], pipe
+    a.command(do="socket_full", on=False)
+    assert pair.shown(pair.b) == {"cell": cell, "value": 4}
+    pair.b.place(cell, piece)
+    pair.play(pair.b, *MOVES[1])
+    played_once_each(pair, MOVES[:2])

@@ -48,11 +48,12 @@ WORD_FACTOR = 2
 # boots (gc.mem_alloc, the firmware's own modules left out; the "heap" command's "harness"): 52.1 KB on
 # the unix port 1.28: the interpreter and run.py 8 KB, the simulated drivers and world (flash, machine,
 # esp, neopixel, network, serial_port, side_channel, simtime, world) 26 KB, its own copy of the board's
-# tables 6 KB, the wire buffer 8 KB (run.py WIRE_BYTES). On top, COMMAND_ROOM for one command at a
+# tables 6 KB, the wire buffer 8 KB (run.py WIRE_BYTES); and the line buffer 8 KB (run.py LINE_BYTES), 60.1 KB
+# in all. On top, COMMAND_ROOM for one command at a
 # time: its line (at most a CHUNK of data, JSON-escaped), the parsed command and the reply it sends.
 # tests/host/test_sim_interface.py checks that the harness stays inside this, so the firmware's share
 # is ESP32_HEAP_KB * WORD_FACTOR and no more.
-HARNESS_KB = 65
+HARNESS_KB = 73
 COMMAND_ROOM_KB = 12
 # Both harnesses (run.py, serve.py) pad what they hold to this before the firmware boots
 # (side_channel.ballast): the firmware gets the same heap from either. Unpadded, the real-time one held
@@ -231,6 +232,7 @@ class SimBoard(SimulatedBoard):
         self.heap = heap
         self.env = None if ticks is None else dict(os.environ, DOCE_SIM_TICKS=str(ticks))
         self.events = []
+        self.scan_faults = []  # tracebacks of scans that raised (a board says each in an `error` event, plays on)
         self.power_was_cut = False
         self.console = []  # what the device printed besides replies
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
@@ -267,6 +269,7 @@ class SimBoard(SimulatedBoard):
             self.console.append(line)
         reply = json.loads(line)
         self.events.extend(reply.pop("events", []))
+        self.scan_faults.extend(reply.pop("scan_faults", []))
         if reply.get("garbled"):  # on a real host these would be lost or misread
             raise SimError("the board's link carried lines that are not its JSON: %r" % reply["garbled"][:4])
         return reply

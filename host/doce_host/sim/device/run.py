@@ -16,6 +16,7 @@ gc.collect()
 _counted = gc.mem_alloc()  # the interpreter and this script: the harness's share starts here
 
 import binascii  # noqa: E402
+import io  # noqa: E402
 import json  # noqa: E402
 import select  # noqa: E402
 import sys  # noqa: E402
@@ -56,6 +57,7 @@ side_channel.start_faults(sys.argv[2])
 del board_spec
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply
+faults = []  # the tracebacks of scans that raised (esp32.Scans said each in an `error` event) since the last reply
 garbled = []  # lines on the link that are not the firmware's JSON, byte for byte
 replies = []  # replies the link sent since the last reply
 clock = [0]  # the simulated clock, in microseconds
@@ -70,6 +72,26 @@ scans = None  # esp32.Scans, once the app is built
 # The host sends long data in pieces, a "send" with "more" each (on the wire, the clock standing
 # still: doce_host.sim SimBoard._send_ahead), so no command line needs a long run of free heap either.
 WIRE_BYTES = 8192
+# The board's line being received, made whole the same way: the longest line a board sends (rules_get, some
+# 5.5 KB: doce/link.py) with room. Grown a piece at a time as bytes came, a long line (the board check's
+# sensors, 3.4 KB) needed a run of free heap its length, and a board's split heap, under load, had none: the
+# harness's MemoryError came out of the firmware's scan as a fault (tests/conftest.py scan_faults_checked).
+LINE_BYTES = 8192
+
+
+class Line(io.IOBase):
+    """The line received so far (its first n bytes), read by json.load where it lies: no copy of it."""
+
+    def __init__(self):
+        self.buf = bytearray(LINE_BYTES)
+        self.n = 0
+        self.at = 0
+
+    def readinto(self, b):
+        k = min(len(b), self.n - self.at)
+        b[:k] = memoryview(self.buf)[self.at:self.at + k]
+        self.at += k
+        return k
 
 
 class Loopback(Port):
@@ -83,7 +105,7 @@ class Loopback(Port):
         self.end = 0  # how many bytes are on it
         self.at = 0  # how many of them have arrived
         self.since = 0  # when incoming[0] started to arrive
-        self.line = b""
+        self.line = Line()
         self.handing_over = False
         self.spent = None  # bytes _out allocates, counted while a number (run.py's landing)
 
@@ -106,17 +128,28 @@ class Loopback(Port):
             self._read(data)
 
     def _read(self, data):
-        self.line += bytes(data)
-        while b"\n" in self.line:
-            done, self.line = self.line.split(b"\n", 1)
-            try:  # byte for byte the link's JSON: a \r from cooked output, or a log line in it, is not
-                if done.endswith(b"\r"):
-                    raise ValueError
-                message = json.loads(done)
-            except ValueError:
-                garbled.append(done.decode("utf-8", "replace"))
-                continue
-            (events if "event" in message else replies).append(message)
+        line = self.line
+        buf = line.buf
+        for b in data:
+            if b == 10:
+                self._line(line)
+                line.n = 0
+            else:
+                if line.n < LINE_BYTES:
+                    buf[line.n] = b
+                line.n += 1
+
+    def _line(self, line):
+        n = line.n
+        line.at = 0
+        try:  # byte for byte the link's JSON: a \r from cooked output, or a log line in it, is not
+            if n > LINE_BYTES or n and line.buf[n - 1] == 13:
+                raise ValueError
+            message = json.load(line)
+        except ValueError:
+            garbled.append(bytes(line.buf[:min(n, LINE_BYTES)]).decode("utf-8", "replace"))
+            return
+        (events if "event" in message else replies).append(message)
 
     def take_in(self):
         if self.at >= self.end:
@@ -158,6 +191,9 @@ def reply(summary=False, **fields):
     if garbled:
         fields["garbled"] = garbled[:]
         del garbled[:]
+    if faults:  # for the tests: a fault a board plays on through must not pass unseen (tests/conftest.py)
+        fields["scan_faults"] = faults[:]
+        del faults[:]
     if summary:  # how many replies of each kind, rather than every reply
         counts = {}
         for r in replies:
@@ -167,8 +203,9 @@ def reply(summary=False, **fields):
     elif replies:
         fields["link"] = replies[:]
     del replies[:]
-    # Written piece by piece: events and replies one at a time, so that no single string of them all
-    # (6 KB for a burst of states) needs a free block that size in a heap the firmware shares.
+    # Written piece by piece: events and replies one at a time, each as json.dump writes it, a token at a
+    # time, so that no string of them (6 KB for a burst of states, 3.4 KB for the board check's sensors)
+    # needs a free block that size in a heap the firmware shares.
     write = sys.stdout.write
     sep = "{"
     for key, value in fields.items():
@@ -181,10 +218,10 @@ def reply(summary=False, **fields):
             for i, item in enumerate(value):
                 if i:
                     write(",")
-                write(json.dumps(item))
+                json.dump(item, sys.stdout)
             write("]")
         else:
-            write(json.dumps(value))
+            json.dump(value, sys.stdout)
     write("}\n")
 
 
@@ -326,6 +363,30 @@ def pipe_peak():
     return seen
 
 
+class Full:
+    """The board's socket to the broker with its send buffer full, as a slow or far broker leaves it: a write
+    takes nothing (EAGAIN, as lwIP and Linux say it), the rest is the socket's own."""
+
+    def __init__(self, sock):
+        self.sock = sock
+
+    def write(self, data):
+        raise OSError(11)  # EAGAIN
+
+    def __getattr__(self, name):
+        return getattr(self.sock, name)
+
+
+def full(on):
+    net = app.net
+    if net is None or net.sock is None:
+        raise ValueError("the board has no connection to a broker")
+    if on and not isinstance(net.sock, Full):
+        net.sock = Full(net.sock)
+    elif not on and isinstance(net.sock, Full):
+        net.sock = net.sock.sock
+
+
 def handle(cmd):
     do = cmd["do"]
     if do == "run":
@@ -382,6 +443,8 @@ def handle(cmd):
         return landing(cmd["set"], cmd.get("leave", 1024), cmd.get("traffic", "").encode())
     elif do == "idle_allocation":
         return {"bytes": idle_allocation(cmd.get("scans", 100))}
+    elif do == "socket_full":  # the socket to the broker takes nothing more (a slow or far broker), or again
+        full(cmd["on"])
     elif do == "pipe":
         return {"peak": pipe_peak(), "room": app.net.pipe.room if app.net else None}
     elif do == "modules":  # the firmware's modules loaded so far
@@ -414,6 +477,25 @@ def power_gone(message):
 chip.on_cut = power_gone
 
 
+class Scans(esp32.Scans):
+    """esp32.Scans, the fault's traceback kept besides for the simulator (its `error` event has only the
+    message): allocated only when a scan raises."""
+
+    def __exit__(self, kind, e, trace):
+        if isinstance(e, Exception):
+            kept(e)
+        return esp32.Scans.__exit__(self, kind, e, trace)
+
+
+# Its own function: in __exit__ its locals would take that frame past the 11 words MicroPython keeps on
+# the C stack (py/objfun.c VM_MAX_STATE_ON_STACK), putting it on the heap at every scan.
+def kept(e):
+    import io
+    text = io.StringIO()
+    sys.print_exception(e, text)
+    faults.append(text.getvalue())
+
+
 def main():
     global app, scans
     side_channel.start_no_room(sys.argv[2])  # (after the harness's own imports: only the firmware's fail)
@@ -425,7 +507,7 @@ def main():
         for line in sys.stdin:
             reply(error="the board stopped at the REPL (its one line said why)")
         return
-    scans = esp32.Scans(app, button)
+    scans = Scans(app, button)
     reply(ready=True)
     while True:
         gc.collect()  # the harness's own big strings need room, not the firmware
