@@ -242,6 +242,20 @@ def test_the_strongest_level_weighs_the_answers():
     assert won > lost + 6, (won, lost)
 
 
+def test_the_strongest_level_spoils_a_fork_square():
+    """A position of a match against Monte Carlo (bench/ladder.py's match 4, round 1): white opened
+    on the centre (square 12), black answered on two squares diagonal to it, 8 and 18, with one
+    square between them in a column of five. Black's die on that square, 13, would make two
+    winning squares at once (the column's two lines through it, each one die from a winning
+    square). White spoils it now; before, it played the corner 0 and lost the round to the four
+    dice black built around its centre."""
+    tables = rules.load_tables("standard")
+    game = Game(tables)
+    position_text.read(game, "00000000000000002100000013000000000025001300000000 0909 0101 1412 0")
+    for seed in range(1, 6):
+        assert Opponent(tables, STRONGEST, seed).choose(game)[1] == 13, seed
+
+
 def test_the_native_weighing_chooses_as_the_bytecode_one_did():
     """chosen_moves.txt: levels 1 and 2's moves from 300 positions of real matches, as the
     opponent chose them while it weighed in bytecode. The native loops must weigh alike."""
