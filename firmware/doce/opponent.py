@@ -991,6 +991,12 @@ class Opponent:
         if self.level == STRONGEST:
             yield  # the position loaded: the weighing in the next slices
             self.limit = self.budget
+            # Fork squares weighed only for its first four dice of a round it opened (as many dice left
+            # as the other player): the four dice diagonal to its centre die are the danger there.
+            # Weighed in the rounds the other player opens too, they lost to the two-ply player;
+            # through all of its own rounds, its wins came later and scored less against greedy.
+            left = game.dice_left
+            self.layout[_FORKS] = 1 if left[me] == left[1 - me] and left[me] >= 8 else 0
             best = yield from self._strongest(me)
             self.chosen = best
             return
