@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import position_text  # noqa: E402
 from baselines import Greedy, MonteCarlo, Random, TwoPly  # noqa: E402
 from doce.game import Game  # noqa: E402
 from doce.opponent import BUDGET, LEVELS, NO_BLOCKER, STRONGEST, Opponent, Rng  # noqa: E402
@@ -81,7 +82,7 @@ class OnTheBoard:
 
     def choose(self, game):
         server = _server(self.tables)
-        server.stdin.write("%d %d %d %s %d\n" % (self.level, self.budget, self.rng.x, position_text(game),
+        server.stdin.write("%s %d %d %d %d\n" % (position_text.write(game), self.level, self.budget, self.rng.x,
                                                  1 if game.blocker_this_turn else 0))
         server.stdin.flush()
         out = server.stdout.readline().split()
@@ -117,7 +118,7 @@ def tables_named(name):
 
 def match(args):
     """One match: (points of `a`, points of `b`, positions) where positions are those level
-    `record` moved from, if asked: (position_text(), the work its move took)."""
+    `record` moved from, if asked: (the position and its Rng, bench/position_text.py; the work its move took)."""
     name, a, b, i, record = args
     tables = tables_named(name)
     swap = i % 2
@@ -132,7 +133,7 @@ def match(args):
             game.start_round()
         p = game.to_move
         if names[p] == record:
-            text = "%s %d" % (position_text(game), players[p].rng.x)
+            text = "%s %d" % (position_text.write(game), players[p].rng.x)
         blk, sq, face = players[p].choose(game)
         if names[p] == record:
             seen.append((text, players[p].work))
@@ -143,12 +144,6 @@ def match(args):
         assert why is None, (names[p], sq, face, why)
     w, bl = game.totals()
     return ((bl, w) if swap else (w, bl)) + (seen,)
-
-
-def position_text(game):
-    """The position as bench/opponent_think.py reads it: "board dice blockers last to_move"."""
-    return "%s %s %s %s %d" % (bytes(game.board).hex(), bytes(game.dice_left).hex(),
-                               bytes(game.blockers_left).hex(), bytes(game.last_placed).hex(), game.to_move)
 
 
 def wilson(k, n, z=1.96):

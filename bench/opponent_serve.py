@@ -1,13 +1,14 @@
 # The board's opponent as the board runs it (MicroPython, its weighing loops native code), for
 # bench/ladder.py: a line in, a move out. Run with the firmware's .mpy files on MICROPYPATH:
 #   opponent_serve.py TABLES
-# In:  "level budget rng board dice blockers last to_move blocker_this_turn" (hex bytes as
-#      bench/ladder.py's position_text writes them; rng the player's Rng state before its move)
+# In:  "board dice blockers last to_move level budget rng blocker_this_turn" (the position as
+#      bench/position_text.py writes it; rng the player's Rng state before its move)
 # Out: "blocker square face rng work" (rng after the move), or "none" when it has no move.
 # The opponent keeps nothing from one move to the next but its Rng, which travels with each line,
 # so one process serves every player of every match.
 import sys
 
+import position_text  # bench/, this script's folder
 from doce.game import Game
 from doce.opponent import Opponent
 from doce.tables import Tables
@@ -20,17 +21,12 @@ while True:
     line = sys.stdin.readline()
     if not line:
         break
-    level, budget, rng, board, dice, blockers, last, to_move, placed = line.split()
+    level, budget, rng, placed = position_text.read(game, line)
     key = level + " " + budget
     if key not in players:
         players[key] = Opponent(tables, int(level), 1, int(budget))
     player = players[key]
     player.rng.x = int(rng)
-    game.board[:] = bytes.fromhex(board)
-    game.dice_left[:] = bytes.fromhex(dice)
-    game.blockers_left[:] = bytes.fromhex(blockers)
-    game.last_placed[:] = bytes.fromhex(last)
-    game.to_move = int(to_move)
     game.blocker_this_turn = placed == "1"
     move = player.choose(game)
     if move is None:

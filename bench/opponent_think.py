@@ -22,6 +22,7 @@ import micropython
 
 gc.collect()
 at_start = gc.mem_alloc()
+import position_text  # noqa: E402  (bench/, this script's folder)
 from doce.game import Game  # noqa: E402
 from doce.tables import Tables  # noqa: E402
 
@@ -46,14 +47,8 @@ def positions():
 
 
 def load(text):
-    board, dice, blockers, last, to_move, seed = text.split()
-    game.board[:] = bytes.fromhex(board)
-    game.dice_left[:] = bytes.fromhex(dice)
-    game.blockers_left[:] = bytes.fromhex(blockers)
-    game.last_placed[:] = bytes.fromhex(last)
-    game.to_move = int(to_move)
-    game.blocker_this_turn = False
-    return int(seed)
+    """game set to the position; the seed its move was thought with."""
+    return int(position_text.read(game, text)[0])
 
 
 mode = sys.argv[3]

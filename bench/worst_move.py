@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "firmware"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+import position_text  # noqa: E402
 from doce.game import BLOCKER, EMPTY, Game  # noqa: E402
 from doce.opponent import BUDGET, Opponent  # noqa: E402
 
@@ -66,21 +67,13 @@ def instructions(mpy, tables_file, texts, mode="count"):
 
 def load(tables, text):
     """A Game at the position "board dice blockers last to_move seed"; and the seed."""
-    board, dice, blockers, last, to_move, seed = text.split()
     game = Game(tables)
-    game.board[:] = bytes.fromhex(board)
-    game.dice_left[:] = bytes.fromhex(dice)
-    game.blockers_left[:] = bytes.fromhex(blockers)
-    game.last_placed[:] = bytes.fromhex(last)
-    game.to_move = int(to_move)
-    game.blocker_this_turn = False
+    seed = position_text.read(game, text)[0]
     return game, int(seed)
 
 
 def text_of(game, seed):
-    return "%s %s %s %s %d %d" % (bytes(game.board).hex(), bytes(game.dice_left).hex(),
-                                  bytes(game.blockers_left).hex(), bytes(game.last_placed).hex(),
-                                  game.to_move, seed)
+    return "%s %d" % (position_text.write(game), seed)
 
 
 def playable(game):

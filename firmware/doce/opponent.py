@@ -79,6 +79,13 @@ LATENT = const(200)  # one in my no-play zone: it opens when my zone moves
 THEIRS_LATENT = const(-400)  # one of the other player's, in their zone
 OWN = const(40)  # x (my dice on it)^2: a line I can still win
 THEIRS = const(50)  # x (their dice on it)^2: one of the other player's, spoilt
+# The strongest level: a fork square is an empty square on two lines of one player's that are each one
+# die from a winning square, so that one die there makes two winning squares at once (in a row of
+# five, two dice with a gap between them and both ends empty; four dice around a die of the other
+# player's make four). Monte Carlo's play built them around level 3's opening die and won with them
+# (bench/ladder.py's matches 0-19: 1 round of 6 so built won by level 3, 30 of 34 otherwise).
+SPOIL_FORK = const(300)  # one of the other player's that the die spoils
+MAKE_FORK = const(200)  # one of mine that it makes
 BLOCKER_USED = const(400)  # its 5 points, and the only answer to a winning square in my zone
 
 # The native loops keep scores in arrays of 32-bit ints as score + ZERO, never negative: a 64-bit
@@ -165,7 +172,11 @@ _TALLY = const(44)  # work, faces weighed
 _POINTS = const(45)  # whether a pass counts a win's points (the strongest level)
 _SQUARE_FACES = const(46)  # how many faces of one square a ply keeps
 _NOISE = const(47)  # a pass's chance between equals: 0 to this less 1, in tenths of a point
-_LAYOUT = const(48)
+_FORKS = const(48)  # whether a pass weighs fork squares (the strongest level)
+_TWO = const(49)  # each player's lines one die from a winning square, counted on each empty square
+_KIND = const(50)  # each line: bit 0 one such of the other player's, bit 1 one die of mine short of it
+_UNDO = const(51)  # the lines one die's weighing counted on: taken back after it
+_LAYOUT = const(52)
 
 
 class Opponent:
@@ -199,13 +210,15 @@ class Opponent:
                   _ZMAP: squares, _LISTED: squares, _BLOCKS: squares * (plies + 1), _GAPS: 4 * stride,
                   _DONE: faces + 1, _PER_FACE: 16, _KEPT: plies, _TLINES: lines * n,
                   _THROUGH: squares * stride, _ZONE: squares * t.zone_stride, _AT: squares * stride,
-                  _WINNING: 1 << n, _UNSPOILT: 1 << n, _TOP_BIT: 1 << n}
+                  _WINNING: 1 << n, _UNSPOILT: 1 << n, _TOP_BIT: 1 << n, _TWO: 2 * squares, _KIND: lines,
+                  _UNDO: stride}
         sizes32 = {_OWN: n + 2, _SPOILT: n + 2, _RISE: faces + 2, _SAME: faces + 1, _SCORES: squares * faces,
                    _TOP: plies * KEEP, _TOP_MOVE: plies * KEEP, _TALLY: 2}
         layout = array("i", bytes(4 * _LAYOUT))
         for k, v in ((_N, n), (_LINES, lines), (_SQUARES, squares), (_FACES, faces), (_STRIDE, stride),
                      (_ZS, t.zone_stride), (_TARGET, t.target), (_FULL, full), (_ENDS, ends), (_LEVEL, level),
-                     (_POINTS, 0), (_SQUARE_FACES, 2), (_NOISE, STRONGEST_NOISE if level == STRONGEST else NOISE)):
+                     (_POINTS, 0), (_FORKS, 1 if level == STRONGEST else 0),
+                     (_SQUARE_FACES, 2), (_NOISE, STRONGEST_NOISE if level == STRONGEST else NOISE)):
             layout[k] = v
         size = 0
         for k in sorted(sizes8):
@@ -620,8 +633,39 @@ class Opponent:
             loses_next -= 10 * (points - int(t.empty_square))
             if their_blocker == per_player:
                 loses_next -= 10 * int(t.unused_blocker)
-        best = 0
+        # Fork squares (the strongest level): two[o * squares + u] their lines one die from a winning
+        # square through u, two[me * squares + u] mine; kind[line] what a die of mine does to it.
+        forks = lay[_FORKS]
+        two = ptr8(m8 + lay[_TWO])
+        kind = ptr8(m8 + lay[_KIND])
+        undo = ptr8(m8 + lay[_UNDO])
         work = squares >> 1
+        if forks:
+            for u in range(2 * squares):
+                two[u] = 0
+            for line in range(lines_n):
+                kind[line] = 0
+                if blocked[line]:
+                    continue
+                rest = target - sums[line]
+                d = dice[line]
+                mp = mask[mine + line]
+                mo = mask[theirs + line]
+                gap = full ^ (mp | mo)
+                if d == n - 2 and rest >= 2 and rest <= 2 * faces:
+                    if winning[mo | gap]:
+                        kind[line] = 1
+                        for j in range(n):
+                            if gap >> j & 1:
+                                two[o * squares + lines[line * n + j]] += 1
+                    if winning[mp | gap]:
+                        for j in range(n):
+                            if gap >> j & 1:
+                                two[me * squares + lines[line * n + j]] += 1
+                elif d == n - 3 and rest >= 3 and rest <= 3 * faces:
+                    kind[line] = 2
+            work += lines_n
+        best = 0
         for s in range(squares):
             if b[s] or zmap[s] & 1:
                 for f in range(faces):
@@ -640,6 +684,11 @@ class Opponent:
             rise[faces + 1] = zero
             rise0 = 0
             found = 0
+            spoilt_forks = 0
+            made_forks = 0
+            touched = 0
+            if forks and two[o * squares + s] >= 2:
+                spoilt_forks = 1  # the die takes the square itself
             row = s * stride
             i = row
             while i < row + stride:
@@ -654,6 +703,29 @@ class Opponent:
                 bit = 1 << at[i - 1]
                 mp = mask[mine + line]
                 mo = mask[theirs + line]
+                if forks and kind[line]:
+                    # Their line through s one die from a winning square is spoilt: the fork squares
+                    # it made with another line are gone. One of mine with one die, now two: the
+                    # fork squares it makes with another line of mine.
+                    gap = full ^ (mp | mo | bit)
+                    if kind[line] == 1:
+                        for j in range(n):
+                            if gap >> j & 1:
+                                u = o * squares + lines[line * n + j]
+                                if two[u] == 2:
+                                    spoilt_forks += 1
+                                two[u] -= 1
+                        undo[touched] = i - 1 - row
+                        touched += 1
+                    elif winning[mp | bit | gap]:
+                        for j in range(n):
+                            if gap >> j & 1:
+                                u = me * squares + lines[line * n + j]
+                                if two[u] == 1:
+                                    made_forks += 1
+                                two[u] += 1
+                        undo[touched] = i - 1 - row
+                        touched += 1
                 if gap_count == 1:
                     if rest >= 1 and rest <= faces:
                         if winning[mp | bit]:
@@ -729,7 +801,17 @@ class Opponent:
             x ^= x >> 9
             x ^= (x << 8) & 0xFFFF
             rng[0] = x
-            base = rise0 - cost + x % lay[_NOISE]
+            base = rise0 - cost + x % lay[_NOISE] + SPOIL_FORK * spoilt_forks + MAKE_FORK * made_forks
+            for k in range(touched):  # the fork squares' counts back as they were
+                line = through[row + undo[k]]
+                gap = full ^ (mask[mine + line] | mask[theirs + line] | (1 << at[row + undo[k]]))
+                for j in range(n):
+                    if gap >> j & 1:
+                        if kind[line] == 1:
+                            two[o * squares + lines[line * n + j]] += 1
+                        else:
+                            two[me * squares + lines[line * n + j]] -= 1
+            work += touched
             weighed = 0
             for f in range(1, faces + 1):
                 weighed += rise[f] - zero
@@ -909,6 +991,12 @@ class Opponent:
         if self.level == STRONGEST:
             yield  # the position loaded: the weighing in the next slices
             self.limit = self.budget
+            # Fork squares weighed only for its first four dice of a round it opened (as many dice left
+            # as the other player): the four dice diagonal to its centre die are the danger there.
+            # Weighed in the rounds the other player opens too, they lost to the two-ply player;
+            # through all of its own rounds, its wins came later and scored less against greedy.
+            left = game.dice_left
+            self.layout[_FORKS] = 1 if left[me] == left[1 - me] and left[me] >= 8 else 0
             best = yield from self._strongest(me)
             self.chosen = best
             return
@@ -1249,6 +1337,8 @@ class Opponent:
         squares = self.squares
         stride = self.stride
         weigh = squares // 2 + squares * (stride + 3 * self.faces)  # _pass, at most
+        if self.level == STRONGEST:
+            weigh += self.line_count + squares * stride  # its fork squares
         around = squares // 2 + squares * self.faces // 8 + 2 * stride + NODE
         return weigh + around + (len(self.widths) + 1) * 2 * stride
 

@@ -1,10 +1,11 @@
-# Runs under MicroPython: micropython mp_steps.py TABLES POSITIONS
+# Runs under MicroPython, bench/ on MICROPYPATH: micropython mp_steps.py TABLES POSITIONS
 # The strongest level thinks each position's move a step of think() at a time, as versus.py steps it
 # between two scans, and prints "position step work bytes" for each step: its work, and the heap it
 # allocated (gc off meanwhile: the interpreter's own count). POSITIONS: chosen_moves.txt's lines.
 import gc
 import sys
 
+import position_text  # bench/
 from doce.game import Game
 from doce.opponent import Opponent
 from doce.tables import Tables
@@ -16,14 +17,7 @@ player = Opponent(tables)  # one for all the moves, as a board keeps one
 with open(sys.argv[2]) as f:
     texts = [line.split(": ")[0] for line in f if line.strip() and not line.startswith("#")]
 for i, text in enumerate(texts):
-    board, dice, blockers, last, to_move, seed = text.split()
-    game.board[:] = bytes.fromhex(board)
-    game.dice_left[:] = bytes.fromhex(dice)
-    game.blockers_left[:] = bytes.fromhex(blockers)
-    game.last_placed[:] = bytes.fromhex(last)
-    game.to_move = int(to_move)
-    game.blocker_this_turn = False
-    player.rng.x = int(seed)
+    player.rng.x = int(position_text.read(game, text)[0])
     thinking = player.think(game)
     step = 0
     done = False

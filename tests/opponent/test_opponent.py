@@ -1,11 +1,17 @@
 """The opponent (firmware/doce/opponent.py): legal, it wins and blocks, and it reproduces on MicroPython."""
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from doce.game import Game
 from doce.opponent import BUDGET, LEVELS, NO_BLOCKER, SLICE, STRONGEST, Opponent
 from doce_host import rules
 from opponent_matches import play_match, schedule
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+import position_text  # noqa: E402
 
 RULES = rules.shipped_names()
 MATCHES = 25  # per level, against each other level in turn: 4 levels x 25 x 4 rounds = 400 rounds a rules file
@@ -236,10 +242,23 @@ def test_the_strongest_level_weighs_the_answers():
     assert won > lost + 6, (won, lost)
 
 
+def test_the_strongest_level_spoils_a_fork_square():
+    """A position of a match against Monte Carlo (bench/ladder.py's match 4, round 1): white opened
+    on the centre (square 12), black answered on two squares diagonal to it, 8 and 18, with one
+    square between them in a column of five. Black's die on that square, 13, would make two
+    winning squares at once (the column's two lines through it, each one die from a winning
+    square). White spoils it now; before, it played the corner 0 and lost the round to the four
+    dice black built around its centre."""
+    tables = rules.load_tables("standard")
+    game = Game(tables)
+    position_text.read(game, "00000000000000002100000013000000000025001300000000 0909 0101 1412 0")
+    for seed in range(1, 6):
+        assert Opponent(tables, STRONGEST, seed).choose(game)[1] == 13, seed
+
+
 def test_the_native_weighing_chooses_as_the_bytecode_one_did():
     """chosen_moves.txt: levels 1 and 2's moves from 300 positions of real matches, as the
     opponent chose them while it weighed in bytecode. The native loops must weigh alike."""
-    from pathlib import Path
     tables = rules.load_tables("standard")
     game = Game(tables)
     lines = [x for x in (Path(__file__).parent / "chosen_moves.txt").read_text().splitlines()
@@ -247,13 +266,8 @@ def test_the_native_weighing_chooses_as_the_bytecode_one_did():
     assert len(lines) == 300
     for text in lines:
         position, expected = text.split(": ")
-        board, dice, blockers, last, to_move, seed = position.split()
         for level, want in zip((1, 2), expected.split(", ")):
-            game.board[:] = bytes.fromhex(board)
-            game.dice_left[:] = bytes.fromhex(dice)
-            game.blockers_left[:] = bytes.fromhex(blockers)
-            game.last_placed[:] = bytes.fromhex(last)
-            game.to_move = int(to_move)
+            seed = position_text.read(game, position)[0]
             player = Opponent(tables, level)
             player.rng.x = int(seed)
             assert "%d %d %d" % player.choose(game) == want, (level, position)
@@ -264,8 +278,6 @@ def test_every_number_it_holds_is_a_small_int_on_the_chip():
     object on the heap each time it is made (and a viper loop's would wrap at 2^31). Every int
     the opponent's functions hold while they think (the native loops' too: on CPython they run as
     plain Python) stays under 2^30, on every shipped board."""
-    import sys
-    from pathlib import Path
     import doce.opponent
     here = doce.opponent.__file__
     largest = [0]

@@ -9,6 +9,7 @@ from doce_host import rules
 from opponent_matches import play_match, schedule
 
 HERE = Path(__file__).parent
+BENCH = HERE.parent.parent / "bench"  # position_text.py, which mp_steps.py reads its positions with
 LEVELS = 4
 MATCHES = 3  # per level: 12 matches a rules file
 # The most heap one step of thinking may allocate: one weighing's moves as the tuples its search keeps
@@ -41,7 +42,8 @@ def test_each_step_of_thinking_is_a_slice(micropython, tmp_path):
     already best first, cost it 14,000 calls, 469 KB and 25 M unix-port instructions with 0 work."""
     tables = rules.load_tables("standard")
     (tmp_path / "rules.doct").write_bytes(tables.blob)
-    run = micropython(HERE / "mp_steps.py", tmp_path / "rules.doct", HERE / "chosen_moves.txt", heap="4M")
+    run = micropython(HERE / "mp_steps.py", tmp_path / "rules.doct", HERE / "chosen_moves.txt", heap="4M",
+                     path=[BENCH])
     assert run.returncode == 0, run.stderr
     steps = [tuple(int(x) for x in line.split()) for line in run.stdout.splitlines()]
     assert len({s[0] for s in steps}) == 300
