@@ -160,6 +160,8 @@ def board_answering(state):
         reply = {"re": request["cmd"], "id": request["id"], "ok": True, "seq": 0}
         if request["cmd"] == "hello":
             reply.update(protocol=PROTOCOL, board="fake", rules="standard", firmware="0", rules_checksum="0" * 8)
+        elif request["cmd"] == "remote":  # as a board with no Wi-Fi answers (the watch asks after a problem)
+            reply.update(ok=False, error="no_network", message="this board has no Wi-Fi")
         else:
             reply["state"] = state["now"]
         return json.dumps(reply).encode() + b"\n"
