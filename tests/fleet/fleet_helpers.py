@@ -1,5 +1,6 @@
 """Helpers for the fleet tests (a module of its own: every test folder has a conftest)."""
 
+import contextlib
 import json
 import os
 
@@ -7,7 +8,7 @@ import pytest
 
 from waiting import Deadline, HARD_CAP_S
 
-from doce_host.fleet.broker import mosquitto_binary
+from doce_host.fleet.broker import Mosquitto, free_port, mosquitto_binary
 
 # How long a condition on a lockstep simulated board may take, in the work it needs: its scans (a
 # millisecond of its simulated time each). 30 s of it covers a reconnect (doce/mqtt.py RETRY_MS,
@@ -21,6 +22,20 @@ def mosquitto_or_skip():
         if os.environ.get("CI"):  # .ci/run installs it: there, its absence is a failure
             pytest.fail("mosquitto is not installed, and CI must have it (.ci/run)")
         pytest.skip("mosquitto is not installed (Debian package mosquitto; .ci/run installs it)")
+
+
+@contextlib.contextmanager
+def secured_broker(folder, boards):
+    """Mosquitto on the very config `doce fleet secure` wrote for `boards` (a comma list): the broker,
+    the credentials and the config's lines."""
+    from doce_host.cli import main
+    mosquitto_or_skip()
+    port = free_port()
+    assert main(["fleet", "secure", str(folder / "room"), "--boards", boards, "--mqtt-port", str(port)]) == 0
+    credentials = json.loads((folder / "room" / "credentials.json").read_text())
+    conf = (folder / "room" / "mosquitto.conf").read_text().splitlines()
+    with Mosquitto(port=port, folder=folder / "broker", extra=conf, listeners=False) as broker:
+        yield broker, credentials, conf
 
 
 def link(sim, **request):

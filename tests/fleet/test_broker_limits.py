@@ -3,18 +3,15 @@ credentials, CONNECT headers announcing 256 MB packets, each read in (20 took it
 board's, a kept session queueing 16 KB messages to itself, held after it left (+16 MB). The config bounds
 the packet, the queue and the session's life. A real Mosquitto on the very config fleet secure writes."""
 
-import json
 import socket
 import struct
 import threading
 
 import paho.mqtt.client as mqtt
 import pytest
-from fleet_helpers import mosquitto_or_skip
+from fleet_helpers import secured_broker
 from waiting import stretched, until
 
-from doce_host.cli import main
-from doce_host.fleet.broker import Mosquitto, free_port
 from doce_host.fleet.security import MAX_PACKET, MAX_QUEUED_BYTES
 from doce_host.fleet.topics import MAX_MESSAGE
 
@@ -23,13 +20,8 @@ WAIT_S = 60
 
 @pytest.fixture
 def secured(tmp_path):
-    mosquitto_or_skip()
-    port = free_port()
-    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "a1,a2,a3", "--mqtt-port", str(port)]) == 0
-    credentials = json.loads((tmp_path / "room" / "credentials.json").read_text())
-    conf = (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
-    with Mosquitto(port=port, folder=tmp_path / "broker", extra=conf, listeners=False) as broker:
-        yield broker, credentials, conf
+    with secured_broker(tmp_path, "a1,a2,a3") as made:
+        yield made
 
 
 def rss_kb(pid):

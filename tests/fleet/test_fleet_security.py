@@ -6,7 +6,7 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
-from fleet_helpers import mosquitto_or_skip, room_command
+from fleet_helpers import mosquitto_or_skip, room_command, secured_broker
 from waiting import Deadline, completed, ended, stretched, until, wait_until
 
 from doce_host.cli import main
@@ -19,12 +19,7 @@ WAIT_S = 20
 @pytest.fixture
 def secured(tmp_path):
     """Mosquitto on the very config `doce fleet secure` wrote."""
-    mosquitto_or_skip()
-    port = free_port()
-    assert main(["fleet", "secure", str(tmp_path / "room"), "--boards", "b1,b2", "--mqtt-port", str(port)]) == 0
-    credentials = json.loads((tmp_path / "room" / "credentials.json").read_text())
-    conf = (tmp_path / "room" / "mosquitto.conf").read_text().splitlines()
-    with Mosquitto(port=port, folder=tmp_path / "broker", extra=conf, listeners=False) as broker:
+    with secured_broker(tmp_path, "b1,b2") as (broker, credentials, _):
         yield broker, credentials
 
 
