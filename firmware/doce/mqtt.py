@@ -126,17 +126,13 @@ def packet_size(buf):
     return -1
 
 
-def publish_topic(buf):
-    """The topic of the PUBLISH that starts buf (MQTT 3.1.1, 3.3.2.1), or None if it is not all
-    here yet. Only for a packet too big to read, a rare one: it makes a copy."""
+def topic_at(buf):
+    """Where the topic of the PUBLISH that starts buf begins (MQTT 3.1.1, 3.3.2.1: after its two
+    length bytes); the packet id, if it has one, follows the topic (3.3.2.2). 0 if not here yet."""
     i = 1
     while buf[i] & 0x80:  # the remaining length's bytes (packet_size has checked there are <= 4)
         i += 1
-    at = i + 3
-    if len(buf) < at:
-        return None
-    end = at + (buf[i + 1] << 8 | buf[i + 2])
-    return bytes(buf[at:end]) if len(buf) >= end else None
+    return i + 3 if len(buf) >= i + 3 else 0
 
 
 class Session:
@@ -163,6 +159,7 @@ class Session:
         self.ping_at = None
         self.skip = 0  # bytes still to come of a packet too big to read
         self.scratch = bytearray(CHUNK)  # what a scan reads from the socket
+        self.ack = bytearray(b"\x40\x02\x00\x00")  # a PUBACK for a message passed over
         self.retained = False  # the PUBLISH being read is a retained one
         self.connects = 0
         self.fault = None  # the last thing that went wrong, for `net`
@@ -406,7 +403,21 @@ class Session:
             # handed over again at every reconnect, it is no command to act on
             self.retained = pipe.inbox[0] & 0xF1 == 0x31
             if size > MAX_IN:
-                topic = publish_topic(pipe.inbox) if pipe.inbox[0] & 0xF0 == 0x30 else None
+                topic = None
+                if pipe.inbox[0] & 0xF0 == 0x30:
+                    at = topic_at(pipe.inbox)
+                    end = at and at + (pipe.inbox[at - 2] << 8 | pipe.inbox[at - 1])
+                    qos1 = pipe.inbox[0] & 0x06 == 0x02
+                    if not at or len(pipe.inbox) < end + 2 * qos1:
+                        # its header is on its way; one longer than a command is no topic of ours
+                        return not at or end + 2 <= MAX_IN
+                    topic = bytes(pipe.inbox[at:end])  # (a rare packet: the copy costs nothing at rest)
+                    if qos1:  # acknowledged though unread: the broker sends no more QoS 1 while 20 wait
+                        # for theirs (mosquitto.conf(5) max_inflight_messages), and the board would hear
+                        # nothing more until it reconnected (MQTT 3.1.1, 3.4: PUBACK, 0x40 2, the id)
+                        self.ack[2] = pipe.inbox[end]
+                        self.ack[3] = pipe.inbox[end + 1]
+                        pipe.out.extend(self.ack)
                 self.skip = size
                 self.passed_over(topic)
                 continue

@@ -388,6 +388,24 @@ def test_a_megabyte_on_cmd_is_passed_over_in_a_bounded_number_of_scans(sim, mosq
         assert [r["error"] for _, r in room.replies] == ["line_too_long"]  # answered once
 
 
+def test_messages_too_big_to_read_are_still_acknowledged(sim, mosquitto):
+    """A QoS 1 message passed over unread must still get its PUBACK: Mosquitto holds at most 20 QoS 1
+    messages unacknowledged per client (mosquitto.conf(5), max_inflight_messages, default 20) and sends
+    no more until one is, so 21 messages over MAX_IN from anyone allowed to write there (a friend's board
+    on remote/..., the organiser on cmd) left the board deaf to every command and friend's move until it
+    reconnected (a hostile review of issue 41, r41f finding 1: 4 of 4 runs, waited 150 s)."""
+    with Room(mosquitto.url) as room:
+        join(sim, mosquitto)
+        assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
+        for _ in range(25):  # past the broker's window of 20
+            room.client.publish("doce/b1/cmd", b"x" * 2000, qos=1).wait_for_publish(stretched(WAIT_S))
+        assert until_scanned(lambda: len(room.replies) >= 4, sim)  # the first are answered (4 wait at most)
+        request_id = room.send("b1", "hello")
+        reply = until_scanned(lambda: room.reply(request_id), sim)
+        assert reply and reply["ok"], "the board no longer hears its commands"
+        assert link(sim, cmd="net")["status"]["connects"] == 1  # heard without a new connection
+
+
 def test_a_board_on_the_network_allocates_nothing_at_rest(sim, mosquitto):
     """The scan loop allocates nothing, the network's share included: connected, or with the broker
     refusing. A function whose frame is over 11 words (py/objfun.c VM_MAX_STATE_ON_STACK; a try is 3 more,
