@@ -421,7 +421,8 @@ def broker_conf(folder, tls=False, listen="127.0.0.1", port=PLAIN_PORT, tls_port
              # started by root, Mosquitto runs as this user: DIR's owner, the one who can read its
              # private files (else it runs as its own user, and refuses every password; fleet/refusal.py)
              "user %s" % owner(folder),
-             "per_listener_settings false", *config_lines(folder, plugin), NODELAY, SIZE_LIMIT, LIMITS,
+             "per_listener_settings false", *config_lines(folder, plugin), *persistence_lines(folder), NODELAY,
+             SIZE_LIMIT, LIMITS,
              "# plain MQTT (boards set up with mqtt://)", "listener %d %s" % (port, listen)]
     if tls:
         lines += ["", "# MQTT over TLS with the room's CA (ca.crt: give it to every client)",
@@ -577,6 +578,19 @@ SESSION_EXPIRY = "1h"
 LIMITS = ("# what one client can make the broker hold: a packet, a queue, a session kept after it left\n"
           "max_packet_size %d\nmax_queued_messages %d\nmax_queued_bytes %d\npersistent_client_expiration %s\n"
           % (MAX_PACKET, MAX_QUEUED_MESSAGES, MAX_QUEUED_BYTES, SESSION_EXPIRY))
+
+
+# Retained messages kept on disk (mosquitto.conf(5): persistence, persistence_location, autosave_interval):
+# a board's news for a friend that is off (an end, a refusal: doce/remote_news.py) is forgotten by its
+# sender once the broker has it, so a broker restart must not lose it. Saved as Mosquitto stops and
+# every AUTOSAVE_S besides: a crash of the broker's computer loses at most that much.
+AUTOSAVE_S = 60
+
+
+def persistence_lines(folder):
+    return ["# retained messages (a friend's news for a board that is off) kept through a restart",
+            "persistence true", "persistence_location %s/" % Path(folder).resolve(),
+            "autosave_interval %d" % AUTOSAVE_S]
 
 
 def config_lines(folder, plugin=None):
