@@ -171,7 +171,8 @@ def test_a_seated_die_reads_right_at_the_tolerances_corners(name, seed):
     by only +0.10 mT, its empty ring place reading 18.3 mT of the other pole (the side faces'
     magnets near the floor) against absent_opposite_below's 18.4, and a white 2 (++-+0) by +0.89.
     Glued as the sheet's rule says (board.json physics.magnet.toward "black", "white"), no side
-    magnet near the floor is over their empty place: +6.48 and +8.25 mT."""
+    magnet near the floor is over their empty place: searched deeper (search.deep, seed 1), +4.21
+    and +3.22 mT."""
     assert _seated_worst(name, seed) >= 1.5
 
 
@@ -193,15 +194,32 @@ def test_the_sheet_turns_a_die_s_faces_so_no_side_magnet_is_over_black_4_s_or_wh
         assert np.min(np.hypot(own[:, 0] - x, own[:, 1] - y)) < 4.0, (down, (x, y))
 
 
+@pytest.mark.parametrize("hand", [0, 1])
+def test_the_sheet_turns_white_s_faces_so_every_side_magnet_by_white_5_s_magnets_adds_to_them(hand):
+    """White 5 (+++++) has a magnet at every ring place, each read against present_above: a side
+    magnet near the floor reads at the sensor under it the pole opposite to the one it shows, so
+    over white 5's '+' magnets the rule puts only magnets showing '-' (search.deep, seed 1: +5.94
+    mT, where the screen's best rule of 8c93f9d left +0.34, its side magnet of face 1 showing '+')."""
+    magnets, side = dice.build("white 1", SPEC["dice"], PH, pins={"hand": hand})
+    at, _ = dice.place(magnets, side, dice.Pose(down=2))
+    ring = np.linalg.norm(at[:, :2], axis=1) > 3
+    low = (magnets.face != 2) & (at[:, 2] < side / 2) & ring
+    assert low.sum() >= 3
+    assert (magnets.polarisation[low] > 0).all()  # north out: reads '-' over its own face, '+' here
+
+
 @pytest.mark.parametrize("colour", ["white", "black"])
-def test_the_sheet_glues_each_colour_s_dice_by_the_best_rule_screened(colour):
-    """Of the 4,096 rules (each face's N towards one of its four neighbours), board.json's has the
-    largest smallest seated margin on glue.py's four screens, and the turn matters: the worst
-    rule's is about 4 mT smaller (white 9.01 against 5.25, black 9.36 against 5.12)."""
+def test_the_sheet_glues_each_colour_s_dice_by_a_rule_near_the_best_screened(colour):
+    """Of the 4,096 rules (each face's N towards one of its four neighbours), glue.py's screen
+    puts board.json's within 1 mT of the best smallest seated margin (white 8.32 against 9.01,
+    black 8.76 against 9.36), and the turn matters: the worst rule's is 5.25 and 5.12. It is the
+    screen's best with one face turned (white's 1, black's 5) so that more side magnets add to
+    white 5's and black 6's (a magnet at every ring place): searched at the corners (search.deep,
+    seed 1) +5.94 and +1.86 mT, where the screen's best left +0.34 and +1.20."""
     every = glue.rules()
     m = glue.screened(SPEC, colour, every).min(1)
     ours = every.index({int(f): v for f, v in PH["magnet"]["toward"][colour].items()})
-    assert m[ours] == m.max() > m.min() + 3
+    assert m.max() - 1 < m[ours] and m.min() + 3 < m[ours]
 
 
 def test_a_weak_or_sunk_magnet_is_a_fault_a_die_may_be_built_with():

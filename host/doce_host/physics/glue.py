@@ -12,8 +12,11 @@ every rule (4 neighbours for each of 6 faces: 4,096) on both hands of die, every
 seated square in its well, a die of middle magnets on three boards (every part at the middle
 of its range; the shallowest, most sensitive sensors; the deepest, least sensitive) and a die
 of the weakest, smallest, most recessed magnets on the deepest, and ranks them by the
-smallest seated margin (decode.Reader.seated_margin, mT). It only screens: a rule is judged at
-the tolerances' corners by search.py's seated family (tests/physics/test_model.py).
+smallest seated margin (decode.Reader.seated_margin, mT). It only screens: these dice and
+boards are not the tolerances' corners, where search.py's seated family judges a rule. The
+screen's best left white 5 and black 6 (a magnet at every ring place) nearest not reading right
+there; board.json's rule is one near the best whose side magnets add to theirs instead
+(hardware/README.md, the dice).
 """
 
 import copy
