@@ -1,15 +1,17 @@
 # The board's opponent as the board runs it (MicroPython, its weighing loops native code), for
 # bench/ladder.py: a line in, a move out. Run with the firmware's .mpy files on MICROPYPATH:
 #   opponent_serve.py TABLES
-# In:  "board dice blockers last to_move level budget rng blocker_this_turn" (the position as
-#      bench/position_text.py writes it; rng the player's Rng state before its move)
+# In:  "board dice blockers last to_move level budget rng blocker_this_turn [round white black]"
+#      (the position as bench/position_text.py writes it; rng the player's Rng state before its
+#      move; then the match's round and each player's points in the rounds before it, which the
+#      strongest level plays to in the last round)
 # Out: "blocker square face rng work" (rng after the move), or "none" when it has no move.
 # The opponent keeps nothing from one move to the next but its Rng, which travels with each line,
 # so one process serves every player of every match.
 import sys
 
 import position_text  # bench/, this script's folder
-from doce.game import Game
+from doce.game import DRAW, Game, RoundEnd
 from doce.opponent import Opponent
 from doce.tables import Tables
 
@@ -21,7 +23,11 @@ while True:
     line = sys.stdin.readline()
     if not line:
         break
-    level, budget, rng, placed = position_text.read(game, line)
+    level, budget, rng, placed, *match = position_text.read(game, line)
+    # The rounds before this one, as their points: all the opponent reads of them.
+    game.round = int(match[0]) if match else 1
+    points = (int(match[1]), int(match[2])) if match else (0, 0)
+    game.rounds = [RoundEnd(k + 1, DRAW, "", [], points if k == 0 else (0, 0)) for k in range(game.round - 1)]
     key = level + " " + budget
     if key not in players:
         players[key] = Opponent(tables, int(level), 1, int(budget))
