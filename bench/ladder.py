@@ -84,9 +84,9 @@ class OnTheBoard:
     def choose(self, game):
         server = _server(self.tables)
         # the match's round and points so far: the strongest level plays to them in the last round
-        server.stdin.write("%s %d %d %d %d %d %d %d\n" % (
+        server.stdin.write("%s %d %d %d %d %s\n" % (
             position_text.write(game), self.level, self.budget, self.rng.x, 1 if game.blocker_this_turn else 0,
-            game.round, *game.totals()))
+            position_text.write_match(game)))
         server.stdin.flush()
         out = server.stdout.readline().split()
         if not out:

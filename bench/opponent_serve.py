@@ -11,7 +11,7 @@
 import sys
 
 import position_text  # bench/, this script's folder
-from doce.game import DRAW, Game, RoundEnd
+from doce.game import Game
 from doce.opponent import Opponent
 from doce.tables import Tables
 
@@ -23,11 +23,9 @@ while True:
     line = sys.stdin.readline()
     if not line:
         break
-    level, budget, rng, placed, *match = position_text.read(game, line)
-    # The rounds before this one, as their points: all the opponent reads of them.
-    game.round = int(match[0]) if match else 1
-    points = (int(match[1]), int(match[2])) if match else (0, 0)
-    game.rounds = [RoundEnd(k + 1, DRAW, "", [], points if k == 0 else (0, 0)) for k in range(game.round - 1)]
+    words = position_text.read(game, line)
+    level, budget, rng, placed = words[:4]
+    position_text.read_match(game, words[4:])
     key = level + " " + budget
     if key not in players:
         players[key] = Opponent(tables, int(level), 1, int(budget))
