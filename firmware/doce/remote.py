@@ -98,11 +98,12 @@ class Remote:
         self.sent_at = None
         self.tell = None  # a remote_mismatch event, sent at the next scan
         self.refused = []  # why the friend's messages were refused since its last good one: each said once
-        self.warn = None  # the newest of them, sent at the next scan
+        self.warned = 0  # how many of them are said: the rest, one a scan
         self.declined = None  # the friend's board refused this match: its message, till said
         self.heard = None  # the code of the last refusal said: the same again (retained, resent) is not news
         self.others = []  # other matches the friend's board was heard playing with this one: each said once
-        self.said = []  # warnings for the player, sent at the next scan
+        self.said = []  # warnings for the player, one a scan: at most 1 + 4 (gone, others)
+        self.gone = False  # "left this match" is said: not again, however often the friend says it
         self.sent = None  # (packet id, n) of the last message sent: the broker's PUBACK says it has it
         self.acked = -1  # the n of the last message the broker has (an end waits for the last one)
         self.finished = False  # the match is over on both boards, each with all of it: nothing more to send
@@ -150,7 +151,7 @@ class Remote:
             self._show(c)
         if self.tell:
             self._tell()
-        if self.warn or self.said:
+        if self.warned < len(self.refused) or self.said:
             self._say()
         if not self.finished and self._over(c):
             self._finish()
@@ -189,8 +190,9 @@ class Remote:
             self.net.send(now)
 
     def _say(self):
-        if self.warn:
-            why, self.warn = self.warn, None
+        if self.warned < len(self.refused):
+            why = self.refused[self.warned]
+            self.warned += 1
             self.app.emit({"event": "warning", "message": "the friend's board (%s) sent a message this board "
                                                           "refused: %s" % (self.peer, why)})
         if self.said:
@@ -356,11 +358,13 @@ class Remote:
         self.asked = self.asked or asks
 
     def _other(self, match):
-        """A message of another match: left retained by an earlier one, it is cleared unread; come live,
-        the friend's board plays that match with this one now (a code joined after a newer invitation,
-        or both boards invited and each joined the other's): said once, for nothing else will come."""
+        """A message of another match: left retained by an earlier one, it is cleared unread; come live
+        while the friend's board has not said it plays this one, it plays that match with this one now (a
+        code joined after a newer invitation, or both boards invited and each joined the other's): said
+        once, for nothing else will come. Once it has said it plays this match, a late one of another (a
+        match the two played before, resent, or a bridge's copy) is no news."""
         self._clear()
-        if not self.net.retained and match not in self.others and len(self.others) < 4:
+        if not self.net.retained and self.peer_n < 0 and match not in self.others and len(self.others) < 4:
             self.others.append(match)
             self.again = True  # ours, live, tells the friend's board the same (its copy may be cleared already)
             self.said.append("the friend's board %s plays another match with this board (%s, this board %s): a "
@@ -379,12 +383,13 @@ class Remote:
         """A message from the friend's topic that is not the protocol's: said once for each reason,
         till a good one comes, so a player waiting on it knows why."""
         if why not in self.refused:
-            self.refused.append(why)  # a few constant strings at most (read's)
-            self.warn = why
+            self.refused.append(why)  # a few constant strings at most (read's): said in turn (step)
 
     def _take(self, m):
         if self.finished:  # all of it had: off the broker with what comes again
             self._clear()
+            if m.get("n") == 0 and self.n and not self.gone:  # begun again there: its code joined once more
+                self._replayed()
             return
         if "refused" in m:  # its board will not play this match: said at the next step
             if self.peer_n >= 0 or self._friend_played():
@@ -394,10 +399,13 @@ class Remote:
             return
         self.declined = None  # the newest message says it all: a join after a refusal wins
         if m.get("ended"):
+            if self.gone:  # said, cleared, saved once: a friend saying it again and again costs nothing more
+                self.left = True
+                return
             self._clear()
             self._clear(self.outbox)  # it reads none of this board's now: nothing is sent it while it is away
             if not self.left:
-                self.left = True
+                self.left = self.gone = True
                 self._save()
                 self.said.append("the friend's board %s left this match (it was ended there, or another begun): "
                                  "pair the two again to play on" % self.peer)
@@ -408,6 +416,7 @@ class Remote:
             self.again = True
         if self.refused:  # a good message: the next refusal is news again
             del self.refused[:]
+            self.warned = 0
         for p in plays:  # the first play both boards have whose positions differ
             if p[0] <= self.n:
                 self._check(p[0], p[3])
@@ -423,6 +432,17 @@ class Remote:
             self.fresh = True
         if n < self.n:
             self.again = True
+
+    def _replayed(self):
+        """The friend's board began this match, over on both, again (its code typed once more): it is
+        told the match is over here (an end, as `remote end` sends), and it says so; and so does this
+        board, once."""
+        from .remote_news import tell
+        self.gone = True
+        tell(self.net, self.outbox, json.dumps({"match": self.match, "ended": True}))
+        self.said.append("the friend's board %s began this match (%s) again, over here: its code was joined "
+                         "once more; nothing comes of it: pair the two again with a new code (doce remote invite, "
+                         "then join)" % (self.peer, self.match))
 
     def _check(self, n, theirs):
         mine = self._digest_at(n)
@@ -458,9 +478,12 @@ class Remote:
         self.heard = m["refused"]
         self._clear()
         event = {"event": "remote_refused", "peer": self.peer, "reason": m["refused"]}
-        for key in ("rules", "rules_checksum"):
-            if key in m:
-                event[key] = m[key]
+        if m.get("rules_checksum") == "%08x" % self.app.tables.checksum:  # its rules are this board's: the
+            event["reason"] = WRONG_CODE  # code it was given had another checksum (mistyped, or forged)
+        else:
+            for key in ("rules", "rules_checksum"):
+                if key in m:
+                    event[key] = m[key]
         if m["refused"] != WAIT_FOR_FORCE:  # it never joined: no end to tell it, and nothing of ours to read
             self._clear(self.outbox)
             self._detach()
@@ -583,6 +606,7 @@ def strict_json(app, msg):
 
 
 KEYS = ("match", "n", "digest", "plays", "mismatch")
+WRONG_CODE = "wrong_code"  # a rules_mismatch naming this board's own rules: the code's checksum was wrong
 WAIT_FOR_FORCE = "mid_round"  # a refusal the friend's player may undo with the same code, forced
 SAID_IT_PLAYS = "it refused a match it has said it plays"
 REFUSAL_KEYS = ("match", "refused", "rules", "rules_checksum")
@@ -598,9 +622,10 @@ def is_word(text, letters):
     return True
 
 
-def is_refusal(m, own_checksum):
+def is_refusal(m):
     """The friend's board refused this match (doce/pairing.py refuse): why, as its error's code,
-    and, for rules_mismatch only and always, its rules: a name and a checksum not this board's."""
+    and, for rules_mismatch only and always, its rules: a name and a checksum (this board's own when
+    the code it was given had a checksum mistyped: Remote._declined)."""
     for key in m:
         if key not in REFUSAL_KEYS:
             return False
@@ -610,7 +635,7 @@ def is_refusal(m, own_checksum):
         return "rules" not in m and "rules_checksum" not in m
     rules, checksum = m.get("rules"), m.get("rules_checksum")
     return (is_word(rules, "abcdefghijklmnopqrstuvwxyz0123456789-") and rules[0] != "-"  # as doce/tables.py
-            and is_hex(checksum) and int(checksum, 16) != own_checksum)
+            and is_hex(checksum))
 
 
 def read(app, msg):
@@ -629,8 +654,8 @@ def read(app, msg):
     if "beat" in m:  # (this match's own is not read: Remote.incoming knows its bytes)
         return m if is_count(m["beat"], 1) and len(m) == 2 else "its beat is not {match, beat: 0 or 1}"
     if "refused" in m:
-        return m if is_refusal(m, tables.checksum) else ("its refusal is not {match, refused: a word}, nor "
-                                                         "rules_mismatch with its own other rules and checksum")
+        return m if is_refusal(m) else ("its refusal is not {match, refused: a word}, nor "
+                                        "rules_mismatch with its own rules and checksum")
     for key in m:
         if key not in KEYS:
             return "it has a key the protocol does not know"
@@ -714,7 +739,7 @@ def resume(app):
     stopped = config.get("stopped")
     remote = Remote(app, config["peer"], config["match"], PLAYER_NAMES.index(colour),
                     stopped if is_count(stopped) else None)
-    remote.left = config.get("left") is True  # (said before the restart: not again)
+    remote.left = remote.gone = config.get("left") is True  # (said before the restart: not again)
     remote.finished = config.get("finished") is True
     remote.replay(journal)
     begin(app, remote)
