@@ -192,11 +192,9 @@ class BringUp:
                 for _ in range(16):
                     f.write(data)
             with open(TEST_FILE, "rb") as f:
-                for _ in range(16):
-                    if f.readinto(back) != 256 or back != data:
-                        error = "a file read back differs from what was written"
-                if f.read(1):
-                    error = "a file read back differs from what was written"
+                same = all(f.readinto(back) == 256 and back == data for _ in range(16)) and not f.read(1)
+            if not same:
+                error = "a file read back differs from what was written"
             os.remove(TEST_FILE)
         except OSError as e:
             error = "a file could not be written and read back (%s)" % e

@@ -403,23 +403,9 @@ class Session:
             # handed over again at every reconnect, it is no command to act on
             self.retained = pipe.inbox[0] & 0xF1 == 0x31
             if size > MAX_IN:
-                topic = None
-                if pipe.inbox[0] & 0xF0 == 0x30:
-                    at = topic_at(pipe.inbox)
-                    end = at and at + (pipe.inbox[at - 2] << 8 | pipe.inbox[at - 1])
-                    qos1 = pipe.inbox[0] & 0x06 == 0x02
-                    if not at or len(pipe.inbox) < end + 2 * qos1:
-                        # its header is on its way; one longer than a command is no topic of ours
-                        return not at or end + 2 <= MAX_IN
-                    topic = bytes(pipe.inbox[at:end])  # (a rare packet: the copy costs nothing at rest)
-                    if qos1:  # acknowledged though unread: the broker sends no more QoS 1 while 20 wait
-                        # for theirs (mosquitto.conf(5) max_inflight_messages), and the board would hear
-                        # nothing more until it reconnected (MQTT 3.1.1, 3.4: PUBACK, 0x40 2, the id)
-                        self.ack[2] = pipe.inbox[end]
-                        self.ack[3] = pipe.inbox[end + 1]
-                        pipe.out.extend(self.ack)
-                self.skip = size
-                self.passed_over(topic)
+                waiting = self._skip(pipe.inbox, size)
+                if waiting is not None:
+                    return waiting
                 continue
             if len(pipe.inbox) < size:
                 return True
@@ -432,6 +418,28 @@ class Session:
             except (Pending, AssertionError, IndexError):
                 return False
         return True
+
+    def _skip(self, buf, size):
+        """Pass over the packet too big to be a command that starts buf: None once it is under way;
+        while its header is still coming, what process() returns (False: a header longer than a
+        command, no topic of ours). Its own frame, so process()'s stays within the C stack's."""
+        topic = None
+        if buf[0] & 0xF0 == 0x30:
+            at = topic_at(buf)
+            end = at and at + (buf[at - 2] << 8 | buf[at - 1])
+            qos1 = buf[0] & 0x06 == 0x02
+            if not at or len(buf) < end + 2 * qos1:
+                return not at or end + 2 <= MAX_IN
+            topic = bytes(buf[at:end])  # (a rare packet: the copy costs nothing at rest)
+            if qos1:  # acknowledged though unread: the broker sends no more QoS 1 while 20 wait for
+                # theirs (mosquitto.conf(5) max_inflight_messages), and the board would hear nothing
+                # more until it reconnected (MQTT 3.1.1, 3.4: PUBACK, 0x40 2, the packet id)
+                self.ack[2] = buf[end]
+                self.ack[3] = buf[end + 1]
+                self.pipe.out.extend(self.ack)
+        self.skip = size
+        self.passed_over(topic)
+        return None
 
     def acked(self, kind, packet):
         if kind == 0x40:  # PUBACK (the broker sends them in order: MQTT 3.1.1, 4.6)
