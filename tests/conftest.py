@@ -38,9 +38,10 @@ def micropython():
 
 @pytest.fixture
 def sim(tmp_path):
-    """A simulated board: the real firmware in the MicroPython unix port."""
+    """A simulated board: the real firmware in the MicroPython unix port, on a WROOM's heap (USB play,
+    which a WROOM also gives; tests/fleet/conftest.py's boards, on Wi-Fi, are WROVERs)."""
     from doce_host.sim import SimBoard
-    board = SimBoard(tmp_path)
+    board = SimBoard(tmp_path, module="wroom")
     yield board
     board.close()
 

@@ -140,3 +140,19 @@ def test_the_simulated_board_has_no_psram_and_does_not_load_the_growth(tmp_path)
     with SimBoard(tmp_path) as sim:
         loaded = sim.command(do="modules")["loaded"]
         assert "doce.esp32" in loaded and "doce.heap" not in loaded
+
+
+@pytest.mark.parametrize("boot_kib", [17, 48, 96, 128, 160])
+def test_a_wrover_has_at_least_the_simulators_heap_once_booted(monkeypatch, boot_kib):
+    """The simulator gives a WROVER board 224 KiB and no more (doce_host.sim WROVER_HEAP_KB): the least
+    the heap reaches here once grown at boot, for a boot that holds anything past 16 KiB (at 16 KiB or
+    less, 112 KiB already leaves 96 free). The board grows it again later; the simulator cannot."""
+    from doce_host.sim import WROVER_HEAP_KB
+    model = Heap()
+    monkeypatch.setattr(heap, "gc", model)
+    live = [model.bytearray(512) for _ in range(boot_kib * KIB // (512 + 2 * BLOCK))]
+    model.collect()
+    kept = heap.grow_heap(heap.HEAP_FREE_AT_BOOT, alloc=model.bytearray)
+    assert model.mem_free() >= heap.HEAP_FREE_AT_BOOT and live and len(kept) < len(model.areas)  # both held
+    assert model.total() >= WROVER_HEAP_KB * KIB
+    assert model.total() == WROVER_HEAP_KB * KIB or boot_kib > 128  # not more than it for a boot up to 128 KiB

@@ -20,3 +20,12 @@ def embedded():
 @pytest.fixture(params=["mosquitto", "embedded"])
 def broker(request):
     return request.getfixturevalue(request.param)
+
+
+@pytest.fixture
+def sim(tmp_path):
+    """A simulated board on the reference WROVER's heap: a board on Wi-Fi needs its PSRAM (hardware/bom.csv U1)."""
+    from doce_host.sim import SimBoard
+    board = SimBoard(tmp_path, module="wrover")
+    yield board
+    board.close()

@@ -8,8 +8,9 @@ import pytest
 from waiting import until
 
 from doce_host.protocol import problem
-from doce_host.sim import (COMMAND_ROOM_KB, ESP32_HEAP_KB, HARNESS_KB, HEAP, WORD_FACTOR, SimBoard, SimError,
-                           SimulatedBoard)
+from doce_host.paths import ROOT
+from doce_host.sim import (COMMAND_ROOM_KB, ESP32_HEAP_KB, HARNESS_KB, HEAP, MODULE_HEAP_KB, WORD_FACTOR, SimBoard,
+                           SimError, SimulatedBoard, heap_for)
 from doce_host.sim.serial_sim import SerialSim
 
 SHARED = ["place", "lift", "slide", "tilt", "hover", "drop", "pass_over", "clear_stray", "break_sensor",
@@ -96,14 +97,25 @@ def test_a_die_turned_on_the_live_board_is_seen_and_lit_where_led_says(tmp_path)
         assert live.state()["board"] == {"c3": "white 4"}
 
 
-def test_the_firmware_gets_the_chips_heap_and_the_harness_only_its_own_share(sim):
-    """The simulator's heap is the chip's (at 64 bits) plus the harness's: what the harness holds
+@pytest.mark.parametrize("module", ["wroom", "wrover"])
+def test_the_firmware_gets_the_chips_heap_and_the_harness_only_its_own_share(tmp_path, module):
+    """The simulator's heap is the module's (at 64 bits) plus the harness's: what the harness holds
     after boot, with room for one command, must fit its share, or the firmware runs in more heap
     than an ESP32 gives it (or, as before, the harness runs out in the middle of a test)."""
-    heap = sim.command(do="heap")
-    assert HEAP == "%dK" % (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB)
-    assert heap["alloc"] + heap["free"] <= (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB) * 1024
+    with SimBoard(tmp_path, module=module) as sim:
+        heap = sim.command(do="heap")
+        assert sim.heap == heap_for(module) == "%dK" % (MODULE_HEAP_KB[module] * WORD_FACTOR + HARNESS_KB)
+    assert heap["alloc"] + heap["free"] <= (MODULE_HEAP_KB[module] * WORD_FACTOR + HARNESS_KB) * 1024
+    assert heap["alloc"] + heap["free"] - heap["harness"] >= (MODULE_HEAP_KB[module] * WORD_FACTOR) * 1024
     assert 0 < heap["harness"] <= (HARNESS_KB - COMMAND_ROOM_KB) * 1024
+
+
+def test_the_reference_board_is_the_wrover_and_usb_play_is_tested_on_a_wroom(sim):
+    """hardware/bom.csv's U1 is a WROVER, a WROOM plays over USB only: doce sim and a board on Wi-Fi get
+    the WROVER's heap, the board tests' `sim` the WROOM's, the less."""
+    assert HEAP == heap_for("wrover") and ESP32_HEAP_KB == MODULE_HEAP_KB["wrover"]
+    assert sim.heap == heap_for("wroom") and MODULE_HEAP_KB["wroom"] < MODULE_HEAP_KB["wrover"]
+    assert "WROVER" in (ROOT / "hardware" / "bom.csv").read_text().splitlines()[1]
 
 
 def test_both_harnesses_leave_the_firmware_the_same_heap(sim, tmp_path):

@@ -23,7 +23,7 @@ import tty
 
 from ..core_time import Deadline
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
-from . import HEAP, SHARE, SimError, SimulatedBoard, prepare_flash
+from . import SHARE, SimError, SimulatedBoard, heap_for, prepare_flash
 from .hands import Hands
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
@@ -45,15 +45,16 @@ def packed(changes):
 
 
 class SerialSim(SimulatedBoard):
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None, ticks=None):
-        """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
+    def __init__(self, folder=None, rules="standard", module="wrover", seed=1, mac=None, ticks=None):
+        """module: the ESP32 module, whose heap the firmware gets (as SimBoard's);
+        mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
         ticks: its time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         extra = {"DOCE_SIM_MAC": mac} if mac else {}
         if ticks is not None:
             extra["DOCE_SIM_TICKS"] = str(ticks)
         self.env = dict(os.environ, **extra) if extra else None
-        self.heap = heap
+        self.heap = heap_for(module)
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.hands_lock = threading.Lock()
         self.replies = queue.Queue()
