@@ -51,7 +51,8 @@ HEADROOM = 32 * 1024
 # loaded on first use, a burst of requests: bench/landing_heap.py); a landing's own work has one.
 LANDING_MS = 250
 if hasattr(gc, "threshold"):
-    threshold, mem_free = gc.threshold, gc.mem_free
+    from .heap import free as mem_free  # the heap's own: the port's gc.mem_free() counts PSRAM in
+    threshold = gc.threshold
 else:  # CPython (the firmware's tests on fakes): its collector is not MicroPython's
     def threshold(amount):
         pass

@@ -17,6 +17,7 @@ import neopixel
 
 from . import board as boardfile
 from .app import App, load_rules
+from .heap import free as heap_free
 from .link import Link
 
 # The CPU clock the board runs at, and the one make bench computes its times at. ESP32_GENERIC
@@ -124,7 +125,7 @@ def build(link=None, emit=None):
         from .heap import HEAP_FREE_AT_BOOT, grow_heap
         app.heap_kept = grow_heap(HEAP_FREE_AT_BOOT)
     gc.collect()
-    app.free_after_boot = gc.mem_free()  # for doce bench --port
+    app.free_after_boot = heap_free()  # for doce bench --port
     return app
 
 

@@ -1,14 +1,23 @@
-"""The Python heap on an ESP32 with PSRAM, grown as the board boots (doce/esp32.py: only where
-esp32.idf_heap_info shows PSRAM, has_psram; this module is loaded only then).
+"""The Python heap's free bytes, and the heap grown as the board boots on an ESP32 with PSRAM
+(doce/esp32.py: only where esp32.idf_heap_info shows PSRAM, has_psram).
 
 On ESP32_GENERIC-SPIRAM the heap starts at 56 KiB (ports/esp32/mpconfigport.h,
 MICROPY_GC_INITIAL_HEAP_SIZE) and grows, by a new area as big as the heap so far, only when an
 allocation still finds no room after a collection (py/gc.c, gc_alloc -> gc_try_add_heap). A board
 that has just booted may so have little free: a landing's HEADROOM (doce/app.py) would then come
 from a collection in its path, the heap growing only then. The board grows it as it boots instead.
+
+The port's gc.mem_free() is no measure of that: it adds ESP-IDF's largest free block, which the heap
+could grow into (py/modgc.c under MICROPY_GC_SPLIT_HEAP_AUTO; docs/library/esp32.rst), some 4 MiB on
+a WROVER. free() takes it off.
 """
 
 import gc
+
+try:
+    from esp32 import HEAP_DATA, idf_heap_info
+except ImportError:  # CPython, and a port without it: gc.mem_free() is the heap's own
+    idf_heap_info = None
 
 # HEADROOM for a landing, and twice that for a host's or the network's traffic between the collections
 # gc.threshold starts at rest (doce/app.py).
@@ -16,8 +25,22 @@ HEAP_FREE_AT_BOOT = 96 * 1024
 GROW_CHUNK = 256  # bytes a piece while filling the heap (grow_heap)
 
 
-def grow_heap(free, alloc=bytearray):
-    """Grow the Python heap until `free` bytes of it are free; return what keeps it grown.
+def free():
+    """The Python heap's free bytes: gc.mem_free() less ESP-IDF's largest free block. That is read from
+    every 8-bit region (esp32.HEAP_DATA), never less than the port's MALLOC_CAP_DEFAULT figure
+    (ports/esp32/gccollect.c gc_get_max_new_split), so the heap's free bytes are never overstated."""
+    n = gc.mem_free()
+    if idf_heap_info is not None:
+        largest = 0
+        for region in idf_heap_info(HEAP_DATA):
+            if region[2] > largest:
+                largest = region[2]
+        n -= largest
+    return n
+
+
+def grow_heap(want, alloc=bytearray):
+    """Grow the Python heap until `want` bytes of it are free; return what keeps it grown.
 
     py/gc.c (v1.28.0) frees every area but the first that a collection leaves empty
     (gc_sweep_free_blocks: "Free any empty area"), so allocating a big block and dropping it grows
@@ -26,15 +49,15 @@ def grow_heap(free, alloc=bytearray):
     GROW_CHUNK bytes each time the heap doubles. Where the heap cannot grow (ESP-IDF's heap has no
     room for the area, or the unix port's heap is fixed), it stops there."""
     keep = []
-    while gc.mem_free() < free:
+    while free() < want:
         gc.collect()
-        total = gc.mem_free() + gc.mem_alloc()
-        pieces = [None] * (gc.mem_free() // GROW_CHUNK + 16)  # made before filling: no list grows meanwhile
+        total = free() + gc.mem_alloc()
+        pieces = [None] * (free() // GROW_CHUNK + 16)  # made before filling: no list grows meanwhile
         grown = None
         try:
             for i in range(len(pieces)):
                 pieces[i] = alloc(GROW_CHUNK)
-                if gc.mem_free() + gc.mem_alloc() > total:  # this piece made a new area, and sits in it
+                if free() + gc.mem_alloc() > total:  # this piece made a new area, and sits in it
                     grown = pieces[i]
                     break
         except MemoryError:

@@ -18,6 +18,7 @@ import sys
 import time
 
 from .arguments import BadArgument
+from .heap import free as heap_free
 from .ticks import ticks_diff
 
 PLAY, WIN = 0, 1
@@ -127,7 +128,7 @@ class Meter:
                                          "from_settle": self.from_settle[WIN].report()}},
                 "scan_period": {"rest": self.rest.report(), "landing": self.landing.report()},
                 "collection": dict(self.collect_us.report(), live=self.live_at_longest),
-                "heap": {"free_after_boot": app.free_after_boot or 0, "free": gc.mem_free(), "live": gc.mem_alloc()},
+                "heap": {"free_after_boot": app.free_after_boot or 0, "free": heap_free(), "live": gc.mem_alloc()},
                 "network": {"wifi": bool(net and net["wifi"]), "broker": bool(net and net["broker"]),
                             "tls": bool(net and net["broker"] and app.net.config.get("tls"))}}
 

@@ -50,10 +50,12 @@ class SerialSim(SimulatedBoard):
         mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
         ticks: its time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
-        extra = {"DOCE_SIM_MAC": mac} if mac else {}
+        extra = {"DOCE_SIM_MODULE": module}
+        if mac:
+            extra["DOCE_SIM_MAC"] = mac
         if ticks is not None:
             extra["DOCE_SIM_TICKS"] = str(ticks)
-        self.env = dict(os.environ, **extra) if extra else None
+        self.env = dict(os.environ, **extra)
         self.heap = heap_for(module)
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.hands_lock = threading.Lock()

@@ -36,6 +36,8 @@ from serial_port import NS_PER_BYTE, Port  # noqa: E402  (its clock is the unix 
 import simbinascii  # noqa: E402
 sys.modules["binascii"] = simbinascii  # for the firmware: crc32's big ints on the chip counted (simbinascii.py)
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks, wrapping at 2**30 (simtime.py)
+import simgc  # noqa: E402
+sys.modules["gc"] = simgc  # for the firmware: the port's gc.mem_free(), ESP-IDF's largest free block in it (simgc.py)
 import micropython  # noqa: E402
 import network  # noqa: E402, F401  the simulated driver (a C module on the chip), loaded here to count it with the harness
 
@@ -462,7 +464,8 @@ def handle(cmd):
         largest = largest_free() if cmd.get("largest") else None
         gc.collect()
         return {"alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": micropython.mem_peak(),
-                "harness": harness_bytes, "drivers": drivers, "low": seen, "largest": largest}
+                "harness": harness_bytes, "drivers": drivers, "low": seen, "largest": largest,
+                "threshold": gc.threshold()}
     else:
         raise ValueError("unknown command %r" % do)
     return {}

@@ -41,6 +41,8 @@ import network  # noqa: E402, F401
 import simbinascii  # noqa: E402
 sys.modules["binascii"] = simbinascii  # for the firmware: crc32's big ints on the chip counted (simbinascii.py)
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks and waits (simtime.py)
+import simgc  # noqa: E402
+sys.modules["gc"] = simgc  # for the firmware: the port's gc.mem_free(), ESP-IDF's largest free block in it (simgc.py)
 gc.collect()
 _before_firmware = gc.mem_alloc()
 from doce import board as boardfile  # noqa: E402
