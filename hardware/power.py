@@ -50,6 +50,11 @@ PORT_MIN_V = 4.75
 WIRE_OHM_PER_M = {28: 0.2129, 24: 0.0842, 20: 0.0333}
 CONTACT_OHM = 0.030
 CABLE = (1.0, 24)  # the cable the guide asks for: 1 m at most, 24 AWG power conductors
+# The devkit's micro-USB reaches its regulator through its own Schottky diode D3, BAT760-7, between
+# the socket's VBUS and EXT_5V, the AMS1117's input (ESP32-DevKitC V4 schematic, Espressif). Its
+# forward voltage at most, (mA, V) at 25 C: Diodes Incorporated BAT760 datasheet (DS30498 Rev. 7-2),
+# electrical characteristics. The board's own USB-C input (J1) reaches EXT_5V past it.
+D3_VF_MAX = ((10, 0.27), (100, 0.35), (1000, 0.55))
 
 # The USB-C input's way to the devkit's 5V pin (revision B): the source's least voltage, a USB-C
 # cable (the same model, 30 mOhm a contact: a USB-C plug's two to four VBUS and ground contacts in
@@ -179,6 +184,26 @@ def cable_drop_v(ma, metres, awg):
 def devkit_v(source_v, ma, metres, awg):
     """VBUS at the devkit's socket: the supply's least, less the cable's drop."""
     return source_v - cable_drop_v(ma, metres, awg)
+
+
+def d3_vf(ma):
+    """The devkit's D3 at `ma`, at most: the datasheet's maximums joined straight in log(current).
+    A diode's forward voltage (log term plus series resistance) is convex in log(current), so
+    between two points it stays under that line: a bound, not a typical figure."""
+    import math
+
+    pts = D3_VF_MAX
+    if ma <= pts[0][0]:
+        return pts[0][1]
+    for (i0, v0), (i1, v1) in zip(pts, pts[1:]):
+        if ma <= i1:
+            return v0 + (v1 - v0) * math.log(ma / i0) / math.log(i1 / i0)
+    raise ValueError("%g mA is past D3's datasheet figures" % ma)
+
+
+def regulator_v(source_v, ma, metres, awg):
+    """The AMS1117's input on the devkit's micro-USB: VBUS at its socket less D3's drop."""
+    return devkit_v(source_v, ma, metres, awg) - d3_vf(ma)
 
 
 def typec_v(ma, metres, awg):
