@@ -61,6 +61,12 @@ def _pins(*spec):
     return [(str(num), name, kind) for num, name, kind in spec]
 
 
+def _r0603(text, manufacturer, mpn, value):
+    """A 1 % 0603 resistor: every one has the same package, footprint and two plain pins."""
+    return Kind("R", "Resistor %s 1%%" % text, manufacturer, mpn, "0603", "Resistor_SMD:R_0603_1608Metric",
+                _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), value)
+
+
 def _esp32_pins():
     # ESP32-DevKitC header J2 (pins 1-19) and J3 (numbered 20-38 here), as printed on the board
     j2 = ["3V3", "EN", "IO36", "IO39", "IO34", "IO35", "IO32", "IO33", "IO25", "IO26", "IO27", "IO14",
@@ -94,10 +100,8 @@ KINDS = {
     "pfet": Kind("Q", "P-channel MOSFET, -30 V, logic level", "Alpha & Omega", "AO3401A", "SOT-23",
                  "Package_TO_SOT_SMD:SOT-23",
                  _pins((1, "G", "INPUT"), (2, "S", "PWRIN"), (3, "D", "PWROUT"))),
-    "r10k": Kind("R", "Resistor 10 kOhm 1%", "Yageo", "RC0603FR-0710KL", "0603", "Resistor_SMD:R_0603_1608Metric",
-                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10k"),
-    "r330": Kind("R", "Resistor 330 Ohm 1%", "Yageo", "RC0603FR-07330RL", "0603", "Resistor_SMD:R_0603_1608Metric",
-                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "330"),
+    "r10k": _r0603("10 kOhm", "Yageo", "RC0603FR-0710KL", "10k"),
+    "r330": _r0603("330 Ohm", "Yageo", "RC0603FR-07330RL", "330"),
     "buffer": Kind("U", "Single buffer, TTL-level input (3.3 V in, 5 V out)", "Texas Instruments",
                    "SN74AHCT1G125DBVR", "SOT-23-5", "Package_TO_SOT_SMD:SOT-23-5",
                    _pins((1, "~OE", "INPUT"), (2, "A", "INPUT"), (3, "GND", "PWRIN"), (4, "Y", "OUTPUT"),
@@ -108,8 +112,7 @@ KINDS = {
                   "Texas Instruments", "TPS2553DBVR-1", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                   _pins((1, "IN", "PWRIN"), (2, "GND", "PWRIN"), (3, "EN", "INPUT"), (4, "~FAULT", "OPENCOLL"),
                         (5, "ILIM", "PASSIVE"), (6, "OUT", "PWROUT"))),
-    "r88k7": Kind("R", "Resistor 88.7 kOhm 1%", "Yageo", "RC0603FR-0788K7L", "0603", "Resistor_SMD:R_0603_1608Metric",
-                  _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "88.7k"),
+    "r88k7": _r0603("88.7 kOhm", "Yageo", "RC0603FR-0788K7L", "88.7k"),
     "switch": Kind("U", "Load switch 5.5 V 2 A, adjustable rise time (soft start)", "Texas Instruments",
                    "TPS22918DBVR", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                    _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "ON", "INPUT"), (4, "CT", "PASSIVE"),
@@ -118,8 +121,7 @@ KINDS = {
     "led": Kind("LED", "RGB LED with WS2812 driver, 5 V, 2 x 2 mm", "Worldsemi", "WS2812B-2020", "2020",
                 "LED_SMD:LED_WS2812B-2020_PLCC4_2.0x2.0mm",
                 _pins((1, "DOUT", "OUTPUT"), (2, "VSS", "PWRIN"), (3, "DIN", "INPUT"), (4, "VDD", "PWRIN"))),
-    "r100": Kind("R", "Resistor 100 Ohm 1%", "Yageo", "RC0603FR-07100RL", "0603", "Resistor_SMD:R_0603_1608Metric",
-                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100"),
+    "r100": _r0603("100 Ohm", "Yageo", "RC0603FR-07100RL", "100"),
     "c10u": Kind("C", "Capacitor 10 uF 25 V X5R", "Samsung", "CL21A106KAYNNNE", "0805",
                  "Capacitor_SMD:C_0805_2012Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10u"),
     "c100n": Kind("C", "Capacitor 100 nF 50 V X7R", "Samsung", "CL10B104KB8NNNC", "0603",
@@ -144,10 +146,8 @@ KINDS = {
                    "Texas Instruments", "LM66100DCKR", "SC-70-6", "Package_TO_SOT_SMD:SOT-363_SC-70-6",
                    _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "CE", "INPUT"), (4, "NC", "NOCONNECT"),
                          (5, "ST", "OPENCOLL"), (6, "VOUT", "PASSIVE"))),
-    "r1k": Kind("R", "Resistor 1 kOhm 1%", "UNI-ROYAL", "0603WAF1001T5E", "0603", "Resistor_SMD:R_0603_1608Metric",
-                _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "1k"),
-    "r5k1": Kind("R", "Resistor 5.1 kOhm 1%", "UNI-ROYAL", "0603WAF5101T5E", "0603", "Resistor_SMD:R_0603_1608Metric",
-                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "5.1k"),
+    "r1k": _r0603("1 kOhm", "UNI-ROYAL", "0603WAF1001T5E", "1k"),
+    "r5k1": _r0603("5.1 kOhm", "UNI-ROYAL", "0603WAF5101T5E", "5.1k"),
     # four legs, numbered as KiCad's footprint does: both legs of a side are pad 1 (or 2), joined inside
     "button": Kind("SW", "Tactile switch 6x6 mm", "Omron", "B3F-1000", "THT",
                    "Button_Switch_THT:SW_TH_Tactile_Omron_B3F-10xx", _pins((1, "A", "PASSIVE"), (2, "B", "PASSIVE"))),
