@@ -256,7 +256,8 @@ class ADC:
 
     def __init__(self, pin, atten=None):
         self.pin = pin
-        if spec is not None and pin.id in spec.get("supply_cc", ()):  # not SENSE: a USB-C input's CC line
+        # a USB-C input's CC line, not SENSE (the Linux target's test passes no pin)
+        if spec is not None and pin is not None and pin.id in spec.get("supply_cc", ()):
             self.read_u16 = lambda: charge(ADC_READ_US) or supply_cc.get(pin.id, 0)
 
     def atten(self, value):
