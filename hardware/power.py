@@ -30,7 +30,9 @@ SUPPLIES = (
 )
 # What the firmware reads on CC (doce/supply.py), the classes in order, and the least current each
 # lets the board draw: "none" (no USB-C source: the devkit's micro-USB, a computer's port at best),
-# Default USB power (a USB 2.0 port's 500 mA), 1.5 A, 3.0 A (USB Type-C specification, Rp).
+# Default USB power (a charger showing it: a USB 2.0 port's 500 mA; a computer's port gives that only
+# to a device it has configured, and J1 has no data lines, so the guide keeps computers off J1),
+# 1.5 A, 3.0 A (USB Type-C specification, Rp).
 CC_CLASSES = (("none", USB_MA), ("usb", USB_MA), ("1.5A", 1500), ("3A", 3000))
 
 # The voltage: the devkit's 3.3 V comes from its AMS1117-3.3, a linear regulator, which holds its

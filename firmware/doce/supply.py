@@ -18,15 +18,30 @@ offers; a voltage between two thresholds reads as the lower class (a 1.5 A sourc
 may read as Default USB on a chip that reads low: Wi-Fi refused, never a brown-out).
 tests/board/test_supply_cc.py derives the thresholds from the ADC model and searches every chip.
 
-Read at boot and when Wi-Fi is asked for (doce/net.py), never in the scan loop; it allocates nothing.
+A USB PD charger also talks on the CC line the cable joins: it sends its Source_Capabilities in BMC
+(0 V to about 1.1 V) for a few seconds after it is plugged in, which would read as a lower class.
+So each line is read STEPS times, SPACE_US apart, and a threshold counts when more than half the
+reads reach it (the median read): a message is at most 1.6 ms long (7 power objects, 429 bits at
+fBitRate's least, 270 kbit/s), shorter than SPACE_US, so it covers one read at most; unanswered (the
+board speaks no PD), a message is sent nRetryCount + 1 times, at most 4 (PD 2.0: nRetryCount 3), then
+not again for tTypeCSendSourceCap (100-200 ms) (USB Power Delivery specification: fBitRate,
+tReceive, nRetryCount, tTypeCSendSourceCap). So at most 4 of the 15 reads fall on traffic; 7 may
+before the median moves (the 3 more are our margin, for other traffic such as a cable's messages,
+not a figure of the specification). A read on traffic never counts for more than the line offers
+(BMC stays under 1.23 V). tests/board/test_supply_cc.py searches the traffic's every phase.
+
+Read at boot and when Wi-Fi is asked for (doce/net.py), never in the scan loop; it allocates nothing
+after it is made.
 """
+
+import time
 
 NONE, USB, A1_5, A3 = 0, 1, 2, 3
 NAMES = ("none", "usb", "1.5A", "3A")
 WIFI_LEAST = A1_5  # the least source the budget claims Wi-Fi on (hardware/power.py SUPPLIES)
-READS = 4  # per line; the lowest counts: noise never lifts a reading into a higher class
+STEPS, SPACE_US = 15, 2000  # reads of each line and the time between them: 28 ms in all
 FIX = "plug the board's USB-C power input into a charger of 1.5 A or more"
-SAID = ("no USB-C charger on the board's USB-C input", "the USB-C source offers only USB's 500 mA",
+SAID = ("no USB-C charger on the board's USB-C input", "the USB-C charger shows only Default USB power",
         "a USB-C charger offering 1.5 A", "a USB-C charger offering 3 A")
 
 
@@ -37,24 +52,29 @@ class Supply:
         self.reads = reads
         self.thresholds = thresholds
         self.kind = NONE
-        self.counts = 0
+        self.tally = [0] * (len(reads) * len(thresholds))  # per line and threshold: the reads reaching it
 
     def read(self):
-        """The source's class now (NONE, USB, A1_5, A3), kept in `kind`."""
-        most = 0
-        for read in self.reads:
-            low = 65535
-            for _ in range(READS):
+        """The source's class now (NONE, USB, A1_5, A3), kept in `kind`: the higher line's, each
+        line's the highest threshold more than half its reads reach (the thresholds rise, so a
+        read past one is past those under it)."""
+        tally = self.tally
+        for i in range(len(tally)):
+            tally[i] = 0
+        for step in range(STEPS):
+            if step:
+                time.sleep_us(SPACE_US)
+            i = 0
+            for read in self.reads:
                 v = read()
-                if v < low:
-                    low = v
-            if low > most:
-                most = low
-        self.counts = most
-        kind = NONE
-        for t in self.thresholds:
-            if most >= t:
-                kind += 1
+                for t in self.thresholds:
+                    if v >= t:
+                        tally[i] += 1
+                    i += 1
+        kind, n = NONE, len(self.thresholds)
+        for i in range(len(tally)):
+            if 2 * tally[i] > STEPS and i % n >= kind:
+                kind = i % n + 1
         self.kind = kind
         return kind
 

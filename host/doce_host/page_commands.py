@@ -164,8 +164,8 @@ def add_sim(commands):
     from .sim import SUPPLIES, SUPPLY
     sim.add_argument("--supply", choices=list(SUPPLIES), default=SUPPLY,
                      help="what the board's USB-C power input has: none (the devkit's micro-USB alone, a "
-                          "computer's port), usb (a source offering 500 mA), 1.5A or 3A (a charger); Wi-Fi "
-                          "starts only on 1.5A or 3A (default %s)" % SUPPLY)
+                          "computer's port), usb (a charger showing Default USB, 500 mA), 1.5A or 3A (a "
+                          "charger); Wi-Fi starts only on 1.5A or 3A (default %s)" % SUPPLY)
     how = sim.add_mutually_exclusive_group()
     how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
     how.add_argument("--serial-only", action="store_true",

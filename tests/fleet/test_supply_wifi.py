@@ -1,7 +1,7 @@
 """Wi-Fi only on a supply that carries it (doce/net.py, doce/supply.py): the board reads its USB-C
 input's CC lines when Wi-Fi is asked for, and starts the radio only on a USB-C source offering 1.5 A
 or more (hardware/power.py SUPPLIES). On the devkit's micro-USB alone (a computer's port: the CC lines
-at 0 V) or a source offering only USB's 500 mA, it says why in one warning, with the fix, and plays on."""
+at 0 V) or a charger showing only Default USB power, it says why in one warning, with the fix, and plays on."""
 
 import pytest
 from fleet_helpers import join, link, until_scanned

@@ -46,7 +46,7 @@ def ask_board(args, requests):
     return reply
 
 
-SUPPLY_WORDS = {"none": "none on the USB-C input (Wi-Fi off)", "usb": "USB-C, 500 mA (Wi-Fi off)",
+SUPPLY_WORDS = {"none": "none on the USB-C input (Wi-Fi off)", "usb": "USB-C charger, Default USB (Wi-Fi off)",
                 "1.5A": "USB-C charger, 1.5 A", "3A": "USB-C charger, 3 A"}
 
 
