@@ -66,10 +66,11 @@ TYPEC_CABLE = (0.5, 20)  # the cable the guide asks for there: 0.5 m at most, 20
 # LM66100 (TI SLVSEZ8): R_ON 110 mOhm at most at VIN 5 V (79 typical, the headline figure), as other
 # designs quote its electrical characteristics; every other term here is a worst case too
 IDEAL_DIODE_OHM = 0.110
-# J1 to U14 (VBUS_C, 10.6 mOhm) and U14 to the devkit's pin 19 (VBUS, 4.9 mOhm): the routed copper
-# solved as a resistor network at hardware/supply.py's worst (1 oz less 10 %, 50 C), rounded up;
-# ground returns through the inner plane, not counted (tests/hardware/test_power_budget.py)
-BOARD_OHM = 0.016
+# J1 to U14 (VBUS_C, 4.3 mOhm from the nearer VBUS pad, B9; 11.2 from A9) and U14 to the devkit's pin
+# 19 (VBUS, 4.9 mOhm), both 0.5 mm power tracks: the routed copper solved as a resistor network at
+# hardware/supply.py's worst (1 oz less 10 %, 50 C), rounded up; ground returns through the inner
+# plane, not counted (tests/hardware/test_power_budget.py)
+BOARD_OHM = 0.010
 
 # mpn: [(what, mA with Wi-Fi off, mA transmitting, how many draw at once (None: the row's qty), source)]
 DRAW = {

@@ -47,7 +47,8 @@ def top(lay, path):
     at = pcb.placements(lay, parts)
     style = {"H": ("#f1c40f", 2.9, 1.3), "LED": ("white", 2.2, 2.2), "C": ("#b08850", 1.6, 0.8),
              "U": ("#222222", 7.5, 15.4), "Q": ("#444444", 2.9, 1.3), "R": ("#555555", 1.6, 0.8),
-             "SW": ("#888888", 6, 6), "J": ("#b0b0b0", 8.94, 7.35)}  # J1: the USB-C receptacle's body
+             "SW": ("#888888", 6, 6), "J": ("#b0b0b0", 8.94, 7.35),  # J1: the USB-C receptacle's body
+             "D": ("#333333", 2.8, 1.8)}  # D1: the TVS, SOD-123F
     for ref, (x, y, rot) in at.items():
         kind = ref.rstrip("0123456789")
         colour, w, h = style[kind]

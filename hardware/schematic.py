@@ -146,6 +146,14 @@ KINDS = {
                    "Texas Instruments", "LM66100DCKR", "SC-70-6", "Package_TO_SOT_SMD:SOT-363_SC-70-6",
                    _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "CE", "INPUT"), (4, "NC", "NOCONNECT"),
                          (5, "ST", "OPENCOLL"), (6, "VOUT", "PASSIVE"))),
+    # A TVS across the USB-C input's VBUS, cathode (pad 1, the band) on VBUS_C: SMF5.0A, 5.0 V
+    # stand-off, 6.40 V breakdown at the least (10 mA), 9.2 V clamping at its 21.7 A peak pulse
+    # (10/1000 us), 200 W (the SMF family's electrical characteristics, as every maker of it lists
+    # them; hongjiacheng's is LCSC C19077497, fab.py). It takes a live cable's plug-in ringing (hardware/README.md,
+    # "Neither 5 V source feeds the other") off the ideal diode U14, 6 V at its absolute most.
+    "tvs": Kind("D", "TVS diode, 5 V stand-off, unidirectional, 200 W (the USB-C input's VBUS)", "hongjiacheng",
+                "SMF5.0A", "SOD-123FL", "Diode_SMD:D_SOD-123F", _pins((1, "K", "PASSIVE"), (2, "A", "PASSIVE")),
+                "SMF5.0A"),
     "r1k": _r0603("1 kOhm", "UNI-ROYAL", "0603WAF1001T5E", "1k"),
     "r5k1": _r0603("5.1 kOhm", "UNI-ROYAL", "0603WAF5101T5E", "5.1k"),
     # four legs, numbered as KiCad's footprint does: both legs of a side are pad 1 (or 2), joined inside
@@ -411,10 +419,9 @@ class Board:
         jc["VBUS_B"] += vbus_c
         for name in ("GND_A", "GND_B", "SHIELD"):
             jc[name] += gnd
-        for i, gpio in enumerate(pins["supply_cc"]):
+        for i in range(len(pins["supply_cc"])):
             cc = self.net("CC%d" % (i + 1))
             jc["CC%d" % (i + 1)] += cc
-            esp["IO%d" % gpio] += cc
             rd = self.part("r5k1", "the USB-C input's Rd on CC1 and CC2: a sink, 5.1 kOhm to ground (USB Type-C "
                                    "specification); their voltage tells the current the source offers")
             rd[1] += cc
@@ -432,6 +439,22 @@ class Board:
         ce = self.part("r1k", "ties U14's CE to its output: off whenever the devkit's side is the higher")
         ce[1] += vbus
         ce[2] += ideal["CE"]
+        # each CC line reaches its ADC pin through 10 kOhm: with the devkit unpowered (J1 the only
+        # source) the pin's protection diodes to the 3.3 V rail at 0 V would otherwise pull CC below
+        # a 3 A source's vRa (0.8 V) and the source would never turn VBUS on; 10 kOhm in series
+        # keeps CC above it (hardware/README.md, "The USB-C input") and limits a discharge's current
+        # into the pin. GPIO 34 and 35 draw no current to speak of, so the ADC reads CC as it is.
+        for i, gpio in enumerate(pins["supply_cc"]):
+            sense = self.net("CC%d_ADC" % (i + 1))
+            rs = self.part("r10k", "in series from each CC line to its ADC pin (GPIO 34, 35): an unpowered "
+                                   "ESP32's pin cannot pull CC down to look like Ra")
+            rs[1] += self.net("CC%d" % (i + 1))
+            rs[2] += sense
+            esp["IO%d" % gpio] += sense
+        tvs = self.part("tvs", "across the USB-C input's VBUS: "
+                               "a live cable's plug-in ringing kept off U14 (6 V at most)")
+        tvs["K"] += vbus_c
+        tvs["A"] += gnd
 
         # every devkit pin the board does not use is marked as such
         for p in esp.pins:
@@ -468,7 +491,7 @@ class Board:
                 "manufacturer": k.manufacturer, "mpn": mpn, "package": k.package, "notes": note,
                 "max_mA": "%g" % off if mpn in power.DRAW else "",
                 "max_mA_wifi": "%g" % on if mpn in power.DRAW else ""}))
-        order = ["U", "H", "Q", "R", "LED", "C", "SW", "J"]
+        order = ["U", "H", "Q", "R", "LED", "C", "D", "SW", "J"]
         out.sort(key=lambda r: (order.index(r[0]), r[1]))
         return [r[2] for r in out]
 

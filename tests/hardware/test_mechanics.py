@@ -781,3 +781,16 @@ def test_the_guide_quotes_the_usb_notchs_place_as_the_drawing_has_it():
     east, west = re.search(r"The notch's edges are ([\d.]+) mm from the wall's east end and ([\d.]+) mm from its "
                            r"west end", text).groups()
     assert (float(east), float(west)) == pytest.approx((x1 - usb["x1"], usb["x0"] - x0), abs=0.05)
+
+
+def test_the_guide_gives_the_largest_usb_c_overmold_the_opening_takes():
+    """Review of issue 39: 3 A and 5 A cables (20 AWG, which the guide asks for) often pass the USB-C
+    specification's recommended 12.35 x 6.5 mm overmold, so the guide states the opening's own size,
+    centred on J1's mouth, for the maker to measure a plug against."""
+    import re
+
+    mechanics = load("mechanics")
+    c = mechanics.usb_c_opening(LAY)
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    w, h = re.search(r"The plug's overmold must fit ([\d.]+) x ([\d.]+) mm\*\*, centred on J1's mouth", text).groups()
+    assert (float(w), float(h)) == pytest.approx((c["x1"] - c["x0"], c["z1"] - c["z0"]), abs=0.005)
