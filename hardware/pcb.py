@@ -36,7 +36,14 @@ MASK = {"expansion": 0.05, "min_web": 0.1}
 # 7 mm) or the DIN 988 shim (6 mm) and the standoff's hex (5.5 mm across flats, 6.4 across
 # corners) press there, and 0.5 mm more for the hole's place tolerance.
 KEEPOUT_MM = 8.0
-POWER = re.compile(r"^(GND|VBUS|\+3V3.*|\+5V_LED)$")
+POWER = re.compile(r"^(GND|VBUS|VBUS_C|\+3V3.*|\+5V_LED)$")
+# power_track (0.5 mm) nets: USB's 5 V on the devkit's side (VBUS), the USB-C input's before its ideal
+# diode (VBUS_C) and the LEDs' supply after its current limit. The most either USB net carries is
+# U14's rating, 1.5 A continuous (TI SLVSEZ8, as power.py quotes it): 0.5 mm of 1 oz outer copper
+# (0.0175 mm2, 27.1 mil2) carries 1.45 A at 10 C rise and 1.96 A at 20 C (IPC-2221's external-layer
+# chart, I = 0.048 dT^0.44 A^0.725), so 1.5 A warms it about 11 C. The sensor groups' supplies are
+# 0.9 mm (supply_track: hardware/supply.py, their drop to the farthest sensor, which the sensor reads).
+POWER_NETS = {"VBUS", "VBUS_C", "VBUS_LED"}
 
 
 # --- the netlist ------------------------------------------------------------------------------
@@ -76,6 +83,10 @@ def read_netlist(path=HERE / "doce.net"):
 
 
 # --- our own footprint --------------------------------------------------------------------------
+SOCKET_HALF_MM = 1.27  # a 1x19 2.54 mm socket's body: 2.54 mm wide (Sullins PPTC series)
+DEVKIT_BOARD_MM = (27.9, 56.6)  # the ESP32-DevKitC V4's outline (layout.py: Wokwi's board definition)
+
+
 def devkit_footprint():
     """doce:ESP32-DevKitC_2x19_socket: two 19-pin 2.54 mm sockets 1 inch apart, J2 as pads 1-19
     and J3 as pads 20-38, pin 1 of each at the antenna end (north), the USB end south."""
@@ -94,12 +105,23 @@ def devkit_footprint():
              % (rows / 2),
              '  (fp_text value "ESP32-DevKitC" (at %g %g) (layer "F.Fab") (effects (font (size 1 1) (thickness 0.15))))'
              % (rows / 2, long + 3)]
-    for x0, y0, x1, y1, layer, width in ((-1.5, -1.5, rows + 1.5, long + 1.5, "F.SilkS", 0.12),
-                                         (-2.0, -2.0, rows + 2.0, long + 2.0, "F.CrtYd", 0.05)):
-        lines.append('  (fp_rect (start %g %g) (end %g %g) (layer "%s") (width %g) (fill none))'
-                     % (x0, y0, x1, y1, layer, width))
+    # The courtyard and the outline are the two socket rows' (SOCKET_HALF_MM each side of a row's
+    # pins), not the whole devkit: it stands 8.5 mm up on its sockets (mechanics.py), so low parts
+    # may sit under it between the rows (the USB-C input J1, U14 and their resistors)
+    for x in (0, rows):
+        for grow, layer, width in ((SOCKET_HALF_MM + 0.13, "F.SilkS", 0.12), (SOCKET_HALF_MM + 0.25, "F.CrtYd", 0.05)):
+            lines.append('  (fp_rect (start %g %g) (end %g %g) (layer "%s") (width %g) (fill none))'
+                         % (x - grow, -grow, x + grow, long + grow, layer, width))
+    # The devkit's own board on the fab layer (ESP32-DevKitC V4: 27.9 x 56.6 mm, centred on the rows,
+    # its antenna end DEVKIT_END_MM beyond pin 1): what stands over the parts between the rows, 11 mm
+    # up (mechanics.py), so whoever adds a part there sees the devkit above it
+    width, length = DEVKIT_BOARD_MM
+    end = layout_module.DEVKIT_END_MM
+    lines.append('  (fp_rect (start %g %g) (end %g %g) (layer "F.Fab") (width 0.1) (fill none))'
+                 % (rows / 2 - width / 2, -end, rows / 2 + width / 2, round(length - end, 3)))
+    # "USB" between the rows, north of the parts under the devkit's USB end
     lines.append('  (fp_text user "USB" (at %g %g) (layer "F.SilkS") (effects (font (size 1 1) (thickness 0.15))))'
-                 % (rows / 2, long))
+                 % (rows / 2, long - 6))
     return "\n".join(lines + pads + [")"]) + "\n"
 
 
@@ -139,7 +161,33 @@ def placements(lay, parts):
     x, y, _ = at["U1"]
     qx = at["Q1"][0]
     at["C170"] = (qx, y - 11.5, 90)  # the 3.3 V bulk, in the group switches' column (their sources), by the devkit
+    # the USB-C input (J1) on the south edge under the devkit's USB end (layout.usb_c), its mouth at
+    # the edge (the footprint's front is 3.45 mm from its origin); the ideal diode U14 just north of
+    # J1's pins, turned so its input (pin 1) faces J1's VBUS pins and its output (pin 6) the devkit's
+    # 5V pin (19, the south end of the west row): the devkit's whole current has few millimetres of
+    # copper. R24 (U14's CE) north of U14; the CC pull-downs and the input's capacitor north of J1.
+    jx, south = lay.usb_c()
+    at["J1"] = (jx, south + 3.45, 0)
+    # U14's three rows of pads are 0.65 mm apart and 0.4 mm tall: at 9.825 mm from the edge (the
+    # edge is on the router's 0.5 mm grid) each row holds a grid point 0.025 mm or more inside it
+    at["U14"] = (jx - 4.0, south + 9.825, 180)
+    at["R24"] = (jx - 4.0, south + 13.5, 0)
+    for ref, dx in (("R22", -1.0), ("R23", 1.0), ("C172", 3.0)):
+        at[ref] = (jx + dx, south + 10.5, 90)
+    # the CC lines' series resistors just north of their pull-downs (the 43 mm to the devkit's
+    # GPIO 34 and 35 then lie behind them), and the TVS east of C172, close to J1's VBUS pins
+    at["R25"], at["R26"] = (jx - 1.0, south + 14.0, 90), (jx + 1.0, south + 14.0, 90)
+    at["D1"] = (jx + 6.0, south + 10.5, 90)
     return at
+
+
+def usb_c_body(lay):
+    """(x0, y0, x1, y1) layout mm: J1's body between its pad row and the board edge (the footprint's
+    F.Fab outline, 8.94 mm wide), where its metal shell, grounded and taking a plug's force, lies on
+    the board: no track or via of ours there, only its own pads."""
+    jx, south = lay.usb_c()
+    pad_row_south = south + 3.45 + 3.0325 - 0.6  # the pads' south ends (1.2 mm long, centred 3.0325 north)
+    return jx - 4.47, south, jx + 4.47, pad_row_south - RULES["clearance"]
 
 
 def main(argv):
@@ -222,7 +270,8 @@ def build(pcbnew, lay, parts, nets):
         x, y, rot = at[ref]
         fp.SetPosition(point(x, y))
         fp.SetOrientationDegrees(rot)
-        if not ref.startswith(("U", "SW")) or ref in ("U11", "U12", "U13"):  # small parts: references on the fab layer
+        small = ("U11", "U12", "U13", "U14")
+        if not ref.startswith(("U", "SW")) or ref in small:  # small parts: references on the fab layer
             fp.Reference().SetLayer(pcbnew.F_Fab)
             fp.Reference().SetPosition(point(x, y))
         elif ref.startswith("U") and ref != "U1":
@@ -245,18 +294,22 @@ def build(pcbnew, lay, parts, nets):
         keepout(pcbnew, board, point(x, y))
     for ax0, ay0, ax1, ay1 in lay.antenna_keepouts():  # no copper under and around the devkit's antenna
         keepout(pcbnew, board, None, [point(ax0, ay0), point(ax1, ay0), point(ax1, ay1), point(ax0, ay1)])
+    # no track or via under J1's shell; the inner planes pass under it (the LEDs' supply runs along
+    # the south edge there, and would be cut in two)
+    ax0, ay0, ax1, ay1 = usb_c_body(lay)
+    keepout(pcbnew, board, None, [point(ax0, ay0), point(ax1, ay0), point(ax1, ay1), point(ax0, ay1)], pour=True)
     return board
 
 
-def keepout(pcbnew, board, centre, corners=None):
+def keepout(pcbnew, board, centre, corners=None, pour=False):
     """A rule area on every copper layer, KEEPOUT_MM across `centre` (or the polygon `corners`):
-    no track, via or plane there."""
+    no track, via or plane there (planes allowed with `pour`)."""
     mm = pcbnew.FromMM
     zone = pcbnew.ZONE(board)
     zone.SetIsRuleArea(True)
     zone.SetDoNotAllowTracks(True)
     zone.SetDoNotAllowVias(True)
-    zone.SetDoNotAllowCopperPour(True)
+    zone.SetDoNotAllowCopperPour(not pour)
     zone.SetDoNotAllowPads(False)  # the hole itself is a pad; the tests measure the parts' pads
     zone.SetDoNotAllowFootprints(False)
     layers = pcbnew.LSET()
@@ -332,12 +385,11 @@ def route(pcbnew, board, lay, log=print):
                                 RULES["via_drill"], RULES["edge"], via_pad=RULES["via_pad"],
                                 supply_track=RULES["supply_track"])
     boxes = []
-    for ax0, ay0, ax1, ay1 in lay.antenna_keepouts():
+    for ax0, ay0, ax1, ay1 in lay.antenna_keepouts() + [usb_c_body(lay)]:
         (kx0, ky1), (kx1, ky0) = kicad(ax0, ay0), kicad(ax1, ay1)
         boxes.append((kx0, ky0, kx1, ky1))
-    # 0.5 mm tracks for USB and the LEDs' supply after its current limit, 0.9 mm for each sensor
-    # group's (hardware/supply.py: its drop to the farthest sensor, which the sensor reads)
-    r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets={"VBUS", "VBUS_LED"},
+    power_nets = POWER_NETS
+    r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets=power_nets,
                              log=log, keepouts=boxes,
                              supply_nets={"+3V3_GROUP%d" % g for g in range(8)})
     r.power_pads = {("U12", "+5V_LED")}  # the LEDs' current, to the plane

@@ -167,3 +167,22 @@ def test_kicad_drc_finds_no_violation(drc):
 def test_kicad_drc_finds_every_pad_connected(drc):
     counts, report = drc
     assert counts["unconnected pads"] == 0
+
+
+def test_the_devkits_own_board_is_drawn_over_the_parts_under_it(placed):
+    """Review of issue 39: the devkit's courtyard covers only its two socket rows, so the parts
+    between them (the USB-C input's) stand under a board nothing drew. Its footprint now draws the
+    devkit's outline (27.9 x 56.6 mm, centred on the rows, DEVKIT_END_MM beyond pin 1) on F.Fab,
+    and every part under it is one of the USB-C input's low parts."""
+    text = (HARDWARE / "doce.pretty" / "ESP32-DevKitC_2x19_socket.kicad_mod").read_text()
+    assert text == pcb.devkit_footprint()  # the committed library file is the one pcb.py writes
+    rects = [r for r in pcb._find(pcb._sexp(text), "fp_rect") if pcb._find(r, "layer")[0][1] == "F.Fab"]
+    ((sx, sy), (ex, ey)) = [[float(v) for v in pcb._find(rects[0], k)[0][1:]] for k in ("start", "end")]
+    rows, end = pcb.layout_module.DEVKIT_ROWS_MM, pcb.layout_module.DEVKIT_END_MM
+    assert len(rects) == 1 and (ex - sx, ey - sy) == pytest.approx(pcb.DEVKIT_BOARD_MM)
+    assert ((sx + ex) / 2, sy) == pytest.approx((rows / 2, -end))
+    ux, uy = placed["U1"]["at"]  # pin 1, the footprint's origin; its y grows south in the footprint
+    under = sorted(ref for ref, p in placed.items() if ref != "U1"
+                   and ux + sx < p["at"][0] < ux + ex and uy - ey < p["at"][1] < uy - sy)
+    assert under == ["C172", "D1", "R22", "R23", "R24", "R25", "R26", "U14"]
+    assert placed["J1"]["at"][1] + 3.03 > uy - ey  # J1's mouth is south of the devkit; its pad row under it

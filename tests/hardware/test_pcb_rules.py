@@ -94,7 +94,10 @@ def test_every_mounting_hole_has_a_keepout_on_every_copper_layer():
         keep = pcb._find(zone, "keepout")
         if keep:
             rules = {k[0]: k[1] for k in keep[0][1:]}
-            assert rules["tracks"] == rules["vias"] == rules["copperpour"] == "not_allowed"
+            assert rules["tracks"] == rules["vias"] == "not_allowed"
+            if rules["copperpour"] == "allowed":  # J1's shell: the inner planes pass under it (the test below)
+                continue
+            assert rules["copperpour"] == "not_allowed"
             layers = pcb._find(zone, "layers")[0][1:]
             assert {"F.Cu", "In1.Cu", "In2.Cu", "B.Cu"} <= set(layers)
             outline = pcb._find(pcb._find(zone, "polygon")[0], "pts")[0]
@@ -205,6 +208,8 @@ def test_no_copper_lies_in_the_antennas_rule_areas():
             if len(pts) == 4:
                 xs, ys = [x for x, _ in pts], [y for _, y in pts]
                 areas.append(((min(xs), min(ys), max(xs), max(ys)), set(pcb._find(zone, "layers")[0][1:])))
+    (jx0, jy1), (jx1, jy0) = at(*pcb.usb_c_body(lay)[:2]), at(*pcb.usb_c_body(lay)[2:])
+    areas = [(box, layers) for box, layers in areas if box != pytest.approx((jx0, jy0, jx1, jy1))]  # J1's shell
     flat = [v for box in sorted(box for box, _ in areas) for v in box]
     assert flat == pytest.approx([v for box in sorted(boxes) for v in box])
     assert all({"F.Cu", "In1.Cu", "In2.Cu", "B.Cu"} <= layers for _, layers in areas)
@@ -217,3 +222,41 @@ def test_no_copper_lies_in_the_antennas_rule_areas():
     assert high == pytest.approx(12.64)
     assert ky1 - ay1 >= 15.0 - 1e-9 and kx1 - ax1 >= 15.0 - 1e-9
     assert ax0 - kx0 > 0 and math.hypot(ax0 - kx0, high) >= 15.0
+
+
+def test_no_copper_of_ours_lies_under_j1s_shell_and_its_5v_is_a_power_track():
+    """Review of issue 39: the USB-C input's 5 V (VBUS_C) was routed at 0.2 mm, one segment under
+    J1's body, between its pads and its front shell tabs, where the grounded metal shell that takes
+    a plug's force lies on the board over only solder mask. Now J1's body (pcb.usb_c_body) is a rule
+    area on every copper layer: no track or via there, and only J1's own pads; and every VBUS_C track
+    is a power track (pcb.POWER_NETS, sized in pcb.py from the 1.5 A it may carry)."""
+    lay, at = _frame()
+    bx0, by0, bx1, by1 = pcb.usb_c_body(lay)
+    (x0, y1), (x1, y0) = at(bx0, by0), at(bx1, by1)
+
+    def inside(x, y, margin):
+        return x0 - margin < x < x1 + margin and y0 - margin < y < y1 + margin
+
+    names = {int(n[1]): n[2] for n in pcb._find(TREE, "net")}
+    widths = []
+    for seg in pcb._find(TREE, "segment"):
+        (sx, sy), (ex, ey) = [(float(p[1]), float(p[2])) for p in (pcb._find(seg, k)[0] for k in ("start", "end"))]
+        w = float(pcb._find(seg, "width")[0][1])
+        for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+            assert not inside(sx + t * (ex - sx), sy + t * (ey - sy), w / 2), (sx, sy, ex, ey)
+        if names[int(pcb._find(seg, "net")[0][1])] == "VBUS_C":
+            widths.append(w)
+    for x, y, size in vias():
+        assert not inside(x, y, size / 2), (x, y)
+    for pad in PADS:
+        if pad[0] != "J1":
+            assert not inside(pad[3], pad[4], 0.0), pad[:2]
+    assert "VBUS_C" in pcb.POWER_NETS and widths and set(widths) == {pcb.RULES["power_track"]}
+    boxes = []  # the rule area that tells KiCad's DRC the same: tracks and vias not allowed, planes allowed
+    for zone in pcb._find(TREE, "zone"):
+        keep = pcb._find(zone, "keepout")
+        if keep and {k[0]: k[1] for k in keep[0][1:]}["copperpour"] == "allowed":
+            outline = pcb._find(pcb._find(zone, "polygon")[0], "pts")[0]
+            xs, ys = zip(*[(float(q[1]), float(q[2])) for q in pcb._find(outline, "xy")])
+            boxes.append((min(xs), min(ys), max(xs), max(ys)))
+    assert boxes == [pytest.approx((x0, y0, x1, y1))]

@@ -205,3 +205,26 @@ def test_the_bom_lists_the_devkits_two_sockets():
     rows = list(csv.DictReader((HARDWARE / "bom.csv").open()))
     (socket,) = [r for r in rows if "1x19" in r["part"]]
     assert socket["qty"] == "2" and socket["mpn"] and socket["ref"].startswith("U1")
+
+
+def test_the_usb_c_inputs_cc_lines_reach_the_adc_through_series_resistors_and_its_5v_has_a_tvs(board):
+    """Review of issue 39: with J1 the only source the devkit is unpowered while the charger looks at
+    CC, and an unpowered ESP32 pin clamps to its 0 V rail: straight on CC it could look like Ra to a
+    3 A source, which then never turns its 5 V on. Each CC line keeps its 5.1 kOhm Rd at J1 and
+    reaches its ADC pin through 10 kOhm (hardware/README.md works the voltages). And the USB-C
+    input's 5 V, before the ideal diode (6 V at most), has a 5 V TVS, its cathode on that 5 V."""
+    (jc,) = [p for p in board.circuit.parts if p.fields.get("MPN") == "USB4135-GF-A"]
+    def nets(part):
+        return {n for q in part.pins for n in q.nets}
+
+    for i, gpio in enumerate(SPEC["pins"]["supply_cc"]):
+        cc = net_of(jc, "CC%d" % (i + 1))
+        sense = net_of(board.esp, "IO%d" % gpio)
+        assert sense is not cc
+        rs = [p.part for p in cc.pins if p.part is not jc and nets(p.part) == {cc, sense}]
+        assert [r.value for r in rs] == ["10k"]
+        rd = [p.part for p in cc.pins if p.part is not jc and board.nets["GND"] in nets(p.part)]
+        assert [r.value for r in rd] == ["5.1k"]
+        assert refs_on(sense) == sorted([board.esp.ref + ".IO%d" % gpio, rs[0].ref + ".~"])
+    (tvs,) = [p for p in board.circuit.parts if p.fields.get("MPN") == "SMF5.0A"]
+    assert net_of(tvs, "K").name == "VBUS_C" and net_of(tvs, "A").name == "GND"
