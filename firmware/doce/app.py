@@ -145,6 +145,7 @@ class App:
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
+        self.trial = None  # the slot's health check while it is on trial (doce/esp32.py on_trial, doce/trial.py)
         self.later = None  # the network or a friend's match, out of heap at boot: tried again at rest (doce/offline.py)
         try:
             chosen = versus_of(journal.versus)  # chosen before a power cut
