@@ -153,6 +153,13 @@ def on_trial(app):
     health check the scans make (doce/trial.py, loaded only then), else None."""
     import slots
     told = slots.reported()
+    try:  # an update checked and stored before a reboot, waiting for the end of a match (doce/update.py)
+        with open("update.json") as f:
+            stored = json.load(f)
+        if stored.get("ready") and stored.get("slot") != slots.state["slot"]:
+            app.update_ready = stored["slot"]
+    except (OSError, ValueError, AttributeError):
+        pass
     if told:
         app.emit({"event": "update", "stage": "rolled_back", "slot": told[0], "reason": told[1]})
     if not slots.on_trial():

@@ -252,6 +252,8 @@ low = [None]  # the least free heap at the end of a scan since the "heap" comman
 def run_scans(n):
     period = board.scan_period_ms
     for _ in range(n):
+        if rebooted:  # the board restarts at once (machine.reset): nothing more scans
+            return
         world.tick()
         clock[0] += period * 1000
         scans.scan(simtime.board_ticks(clock[0] // 1000))  # esp32.run's own scan: a fault said, play goes on
@@ -414,6 +416,9 @@ def handle(cmd):
         # is tested without the minutes of scans that would only repeat (as a stalled loop's would)
         clock[0] += cmd.get("skip_ms", 0) * 1000
         run_scans(cmd.get("scans", 1))
+        if rebooted:  # the board restarts itself (an update applied once a match is over: doce/update.py)
+            reply(rebooted=True)
+            sys.exit(4)
         return {}
     result = side_channel.act(world, cmd)
     if result is not None:
