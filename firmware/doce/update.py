@@ -127,6 +127,7 @@ class Update:
         self.slot = None
         self.head = None  # the package's first bytes while the manifest is not yet whole
         self.files = None  # the manifest's [[path, size, sha256], ...], once checked
+        self.version = None  # the manifest's, once checked
         self.received = 0
         self.at = 0  # the file being written
         self.written = 0  # its bytes stored
@@ -207,7 +208,8 @@ class Update:
             return self._take_head(view) if len(view) else view
         if len(self.head) == need:
             self.files = self._checked(self.head)
-            write_whole(self._in_slot(HEADER), self.head)
+            write_whole(self._in_slot(VERSION), str(self.version))
+            write_whole(self._in_slot(HEADER), self.head)  # last: a slot with a header has its version
             self.head = None
         return view
 
@@ -247,7 +249,7 @@ class Update:
             total += entry[1]
         if total != self.size:
             self._refuse("the manifest's files come to %d bytes, the package is %d" % (total, self.size))
-        write_whole(self._in_slot(VERSION), str(version))
+        self.version = version
         return files
 
     def _store(self, view):

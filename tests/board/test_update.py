@@ -126,3 +126,17 @@ def test_a_transfer_resumes_after_a_power_cut_waits_for_the_match_and_boots_byte
         on_flash = stored(sim)
     assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == slot
     assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
+
+
+def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
+    """A command from the broker (link.to: where its reply goes, doce/net.py) cannot set the key; nor is it
+    written: a board's broker credentials, or anyone's who has them, give no say over its updates."""
+    from doce.link import Link
+    monkeypatch.chdir(tmp_path)
+    sent = []
+    link = Link(None, None, None, None, None)
+    link.to = sent.append  # as doce/net.py sets it for a command that came on `cmd`
+    line = json.dumps({"cmd": "update_key", "board": "t1", "key": KEY}).encode()
+    link.handle(bytearray(line), len(line))
+    assert [(r["ok"], r["error"]) for r in sent] == [(False, "usb_only")]
+    assert not (tmp_path / "update.key").exists()

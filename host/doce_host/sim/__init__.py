@@ -297,8 +297,9 @@ class SimBoard(SimulatedBoard):
             self.process.kill()
             self.process.wait()
             self.power_was_cut = True
-        elif reply.get("reset"):  # it reset itself (firmware/slots.py, a trial's deadline): it boots again
-            self.resets += 1
+        elif reply.get("reset") or reply.get("rebooted"):  # it reset itself (firmware/slots.py, a trial's
+            # deadline; doce/update.py, an update switched to; a reboot command): it boots again
+            self.resets += 1 if reply.get("reset") else 0
             self.stop()
             self.start(settle=False)
         return reply
