@@ -298,7 +298,9 @@ class Update:
             self.at, self.written = len(self.files), 0
 
     def _clear(self):
-        """The inactive slot emptied, for a new transfer."""
+        """The inactive slot emptied, for a new transfer (an update stored there before is no more)."""
+        if self.link.app is not None:
+            self.link.app.update_ready = None
         self.head = self.files = None
         self.received = self.at = self.written = 0
         slot = self.slot

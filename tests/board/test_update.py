@@ -140,3 +140,21 @@ def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
     link.handle(bytearray(line), len(line))
     assert [(r["ok"], r["error"]) for r in sent] == [(False, "usb_only")]
     assert not (tmp_path / "update.key").exists()
+
+
+def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path):
+    """An update stored and waiting for the match to end is given up when another package starts into the
+    same slot: the board must not switch to a slot half written."""
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")  # a match in play, in the journal
+    files = image.read(sim.flash.read_bytes())
+    files.update({"b/" + p: d for p, d in slot.items()})  # as a checked update leaves it
+    files["update.json"] = json.dumps({"ready": True, "size": 1, "sha256": "00" * 32, "slot": "b"}).encode()
+    sim.flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        assert not sim.run(100).get("rebooted")  # waiting for the match
+        assert ask(sim, **update.begin(update.package(slot, 2, "t1", KEY)))["received"] == 0
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert not r.get("rebooted") and not sim.run(100).get("rebooted")
+        assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
