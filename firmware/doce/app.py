@@ -235,8 +235,7 @@ class App:
                     self.emit({"event": "warning", "message": note})
             self.last_warning = note
         if self.update_ready is not None and self.quiet():
-            from .update import apply_when_free
-            apply_when_free(self)
+            self._apply_update()
         if self.link and self.link.reboot_pending:
             self.link.reboot()
         # Come to rest (a move shown, its events sent and written): collect now. A collection
@@ -254,6 +253,13 @@ class App:
                 gc.collect()
             threshold(max(mem_free() - HEADROOM, HEADROOM))
         self.resting = resting
+
+    # Its own function: the import's local would take step()'s frame past what MicroPython keeps on the C
+    # stack, putting it on the heap at every scan (tests/board/test_versus_board.py, idle allocation).
+    def _apply_update(self):
+        """An update checked and stored (doce/update.py): switched to once no match is in play."""
+        from .update import apply_when_free
+        apply_when_free(self)
 
     # Its own function: a try block's slots would push step()'s frame onto the heap
     # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).
