@@ -10,6 +10,7 @@ import time
 
 from ..commandline import (DefaultPort, UsageError, board_args, duration, listen_address, load_tables, open_link,
                            port_number, port_or_any, seconds)
+from ..micropython import MARCH
 from .broker import LOOPBACK, BrokerError, EmbeddedBroker, listening, parse_url
 from .topics import board_id_text, board_ids, topic_prefix
 
@@ -126,6 +127,72 @@ def cmd_config_mqtt(args):
     if args.user is not None:
         requests.append({"cmd": "mqtt", "user": args.user, "mqtt_password": read_secret(args, "MQTT password")})
     show(args, ask_board(args, requests))
+
+
+def board_key(room, board):
+    from ..update import load_keys
+    from .security import SecurityError
+    try:
+        key = load_keys(room).get(board)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+    if key is None:
+        raise UsageError("%s has no update key for %s: run doce fleet secure %s --boards %s" % (room, board, room,
+                                                                                              board))
+    return key
+
+
+def cmd_config_update_key(args):
+    key = board_key(args.room, args.board_id)
+    reply = ask_board(args, [{"cmd": "update_key", "board": args.board_id, "key": key}])
+    print(json.dumps({"board": reply["board"]}) if args.json else
+          "%s: takes updates signed with %s's key from %s" % (args.port, reply["board"], args.room))
+
+
+def cmd_update(args):
+    """An update of the app over USB: built as doce flash builds it (or read from --package), sent, committed."""
+    from ..link import LinkError
+    from ..update import Refused, app_package, send
+    if not args.package and not (args.room and args.board_id):
+        raise UsageError("give the room's folder and the board's id (--room DIR --board-id ID), or --package FILE")
+    if args.package:
+        from ..files import read_limited
+        data = read_limited(args.package, 1 << 21, "an update package")
+    else:
+        key = board_key(args.room, args.board_id)
+        data = app_package(args.version or int(time.time()), args.board_id, key, rules=args.rules, chip=args.chip)
+    link, _ = open_link(args)
+
+    def progress(received, size):
+        if not args.json and received % (100 * 96) < 96:
+            print("%s: %d%%" % (args.port, received * 100 // size), file=sys.stderr)
+    with link:
+        try:
+            reply = send(link, data, progress)
+        except (LinkError, Refused) as e:
+            raise UsageError("%s: update: %s" % (args.port, e)) from None
+    if args.json:
+        print(json.dumps({"version": reply["version"], "deferred": reply["deferred"]}))
+    else:
+        print("%s: version %d stored and checked; %s" % (args.port, reply["version"], "it boots once the match in "
+              "play ends" if reply["deferred"] else "the board boots it now, on trial"))
+
+
+def add_update(commands):
+    update = commands.add_parser("update", help="update a board's app over USB, keeping its game and settings",
+                                 description="Send the app doce flash installs to a board, signed with its update "
+                                             "key (doce fleet secure, doce config update-key); the board checks "
+                                             "it, boots it on trial and goes back by itself if it fails.")
+    update.add_argument("--room", metavar="DIR", help="the room's folder (doce fleet secure): the board's key")
+    update.add_argument("--board-id", type=board_id_text, help="the board's id: the package is for it alone")
+    update.add_argument("--version", type=int, help="the package's version (default: the time now, in seconds)")
+    update.add_argument("--rules", default="standard", help="the rules installed with it (default standard)")
+    update.add_argument("--package", metavar="FILE", help="a package built before, instead")
+    # (not asked of the board, as doce flash --app-only does with mpremote: that would stop its app)
+    update.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
+                        help="the board's chip, for the native code (default esp32; host: doce sim's board)")
+    board_args(update)
+    update.set_defaults(run=cmd_update)
 
 
 def cmd_config_show(args):
@@ -246,6 +313,10 @@ def cmd_fleet_secure(args):
                                                   listen=args.listen, port=args.mqtt_port, tls_port=args.tls_port,
                                                   remove=args.remove or [], clubs=dict(args.club or []),
                                                   bridge=bridge)
+        from ..update import write_keys
+        from .security import ORGANISER
+        clubs = dict(args.club or [])
+        write_keys(args.folder, [u for u in credentials if u != ORGANISER and u not in clubs], args.remove or [])
     except SecurityError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
@@ -254,8 +325,8 @@ def cmd_fleet_secure(args):
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
                           "ca_reused": reused, **{k: sorted(v) for k, v in changes.items()}}))
         return
-    print("%s: mosquitto.conf, dynamic-security.json (users and access: private) and credentials.json "
-          "(passwords: private)" % args.folder)
+    print("%s: mosquitto.conf, dynamic-security.json (users and access: private), credentials.json "
+          "(passwords: private) and update-keys.json (each board's update key: private)" % args.folder)
     said = ["kept the passwords of %s" % ", ".join(changes["kept"])] if changes["kept"] else []
     said += ["%s: %s" % (k if k == "removed" else "new", ", ".join(changes[k])) for k in ("added", "removed")
              if changes[k]]
@@ -444,6 +515,11 @@ def add_config(commands):
     show = actions.add_parser("show", help="the settings (no passwords) and the connection")
     board_args(show)
     show.set_defaults(run=cmd_config_show)
+    key = actions.add_parser("update-key", help="the key the board's updates are signed with (doce fleet secure)")
+    key.add_argument("--room", required=True, metavar="DIR", help="the room's folder (doce fleet secure)")
+    key.add_argument("--board-id", required=True, type=board_id_text, help="the board's id")
+    board_args(key)
+    key.set_defaults(run=cmd_config_update_key)
 
 
 def broker_args(command):

@@ -264,6 +264,8 @@ class ADC:
             scans += 1
             if on_scan:
                 on_scan()
+            if timers:
+                _run_timers()
         if faults is not None and faults.any:
             return faults.read(channel, enabled)
         if not enabled:  # every multiplexer off: the ADC pin floats, holding what it was last driven to
@@ -293,6 +295,49 @@ forced = {}  # GPIO number -> the level a fault holds it at, whatever drives it 
 
 
 faults = None  # the PCB's faults (faults.py, loaded when the simulator solders one in): None, a sound board
+
+
+# machine.Timer, one-shot (firmware/slots.py's trial deadline): on the ESP32 its callback is scheduled from
+# the timer's interrupt (ports/esp32/machine_timer.c, mp_sched_schedule) and runs in the main task between
+# bytecodes; here it runs at the first scan's first read at or after its time, so at most a scan late.
+# clock_ms: the board's milliseconds since power-on (run.py's simulated clock; serve.py's real time).
+clock_ms = None
+timers = []
+
+
+def _now_ms():
+    return clock_ms() if clock_ms else time.ticks_ms()
+
+
+class Timer:
+    ONE_SHOT = 0
+    PERIODIC = 1
+
+    def __init__(self, id, **kw):
+        self.due = None
+        self.callback = None
+        if kw:
+            self.init(**kw)
+
+    def init(self, mode=ONE_SHOT, period=-1, callback=None):
+        if mode != Timer.ONE_SHOT:
+            raise ValueError("the simulator has one-shot timers only")
+        self.deinit()
+        self.due = _now_ms() + period
+        self.callback = callback
+        timers.append(self)
+
+    def deinit(self):
+        if self in timers:
+            timers.remove(self)
+
+
+def _run_timers():
+    now = _now_ms()
+    for t in timers[:]:
+        if now >= t.due:
+            t.deinit()
+            t.callback(t)
 
 
 def reset():
