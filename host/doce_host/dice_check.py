@@ -94,10 +94,11 @@ class DiceTally:
             for a, b in (pair for pair in self.mirrors if pair[0] in names):
                 line += ("\nCheck that %s was named with its %s up and %s with its %s up: a die glued "
                          "mirror-wise reads those two swapped" % (a, a.split()[1], b, b.split()[1]))
-            for kind in sorted(k for k in self.turned if k.split()[0] == colour):
+            kinds = [k if " " in k else k + " die" for k in sorted(self.turned) if k.split()[0] == colour]
+            if kinds:
                 line += ("\nCheck that every face of the %s is turned as hardware/dice/faces.svg says (its N to the "
-                         "face named under it): a face read alone cannot show it, and turned otherwise the "
-                         "blocker may read unsettled in its well" % kind)
+                         "face named under it): a face read alone cannot show it, and turned otherwise a die "
+                         "may read unsettled in its well" % " and of the ".join(kinds))
             return line
         line = "%s: %d of %d seen" % (colour, len(names) - len(missing), len(names))
         if missing:

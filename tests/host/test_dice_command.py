@@ -42,9 +42,9 @@ def test_a_die_checked_right_on_the_simulator(tmp_path):
         assert out == ("white: all 6 faces and the blocker read right\n"
                        "Check that white 1 was named with its 1 up and white 6 with its 6 up: a die glued "
                        "mirror-wise reads those two swapped\n"
-                       "Check that every face of the white blocker is turned as hardware/dice/faces.svg says (its N "
-                       "to the face named under it): a face read alone cannot show it, and turned otherwise the "
-                       "blocker may read unsettled in its well\n"
+                       "Check that every face of the white die and of the white blocker is turned as "
+                       "hardware/dice/faces.svg says (its N to the face named under it): a face read alone cannot "
+                       "show it, and turned otherwise a die may read unsettled in its well\n"
                        "Take the die off c3: the game resumes then.\n")
         with BoardLink(sim.path) as link:
             sim.lift("c3")

@@ -87,17 +87,17 @@ def faces(spec):
            'from OUTSIDE the face, N up (E is on the LEFT).</text>',
            '<text x="10" y="38">S: south pole out of the face (the board reads +).  '
            'N: north pole out (reads -).</text>',
-           '<text x="10" y="56">A die\'s face may be turned any quarter turn, never mirrored. '
-           'Then run: doce dice check.</text>',
+           '<text x="10" y="56">Never mirrored; turned as the rule under each face says (no quarter turn is '
+           'free). Then run: doce dice check.</text>',
            '<text x="10" y="74">Pockets: %g mm drill, full width %.2f-%.2f mm deep (its %d-degree point reaches '
            '%.2f mm deeper: hardware/README.md), centre and %g mm towards each edge\'s middle.</text>'
            % (jig["drill_mm"], *ph["magnet"]["pocket_mm"], jig["drill_point_deg"], point, ph["ring_mm"]),
            '<text x="10" y="92">A drop of glue, the magnet, then press it flush with a flat acrylic or glass plate '
            '(not steel) until the glue sets.</text>',
            '<text x="10" y="110">A blocker: pencil 1-6 on the blank as on a die (1 opposite 6, 2 opposite 5, '
-           '3 opposite 4),</text>',
-           '<text x="10" y="128">then turn each face so that its N points to the face named under it (no ring '
-           'magnet over an empty place: hardware/README.md).</text>']
+           '3 opposite 4). Every die and blocker:</text>',
+           '<text x="10" y="128">turn each face so that its N points to the face named under it (the side '
+           'magnets by the board stay off the places that must read empty: hardware/README.md).</text>']
     for row, (colour, what) in enumerate(kinds):
         top = 154 + row * (cell + 20)
         out.append('<text x="10" y="%d" font-size="14" font-weight="bold">%s %s</text>'
