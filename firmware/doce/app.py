@@ -98,6 +98,7 @@ class App:
         self.link = None  # a doce.link.Link, if a host may talk to the board
         self.net = None  # a doce.net.Net, on a board with Wi-Fi set up
         self.led_power = None  # a doce.ledpower.LedPower, on a board that switches its strip's supply
+        self.supply = None  # a doce.supply.Supply, on a board with a USB-C input (revision B)
         self.last_warning = None  # so a failing journal is reported once, not every scan
         self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path

@@ -105,16 +105,27 @@ def build(link=None, emit=None):
         from .ledpower import LedPower
         power = LedPower(machine.Pin(pins["led_power"], out, value=0), strip.write)
         show = power.write
+    supply = None
+    if board.supply_cc_counts:  # revision B: the USB-C input's CC lines, read now and when Wi-Fi is asked for
+        from .supply import Supply
+        reads = []
+        for n in pins["supply_cc"]:
+            cc = machine.ADC(machine.Pin(n))
+            if hasattr(cc, "atten"):
+                cc.atten(machine.ADC.ATTN_11DB)
+            reads.append(cc.read_u16)
+        supply = Supply(reads, board.supply_cc_counts)
+        supply.read()
     network = "net.json" in os.listdir()
     if network:  # loaded with the game: what catches the network's own failures must not be one (doce/offline.py)
         from .offline import start_network
     if emit is not None:  # events to a collector, and no link (the simulator's lockstep mode)
         app = App(board, sensors, strip, show, load_rules(), emit)
-        app.led_power = power
+        app.led_power, app.supply = power, supply
         return app
     link = link or usb_link()
     app = App(board, sensors, strip, show, load_rules(), link.event)
-    app.led_power = power
+    app.led_power, app.supply = power, supply
     link.app = app
     link.network = net_command
     app.link = link

@@ -47,17 +47,26 @@ def ask_board(args, requests):
     return reply
 
 
+SUPPLY_WORDS = {"none": "none on the USB-C input (Wi-Fi off)", "usb": "USB-C, 500 mA (Wi-Fi off)",
+                "1.5A": "USB-C charger, 1.5 A", "3A": "USB-C charger, 3 A"}
+
+
 def show(args, reply):
     if args.json:
-        print(json.dumps({"config": reply["config"], "status": reply.get("status"), "waits": reply.get("waits")}))
+        print(json.dumps({"config": reply["config"], "status": reply.get("status"), "waits": reply.get("waits"),
+                          "supply": reply.get("supply"), "refused": reply.get("refused")}))
         return
     for key, value in sorted(reply["config"].items()):
         print("%-18s %s" % (key, value))
     status = reply.get("status")
     if status:
         print("%-18s %s" % ("connection", ", ".join("%s %s" % kv for kv in sorted(status.items()))))
+    from ..view import printable
+    if reply.get("supply") in SUPPLY_WORDS:  # revision B: what its USB-C power input offers (doce/supply.py)
+        print("%-18s %s" % ("supply", SUPPLY_WORDS[reply["supply"]]))
+    if reply.get("refused"):  # set up, but the supply cannot carry Wi-Fi: the fix
+        print("%-18s %s" % ("not started", printable(reply["refused"])))
     if reply.get("waits"):  # stored, but not started (doce/offline.py): the board tries again
-        from ..view import printable
         print("%-18s %s" % ("not started", printable(reply["waits"])))
 
 

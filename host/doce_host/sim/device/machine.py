@@ -243,12 +243,21 @@ class Pin:
     off = lambda self: self(0)  # noqa: E731
 
 
+# The USB-C input's CC lines (revision B, board.json pins.supply_cc): the mean read_u16 the simulated
+# supply gives each (the host works it out from the ADC model: doce_host.sim SUPPLIES), 0 with none.
+# Read without noise: the sensors' noise stream stays as it was, and the firmware's thresholds hold a
+# read's noise already (tests/board/test_supply_cc.py reads them with it).
+supply_cc = {}  # GPIO -> mean read_u16
+
+
 class ADC:
     ATTN_0DB = 0
     ATTN_11DB = 3
 
     def __init__(self, pin, atten=None):
         self.pin = pin
+        if spec is not None and pin.id in spec.get("supply_cc", ()):  # not SENSE: a USB-C input's CC line
+            self.read_u16 = lambda: charge(ADC_READ_US) or supply_cc.get(pin.id, 0)
 
     def atten(self, value):
         pass

@@ -71,6 +71,7 @@ board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash
 board = boardfile.Board(board_spec)  # the harness's own copy, for its world; the firmware makes its own
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[2])), board, board_spec["power"])
 side_channel.start_faults(sys.argv[2])
+side_channel.start_supply(sys.argv[2])
 del board_spec
 button = machine.Pin(board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP)  # side_channel presses it
 events = []  # events the link sent since the last reply

@@ -60,6 +60,7 @@ board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash
 board = boardfile.Board(board_spec)
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board, board_spec["power"])
 side_channel.start_faults(sys.argv[3])
+side_channel.start_supply(sys.argv[3])
 links = []  # the firmware's link, once main.py has made it: the simulator's way to its App
 
 
