@@ -1,9 +1,10 @@
 """The opponent's strength ladder: each level against the one below and against the baselines
 (bench/baselines.py), whole matches through the rules engine, printed with 95% intervals.
 
-    python bench/ladder.py [--matches N] [--pairing A B]...
+    python bench/ladder.py [--matches N] [--first I] [--pairing A B]...
 
-A match is won on its total points. Match i: the first player is white when i % 2 == 0, and
+A match is won on its total points. Match i (--first I plays matches I to I + N - 1, so a run
+can be held apart from the matches a change was chosen on): the first player is white when i % 2 == 0, and
 white opens the match when (i // 2) % 2 == 0, so colours and openers alternate evenly.
 Each player's moves are drawn from its own seed, so a run replays exactly.
 
@@ -82,8 +83,10 @@ class OnTheBoard:
 
     def choose(self, game):
         server = _server(self.tables)
-        server.stdin.write("%s %d %d %d %d\n" % (position_text.write(game), self.level, self.budget, self.rng.x,
-                                                 1 if game.blocker_this_turn else 0))
+        # the match's round and points so far: the strongest level plays to them in the last round
+        server.stdin.write("%s %d %d %d %d %s\n" % (
+            position_text.write(game), self.level, self.budget, self.rng.x, 1 if game.blocker_this_turn else 0,
+            position_text.write_match(game)))
         server.stdin.flush()
         out = server.stdout.readline().split()
         if not out:
@@ -156,9 +159,10 @@ def wilson(k, n, z=1.96):
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def play(pool, a, b, matches, name="standard", record=None):
-    """The results of `matches` matches of a against b: a list of (a's points, b's points, positions)."""
-    jobs = [(name, a, b, i, record) for i in range(matches)]
+def play(pool, a, b, matches, name="standard", record=None, first=0):
+    """The results of `matches` matches of a against b, matches first to first + matches - 1: a
+    list of (a's points, b's points, positions)."""
+    jobs = [(name, a, b, i, record) for i in range(first, first + matches)]
     if pool is None:
         return [match(j) for j in jobs]
     return pool.map(match, jobs, chunksize=max(1, matches // (8 * WORKERS)))
@@ -179,7 +183,7 @@ HEADER = ("  %-24s %5s  %-20s %6s  %6s   %-14s   %s"
           % ("pairing", "games", "wins [95% interval]", "draws", "losses", "average points", "time"))
 
 
-def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WORKERS, native=True):
+def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WORKERS, native=True, first=0):
     """Print the ladder; return the positions `record` (a level) moved from, over all its matches.
     `native`: the strongest level plays on MicroPython, as the board runs it (OnTheBoard)."""
     if native:
@@ -187,23 +191,24 @@ def ladder(matches=MATCHES, name="standard", which=None, record=None, workers=WO
         with tempfile.TemporaryDirectory() as tmp:
             _native[:] = [str(precompile(Path(tmp) / "mpy"))]
             try:
-                return _ladder(matches, name, which, record, workers)
+                return _ladder(matches, name, which, record, workers, first)
             finally:
                 _native[:] = []
-    return _ladder(matches, name, which, record, workers)
+    return _ladder(matches, name, which, record, workers, first)
 
 
-def _ladder(matches, name, which, record, workers):
+def _ladder(matches, name, which, record, workers, first):
     which = which or pairings()
-    print("Opponent strength ladder (%s rules, %d matches a pairing, colours and openers alternate;"
+    print("Opponent strength ladder (%s rules, matches %d-%d of each pairing, colours and openers alternate;"
           " a match is won on points; level %d on %s)"
-          % (name, matches, STRONGEST, "MicroPython, as the board runs it" if _native else "CPython"))
+          % (name, first, first + matches - 1, STRONGEST,
+             "MicroPython, as the board runs it" if _native else "CPython"))
     print(HEADER)
     positions = []
     with Pool(workers) if workers > 1 else _NoPool() as pool:
         for a, b in which:
             start = time.perf_counter()
-            results = play(pool, a, b, matches, name, record)
+            results = play(pool, a, b, matches, name, record, first)
             print(row(a, b, results, time.perf_counter() - start), flush=True)
             for _, _, seen in results:
                 positions += seen
@@ -225,6 +230,7 @@ class _NoPool:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--matches", type=int, default=MATCHES, help="matches a pairing (default %(default)s)")
+    ap.add_argument("--first", type=int, default=0, help="the first match's number (default %(default)s)")
     ap.add_argument("--pairing", nargs=2, action="append", metavar=("A", "B"),
                     help="a level or a baseline (random, greedy, 'monte carlo'); repeatable")
     ap.add_argument("--workers", type=int, default=min(WORKERS, os.cpu_count() or 1))
@@ -233,7 +239,7 @@ def main():
     which = None
     if args.pairing:
         which = [tuple(int(x) if x.isdigit() else x for x in p) for p in args.pairing]
-    ladder(args.matches, which=which, workers=args.workers, native=not args.cpython)
+    ladder(args.matches, which=which, workers=args.workers, native=not args.cpython, first=args.first)
 
 
 if __name__ == "__main__":

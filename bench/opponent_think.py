@@ -13,8 +13,9 @@
 #   opponent_think.py TABLES POSITIONS heap       the bytecode of opponent.py and versus.py, the
 #                                                 opponent's data, and the most a move allocates
 #                                                 while it thinks (gc off)
-# POSITIONS: a line a position, "board dice blockers last to_move seed" (hex bytes, then the
-# to_move and the Rng state the move was thought with).
+# POSITIONS: a line a position, "board dice blockers last to_move seed [round white black]" (hex
+# bytes, then the to_move and the Rng state the move was thought with; then, if given, the match
+# around it: bench/position_text.py's write_match).
 import gc
 import sys
 
@@ -47,8 +48,11 @@ def positions():
 
 
 def load(text):
-    """game set to the position; the seed its move was thought with."""
-    return int(position_text.read(game, text)[0])
+    """game set to the position (and its match, if the line gives it); the seed its move was
+    thought with."""
+    words = position_text.read(game, text)
+    position_text.read_match(game, words[1:])
+    return int(words[0])
 
 
 mode = sys.argv[3]

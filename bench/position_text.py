@@ -31,3 +31,27 @@ def read(game, text):
     game.to_move = to_move
     game.blocker_this_turn = False
     return words[5:]
+
+
+def write_match(game):
+    """The match around the position: "round white black", the round and each player's points in
+    the rounds before it (the strongest level plays to them in the last round)."""
+    white, black = game.totals()
+    return "%d %d %d" % (game.round, white, black)
+
+
+def read_match(game, words):
+    """Sets `game`'s round and the points of the rounds before it from write_match's words, the
+    first three of `words` (none: the first round); returns the words after them."""
+    from doce.game import DRAW, RoundEnd
+    if not words:
+        words = ["1", "0", "0"]
+    if len(words) < 3:
+        raise ValueError("a match: round white black")
+    number, white, black = int(words[0]), int(words[1]), int(words[2])
+    if not 1 <= number <= game.tables.rounds or white < 0 or black < 0:
+        raise ValueError("a match out of range: " + " ".join(words[:3]))
+    game.round = number
+    # all the opponent reads of the rounds before: how many, and their points
+    game.rounds = [RoundEnd(k + 1, DRAW, "", [], (white, black) if k == 0 else (0, 0)) for k in range(number - 1)]
+    return words[3:]

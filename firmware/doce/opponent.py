@@ -87,12 +87,28 @@ THEIRS = const(50)  # x (their dice on it)^2: one of the other player's, spoilt
 SPOIL_FORK = const(300)  # one of the other player's that the die spoils
 MAKE_FORK = const(200)  # one of mine that it makes
 BLOCKER_USED = const(400)  # its 5 points, and the only answer to a winning square in my zone
+# The strongest level, in the match's last round when a drawn round wins it the match: it plays to
+# stop the other player, not to win. Spoiling their lines and making winning squares only their
+# blocker answers (a win that costs them its 5 points may no longer overtake) count this many
+# times. Against the greedy baseline (bench/ladder.py's matches 1000-1199) it had lost 7 matches
+# of 200 by losing that round, more points than its lead.
+KEEN = const(4)
 
 # The native loops keep scores in arrays of 32-bit ints as score + ZERO, never negative: a 64-bit
 # port's viper reads a 32-bit element unsigned, a 32-bit one signed, and only a value that is
 # never negative reads the same on both. 0 is "no move".
 ZERO = const(1 << 20)
 NO_STOP = const(1 << 22)  # a pass's `stop` that no score reaches
+
+
+def draw_wins(game, me):
+    """Whether, in the match's last round, a drawn round wins the match for me: the points so far
+    ahead of the other player's by more than their unused blocker could add to a draw's."""
+    t = game.tables
+    if game.round != t.rounds:
+        return False
+    totals = game.totals()
+    return totals[me] > totals[1 - me] + t.unused_blocker
 
 
 class Rng:
@@ -176,7 +192,8 @@ _FORKS = const(48)  # whether a pass weighs fork squares (the strongest level)
 _TWO = const(49)  # each player's lines one die from a winning square, counted on each empty square
 _KIND = const(50)  # each line: bit 0 one such of the other player's, bit 1 one die of mine short of it
 _UNDO = const(51)  # the lines one die's weighing counted on: taken back after it
-_LAYOUT = const(52)
+_DRAWS = const(52)  # the last round: 1 + the player a drawn round wins the match for, else 0
+_LAYOUT = const(53)
 
 
 class Opponent:
@@ -217,7 +234,7 @@ class Opponent:
         layout = array("i", bytes(4 * _LAYOUT))
         for k, v in ((_N, n), (_LINES, lines), (_SQUARES, squares), (_FACES, faces), (_STRIDE, stride),
                      (_ZS, t.zone_stride), (_TARGET, t.target), (_FULL, full), (_ENDS, ends), (_LEVEL, level),
-                     (_POINTS, 0), (_FORKS, 1 if level == STRONGEST else 0),
+                     (_POINTS, 0), (_FORKS, 1 if level == STRONGEST else 0), (_DRAWS, 0),
                      (_SQUARE_FACES, 2), (_NOISE, STRONGEST_NOISE if level == STRONGEST else NOISE)):
             layout[k] = v
         size = 0
@@ -617,6 +634,16 @@ class Opponent:
         won = WON
         fork = FORK
         loses_next = LOSES_NEXT
+        # A line each ends the round drawn: in the last round, as good as a win for the player it
+        # wins the match for, as bad as a loss for the other.
+        drawn = DRAWN
+        draws = lay[_DRAWS]
+        keen = 1
+        if draws == me + 1:
+            drawn = WON
+            keen = KEEN
+        elif draws == o + 1:
+            drawn = LOST
         if lay[_POINTS]:
             empty = 0
             for u in range(squares):
@@ -736,7 +763,7 @@ class Opponent:
                             if unspoilt[mo]:
                                 rise0 -= own[count[mine + line]]
                             if unspoilt[mp]:
-                                rise0 += spoilt[count[theirs + line]]
+                                rise0 += spoilt[count[theirs + line]] * keen
                     continue
                 lo = rest - (gap_count - 1) * faces  # the faces that leave the line winnable
                 if lo < 1:
@@ -768,7 +795,7 @@ class Opponent:
                     rise[lo] += w
                     rise[hi + 1] -= w
                 if unspoilt[mp]:
-                    w = spoilt[count[theirs + line]]
+                    w = spoilt[count[theirs + line]] * keen
                     rise0 += w
                     if mp == 0 and bit & ends:  # my die at an end: their 3+1 stays
                         rise[lo] -= w
@@ -820,7 +847,7 @@ class Opponent:
                     if d == 1 << me:
                         score = won - same[f]
                     elif d == 3:
-                        score = DRAWN
+                        score = drawn
                     else:
                         score = LOST
                 else:
@@ -876,7 +903,7 @@ class Opponent:
                                 if not answerable:
                                     score += fork
                                 if in_theirs:  # only their blocker can answer it
-                                    score += IN_THEIR_ZONE * in_theirs
+                                    score += IN_THEIR_ZONE * in_theirs * keen
                             k = had_latent + new_latent
                             if k:
                                 score += LATENT * k
@@ -997,6 +1024,7 @@ class Opponent:
             # through all of its own rounds, its wins came later and scored less against greedy.
             left = game.dice_left
             self.layout[_FORKS] = 1 if left[me] == left[1 - me] and left[me] >= 8 else 0
+            self.layout[_DRAWS] = me + 1 if draw_wins(game, me) else 0
             best = yield from self._strongest(me)
             self.chosen = best
             return
@@ -1011,6 +1039,17 @@ class Opponent:
         else:
             best = moves[0]
         self.chosen = best[1], best[2], best[3]
+
+    def _drawn(self, me):
+        """What a round that ends drawn after me's move is worth to me: nothing (a little chance
+        between such moves), unless it is the last round and the draw decides the match."""
+        value = self.rng.below(10)
+        draws = self.layout[_DRAWS]
+        if draws == me + 1:
+            return WON
+        if draws == 2 - me:
+            return LOST
+        return value
 
     def _pause(self):
         """True when this slice's work is done (less LISTING or DECIDED for each move Python
@@ -1172,7 +1211,7 @@ class Opponent:
                 last = self.last[me]
                 self.put(me, s, f)
                 if not self.left[o] or not self._zones(o):
-                    value = self.rng.below(10)  # the round ends drawn
+                    value = self._drawn(me)  # the round ends drawn
                 else:
                     value = score - self._leaf(o, 1, NO_STOP)  # its own weight less their best answer's
                 self.take(me, s, last)
@@ -1286,7 +1325,7 @@ class Opponent:
                     last = self.last[me]
                     self.put(me, s, move & 0x0F)
                     if not self.left[o] or not self._zones(o):
-                        value = self.rng.below(10)  # the round ends drawn
+                        value = self._drawn(me)  # the round ends drawn
                     else:
                         floor = alpha if best < alpha else best
                         if depth > 2:

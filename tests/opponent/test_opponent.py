@@ -256,6 +256,32 @@ def test_the_strongest_level_spoils_a_fork_square():
         assert Opponent(tables, STRONGEST, seed).choose(game)[1] == 13, seed
 
 
+def test_in_the_last_round_the_strongest_level_takes_a_draw_that_wins_the_match():
+    """White's die of 4 on square 3 completes its row and black's column at once: a line each, a
+    drawn round. In the match's last round, 20 points ahead, that draw wins white the match, and
+    the strongest level takes it; in the first round, or with the points level, it blocks black's
+    column with another face and plays on."""
+    from doce.opponent import draw_wins
+    tables = rules.load_tables("standard")
+    position = "13121300000000002300000000220000000023002100001100 0707 0101 1714 0"
+    for match, draw in (("1 0 0", False), ("4 40 20", True), ("4 40 36", False), ("4 20 40", False)):
+        game = Game(tables)
+        position_text.read(game, position)
+        position_text.read_match(game, match.split())
+        assert position_text.write_match(game) == match
+        assert draw_wins(game, 0) == draw
+        for seed in range(1, 4):
+            move = Opponent(tables, STRONGEST, seed).choose(game)
+            assert (move == (NO_BLOCKER, 3, 4)) == draw, (match, seed, move)
+
+
+def test_a_match_text_out_of_range_is_refused():
+    game = Game(rules.load_tables("standard"))
+    for words in ("5 0 0", "0 0 0", "2 -1 0", "3 4"):
+        with pytest.raises(ValueError):
+            position_text.read_match(game, words.split())
+
+
 def test_the_native_weighing_chooses_as_the_bytecode_one_did():
     """chosen_moves.txt: levels 1 and 2's moves from 300 positions of real matches, as the
     opponent chose them while it weighed in bytecode. The native loops must weigh alike."""
