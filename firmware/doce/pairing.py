@@ -76,9 +76,10 @@ def pair(app, peer, match, request):
         raise BadArgument("rules_checksum is the friend's board's rules checksum: 8 hex digits, as its hello says")
     tables = app.tables
     if int(checksum, 16) != tables.checksum:
-        raise CommandError("rules_mismatch", "the friend's board plays other rules (%s) than this one (%s, %08x): "
-                                             "give both the same rules first" % (checksum, tables.name,
-                                                                                 tables.checksum))
+        raise CommandError("rules_mismatch", "the code's rules checksum (%s) is not this board's (%s, %08x): the "
+                                             "friend's board plays other rules, or the code was mistyped; give both "
+                                             "the same rules, or type it again" % (checksum, tables.name,
+                                                                                   tables.checksum))
     r = app.remote
     if r and r.peer == peer and r.match == match and r.colour == 1 - colour:
         return {"remote": r.state()}  # asked again (the reply went missing): the same match goes on

@@ -31,7 +31,7 @@ import json
 import os
 import struct
 
-from .ticks import ticks_diff
+from .ticks import ticks_add, ticks_diff
 from .controller import CORRECTING, move_refusal
 from .game import NOWHERE, PLAYER_NAMES, Game
 from .lights import PEER_LOST, STOPPED
@@ -47,6 +47,14 @@ KEEP = 6
 MAX_MESSAGE = 700  # bytes: a message of KEEP plays is about 450
 TOO_LONG = "it is longer than %d bytes" % MAX_MESSAGE
 RESEND_MS = 1000  # to a friend's board that is behind, at most one message a second
+# A beat to the friend's board, live (QoS 0, never retained), and "connected" is one heard within LOST_MS:
+# the only thing that crosses every broker and bridge between the two boards, so the only thing that says
+# the path is up end to end (a status retained on this board's broker is changed only by the friend's
+# board or its broker, and says nothing of a bridge between the clubs being down). Two beats lost, and
+# 5 s for the brokers and bridges between: a line down shows within 25 s. About 60 bytes each way every
+# 10 s; made once (attach), so a scan that sends one allocates nothing.
+BEAT_MS = 10000
+LOST_MS = 25000
 NOBODY = 2  # the player of the entry for the match's start, before any play
 
 
@@ -90,33 +98,46 @@ class Remote:
         self.sent_at = None
         self.tell = None  # a remote_mismatch event, sent at the next scan
         self.refused = []  # why the friend's messages were refused since its last good one: each said once
-        self.warn = None  # the newest of them, sent at the next scan
+        self.warned = 0  # how many of them are said: the rest, one a scan
         self.declined = None  # the friend's board refused this match: its message, till said
         self.heard = None  # the code of the last refusal said: the same again (retained, resent) is not news
         self.others = []  # other matches the friend's board was heard playing with this one: each said once
-        self.said = []  # warnings for the player, sent at the next scan
+        self.said = []  # warnings for the player, one a scan: at most 1 + 4 (gone, others)
+        self.gone = False  # "left this match" is said: not again, however often the friend says it
         self.sent = None  # (packet id, n) of the last message sent: the broker's PUBACK says it has it
         self.acked = -1  # the n of the last message the broker has (an end waits for the last one)
         self.finished = False  # the match is over on both boards, each with all of it: nothing more to send
+        self.beat = None  # (a beat's PUBLISH header, its payload hearing nothing of the friend's, hearing it)
+        self.hears = False  # the friend's beat came within LOST_MS
+        self.heard_at = self.beat_at = self.beat_sent = 0
+        self.asked = False  # the friend's beat says it hears nothing of this board: answered at once
+        self.mine = None  # <prefix>/<own id>/remote/: every board's topic to this one
 
     # -- the connection ------------------------------------------------------------------
 
     def attach(self, net):
         self.net = net
         base = "%s/" % (net.config.get("prefix") or "doce")
-        self.inbox = ("%s%s/remote/%s" % (base, net.id, self.peer)).encode()
+        self.mine = ("%s%s/remote/" % (base, net.id)).encode()
+        self.inbox = self.mine + self.peer.encode()
         self.outbox = ("%s%s/remote/%s" % (base, self.peer, net.id)).encode()
         self.status_topic = ("%s%s/status" % (base, self.peer)).encode()
+        self.beat = beat_packet(self.outbox, self.match)
         net.remote = self
         self.due = True
         if net.up:  # paired while connected: Net.connack will not call connected() for it
             self.connected()
 
     def connected(self):
-        """The broker has taken us (again): the friend's topic and status, and our news."""
-        self.net.subscribe(self.inbox)
+        """The broker has taken us (again): the friend's topic and status, and our news. Every board's
+        topic to this one, not the friend's alone: what another board left here, of a match this board is
+        not in (the bridge between two clubs brings back a copy cleared on one side while it was down), is
+        cleared unread (incoming), not left for good."""
+        self.net.subscribe(self.mine + b"+")
         self.net.subscribe(self.status_topic)
         self.due = True
+        self.hears = False  # (its mark may be from before a long outage: ticks wrap)
+        self.beat_at = self.net.now  # a beat at once, asking the friend's for one
 
     def step(self, now):
         """Once a scan. Allocates nothing unless something changed."""
@@ -130,7 +151,7 @@ class Remote:
             self._show(c)
         if self.tell:
             self._tell()
-        if self.warn or self.said:
+        if self.warned < len(self.refused) or self.said:
             self._say()
         if not self.finished and self._over(c):
             self._finish()
@@ -145,11 +166,33 @@ class Remote:
         if self.due or self.again and (self.sent_at is None or not 0 <= ticks_diff(now, self.sent_at) < RESEND_MS):
             if self._may_send(c):
                 self._send(now)
+        if self.net.up and not (self.finished or self.left):
+            self._pulse(now)
 
     # (step's own helpers: more in its frame would put it on the heap at every scan)
+    def _pulse(self, now):
+        """The friend's beat lost once LOST_MS has passed without one; this board's own beat when due, or
+        at once (within RESEND_MS) when the friend's said it hears nothing of this one."""
+        if self.hears and ticks_diff(now, self.heard_at) >= LOST_MS:
+            self.hears = False
+        if ticks_diff(now, self.beat_at) >= 0 or self.asked and not 0 <= ticks_diff(now, self.beat_sent) < RESEND_MS:
+            self._beat(now)
+
+    def _beat(self, now):
+        pipe = self.net.pipe
+        payload = self.beat[2 if self.hears else 1]
+        if fits(pipe, self.outbox, payload):  # else the pipe is full (a slow broker): at a later scan
+            pipe.out.extend(self.beat[0])  # within the pipe's room: its buffer stays put, nothing is made
+            pipe.out.extend(payload)
+            self.beat_at = ticks_add(now, BEAT_MS)
+            self.beat_sent = now
+            self.asked = False
+            self.net.send(now)
+
     def _say(self):
-        if self.warn:
-            why, self.warn = self.warn, None
+        if self.warned < len(self.refused):
+            why = self.refused[self.warned]
+            self.warned += 1
             self.app.emit({"event": "warning", "message": "the friend's board (%s) sent a message this board "
                                                           "refused: %s" % (self.peer, why)})
         if self.said:
@@ -166,8 +209,9 @@ class Remote:
         return self.net.up and not c.unwritten and not self.finished and not (self.left and self.sent)
 
     def connected_now(self):
-        """The friend's board is on the broker, and in this match (it has said so), and so are we."""
-        return self.online and self.net.up and (self.finished or self.peer_n >= 0 and not self.left)
+        """The friend's board is on the broker, and in this match (it has said so), and so are we, and its
+        beat comes (nothing is sent once the match is over on both)."""
+        return self.online and self.net.up and (self.finished or self.peer_n >= 0 and not self.left and self.hears)
 
     def _send(self, now):
         message = self.message()
@@ -292,20 +336,35 @@ class Remote:
                 self.again = self.again or online and not self.online and not self.left
                 self.online = online
         elif topic == self.inbox and msg:  # empty: its retained message cleared (the organiser's tools do)
+            if msg == self.beat[1] or msg == self.beat[2]:
+                if not self.net.retained:  # (a beat is never retained: one that is proves nothing)
+                    self._heard(msg == self.beat[1])
+                return
             m = read(self.app, msg)
             if isinstance(m, str):
                 self._refuse(m)
+            elif "beat" in m:
+                pass  # another match's: said, if it is news, by that match's own message (_other)
             elif m["match"] == self.match:
                 self._take(m)
             else:
                 self._other(m["match"])
+        elif msg and b'"beat"' not in msg and topic.startswith(self.mine):
+            self._clear(topic)  # another board's, of a match this one is not in: off the broker, unread
+
+    def _heard(self, asks):
+        self.hears = True
+        self.heard_at = self.net.now
+        self.asked = self.asked or asks
 
     def _other(self, match):
-        """A message of another match: left retained by an earlier one, it is cleared unread; come live,
-        the friend's board plays that match with this one now (a code joined after a newer invitation,
-        or both boards invited and each joined the other's): said once, for nothing else will come."""
+        """A message of another match: left retained by an earlier one, it is cleared unread; come live
+        while the friend's board has not said it plays this one, it plays that match with this one now (a
+        code joined after a newer invitation, or both boards invited and each joined the other's): said
+        once, for nothing else will come. Once it has said it plays this match, a late one of another (a
+        match the two played before, resent, or a bridge's copy) is no news."""
         self._clear()
-        if not self.net.retained and match not in self.others and len(self.others) < 4:
+        if not self.net.retained and self.peer_n < 0 and match not in self.others and len(self.others) < 4:
             self.others.append(match)
             self.again = True  # ours, live, tells the friend's board the same (its copy may be cleared already)
             self.said.append("the friend's board %s plays another match with this board (%s, this board %s): a "
@@ -317,17 +376,20 @@ class Remote:
         """A packet on `topic` too big for the board to read (doce/mqtt.py MAX_IN)."""
         if topic == self.inbox:
             self._refuse(TOO_LONG)
+        elif topic.startswith(self.mine):
+            self._clear(topic)  # another board's, too long to be any match's: unread, off the broker
 
     def _refuse(self, why):
         """A message from the friend's topic that is not the protocol's: said once for each reason,
         till a good one comes, so a player waiting on it knows why."""
         if why not in self.refused:
-            self.refused.append(why)  # a few constant strings at most (read's)
-            self.warn = why
+            self.refused.append(why)  # a few constant strings at most (read's): said in turn (step)
 
     def _take(self, m):
         if self.finished:  # all of it had: off the broker with what comes again
             self._clear()
+            if m.get("n") == 0 and self.n and not self.gone:  # begun again there: its code joined once more
+                self._replayed()
             return
         if "refused" in m:  # its board will not play this match: said at the next step
             if self.peer_n >= 0 or self._friend_played():
@@ -337,18 +399,24 @@ class Remote:
             return
         self.declined = None  # the newest message says it all: a join after a refusal wins
         if m.get("ended"):
+            if self.gone:  # said, cleared, saved once: a friend saying it again and again costs nothing more
+                self.left = True
+                return
             self._clear()
             self._clear(self.outbox)  # it reads none of this board's now: nothing is sent it while it is away
             if not self.left:
-                self.left = True
+                self.left = self.gone = True
                 self._save()
                 self.said.append("the friend's board %s left this match (it was ended there, or another begun): "
                                  "pair the two again to play on" % self.peer)
             return
         self.left = False
         n, plays = m["n"], m["plays"]
+        if self.peer_n < 0:  # its first here: it may lack ours (cleared by this board's match before, unread)
+            self.again = True
         if self.refused:  # a good message: the next refusal is news again
             del self.refused[:]
+            self.warned = 0
         for p in plays:  # the first play both boards have whose positions differ
             if p[0] <= self.n:
                 self._check(p[0], p[3])
@@ -364,6 +432,17 @@ class Remote:
             self.fresh = True
         if n < self.n:
             self.again = True
+
+    def _replayed(self):
+        """The friend's board began this match, over on both, again (its code typed once more): it is
+        told the match is over here (an end, as `remote end` sends), and it says so; and so does this
+        board, once."""
+        from .remote_news import tell
+        self.gone = True
+        tell(self.net, self.outbox, json.dumps({"match": self.match, "ended": True}))
+        self.said.append("the friend's board %s began this match (%s) again, over here: its code was joined "
+                         "once more; nothing comes of it: pair the two again with a new code (doce remote invite, "
+                         "then join)" % (self.peer, self.match))
 
     def _check(self, n, theirs):
         mine = self._digest_at(n)
@@ -399,9 +478,12 @@ class Remote:
         self.heard = m["refused"]
         self._clear()
         event = {"event": "remote_refused", "peer": self.peer, "reason": m["refused"]}
-        for key in ("rules", "rules_checksum"):
-            if key in m:
-                event[key] = m[key]
+        if m.get("rules_checksum") == "%08x" % self.app.tables.checksum:  # its rules are this board's: the
+            event["reason"] = WRONG_CODE  # code it was given had another checksum (mistyped, or forged)
+        else:
+            for key in ("rules", "rules_checksum"):
+                if key in m:
+                    event[key] = m[key]
         if m["refused"] != WAIT_FOR_FORCE:  # it never joined: no end to tell it, and nothing of ours to read
             self._clear(self.outbox)
             self._detach()
@@ -488,6 +570,15 @@ class Remote:
         self.digest = self.recent[-1][4] if self.recent else digest(self.app.controller.game)
 
 
+def beat_packet(topic, match):
+    """A beat to the friend's board on `topic`, made once: a QoS 0 PUBLISH's header (MQTT 3.1.1, 3.3),
+    and its two payloads, hearing nothing of the friend's board (0: it answers at once) and hearing it."""
+    payloads = [('{"match":"%s","beat":%d}' % (match, i)).encode() for i in (0, 1)]
+    size = 2 + len(topic) + len(payloads[0])
+    length = bytes((size,)) if size < 128 else bytes((size & 0x7F | 0x80, size >> 7))
+    return b"\x30" + length + struct.pack("!H", len(topic)) + topic, payloads[0], payloads[1]
+
+
 def ring_entry(ring, count, entry):
     """entry's five numbers in the ring of KEEP (Remote.replay); the count of entries so far."""
     j = count % KEEP * 5
@@ -515,6 +606,7 @@ def strict_json(app, msg):
 
 
 KEYS = ("match", "n", "digest", "plays", "mismatch")
+WRONG_CODE = "wrong_code"  # a rules_mismatch naming this board's own rules: the code's checksum was wrong
 WAIT_FOR_FORCE = "mid_round"  # a refusal the friend's player may undo with the same code, forced
 SAID_IT_PLAYS = "it refused a match it has said it plays"
 REFUSAL_KEYS = ("match", "refused", "rules", "rules_checksum")
@@ -530,9 +622,10 @@ def is_word(text, letters):
     return True
 
 
-def is_refusal(m, own_checksum):
+def is_refusal(m):
     """The friend's board refused this match (doce/pairing.py refuse): why, as its error's code,
-    and, for rules_mismatch only and always, its rules: a name and a checksum not this board's."""
+    and, for rules_mismatch only and always, its rules: a name and a checksum (this board's own when
+    the code it was given had a checksum mistyped: Remote._declined)."""
     for key in m:
         if key not in REFUSAL_KEYS:
             return False
@@ -542,7 +635,7 @@ def is_refusal(m, own_checksum):
         return "rules" not in m and "rules_checksum" not in m
     rules, checksum = m.get("rules"), m.get("rules_checksum")
     return (is_word(rules, "abcdefghijklmnopqrstuvwxyz0123456789-") and rules[0] != "-"  # as doce/tables.py
-            and is_hex(checksum) and int(checksum, 16) != own_checksum)
+            and is_hex(checksum))
 
 
 def read(app, msg):
@@ -558,9 +651,11 @@ def read(app, msg):
         return "its match is not 8 lower-case hex digits"
     if "ended" in m:
         return m if m["ended"] is True and len(m) == 2 else "its end of the match is not {match, ended: true}"
+    if "beat" in m:  # (this match's own is not read: Remote.incoming knows its bytes)
+        return m if is_count(m["beat"], 1) and len(m) == 2 else "its beat is not {match, beat: 0 or 1}"
     if "refused" in m:
-        return m if is_refusal(m, tables.checksum) else ("its refusal is not {match, refused: a word}, nor "
-                                                         "rules_mismatch with its own other rules and checksum")
+        return m if is_refusal(m) else ("its refusal is not {match, refused: a word}, nor "
+                                        "rules_mismatch with its own rules and checksum")
     for key in m:
         if key not in KEYS:
             return "it has a key the protocol does not know"
@@ -644,7 +739,7 @@ def resume(app):
     stopped = config.get("stopped")
     remote = Remote(app, config["peer"], config["match"], PLAYER_NAMES.index(colour),
                     stopped if is_count(stopped) else None)
-    remote.left = config.get("left") is True  # (said before the restart: not again)
+    remote.left = remote.gone = config.get("left") is True  # (said before the restart: not again)
     remote.finished = config.get("finished") is True
     remote.replay(journal)
     begin(app, remote)

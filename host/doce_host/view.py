@@ -240,7 +240,9 @@ def describe(event, state=None):
 # (no_network never comes: a board with no broker tells no one.)
 REFUSED = {"rules_mismatch": "it plays other rules",
            "mid_round": "a match is in play on it",
-           "bad_argument": "the pairing it was given was not one it takes"}
+           "bad_argument": "the pairing it was given was not one it takes",
+           # (this board's own rules came back: the code's checksum was wrong there, doce/remote.py)
+           "wrong_code": "the code typed there was mistyped (its rules checksum), both boards playing the same rules"}
 # What this board does then: a match in play there may be finished, or the code forced (doce/remote.py)
 WAITING = "this board waits for it: its player may finish that match, or join again with --force"
 ENDED = "nothing started, invite it again once it is put right"

@@ -5,12 +5,14 @@ board and the bridge reconnecting), a move played meanwhile on the far side, los
 Mosquitto processes, simulated boards."""
 
 import json
+import os
+import socket
 import threading
 
 import paho.mqtt.client as mqtt
 import pytest
 from fleet_helpers import join, link, mosquitto_or_skip
-from remote_helpers import Pair
+from remote_helpers import Pair, retained
 from waiting import stretched, until
 
 from doce_host.cli import main
@@ -19,6 +21,71 @@ from doce_host.fleet.broker import Mosquitto, free_port
 WAIT_S = 60
 MOVES = [("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6"), ("d1", "white 3"),
          ("e2", "black 5")]
+
+
+class Line:
+    """The line between the clubs: a TCP proxy on loopback to `port` that can be cut (every connection
+    through it closed, new ones refused, as a line down is to Mosquitto's bridge) and mended."""
+
+    def __init__(self, port):
+        self.target = port
+        self.down = False
+        self.conns = []
+        self.server = socket.socket()
+        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(8)
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                near, _ = self.server.accept()
+            except OSError:
+                return  # closed
+            try:
+                far = None if self.down else socket.create_connection(("127.0.0.1", self.target))
+            except OSError:
+                far = None
+            if far is None:
+                near.close()
+                continue
+            self.conns += [near, far]
+            for a, b in ((near, far), (far, near)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a, b):
+        try:
+            while True:
+                data = a.recv(65536)
+                if not data:
+                    break
+                b.sendall(data)
+        except OSError:
+            pass
+        for s in (a, b):
+            try:
+                s.close()
+            except OSError:
+                pass
+
+    def cut(self):
+        self.down = True
+        for s in self.conns:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self.conns = []
+
+    def mend(self):
+        self.down = False
+
+    def close(self):
+        self.cut()
+        self.server.close()
 
 
 def secure(folder, *args, stdin=None, monkeypatch=None):
@@ -49,15 +116,21 @@ class Clubs(Pair):
 
 @pytest.fixture
 def clubs(tmp_path, monkeypatch):
+    """Club A (b1, and b3 that never runs) bridges to club B (b2, and b4 that never runs) through `line`."""
     mosquitto_or_skip()
     port_a, port_b = free_port(), free_port()
-    room_b = secure(tmp_path / "B", "--boards", "b2", "--club", "clubA=b1", "--mqtt-port", str(port_b))
-    room_a = secure(tmp_path / "A", "--boards", "b1", "--club", "clubB=b2", "--mqtt-port", str(port_a),
-                    "--bridge", "mqtt://127.0.0.1:%d" % port_b, "--bridge-user", "clubA", "--password-stdin",
+    line = Line(port_b)
+    room_b = secure(tmp_path / "B", "--boards", "b2,b4", "--club", "clubA=b1,b3", "--mqtt-port", str(port_b))
+    room_a = secure(tmp_path / "A", "--boards", "b1,b3", "--club", "clubB=b2,b4", "--mqtt-port", str(port_a),
+                    "--bridge", "mqtt://127.0.0.1:%d" % line.port, "--bridge-user", "clubA", "--password-stdin",
                     stdin=room_b["clubA"], monkeypatch=monkeypatch)
-    with broker_of(tmp_path / "B", port_b) as b, broker_of(tmp_path / "A", port_a) as a:
-        yield {"A": a, "B": b, "credentials": {"b1": room_a["b1"], "b2": room_b["b2"], "clubA": room_b["clubA"],
-                                               "organiserB": room_b["organiser"]}, "tmp": tmp_path}
+    try:
+        with broker_of(tmp_path / "B", port_b) as b, broker_of(tmp_path / "A", port_a) as a:
+            yield {"A": a, "B": b, "line": line, "tmp": tmp_path,
+                   "credentials": {"b1": room_a["b1"], "b2": room_b["b2"], "clubA": room_b["clubA"],
+                                   "organiserA": room_a["organiser"], "organiserB": room_b["organiser"]}}
+    finally:
+        line.close()
 
 
 def test_fleet_secure_writes_the_bridge_and_the_clubs_access(clubs):
@@ -67,7 +140,7 @@ def test_fleet_secure_writes_the_bridge_and_the_clubs_access(clubs):
     assert "topic doce/b2/status in 1" in conf and "topic doce/b1/status out 1" in conf
     assert oct((clubs["tmp"] / "A" / "mosquitto.conf").stat().st_mode & 0o777) == "0o600"  # its password
     access = json.loads((clubs["tmp"] / "B" / "dynamic-security.json").read_text())
-    assert {c["username"] for c in access["clients"]} == {"organiser", "b2", "clubA"}
+    assert {c["username"] for c in access["clients"]} == {"organiser", "b2", "b4", "clubA"}
 
 
 def test_a_clubs_bridge_credentials_carry_its_boards_matches_and_nothing_else(clubs):
@@ -127,5 +200,83 @@ def test_a_remote_match_across_two_clubs_brokers_survives_a_bridge_restart(clubs
         for sim in (pair.a, pair.b):
             assert sim.state()["board"] == dict(MOVES)  # every move once, on both
             assert pair.remote(sim)["plays"] == len(MOVES) and pair.remote(sim)["mismatch"] is None
+    finally:
+        pair.close()
+
+
+def pass_board_time(pair, seconds):
+    """`seconds` of each board's time go by, a second at a time, each board scanning after each (its
+    MQTT session answers the broker meanwhile: a jump past its keepalive would drop it)."""
+    for _ in range(seconds):
+        for sim in (pair.a, pair.b):
+            sim.run(20, skip_ms=1000)
+
+
+def pumped_until(pair, condition, what):
+    """condition() once true, the boards scanning and the brokers' bridge (real time) working meanwhile."""
+    def check():
+        pair.pump(50)
+        return condition()
+    return until(check, WAIT_S, every=0.01, what=what)
+
+
+def test_a_line_down_between_the_clubs_shows_each_friend_not_connected(clubs):
+    """The line between the two clubs' brokers cut, both brokers up: nothing of the friend's board comes,
+    so each board shows it not connected within LOST_MS of its time (doce/remote.py: the friend's beat),
+    though the status the bridge brought last still says online; the line mended, both are connected again
+    and a move played meanwhile arrives."""
+    pair = Clubs(clubs["tmp"] / "boards", {"b1": clubs["A"], "b2": clubs["B"]}, clubs["credentials"])
+    try:
+        pair.pair()
+        pair.play(pair.a, *MOVES[0])
+        clubs["line"].cut()
+        pair.b.place(*MOVES[1])  # played meanwhile: it waits on club B's broker
+        pass_board_time(pair, 40)
+        for sim in (pair.a, pair.b):
+            assert pair.remote(sim)["connected"] is False
+        clubs["line"].mend()
+        pumped_until(pair, lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"],
+                     "both boards connected again once the line is mended")
+        assert pair.shown(pair.a) == {"cell": "a1", "value": 2}
+        pair.a.place(*MOVES[1])
+        pair.play(pair.a, *MOVES[2])
+        assert pair.until(pair.boards_agree)
+    finally:
+        pair.close()
+
+
+def kept(broker, password, topics):
+    """Which of `topics` `broker` keeps a message on, retained."""
+    return set(retained(broker, password)) & set(topics)
+
+
+def test_what_two_boards_left_for_each_other_goes_even_when_both_moved_on_while_the_line_was_down(clubs):
+    """b1 and b2 each keep a message for the other on both clubs' brokers. The line cut, each board
+    begins a match with another friend (b1 with b3, b2 with b4): its end goes to the old friend on its own
+    club's broker only. The line mended, the bridge brings each club the other's copies again; neither
+    board reads the old friend's topic for its match, yet neither leaves them there for good (each clears
+    what is in its own inbox from a board it does not play), and neither acts on them."""
+    pair = Clubs(clubs["tmp"] / "boards", {"b1": clubs["A"], "b2": clubs["B"]}, clubs["credentials"])
+    topics = ["doce/b1/remote/b2", "doce/b2/remote/b1"]
+    try:
+        pair.pair()
+        pair.play(pair.a, *MOVES[0])
+        assert kept(clubs["A"], clubs["credentials"]["organiserA"], topics) == set(topics)
+        clubs["line"].cut()
+        checksum = link(pair.a, cmd="hello")["rules_checksum"]
+        for sim, friend in ((pair.a, "b3"), (pair.b, "b4")):
+            reply = link(sim, cmd="remote", peer=friend, colour="white", first="white", match=os.urandom(4).hex(),
+                         rules_checksum=checksum, force=True)
+            assert reply["ok"], reply
+        pair.pump(200)
+        for sim in (pair.a, pair.b):
+            sim.take_events()
+        clubs["line"].mend()
+        for broker, organiser in (("A", "organiserA"), ("B", "organiserB")):
+            pumped_until(pair, lambda: not kept(clubs[broker], clubs["credentials"][organiser], topics),
+                         "club %s's broker rid of the old match's messages" % broker)
+        for sim, friend in ((pair.a, "b3"), (pair.b, "b4")):
+            assert pair.remote(sim)["peer"] == friend and pair.remote(sim)["move"] is None
+            assert not [e for e in sim.take_events() if e["event"] in ("warning", "remote_refused", "remote_mismatch")]
     finally:
         pair.close()

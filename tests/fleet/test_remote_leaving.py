@@ -3,6 +3,7 @@ a board that leaves the match while off the broker tells its friend once it is b
 between included), and boards paired with a stale or crossed code each say so once, in words for the
 player, instead of both waiting, "not connected", for ever. Two simulated boards on a real Mosquitto."""
 
+import os
 
 import pytest
 from fleet_helpers import link
@@ -82,3 +83,89 @@ def test_crossed_codes_are_said_on_both_boards(pair):
         heard = warnings_on(pair, sim, "pair the two again")
         assert heard and friend in heard[0], heard
         assert not pair.remote(sim)["connected"]
+
+
+def test_a_friend_flapping_between_ended_and_playing_on_is_said_left_once(pair, mosquitto):
+    """Its board's `ended` and its last good message, in turn, many times (only the friend's credentials
+    can, in a secured room): "left this match" is said once, not at each, and the board does not
+    clear its own message to the friend again at each (nor rewrite remote.json: the same _save)."""
+    import paho.mqtt.client as mqtt
+    from test_remote_refused import Listener
+    match = os.urandom(4).hex()
+    pair.pair(match=match)
+    pair.play(pair.a, "c3", "white 4")
+    last = retained(mosquitto)["doce/b1/remote/b2"]
+    clears = Listener(mosquitto, "doce/b2/remote/b1")
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+    c.connect(mosquitto.host, mosquitto.port)
+    c.loop_start()
+    try:
+        for _ in range(20):  # b2 not scanning meanwhile: the flapping is b2's topic's alone
+            for payload in ('{"match": "%s", "ended": true}' % match, last):
+                c.publish("doce/b1/remote/b2", payload, qos=1).wait_for_publish(WAIT_S)
+    finally:
+        c.loop_stop()
+        c.disconnect()
+    heard = []
+
+    def enough():
+        pair.a.run(2)
+        heard.extend(e["message"] for e in pair.a.take_events() if e["event"] == "warning")
+        return len([words for words in heard if "left this match" in words]) >= 1
+    assert pair.until(enough)
+    for _ in range(100):  # the whole burst read: 40 messages of under 100 bytes, 256 bytes a scan
+        enough()
+    clears.close()
+    assert len([words for words in heard if "left this match" in words]) == 1, heard
+    assert clears.messages.count("") <= 1, clears.messages
+
+
+def test_a_code_joined_again_after_its_match_is_over_is_said_on_both_boards(pair, mosquitto):
+    """A one-round match played to its end on both; b2's player begins a new match there and types the
+    same code again: b2 began that match afresh, and b1, finished, cleared what came unread, neither
+    saying a word (b2 "not connected" for ever). Now each says so."""
+    from test_remote import other_rules, push_rules
+    # A line of 2 making 7 wins: a one-round match of three plays
+    quick = other_rules(line_length=2, target=7, no_play_radius=0, opponent_end=False, rounds=1)
+    for sim in (pair.a, pair.b):
+        push_rules(sim, quick)
+    match = os.urandom(4).hex()
+    pair.pair(match=match)
+    for sim, cell, piece in ((pair.a, "a1", "white 3"), (pair.b, "e5", "black 1"), (pair.a, "a2", "white 4")):
+        pair.play(sim, cell, piece)
+    for sim in (pair.a, pair.b):
+        assert sim.state()["mode"] == "match_over"
+    assert pair.until(lambda: retained(mosquitto) == {})  # over on both: each cleared what the other left
+    for sim in (pair.a, pair.b):
+        for cell in ("a1", "a2", "e5"):
+            sim.lift(cell)
+        sim.take_events()
+    assert link(pair.b, cmd="new_match", first="white")["ok"]
+    checksum = link(pair.b, cmd="hello")["rules_checksum"]
+    assert link(pair.b, cmd="remote", peer="b1", colour="black", first="white", match=match,
+                rules_checksum=checksum)["ok"]
+    heard = warnings_on(pair, pair.a, "began this match")
+    assert len(heard) == 1 and "b2" in heard[0] and "pair the two again" in heard[0], heard
+    heard = warnings_on(pair, pair.b, "left this match")
+    assert len(heard) == 1 and "b1" in heard[0], heard
+    pair.pump(300)
+    assert not [e for e in pair.a.take_events() if e["event"] == "warning"]  # once
+    assert not pair.remote(pair.b)["connected"]
+    assert pair.until(lambda: retained(mosquitto) == {})  # the end read and cleared: nothing left
+
+
+def test_a_late_message_of_a_match_the_two_played_before_is_no_crossed_code(pair, mosquitto):
+    """The two paired again with one code (after crossed codes, say): a message of their old match that
+    comes live now (resent, or a bridge's copy) was taken for the friend playing that match, and the
+    player told to pair the two again while the new match played on. Now it is cleared, unsaid."""
+    from remote_helpers import publish
+    match = os.urandom(4).hex()
+    pair.pair(match=match)
+    pair.a.take_events()
+    old = {"match": "%08x" % (int(match, 16) ^ 1), "n": 1, "digest": "00000000", "plays": []}
+    publish(mosquitto, "doce/b1/remote/b2", old)  # live, on b2's own topic
+    heard = warnings_on(pair, pair.a, "")
+    assert heard == [], heard
+    pair.play(pair.a, "c3", "white 4")  # the match plays on
+    assert pair.remote(pair.a)["connected"]
+    assert not [e for e in pair.a.take_events() if e["event"] == "warning"]

@@ -67,6 +67,23 @@ def test_a_friend_with_other_rules_refuses_and_the_inviting_board_says_why_in_on
     assert pair.remote(pair.b) is None and not events_of(pair.a, "remote_refused")  # said once
 
 
+def test_a_join_with_a_mistyped_checksum_is_refused_and_the_inviting_board_says_the_code_was_wrong(pair):
+    """The same rules on both, a code's checksum mistyped (or forged): the joining board refuses with
+    rules_mismatch naming its own rules, which are the inviter's. The inviter leaves, saying why."""
+    checksum = invite(pair, "0a1b2c3e")
+    wrong = "%08x" % (int(checksum, 16) ^ 0x0BADC0DE)
+    reply = link(pair.b, cmd="remote", peer="b1", colour="black", match="0a1b2c3e", rules_checksum=wrong)
+    assert reply["error"] == "rules_mismatch"
+    heard = refusals(pair)
+    assert [e["reason"] for e in heard] == ["wrong_code"] and "rules" not in heard[0], heard
+    line = describe(heard[0])
+    assert "\n" not in line and "b2" in line and "other rules" not in line and "mistyped" in line, line
+    assert pair.remote(pair.a) is None  # it left the match it waited for
+    pair.pump(300)
+    assert not events_of(pair.a, "remote_refused")  # said once
+    assert "mistyped" in reply["message"], reply  # not "the friend's board plays other rules": it may not
+
+
 def test_a_friend_with_a_match_in_play_refuses_and_the_inviting_board_says_so(pair):
     """Any refusal, not only other rules: b2 is in the middle of a match of its own."""
     pair.b.place("c3", "white 4")
@@ -230,12 +247,13 @@ def test_a_join_after_a_refusal_that_came_with_it_wins(pair, between):
             publish(pair.broker, "doce/b2/status", {"online": True, "note": "x" * between})
         assert join(pair, match)["ok"]
         # b2 alone scans until its join is at the broker: only then does b1 read, both at once
-        assert until_scanned(lambda: [m for m in listener.messages if match in m and "refused" not in m], pair.b)
+        assert until_scanned(lambda: [m for m in listener.messages if match in m and "refused" not in m
+                                      and '"beat"' not in m], pair.b)  # (its beat goes too: doce/remote.py)
     finally:
         listener.close()
     assert pair.until(lambda: pair.remote(pair.a)["connected"])
     assert not events_of(pair.a, "remote_refused")
-    assert pair.remote(pair.b)["connected"]
+    assert pair.until(lambda: pair.remote(pair.b)["connected"])  # once b1's beat, answering b2's, has come
 
 
 @pytest.mark.parametrize("refusal", [
@@ -243,13 +261,10 @@ def test_a_join_after_a_refusal_that_came_with_it_wins(pair, between):
     {"refused": "rules_mismatch", "rules": "house"},  # a name, no checksum
     {"refused": "rules_mismatch", "rules_checksum": "0c2b1a9e"},  # a checksum, no name
     {"refused": "mid_round", "rules": "house", "rules_checksum": "0c2b1a9e"},  # rules it was not refused for
-    "own",  # "other rules" that are b1's own
 ])
 def test_a_refusal_that_contradicts_itself_is_warned_not_said(pair, refusal):
     match = os.urandom(4).hex()
-    checksum = invite(pair, match)
-    if refusal == "own":
-        refusal = {"refused": "rules_mismatch", "rules": "standard", "rules_checksum": checksum}
+    invite(pair, match)
     publish(pair.broker, "doce/b1/remote/b2", dict(refusal, match=match))
     said = []
     assert pair.until(lambda: [e for e in said + pair.a.take_events() if said.append(e) is None
@@ -318,3 +333,26 @@ def test_the_refusal_words_are_one_line_of_what_came():
                      "rules_checksum": "0c2b1a9e"})
     assert "other rules (house, 0c2b1a9e)" in line and "invite it again" in line
     assert "waits" in describe({"event": "remote_refused", "peer": "ben", "reason": "mid_round"})
+
+
+def test_each_reason_in_one_burst_of_refused_messages_is_said(pair):
+    """Five malformed messages read in the same few scans: each reason is said once, none lost to a
+    newer one of the same scan."""
+    match = os.urandom(4).hex()
+    invite(pair, match)
+    good = {"match": match, "n": 1, "digest": "00000000", "plays": []}
+    burst = {"it is not one JSON object": b"nope",
+             "its match is not 8": {"match": "x"},
+             "a key the protocol does not know": dict(good, say="hi"),
+             "its n is not a whole number": dict(good, n=-1),
+             "a play names no square": dict(good, plays=[["z9", 1, "00000000"]])}
+    for message in burst.values():  # queued while b1 is not scanning: read 256 bytes a scan
+        publish(pair.broker, "doce/b1/remote/b2", message)
+    said = []
+    pair.until(lambda: said.extend(e["message"] for e in events_of(pair.a, "warning"))
+               or all(any(why in s for s in said) for why in burst))
+    pair.pump(20)  # and no more after them
+    said.extend(e["message"] for e in events_of(pair.a, "warning"))
+    for why in burst:
+        assert len([s for s in said if why in s]) == 1, (why, said)
+    assert len(said) == len(burst), said
