@@ -147,8 +147,9 @@ def test_the_guide_says_the_devkits_own_diode_leaves_its_regulator_short_on_a_co
 def test_the_usb_c_input_keeps_the_devkits_regulator_in_regulation():
     """Remote play runs on the USB-C input (J1): from a source at vSafe5V's least (4.75 V), through
     the guide's USB-C cable, the board's copper and the ideal diode U14, the devkit's 5V pin keeps the
-    AMS1117's 4.6 V at the board's most with Wi-Fi transmitting. The drop the diode adds (39 mV at
-    498 mA) is why that cable is 20 AWG: the devkit's 24 AWG one would leave the regulator short."""
+    AMS1117's 4.6 V at the board's most with Wi-Fi transmitting. The drop the diode adds (55 mV at
+    498 mA, its most) is why that cable is 20 AWG and half a metre: the devkit's 24 AWG one would leave
+    the regulator short, and so would a 1 m 20 AWG one."""
     import re
 
     (wifi_ma,) = [ma for _, ma, wifi in power.SUPPLIES if wifi]
@@ -157,6 +158,7 @@ def test_the_usb_c_input_keeps_the_devkits_regulator_in_regulation():
     metres, awg = power.TYPEC_CABLE
     assert power.typec_v(most, metres, awg) >= power.MIN_VBUS_V
     assert power.typec_v(most, 1.0, 24) < power.MIN_VBUS_V
+    assert power.typec_v(most, 1.0, awg) < power.MIN_VBUS_V  # the diode at its most: a metre is too long
     length, gauge = re.search(r"a USB-C cable of ([\d.]+) m or less with (\d+) AWG power conductors",
                               _guide()).groups()
     assert (float(length), int(gauge)) == (metres, awg)
