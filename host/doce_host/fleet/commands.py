@@ -305,6 +305,49 @@ def cmd_fleet_rules_push(args):
     return 1 if failed or not results else 0
 
 
+def cmd_fleet_update(args):
+    """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
+    line per board (done, deferred, refused and why, offline). --canary: that board first, healthy on trial."""
+    from ..update import load_keys, package
+    from .security import SecurityError
+    from .update import update
+    try:
+        keys = load_keys(args.room)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+    wanted = list(args.boards or sorted(keys))
+    if args.canary and args.canary not in wanted:
+        wanted.insert(0, args.canary)
+    missing = [b for b in wanted if b not in keys]
+    if missing or not wanted:
+        raise UsageError("%s has no update key for %s: run doce fleet secure %s --boards ID,ID" % (
+            args.room, ",".join(missing) or "any board", args.room))
+    from .. import image
+    files = image.slot_files(image.app_files(args.rules, chip=args.chip))  # the one builder doce flash uses
+    version = args.version or int(time.time())
+    packages = {b: package(files, version, b, keys[b]) for b in wanted}
+    room, broker = room_for(args)
+    try:
+        results = update(room, packages, args.wait, args.timeout, canary=args.canary, trial_wait=args.trial)
+    finally:
+        room.close()
+        if broker:
+            broker.stop()
+    said = {"done": "version %d stored and checked: booting it on trial", "deferred":
+            "version %d stored and checked: it boots once the match in play ends"}
+    failed = 0
+    for ident in wanted:
+        outcome, message, got = results[ident]
+        failed += outcome not in ("done", "deferred")
+        if args.json:
+            print(json.dumps({"board": ident, "outcome": outcome, "version": got, "message": message}))
+        elif outcome in said:
+            print("%-14s %s%s" % (ident, said[outcome] % got, "; " + message if message else ""))
+        else:
+            print("%-14s %s: %s" % (ident, outcome.replace("_", " "), message))
+    return 1 if failed else 0
+
+
 def cmd_fleet_secure(args):
     from .security import SecurityError, write_room
     if args.host and not args.tls:
@@ -550,8 +593,8 @@ def add_fleet(commands):
                                 description="Watch and run a room of boards over MQTT. Without --broker, an "
                                             "embedded broker (amqtt) runs on this computer's loopback.")
     actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for add in (add_fleet_status, add_fleet_rules, add_fleet_record, add_fleet_secure, add_fleet_web,
-                add_fleet_broker):
+    for add in (add_fleet_status, add_fleet_rules, add_fleet_update, add_fleet_record, add_fleet_secure,
+                add_fleet_web, add_fleet_broker):
         add(actions)
 
 
@@ -578,6 +621,33 @@ def add_fleet_rules(actions):
     push.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
     push.set_defaults(run=cmd_fleet_rules_push)
+
+
+def add_fleet_update(actions):
+    up = actions.add_parser("update", help="the app doce flash installs, to every board over MQTT",
+                            description="Send every board of the room (or --boards) the app doce flash installs, "
+                                        "signed with its own update key (doce fleet secure DIR); one board after "
+                                        "another command, boards side by side. Prints each board's result: done "
+                                        "(booting it on trial), deferred (a match in play: it boots when the match "
+                                        "ends), refused and why, offline. Exits 1 unless every board is done or "
+                                        "deferred.")
+    up.add_argument("room", metavar="DIR", help="the room's folder (doce fleet secure): the boards' update keys")
+    up.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards (default: every board "
+                                                                      "with a key in DIR)")
+    up.add_argument("--canary", type=board_id_text, metavar="ID",
+                    help="update this board first and send the rest only once it says it is healthy on trial")
+    up.add_argument("--version", type=int, help="the version (default: the time now, in seconds)")
+    up.add_argument("--rules", default="standard", help="the rules built in (default standard)")
+    up.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
+                    help="the boards' chip, for the native code (default esp32; host: doce sim's boards)")
+    up.add_argument("--wait", type=duration, default=60.0, metavar="S",
+                    help="seconds to keep trying boards offline or gone from the broker (default 60)")
+    up.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds to wait for each reply")
+    up.add_argument("--trial", type=seconds, default=180.0, metavar="S",
+                    help="with --canary: seconds to wait for it to say it is healthy (default 180: a board gives "
+                         "a version up after 120 s)")
+    broker_args(up)
+    up.set_defaults(run=cmd_fleet_update)
 
 
 def add_fleet_record(actions):
