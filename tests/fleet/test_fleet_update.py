@@ -3,6 +3,7 @@ package on its cmd topic, one command at a time, the boards side by side; a boar
 match's end; a package signed with another key is refused and said so; a canary refused stops the rest."""
 
 import contextlib
+import json
 
 import pytest
 
@@ -149,3 +150,18 @@ def test_a_transfer_goes_on_from_what_the_board_stored_after_it_went_away(tmp_pa
         assert (t.outcome, t.message) == ("deferred", None) and seen["cut_at"] and t.lost >= 1
     stored = image.read(sim.flash.read_bytes())
     assert stored["b/doce/big.py"] == big["doce/big.py"]
+
+
+def test_the_command_reports_a_board_not_on_the_broker_as_offline(tmp_path, mosquitto, capsys):
+    from doce_host.cli import main
+    room = tmp_path / "room"
+    assert main(["fleet", "secure", str(room), "--boards", "t1,t2"]) == 0
+    capsys.readouterr()
+    broker = "mqtt://%s:%d" % (mosquitto.host, mosquitto.port)
+    assert main(["fleet", "update", str(room), "--boards", "t1,t9", "--broker", broker]) == 2  # t9 has no key
+    assert "no update key for t9" in capsys.readouterr().err
+    # nothing joins: t1 is tried for --wait, then said offline (exit 1: not every board took it)
+    assert main(["fleet", "update", str(room), "--boards", "t1", "--broker", broker, "--chip", "host",
+                 "--wait", "1", "--json"]) == 1
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [
+        {"board": "t1", "outcome": "offline", "version": None, "message": "not on the broker"}]
