@@ -37,6 +37,7 @@ class Transfer:
         self.seen = 0  # the board's events kept when it took the commit: its update event comes after them
         self.waits = None  # the last transient error: what the board was busy with
         self.lost = 0  # requests that got no reply in time
+        self.begins = []  # `received` at each update_begin answered: after the first, where it went on from
         self.pause = None  # a Deadline before asking again (busy, trial)
 
     def online(self):
@@ -106,6 +107,8 @@ class Transfer:
                          % printable(repr(received)[:32]))
                 return
             self.received, self.begun = received, True
+            if what == "begin":
+                self.begins.append(received)
             return
         version, deferred = reply.get("version"), reply.get("deferred")
         if not isinstance(version, int) or isinstance(version, bool) or not isinstance(deferred, bool):
