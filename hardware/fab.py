@@ -58,21 +58,31 @@ LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground 
 #            (and Nexperia 74HC138D,653, the same pinout and package, with C5602: the alternative)
 #   C111738  TI TPS2553DBVR-1: a published design's part proposal ("TI TPS2553DBVR-1 (LCSC C111738),
 #            the latch-off version of the TPS2553, SOT-23-6 (DBV). JLC extended part")
+#   C5438410 GCT USB4135-GF-A: a published design's parts table (its MPN, DigiKey, Mouser and LCSC
+#            numbers on one row: "USB4135-GF-A | 2073-USB4135-GF-ACT-ND | 640-USB4135-GF-A | C5438410")
+#   C2869734 TI LM66100DCKR: two published designs' BOMs ("LM66100DCKR C2869734", and a board's
+#            part placement script naming it so)
+#   C21190   UNI-ROYAL 0603WAF1001T5E: JLCPCB's part page address, jlcpcb.com/partdetail/
+#            21904-0603WAF1001T5E/C21190, in a published design's BOM
+#   C23186   UNI-ROYAL 0603WAF5101T5E: JLCPCB's part page address, jlcpcb.com/partdetail/
+#            23913-0603WAF5101T5E/C23186, in a published design's BOM (and three other BOMs' CC pull-downs)
 # R21 (Yageo RC0603FR-0788K7L, 88.7 kOhm) has no public LCSC record here: any 88.7 kOhm 1 % 0603 does.
 LCSC = {"CD74HC4067M96": "C496123", "SN74HC138DR": "C6818", "DRV5055A2QDBZR": "C266131",
         "AO3401A": "C15127", "SN74AHCT1G125DBVR": "C7484", "WS2812B-2020": "C965555",
         "RC0603FR-0710KL": "C98220", "CL10B104KB8NNNC": "C1591", "CL10B103KB8NNNC": "C1589",
         "RC0603FR-07100RL": "C105588", "CL21A106KAYNNNE": "C15850", "TPS22918DBVR": "C131941",
         "CL10B105KA8NNNC": "C29936", "RC0603FR-07330RL": "C105881", "B3F-1000": "C93157",
-        "TPS2553DBVR-1": "C111738"}
+        "TPS2553DBVR-1": "C111738", "USB4135-GF-A": "C5438410", "LM66100DCKR": "C2869734",
+        "0603WAF5101T5E": "C23186", "0603WAF1001T5E": "C21190"}
 # JLCPCB's parts library draws some packages turned from KiCad's (IPC-7351) zero: the CPL adds
 # this many degrees to KiCad's rotation, by footprint name, first match. The figures are the
 # community's tables of checked corrections: matthewlai/JLCKicadTools cpl_rotations_db.csv
-# (also in Bouni/kicad-jlcpcb-tools) for SOT-23 (3, 5 and 6 pins) 180 and SOIC 270, and KiBot's
+# (also in Bouni/kicad-jlcpcb-tools) for SOT-23 (3, 5 and 6 pins) and SOT-363 (SC-70-6) 180 and SOIC 270, and KiBot's
 # rotation filter (INTI-CMNB/KiBot, kibot/fil_rot_footprint.py, DEFAULT_ROTATIONS, which extends
 # that table from bennymeg/JLC-Plugin-for-KiCad) for "^LED_WS2812B-2020_PLCC4_2.0x2.0mm" 90.
 # The 0603 and 0805 passives need none.
-JLCPCB_ROTATION = [(r"^SOT-23", 180), (r"^SOIC-", 270), (r"^LED_WS2812B-2020_PLCC4_2\.0x2\.0mm", 90)]
+JLCPCB_ROTATION = [(r"^SOT-23", 180), (r"^SOT-363", 180), (r"^SOIC-", 270),
+                   (r"^LED_WS2812B-2020_PLCC4_2\.0x2\.0mm", 90)]
 KINDS_SOCKETED = schematic.KINDS["esp32"].footprint
 BOM_COLUMNS = ["Comment", "Designator", "Footprint", "LCSC Part #"]
 CPL_COLUMNS = ["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]

@@ -166,6 +166,15 @@ class Layout:
         x, _, _ = self.strip()["U1"]
         return x + DEVKIT_ROWS_MM / 2, self.pcb_box[1]
 
+    def usb_c(self):
+        """Where the board's USB-C power input (J1, revision B) meets the PCB's south edge: under the
+        devkit's USB end (the devkit stands 8.5 mm up on its sockets), as near its west socket row
+        as the courtyards allow (pcb.py: the row's 1.52 mm, the receptacle's 6.55 mm, 0.4 mm
+        between), so its VBUS has a short way to the devkit's 5V pin (19, that row's south end);
+        its cable's opening in the south wall is the devkit's USB notch's, widened (mechanics.py)."""
+        x, _, _ = self.strip()["U1"]
+        return self._snap(x + 1.52 + 6.55 + 0.4), self.pcb_box[1]
+
     # --- holes ------------------------------------------------------------------------------
     def plate_holes(self):
         """M3 holes through the well sheet, the plate, its spacers and the PCB: the plate's

@@ -43,6 +43,13 @@ USB_ABOVE_PCB_MM = SOCKET_MM + HEADER_SPACER_MM + DEVKIT_PCB_MM + USB_CENTRE_MM
 # taken as centred on the plug; the opening leaves 1 mm around it.
 PLUG_MM = (10.6, 8.5)
 PLUG_CLEARANCE_MM = 1.0
+# The board's own USB-C power input (J1, revision B): a top-mount receptacle on the PCB, its mouth's
+# centre taken 1.6 mm over the PCB's top face (half its height of about 3.2 mm, as we read GCT's
+# drawing usb4135.pdf), and a USB-C cable's overmold at most 12.35 x 6.5 mm (USB Type-C Cable and
+# Connector Specification, the plug overmold's largest size); the opening leaves PLUG_CLEARANCE_MM
+# around it, more than the centre's uncertainty.
+USB_C_CENTRE_MM = 1.6
+USB_C_PLUG_MM = (12.35, 6.5)
 
 
 # --- drawings (ezdxf) -------------------------------------------------------------------------
@@ -246,29 +253,71 @@ def usb_opening(lay):
     return {"x": x, "z": z, "x0": x - w, "x1": x + w, "z0": z - h, "z1": z + h}
 
 
-# The south wall fits one way only (its notch is near one end): its outside face is engraved
-# "OUT" under the notch, with an arrow towards the wall's end nearer the notch.
+def usb_c_opening(lay):
+    """Where the USB-C cable (J1) needs the south wall open, as usb_opening(): J1 sits under the
+    devkit's USB end, so this lies under the devkit's notch; south_opening() joins the two."""
+    x, _ = lay.usb_c()
+    z = lay.mech["standoff_mm"] + lay.mech["pcb_mm"] + USB_C_CENTRE_MM
+    w, h = USB_C_PLUG_MM[0] / 2 + PLUG_CLEARANCE_MM, USB_C_PLUG_MM[1] / 2 + PLUG_CLEARANCE_MM
+    return {"x": x, "z": z, "x0": x - w, "x1": x + w, "z0": z - h, "z1": z + h}
+
+
+def _inset(points, d):
+    """A closed counter-clockwise outline of right angles, every edge moved d inwards."""
+    out = []
+    for i, (x, y) in enumerate(points):
+        (ax, ay), (bx, by) = points[i - 1], points[(i + 1) % len(points)]
+        n1 = (_sign(ay - y), _sign(x - ax))  # each edge's inward normal: (-dy, dx) of its direction
+        n2 = (_sign(y - by), _sign(bx - x))
+        out.append((x + d * (n1[0] + n2[0]), y + d * (n1[1] + n2[1])))
+    return out
+
+
+def south_opening(lay):
+    """The south wall's one opening for both cables, in usb_opening()'s frame: the devkit's notch
+    (usb_opening) carried down to the bottom of J1's (usb_c_opening), and J1's as wide as it needs
+    below: {"boxes": the two rectangles whose union it is, "outline": its outline from the wall's
+    top down and back up (a closed outline when the wall stands over the devkit's plug)}."""
+    usb, c = usb_opening(lay), usb_c_opening(lay)
+    top = min(usb["z1"], walls(lay)["south"][1])
+    upper = (usb["x0"], c["z0"], usb["x1"], usb["z1"])
+    lower = (min(c["x0"], usb["x0"]), c["z0"], max(c["x1"], usb["x1"]), c["z1"])
+    lx0, lz0, lx1, lz1 = lower
+    outline = [(usb["x0"], top), (usb["x0"], lz1), (lx0, lz1), (lx0, lz0), (lx1, lz0), (lx1, lz1),
+               (usb["x1"], lz1), (usb["x1"], top)]
+    outline = [p for i, p in enumerate(outline) if i == 0 or p != outline[i - 1]]
+    outline = [p for i, p in enumerate(outline)  # a side J1's does not widen: no corner there
+               if not 0 < i < len(outline) - 1 or len({outline[i - 1][0], p[0], outline[i + 1][0]}) > 1
+               and len({outline[i - 1][1], p[1], outline[i + 1][1]}) > 1]
+    return {"boxes": [upper, lower], "outline": outline, "open": usb["z1"] >= walls(lay)["south"][1]}
+
+
+# The south wall fits one way only (its opening is near one end): its outside face is engraved
+# "OUT" beside the opening, on the side away from the nearer end, with an arrow towards that end.
 MARK_DEPTH_MM = 0.4  # the arrow engraved in the solid's outside face
 LETTER_MM = (3.0, 5.0)
+MARK_GAP_MM = 4.0  # from the opening's edge to the mark's nearest stroke
 
 
 def out_mark(lay):
     """The south wall's mark, as seen from outside, in the wall's frame (x as the board's, z up
     from the base): {"letters": open strokes spelling OUT, "arrow": its outline (tail to tip),
-    "towards": +1 or -1, the end of the wall the notch is nearer}."""
-    usb = usb_opening(lay)
+    "towards": +1 or -1, the end of the wall the opening is nearer}."""
+    usb, c = usb_opening(lay), usb_c_opening(lay)
     x0, _, x1, _ = enclosure_box(lay)
     towards = 1 if usb["x"] > (x0 + x1) / 2 else -1
+    edge = min(usb["x0"], c["x0"]) if towards > 0 else max(usb["x1"], c["x1"])
     w, h = LETTER_MM
-    bottom = usb["z0"] - 4.0 - h
-    left = usb["x"] - (3 * w + 2 * 1.5) / 2
+    mid = edge - towards * (MARK_GAP_MM + 7.0)  # the arrow (14 mm) is the mark's widest part
+    bottom = c["z0"] + 4.0
+    left = mid - (3 * w + 2 * 1.5) / 2
     o, u, t = left, left + w + 1.5, left + 2 * (w + 1.5)
     top = bottom + h
     letters = [[(o + 0.8, top), (o, top), (o, bottom), (o + w, bottom), (o + w, top), (o + 1.4, top)],
                [(u, top), (u, bottom), (u + w, bottom), (u + w, top)],
                [(t, top), (t + w, top)], [(t + w / 2, top), (t + w / 2, bottom)]]
     z = bottom - 4.0
-    tail, tip = usb["x"] - towards * 7.0, usb["x"] + towards * 7.0
+    tail, tip = mid - towards * 7.0, mid + towards * 7.0
     neck = tip - towards * 3.0
     arrow = [(tail, z - 0.6), (neck, z - 0.6), (neck, z - 2.0), (tip, z), (neck, z + 2.0), (neck, z + 0.6),
              (tail, z + 0.6)]
@@ -288,21 +337,19 @@ def enclosure_dxf(lay, kerf=0.0):
     msp.add_lwpolyline([(px0, py0), (px1, py0), (px1, py1), (px0, py1), (px0, py0 + 5)], close=False,
                        dxfattribs={"layer": "ENGRAVE"})
     _holes(msp, lay, lay.pcb_holes(), g)
-    usb = usb_opening(lay)
     y = e[1] - 10  # the walls, laid out below the base
     for side, (length, height) in walls(lay).items():
         y -= height
         shape = profile(lay, side)
         dx = 0.0 if side in ("south", "north") else e[0]
         _outline(msp, [(u + dx, y + v) for u, v in shape], "OUTLINE", g)
-        if side == "south":
-            bottom, top = y + usb["z0"], y + usb["z1"]
-            if top >= y + height:  # the wall is lower than the plug's top: a notch open at the top
-                msp.add_lwpolyline([(usb["x0"] + g, y + height + g), (usb["x0"] + g, bottom + g),
-                                    (usb["x1"] - g, bottom + g), (usb["x1"] - g, y + height + g)], close=False,
-                                   dxfattribs={"layer": "USB"})
-            else:
-                _box(msp, (usb["x0"], bottom, usb["x1"], top), "USB", -g)
+        if side == "south":  # both cables' opening: open at the top where the wall is lower than the plug
+            cut = south_opening(lay)
+            points = _inset(cut["outline"], g)  # a hole: its cut moves in by half the kerf
+            if cut["open"]:
+                (u0, _), (u1, _) = points[0], points[-1]
+                points = [(u0, height + g)] + points[1:-1] + [(u1, height + g)]
+            msp.add_lwpolyline([(u, y + v) for u, v in points], close=not cut["open"], dxfattribs={"layer": "USB"})
             mark = out_mark(lay)
             for stroke in mark["letters"] + [mark["arrow"]]:  # open lines: engraved, never cut out
                 msp.add_lwpolyline([(u, y + v) for u, v in stroke], close=False, dxfattribs={"layer": "ENGRAVE"})
@@ -378,9 +425,8 @@ def enclosure_solid(lay):
         solid += Pos(wx0, wy0, floor) * Box(wx1 - wx0, wy1 - wy0, high, align=low)  # up to the lid
     for x, y in lay.pcb_holes():
         solid -= Pos(x, y, floor - t / 2) * Cylinder(lay.mech["hole_mm"] / 2, t + 2)
-    usb = usb_opening(lay)
-    solid -= Pos(usb["x0"], y0 - 1, floor + usb["z0"]) * Box(usb["x1"] - usb["x0"], t + 2, usb["z1"] - usb["z0"],
-                                                             align=low)
+    for bx0, bz0, bx1, bz1 in south_opening(lay)["boxes"]:
+        solid -= Pos(bx0, y0 - 1, floor + bz0) * Box(bx1 - bx0, t + 2, bz1 - bz0, align=low)
     arrow = Polygon(*[(u, floor + v) for u, v in out_mark(lay)["arrow"]], align=None)
     solid -= Pos(0, y0 + MARK_DEPTH_MM, 0) * extrude(Plane.XZ * arrow, amount=MARK_DEPTH_MM + 1)
     return solid

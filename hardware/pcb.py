@@ -36,7 +36,7 @@ MASK = {"expansion": 0.05, "min_web": 0.1}
 # 7 mm) or the DIN 988 shim (6 mm) and the standoff's hex (5.5 mm across flats, 6.4 across
 # corners) press there, and 0.5 mm more for the hole's place tolerance.
 KEEPOUT_MM = 8.0
-POWER = re.compile(r"^(GND|VBUS|\+3V3.*|\+5V_LED)$")
+POWER = re.compile(r"^(GND|VBUS|VBUS_C|\+3V3.*|\+5V_LED)$")
 
 
 # --- the netlist ------------------------------------------------------------------------------
@@ -76,6 +76,9 @@ def read_netlist(path=HERE / "doce.net"):
 
 
 # --- our own footprint --------------------------------------------------------------------------
+SOCKET_HALF_MM = 1.27  # a 1x19 2.54 mm socket's body: 2.54 mm wide (Sullins PPTC series)
+
+
 def devkit_footprint():
     """doce:ESP32-DevKitC_2x19_socket: two 19-pin 2.54 mm sockets 1 inch apart, J2 as pads 1-19
     and J3 as pads 20-38, pin 1 of each at the antenna end (north), the USB end south."""
@@ -94,12 +97,16 @@ def devkit_footprint():
              % (rows / 2),
              '  (fp_text value "ESP32-DevKitC" (at %g %g) (layer "F.Fab") (effects (font (size 1 1) (thickness 0.15))))'
              % (rows / 2, long + 3)]
-    for x0, y0, x1, y1, layer, width in ((-1.5, -1.5, rows + 1.5, long + 1.5, "F.SilkS", 0.12),
-                                         (-2.0, -2.0, rows + 2.0, long + 2.0, "F.CrtYd", 0.05)):
-        lines.append('  (fp_rect (start %g %g) (end %g %g) (layer "%s") (width %g) (fill none))'
-                     % (x0, y0, x1, y1, layer, width))
+    # The courtyard and the outline are the two socket rows' (SOCKET_HALF_MM each side of a row's
+    # pins), not the whole devkit: it stands 8.5 mm up on its sockets (mechanics.py), so low parts
+    # may sit under it between the rows (the USB-C input J1, U14 and their resistors)
+    for x in (0, rows):
+        for grow, layer, width in ((SOCKET_HALF_MM + 0.13, "F.SilkS", 0.12), (SOCKET_HALF_MM + 0.25, "F.CrtYd", 0.05)):
+            lines.append('  (fp_rect (start %g %g) (end %g %g) (layer "%s") (width %g) (fill none))'
+                         % (x - grow, -grow, x + grow, long + grow, layer, width))
+    # "USB" between the rows, north of the parts under the devkit's USB end
     lines.append('  (fp_text user "USB" (at %g %g) (layer "F.SilkS") (effects (font (size 1 1) (thickness 0.15))))'
-                 % (rows / 2, long))
+                 % (rows / 2, long - 6))
     return "\n".join(lines + pads + [")"]) + "\n"
 
 
@@ -139,6 +146,19 @@ def placements(lay, parts):
     x, y, _ = at["U1"]
     qx = at["Q1"][0]
     at["C170"] = (qx, y - 11.5, 90)  # the 3.3 V bulk, in the group switches' column (their sources), by the devkit
+    # the USB-C input (J1) on the south edge under the devkit's USB end (layout.usb_c), its mouth at
+    # the edge (the footprint's front is 3.45 mm from its origin); the ideal diode U14 just north of
+    # J1's pins, turned so its input (pin 1) faces J1's VBUS pins and its output (pin 6) the devkit's
+    # 5V pin (19, the south end of the west row): the devkit's whole current has few millimetres of
+    # copper. R24 (U14's CE) north of U14; the CC pull-downs and the input's capacitor north of J1.
+    jx, south = lay.usb_c()
+    at["J1"] = (jx, south + 3.45, 0)
+    # U14's three rows of pads are 0.65 mm apart and 0.4 mm tall: at 9.825 mm from the edge (the
+    # edge is on the router's 0.5 mm grid) each row holds a grid point 0.025 mm or more inside it
+    at["U14"] = (jx - 4.0, south + 9.825, 180)
+    at["R24"] = (jx - 4.0, south + 13.5, 0)
+    for ref, dx in (("R22", -1.0), ("R23", 1.0), ("C172", 3.0)):
+        at[ref] = (jx + dx, south + 10.5, 90)
     return at
 
 
@@ -222,7 +242,8 @@ def build(pcbnew, lay, parts, nets):
         x, y, rot = at[ref]
         fp.SetPosition(point(x, y))
         fp.SetOrientationDegrees(rot)
-        if not ref.startswith(("U", "SW")) or ref in ("U11", "U12", "U13"):  # small parts: references on the fab layer
+        small = ("U11", "U12", "U13", "U14")
+        if not ref.startswith(("U", "SW")) or ref in small:  # small parts: references on the fab layer
             fp.Reference().SetLayer(pcbnew.F_Fab)
             fp.Reference().SetPosition(point(x, y))
         elif ref.startswith("U") and ref != "U1":
@@ -335,9 +356,11 @@ def route(pcbnew, board, lay, log=print):
     for ax0, ay0, ax1, ay1 in lay.antenna_keepouts():
         (kx0, ky1), (kx1, ky0) = kicad(ax0, ay0), kicad(ax1, ay1)
         boxes.append((kx0, ky0, kx1, ky1))
-    # 0.5 mm tracks for USB and the LEDs' supply after its current limit, 0.9 mm for each sensor
-    # group's (hardware/supply.py: its drop to the farthest sensor, which the sensor reads)
-    r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets={"VBUS", "VBUS_LED"},
+    # 0.5 mm tracks for USB (the devkit's and the USB-C input's) and the LEDs' supply after its current
+    # limit, 0.9 mm for each sensor group's (hardware/supply.py: its drop to the farthest sensor, which
+    # the sensor reads)
+    power_nets = {"VBUS", "VBUS_LED"}
+    r = router_module.Router((ox, oy, ex, ey), pads, holes, rules, plane_polys, power_nets=power_nets,
                              log=log, keepouts=boxes,
                              supply_nets={"+3V3_GROUP%d" % g for g in range(8)})
     r.power_pads = {("U12", "+5V_LED")}  # the LEDs' current, to the plane

@@ -17,15 +17,21 @@ SPARE = 0.10  # kept free: the parts' spread beyond their datasheets, a cable's 
 # The supplies the board is built for, each with what it claims there: (supply, mA, the radio on).
 # With the module transmitting flat out (240 mA) and every other part at its most, the parts alone
 # draw 459 mA, past USB_MA less SPARE (450 mA) before any light: no brightness cap leaves 10 % of a
-# computer's port, so remote play asks a charger. A USB 3 port gives the devkit no more than a USB 2
-# one: its CP2102N is a USB 2.0 device, and 900 mA (6 unit loads of 150 mA) is for SuperSpeed
-# devices only (USB 3.2 specification, unit loads). A charger is held to the current on its label;
-# a USB Battery Charging 1.2 dedicated charging port gives 1.5 A.
-CHARGER_MA = 1000
+# computer's port, so remote play asks a USB-C charger on the board's own input (J1). A USB 3 port
+# gives the devkit no more than a USB 2 one: its CP2102N is a USB 2.0 device, and 900 mA (6 unit
+# loads of 150 mA) is for SuperSpeed devices only (USB 3.2 specification, unit loads). A USB-C source
+# says on CC what it offers (USB Type-C specification, Rp: Default USB, 1.5 A or 3.0 A) and the
+# firmware reads it (firmware/doce/supply.py): Wi-Fi starts only on 1.5 A or more. A charger on the
+# devkit's micro-USB socket says nothing the firmware can read, so it counts as a computer's port.
+TYPEC_MA = 1500  # the least of the two advertisements the firmware accepts (1.5 A, 3.0 A)
 SUPPLIES = (
     ("a computer's USB port, Wi-Fi off", USB_MA, False),
-    ("a USB charger of 1 A or more, Wi-Fi on (remote play)", CHARGER_MA, True),
+    ("a USB-C charger offering 1.5 A or 3 A on the board's USB-C input, Wi-Fi on (remote play)", TYPEC_MA, True),
 )
+# What the firmware reads on CC (doce/supply.py), the classes in order, and the least current each
+# lets the board draw: "none" (no USB-C source: the devkit's micro-USB, a computer's port at best),
+# Default USB power (a USB 2.0 port's 500 mA), 1.5 A, 3.0 A (USB Type-C specification, Rp).
+CC_CLASSES = (("none", USB_MA), ("usb", USB_MA), ("1.5A", 1500), ("3A", 3000))
 
 # The voltage: the devkit's 3.3 V comes from its AMS1117-3.3, a linear regulator, which holds its
 # output only while its input is above it by its dropout: 1.3 V at most at 800 mA, 1.1 V typical,
@@ -37,14 +43,31 @@ MIN_VBUS_V = RAIL_V + DROPOUT_V
 # A USB 2.0 port's VBUS at its connector, 4.75-5.25 V (USB 2.0 specification, 7.2.1; a bus-powered
 # hub's port only 4.4 V)
 PORT_MIN_V = 4.75
-CHARGER_MIN_V = 4.75  # a charging port's, the same (USB Battery Charging 1.2: V_CHG 4.75-5.25 V)
 # The cable's loop: VBUS out and ground back, each conductor's copper (the AWG table: 28 AWG
 # 0.2129 Ohm/m, 24 AWG 0.0842 Ohm/m, annealed copper at 20 C), and four mated contacts, VBUS and
 # ground at each end, 30 mOhm each at most (USB 2.0 specification, chapter 6, contact resistance).
 # The devkit's own way from its socket to its regulator (its schematic not read here) is not counted.
-WIRE_OHM_PER_M = {28: 0.2129, 24: 0.0842}
+WIRE_OHM_PER_M = {28: 0.2129, 24: 0.0842, 20: 0.0333}
 CONTACT_OHM = 0.030
 CABLE = (1.0, 24)  # the cable the guide asks for: 1 m at most, 24 AWG power conductors
+# The devkit's micro-USB reaches its regulator through its own Schottky diode D3, BAT760-7, between
+# the socket's VBUS and EXT_5V, the AMS1117's input (ESP32-DevKitC V4 schematic, Espressif). Its
+# forward voltage at most, (mA, V) at 25 C: Diodes Incorporated BAT760 datasheet (DS30498 Rev. 7-2),
+# electrical characteristics. The board's own USB-C input (J1) reaches EXT_5V past it.
+D3_VF_MAX = ((10, 0.27), (100, 0.35), (1000, 0.55))
+
+# The USB-C input's way to the devkit's 5V pin (revision B): the source's least voltage, a USB-C
+# cable (the same model, 30 mOhm a contact: a USB-C plug's two to four VBUS and ground contacts in
+# parallel make it less), then the board's copper and the ideal diode U14 into the devkit's 5V pin.
+VSAFE5V_MIN = 4.75  # USB Type-C specification, vSafe5V: 4.75-5.5 V at the source, whatever Rp it shows
+TYPEC_CABLE = (0.5, 20)  # the cable the guide asks for there: 0.5 m at most, 20 AWG power conductors
+# LM66100 (TI SLVSEZ8): R_ON 110 mOhm at most at VIN 5 V (79 typical, the headline figure), as other
+# designs quote its electrical characteristics; every other term here is a worst case too
+IDEAL_DIODE_OHM = 0.110
+# J1 to U14 (VBUS_C, 10.6 mOhm) and U14 to the devkit's pin 19 (VBUS, 4.9 mOhm): the routed copper
+# solved as a resistor network at hardware/supply.py's worst (1 oz less 10 %, 50 C), rounded up;
+# ground returns through the inner plane, not counted (tests/hardware/test_power_budget.py)
+BOARD_OHM = 0.016
 
 # mpn: [(what, mA with Wi-Fi off, mA transmitting, how many draw at once (None: the row's qty), source)]
 DRAW = {
@@ -84,6 +107,11 @@ DRAW = {
     "TPS22918DBVR": [
         ("soft-start switch, on", 0.1, 0.1, None,
          "TPS22918 datasheet (TI SLVSD76): quiescent current when on, microamps"),
+    ],
+    "LM66100DCKR": [
+        ("ideal diode, the USB-C input's", 0.01, 0.01, None,
+         "our round figure, on the safe side: the LM66100 datasheet (TI SLVSEZ8) gives its quiescent "
+         "current in microamps"),
     ],
     "TPS2553DBVR-1": [
         ("current limit, on", 0.13, 0.13, None,
@@ -157,3 +185,29 @@ def cable_drop_v(ma, metres, awg):
 def devkit_v(source_v, ma, metres, awg):
     """VBUS at the devkit's socket: the supply's least, less the cable's drop."""
     return source_v - cable_drop_v(ma, metres, awg)
+
+
+def d3_vf(ma):
+    """The devkit's D3 at `ma`, at most: the datasheet's maximums joined straight in log(current).
+    A diode's forward voltage (log term plus series resistance) is convex in log(current), so
+    between two points it stays under that line: a bound, not a typical figure."""
+    import math
+
+    pts = D3_VF_MAX
+    if ma <= pts[0][0]:
+        return pts[0][1]
+    for (i0, v0), (i1, v1) in zip(pts, pts[1:]):
+        if ma <= i1:
+            return v0 + (v1 - v0) * math.log(ma / i0) / math.log(i1 / i0)
+    raise ValueError("%g mA is past D3's datasheet figures" % ma)
+
+
+def regulator_v(source_v, ma, metres, awg):
+    """The AMS1117's input on the devkit's micro-USB: VBUS at its socket less D3's drop."""
+    return devkit_v(source_v, ma, metres, awg) - d3_vf(ma)
+
+
+def typec_v(ma, metres, awg):
+    """The devkit's 5V pin on the USB-C input: a source at vSafe5V's least, less the cable's drop, the
+    board's copper and the ideal diode's."""
+    return VSAFE5V_MIN - cable_drop_v(ma, metres, awg) - ma / 1000 * (BOARD_OHM + IDEAL_DIODE_OHM)

@@ -47,19 +47,19 @@ def top(lay, path):
     at = pcb.placements(lay, parts)
     style = {"H": ("#f1c40f", 2.9, 1.3), "LED": ("white", 2.2, 2.2), "C": ("#b08850", 1.6, 0.8),
              "U": ("#222222", 7.5, 15.4), "Q": ("#444444", 2.9, 1.3), "R": ("#555555", 1.6, 0.8),
-             "SW": ("#888888", 6, 6)}
+             "SW": ("#888888", 6, 6), "J": ("#b0b0b0", 8.94, 7.35)}  # J1: the USB-C receptacle's body
     for ref, (x, y, rot) in at.items():
         kind = ref.rstrip("0123456789")
         colour, w, h = style[kind]
         if ref == "U1":
             colour, w, h = "#1d3f73", layout_module.DEVKIT_ROWS_MM + 2.5, 18 * 2.54 + 2.5
             x, y = x + layout_module.DEVKIT_ROWS_MM / 2, y - 9 * 2.54
-        elif ref in ("U10", "U11", "U12", "U13"):
+        elif ref in ("U10", "U11", "U12", "U13", "U14"):
             w, h = (6, 10) if ref == "U10" else (3, 3)
         if rot in (90, 270):
             w, h = h, w
         ax.add_patch(Rectangle((x - w / 2, y - h / 2), w, h, fc=colour, ec="none"))
-    ax.text((x0 + x1) / 2 + 40, y0 - 6, "USB (devkit)", ha="center", fontsize=8)
+    ax.text(lay.devkit_usb()[0], y0 - 6, "USB (devkit), USB-C (J1) under it", ha="center", fontsize=8)
     ax.set_xlim(x0 - 5, x1 + 5)
     ax.set_ylim(y0 - 10, y1 + 5)
     ax.set_aspect("equal")

@@ -61,13 +61,21 @@ def _pins(*spec):
     return [(str(num), name, kind) for num, name, kind in spec]
 
 
+def _r0603(text, manufacturer, mpn, value):
+    """A 1 % 0603 resistor: every one has the same package, footprint and two plain pins."""
+    return Kind("R", "Resistor %s 1%%" % text, manufacturer, mpn, "0603", "Resistor_SMD:R_0603_1608Metric",
+                _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), value)
+
+
 def _esp32_pins():
     # ESP32-DevKitC header J2 (pins 1-19) and J3 (numbered 20-38 here), as printed on the board
     j2 = ["3V3", "EN", "IO36", "IO39", "IO34", "IO35", "IO32", "IO33", "IO25", "IO26", "IO27", "IO14",
           "IO12", "GND", "IO13", "IO9", "IO10", "IO11", "5V"]
     j3 = ["GND", "IO23", "IO22", "IO1", "IO3", "IO21", "GND", "IO19", "IO18", "IO5", "IO17", "IO16",
           "IO4", "IO0", "IO2", "IO15", "IO8", "IO7", "IO6"]
-    kinds = {"3V3": "PWROUT", "5V": "PWROUT", "GND": "PASSIVE", "EN": "INPUT", "IO36": "INPUT"}
+    # 5V: the devkit's USB socket's VBUS, and the board's way in from its own USB-C input (U14)
+    kinds = {"3V3": "PWROUT", "5V": "PWROUT", "GND": "PASSIVE", "EN": "INPUT", "IO36": "INPUT", "IO34": "INPUT",
+             "IO35": "INPUT"}
     return [(str(i), name, kinds.get(name, "BIDIR")) for i, name in enumerate(j2 + j3, 1)]
 
 
@@ -92,10 +100,8 @@ KINDS = {
     "pfet": Kind("Q", "P-channel MOSFET, -30 V, logic level", "Alpha & Omega", "AO3401A", "SOT-23",
                  "Package_TO_SOT_SMD:SOT-23",
                  _pins((1, "G", "INPUT"), (2, "S", "PWRIN"), (3, "D", "PWROUT"))),
-    "r10k": Kind("R", "Resistor 10 kOhm 1%", "Yageo", "RC0603FR-0710KL", "0603", "Resistor_SMD:R_0603_1608Metric",
-                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10k"),
-    "r330": Kind("R", "Resistor 330 Ohm 1%", "Yageo", "RC0603FR-07330RL", "0603", "Resistor_SMD:R_0603_1608Metric",
-                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "330"),
+    "r10k": _r0603("10 kOhm", "Yageo", "RC0603FR-0710KL", "10k"),
+    "r330": _r0603("330 Ohm", "Yageo", "RC0603FR-07330RL", "330"),
     "buffer": Kind("U", "Single buffer, TTL-level input (3.3 V in, 5 V out)", "Texas Instruments",
                    "SN74AHCT1G125DBVR", "SOT-23-5", "Package_TO_SOT_SMD:SOT-23-5",
                    _pins((1, "~OE", "INPUT"), (2, "A", "INPUT"), (3, "GND", "PWRIN"), (4, "Y", "OUTPUT"),
@@ -106,8 +112,7 @@ KINDS = {
                   "Texas Instruments", "TPS2553DBVR-1", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                   _pins((1, "IN", "PWRIN"), (2, "GND", "PWRIN"), (3, "EN", "INPUT"), (4, "~FAULT", "OPENCOLL"),
                         (5, "ILIM", "PASSIVE"), (6, "OUT", "PWROUT"))),
-    "r88k7": Kind("R", "Resistor 88.7 kOhm 1%", "Yageo", "RC0603FR-0788K7L", "0603", "Resistor_SMD:R_0603_1608Metric",
-                  _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "88.7k"),
+    "r88k7": _r0603("88.7 kOhm", "Yageo", "RC0603FR-0788K7L", "88.7k"),
     "switch": Kind("U", "Load switch 5.5 V 2 A, adjustable rise time (soft start)", "Texas Instruments",
                    "TPS22918DBVR", "SOT-23-6", "Package_TO_SOT_SMD:SOT-23-6",
                    _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "ON", "INPUT"), (4, "CT", "PASSIVE"),
@@ -116,8 +121,7 @@ KINDS = {
     "led": Kind("LED", "RGB LED with WS2812 driver, 5 V, 2 x 2 mm", "Worldsemi", "WS2812B-2020", "2020",
                 "LED_SMD:LED_WS2812B-2020_PLCC4_2.0x2.0mm",
                 _pins((1, "DOUT", "OUTPUT"), (2, "VSS", "PWRIN"), (3, "DIN", "INPUT"), (4, "VDD", "PWRIN"))),
-    "r100": Kind("R", "Resistor 100 Ohm 1%", "Yageo", "RC0603FR-07100RL", "0603", "Resistor_SMD:R_0603_1608Metric",
-                 _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "100"),
+    "r100": _r0603("100 Ohm", "Yageo", "RC0603FR-07100RL", "100"),
     "c10u": Kind("C", "Capacitor 10 uF 25 V X5R", "Samsung", "CL21A106KAYNNNE", "0805",
                  "Capacitor_SMD:C_0805_2012Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "10u"),
     "c100n": Kind("C", "Capacitor 100 nF 50 V X7R", "Samsung", "CL10B104KB8NNNC", "0603",
@@ -128,6 +132,22 @@ KINDS = {
                 "Capacitor_SMD:C_0603_1608Metric", _pins((1, "~", "PASSIVE"), (2, "~", "PASSIVE")), "1u"),
     "c100u": Kind("C", "Capacitor 100 uF 10 V electrolytic", "Panasonic", "EEU-FR1A101", "radial 5x11 mm",
                   "Capacitor_THT:CP_Radial_D5.0mm_P2.00mm", _pins((1, "+", "PASSIVE"), (2, "-", "PASSIVE")), "100u"),
+    # revision B's 5 V input: a power-only USB-C receptacle (GCT drawing usb4135.pdf: A5/B5 CC1/CC2,
+    # A9/B9 VBUS, A12/B12 GND, S1 the shell's four tabs), its sink pull-downs (Rd) and an ideal diode
+    # into the devkit's 5V pin. LM66100 pins: VIN 1, GND 2, CE 3, N/C 4, ST 5, VOUT 6 (TI SLVSEZ8, pin
+    # functions); CE tied to VOUT (through R24, 1 kOhm, so its pad needs no wide track) turns it off
+    # whenever VOUT is above VIN: no current back into the input. ST (open drain) is left open.
+    "typec": Kind("J", "USB Type-C receptacle, power only (6 pins), 3 A: the board's 5 V input", "GCT",
+                  "USB4135-GF-A", "SMD", "Connector_USB:USB_C_Receptacle_GCT_USB4135-GF-A_6P_TopMnt_Horizontal",
+                  _pins(("A5", "CC1", "PASSIVE"), ("B5", "CC2", "PASSIVE"), ("A9", "VBUS_A", "PWROUT"),
+                        ("B9", "VBUS_B", "PASSIVE"), ("A12", "GND_A", "PASSIVE"), ("B12", "GND_B", "PASSIVE"),
+                        ("S1", "SHIELD", "PASSIVE"))),
+    "idiode": Kind("U", "Ideal diode 1.5 A, reverse current blocking (the USB-C input into the devkit's 5V)",
+                   "Texas Instruments", "LM66100DCKR", "SC-70-6", "Package_TO_SOT_SMD:SOT-363_SC-70-6",
+                   _pins((1, "VIN", "PWRIN"), (2, "GND", "PWRIN"), (3, "CE", "INPUT"), (4, "NC", "NOCONNECT"),
+                         (5, "ST", "OPENCOLL"), (6, "VOUT", "PASSIVE"))),
+    "r1k": _r0603("1 kOhm", "UNI-ROYAL", "0603WAF1001T5E", "1k"),
+    "r5k1": _r0603("5.1 kOhm", "UNI-ROYAL", "0603WAF5101T5E", "5.1k"),
     # four legs, numbered as KiCad's footprint does: both legs of a side are pad 1 (or 2), joined inside
     "button": Kind("SW", "Tactile switch 6x6 mm", "Omron", "B3F-1000", "THT",
                    "Button_Switch_THT:SW_TH_Tactile_Omron_B3F-10xx", _pins((1, "A", "PASSIVE"), (2, "B", "PASSIVE"))),
@@ -203,7 +223,8 @@ class Board:
 
         # ESP32 development board: USB, its serial bridge and the 3.3 V regulator are on it
         esp = self.part("esp32", "a WROVER board for ESP32_GENERIC-SPIRAM (a WROOM plays over USB only), "
-                                 "GPIO 4, 13, 14, 21-23, 25-27, 32, 36; its USB socket powers the whole board")
+                                 "GPIO 4, 13, 14, 19, 21-23, 25-27, 32, 34-36; its USB socket or the board's "
+                                 "USB-C input (J1) powers the whole board")
         self.esp = esp
         esp["3V3"] += v33
         esp["5V"] += vbus
@@ -380,6 +401,38 @@ class Board:
         cmid[1] += vlim
         cmid[2] += gnd
 
+        # revision B's USB-C 5 V input, made last so the references above keep their meaning: J1, R22,
+        # R23, U14, C172. The sink's Rd on each CC line tells a source a sink is there (it then turns
+        # VBUS on) and, read by ADC1, what current the source offers (firmware/doce/supply.py)
+        vbus_c = self.net("VBUS_C")
+        jc = self.part("typec", "the board's own 5 V input: a USB-C charger of 1.5 A or more for remote play "
+                                "(the firmware reads the current it offers on CC1/CC2)")
+        jc["VBUS_A"] += vbus_c
+        jc["VBUS_B"] += vbus_c
+        for name in ("GND_A", "GND_B", "SHIELD"):
+            jc[name] += gnd
+        for i, gpio in enumerate(pins["supply_cc"]):
+            cc = self.net("CC%d" % (i + 1))
+            jc["CC%d" % (i + 1)] += cc
+            esp["IO%d" % gpio] += cc
+            rd = self.part("r5k1", "the USB-C input's Rd on CC1 and CC2: a sink, 5.1 kOhm to ground (USB Type-C "
+                                   "specification); their voltage tells the current the source offers")
+            rd[1] += cc
+            rd[2] += gnd
+        ideal = self.part("idiode", "the USB-C input into the devkit's 5V pin: neither 5 V source feeds the other "
+                                    "(reverse current blocked, CE tied to VOUT through R24)")
+        ideal["VIN"] += vbus_c
+        ideal["VOUT"] += vbus
+        ideal["GND"] += gnd
+        ideal["ST"] += self.circuit.NC  # the status output (open drain) unused
+        ideal["NC"] += self.circuit.NC
+        cin_c = self.part("c1u", "at the USB-C input, before the ideal diode")
+        cin_c[1] += vbus_c
+        cin_c[2] += gnd
+        ce = self.part("r1k", "ties U14's CE to its output: off whenever the devkit's side is the higher")
+        ce[1] += vbus
+        ce[2] += ideal["CE"]
+
         # every devkit pin the board does not use is marked as such
         for p in esp.pins:
             if not p.nets:
@@ -415,7 +468,7 @@ class Board:
                 "manufacturer": k.manufacturer, "mpn": mpn, "package": k.package, "notes": note,
                 "max_mA": "%g" % off if mpn in power.DRAW else "",
                 "max_mA_wifi": "%g" % on if mpn in power.DRAW else ""}))
-        order = ["U", "H", "Q", "R", "LED", "C", "SW"]
+        order = ["U", "H", "Q", "R", "LED", "C", "SW", "J"]
         out.sort(key=lambda r: (order.index(r[0]), r[1]))
         return [r[2] for r in out]
 

@@ -98,6 +98,7 @@ class App:
         self.link = None  # a doce.link.Link, if a host may talk to the board
         self.net = None  # a doce.net.Net, on a board with Wi-Fi set up
         self.led_power = None  # a doce.ledpower.LedPower, on a board that switches its strip's supply
+        self.supply = None  # a doce.supply.Supply, on a board with a USB-C input (revision B)
         self.last_warning = None  # so a failing journal is reported once, not every scan
         self.retry_at = None  # when to try a failed journal write again
         self.rules_path = rules_path
@@ -145,6 +146,8 @@ class App:
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
+        self.update_ready = None  # an update checked and stored: its slot, till no match is in play (doce/update.py)
+        self.trial = None  # the slot's health check while it is on trial (doce/esp32.py on_trial, doce/trial.py)
         self.later = None  # the network or a friend's match, out of heap at boot: tried again at rest (doce/offline.py)
         try:
             chosen = versus_of(journal.versus)  # chosen before a power cut
@@ -232,6 +235,8 @@ class App:
                 if note != self.last_warning:
                     self.emit({"event": "warning", "message": note})
             self.last_warning = note
+        if self.update_ready is not None and self.quiet():
+            self._apply_update()
         if self.link and self.link.reboot_pending:
             self.link.reboot()
         # Come to rest (a move shown, its events sent and written): collect now. A collection
@@ -249,6 +254,13 @@ class App:
                 gc.collect()
             threshold(max(mem_free() - HEADROOM, HEADROOM))
         self.resting = resting
+
+    # Its own function: the import's local would take step()'s frame past what MicroPython keeps on the C
+    # stack, putting it on the heap at every scan (tests/board/test_versus_board.py, idle allocation).
+    def _apply_update(self):
+        """An update checked and stored (doce/update.py): switched to once no match is in play."""
+        from .update import apply_when_free
+        apply_when_free(self)
 
     # Its own function: a try block's slots would push step()'s frame onto the heap
     # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).

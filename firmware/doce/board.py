@@ -162,6 +162,8 @@ class Board:
         p = spec["power"]
         self.brightness_cap = self.brightness_cap_usb = p["brightness_cap"]  # the LEDs' cap now, and on USB alone
         self.brightness_cap_wifi = p["brightness_cap_wifi"]  # while the radio is on (doce/net.py)
+        # revision B: the USB-C input's CC thresholds (doce/supply.py), or None on a board without one
+        self.supply_cc_counts = tuple(p["supply_cc_counts"]) if "supply_cc" in self.pins else None
 
 
 def load_spec(path="board.json"):

@@ -39,7 +39,7 @@ def check_pins(pins):
             need(whole(n, 0, 39) and n not in NO_GPIO, field, "%r is no ESP32 GPIO (0-39, no 20, 24 or 28-31)" % (n,))
             need(n not in TAKEN_GPIO, field, "GPIO %d is the module's own (its flash, PSRAM, USB serial) or decides "
                                              "how the chip boots" % n)
-            if name == "sensor_adc":
+            if name in ("sensor_adc", "supply_cc"):
                 need(ADC1[0] <= n <= ADC1[1], field, "GPIO %d is not on ADC1 (GPIO 32-39), the ADC that works with "
                                                      "Wi-Fi on" % n)
             else:
@@ -50,6 +50,9 @@ def check_pins(pins):
          "the 4 multiplexer select pins")
     need(type(pins["group_select"]) is list and len(pins["group_select"]) >= 1, "pins.group_select",
          "a list of the group select pins")
+    if "supply_cc" in pins:  # revision B: the USB-C input's CC1 and CC2 (doce/supply.py)
+        need(type(pins["supply_cc"]) is list and len(pins["supply_cc"]) == 2, "pins.supply_cc",
+             "the USB-C input's two CC lines")
 
 
 def check(spec, sensors_per_square):
@@ -111,3 +114,7 @@ def check(spec, sensors_per_square):
     for field in ("brightness_cap", "brightness_cap_wifi"):
         cap = spec["power"][field]
         need(type(cap) in (int, float) and 0 < cap <= 1, "power." + field, "above 0, at most 1")
+    if "supply_cc" in spec["pins"]:
+        t = spec["power"]["supply_cc_counts"]
+        need(type(t) is list and len(t) == 3 and all(whole(v, 1, 65535) for v in t) and t[0] < t[1] < t[2],
+             "power.supply_cc_counts", "three read_u16 thresholds, rising: a source there, 1.5 A, 3 A")

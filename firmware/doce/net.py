@@ -243,6 +243,11 @@ def start(app, link):
         app.emit({"event": "warning", "message": "net.json: %s; not connecting (set it again: doce config mqtt)"
                                                   % fault})
         return None
+    supply = app.supply
+    if supply is not None and not supply.carries_wifi():  # read now: the board may have moved to a charger
+        # a computer's port leaves no 10 % of its 500 mA with the radio on (hardware/power.py SUPPLIES)
+        app.emit({"event": "warning", "message": supply.refusal()})
+        return None
     import network
     net = None
     try:
@@ -293,6 +298,12 @@ def command(link, request, start_network):
             app.net = link.net = None
         start_network(app, link)  # as at boot: a start that fails waits for a retry, the friend's pieces held
     result = {"config": shown(config)}
+    supply = link.app.supply
+    if supply is not None:  # what the board's USB-C input offers, and why Wi-Fi is off if it is for that
+        from .supply import NAMES, WIFI_LEAST
+        result["supply"] = NAMES[supply.kind]
+        if not link.net and supply.kind < WIFI_LEAST and config.get("ssid") and config.get("broker"):
+            result["refused"] = supply.refusal()
     if cmd == "mqtt_ca":
         result["received"] = ca_received()
     if link.net:

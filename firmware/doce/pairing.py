@@ -31,6 +31,8 @@ def command(link, request):
         raise CommandError("no_network", "this board's network did not start (out of memory, or a fault: its "
                                          "error event said which); the board tries it again every %d s: pair "
                                          "once it runs" % (RETRY_MS // 1000))
+    if app.net is None and app.supply is not None and not app.supply.carries_wifi():  # (doce/supply.py)
+        raise CommandError("no_network", app.supply.refusal())
     if app.net is None:
         raise CommandError("no_network", "a friend's board is reached through a broker: set this board's Wi-Fi "
                                          "and MQTT first (doce config)")

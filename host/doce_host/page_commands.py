@@ -36,7 +36,7 @@ def cmd_sim(args):
     # the page's port before the board: a port given and taken is refused at once, not after a boot
     sock = None if args.serial_only or args.terminal else page_socket(args)
     try:
-        sim = SerialSim(args.folder, rules=args.rules)
+        sim = SerialSim(args.folder, rules=args.rules, supply=args.supply)
     except (FlashDamaged, OSError) as e:
         if sock:
             sock.close()
@@ -161,6 +161,11 @@ def add_sim(commands):
                      help="the room's broker (with --boards or --remote, default: an embedded one); alone, one "
                           "board and its page join the room on it")
     sim.add_argument("--ca", metavar="FILE", help="with an mqtts:// broker: the room's CA (ca.crt)")
+    from .sim import SUPPLIES, SUPPLY
+    sim.add_argument("--supply", choices=list(SUPPLIES), default=SUPPLY,
+                     help="what the board's USB-C power input has: none (the devkit's micro-USB alone, a "
+                          "computer's port), usb (a source offering 500 mA), 1.5A or 3A (a charger); Wi-Fi "
+                          "starts only on 1.5A or 3A (default %s)" % SUPPLY)
     how = sim.add_mutually_exclusive_group()
     how.add_argument("--terminal", action="store_true", help="play in the terminal instead of a browser")
     how.add_argument("--serial-only", action="store_true",

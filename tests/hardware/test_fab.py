@@ -78,7 +78,7 @@ def test_the_placement_file_puts_every_part_where_its_pads_are():
         assert float(x.removesuffix("mm")) == pytest.approx(cx, abs=0.1), ref
         assert float(y.removesuffix("mm")) == pytest.approx(-cy, abs=0.1), ref  # y up, as in the Gerbers
         fp = footprint_of(ref)
-        extra = 180 if fp.startswith("SOT-23") else 270 if fp.startswith("SOIC-") else 90 if fp.startswith(
+        extra = 180 if fp.startswith(("SOT-23", "SOT-363")) else 270 if fp.startswith("SOIC-") else 90 if fp.startswith(
             "LED_WS2812B-2020") else 0
         assert float(rotation) == (degrees + extra) % 360 and layer == "Top", ref
 
@@ -179,11 +179,12 @@ def test_the_gate_resistors_and_the_bulk_capacitor_have_lcsc_numbers():
 
 
 def test_only_the_parts_without_a_source_lack_an_lcsc_number():
-    """The load switch, 1 uF, 330 Ohm, button, decoder and current limit have numbers paired with
-    their exact MPNs (fab.py cites each); the 100 uF and U1's two sockets (through-hole, soldered by
-    hand) and R21 (88.7 kOhm: any of that value, README) have none that a source pairs with our part."""
+    """The load switch, 1 uF (C172 at the USB-C input too), 330 Ohm, button, decoder and current
+    limit have numbers paired with their exact MPNs (fab.py cites each); the 100 uF and U1's two
+    sockets (through-hole, soldered by hand) and R21 (88.7 kOhm: any of that value, README) have
+    none that a source pairs with our part."""
     lcsc = {r[1]: r[3] for r in rows("doce-bom-jlcpcb.csv")[1:]}
-    assert (lcsc["U12"], lcsc["C168,C171"], lcsc["R9"], lcsc["SW1"]) == ("C131941", "C29936", "C105881", "C93157")
+    assert (lcsc["U12"], lcsc["C168,C171,C172"], lcsc["R9"], lcsc["SW1"]) == ("C131941", "C29936", "C105881", "C93157")
     assert (lcsc["U10"], lcsc["U13"]) == ("C6818", "C111738")
     assert sorted(d for d, number in lcsc.items() if not number) == ["C169", "R21", "U1"]
 

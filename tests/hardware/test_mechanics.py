@@ -400,7 +400,7 @@ def test_the_enclosure_drawing_cuts_the_base_and_walls_and_only_engraves_the_pcb
     mechanics = load("mechanics")
     msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
     closed = [e for e in msp if e.dxftype() == "LWPOLYLINE" and e.closed]
-    assert all(e.dxf.layer == "OUTLINE" for e in closed)  # a closed shape is a cut: the PCB's place is not one
+    assert all(e.dxf.layer in ("OUTLINE", "USB") for e in closed)  # a closed shape is a cut: the PCB's place is not one
     x0, y0, x1, y1 = mechanics.enclosure_box(LAY)
     (guide,) = [e for e in msp if e.dxf.layer == "ENGRAVE" and min(p[1] for p in e.get_points()) > y0]
     assert not guide.closed
@@ -449,13 +449,15 @@ def test_the_usb_socket_is_inside_the_south_walls_opening():
     assert usb["z0"] <= usb["z"] - h / 2 and usb["z"] + h / 2 <= usb["z1"]
     # the drawing: the south wall (the first laid out, below the base) has that notch
     msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
-    (notch,) = [e for e in msp if e.dxf.layer == "USB"]
+    (notch,) = [e for e in msp if e.dxf.layer == "USB"]  # one opening: the USB-C input's joins it below
     height = mechanics.walls(LAY)["south"][1]  # as high as the lid's underside along the strip
     south_top = mechanics.enclosure_box(LAY)[1] - 10
-    xs = [p[0] for p in notch.get_points()]
+    below = mechanics.usb_c_opening(LAY)["z1"]  # where J1's part of the opening ends
+    xs = [p[0] for p in notch.get_points() if p[1] - (south_top - height) > below + 1e-6]
     zs = [p[1] - (south_top - height) for p in notch.get_points()]
-    assert min(xs) <= x <= max(xs) and min(xs) == pytest.approx(usb["x0"]) and max(xs) == pytest.approx(usb["x1"])
-    assert min(zs) == pytest.approx(usb["z0"]) and min(zs) <= usb["z"] - h / 2
+    assert not notch.closed and min(xs) <= x <= max(xs)
+    assert min(xs) == pytest.approx(usb["x0"]) and max(xs) == pytest.approx(usb["x1"])
+    assert min(zs) <= usb["z0"] and min(zs) <= usb["z"] - h / 2
     assert max(zs) == pytest.approx(height) and usb["z1"] >= height  # open at the top: the wall is lower
     # the solid: no material of the south wall around the socket's line of sight
     floor = LAY.stack()["enclosure_floor"]
@@ -463,7 +465,7 @@ def test_the_usb_socket_is_inside_the_south_walls_opening():
     t = LAY.mech["wall_mm"]
     for px, py, pz in _stl_points(HARDWARE / "mechanics" / "enclosure.stl"):
         if y0 - 1e-3 <= py <= y0 + t + 1e-3 and usb["x0"] + 1e-3 < px < usb["x1"] - 1e-3:
-            assert pz - floor <= usb["z0"] + 1e-3, (px, py, pz)  # the wall below the notch only
+            assert pz - floor <= min(zs) + 1e-3, (px, py, pz)  # the wall below the opening only
     assert _stl_z(HARDWARE / "mechanics" / "enclosure.stl") == pytest.approx(
         (floor - t, floor + height), abs=1e-4)
 
@@ -492,10 +494,11 @@ def test_the_base_stands_on_feet_taller_than_its_screw_heads():
 
 
 def test_the_south_wall_is_marked_on_its_outside_face_towards_the_notch():
-    """The south wall's notch is 26.3 mm from one end and 186.7 mm from the other: turned
+    """The south wall's notch is 27.0 mm from one end and 187.4 mm from the other: turned
     inside out it puts the notch at the wrong end. The drawing engraves OUT and an arrow on the
-    wall as laid (seen from outside, x as the board's), under the notch and pointing to the end
-    the notch is nearer; the solid has the arrow sunk into its outside face, not its inside."""
+    wall as laid (seen from outside, x as the board's), beside the opening on the side away from
+    the end it is nearer (below it the USB-C input's part of the opening leaves no room) and
+    pointing to that end; the solid has the arrow sunk into its outside face, not its inside."""
     import ezdxf
 
     mechanics = load("mechanics")
@@ -512,7 +515,10 @@ def test_the_south_wall_is_marked_on_its_outside_face_towards_the_notch():
     towards = 1 if usb["x"] - ex0 > ex1 - usb["x"] else -1  # the end the notch is nearer
     assert mark["towards"] == towards
     points = [p for stroke in on_wall for p in stroke]
-    assert all(abs(x - usb["x"]) <= 8 and 0 < z < usb["z0"] for x, z in points)  # under the notch
+    (notch,) = [e for e in msp if e.dxf.layer == "USB"]
+    ox0, ox1 = min(p[0] for p in notch.get_points()), max(p[0] for p in notch.get_points())
+    near = ox0 if towards > 0 else ox1  # the opening's edge away from the wall's nearer end
+    assert all(0 < towards * (near - x) <= 20 and 0 < z < height for x, z in points)  # beside it, on the wall
     tip = max(mark["arrow"], key=lambda p: towards * p[0])
     tail = min(mark["arrow"], key=lambda p: towards * p[0])
     assert towards * (tip[0] - tail[0]) > 5 and sum(1 for p in mark["arrow"] if p == tip) == 1  # one point
@@ -722,6 +728,46 @@ def test_the_printed_die_has_every_pocket_at_its_place_and_depth():
         rim = [math.hypot(x - cx, y - cy) for x, y, z in points
                if abs(z - half) < 1e-3 and math.hypot(x - cx, y - cy) < r + 0.01]
         assert rim and max(rim) == pytest.approx(r, abs=0.02), (cx, cy)
+
+
+def test_the_usb_c_input_shares_the_devkits_opening_clear_of_the_mark():
+    """Revision B's USB-C power input (J1) sits on the PCB's south edge under the devkit's USB end:
+    the south wall's one opening is the devkit's notch carried down past J1's mouth and widened
+    there for a USB-C overmold (12.35 x 6.5 mm at most) with 1 mm around it, clear of the OUT
+    mark, in the drawing and in the solid."""
+    import re
+
+    import ezdxf
+
+    mechanics = load("mechanics")
+    c, usb, mark = mechanics.usb_c_opening(LAY), mechanics.usb_opening(LAY), mechanics.out_mark(LAY)
+    x, edge = LAY.usb_c()
+    me = LAY.mech
+    assert (c["x"], c["z"]) == pytest.approx((x, me["standoff_mm"] + me["pcb_mm"] + mechanics.USB_C_CENTRE_MM))
+    w, h = mechanics.USB_C_PLUG_MM
+    assert c["x0"] <= x - w / 2 - 1 and x + w / 2 + 1 <= c["x1"] and c["z0"] <= c["z"] - h / 2 - 1
+    assert c["z"] + h / 2 + 1 <= c["z1"] < usb["z"] - mechanics.PLUG_MM[1] / 2  # under the devkit's plug
+    assert edge == LAY.pcb_box[1] and usb["x0"] < c["x1"] and c["x0"] < usb["x1"]  # under the devkit's notch
+    strokes = [p for s in mark["letters"] + [mark["arrow"]] for p in s]
+    assert all(p[0] < min(c["x0"], usb["x0"]) or p[0] > max(c["x1"], usb["x1"]) for p in strokes)
+    msp = ezdxf.readfile(HARDWARE / "mechanics" / "enclosure.dxf").modelspace()
+    (cut,) = [e for e in msp if e.dxf.layer == "USB"]
+    height = mechanics.walls(LAY)["south"][1]
+    south_top = mechanics.enclosure_box(LAY)[1] - 10
+    low = [(p[0], p[1] - (south_top - height)) for p in cut.get_points()
+           if p[1] - (south_top - height) <= c["z1"] + 1e-6]
+    assert min(u for u, _ in low) == pytest.approx(min(c["x0"], usb["x0"]))
+    assert max(u for u, _ in low) == pytest.approx(max(c["x1"], usb["x1"]))
+    assert min(v for _, v in low) == pytest.approx(c["z0"]) and max(v for _, v in low) == pytest.approx(c["z1"])
+    floor, y0, t = LAY.stack()["enclosure_floor"], mechanics.enclosure_box(LAY)[1], me["wall_mm"]
+    for px, py, pz in _stl_points(HARDWARE / "mechanics" / "enclosure.stl"):
+        if y0 - 1e-3 <= py <= y0 + t + 1e-3 and c["x0"] + 1e-3 < px < c["x1"] - 1e-3:
+            assert not c["z0"] + 1e-3 < pz - floor < c["z1"] - 1e-3, (px, py, pz)  # nothing in the way
+    text = " ".join((HARDWARE / "README.md").read_text().split())
+    bottom, west = re.search(r"down to ([\d.]+) mm over the base and widens west there to ([\d.]+) mm from the "
+                             r"wall's east end", text).groups()
+    ex1 = mechanics.enclosure_box(LAY)[2]
+    assert (float(bottom), float(west)) == pytest.approx((c["z0"], ex1 - min(c["x0"], usb["x0"])), abs=0.05)
 
 
 def test_the_guide_quotes_the_usb_notchs_place_as_the_drawing_has_it():

@@ -144,7 +144,11 @@ def read_code(code):
 
 def own_id(link):
     """This board's id on its broker, or a UsageError: no network set up."""
-    status = link.request("net").get("status")
+    reply = link.request("net")
+    status = reply.get("status")
+    if not status and reply.get("refused"):  # Wi-Fi set up, but the board's supply cannot carry it
+        from ..view import printable
+        raise UsageError("%s: %s (docs/remote.md)" % (link.port, printable(reply["refused"])))
     if not status:
         raise UsageError("%s: the board has no broker set up: doce config wifi and doce config mqtt first "
                          "(docs/remote.md)" % link.port)

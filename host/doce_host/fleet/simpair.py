@@ -10,6 +10,7 @@ import asyncio
 from pathlib import Path
 
 from ..link import BoardLink
+from ..sim import SUPPLY
 from ..sim.serial_sim import SerialSim
 from .remote import new_match, request
 from .simroom import SSID, mac_of
@@ -18,13 +19,14 @@ BOARDS = (("sim1", "white"), ("sim2", "black"))  # board id, the colour its play
 
 
 class SimPair:
-    def __init__(self, broker_url, rules="standard", folder=None, ca=None, first="white"):
+    def __init__(self, broker_url, rules="standard", folder=None, ca=None, first="white", supply=SUPPLY):
         from .commands import board_settings
         board_settings(broker_url, ca)  # a bad broker or CA is one line, before any board starts
         self.boards = []
         try:
             for n, (ident, _) in enumerate(BOARDS, 1):
-                sim = SerialSim(Path(folder) / ident if folder else None, rules=rules, seed=n, mac=mac_of(n))
+                sim = SerialSim(Path(folder) / ident if folder else None, rules=rules, seed=n, mac=mac_of(n),
+                                supply=supply)
                 self.boards.append(sim)
                 self.configure(sim, ident, broker_url, ca)
             self.pair(first)
@@ -160,7 +162,8 @@ def run(args):
         else:
             reachable(args.broker, args.ca)
         url = args.broker or broker.url
-        with SimPair(url, rules=args.rules, folder=args.folder, ca=args.ca) as pair:
+        with SimPair(url, rules=args.rules, folder=args.folder, ca=args.ca,
+                     supply=getattr(args, "supply", SUPPLY)) as pair:
             socks = []
             for i in range(len(BOARDS)):
                 try:

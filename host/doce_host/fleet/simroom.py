@@ -20,6 +20,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 
 from ..link import BoardLink
+from ..sim import SUPPLY
 from ..sim.serial_sim import SerialSim
 from .broker import parse_url
 
@@ -40,7 +41,7 @@ def joining_mac(folder=None):
 
 class SimRoom:
     def __init__(self, count, broker_url, rules="standard", folder=None, prefix=None, ca=None, macs=None,
-                 folders=None):
+                 folders=None, supply=SUPPLY):
         """ca: with an mqtts:// broker, the room's CA, stored on each board as `doce config` does.
         macs: the boards' MACs (hence their ids), mac_of(1), mac_of(2)... unless given.
         folders: where each board keeps its flash; else `folder`/board01, board02..., or none."""
@@ -54,7 +55,7 @@ class SimRoom:
         self.prefix = prefix or "doce"
         try:
             for n, (mac, where) in enumerate(zip(self.macs, folders), 1):
-                sim = SerialSim(where, rules=rules, seed=n, mac=mac)
+                sim = SerialSim(where, rules=rules, seed=n, mac=mac, supply=supply)
                 self.boards.append(sim)
                 self.configure(sim, "Sim %d" % n if macs is None else "Sim %s" % mac[-4:], prefix)
         except BaseException:
@@ -217,7 +218,8 @@ def run(args):
         if taken:
             raise UsageError("board %s is already in the room at %s: is another doce sim running with %s?"
                              % (taken[0], url, "--folder %s" % args.folder if args.folder else "the same folder"))
-        with SimRoom(count, url, rules=args.rules, ca=args.ca, macs=macs, folders=folders) as room:
+        with SimRoom(count, url, rules=args.rules, ca=args.ca, macs=macs, folders=folders,
+                     supply=getattr(args, "supply", SUPPLY)) as room:
             def ready(pages):
                 pages = [reachable(page, room.host) for page in pages]
                 print("%s on %s%s:" % ("1 simulated board with its page" if count == 1 else

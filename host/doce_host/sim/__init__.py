@@ -53,14 +53,19 @@ WORD_FACTOR = 2
 # which has none, is not charged its code and qstrs). On top, COMMAND_ROOM for one command at a
 # time: its line (at most a CHUNK of data, JSON-escaped), the parsed command and the reply it sends.
 # tests/host/test_sim_interface.py checks that the harness stays inside this, so the firmware's share
-# is ESP32_HEAP_KB * WORD_FACTOR and no more.
-HARNESS_KB = 76
+# is ESP32_HEAP_KB * WORD_FACTOR and no more. Revision B's USB-C input (its CC levels, machine.ADC's
+# reads of them, side_channel's supply) took the harness about 1.5 KB further (53,568 bytes measured
+# against 52.1 before it): 77.
+HARNESS_KB = 77
 COMMAND_ROOM_KB = 12
 # Both harnesses (run.py, serve.py) pad what they hold to this before the firmware boots
 # (side_channel.ballast): the firmware gets the same heap from either. Unpadded, the real-time one held
 # 38 KB and the stepped one 52 KB: the firmware had 14 KB more in doce sim than in the tests.
 SHARE = "--share=%d" % ((HARNESS_KB - COMMAND_ROOM_KB) * 1024)
 HEAP = "%dK" % (ESP32_HEAP_KB * WORD_FACTOR + HARNESS_KB)
+# A board resets itself at boot only on a slot on trial that crashes (firmware/slots.py MAX_TRIES), then
+# boots its good slot: more resets in a row than that are a simulator fault, not a board's.
+RESETS_AT_BOOT = 8
 CHUNK = 1024  # the longest piece of a send the harness takes in one command line (run.py)
 _images = {}  # rules name -> a fresh image, built once per process
 
@@ -103,9 +108,56 @@ class SimError(RuntimeError):
     """The simulated board could not do what was asked (it is off, or it stopped)."""
 
 
+# The supply a simulated board runs on, as its USB-C input's CC lines show it (revision B, J1;
+# firmware/doce/supply.py): each line's voltage through the board's 5.1 kOhm Rd from a source's Rp
+# to 5 V (USB Type-C specification, Rp for Default USB power, 1.5 A and 3.0 A: 56, 22 and 10 kOhm),
+# on CC1, the line the cable joins (CC2 reads 0 V); "none": the devkit's micro-USB alone, a
+# computer's port. The default keeps Wi-Fi and remote play working, as on a 1.5 A USB-C charger.
+RD_KOHM = 5.1
+SUPPLIES = {"none": None, "usb": 56.0, "1.5A": 22.0, "3A": 10.0}
+SUPPLY = "1.5A"
+
+
+def cc_volts(kind):
+    """The CC line's volts from a source of `kind` (SUPPLIES), or 0 with none."""
+    if kind not in SUPPLIES:
+        raise SimError("no such supply: %s (one of %s)" % (kind, ", ".join(SUPPLIES)))
+    rp = SUPPLIES[kind]
+    return 0.0 if rp is None else 5.0 * RD_KOHM / (rp + RD_KOHM)
+
+
+def cc_counts(volts, parts):
+    """The mean read_u16 of a CC line at `volts` on this board's ESP32 (its ADC's Vref and INL: fields.Parts)."""
+    from .fields import raw
+    from ..physics import adc
+    return adc.u16(raw(volts, parts))
+
+
 class SimulatedBoard:
     """The verbs both simulators share: each is one thing a hand does to the dice on the
     table, worked out by the physics in `Hands` and told to the board by `_move`."""
+
+    supply_kind = SUPPLY
+
+    def supply(self, kind, volts=None):
+        """The board on another supply (SUPPLIES: "none", "usb", "1.5A", "3A"), or its CC line at `volts`
+        (a source anywhere in the specification's ranges). A running board reads it when Wi-Fi is next
+        asked for (doce/net.py); it lasts through power cuts, as a charger stays plugged in."""
+        volts = cc_volts(kind) if volts is None else float(volts)
+        self.supply_kind, self.supply_volts = kind, volts
+        self._write_supply()
+        self._tell_supply({"do": "supply", "cc": self._supply_cc()})
+
+    def _supply_cc(self):
+        volts = getattr(self, "supply_volts", None)
+        volts = cc_volts(self.supply_kind) if volts is None else volts
+        return [cc_counts(volts, self.hands.scene.parts), 0]
+
+    def _write_supply(self):
+        (self.folder / "supply.json").write_text(json.dumps({"cc": self._supply_cc()}))
+
+    def _tell_supply(self, cmd):
+        raise NotImplementedError
 
     def _move(self, how, *args):
         raise NotImplementedError
@@ -226,15 +278,19 @@ class SimBoard(SimulatedBoard):
     """A simulated board stepped scan by scan: time passes only when asked (`wait`, `run`),
     and a hand's place, lift and slide wait for the board to settle unless told not to."""
 
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, ticks=None):
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, ticks=None, supply=SUPPLY):
         """seed: which board and dice, as built within their tolerances (None: all nominal);
-        ticks: the board's time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
+        ticks: the board's time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32);
+        supply: what its USB-C input has (SUPPLIES)."""
+        cc_volts(supply)
+        self.supply_kind = supply
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         self.heap = heap
         self.env = None if ticks is None else dict(os.environ, DOCE_SIM_TICKS=str(ticks))
         self.events = []
         self.scan_faults = []  # tracebacks of scans that raised (a board says each in an `error` event, plays on)
         self.power_was_cut = False
+        self.resets = 0  # times the board reset itself (firmware/slots.py: a slot on trial given up)
         self.console = []  # what the device printed besides replies
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.process = None
@@ -249,11 +305,18 @@ class SimBoard(SimulatedBoard):
     def start(self, settle=True):
         levels = self.folder / "levels.json"
         levels.write_text(json.dumps(self.hands.levels()))
-        self.process = subprocess.Popen(
-            [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
-             str(levels), SHARE],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
-        self._read()
+        self._write_supply()
+        for _ in range(RESETS_AT_BOOT):
+            self.process = subprocess.Popen(
+                [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
+                 str(levels), SHARE],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
+            if not self._read().get("reset"):
+                break
+            self.resets += 1  # the board reset itself as it booted (firmware/slots.py): it boots again
+            self.stop()
+        else:
+            raise SimError("the simulated board reset itself at each of %d boots" % RESETS_AT_BOOT)
         if settle:
             self.settle()  # the board scans once it is on, before anyone moves a die
 
@@ -287,6 +350,11 @@ class SimBoard(SimulatedBoard):
             self.process.kill()
             self.process.wait()
             self.power_was_cut = True
+        elif reply.get("reset") or reply.get("rebooted"):  # it reset itself (firmware/slots.py, a trial's
+            # deadline; doce/update.py, an update switched to; a reboot command): it boots again
+            self.resets += 1 if reply.get("reset") else 0
+            self.stop()
+            self.start(settle=False)
         return reply
 
     def _send_ahead(self, cmd):
@@ -363,6 +431,8 @@ class SimBoard(SimulatedBoard):
     def _tell_fault(self, cmd):
         if self.process and self.process.poll() is None:
             self.command(**cmd)
+
+    _tell_supply = _tell_fault
 
     # -- power ------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ import tty
 
 from ..core_time import Deadline
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
-from . import HEAP, SHARE, SimError, SimulatedBoard, prepare_flash
+from . import HEAP, SHARE, SUPPLY, SimError, SimulatedBoard, cc_volts, prepare_flash
 from .hands import Hands
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
@@ -45,9 +45,12 @@ def packed(changes):
 
 
 class SerialSim(SimulatedBoard):
-    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None, ticks=None):
+    def __init__(self, folder=None, rules="standard", heap=HEAP, seed=1, mac=None, ticks=None, supply=SUPPLY):
         """mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
-        ticks: its time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32)."""
+        ticks: its time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32);
+        supply: what its USB-C input has (doce_host.sim SUPPLIES)."""
+        cc_volts(supply)
+        self.supply_kind = supply
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
         extra = {"DOCE_SIM_MAC": mac} if mac else {}
         if ticks is not None:
@@ -108,6 +111,7 @@ class SerialSim(SimulatedBoard):
         tty.setraw(device_side)
         levels = self.folder / "levels.json"
         levels.write_text(json.dumps(self.hands.levels()))
+        self._write_supply()
         self.process = subprocess.Popen(
             [tool("micropython"), "-X", "heapsize=" + self.heap, "-i", str(SIM_DEVICE / "serve.py"),
              str(self.flash), self.control_path, str(levels), SHARE] + ([] if app else ["--no-app"]),
@@ -429,6 +433,8 @@ class SerialSim(SimulatedBoard):
     def _tell_fault(self, cmd):
         if self.app_running:  # else the board reads faults.json as it boots
             self._ask(cmd)
+
+    _tell_supply = _tell_fault  # (supply.json, as it boots)
 
     def wifi(self, up):
         """The room's Wi-Fi goes off the air (False), or comes back (True)."""

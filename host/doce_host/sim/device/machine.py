@@ -243,12 +243,21 @@ class Pin:
     off = lambda self: self(0)  # noqa: E731
 
 
+# The USB-C input's CC lines (revision B, board.json pins.supply_cc): the mean read_u16 the simulated
+# supply gives each (the host works it out from the ADC model: doce_host.sim SUPPLIES), 0 with none.
+# Read without noise: the sensors' noise stream stays as it was, and the firmware's thresholds hold a
+# read's noise already (tests/board/test_supply_cc.py reads them with it).
+supply_cc = {}  # GPIO -> mean read_u16
+
+
 class ADC:
     ATTN_0DB = 0
     ATTN_11DB = 3
 
     def __init__(self, pin, atten=None):
         self.pin = pin
+        if spec is not None and pin.id in spec.get("supply_cc", ()):  # not SENSE: a USB-C input's CC line
+            self.read_u16 = lambda: charge(ADC_READ_US) or supply_cc.get(pin.id, 0)
 
     def atten(self, value):
         pass
@@ -264,6 +273,8 @@ class ADC:
             scans += 1
             if on_scan:
                 on_scan()
+            if timers:
+                _run_timers()
         if faults is not None and faults.any:
             return faults.read(channel, enabled)
         if not enabled:  # every multiplexer off: the ADC pin floats, holding what it was last driven to
@@ -293,6 +304,49 @@ forced = {}  # GPIO number -> the level a fault holds it at, whatever drives it 
 
 
 faults = None  # the PCB's faults (faults.py, loaded when the simulator solders one in): None, a sound board
+
+
+# machine.Timer, one-shot (firmware/slots.py's trial deadline): on the ESP32 its callback is scheduled from
+# the timer's interrupt (ports/esp32/machine_timer.c, mp_sched_schedule) and runs in the main task between
+# bytecodes; here it runs at the first scan's first read at or after its time, so at most a scan late.
+# clock_ms: the board's milliseconds since power-on (run.py's simulated clock; serve.py's real time).
+clock_ms = None
+timers = []
+
+
+def _now_ms():
+    return clock_ms() if clock_ms else time.ticks_ms()
+
+
+class Timer:
+    ONE_SHOT = 0
+    PERIODIC = 1
+
+    def __init__(self, id, **kw):
+        self.due = None
+        self.callback = None
+        if kw:
+            self.init(**kw)
+
+    def init(self, mode=ONE_SHOT, period=-1, callback=None):
+        if mode != Timer.ONE_SHOT:
+            raise ValueError("the simulator has one-shot timers only")
+        self.deinit()
+        self.due = _now_ms() + period
+        self.callback = callback
+        timers.append(self)
+
+    def deinit(self):
+        if self in timers:
+            timers.remove(self)
+
+
+def _run_timers():
+    now = _now_ms()
+    for t in timers[:]:
+        if now >= t.due:
+            t.deinit()
+            t.callback(t)
 
 
 def reset():

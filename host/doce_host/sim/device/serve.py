@@ -43,8 +43,14 @@ sys.modules["binascii"] = simbinascii  # for the firmware: crc32's big ints on t
 sys.modules["time"] = simtime  # for the firmware: the ESP32's ticks and waits (simtime.py)
 gc.collect()
 _before_firmware = gc.mem_alloc()
-from doce import board as boardfile  # noqa: E402
-from doce import esp32  # noqa: E402
+import slots  # noqa: E402
+slots.choose()  # the slot main.py boots (firmware/slots.py), first on the path before the firmware loads
+try:
+    from doce import board as boardfile  # noqa: E402
+    from doce import esp32  # noqa: E402
+except Exception:  # a slot on trial that cannot even load: main.py's crash
+    slots.crashed()
+    raise
 
 gc.collect()
 _firmware_modules = gc.mem_alloc() - _before_firmware  # the board loads these too: its share, not ours
@@ -54,6 +60,7 @@ board_spec = boardfile.load_spec()  # board.json on the board's own flash (flash
 board = boardfile.Board(board_spec)
 world = machine.attach(World(board, side_channel.start_levels(sys.argv[3])), board, board_spec["power"])
 side_channel.start_faults(sys.argv[3])
+side_channel.start_supply(sys.argv[3])
 links = []  # the firmware's link, once main.py has made it: the simulator's way to its App
 
 

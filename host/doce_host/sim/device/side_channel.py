@@ -42,6 +42,8 @@ def act(world, cmd):
         if cmd["kind"] == "led_break" and neopixel.strips:  # as from power-on: past the break none ever lit
             lit = neopixel.strips[0].lit
             lit[cmd["led"] * 3:] = bytes(len(lit) - cmd["led"] * 3)
+    elif do == "supply":  # the board moved to another supply: each CC line's mean read_u16
+        start_supply(None, cmd["cc"])
     elif do == "wifi":  # the room's Wi-Fi goes off the air or comes back, or misbehaves (network.py)
         import network
         network.set_air(**{k: cmd[k] for k in ("up", "stuck", "join_raises") if k in cmd})
@@ -113,6 +115,17 @@ def start_faults(path):
         import faults as pcb
         for fault in faults:
             pcb.installed().set(fault.pop("kind"), **fault)
+
+
+def start_supply(path, cc=None):
+    """The USB-C input's CC lines read `cc` (a mean read_u16 each, CC1 then CC2), or at power-on what
+    supply.json beside the levels' file `path` says (the host writes it: doce_host.sim
+    SimulatedBoard.supply); none (0 V) without it."""
+    if cc is None:
+        cc = (beside(path, "supply.json") or {}).get("cc", ())
+    machine.supply_cc.clear()
+    for pin, level in zip(machine.spec.get("supply_cc", ()), cc):
+        machine.supply_cc[pin] = level
 
 
 def start_no_room(path):
