@@ -8,11 +8,16 @@ The pointer, slot.json, is written whole and then renamed over the old one (as d
 writes a new match), so a power cut leaves the old pointer or the new, never neither:
   slot   the slot to boot
   good   the slot that last came up healthy; slot != good: `slot` is on trial
-  tries  boots on trial so far
+  booted  a boot on trial has started (written before the slot's code runs)
+  tries  boots on trial that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
   failed, reason   the slot given up and why, until the app has reported it (an `update` event)
-A slot on trial goes back to `good` by itself: after MAX_TRIES boots that never came up healthy
-(a crash, or a hang the watchdog resets: each boot counts), or TRIAL_MS after a boot that has not
-come up healthy by then (machine.Timer: its callback is scheduled, ports/esp32/machine_timer.c).
+  given_up  the version of the last slot given up, kept: an update to it or below is refused
+A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
+or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
+callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
+A power cut, or the EN button, is not the slot's fault and is not counted: machine.reset_cause()
+says PWRON_RESET for those, SOFT_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
+and a brown-out (micropython/micropython ports/esp32/modmachine.c, machine_reset_cause).
 """
 
 import json
@@ -23,9 +28,12 @@ POINTER = "slot.json"
 SLOTS = ("a", "b")
 MAX_TRIES = 3
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
+RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
+VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
 FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
 
 state = None  # the pointer as this boot chose, once chosen
+busy = None  # () -> True while a match is in play (the app sets it on trial: doce/trial.py)
 _timer = None
 
 
@@ -58,8 +66,29 @@ def folder(slot):
     return here + "/" + slot
 
 
+def version_of(slot):
+    try:
+        with open(slot + "/" + VERSION) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 0
+
+
+def kept(p, q):
+    """q, with what p says of the last version given up (it outlives every later pointer)."""
+    if "given_up" in p:
+        q["given_up"] = p["given_up"]
+    return q
+
+
 def back(p, reason):
-    return {"slot": p["good"], "good": p["good"], "failed": p["slot"], "reason": reason}
+    return {"slot": p["good"], "good": p["good"], "failed": p["slot"], "reason": reason,
+            "given_up": version_of(p["slot"])}
+
+
+def powered_on():
+    import machine
+    return machine.reset_cause() == machine.PWRON_RESET
 
 
 def choose():
@@ -70,12 +99,13 @@ def choose():
         return state
     p = read()
     if p["slot"] != p["good"]:
-        tries = p.get("tries", 0) + 1
-        if tries > MAX_TRIES:
+        if p.get("booted") and not powered_on():  # the last boot on trial crashed or hung
+            p["tries"] = p.get("tries", 0) + 1
+        if p.get("tries", 0) >= MAX_TRIES:
             p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
         else:
-            p["tries"] = tries
-        write(p)  # before the slot's code runs: a crash or a hang in it is counted
+            p["booted"] = True
+        write(p)  # before the slot's code runs: a crash or a hang in it is counted at the next boot
     state = p
     sys.path.insert(0, folder(p["slot"]))
     if on_trial():
@@ -91,7 +121,9 @@ def watch():
 
 
 def _expired(timer):
-    if on_trial():
+    if on_trial() and busy is not None and busy():  # a trial never stops a game: after the match
+        timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)
+    elif on_trial():
         write(back(state, "not healthy within %d s of its boot" % (TRIAL_MS // 1000)))
         import machine
         machine.reset()
@@ -102,7 +134,7 @@ def mark_good():
     global state
     if _timer is not None:
         _timer.deinit()
-    p = {"slot": state["slot"], "good": state["slot"]}
+    p = kept(state, {"slot": state["slot"], "good": state["slot"]})
     write(p)
     state = p
 
@@ -120,11 +152,18 @@ def reported():
     if state is None or "reason" not in state:
         return None
     told = (state["failed"], state["reason"])
-    state = {"slot": state["slot"], "good": state["good"]}
+    state = kept(state, {"slot": state["slot"], "good": state["good"]})
     write(state)
     return told
 
 
 def switch(slot):
     """Boot `slot` on trial from the next boot (an update stored and checked in it)."""
-    write({"slot": slot, "good": read()["good"], "tries": 0})
+    p = read()
+    write(kept(p, {"slot": slot, "good": p["good"], "tries": 0}))
+
+
+def given_up():
+    """The version of the last slot given up on this board (0: none)."""
+    g = read().get("given_up", 0)
+    return g if isinstance(g, int) else 0

@@ -183,6 +183,11 @@ class App:
         """Whether nothing is moving on the board: the loop may sleep between scans."""
         return not (self.scanner.wanted or self.scanner.pending)
 
+    def in_play(self):
+        """A match from its first piece to its end: new rules, an update and a trial's deadline wait for it."""
+        g = self.controller.game
+        return not g.match_over and bool(g.rounds or any(g.board))
+
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
         if self.bringup is not None:
@@ -235,7 +240,7 @@ class App:
                 if note != self.last_warning:
                     self.emit({"event": "warning", "message": note})
             self.last_warning = note
-        if self.update_ready is not None and self.quiet():
+        if self.update_ready is not None and self.quiet() and not self.in_play():
             self._apply_update()
         if self.link and self.link.reboot_pending:
             self.link.reboot()
@@ -258,9 +263,14 @@ class App:
     # Its own function: the import's local would take step()'s frame past what MicroPython keeps on the C
     # stack, putting it on the heap at every scan (tests/board/test_versus_board.py, idle allocation).
     def _apply_update(self):
-        """An update checked and stored (doce/update.py): switched to once no match is in play."""
-        from .update import apply_when_free
-        apply_when_free(self)
+        """An update checked and stored (doce/update.py), no match in play: booted on trial from the next boot
+        (firmware/slots.py, in memory since the boot). doce/update.py is not loaded again for this: its
+        8 KB of .mpy need more heap than a board on the broker may have by then (it ran out)."""
+        import slots
+        slots.switch(self.update_ready)
+        os.remove("update.json")  # doce/update.py STATE: done with
+        self.update_ready = None
+        self.link.reboot_asked = True  # once what waits to go out has gone
 
     # Its own function: a try block's slots would push step()'s frame onto the heap
     # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).
@@ -484,7 +494,7 @@ class App:
             return "wrong_grid", "rules for a %dx%d grid; this board is %dx%d" % (
                 tables.grid, tables.grid, self.board.grid, self.board.grid)
         g = self.controller.game
-        if not force and not g.match_over and (g.rounds or any(g.board)):  # from its first play to its end
+        if not force and self.in_play():
             return "mid_round", "a match is in play (round %d of %d): finish it, or force the change" % (
                 g.round, g.tables.rounds)
         try:

@@ -195,8 +195,14 @@ class Scans:
         with self:  # (not try/except ... as e: its two handlers would put the frame on the heap; doce/mqtt.py)
             self.app.step(now)
             self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
-            if self.trial is not None and self.trial.check():
-                self.trial = None
+            if self.trial is not None and self.trial.check(now):
+                self._trial_over()
+
+    def _trial_over(self):
+        """The slot came up healthy: its check let go."""
+        from .loaded import forget
+        self.trial = self.app.trial = None
+        forget("doce.trial")
 
     def __enter__(self):
         return self

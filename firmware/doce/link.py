@@ -411,8 +411,11 @@ class Link:
         """This board's update key, over USB only: a command from the broker cannot set it."""
         if self.to is not None:
             raise CommandError("usb_only", "the update key is set over USB only")
-        from .update import set_key
-        return set_key(request)
+        from .update import let_go, set_key
+        try:
+            return set_key(request)
+        finally:
+            let_go()  # nothing to keep in memory
 
     def net_command(self, request):
         """wifi, mqtt and net: handed to the target's network (doce/net.py's command on an ESP32,
@@ -662,9 +665,9 @@ COMMANDS = {
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
     "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
-    "update_begin": (Link.update_command, ("size", "sha256")),
+    "update_begin": (Link.update_command, ("size", "sha256", "sig")),
     "update_chunk": (Link.update_command, ("offset", "data")),
-    "update_commit": (Link.update_command, ()), "update_abort": (Link.update_command, ()),
+    "update_commit": (Link.update_command, ()), "update_abort": (Link.update_command, ("sig",)),
     "update_key": (Link.update_key, ("board", "key")),
     "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force",
                                             "invite")),

@@ -62,8 +62,26 @@ def requests(data):
         yield {"cmd": "update_chunk", "offset": at, "data": base64.b64encode(data[at:at + CHUNK]).decode()}
 
 
-def begin(data):
-    return {"cmd": "update_begin", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+def signature(key_hex, text):
+    """`sig` of an update_begin or update_abort sent over the broker: text's HMAC-SHA256 under the board's key
+    (firmware/doce/update.py: broker credentials alone cannot start, restart or drop an update)."""
+    return hmac.new(bytes.fromhex(key_hex), text.encode(), hashlib.sha256).hexdigest()
+
+
+def begin(data, key_hex=None):
+    """The update_begin of a package; signed with the board's key for the broker (over USB it needs none)."""
+    request = {"cmd": "update_begin", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if key_hex:
+        request["sig"] = signature(key_hex, "update_begin %d %s" % (request["size"], request["sha256"]))
+    return request
+
+
+def abort(key_hex=None, data=None):
+    """The update_abort of the transfer of package `data` (None: none stored); signed as begin is."""
+    request = {"cmd": "update_abort"}
+    if key_hex:
+        request["sig"] = signature(key_hex, "update_abort %s" % (hashlib.sha256(data).hexdigest() if data else ""))
+    return request
 
 
 # -- the organiser's keys: one per board, in the room's folder beside credentials.json -------------------

@@ -22,6 +22,9 @@ def constant(name):
 
 MAX_TRIES = constant("MAX_TRIES")
 TRIAL_MS = constant("TRIAL_MS")
+RECHECK_MS = constant("RECHECK_MS")
+NEVER_HEALTHY = ("class Trial:\n    def __init__(self, app, network):\n        import slots\n"
+                 "        slots.busy = app.in_play\n\n    def check(self, now):\n        return False\n")
 
 
 @pytest.fixture(scope="module")
@@ -96,13 +99,11 @@ def test_a_slot_that_crashes_at_every_boot_is_given_up_after_max_tries(files, tm
         assert told["stage"] == "rolled_back" and told["slot"] == "b"
         assert "%d boots" % MAX_TRIES in told["reason"]
         assert sim.events[0]["event"] == "boot"
-        assert pointer_of(sim) == {"slot": "a", "good": "a"}  # reported once: said, then cleared
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}  # reported once: said, then cleared
 
 
 def test_a_slot_never_healthy_is_given_up_at_its_deadline(files, tmp_path):
-    never = ("class Trial:\n    def __init__(self, app, network):\n        pass\n\n"
-             "    def check(self):\n        return False\n")
-    slot = broken(files, "trial", never)
+    slot = broken(files, "trial", NEVER_HEALTHY)
     with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
         sim.wait(1)
         assert not updates(sim) and sim.resets == 0  # booted, scanning, on trial
@@ -111,4 +112,34 @@ def test_a_slot_never_healthy_is_given_up_at_its_deadline(files, tmp_path):
         sim.settle()
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
-        assert pointer_of(sim) == {"slot": "a", "good": "a"}
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
+
+
+def test_power_cuts_early_in_a_trial_are_not_counted_as_failed_boots(files, tmp_path):
+    """A cut (or the EN button) is not a crash: a good version cut off before it is healthy, more times than
+    MAX_TRIES, still comes up and is marked good (reset_cause is PWRON_RESET for those)."""
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
+        for _ in range(MAX_TRIES + 1):
+            assert not updates(sim)  # booted, not yet healthy
+            sim.cut_power()
+            sim.power_on(settle=False)
+        assert sim.resets == 0
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+
+
+def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
+    """A slot not healthy at its deadline waits for the match in play to end before it is given up."""
+    slot = broken(files, "trial", NEVER_HEALTHY)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "white 4")  # a match in play
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        sim.run(scans=1, skip_ms=3 * RECHECK_MS)
+        assert sim.resets == 0 and not updates(sim)  # the game goes on
+        sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")  # before a piece
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 1
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]

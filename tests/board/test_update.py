@@ -3,6 +3,7 @@ board stored in the slot not running, checked file by file, switched to on trial
 truncated or corrupted package refused with one warning naming why; a match in play defers the switch."""
 
 import json
+import sys
 
 import pytest
 
@@ -158,3 +159,113 @@ def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path)
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
         assert not r.get("rebooted") and not sim.run(100).get("rebooted")
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
+
+
+SMALL = {"doce/tiny.py": b"x = 1\n", "doce/other.py": b"y = 2\n"}  # stored, never booted here
+
+
+def test_an_abort_after_commit_or_after_a_reboot_leaves_no_update_behind(tmp_path):
+    """update_abort removes the stored update and its update.json: nothing switches when the match ends, at
+    once or after a power cut (an Update loaded afresh knows its slot from the pointer)."""
+    data = update.package(SMALL, 1, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")  # a match in play: the commit waits for its end
+        send(sim, data)
+        assert ask(sim, "update_commit")["deferred"] is True
+        assert ask(sim, "update_abort")["ok"]
+        sim.cut_power()
+        sim.power_on()
+        send(sim, data)  # again, and a power cut between the commit and the abort
+        assert ask(sim, "update_commit")["deferred"] is True
+        sim.cut_power()
+        sim.power_on()
+        assert ask(sim, "update_abort")["ok"]
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert not r.get("rebooted") and not sim.run(100).get("rebooted") and sim.resets == 0
+        on_flash = stored(sim)
+    assert "update.json" not in on_flash
+    assert not [p for p in on_flash if p.startswith("b/")]
+    assert json.loads(on_flash[image.POINTER]) == {"slot": "a", "good": "a"}
+
+
+def test_a_version_the_board_rolled_back_from_is_refused_after(tmp_path):
+    crashing = {"doce/esp32.py": b"raise RuntimeError('a broken build')\n"}
+    data = update.package(crashing, 7, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        send(sim, data)
+        r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+        assert r.get("rebooted")
+        sim.power_on()  # the board boots it on trial, crashes, and goes back by itself
+        sim.wait(1)
+        assert sim.resets == 3
+        assert [e["stage"] for e in sim.events if e["event"] == "update"] == ["rolled_back"]
+        refused(sim, data, "version 7 is not newer than version 7, which this board rolled back from")
+        refused(sim, update.package(crashing, 5, "t1", KEY), "rolled back from")
+        assert sim.resets == 3
+
+
+def test_a_package_bigger_than_the_free_flash_is_refused_at_its_begin(tmp_path):
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.take_events()
+        r = ask(sim, "update_begin", size=2000000, sha256="ab" * 32)
+        assert r["ok"] is False and r["error"] == "refused" and "free" in r["message"], r
+        [told] = warnings(sim)
+        assert told == "update refused: " + r["message"]
+        assert "update.json" not in stored(sim)
+
+
+def test_an_empty_file_is_installed_and_a_deeply_nested_manifest_refused(tmp_path):
+    with_empty = {"doce/tiny.py": b"x = 1\n", "doce/empty.py": b""}
+    import hashlib
+    import hmac
+    deep = b'{"version":2,"board":"t1","files":' + b"[" * 3000 + b"]" * 3000 + b"}"
+    nested = len(deep).to_bytes(4, "little") + deep + hmac.new(bytes.fromhex(KEY), deep, hashlib.sha256).digest()
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.take_events()
+        assert send(sim, update.package(with_empty, 1, "t1", KEY))["ok"]
+        r = ask(sim, "update_commit")
+        assert r["ok"] and r["version"] == 1, r
+        assert not warnings(sim)
+        refused(sim, nested, "not one this firmware reads")
+
+
+def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeypatch):
+    """Broker credentials alone (anyone's on an open broker) neither start nor drop an update: a begin or an abort
+    that came on `cmd` carries the HMAC of what it asks under the board's key, or is refused in one warning."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))  # slots.py, as the board has it at the top of its flash
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.to = sent.append  # a command that came on `cmd` (doce/net.py)
+    data = update.package(SMALL, 1, "t1", KEY)
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    for request in (update.begin(data), update.begin(data, OTHER_KEY)):
+        r = do(request)
+        assert (r["ok"], r["error"]) == (False, "refused") and "signature" in r["message"]
+        assert told.pop()["message"] == "update refused: " + r["message"] and not told
+    assert not (tmp_path / "update.json").exists()
+    r = do(update.begin(data, KEY))
+    assert r["ok"], r
+    assert (tmp_path / "update.json").exists()
+    for request in (update.abort(), update.abort(KEY, b"another package")):
+        assert do(request)["error"] == "refused" and len(told) == 1
+        told.clear()
+    assert (tmp_path / "update.json").exists()  # the stored transfer kept
+    assert do(update.abort(KEY, data))["ok"]
+    assert not (tmp_path / "update.json").exists()

@@ -35,10 +35,14 @@ def test_on_the_broker_the_slot_is_marked_good(tmp_path, mosquitto):
         assert until_scanned(lambda: updates(sim), sim, step=50) == [("done", "b")]
 
 
-def test_with_no_broker_to_reach_the_slot_is_given_up_at_its_deadline(tmp_path):
+def test_with_no_broker_to_reach_a_slot_scanning_well_is_marked_good_all_the_same(tmp_path):
+    """The room's Wi-Fi or broker down as the boards come back from an update is not the version's fault: a slot
+    that scans is healthy once it has waited ROOM_MS for the broker (doce/trial.py), not rolled back."""
     with on_trial(tmp_path, Nowhere) as sim:
         sim.wait(2)
-        assert updates(sim) == []  # booted and scanning, but not on the broker: not healthy
+        assert updates(sim) == []  # booted and scanning, and it waits for the broker a while
+        sim.run(scans=1, skip_ms=TRIAL_MS // 2)
+        sim.run(scans=2)
+        assert sim.resets == 0 and updates(sim) == [("done", "b")]
         sim.run(scans=1, skip_ms=TRIAL_MS)
-        sim.settle()
-        assert sim.resets == 1 and updates(sim) == [("rolled_back", "b")]
+        assert sim.resets == 0

@@ -328,7 +328,7 @@ def cmd_fleet_update(args):
     packages = {b: package(files, version, b, keys[b]) for b in wanted}
     room, broker = room_for(args)
     try:
-        results = update(room, packages, args.wait, args.timeout, canary=args.canary, trial_wait=args.trial)
+        results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial)
     finally:
         room.close()
         if broker:

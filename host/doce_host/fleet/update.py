@@ -14,6 +14,7 @@ import time
 
 from ..core_time import Deadline
 from ..update import CHUNK
+from ..update import begin as update_begin
 from ..view import printable
 
 TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
@@ -27,9 +28,10 @@ class Transfer:
     """One board's package, sent one request at a time. `outcome` once it is over: done (stored, switching),
     deferred (stored, switching when the match ends), refused, or offline (set by the caller)."""
 
-    def __init__(self, room, ident, data, timeout):
+    def __init__(self, room, ident, data, timeout, key=None):
         self.room, self.id, self.data, self.timeout = room, ident, data, timeout
         self.sha = hashlib.sha256(data).hexdigest()
+        self.begin = update_begin(data, key)  # signed with the board's key: a board refuses an unsigned one
         self.received = 0
         self.asked = None  # (request id, Deadline, the request's kind and offset)
         self.begun = False  # update_begin answered since the board was last lost
@@ -67,7 +69,7 @@ class Transfer:
         if (self.pause and not self.pause.passed()) or not self.online():
             return True
         if not self.begun:
-            self.ask(("begin", 0), "update_begin", size=len(self.data), sha256=self.sha)
+            self.ask(("begin", 0), "update_begin", **{k: v for k, v in self.begin.items() if k != "cmd"})
         elif self.received < len(self.data):
             piece = self.data[self.received:self.received + CHUNK]
             self.ask(("chunk", self.received), "update_chunk", offset=self.received,
@@ -167,10 +169,11 @@ def canary_healthy(transfer, wait, pump=None):
     return False, "did not say it was healthy within %g s" % wait
 
 
-def update(room, packages, wait, timeout, canary=None, trial_wait=180.0, pump=None):
-    """{board id: (outcome, message, version)} of sending packages ({board id: bytes}) to the room's boards.
-    With a canary: that board first, and the rest only once it is healthy on trial."""
-    transfers = {ident: Transfer(room, ident, data, timeout) for ident, data in packages.items()}
+def update(room, packages, wait, timeout, keys, canary=None, trial_wait=180.0, pump=None):
+    """{board id: (outcome, message, version)} of sending packages ({board id: bytes}) to the room's boards,
+    each update_begin signed with its key ({board id: key}). With a canary: that board first, and the rest
+    only once it is healthy on trial."""
+    transfers = {ident: Transfer(room, ident, data, timeout, keys.get(ident)) for ident, data in packages.items()}
     rest = [t for i, t in sorted(transfers.items()) if i != canary]
     if canary:
         first = transfers[canary]

@@ -118,7 +118,7 @@ def _watch(stuck_us=0):
         held = time.ticks_diff(time.ticks_us(), fed_us)
         limit = watchdog_ms * 1000
         if stuck_us > limit or held > limit and held > limit * _host_busy():
-            reset()
+            reset(WDT_RESET)
 
 
 def _host_busy():
@@ -349,7 +349,47 @@ def _run_timers():
             t.callback(t)
 
 
-def reset():
+# Why the board last started (ports/esp32/modmachine.c machine_reset_cause: POWERON_RESET is PWRON,
+# SW_RESET and SW_CPU_RESET (machine.reset, a panic) SOFT, the watchdogs and a brown-out WDT). The
+# board's reset leaves its cause in a file beside its flash image for the next boot, as the chip
+# keeps it in an RTC register; without one the board was powered on.
+PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
+
+
+def _cause_file():
+    import sys
+    return sys.argv[1] + ".reset" if len(sys.argv) > 1 else None
+
+
+def _read_cause():
+    import os
+    path = _cause_file()
+    try:
+        with open(path) as f:
+            cause = int(f.read())
+        os.remove(path)
+        return cause
+    except (OSError, TypeError, ValueError):
+        return PWRON_RESET
+
+
+_cause = _read_cause()
+
+
+def reset_cause():
+    return _cause
+
+
+def leave_cause(cause=SOFT_RESET):
+    """The board resets itself: the next boot reads why."""
+    path = _cause_file()
+    if path:
+        with open(path, "w") as f:
+            f.write(str(cause))
+
+
+def reset(cause=SOFT_RESET):
+    leave_cause(cause)
     if on_reset:
         on_reset()
     raise SystemExit("reset")

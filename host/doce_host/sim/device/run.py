@@ -522,12 +522,18 @@ def kept(e):
     faults.append(text.getvalue())
 
 
+def reboot():
+    """machine.reset, from the link: the cause left for the next boot, and the board restarts."""
+    machine.leave_cause()
+    rebooted.append(1)
+
+
 def main():
     global app, scans
     # As esp32.run boots: through its handlers, so a board file or a game that does not fit says so in one
     # line, as on a board, and the board then sits at the REPL (every command answered so)
     try:
-        app = esp32.start(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
+        app = esp32.start(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, reboot))
     except Exception:  # main.py's crash: on trial, a reset
         slots.crashed()
         raise
