@@ -1,4 +1,12 @@
 # Runs at boot on the board. Ctrl-C at the USB serial console stops it (the REPL stays).
-from doce.esp32 import run
+# Fixed, with slots.py: an update replaces the app in a slot folder, never these (docs/room.md).
+import slots
 
-run()
+slots.choose()
+try:
+    from doce.esp32 import run
+
+    run()
+except Exception:  # on trial, a crash resets the board and the next boot counts it
+    slots.crashed()
+    raise

@@ -6,3 +6,4 @@ include("$(PORT_DIR)/boards/manifest.py")
 package("doce")
 require("umqtt.simple")  # doce/mqtt.py's MQTT client, from micropython-lib
 module("main.py")
+module("slots.py")  # main.py's slot selector: fixed, never in a slot

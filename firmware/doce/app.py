@@ -147,6 +147,8 @@ class App:
         self.versus_level = 3  # the level of the last match against the board: the swap's choice
         self.versus = None  # a match against the board (doce.versus.Versus, loaded only then)
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
+        self.update_ready = None  # an update checked and stored: its slot, till no match is in play (doce/update.py)
+        self.trial = None  # the slot's health check while it is on trial (doce/esp32.py on_trial, doce/trial.py)
         self.later = None  # the network or a friend's match, out of heap at boot: tried again at rest (doce/offline.py)
         try:
             chosen = versus_of(journal.versus)  # chosen before a power cut
@@ -181,6 +183,11 @@ class App:
     def quiet(self):
         """Whether nothing is moving on the board: the loop may sleep between scans."""
         return not (self.scanner.wanted or self.scanner.pending)
+
+    def in_play(self):
+        """A match from its first piece to its end: new rules, an update and a trial's deadline wait for it."""
+        g = self.controller.game
+        return not g.match_over and bool(g.rounds or any(g.board))
 
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
@@ -234,6 +241,8 @@ class App:
                 if note != self.last_warning:
                     self.emit({"event": "warning", "message": note})
             self.last_warning = note
+        if self.update_ready is not None and self.quiet() and not self.in_play():
+            self._apply_update()
         if self.link and self.link.reboot_pending:
             self.link.reboot()
         # Come to rest (a move shown, its events sent and written): collect now. A collection
@@ -251,6 +260,18 @@ class App:
                 gc.collect()
             threshold(max(mem_free() - HEADROOM, HEADROOM))
         self.resting = resting
+
+    # Its own function: the import's local would take step()'s frame past what MicroPython keeps on the C
+    # stack, putting it on the heap at every scan (tests/board/test_versus_board.py, idle allocation).
+    def _apply_update(self):
+        """An update checked and stored (doce/update.py), no match in play: booted on trial from the next boot
+        (firmware/slots.py, in memory since the boot). doce/update.py is not loaded again for this: its
+        8 KB of .mpy need more heap than a board on the broker may have by then (it ran out)."""
+        import slots
+        slots.switch(self.update_ready)
+        os.remove("update.json")  # doce/update.py STATE: done with
+        self.update_ready = None
+        self.link.reboot_asked = True  # once what waits to go out has gone
 
     # Its own function: a try block's slots would push step()'s frame onto the heap
     # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).
@@ -474,7 +495,7 @@ class App:
             return "wrong_grid", "rules for a %dx%d grid; this board is %dx%d" % (
                 tables.grid, tables.grid, self.board.grid, self.board.grid)
         g = self.controller.game
-        if not force and not g.match_over and (g.rounds or any(g.board)):  # from its first play to its end
+        if not force and self.in_play():
             return "mid_round", "a match is in play (round %d of %d): finish it, or force the change" % (
                 g.round, g.tables.rounds)
         try:

@@ -147,7 +147,9 @@ def start(link=None):
     board does."""
     out = link.out if link else sys.stdout.buffer
     try:
-        return build(link)
+        app = build(link)
+        app.trial = on_trial(app)
+        return app
     except BadBoardFile as e:  # copied by hand, unchecked: one line, and the REPL for whoever puts it right
         out.write(json.dumps({"event": "error", "message": str(e), "seq": 1}).encode() + b"\n")
     except MemoryError as e:  # the game itself did not fit: one line, not a traceback, and the journal
@@ -156,6 +158,26 @@ def start(link=None):
                               "rules, the game from its journal) (MemoryError: %s): the board cannot play; its "
                               "journal is kept. Power it off and on" % e, "seq": 1}).encode() + b"\n")
     return None
+
+
+def on_trial(app):
+    """The app's slot (firmware/slots.py): a slot given up at this boot is reported; on trial, the
+    health check the scans make (doce/trial.py, loaded only then), else None."""
+    import slots
+    told = slots.reported()
+    try:  # an update checked and stored before a reboot, waiting for the end of a match (doce/update.py)
+        with open("update.json") as f:
+            stored = json.load(f)
+        if stored.get("ready") and stored.get("slot") != slots.state["slot"]:
+            app.update_ready = stored["slot"]
+    except (OSError, ValueError, AttributeError):
+        pass
+    if told:
+        app.emit({"event": "update", "stage": "rolled_back", "slot": told[0], "reason": told[1]})
+    if not slots.on_trial():
+        return None
+    from .trial import Trial
+    return Trial(app, "net.json" in os.listdir())
 
 
 class Scans:
@@ -167,12 +189,21 @@ class Scans:
         self.app = app
         self.button = button
         self.fault = False  # the last scan's
+        self.trial = app.trial  # a slot on trial: its health check, until it passes
 
     def scan(self, now):
         self.fault = False
         with self:  # (not try/except ... as e: its two handlers would put the frame on the heap; doce/mqtt.py)
             self.app.step(now)
             self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
+            if self.trial is not None and self.trial.check(now):
+                self._trial_over()
+
+    def _trial_over(self):
+        """The slot came up healthy: its check let go."""
+        from .loaded import forget
+        self.trial = self.app.trial = None
+        forget("doce.trial")
 
     def __enter__(self):
         return self

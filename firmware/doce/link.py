@@ -83,6 +83,7 @@ class Link:
         self.network = None  # wifi, mqtt and net go to it: (link, request) -> result
         self.to = None  # where replies go instead of the USB port (net: a command that came by MQTT)
         self.hints = []  # (id, where the reply goes) of each hint asked and not yet answered
+        self.update = None  # an update of the app being received (doce/update.py, loaded only then)
 
     @property
     def reboot_pending(self):
@@ -401,6 +402,21 @@ class Link:
     def rules_abort(self, request):
         self.transfer = None
 
+    def update_command(self, request):
+        """An update of the app (doce/update.py, loaded only when one starts)."""
+        from .update import command
+        return command(self, request)
+
+    def update_key(self, request):
+        """This board's update key, over USB only: a command from the broker cannot set it."""
+        if self.to is not None:
+            raise CommandError("usb_only", "the update key is set over USB only")
+        from .update import let_go, set_key
+        try:
+            return set_key(request)
+        finally:
+            let_go()  # nothing to keep in memory
+
     def net_command(self, request):
         """wifi, mqtt and net: handed to the target's network (doce/net.py's command on an ESP32,
         given by doce/esp32.py: a Linux board has no Wi-Fi, and net.py is loaded only when used)."""
@@ -649,6 +665,10 @@ COMMANDS = {
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
     "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
+    "update_begin": (Link.update_command, ("size", "sha256", "sig")),
+    "update_chunk": (Link.update_command, ("offset", "data")),
+    "update_commit": (Link.update_command, ()), "update_abort": (Link.update_command, ("sig",)),
+    "update_key": (Link.update_key, ("board", "key")),
     "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force",
                                             "invite")),
 }

@@ -53,14 +53,15 @@ def parser():
     from .board_commands import add_flash, add_monitor, add_play_board, add_status
     from .check_command import add_check
     from .dice_check import add_dice
-    from .fleet.commands import add_config, add_fleet
+    from .fleet.commands import add_config, add_fleet, add_update
     from .fleet.remote import add_remote
     from .page_commands import add_play, add_sim, add_snapshot, add_web
     from .rules_commands import add_rules
     top = Parser(prog="doce", description="Tools for the electronic DOCE board.")
     commands = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (add_referee, add_rules, add_flash, add_play_board, add_status, add_monitor, add_sim, add_web,
-                add_snapshot, add_dice, add_check, add_bench, add_play, add_config, add_fleet, add_remote):
+                add_snapshot, add_dice, add_check, add_bench, add_play, add_config, add_fleet, add_remote,
+                add_update):
         add(commands)
     return top
 
@@ -68,7 +69,7 @@ def parser():
 # The commands that read hardware/board.json (to install it, to simulate a board, to draw one):
 # a broken file is one clear line before any of them starts, never a traceback or a board that
 # will not boot.
-USES_BOARD_FILE = ("flash", "sim", "play", "web", "snapshot", "dice", "check", "fleet", "remote")
+USES_BOARD_FILE = ("flash", "sim", "play", "web", "snapshot", "dice", "check", "fleet", "remote", "update")
 
 
 def check_board_file():

@@ -21,10 +21,15 @@ BLOCK_SIZE = 4096
 # simulator's flash. `doce flash` sizes the image for the module's real partition.
 BLOCK_COUNT = 512
 ERASED = 0xFF  # what erased NOR flash reads as
+# The app's code goes in slot a; firmware/slots.py (fixed, at the top with main.py) boots the slot its
+# pointer names, so an update can write slot b beside the running app (docs/room.md).
+SLOT = "a/"
+POINTER = "slot.json"
+FIRST_POINTER = {"slot": "a", "good": "a"}  # firmware/slots.py FIRST
 
 
 def app_files(rules_name="standard", bytecode=True, chip="esp32", march=None):
-    """{path on the board: bytes} for a fresh install.
+    """{path on the board: bytes} for a fresh install: the app's code in slot a (SLOT).
 
     With `bytecode`, the doce package goes as .mpy (mpy-cross): the board then
     does not compile it at boot, which would take most of its heap. Its native code
@@ -33,17 +38,24 @@ def app_files(rules_name="standard", bytecode=True, chip="esp32", march=None):
     """
     march = march or ("host" if chip == "host" else micropython.MARCH[chip])
     files = {"main.py": (FIRMWARE_DIR / "main.py").read_bytes(),
+             "slots.py": (FIRMWARE_DIR / "slots.py").read_bytes(),
+             POINTER: json.dumps(FIRST_POINTER).encode(),
              "board.json": device_board(),
              "rules.doct": rules.load_tables(rules_name).blob}
     files["default.doct"] = files["rules.doct"]  # what the board falls back to (doce/app.py)
     for source in sorted((FIRMWARE_DIR / "doce").glob("*.py")):
         if bytecode:
-            files["doce/" + source.stem + ".mpy"] = compile_mpy(source, march=march)
+            files[SLOT + "doce/" + source.stem + ".mpy"] = compile_mpy(source, march=march)
         else:
-            files["doce/" + source.name] = source.read_bytes()
+            files[SLOT + "doce/" + source.name] = source.read_bytes()
     # the MQTT client doce/mqtt.py uses, from its registry package (doce_host/fleet/vendor.py)
-    files.update(mqtt_client(bytecode))
+    files.update({SLOT + name: data for name, data in mqtt_client(bytecode).items()})
     return files
+
+
+def slot_files(files):
+    """{path inside a slot: bytes}: the app's code, as app_files puts it in slot a."""
+    return {name[len(SLOT):]: data for name, data in files.items() if name.startswith(SLOT)}
 
 
 def mqtt_client(bytecode=True):

@@ -23,7 +23,7 @@ def boot_with(tmp_path, module, old, new):
     assert old in text
     source.write_text(text.replace(old, new))
     files = image.app_files(chip="host")
-    files["doce/%s.mpy" % module] = image.compile_mpy(source, march="host")
+    files[image.SLOT + "doce/%s.mpy" % module] = image.compile_mpy(source, march="host")
     folder = tmp_path / "board"
     folder.mkdir()
     (folder / "flash.img").write_bytes(image.build(files))

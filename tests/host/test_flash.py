@@ -57,7 +57,7 @@ def test_the_simulators_image_holds_the_app_and_fills_a_4mib_modules_vfs():
     names = set(files)
     assert {"main.py", "board.json", "rules.doct"} <= names
     sources = {p.stem for p in (FIRMWARE_DIR / "doce").glob("*.py")}
-    assert {n[5:-4] for n in names if n.startswith("doce/")} == sources  # every module, as .mpy
+    assert {n[7:-4] for n in names if n.startswith("a/doce/")} == sources  # every module, as .mpy, in slot a
 
 
 def written(command, vfs_offset, blocks):

@@ -4,7 +4,7 @@ from doce_host import image, micropython
 
 
 def arches(files):
-    return {micropython.mpy_header(data)[2] for name, data in files.items() if name.startswith("doce/")}
+    return {micropython.mpy_header(data)[2] for name, data in files.items() if name.startswith(image.SLOT + "doce/")}
 
 
 def test_the_image_carries_native_code_for_the_chips_cpu():

@@ -10,6 +10,7 @@ import time
 
 from ..commandline import (DefaultPort, UsageError, board_args, duration, listen_address, load_tables, open_link,
                            port_number, port_or_any, seconds)
+from ..micropython import MARCH
 from .broker import LOOPBACK, BrokerError, EmbeddedBroker, listening, parse_url
 from .topics import board_id_text, board_ids, topic_prefix
 
@@ -137,6 +138,72 @@ def cmd_config_mqtt(args):
     show(args, ask_board(args, requests))
 
 
+def board_key(room, board):
+    from ..update import load_keys
+    from .security import SecurityError
+    try:
+        key = load_keys(room).get(board)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+    if key is None:
+        raise UsageError("%s has no update key for %s: run doce fleet secure %s --boards %s" % (room, board, room,
+                                                                                              board))
+    return key
+
+
+def cmd_config_update_key(args):
+    key = board_key(args.room, args.board_id)
+    reply = ask_board(args, [{"cmd": "update_key", "board": args.board_id, "key": key}])
+    print(json.dumps({"board": reply["board"]}) if args.json else
+          "%s: takes updates signed with %s's key from %s" % (args.port, reply["board"], args.room))
+
+
+def cmd_update(args):
+    """An update of the app over USB: built as doce flash builds it (or read from --package), sent, committed."""
+    from ..link import LinkError
+    from ..update import Refused, app_package, send
+    if not args.package and not (args.room and args.board_id):
+        raise UsageError("give the room's folder and the board's id (--room DIR --board-id ID), or --package FILE")
+    if args.package:
+        from ..files import read_limited
+        data = read_limited(args.package, 1 << 21, "an update package")
+    else:
+        key = board_key(args.room, args.board_id)
+        data = app_package(args.version or int(time.time()), args.board_id, key, rules=args.rules, chip=args.chip)
+    link, _ = open_link(args)
+
+    def progress(received, size):
+        if not args.json and received % (100 * 96) < 96:
+            print("%s: %d%%" % (args.port, received * 100 // size), file=sys.stderr)
+    with link:
+        try:
+            reply = send(link, data, progress)
+        except (LinkError, Refused) as e:
+            raise UsageError("%s: update: %s" % (args.port, e)) from None
+    if args.json:
+        print(json.dumps({"version": reply["version"], "deferred": reply["deferred"]}))
+    else:
+        print("%s: version %d stored and checked; %s" % (args.port, reply["version"], "it boots once the match in "
+              "play ends" if reply["deferred"] else "the board boots it now, on trial"))
+
+
+def add_update(commands):
+    update = commands.add_parser("update", help="update a board's app over USB, keeping its game and settings",
+                                 description="Send the app doce flash installs to a board, signed with its update "
+                                             "key (doce fleet secure, doce config update-key); the board checks "
+                                             "it, boots it on trial and goes back by itself if it fails.")
+    update.add_argument("--room", metavar="DIR", help="the room's folder (doce fleet secure): the board's key")
+    update.add_argument("--board-id", type=board_id_text, help="the board's id: the package is for it alone")
+    update.add_argument("--version", type=int, help="the package's version (default: the time now, in seconds)")
+    update.add_argument("--rules", default="standard", help="the rules installed with it (default standard)")
+    update.add_argument("--package", metavar="FILE", help="a package built before, instead")
+    # (not asked of the board, as doce flash --app-only does with mpremote: that would stop its app)
+    update.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
+                        help="the board's chip, for the native code (default esp32; host: doce sim's board)")
+    board_args(update)
+    update.set_defaults(run=cmd_update)
+
+
 def cmd_config_show(args):
     show(args, ask_board(args, [{"cmd": "net"}]))
 
@@ -238,6 +305,49 @@ def cmd_fleet_rules_push(args):
     return 1 if failed or not results else 0
 
 
+def cmd_fleet_update(args):
+    """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
+    line per board (done, deferred, refused and why, offline). --canary: that board first, healthy on trial."""
+    from ..update import load_keys, package
+    from .security import SecurityError
+    from .update import update
+    try:
+        keys = load_keys(args.room)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+    wanted = list(args.boards or sorted(keys))
+    if args.canary and args.canary not in wanted:
+        wanted.insert(0, args.canary)
+    missing = [b for b in wanted if b not in keys]
+    if missing or not wanted:
+        raise UsageError("%s has no update key for %s: run doce fleet secure %s --boards ID,ID" % (
+            args.room, ",".join(missing) or "any board", args.room))
+    from .. import image
+    files = image.slot_files(image.app_files(args.rules, chip=args.chip))  # the one builder doce flash uses
+    version = args.version or int(time.time())
+    packages = {b: package(files, version, b, keys[b]) for b in wanted}
+    room, broker = room_for(args)
+    try:
+        results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial)
+    finally:
+        room.close()
+        if broker:
+            broker.stop()
+    said = {"done": "version %d stored and checked: booting it on trial", "deferred":
+            "version %d stored and checked: it boots once the match in play ends"}
+    failed = 0
+    for ident in wanted:
+        outcome, message, got = results[ident]
+        failed += outcome not in ("done", "deferred")
+        if args.json:
+            print(json.dumps({"board": ident, "outcome": outcome, "version": got, "message": message}))
+        elif outcome in said:
+            print("%-14s %s%s" % (ident, said[outcome] % got, "; " + message if message else ""))
+        else:
+            print("%-14s %s: %s" % (ident, outcome.replace("_", " "), message))
+    return 1 if failed else 0
+
+
 def cmd_fleet_secure(args):
     from .security import SecurityError, write_room
     if args.host and not args.tls:
@@ -255,6 +365,10 @@ def cmd_fleet_secure(args):
                                                   listen=args.listen, port=args.mqtt_port, tls_port=args.tls_port,
                                                   remove=args.remove or [], clubs=dict(args.club or []),
                                                   bridge=bridge)
+        from ..update import write_keys
+        from .security import ORGANISER
+        clubs = dict(args.club or [])
+        write_keys(args.folder, [u for u in credentials if u != ORGANISER and u not in clubs], args.remove or [])
     except SecurityError as e:
         raise UsageError(str(e)) from None
     except OSError as e:
@@ -263,8 +377,8 @@ def cmd_fleet_secure(args):
         print(json.dumps({"folder": args.folder, "users": sorted(credentials), "tls": args.tls,
                           "ca_reused": reused, **{k: sorted(v) for k, v in changes.items()}}))
         return
-    print("%s: mosquitto.conf, dynamic-security.json (users and access: private) and credentials.json "
-          "(passwords: private)" % args.folder)
+    print("%s: mosquitto.conf, dynamic-security.json (users and access: private), credentials.json "
+          "(passwords: private) and update-keys.json (each board's update key: private)" % args.folder)
     said = ["kept the passwords of %s" % ", ".join(changes["kept"])] if changes["kept"] else []
     said += ["%s: %s" % (k if k == "removed" else "new", ", ".join(changes[k])) for k in ("added", "removed")
              if changes[k]]
@@ -453,6 +567,11 @@ def add_config(commands):
     show = actions.add_parser("show", help="the settings (no passwords) and the connection")
     board_args(show)
     show.set_defaults(run=cmd_config_show)
+    key = actions.add_parser("update-key", help="the key the board's updates are signed with (doce fleet secure)")
+    key.add_argument("--room", required=True, metavar="DIR", help="the room's folder (doce fleet secure)")
+    key.add_argument("--board-id", required=True, type=board_id_text, help="the board's id")
+    board_args(key)
+    key.set_defaults(run=cmd_config_update_key)
 
 
 def broker_args(command):
@@ -474,8 +593,8 @@ def add_fleet(commands):
                                 description="Watch and run a room of boards over MQTT. Without --broker, an "
                                             "embedded broker (amqtt) runs on this computer's loopback.")
     actions = fleet.add_subparsers(dest="action", required=True, metavar="ACTION")
-    for add in (add_fleet_status, add_fleet_rules, add_fleet_record, add_fleet_secure, add_fleet_web,
-                add_fleet_broker):
+    for add in (add_fleet_status, add_fleet_rules, add_fleet_update, add_fleet_record, add_fleet_secure,
+                add_fleet_web, add_fleet_broker):
         add(actions)
 
 
@@ -502,6 +621,33 @@ def add_fleet_rules(actions):
     push.add_argument("--timeout", type=seconds, default=5.0, metavar="S", help="seconds to wait for each reply")
     broker_args(push)
     push.set_defaults(run=cmd_fleet_rules_push)
+
+
+def add_fleet_update(actions):
+    up = actions.add_parser("update", help="the app doce flash installs, to every board over MQTT",
+                            description="Send every board of the room (or --boards) the app doce flash installs, "
+                                        "signed with its own update key (doce fleet secure DIR); one board after "
+                                        "another command, boards side by side. Prints each board's result: done "
+                                        "(booting it on trial), deferred (a match in play: it boots when the match "
+                                        "ends), refused and why, offline. Exits 1 unless every board is done or "
+                                        "deferred.")
+    up.add_argument("room", metavar="DIR", help="the room's folder (doce fleet secure): the boards' update keys")
+    up.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards (default: every board "
+                                                                      "with a key in DIR)")
+    up.add_argument("--canary", type=board_id_text, metavar="ID",
+                    help="update this board first and send the rest only once it says it is healthy on trial")
+    up.add_argument("--version", type=int, help="the version (default: the time now, in seconds)")
+    up.add_argument("--rules", default="standard", help="the rules built in (default standard)")
+    up.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
+                    help="the boards' chip, for the native code (default esp32; host: doce sim's boards)")
+    up.add_argument("--wait", type=duration, default=60.0, metavar="S",
+                    help="seconds to keep trying boards offline or gone from the broker (default 60)")
+    up.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds to wait for each reply")
+    up.add_argument("--trial", type=seconds, default=180.0, metavar="S",
+                    help="with --canary: seconds to wait for it to say it is healthy (default 180: a board gives "
+                         "a version up after 120 s)")
+    broker_args(up)
+    up.set_defaults(run=cmd_fleet_update)
 
 
 def add_fleet_record(actions):

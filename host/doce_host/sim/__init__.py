@@ -81,6 +81,9 @@ def heap_for(module):
 
 
 HEAP = heap_for("wrover")
+# A board resets itself at boot only on a slot on trial that crashes (firmware/slots.py MAX_TRIES), then
+# boots its good slot: more resets in a row than that are a simulator fault, not a board's.
+RESETS_AT_BOOT = 8
 CHUNK = 1024  # the longest piece of a send the harness takes in one command line (run.py)
 _images = {}  # rules name -> a fresh image, built once per process
 
@@ -306,6 +309,7 @@ class SimBoard(SimulatedBoard):
         self.events = []
         self.scan_faults = []  # tracebacks of scans that raised (a board says each in an `error` event, plays on)
         self.power_was_cut = False
+        self.resets = 0  # times the board reset itself (firmware/slots.py: a slot on trial given up)
         self.console = []  # what the device printed besides replies
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.process = None
@@ -321,11 +325,17 @@ class SimBoard(SimulatedBoard):
         levels = self.folder / "levels.json"
         levels.write_text(json.dumps(self.hands.levels()))
         self._write_supply()
-        self.process = subprocess.Popen(
-            [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
-             str(levels), SHARE],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
-        self._read()
+        for _ in range(RESETS_AT_BOOT):
+            self.process = subprocess.Popen(
+                [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
+                 str(levels), SHARE],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
+            if not self._read().get("reset"):
+                break
+            self.resets += 1  # the board reset itself as it booted (firmware/slots.py): it boots again
+            self.stop()
+        else:
+            raise SimError("the simulated board reset itself at each of %d boots" % RESETS_AT_BOOT)
         if settle:
             self.settle()  # the board scans once it is on, before anyone moves a die
 
@@ -359,6 +369,11 @@ class SimBoard(SimulatedBoard):
             self.process.kill()
             self.process.wait()
             self.power_was_cut = True
+        elif reply.get("reset") or reply.get("rebooted"):  # it reset itself (firmware/slots.py, a trial's
+            # deadline; doce/update.py, an update switched to; a reboot command): it boots again
+            self.resets += 1 if reply.get("reset") else 0
+            self.stop()
+            self.start(settle=False)
         return reply
 
     def _send_ahead(self, cmd):

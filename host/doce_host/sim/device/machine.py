@@ -118,7 +118,7 @@ def _watch(stuck_us=0):
         held = time.ticks_diff(time.ticks_us(), fed_us)
         limit = watchdog_ms * 1000
         if stuck_us > limit or held > limit and held > limit * _host_busy():
-            reset()
+            reset(WDT_RESET)
 
 
 def _host_busy():
@@ -274,6 +274,8 @@ class ADC:
             scans += 1
             if on_scan:
                 on_scan()
+            if timers:
+                _run_timers()
         if faults is not None and faults.any:
             return faults.read(channel, enabled)
         if not enabled:  # every multiplexer off: the ADC pin floats, holding what it was last driven to
@@ -305,7 +307,90 @@ forced = {}  # GPIO number -> the level a fault holds it at, whatever drives it 
 faults = None  # the PCB's faults (faults.py, loaded when the simulator solders one in): None, a sound board
 
 
-def reset():
+# machine.Timer, one-shot (firmware/slots.py's trial deadline): on the ESP32 its callback is scheduled from
+# the timer's interrupt (ports/esp32/machine_timer.c, mp_sched_schedule) and runs in the main task between
+# bytecodes; here it runs at the first scan's first read at or after its time, so at most a scan late.
+# clock_ms: the board's milliseconds since power-on (run.py's simulated clock; serve.py's real time).
+clock_ms = None
+timers = []
+
+
+def _now_ms():
+    return clock_ms() if clock_ms else time.ticks_ms()
+
+
+class Timer:
+    ONE_SHOT = 0
+    PERIODIC = 1
+
+    def __init__(self, id, **kw):
+        self.due = None
+        self.callback = None
+        if kw:
+            self.init(**kw)
+
+    def init(self, mode=ONE_SHOT, period=-1, callback=None):
+        if mode != Timer.ONE_SHOT:
+            raise ValueError("the simulator has one-shot timers only")
+        self.deinit()
+        self.due = _now_ms() + period
+        self.callback = callback
+        timers.append(self)
+
+    def deinit(self):
+        if self in timers:
+            timers.remove(self)
+
+
+def _run_timers():
+    now = _now_ms()
+    for t in timers[:]:
+        if now >= t.due:
+            t.deinit()
+            t.callback(t)
+
+
+# Why the board last started (ports/esp32/modmachine.c machine_reset_cause: POWERON_RESET is PWRON,
+# SW_RESET and SW_CPU_RESET (machine.reset, a panic) SOFT, the watchdogs and a brown-out WDT). The
+# board's reset leaves its cause in a file beside its flash image for the next boot, as the chip
+# keeps it in an RTC register; without one the board was powered on.
+PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
+
+
+def _cause_file():
+    import sys
+    return sys.argv[1] + ".reset" if len(sys.argv) > 1 else None
+
+
+def _read_cause():
+    import os
+    path = _cause_file()
+    try:
+        with open(path) as f:
+            cause = int(f.read())
+        os.remove(path)
+        return cause
+    except (OSError, TypeError, ValueError):
+        return PWRON_RESET
+
+
+_cause = _read_cause()
+
+
+def reset_cause():
+    return _cause
+
+
+def leave_cause(cause=SOFT_RESET):
+    """The board resets itself: the next boot reads why."""
+    path = _cause_file()
+    if path:
+        with open(path, "w") as f:
+            f.write(str(cause))
+
+
+def reset(cause=SOFT_RESET):
+    leave_cause(cause)
     if on_reset:
         on_reset()
     raise SystemExit("reset")

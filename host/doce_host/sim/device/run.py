@@ -41,12 +41,29 @@ sys.modules["gc"] = simgc  # for the firmware: the port's gc.mem_free(), ESP-IDF
 import micropython  # noqa: E402
 import network  # noqa: E402, F401  the simulated driver (a C module on the chip), loaded here to count it with the harness
 
+
+
+def reset_said():
+    """The board resets itself (firmware/slots.py: a slot on trial that crashed or was not healthy in
+    time): the simulator powers it on again (doce_host.sim SimBoard)."""
+    sys.stdout.write('{"reset":true}\n')
+
+
+clock = [0]  # the simulated clock, in microseconds
+machine.on_reset = reset_said
+machine.clock_ms = lambda: clock[0] // 1000
 gc.collect()
 _before_firmware = gc.mem_alloc()
-from doce import board as boardfile  # noqa: E402
-from doce import esp32  # noqa: E402
-from doce.game import PLAYER_NAMES  # noqa: E402
-from doce.state import snapshot  # noqa: E402
+import slots  # noqa: E402
+slots.choose()  # as main.py does: the slot to boot, first on the path (the firmware's own code, from here)
+try:
+    from doce import board as boardfile  # noqa: E402
+    from doce import esp32  # noqa: E402
+    from doce.game import PLAYER_NAMES  # noqa: E402
+    from doce.state import snapshot  # noqa: E402
+except Exception:  # a slot on trial that cannot even load: main.py's crash
+    slots.crashed()
+    raise
 
 gc.collect()
 _firmware_modules = gc.mem_alloc() - _before_firmware  # the board loads these too: its share, not ours
@@ -63,7 +80,6 @@ events = []  # events the link sent since the last reply
 faults = []  # the tracebacks of scans that raised (esp32.Scans said each in an `error` event) since the last reply
 garbled = []  # lines on the link that are not the firmware's JSON, byte for byte
 replies = []  # replies the link sent since the last reply
-clock = [0]  # the simulated clock, in microseconds
 app = None
 scans = None  # esp32.Scans, once the app is built
 
@@ -239,6 +255,8 @@ low = [None]  # the least free heap at the end of a scan since the "heap" comman
 def run_scans(n):
     period = board.scan_period_ms
     for _ in range(n):
+        if rebooted:  # the board restarts at once (machine.reset): nothing more scans
+            return
         world.tick()
         clock[0] += period * 1000
         scans.scan(simtime.board_ticks(clock[0] // 1000))  # esp32.run's own scan: a fault said, play goes on
@@ -401,6 +419,9 @@ def handle(cmd):
         # is tested without the minutes of scans that would only repeat (as a stalled loop's would)
         clock[0] += cmd.get("skip_ms", 0) * 1000
         run_scans(cmd.get("scans", 1))
+        if rebooted:  # the board restarts itself (an update applied once a match is over: doce/update.py)
+            reply(rebooted=True)
+            sys.exit(4)
         return {}
     result = side_channel.act(world, cmd)
     if result is not None:
@@ -504,11 +525,21 @@ def kept(e):
     faults.append(text.getvalue())
 
 
+def reboot():
+    """machine.reset, from the link: the cause left for the next boot, and the board restarts."""
+    machine.leave_cause()
+    rebooted.append(1)
+
+
 def main():
     global app, scans
     # As esp32.run boots: through its handlers, so a board file or a game that does not fit says so in one
     # line, as on a board, and the board then sits at the REPL (every command answered so)
-    app = esp32.start(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, lambda: rebooted.append(1)))
+    try:
+        app = esp32.start(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, reboot))
+    except Exception:  # main.py's crash: on trial, a reset
+        slots.crashed()
+        raise
     if app is None:
         reply(ready=True, stopped=True)
         for line in sys.stdin:

@@ -45,8 +45,14 @@ import simgc  # noqa: E402
 sys.modules["gc"] = simgc  # for the firmware: the port's gc.mem_free(), ESP-IDF's largest free block in it (simgc.py)
 gc.collect()
 _before_firmware = gc.mem_alloc()
-from doce import board as boardfile  # noqa: E402
-from doce import esp32  # noqa: E402
+import slots  # noqa: E402
+slots.choose()  # the slot main.py boots (firmware/slots.py), first on the path before the firmware loads
+try:
+    from doce import board as boardfile  # noqa: E402
+    from doce import esp32  # noqa: E402
+except Exception:  # a slot on trial that cannot even load: main.py's crash
+    slots.crashed()
+    raise
 
 gc.collect()
 _firmware_modules = gc.mem_alloc() - _before_firmware  # the board loads these too: its share, not ours

@@ -1,0 +1,42 @@
+"""A slot on trial (firmware/slots.py): it is marked good once it is healthy, that is booted and
+scanning and, on a board with a broker set up, on the broker, or scanning ROOM_MS without reaching it.
+The room's Wi-Fi or broker may be down as the boards come back from an update: that is not the new
+version's fault, and an outage must not roll a whole room back (a version that cannot reach a broker
+that is up is the canary's to find: doce fleet update waits for its `done` over the broker). Loaded
+only on a trial boot; its deadline never resets a board while a match is in play (slots.busy)."""
+
+import slots
+
+from .ticks import ticks_diff
+
+# Scans before the slot counts as scanning: 100 or more ms of them (the board file scans every 1-2 ms),
+# so the scanner, the lights and the link have each run many times over.
+HEALTHY_SCANS = 100
+# How long a board scanning well waits for the broker before it is healthy without it: a board joins the
+# Wi-Fi and the broker in seconds (doce/mqtt.py RETRY_MS, 2 s, between tries), well inside this; half of
+# slots.TRIAL_MS, so a slot that stops scanning is still given up in time.
+ROOM_MS = slots.TRIAL_MS // 2
+
+
+class Trial:
+    def __init__(self, app, network):
+        self.app = app
+        self.network = network  # the board has a broker set up: it waits for it, ROOM_MS at most
+        self.scans = 0
+        self.since = None  # the first scan's time
+        slots.busy = app.in_play  # the deadline waits for a match's end
+
+    def check(self, now):
+        """Once a scan: True once the slot is marked good (said in an `update` event)."""
+        self.scans += 1
+        if self.since is None:
+            self.since = now
+        if self.scans < HEALTHY_SCANS:
+            return False
+        net = self.app.net
+        if self.network and (net is None or not net.up) and ticks_diff(now, self.since) < ROOM_MS:
+            return False
+        slots.mark_good()
+        self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"]})
+        slots.busy = None
+        return True

@@ -1,0 +1,501 @@
+"""An update of the app, received into the slot that is not running (firmware/slots.py), checked, and
+switched to on trial (docs/protocol.md, "App update"). Loaded only when an update starts.
+
+The package (doce_host/update.py builds it) is
+  4 bytes   n, the manifest's length (little-endian)
+  n bytes   the manifest: JSON {"version": V, "board": ID, "files": [[path, size, sha256 hex], ...]}
+  32 bytes  HMAC-SHA256 of the manifest under this board's update key (`update_key`, over USB only)
+  then each file's bytes, in the manifest's order.
+The manifest's bytes go straight to the slot (`manifest`) as they come, never held whole in the heap
+(a board on the broker has no 4 KB block to spare), and are checked from there as soon as they are all
+in, before any file is written: the tag, the board, the version (newer than the running slot's and than
+any version this board gave up), every path (only what the image builder makes). Once checked, the
+length and the tag go to the slot too (`header`), so a transfer dropped or cut resumes at the next
+`update_begin` for the same package: each file is appended to as its bytes come (an append on
+LittleFS is atomic at close), and what is stored says how far it got. Nothing is switched before
+`update_commit` has read back every file against its SHA-256 and the whole package against the
+SHA-256 `update_begin` named.
+
+Over the network (a command from the broker), `update_begin` and `update_abort` carry `sig`, the HMAC of
+"update_begin SIZE SHA256" or "update_abort SHA256" under the board's key: broker credentials alone
+cannot start, restart or drop an update. Over USB, whoever holds the cable holds the board.
+This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
+"""
+
+import hashlib
+import json
+import os
+import struct
+
+from .arguments import BadArgument, CommandError, base64_chunk
+
+KEY = "update.key"  # {"board": id, "key": 64 hex digits}: this board's own update key
+STATE = "update.json"  # the transfer: {"size", "sha256", "slot"}, and "ready" once checked (waiting for a match)
+HEADER = "header"  # in the slot: the package's 4 length bytes and its 32-byte tag, once the manifest is checked
+MANIFEST = "manifest"  # in the slot: the manifest's bytes, as received
+VERSION = "version"  # in the slot: its manifest's version (slots.py reads it too)
+MAX_PACKAGE = 1 << 21  # the app is some 200 KB; a slot's files must fit the flash twice over
+MAX_MANIFEST = 8192
+MAX_FILES = 96
+TAG = 32
+FOLDERS = ("doce", "umqtt")  # a slot holds these (doce_host/image.py app_files), nothing else
+PIECE = 256  # bytes read at a time to hash a stored file
+# [ and { in a manifest: its object, its list of files and one list a file. More is a nesting json.load
+# would need a stack for (a manifest 3,000 deep ran the heap out): refused before it is parsed.
+BRACKETS = MAX_FILES + 2
+# Flash blocks an update leaves free beyond its own files: the journal, calibration and net.json must
+# still be written while it waits (a LittleFS file takes whole blocks; doce/journal.py writes anew).
+RESERVE_BLOCKS = 8
+ENOSPC = 28  # errno: no space left on the device
+
+
+def hmac_sha256(key, data):
+    """RFC 2104 with SHA-256 (the ESP32's hashlib has no hmac); `data` bytes, or a path read in pieces."""
+    key = key + bytes(64 - len(key))  # a key of 32 bytes
+    inner = hashlib.sha256(bytes(b ^ 0x36 for b in key))
+    if isinstance(data, str):
+        read_into(data, inner)
+    else:
+        inner.update(data)
+    outer = hashlib.sha256(bytes(b ^ 0x5C for b in key))
+    outer.update(inner.digest())
+    return outer.digest()
+
+
+def same(a, b):
+    """a == b in a time that does not say where they differ."""
+    if len(a) != len(b):
+        return False
+    d = 0
+    for x, y in zip(a, b):
+        d |= x ^ y
+    return d == 0
+
+
+def is_name(text):
+    """A module's file name as the image builder makes them: letters, digits, _ and .py or .mpy."""
+    stem, dot, ext = text.rpartition(".")
+    if not dot or ext not in ("py", "mpy") or not 0 < len(stem) <= 32:
+        return False
+    return all(c == "_" or "a" <= c <= "z" or "0" <= c <= "9" for c in stem)
+
+
+def is_path(path):
+    """Only FOLDER/NAME: never `..`, never absolute, never outside the slot."""
+    if not isinstance(path, str) or path.count("/") != 1:
+        return False
+    folder, name = path.split("/")
+    return folder in FOLDERS and is_name(name)
+
+
+def is_hex(text, n):
+    return isinstance(text, str) and len(text) == n and all(c in "0123456789abcdef" for c in text)
+
+
+def unhex(text):
+    return bytes(int(text[i:i + 2], 16) for i in range(0, len(text), 2))
+
+
+def is_int(n):
+    return isinstance(n, int) and not isinstance(n, bool)
+
+
+def exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def size_of(path):
+    try:
+        return os.stat(path)[6]
+    except OSError:
+        return 0
+
+
+def free_flash():
+    """(bytes free, block size) of the board's file system."""
+    s = os.statvfs(os.getcwd())
+    return s[0] * s[3], s[0]
+
+
+def load_key():
+    try:
+        with open(KEY) as f:
+            k = json.load(f)
+        return k["board"], unhex(k["key"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, None
+
+
+def write_whole(path, data):
+    with open(path + ".new", "w" if isinstance(data, str) else "wb") as f:
+        f.write(data)
+    os.rename(path + ".new", path)
+
+
+def pointer():
+    """firmware/slots.py, loaded at boot by main.py and kept: loaded again from its source here, its compiling
+    would need some 30 KB more than a board on the broker has free (an update_begin ran out of heap)."""
+    import slots
+    return slots
+
+
+class Update:
+    def __init__(self, link):
+        self.link = link
+        self.size = 0
+        self.sha = None
+        self.slot = None
+        self.n = 0  # the manifest's length, once its 4 bytes are in
+        self.ends = bytearray(4 + TAG)  # the package's length bytes and its tag, as they come
+        self.paths = None  # the manifest's files, once checked: paths, sizes, SHA-256s (32 bytes each, one run)
+        self.sizes = None
+        self.shas = None
+        self.version = None  # the manifest's, once checked
+        self.received = 0
+        self.at = 0  # the file being written
+        self.written = 0  # its bytes stored
+
+    # -- the commands ------------------------------------------------------------------------------
+
+    def begin(self, request):
+        size, sha = request.get("size"), request.get("sha256")
+        if not is_int(size) or not 0 < size <= MAX_PACKAGE:
+            raise BadArgument("size is the package's length in bytes, 1 to %d" % MAX_PACKAGE)
+        if not is_hex(sha, 64):
+            raise BadArgument("sha256 is the package's SHA-256, 64 lowercase hex digits")
+        self._signed(request, "update_begin %d %s" % (size, sha))
+        slots = pointer()
+        p = slots.read()
+        if p["slot"] != p["good"]:
+            raise CommandError("trial", "this board is trying a new version: it takes an update once that is done")
+        slot = "b" if p["slot"] == "a" else "a"
+        state = self._state()
+        self.size, self.sha, self.slot = size, sha, slot
+        if state == {"size": size, "sha256": sha, "slot": slot} or state == dict(ready=True, size=size, sha256=sha,
+                                                                                  slot=slot):
+            self._resume()
+        else:
+            self._clear()
+            free, block = free_flash()
+            if size + RESERVE_BLOCKS * block > free:
+                self._refuse("the package is %d bytes and the flash has %d free, %d of them kept for the game"
+                             % (size, free, RESERVE_BLOCKS * block))
+            write_whole(STATE, json.dumps({"size": size, "sha256": sha, "slot": slot}))
+        return {"received": self.received, "slot": slot}
+
+    def chunk(self, request):
+        if self.sha is None:
+            raise CommandError("no_transfer", "send update_begin first")
+        offset = request.get("offset")
+        if offset != self.received or not is_int(offset):
+            raise BadArgument("offset must be %d, the bytes received so far" % self.received)
+        data = base64_chunk(request.get("data"))
+        if self.received + len(data) > self.size:
+            raise BadArgument("more bytes than update_begin announced")
+        view = memoryview(data)
+        try:
+            if self.paths is None:
+                view = self._take_head(view)
+            if len(view):
+                self._store(view)
+        except OSError as e:
+            if e.args[0] != ENOSPC:
+                raise
+            self._refuse("the flash is full (%d of %d bytes stored)" % (self.received, self.size))
+        return {"received": self.received}
+
+    def commit(self, request):
+        if self.sha is None:
+            raise CommandError("no_transfer", "send update_begin first")
+        if self.received < self.size:
+            self._refuse("truncated: %d of %d bytes arrived" % (self.received, self.size))
+        whole = hashlib.sha256()  # every byte read back from the slot, once more, as it will boot
+        with open(self._in_slot(HEADER), "rb") as f:
+            f.readinto(self.ends)
+        whole.update(memoryview(self.ends)[:4])
+        read_into(self._in_slot(MANIFEST), whole)
+        whole.update(memoryview(self.ends)[4:])
+        for i in range(len(self.paths)):
+            path = self._in_slot(self.paths[i])
+            if not self.sizes[i]:
+                open(path, "ab").close()  # an empty file: no byte made it
+            if not self._matches(i, read_into(path, whole, hashlib.sha256())):
+                self._refuse("corrupted: %s does not match its SHA-256" % self.paths[i])
+        if whole.digest() != unhex(self.sha):
+            self._refuse("corrupted: the package does not match the SHA-256 update_begin named")
+        write_whole(STATE, json.dumps({"ready": True, "size": self.size, "sha256": self.sha, "slot": self.slot}))
+        self.link.app.update_ready = self.slot
+        self.sha = None  # over: this module may go (a begin of the same package finds it stored, ready)
+        return {"version": self.version, "deferred": self.link.app.in_play()}
+
+    def abort(self, request):
+        state = self._state()
+        self._signed(request, "update_abort %s" % (state.get("sha256") if isinstance(state, dict) else ""))
+        p = pointer().read()
+        if p["slot"] != p["good"]:
+            return  # on trial: the slot not running is the good one, never emptied
+        self.slot = "b" if p["slot"] == "a" else "a"
+        self._clear()
+        if exists(STATE):
+            os.remove(STATE)
+        self.sha = None
+
+    # -- receiving ----------------------------------------------------------------------------------
+
+    def _take_head(self, view):
+        """The package's first bytes: its length and tag kept (36 bytes), the manifest appended to the slot
+        as it comes; checked once all are in. The rest of the chunk (file bytes) back."""
+        while len(view) and self.paths is None:
+            at = self.received
+            if at < 4:
+                k = min(4 - at, len(view))
+                self.ends[at:at + k] = view[:k]
+                if at + k == 4:
+                    self.n = struct.unpack_from("<I", self.ends, 0)[0]
+                    if not 0 < self.n <= MAX_MANIFEST:
+                        self._refuse("not a package: a manifest of %d bytes" % self.n)
+                    if exists(self._in_slot(MANIFEST)):
+                        os.remove(self._in_slot(MANIFEST))
+            elif at < 4 + self.n:
+                k = min(4 + self.n - at, len(view))
+                with open(self._in_slot(MANIFEST), "ab") as f:
+                    f.write(view[:k])
+            else:
+                k = min(4 + self.n + TAG - at, len(view))
+                self.ends[at - self.n:at - self.n + k] = view[:k]
+            self.received += k
+            view = view[k:]
+            if self.received == 4 + self.n + TAG:
+                self._checked()
+                free, block = free_flash()
+                need = sum((s + block - 1) // block for s in self.sizes) * block + RESERVE_BLOCKS * block
+                if need > free:
+                    self._refuse("its files take %d bytes of flash and %d are free, %d of them kept for the game"
+                                 % (need - RESERVE_BLOCKS * block, free, RESERVE_BLOCKS * block))
+                write_whole(self._in_slot(VERSION), str(self.version))
+                write_whole(self._in_slot(HEADER), self.ends)  # last: a slot with a header has its version
+                self._advance()
+        return view
+
+    def _checked(self):
+        """The manifest (in the slot) checked against the tag in self.ends: its files kept, or Refused naming why."""
+        board, key = load_key()
+        if key is None:
+            self._refuse("unsigned: this board has no update key (doce config update-key, over USB)")
+        path = self._in_slot(MANIFEST)
+        if size_of(path) != self.n or not same(hmac_sha256(key, path), memoryview(self.ends)[4:]):
+            self._refuse("unsigned or signed with another key")
+        m = None
+        if brackets(path) <= BRACKETS:
+            try:
+                with open(path) as f:
+                    m = json.load(f)
+            except ValueError:
+                pass
+        if not isinstance(m, dict) or set(m) != {"version", "board", "files"}:
+            self._refuse("the manifest is not one this firmware reads")
+        if m["board"] != board:
+            self._refuse("a package for another board (%s)" % str(m["board"])[:64])
+        version = m["version"]
+        slots = pointer()
+        running = slots.version_of(slots.read()["slot"])
+        if not is_int(version) or version <= running:
+            self._refuse("version %s is not newer than the running version %d (a replay)"
+                         % (str(version)[:16], running))
+        given_up = slots.given_up()
+        if version <= given_up:
+            self._refuse("version %d is not newer than version %d, which this board rolled back from"
+                         % (version, given_up))
+        files = m["files"]
+        del m
+        total = 4 + self.n + TAG
+        seen = set()
+        if not isinstance(files, list) or not 0 < len(files) <= MAX_FILES:
+            self._refuse("the manifest lists no files, or too many")
+        for entry in files:
+            if (not isinstance(entry, list) or len(entry) != 3 or not is_path(entry[0]) or entry[0] in seen
+                    or not is_int(entry[1]) or entry[1] < 0 or not is_hex(entry[2], 64)):
+                self._refuse("the manifest names a file the app does not have: %s" % str(entry)[:80])
+            seen.add(entry[0])
+            total += entry[1]
+        if total != self.size:
+            self._refuse("the manifest's files come to %d bytes, the package is %d" % (total, self.size))
+        # Kept small: names, sizes, and the hashes as one run of bytes (the parsed lists go)
+        self.paths = [e[0] for e in files]
+        self.sizes = [e[1] for e in files]
+        shas = bytearray(32 * len(files))
+        for i in range(len(files)):
+            shas[32 * i:32 * i + 32] = unhex(files[i][2])
+        self.shas = shas
+        self.version = version
+
+    def _store(self, view):
+        while len(view):
+            k = min(self.sizes[self.at] - self.written, len(view))
+            with open(self._in_slot(self.paths[self.at]), "ab") as f:  # atomic at close (LittleFS): a cut keeps
+                f.write(view[:k])  # what was written before it
+            self.written += k
+            self.received += k
+            view = view[k:]
+            self._advance()
+
+    def _advance(self):
+        """Past each file whose bytes are all stored, each read back whole: a bad chunk is refused at once."""
+        while self.at < len(self.paths) and self.written == self.sizes[self.at]:
+            path = self._in_slot(self.paths[self.at])
+            if not self.sizes[self.at]:
+                open(path, "ab").close()  # an empty file: no byte will make it
+            if not self._matches(self.at, read_into(path, hashlib.sha256())):
+                self._refuse("corrupted: %s does not match its SHA-256" % self.paths[self.at])
+            self.at += 1
+            self.written = 0
+
+    def _matches(self, i, one):
+        return one.digest() == bytes(memoryview(self.shas)[32 * i:32 * i + 32])
+
+    def _resume(self):
+        """How far a transfer of this very package got before a drop or a cut: its stored files."""
+        self.paths = self.sizes = self.shas = None
+        self.received = self.at = self.written = 0
+        try:
+            with open(self._in_slot(HEADER), "rb") as f:
+                if f.readinto(self.ends) != len(self.ends):
+                    raise OSError(0)
+        except OSError:
+            return self._clear()  # the manifest never arrived whole: from the start
+        self.n = struct.unpack_from("<I", self.ends, 0)[0]
+        try:
+            self._checked()
+        except CommandError:
+            self._clear()
+            raise
+        self.received = 4 + self.n + TAG
+        partial = False
+        for i in range(len(self.paths)):
+            path, size = self._in_slot(self.paths[i]), self.sizes[i]
+            stored = size_of(path)
+            if partial or stored > size:  # past the point the transfer reached: from that point again
+                if exists(path):
+                    os.remove(path)
+                continue
+            self.received += stored
+            if stored < size:
+                partial = True
+                self.at, self.written = i, stored
+        if not partial:
+            self.at, self.written = len(self.paths), 0
+
+    def _clear(self):
+        """The inactive slot emptied, for a new transfer (an update stored there before is no more)."""
+        if self.link.app is not None:
+            self.link.app.update_ready = None
+        self.paths = self.sizes = self.shas = None
+        self.received = self.at = self.written = self.n = 0
+        slot = self.slot
+        if slot is None:
+            return
+        make(slot)
+        for folder in FOLDERS:
+            make(slot + "/" + folder)
+            for name in os.listdir(slot + "/" + folder):
+                os.remove(slot + "/" + folder + "/" + name)
+        for name in (HEADER, MANIFEST, VERSION):
+            if exists(slot + "/" + name):
+                os.remove(slot + "/" + name)
+
+    def _in_slot(self, path):
+        return self.slot + "/" + path
+
+    def _state(self):
+        try:
+            with open(STATE) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None
+
+    def _signed(self, request, text):
+        """A command from the broker (link.to set, doce/net.py) carries `sig`, text's HMAC under this board's key."""
+        if self.link.to is None:
+            return
+        board, key = load_key()
+        sig = request.get("sig")
+        if key is None or not is_hex(sig, 64) or not same(hmac_sha256(key, text.encode()), unhex(sig)):
+            reason = "%s over the network without this board's signature" % request["cmd"]
+            self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
+            raise CommandError("refused", reason)
+
+    def _refuse(self, reason):
+        """One warning naming the reason; the transfer is over and the slot emptied."""
+        self._clear()
+        if exists(STATE):
+            os.remove(STATE)
+        self.sha = None
+        self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
+        raise CommandError("refused", reason)
+
+
+def make(folder):
+    if not exists(folder):
+        os.mkdir(folder)
+
+
+def read_into(path, *hashes):
+    """The stored file's bytes into each of `hashes`, a piece at a time; the last hash back."""
+    piece = bytearray(PIECE)
+    with open(path, "rb") as f:
+        while True:
+            n = f.readinto(piece)
+            if not n:
+                break
+            for h in hashes:
+                h.update(memoryview(piece)[:n])
+    return hashes[-1]
+
+
+def brackets(path):
+    """How many [ and { the file has (json.load's depth is at most that)."""
+    n = 0
+    piece = bytearray(PIECE)
+    with open(path, "rb") as f:
+        while True:
+            k = f.readinto(piece)
+            if not k:
+                return n
+            b = bytes(memoryview(piece)[:k])
+            n += b.count(b"[") + b.count(b"{")
+
+
+def set_key(request):
+    """{"board": ID, "key": 64 hex digits}: the key a package for board ID is signed with. Never sent back."""
+    board, key = request.get("board"), request.get("key")
+    from .netconfig import is_topic_level
+    if not isinstance(board, str) or not is_topic_level(board):
+        raise BadArgument("board is the board's id: 1 to 64 letters, digits, _ or -")
+    if not is_hex(key, 64):
+        raise BadArgument("key is 32 bytes as 64 lowercase hex digits")
+    write_whole(KEY, json.dumps({"board": board, "key": key}))
+    return {"board": board}
+
+
+def command(link, request):
+    """update_begin, update_chunk, update_commit, update_abort (doce/link.py). Once the transfer is over
+    (refused, aborted, committed) this module is let go: an update costs no memory between."""
+    if link.update is None:
+        link.update = Update(link)
+    u = link.update
+    try:
+        return {"update_begin": u.begin, "update_chunk": u.chunk, "update_commit": u.commit,
+                "update_abort": u.abort}[request["cmd"]](request)
+    finally:
+        if u.sha is None:
+            link.update = None
+            let_go()
+
+
+def let_go():
+    from .loaded import forget
+    forget("doce.update")

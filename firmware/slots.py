@@ -1,0 +1,169 @@
+"""Which copy of the app the board runs: slot folder a or b, named by the pointer file.
+
+Fixed, like main.py: `doce flash` installs both, an update never replaces them (the slot's code
+may be broken; this must not be). The app (doce/*.mpy, umqtt/) lives in a slot; the board's own
+files (journal, calibration, net.json, the board file and the rules) stay at the top, shared.
+
+The pointer, slot.json, is written whole and then renamed over the old one (as doce/journal.py
+writes a new match), so a power cut leaves the old pointer or the new, never neither:
+  slot   the slot to boot
+  good   the slot that last came up healthy; slot != good: `slot` is on trial
+  booted  a boot on trial has started (written before the slot's code runs)
+  tries  boots on trial that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
+  failed, reason   the slot given up and why, until the app has reported it (an `update` event)
+  given_up  the version of the last slot given up, kept: an update to it or below is refused
+A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
+or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
+callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
+A power cut, or the EN button, is not the slot's fault and is not counted: machine.reset_cause()
+says PWRON_RESET for those, SOFT_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
+and a brown-out (micropython/micropython ports/esp32/modmachine.c, machine_reset_cause).
+"""
+
+import json
+import os
+import sys
+
+POINTER = "slot.json"
+SLOTS = ("a", "b")
+MAX_TRIES = 3
+TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
+RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
+VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
+FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
+
+state = None  # the pointer as this boot chose, once chosen
+busy = None  # () -> True while a match is in play (the app sets it on trial: doce/trial.py)
+_timer = None
+
+
+def read():
+    """The pointer; a missing or damaged one is slot a, good."""
+    try:
+        with open(POINTER) as f:
+            p = json.load(f)
+        if isinstance(p, dict) and p.get("slot") in SLOTS and p.get("good") in SLOTS:
+            return p
+    except (OSError, ValueError):
+        pass
+    return dict(FIRST)
+
+
+def write(p):
+    new = POINTER + ".new"
+    with open(new, "w") as f:
+        f.write(json.dumps(p))
+    os.rename(new, POINTER)
+
+
+def on_trial():
+    return state is not None and state["slot"] != state["good"]
+
+
+def folder(slot):
+    """The slot's folder as a path from the file system's top, whatever the current folder."""
+    here = os.getcwd().rstrip("/")
+    return here + "/" + slot
+
+
+def version_of(slot):
+    try:
+        with open(slot + "/" + VERSION) as f:
+            return int(f.read())
+    except (OSError, ValueError):
+        return 0
+
+
+def kept(p, q):
+    """q, with what p says of the last version given up (it outlives every later pointer)."""
+    if "given_up" in p:
+        q["given_up"] = p["given_up"]
+    return q
+
+
+def back(p, reason):
+    return {"slot": p["good"], "good": p["good"], "failed": p["slot"], "reason": reason,
+            "given_up": version_of(p["slot"])}
+
+
+def powered_on():
+    import machine
+    return machine.reset_cause() == machine.PWRON_RESET
+
+
+def choose():
+    """Pick this boot's slot and put it first on sys.path. Once a boot (the simulator's harness
+    chooses before main.py runs)."""
+    global state
+    if state is not None:
+        return state
+    p = read()
+    if p["slot"] != p["good"]:
+        if p.get("booted") and not powered_on():  # the last boot on trial crashed or hung
+            p["tries"] = p.get("tries", 0) + 1
+        if p.get("tries", 0) >= MAX_TRIES:
+            p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
+        else:
+            p["booted"] = True
+        write(p)  # before the slot's code runs: a crash or a hang in it is counted at the next boot
+    state = p
+    sys.path.insert(0, folder(p["slot"]))
+    if on_trial():
+        watch()
+    return p
+
+
+def watch():
+    global _timer
+    import machine
+    _timer = machine.Timer(0)
+    _timer.init(mode=machine.Timer.ONE_SHOT, period=TRIAL_MS, callback=_expired)
+
+
+def _expired(timer):
+    if on_trial() and busy is not None and busy():  # a trial never stops a game: after the match
+        timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)
+    elif on_trial():
+        write(back(state, "not healthy within %d s of its boot" % (TRIAL_MS // 1000)))
+        import machine
+        machine.reset()
+
+
+def mark_good():
+    """The slot on trial came up healthy: it is the good one now."""
+    global state
+    if _timer is not None:
+        _timer.deinit()
+    p = kept(state, {"slot": state["slot"], "good": state["slot"]})
+    write(p)
+    state = p
+
+
+def crashed():
+    """The app stopped with an exception: on trial, reset (the next boot counts it); else the REPL."""
+    if on_trial():
+        import machine
+        machine.reset()
+
+
+def reported():
+    """The slot given up at this boot and why, once: (slot, reason) or None."""
+    global state
+    if state is None or "reason" not in state:
+        return None
+    told = (state["failed"], state["reason"])
+    state = kept(state, {"slot": state["slot"], "good": state["good"]})
+    write(state)
+    return told
+
+
+def switch(slot):
+    """Boot `slot` on trial from the next boot (an update stored and checked in it)."""
+    p = read()
+    write(kept(p, {"slot": slot, "good": p["good"], "tries": 0}))
+
+
+def given_up():
+    """The version of the last slot given up on this board (0: none)."""
+    g = read().get("given_up", 0)
+    return g if isinstance(g, int) else 0

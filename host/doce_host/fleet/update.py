@@ -1,0 +1,189 @@
+"""`doce fleet update`: each board of a room sent its own package (doce_host/update.py) over MQTT.
+
+The commands are the ones `doce update` sends over USB (update_begin, update_chunk, update_commit), on the
+board's cmd topic (docs/protocol.md, "MQTT"): a board takes one command a scan, so each board has one request
+in flight at a time, and the boards go side by side. A board that stops answering (gone from the broker, a
+dropped connection) is asked again from update_begin once it is back: its reply says how much it has stored
+(`received`), and the transfer goes on from there. A board's replies are untrusted: one that does not fit the
+protocol ends its transfer with a line that says so, never with the reply's text raw.
+"""
+
+import base64
+import hashlib
+import time
+
+from ..core_time import Deadline
+from ..update import CHUNK
+from ..update import begin as update_begin
+from ..view import printable
+
+TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
+# A chunk or commit the board has no transfer for: it rebooted since (its broker session kept our command
+# for it), and keeps what it stored: update_begin again, and go on from there
+LOST = "no_transfer"
+MAX_SAID = 120  # characters of a board's message shown: its reason, not a page of it
+
+
+class Transfer:
+    """One board's package, sent one request at a time. `outcome` once it is over: done (stored, switching),
+    deferred (stored, switching when the match ends), refused, or offline (set by the caller)."""
+
+    def __init__(self, room, ident, data, timeout, key=None):
+        self.room, self.id, self.data, self.timeout = room, ident, data, timeout
+        self.sha = hashlib.sha256(data).hexdigest()
+        self.begin = update_begin(data, key)  # signed with the board's key: a board refuses an unsigned one
+        self.received = 0
+        self.asked = None  # (request id, Deadline, the request's kind and offset)
+        self.begun = False  # update_begin answered since the board was last lost
+        self.outcome = self.message = self.version = None
+        self.seen = 0  # the board's events kept when it took the commit: its update event comes after them
+        self.waits = None  # the last transient error: what the board was busy with
+        self.lost = 0  # requests that got no reply in time
+        self.begins = []  # `received` at each update_begin answered: after the first, where it went on from
+        self.pause = None  # a Deadline before asking again (busy, trial)
+
+    def online(self):
+        with self.room.lock:
+            b = self.room.boards.get(self.id)
+            return bool(b and b.online)
+
+    def idle(self):
+        return self.asked is None
+
+    def step(self):
+        """Send the next request, or take its reply: call it often. True while there is more to do."""
+        if self.outcome:
+            return False
+        if self.asked:
+            rid, deadline, kind = self.asked
+            reply = self.room.reply(rid)
+            if reply is None:
+                if deadline.passed():
+                    self.room.reply(rid, forget=True)
+                    self.asked, self.begun = None, False  # the board went away: begin again, resumed
+                    self.lost += 1
+                return True
+            self.asked = None
+            self.take(kind, reply)
+            return not self.outcome
+        if (self.pause and not self.pause.passed()) or not self.online():
+            return True
+        if not self.begun:
+            self.ask(("begin", 0), "update_begin", **{k: v for k, v in self.begin.items() if k != "cmd"})
+        elif self.received < len(self.data):
+            piece = self.data[self.received:self.received + CHUNK]
+            self.ask(("chunk", self.received), "update_chunk", offset=self.received,
+                     data=base64.b64encode(piece).decode())
+        else:
+            self.ask(("commit", 0), "update_commit")
+        return True
+
+    def ask(self, kind, cmd, **args):
+        self.asked = (self.room.send(self.id, cmd, **args), Deadline(self.timeout), kind)
+
+    def end(self, outcome, message=None):
+        self.outcome, self.message = outcome, message
+
+    def take(self, kind, reply):
+        if reply.get("ok") is not True:
+            error = reply.get("error")
+            said = printable(str(reply.get("message") or "")[:MAX_SAID])
+            if error == LOST and kind[0] != "begin":
+                self.begun = False
+            elif error in TRANSIENT:
+                self.pause, self.begun, self.waits = Deadline(1.0), False, error
+            elif error == "refused":
+                self.end("refused", said or "refused")
+            elif isinstance(error, str):
+                self.end("refused", "%s (%s)" % (said or "no reason given", printable(error[:32])))
+            else:
+                self.end("refused", "a reply that does not fit the protocol")
+            return
+        what, offset = kind
+        self.waits = None
+        if what in ("begin", "chunk"):
+            received = reply.get("received")
+            least = offset + 1 if what == "chunk" else 0
+            if not isinstance(received, int) or isinstance(received, bool) or not least <= received <= len(self.data):
+                self.end("refused", "a reply that does not fit the protocol (received: %s)"
+                         % printable(repr(received)[:32]))
+                return
+            self.received, self.begun = received, True
+            if what == "begin":
+                self.begins.append(received)
+            return
+        version, deferred = reply.get("version"), reply.get("deferred")
+        if not isinstance(version, int) or isinstance(version, bool) or not isinstance(deferred, bool):
+            self.end("refused", "a reply that does not fit the protocol (update_commit)")
+            return
+        with self.room.lock:
+            self.seen = self.room.boards[self.id].count if self.id in self.room.boards else 0
+        self.version = version
+        self.end("deferred" if deferred else "done")
+
+    def trial(self):
+        """After a commit not deferred: the board's update event from a boot after it, or None yet."""
+        with self.room.lock:
+            b = self.room.boards.get(self.id)
+            new = min(b.count - self.seen, len(b.events)) if b else 0
+            events = list(b.events)[len(b.events) - new:] if new > 0 else []
+        for _, event in events:
+            if event.get("event") == "update":
+                return event
+        return None
+
+
+def run(transfers, wait, pump=None):
+    """Send every transfer side by side until each is over. A board not on the broker, or that stopped
+    answering, is tried again until `wait` seconds (of a core's time) have passed; then it is offline."""
+    deadline = Deadline(wait)
+    while True:
+        busy = [t for t in transfers if t.step()]
+        if not busy:
+            return transfers
+        if deadline.passed() and all(t.idle() for t in busy):
+            for t in busy:
+                t.end("offline", "not on the broker" if not t.online() else
+                      "still trying the version before" if t.waits == "trial" else
+                      "still busy" if t.waits else "stopped answering")
+            return transfers
+        pump() if pump else time.sleep(0.01)
+
+
+def canary_healthy(transfer, wait, pump=None):
+    """(healthy, why not) of the canary after its commit: its update event `done` within `wait` seconds."""
+    if transfer.outcome == "deferred":
+        return False, "waits for its match to end before it boots the new version"
+    if transfer.outcome != "done":
+        return False, "was %s (%s)" % (transfer.outcome, transfer.message)
+    deadline = Deadline(wait)
+    while not deadline.passed():
+        event = transfer.trial()
+        if event:
+            if event.get("stage") == "done":
+                return True, None
+            why = printable(str(event.get("reason") or event.get("stage"))[:MAX_SAID])
+            transfer.end("rolled_back", why)
+            return False, "rolled back: %s" % why
+        pump() if pump else time.sleep(0.05)
+    return False, "did not say it was healthy within %g s" % wait
+
+
+def update(room, packages, wait, timeout, keys, canary=None, trial_wait=180.0, pump=None):
+    """{board id: (outcome, message, version)} of sending packages ({board id: bytes}) to the room's boards,
+    each update_begin signed with its key ({board id: key}). With a canary: that board first, and the rest
+    only once it is healthy on trial."""
+    transfers = {ident: Transfer(room, ident, data, timeout, keys.get(ident)) for ident, data in packages.items()}
+    rest = [t for i, t in sorted(transfers.items()) if i != canary]
+    if canary:
+        first = transfers[canary]
+        run([first], wait, pump)
+        healthy, why = canary_healthy(first, trial_wait, pump)
+        if healthy:
+            first.message = "healthy on trial"
+        else:
+            for t in rest:
+                t.end("not_sent", "the canary %s %s" % (canary, why))
+            rest = []
+    run(rest, wait, pump)
+    return {i: (t.outcome, t.message, t.version) for i, t in transfers.items()}

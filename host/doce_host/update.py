@@ -1,0 +1,141 @@
+"""App updates: the package a board takes by `update_begin`/`update_chunk`/`update_commit` (docs/protocol.md,
+"App update"; the board's side is firmware/doce/update.py), built from the files `doce flash` installs.
+
+A package is signed for one board, under that board's own update key: 32 random bytes that `doce fleet
+secure` makes for each board and the organiser keeps, and that `doce config update-key` gives the board
+over USB only. No other board's broker credentials, and no other board's key, can sign for it.
+"""
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import struct
+from pathlib import Path
+
+from . import image
+
+KEY_BYTES = 32
+HEX_KEY = re.compile(r"^[0-9a-f]{64}$")
+CHUNK = 96  # bytes of package per update_chunk: 128 characters of base64, as rules_chunk (docs/protocol.md)
+
+
+def new_key():
+    return secrets.token_hex(KEY_BYTES)
+
+
+def manifest(files, version, board):
+    """The manifest's bytes: {"version", "board", "files": [[path, size, sha256], ...]}, compact."""
+    entries = [[path, len(data), hashlib.sha256(data).hexdigest()] for path, data in files.items()]
+    return json.dumps({"version": version, "board": board, "files": entries}, separators=(",", ":")).encode()
+
+
+def package(files, version, board, key_hex):
+    """The package for `board`: its slot's files ({path in the slot: bytes}, image.slot_files), in order."""
+    m = manifest(files, version, board)
+    tag = hmac.new(bytes.fromhex(key_hex), m, hashlib.sha256).digest()
+    return struct.pack("<I", len(m)) + m + tag + b"".join(files.values())
+
+
+def app_package(version, board, key_hex, rules="standard", chip="esp32", march=None):
+    """The package of the app `doce flash` installs (image.app_files, the one image builder)."""
+    return package(image.slot_files(image.app_files(rules, chip=chip, march=march)), version, board, key_hex)
+
+
+def unpack(data):
+    """({path: bytes}, manifest dict) of a package: what a board stores in its slot."""
+    n = struct.unpack("<I", data[:4])[0]
+    m = json.loads(data[4:4 + n])
+    at = 4 + n + 32
+    files = {}
+    for path, size, _ in m["files"]:
+        files[path] = data[at:at + size]
+        at += size
+    return files, m
+
+
+def requests(data):
+    """The update_chunk requests that carry a package, after its update_begin."""
+    import base64
+    for at in range(0, len(data), CHUNK):
+        yield {"cmd": "update_chunk", "offset": at, "data": base64.b64encode(data[at:at + CHUNK]).decode()}
+
+
+def signature(key_hex, text):
+    """`sig` of an update_begin or update_abort sent over the broker: text's HMAC-SHA256 under the board's key
+    (firmware/doce/update.py: broker credentials alone cannot start, restart or drop an update)."""
+    return hmac.new(bytes.fromhex(key_hex), text.encode(), hashlib.sha256).hexdigest()
+
+
+def begin(data, key_hex=None):
+    """The update_begin of a package; signed with the board's key for the broker (over USB it needs none)."""
+    request = {"cmd": "update_begin", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    if key_hex:
+        request["sig"] = signature(key_hex, "update_begin %d %s" % (request["size"], request["sha256"]))
+    return request
+
+
+def abort(key_hex=None, data=None):
+    """The update_abort of the transfer of package `data` (None: none stored); signed as begin is."""
+    request = {"cmd": "update_abort"}
+    if key_hex:
+        request["sig"] = signature(key_hex, "update_abort %s" % (hashlib.sha256(data).hexdigest() if data else ""))
+    return request
+
+
+# -- the organiser's keys: one per board, in the room's folder beside credentials.json -------------------
+
+KEYS = "update-keys.json"  # {board id: 64 hex digits}: private, as the passwords are
+
+
+def load_keys(folder):
+    """{board id: key} of the room in `folder`, or {}; a file this did not write is refused, not written over."""
+    from .files import read_limited
+    from .fleet.security import SecurityError
+    from .fleet.topics import BOARD_ID
+    path = Path(folder) / KEYS
+    if not path.exists():
+        return {}
+    try:
+        found = json.loads(read_limited(path, 1 << 20, "the room's update keys"))
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not all(
+            isinstance(b, str) and BOARD_ID.match(b) and isinstance(k, str) and HEX_KEY.match(k)
+            for b, k in found.items()):
+        raise SecurityError("%s: not a file of update keys doce fleet secure writes; not writing over it" % path)
+    return found
+
+
+def write_keys(folder, board_ids, remove=()):
+    """A key for each board that has none; the boards removed lose theirs. Returns {board id: key}."""
+    from .fleet.security import write_private
+    keys = {b: k for b, k in load_keys(folder).items() if b not in remove}
+    for board in board_ids:
+        keys.setdefault(board, new_key())
+    write_private(Path(folder) / KEYS, (json.dumps(keys, indent=1, sort_keys=True) + "\n").encode())
+    return keys
+
+
+# -- over USB -------------------------------------------------------------------------------------------------
+
+class Refused(RuntimeError):
+    pass
+
+
+def send(link, data, progress=None):
+    """A package to the board on `link` (a doce_host.link.BoardLink), resumed from what it has stored: the
+    update_commit reply. Refused names the board's reason."""
+    def ok(reply):
+        if not reply.get("ok"):
+            raise Refused("%s: %s" % (reply.get("error"), reply.get("message")))
+        return reply
+    received = ok(link.request(**begin(data)))["received"]
+    for request in requests(data):
+        if request["offset"] < received:
+            continue
+        received = ok(link.request(**request))["received"]
+        if progress:
+            progress(received, len(data))
+    return ok(link.request("update_commit"))

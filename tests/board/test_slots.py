@@ -1,0 +1,145 @@
+"""A/B app slots (firmware/slots.py): the app in slot a as doce flash installs it, a slot on trial marked
+good once healthy, and given up by the board itself after a crash loop or without health in time."""
+
+import json
+
+import pytest
+
+from doce_host import image
+from doce_host.paths import FIRMWARE_DIR
+from doce_host.sim import SimBoard
+
+SLOTS = (FIRMWARE_DIR / "slots.py").read_text()
+
+
+def constant(name):
+    """A number firmware/slots.py sets, read from its source (the firmware is not importable here)."""
+    for line in SLOTS.splitlines():
+        if line.startswith(name + " = "):
+            return int(line.split("=")[1].split("#")[0])
+    raise KeyError(name)
+
+
+MAX_TRIES = constant("MAX_TRIES")
+TRIAL_MS = constant("TRIAL_MS")
+RECHECK_MS = constant("RECHECK_MS")
+NEVER_HEALTHY = ("class Trial:\n    def __init__(self, app, network):\n        import slots\n"
+                 "        slots.busy = app.in_play\n\n    def check(self, now):\n        return False\n")
+
+
+@pytest.fixture(scope="module")
+def files():
+    return image.app_files(chip="host")
+
+
+def board_with(folder, files, slot_b=None, pointer=None):
+    """A board's flash: `files`, slot b holding `slot_b` ({path in the slot: bytes}), the pointer given."""
+    files = dict(files)
+    for name, data in (slot_b or {}).items():
+        files["b/" + name] = data
+    if pointer is not None:
+        files[image.POINTER] = json.dumps(pointer).encode()
+    folder.mkdir()
+    (folder / "flash.img").write_bytes(image.build(files))
+    return SimBoard(folder)
+
+
+def pointer_of(sim):
+    sim.stop()
+    return json.loads(image.read(sim.flash.read_bytes())[image.POINTER])
+
+
+def updates(sim):
+    return [e for e in sim.events if e["event"] == "update"]
+
+
+def test_the_image_puts_the_app_in_slot_a_and_the_fixed_boot_at_the_top(files):
+    names = set(files)
+    assert {"main.py", "slots.py", image.POINTER, "board.json", "rules.doct"} <= names
+    assert not any(n.startswith("doce/") for n in names)  # the app only in its slot
+    sources = {p.stem for p in (FIRMWARE_DIR / "doce").glob("*.py")}
+    assert {n[len("a/doce/"):-4] for n in names if n.startswith("a/doce/")} == sources
+    assert json.loads(files[image.POINTER]) == {"slot": "a", "good": "a"}
+    assert set(image.slot_files(files)) == {n[2:] for n in names if n.startswith("a/")}
+
+
+def test_a_fresh_board_boots_slot_a_and_is_not_on_trial(files, tmp_path):
+    with board_with(tmp_path / "b", files) as sim:
+        sim.wait(1)
+        assert sim.events[0]["event"] == "boot" and not updates(sim)
+        assert sim.resets == 0
+        assert pointer_of(sim) == {"slot": "a", "good": "a"}
+
+
+def test_a_slot_on_trial_that_comes_up_healthy_is_marked_good(files, tmp_path):
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        sim.start()  # and it stays on b, with nothing more to say
+        sim.wait(1)
+        assert len(updates(sim)) == 1  # (sim.events runs on across boots)
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+
+
+def broken(files, module, source):
+    """Slot b: the app with doce/`module` replaced by `source` (as .py: the board compiles it)."""
+    slot = image.slot_files(files)
+    del slot["doce/%s.mpy" % module]
+    slot["doce/%s.py" % module] = source.encode()
+    return slot
+
+
+def test_a_slot_that_crashes_at_every_boot_is_given_up_after_max_tries(files, tmp_path):
+    slot = broken(files, "esp32", "raise RuntimeError('a broken build')\n")
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        assert sim.resets == MAX_TRIES  # each boot on trial counted, then back to a
+        sim.wait(1)
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and told["slot"] == "b"
+        assert "%d boots" % MAX_TRIES in told["reason"]
+        assert sim.events[0]["event"] == "boot"
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}  # reported once: said, then cleared
+
+
+def test_a_slot_never_healthy_is_given_up_at_its_deadline(files, tmp_path):
+    slot = broken(files, "trial", NEVER_HEALTHY)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.wait(1)
+        assert not updates(sim) and sim.resets == 0  # booted, scanning, on trial
+        sim.run(scans=1, skip_ms=TRIAL_MS)  # its deadline passes: the board resets itself
+        assert sim.resets == 1
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
+
+
+def test_power_cuts_early_in_a_trial_are_not_counted_as_failed_boots(files, tmp_path):
+    """A cut (or the EN button) is not a crash: a good version cut off before it is healthy, more times than
+    MAX_TRIES, still comes up and is marked good (reset_cause is PWRON_RESET for those)."""
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
+        for _ in range(MAX_TRIES + 1):
+            assert not updates(sim)  # booted, not yet healthy
+            sim.cut_power()
+            sim.power_on(settle=False)
+        assert sim.resets == 0
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+
+
+def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
+    """A slot not healthy at its deadline waits for the match in play to end before it is given up."""
+    slot = broken(files, "trial", NEVER_HEALTHY)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "white 4")  # a match in play
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        sim.run(scans=1, skip_ms=3 * RECHECK_MS)
+        assert sim.resets == 0 and not updates(sim)  # the game goes on
+        sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")  # before a piece
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 1
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]

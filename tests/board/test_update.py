@@ -1,0 +1,271 @@
+"""App updates over the command protocol (doce/update.py, doce_host/update.py): a signed package for this
+board stored in the slot not running, checked file by file, switched to on trial; every forged, replayed,
+truncated or corrupted package refused with one warning naming why; a match in play defers the switch."""
+
+import json
+import sys
+
+import pytest
+
+from doce_host import image, update
+from doce_host.sim import SimBoard
+from hands import ask
+
+KEY = "11" * 32
+OTHER_KEY = "22" * 32
+
+
+@pytest.fixture(scope="module")
+def files():
+    return image.app_files(chip="host")
+
+
+@pytest.fixture(scope="module")
+def slot(files):
+    return image.slot_files(files)
+
+
+def keyed(sim, board="t1", key=KEY):
+    assert ask(sim, "update_key", board=board, key=key) == {"re": "update_key", "ok": True, "board": board}
+
+
+def send(sim, data, upto=None):
+    """update_begin, then the chunks from where the board says it stands (to `upto` bytes): its last reply."""
+    r = ask(sim, **update.begin(data))
+    assert r["ok"], r
+    for request in update.requests(data):
+        if request["offset"] < r["received"]:
+            continue
+        if upto is not None and request["offset"] >= upto:
+            return r
+        r = ask(sim, request.pop("cmd"), **request)
+        if not r["ok"]:
+            return r
+    return r
+
+
+def warnings(sim):
+    return [e["message"] for e in sim.take_events() if e["event"] == "warning"]
+
+
+def stored(sim):
+    sim.stop()
+    return image.read(sim.flash.read_bytes())
+
+
+def refused(sim, data, why):
+    sim.take_events()
+    r = send(sim, data)
+    if r["ok"]:
+        r = ask(sim, "update_commit")
+    assert r["ok"] is False and r["error"] == "refused", r
+    [told] = warnings(sim)
+    assert told.startswith("update refused: ") and why in told, told
+    assert why in r["message"]
+    return r
+
+
+def test_forged_replayed_and_misaddressed_packages_are_refused_before_a_file_is_written(slot, tmp_path):
+    with SimBoard(tmp_path) as sim:
+        refused(sim, update.package(slot, 1, "t1", KEY), "no update key")  # a board never given one
+        keyed(sim)
+        refused(sim, update.package(slot, 1, "t1", OTHER_KEY), "another key")
+        unsigned = bytearray(update.package(slot, 1, "t1", KEY))
+        n = int.from_bytes(unsigned[:4], "little")
+        unsigned[4 + n:4 + n + 32] = bytes(32)
+        refused(sim, bytes(unsigned), "another key")
+        refused(sim, update.package(slot, 1, "t2", KEY), "another board")
+        refused(sim, update.package(slot, 0, "t1", KEY), "a replay")
+        for bad in ("../main.py", "/main.py", "doce/../../main.py", "journal", "lib/x.mpy", "doce/x.txt"):
+            files = dict(slot)
+            files[bad] = b"x"
+            refused(sim, update.package(files, 1, "t1", KEY), "does not have")
+        assert not [p for p in stored(sim) if p.startswith("b/doce/")]
+
+
+def test_a_corrupted_chunk_or_a_truncated_package_is_refused(slot, tmp_path):
+    data = bytearray(update.package(slot, 1, "t1", KEY))
+    first = next(iter(slot))
+    header = len(data) - sum(len(d) for d in slot.values())
+    data[header + 10] ^= 1  # a byte of the first file, flipped on the way (its package hash made to fit)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        refused(sim, bytes(data), "corrupted: %s" % first)
+        data[header + 10] ^= 1
+        sim.take_events()
+        send(sim, bytes(data), upto=header + 2000)
+        r = ask(sim, "update_commit")
+        assert r["error"] == "refused" and "truncated" in r["message"]
+        assert len(warnings(sim)) == 1
+        assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
+
+
+def test_a_transfer_resumes_after_a_power_cut_waits_for_the_match_and_boots_byte_for_byte(slot, tmp_path):
+    """A clean update, the long way: cut halfway, resumed, stored while a match is in play and through a
+    power cut, switched when the match ends, and booted on trial to the files doce flash writes."""
+    data = update.package(slot, 1, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")  # the match's first piece
+        half = send(sim, data, upto=len(data) // 2)["received"]
+        sim.cut_power()
+        sim.power_on()
+        r = ask(sim, **update.begin(data))
+        assert r["ok"] and r["received"] == half
+        assert send(sim, data)["received"] == len(data)
+        r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+        assert r["link"] == [{"re": "update_commit", "ok": True, "version": 1, "deferred": True}]
+        assert not r.get("rebooted") and not sim.run(200).get("rebooted")  # the game goes on
+        sim.cut_power()  # the update waits stored through a power cut
+        sim.power_on()
+        assert not sim.run(200).get("rebooted")
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert r.get("rebooted")  # the match over (here, a new one before its first piece): switched
+        sim.power_on()
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in sim.events if e["event"] == "update"] == [("done", "b")]
+        on_flash = stored(sim)
+    assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == slot
+    assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
+
+
+def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
+    """A command from the broker (link.to: where its reply goes, doce/net.py) cannot set the key; nor is it
+    written: a board's broker credentials, or anyone's who has them, give no say over its updates."""
+    from doce.link import Link
+    monkeypatch.chdir(tmp_path)
+    sent = []
+    link = Link(None, None, None, None, None)
+    link.to = sent.append  # as doce/net.py sets it for a command that came on `cmd`
+    line = json.dumps({"cmd": "update_key", "board": "t1", "key": KEY}).encode()
+    link.handle(bytearray(line), len(line))
+    assert [(r["ok"], r["error"]) for r in sent] == [(False, "usb_only")]
+    assert not (tmp_path / "update.key").exists()
+
+
+def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path):
+    """An update stored and waiting for the match to end is given up when another package starts into the
+    same slot: the board must not switch to a slot half written."""
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")  # a match in play, in the journal
+    files = image.read(sim.flash.read_bytes())
+    files.update({"b/" + p: d for p, d in slot.items()})  # as a checked update leaves it
+    files["update.json"] = json.dumps({"ready": True, "size": 1, "sha256": "00" * 32, "slot": "b"}).encode()
+    sim.flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        assert not sim.run(100).get("rebooted")  # waiting for the match
+        assert ask(sim, **update.begin(update.package(slot, 2, "t1", KEY)))["received"] == 0
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert not r.get("rebooted") and not sim.run(100).get("rebooted")
+        assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
+
+
+SMALL = {"doce/tiny.py": b"x = 1\n", "doce/other.py": b"y = 2\n"}  # stored, never booted here
+
+
+def test_an_abort_after_commit_or_after_a_reboot_leaves_no_update_behind(tmp_path):
+    """update_abort removes the stored update and its update.json: nothing switches when the match ends, at
+    once or after a power cut (an Update loaded afresh knows its slot from the pointer)."""
+    data = update.package(SMALL, 1, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")  # a match in play: the commit waits for its end
+        send(sim, data)
+        assert ask(sim, "update_commit")["deferred"] is True
+        assert ask(sim, "update_abort")["ok"]
+        sim.cut_power()
+        sim.power_on()
+        send(sim, data)  # again, and a power cut between the commit and the abort
+        assert ask(sim, "update_commit")["deferred"] is True
+        sim.cut_power()
+        sim.power_on()
+        assert ask(sim, "update_abort")["ok"]
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert not r.get("rebooted") and not sim.run(100).get("rebooted") and sim.resets == 0
+        on_flash = stored(sim)
+    assert "update.json" not in on_flash
+    assert not [p for p in on_flash if p.startswith("b/")]
+    assert json.loads(on_flash[image.POINTER]) == {"slot": "a", "good": "a"}
+
+
+def test_a_version_the_board_rolled_back_from_is_refused_after(tmp_path):
+    crashing = {"doce/esp32.py": b"raise RuntimeError('a broken build')\n"}
+    data = update.package(crashing, 7, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        send(sim, data)
+        r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+        assert r.get("rebooted")
+        sim.power_on()  # the board boots it on trial, crashes, and goes back by itself
+        sim.wait(1)
+        assert sim.resets == 3
+        assert [e["stage"] for e in sim.events if e["event"] == "update"] == ["rolled_back"]
+        refused(sim, data, "version 7 is not newer than version 7, which this board rolled back from")
+        refused(sim, update.package(crashing, 5, "t1", KEY), "rolled back from")
+        assert sim.resets == 3
+
+
+def test_a_package_bigger_than_the_free_flash_is_refused_at_its_begin(tmp_path):
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.take_events()
+        r = ask(sim, "update_begin", size=2000000, sha256="ab" * 32)
+        assert r["ok"] is False and r["error"] == "refused" and "free" in r["message"], r
+        [told] = warnings(sim)
+        assert told == "update refused: " + r["message"]
+        assert "update.json" not in stored(sim)
+
+
+def test_an_empty_file_is_installed_and_a_deeply_nested_manifest_refused(tmp_path):
+    with_empty = {"doce/tiny.py": b"x = 1\n", "doce/empty.py": b""}
+    import hashlib
+    import hmac
+    deep = b'{"version":2,"board":"t1","files":' + b"[" * 3000 + b"]" * 3000 + b"}"
+    nested = len(deep).to_bytes(4, "little") + deep + hmac.new(bytes.fromhex(KEY), deep, hashlib.sha256).digest()
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.take_events()
+        assert send(sim, update.package(with_empty, 1, "t1", KEY))["ok"]
+        r = ask(sim, "update_commit")
+        assert r["ok"] and r["version"] == 1, r
+        assert not warnings(sim)
+        refused(sim, nested, "not one this firmware reads")
+
+
+def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeypatch):
+    """Broker credentials alone (anyone's on an open broker) neither start nor drop an update: a begin or an abort
+    that came on `cmd` carries the HMAC of what it asks under the board's key, or is refused in one warning."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))  # slots.py, as the board has it at the top of its flash
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.to = sent.append  # a command that came on `cmd` (doce/net.py)
+    data = update.package(SMALL, 1, "t1", KEY)
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    for request in (update.begin(data), update.begin(data, OTHER_KEY)):
+        r = do(request)
+        assert (r["ok"], r["error"]) == (False, "refused") and "signature" in r["message"]
+        assert told.pop()["message"] == "update refused: " + r["message"] and not told
+    assert not (tmp_path / "update.json").exists()
+    r = do(update.begin(data, KEY))
+    assert r["ok"], r
+    assert (tmp_path / "update.json").exists()
+    for request in (update.abort(), update.abort(KEY, b"another package")):
+        assert do(request)["error"] == "refused" and len(told) == 1
+        told.clear()
+    assert (tmp_path / "update.json").exists()  # the stored transfer kept
+    assert do(update.abort(KEY, data))["ok"]
+    assert not (tmp_path / "update.json").exists()

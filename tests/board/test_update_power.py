@@ -1,0 +1,122 @@
+"""Power cuts at every flash write of an update, as tests/board/test_power.py cuts the journal's: in a chunk's
+append (mid-file, and the one that completes a file and reads it back), in update_commit's record, in the
+switch to the new slot (the pointer's write and rename), and in the trial's own pointer writes. After each cut
+the board boots the old version or the new, never neither, and the update then completes."""
+
+import json
+
+import pytest
+
+from doce_host import image, update
+from doce_host.sim import SimBoard
+from test_update import KEY, keyed, send
+
+LAST = 3  # chunks left to send after the snapshot: two within the last file, then the one that ends it
+
+
+@pytest.fixture(scope="module")
+def package():
+    return update.package(image.slot_files(image.app_files(chip="host")), 1, "t1", KEY)
+
+
+@pytest.fixture(scope="module")
+def snapshot(package, tmp_path_factory):
+    """A board's flash with all of the package stored but its last LAST chunks (sent the long way, once)."""
+    with SimBoard(tmp_path_factory.mktemp("reference")) as sim:
+        keyed(sim)
+        upto = (len(package) - 1) // update.CHUNK * update.CHUNK - (LAST - 1) * update.CHUNK
+        assert send(sim, package, upto=upto)["received"] == upto
+        sim.stop()
+        return sim.flash.read_bytes()
+
+
+def board(tmp_path, flash):
+    tmp_path.mkdir(parents=True)
+    (tmp_path / "flash.img").write_bytes(flash)
+    return SimBoard(tmp_path)
+
+
+def pointer(sim):
+    sim.stop()
+    p = json.loads(image.read(sim.flash.read_bytes())[image.POINTER])
+    sim.start()
+    return p
+
+
+def booted(sim):
+    """The board came up (a boot event, a state) on a slot whose files are all there."""
+    assert [e for e in sim.events if e["event"] == "boot"], sim.events
+    assert sim.state()["mode"]
+    assert sim.resets == 0 and not sim.scan_faults
+
+
+def finished(sim, package):
+    """From wherever the cut left it: resumed, committed, switched, and healthy on the new slot."""
+    sim.wait(1)  # an update stored and checked switches at the first scan free of a match (it restarts)
+    if pointer(sim) == {"slot": "a", "good": "a"}:
+        assert sending(sim, package)["received"] == len(package)
+        r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+        assert r["link"][0]["ok"] and r.get("rebooted"), r
+        sim.wait(1)
+    assert pointer(sim) == {"slot": "b", "good": "b"}
+
+
+def sending(sim, package):
+    """The rest of the package from where the board stands, till the power goes (if it does): the last reply."""
+    r = {"received": 0}
+    for request in [update.begin(package), *update.requests(package)]:
+        if request.get("offset", 0) < r["received"]:
+            continue
+        reply = sim.command(do="send", line=json.dumps(request) + "\n")
+        if sim.power_was_cut:
+            return None
+        [r] = reply["link"]
+        assert r["ok"], r
+    return r
+
+
+def cut_each_write(tmp_path, flash, package, act):
+    """`act(sim)` with the power cut at its 1st, 2nd, ... flash write, until it needs no more: each time the
+    board boots again, old or new, and the update completes. Returns the writes cut."""
+    cuts = 0
+    for write in range(1, 200):
+        with board(tmp_path / str(write), flash) as sim:
+            sim.cut_power_at_flash_write(after=write, torn=True)
+            act(sim)
+            if not sim.power_was_cut:
+                return cuts
+            cuts += 1
+            sim.power_on()
+            booted(sim)
+            finished(sim, package)
+    raise AssertionError("more than 200 writes")
+
+
+def test_a_cut_in_any_chunk_write_resumes(tmp_path, snapshot, package):
+    def rest(sim):
+        sending(sim, package)
+    assert cut_each_write(tmp_path, snapshot, package, rest) >= LAST  # each append writes at least once
+
+
+def test_a_cut_in_the_commit_or_the_switch_boots_old_or_new(tmp_path, snapshot, package):
+    with board(tmp_path / "whole", snapshot) as sim:
+        send(sim, package)
+        sim.stop()
+        whole = sim.flash.read_bytes()
+
+    def commit(sim):
+        assert sending(sim, package)["received"] == len(package)  # a begin: all of it there, nothing written
+        sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+    assert cut_each_write(tmp_path / "cuts", whole, package, commit) >= 2  # the record, the pointer
+
+
+def test_a_cut_in_the_trials_pointer_writes_boots_old_or_new(tmp_path, snapshot, package):
+    with board(tmp_path / "switched", snapshot) as sim:
+        send(sim, package)
+        assert sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n").get("rebooted")
+        sim.stop()
+        switched = sim.flash.read_bytes()  # on trial from the next boot
+
+    def trial(sim):
+        sim.wait(1)  # healthy: marked good
+    assert cut_each_write(tmp_path / "cuts", switched, package, trial) >= 1

@@ -1,0 +1,168 @@
+"""`doce fleet update` over Mosquitto (doce_host/fleet/update.py): each simulated board of a room takes its own
+package on its cmd topic, one command at a time, the boards side by side; a board in a match stores it for the
+match's end; a package signed with another key is refused and said so; a canary refused stops the rest."""
+
+import contextlib
+import json
+
+from fleet_helpers import join, link, until_scanned
+
+from doce_host import image, update
+from doce_host.fleet import update as fleet_update
+from doce_host.fleet.room import Room
+from doce_host.sim import SimBoard
+
+FILES = image.slot_files(image.app_files(chip="host"))  # what doce sim's boards run, as doce flash builds it
+OTHER_KEY = "cd" * 32
+# Seconds of a core's time, sized from the work: a reply is one scan of the board's away (a few ms); each
+# transfer's --wait covers the whole of it, some 1,750 commands of 96 bytes for the full app
+REPLY_S = 30
+WAIT_S = 600
+
+
+@contextlib.contextmanager
+def room_of(tmp_path, broker, ids):
+    """Boards `ids` on the broker, each with its update key (update-keys.json), and the organiser's Room."""
+    (tmp_path / "room").mkdir()
+    keys = update.write_keys(tmp_path / "room", ids)
+    with contextlib.ExitStack() as stack:
+        sims = {}
+        for ident in ids:
+            sim = stack.enter_context(SimBoard(tmp_path / ident))
+            assert link(sim, cmd="update_key", board=ident, key=keys[ident])["ok"]
+            join(sim, broker, board_id=ident)
+            sims[ident] = sim
+        room = stack.enter_context(Room("mqtt://%s:%d" % (broker.host, broker.port)))
+        for ident, sim in sims.items():
+            assert until_scanned(lambda: ident in room.boards and room.boards[ident].online, sim, step=20)
+        yield room, sims, keys
+
+
+def pump(sims):
+    return lambda: [sim.run(2) for sim in sims.values()]
+
+
+def packages(keys, version=1, forged=()):
+    return {i: update.package(FILES, version, i, OTHER_KEY if i in forged else k) for i, k in keys.items()}
+
+
+def warnings(sim):
+    return [e["message"] for e in sim.events if e["event"] == "warning"]
+
+
+def test_boards_take_their_packages_side_by_side_byte_for_byte(tmp_path, mosquitto):
+    """The transfer itself, on three boards at once: what each stores in its new slot is its package's files."""
+    small = {"doce/tiny.py": b"x = 1\n", "doce/other.py": bytes(range(256)) * 3}  # stored, switched, no app
+    with room_of(tmp_path, mosquitto, ["t1", "t2", "t3"]) as (room, sims, keys):
+        data = {i: update.package(small, 2, i, k) for i, k in keys.items()}
+        results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, pump=pump(sims))
+        assert results == {i: ("done", None, 2) for i in sims}
+    for ident, sim in sims.items():
+        stored = image.read(sim.flash.read_bytes())
+        assert {p[2:]: d for p, d in stored.items() if p.startswith("b/doce/")} == small
+        n = int.from_bytes(data[ident][:4], "little")  # its own manifest, signed for it
+        assert stored["b/manifest"] == data[ident][4:4 + n]
+        assert stored["b/header"] == data[ident][:4] + data[ident][4 + n:4 + n + 32]
+
+
+def test_two_boards_take_the_app_over_mqtt_and_boot_it(tmp_path, mosquitto):
+    """The whole app (42 files, a 4 KB manifest) on boards on the broker: the manifest streamed to flash and
+    checked from there, doce/update.py loaded only for the transfer (it ran out of heap at the manifest)."""
+    with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
+        results = fleet_update.update(room, packages(keys, 3), WAIT_S, REPLY_S, keys, pump=pump(sims))
+        assert results == {"t1": ("done", None, 3), "t2": ("done", None, 3)}
+        for sim in sims.values():  # each reboots on the new slot, on trial, and is healthy once on the broker
+            assert until_scanned(lambda: [e for e in sim.events if e["event"] == "update"], sim, step=50)
+            assert [(e["stage"], e["slot"]) for e in sim.events if e["event"] == "update"] == [("done", "b")]
+    for ident in sims:
+        stored = image.read(sims[ident].flash.read_bytes())
+        assert {p[2:]: d for p, d in stored.items() if p.startswith(("b/doce/", "b/umqtt/"))} == FILES
+
+
+def test_a_board_in_a_match_stores_it_for_the_match_end_and_a_forged_one_is_refused(tmp_path, mosquitto):
+    with room_of(tmp_path, mosquitto, ["t1", "t2", "t3"]) as (room, sims, keys):
+        sims["t1"].place("c3", "white 4")  # t1's match is in play
+        small = {"doce/tiny.py": b"x = 1\n"}  # a package of one file: stored, never booted here
+        data = {i: update.package(small, 2, i, OTHER_KEY if i == "t3" else k) for i, k in keys.items()}
+        del data["t2"]
+        results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, pump=pump(sims))
+        assert results["t1"] == ("deferred", None, 2)
+        outcome, message, _ = results["t3"]
+        assert outcome == "refused" and "signed with another key" in message, results["t3"]
+        assert [w for w in warnings(sims["t3"]) if w.startswith("update refused")] == ["update refused: " + message]
+        assert not [w for w in warnings(sims["t1"]) if w.startswith("update refused")]
+
+
+def test_a_canary_refused_stops_the_rest(tmp_path, mosquitto):
+    with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
+        results = fleet_update.update(room, packages(keys, 4, forged=["t1"]), WAIT_S, REPLY_S, keys, canary="t1",
+                                      pump=pump(sims))
+        assert results["t1"][0] == "refused"
+        assert results["t2"][0] == "not_sent" and "the canary t1 was refused" in results["t2"][1]
+        assert not [e for e in sims["t2"].events if e["event"] == "warning"]  # nothing reached it
+
+
+def test_a_canary_that_rolls_back_stops_the_rest(tmp_path, mosquitto):
+    no_app = {"doce/tiny.py": b"x = 1\n"}  # taken, switched to, and it cannot boot: the board goes back
+    with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
+        data = {i: update.package(no_app, 2, i, k) for i, k in keys.items()}
+        results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, canary="t1", trial_wait=WAIT_S,
+                                      pump=pump(sims))
+        assert results["t1"] == ("rolled_back", "did not come up healthy in 3 boots", 2) and sims["t1"].resets == 3
+        assert results["t2"] == ("not_sent", "the canary t1 rolled back: did not come up healthy in 3 boots", None)
+        assert "b/header" not in image.read(sims["t2"].flash.read_bytes())
+
+
+def test_a_reply_that_does_not_fit_is_one_line(tmp_path, mosquitto):
+    """A board (or anyone with its credentials) answering nonsense ends its transfer with a line, not a trace."""
+    t = fleet_update.Transfer(None, "t1", b"x" * 500, REPLY_S)
+    t.take(("begin", 0), {"ok": True, "received": "\x1b[2J" * 3})
+    assert t.outcome == "refused" and "\x1b" not in t.message and "does not fit" in t.message
+    t = fleet_update.Transfer(None, "t1", b"x" * 500, REPLY_S)
+    t.take(("chunk", 96), {"ok": True, "received": 10 ** 9})
+    assert t.outcome == "refused"
+    t = fleet_update.Transfer(None, "t1", b"x" * 500, REPLY_S)
+    t.take(("chunk", 0), {"ok": False, "error": "refused", "message": "bad\x1b]0;title\x07" + "y" * 500})
+    assert t.outcome == "refused" and "\x1b" not in t.message and "\x07" not in t.message and len(t.message) < 200
+
+
+
+def test_a_transfer_goes_on_from_what_the_board_stored_after_it_went_away(tmp_path, mosquitto):
+    big = {"doce/big.py": bytes(range(97, 123)) * 400}  # some 110 chunks: cut a third of the way
+    with room_of(tmp_path, mosquitto, ["t1"]) as (room, sims, keys):
+        sim = sims["t1"]
+        sim.place("c3", "white 4")  # a match in play: stored, not booted (a file this small is no app)
+        t = fleet_update.Transfer(room, "t1", update.package(big, 2, "t1", keys["t1"]), 5, keys["t1"])
+        seen = {"cut_at": None, "off": 0}
+
+        def pumping():
+            if seen["cut_at"] is None and t.received >= 3000:
+                seen["cut_at"] = t.received
+                sim.cut_power()  # the broker sees its connection drop, and says it is offline
+            elif sim.power_was_cut:
+                seen["off"] += 1
+                if not t.online() or seen["off"] > 2000:
+                    sim.power_on()
+            else:
+                sim.run(2)
+        fleet_update.run([t], WAIT_S, pump=pumping)
+        assert (t.outcome, t.message) == ("deferred", None) and seen["cut_at"]
+        # begun again after the cut, from what the board had stored (not from 0, not past what was sent)
+        assert len(t.begins) >= 2 and 0 < t.begins[-1] <= seen["cut_at"] + update.CHUNK, t.begins
+    stored = image.read(sim.flash.read_bytes())
+    assert stored["b/doce/big.py"] == big["doce/big.py"]
+
+
+def test_the_command_reports_a_board_not_on_the_broker_as_offline(tmp_path, mosquitto, capsys):
+    from doce_host.cli import main
+    room = tmp_path / "room"
+    assert main(["fleet", "secure", str(room), "--boards", "t1,t2"]) == 0
+    capsys.readouterr()
+    broker = "mqtt://%s:%d" % (mosquitto.host, mosquitto.port)
+    assert main(["fleet", "update", str(room), "--boards", "t1,t9", "--broker", broker]) == 2  # t9 has no key
+    assert "no update key for t9" in capsys.readouterr().err
+    # nothing joins: t1 is tried for --wait, then said offline (exit 1: not every board took it)
+    assert main(["fleet", "update", str(room), "--boards", "t1", "--broker", broker, "--chip", "host",
+                 "--wait", "1", "--json"]) == 1
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [
+        {"board": "t1", "outcome": "offline", "version": None, "message": "not on the broker"}]

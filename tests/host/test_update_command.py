@@ -1,0 +1,59 @@
+"""The organiser's side of an app update: a key per board from doce fleet secure, given to the board over USB
+by doce config update-key, and doce update sending the app doce flash installs."""
+
+import json
+import os
+import sys
+
+import pytest
+from waiting import booted, completed, stretched, until
+
+from doce_host import image, update
+from doce_host.fleet.security import SecurityError
+from doce_host.sim.serial_sim import SerialSim
+
+
+def doce(*args, timeout=60):
+    run = completed([sys.executable, "-m", "doce_host.cli", *args], timeout=timeout)
+    assert "Traceback" not in run.stderr, run.stderr
+    return run
+
+
+def test_each_board_gets_a_key_of_its_own_kept_across_runs_and_private(tmp_path):
+    keys = update.write_keys(tmp_path, ["b1", "b2"])
+    assert set(keys) == {"b1", "b2"} and keys["b1"] != keys["b2"]
+    assert all(update.HEX_KEY.match(k) for k in keys.values())
+    again = update.write_keys(tmp_path, ["b3"], remove=["b2"])
+    assert again["b1"] == keys["b1"] and set(again) == {"b1", "b3"}
+    assert os.stat(tmp_path / update.KEYS).st_mode & 0o777 == 0o600
+    (tmp_path / update.KEYS).write_text(json.dumps({"../x": "00"}))
+    with pytest.raises(SecurityError):
+        update.write_keys(tmp_path, ["b1"])
+
+
+def test_the_package_carries_the_files_doce_flash_writes_byte_for_byte():
+    files = image.app_files()
+    got, manifest = update.unpack(update.app_package(3, "b1", "ab" * 32))
+    assert got == image.slot_files(files) and {"a/" + p for p in got} == {p for p in files if p.startswith("a/")}
+    assert manifest["version"] == 3 and manifest["board"] == "b1"
+
+
+def test_doce_update_over_usb_boots_the_new_app_on_trial(tmp_path):
+    room = tmp_path / "room"
+    assert doce("fleet", "secure", str(room), "--boards", "t1").returncode == 0
+    with SerialSim(tmp_path / "board") as sim:
+        booted(sim)
+        run = doce("config", "update-key", "--room", str(room), "--board-id", "t1", "--port", sim.path)
+        assert run.returncode == 0, run.stderr
+        # some 1,750 chunks, each a line of 180 bytes at 115200 baud and its reply: a minute and a half of line
+        run = doce("update", "--room", str(room), "--board-id", "t1", "--port", sim.path, "--chip", "host",
+                   "--version", "5", "--json", timeout=stretched(600))
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout) == {"version": 5, "deferred": False}
+        # it reboots on trial and, healthy (booted, scanning; no broker set up), says so
+        done = until(lambda: [e for e in sim.heard if e.get("event") == "update"], timeout=stretched(60),
+                     what="the new version's update event")
+        assert [(e["stage"], e["slot"]) for e in done] == [("done", "b")]
+        again = doce("update", "--room", str(room), "--board-id", "t1", "--port", sim.path, "--chip", "host",
+                     "--version", "5", timeout=stretched(120))
+        assert again.returncode != 0 and "a replay" in again.stderr  # refused at once: the same version
