@@ -45,6 +45,12 @@ EVENT_ROOM = 512
 READ_ROOM = REFUSAL_ROOM + EVENT_ROOM
 NEWLINE = b"\n"
 LATER = "later"  # a command's result when its reply goes in a later scan (hint)
+# A command carried out whose reply does not fit the heap: said in a short reply made of these pieces (the
+# request's command and id between them), so no block of the reply's length is needed. Without a reply a
+# host says the board did not answer, and is asked again: a second new match, a second pairing.
+NO_ROOM = "no_room"
+UNSAID = ("the command was carried out; its reply did not fit the board's free memory: do not send it again, "
+          "ask the board where it stands (state, remote)")
 MAX_HINTS = 4  # hint requests waiting for the answer at once
 
 
@@ -250,7 +256,37 @@ class Link:
         except Exception as e:  # a fault (say, flash that will not write): still one reply
             return self.reply(cmd, ident, error="failed", message="%s: %s" % (type(e).__name__, e))
         if result is not LATER:
+            self.answer(cmd, ident, result)
+
+    def answer(self, cmd, ident, result):
+        """A command carried out: its reply, or, out of heap making it, a short one that says so."""
+        try:
             self.reply(cmd, ident, **(result or {}))
+        except MemoryError:
+            result = None  # (the reply's garbage with it)
+            self.unsaid(cmd, ident)
+
+    def unsaid(self, cmd, ident):
+        """`no_room`, for a command carried out: over USB, made of pieces put in the ring one by one (the
+        id's JSON the only new text, a few bytes; the rest constants, or views of them), all made before
+        the first is put, so the line is whole or not begun."""
+        if self.to is not None:  # a command by MQTT: net.reply, a message of its own
+            short = {"re": cmd, "ok": False, "error": NO_ROOM, "message": UNSAID}
+            if ident is not None:
+                short["id"] = ident
+            return self.to(short)
+        name = as_bytes(cmd)  # one of COMMANDS's names: nothing in it to escape
+        said = as_bytes(json.dumps(ident)) if ident is not None else None
+        text = as_bytes(UNSAID)
+        self._put(b'{"re": "')
+        self._put(name)
+        if said is not None:
+            self._put(b'", "id": ')
+            self._put(said)
+        self._put(b'", "ok": false, "error": "no_room", "message": "' if said is None else
+                  b', "ok": false, "error": "no_room", "message": "')
+        self._put(text)
+        self._put(b'"}\n')
 
     def hello(self, request):
         app = self.app
