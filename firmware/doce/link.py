@@ -49,8 +49,7 @@ LATER = "later"  # a command's result when its reply goes in a later scan (hint)
 # request's command and id between them), so no block of the reply's length is needed. Without a reply a
 # host says the board did not answer, and is asked again: a second new match, a second pairing.
 NO_ROOM = "no_room"
-UNSAID = ("the command was carried out; its reply did not fit the board's free memory: do not send it again, "
-          "ask the board where it stands (state, remote)")
+UNSAID = "carried out, but its reply did not fit the board's memory: do not send it again; ask state or remote"
 MAX_HINTS = 4  # hint requests waiting for the answer at once
 
 
@@ -270,11 +269,8 @@ class Link:
         """`no_room`, for a command carried out: over USB, made of pieces put in the ring one by one (the
         id's JSON the only new text, a few bytes; the rest constants, or views of them), all made before
         the first is put, so the line is whole or not begun."""
-        if self.to is not None:  # a command by MQTT: net.reply, a message of its own
-            short = {"re": cmd, "ok": False, "error": NO_ROOM, "message": UNSAID}
-            if ident is not None:
-                short["id"] = ident
-            return self.to(short)
+        if self.to is not None:  # a command by MQTT: net.reply, a message of its own, a short one
+            return self.reply(cmd, ident, error=NO_ROOM, message=UNSAID)
         name = as_bytes(cmd)  # one of COMMANDS's names: nothing in it to escape
         said = as_bytes(json.dumps(ident)) if ident is not None else None
         text = as_bytes(UNSAID)
