@@ -45,10 +45,10 @@ EVENT_ROOM = 512
 READ_ROOM = REFUSAL_ROOM + EVENT_ROOM
 NEWLINE = b"\n"
 LATER = "later"  # a command's result when its reply goes in a later scan (hint)
-# A command carried out whose reply does not fit the heap: said in a short reply made of these pieces (the
-# request's command and id between them), so no block of the reply's length is needed. Without a reply a
-# host says the board did not answer, and is asked again: a second new match, a second pairing.
-NO_ROOM = "no_room"
+# A command carried out whose reply does not fit the heap (a split heap has no block its text needs) is answered
+# so, no_room, in a short reply of some 200 bytes. With no reply at all a host says the board did not answer,
+# and is asked again: a second new match, a second pairing. (A reply made in pieces, needing no block at all,
+# cost 0.3 KB more bytecode, which every board loads: a remote match's heap had less than that to spare.)
 UNSAID = "carried out, but its reply did not fit the board's memory: do not send it again; ask state or remote"
 MAX_HINTS = 4  # hint requests waiting for the answer at once
 
@@ -263,26 +263,7 @@ class Link:
             self.reply(cmd, ident, **(result or {}))
         except MemoryError:
             result = None  # (the reply's garbage with it)
-            self.unsaid(cmd, ident)
-
-    def unsaid(self, cmd, ident):
-        """`no_room`, for a command carried out: over USB, made of pieces put in the ring one by one (the
-        id's JSON the only new text, a few bytes; the rest constants, or views of them), all made before
-        the first is put, so the line is whole or not begun."""
-        if self.to is not None:  # a command by MQTT: net.reply, a message of its own, a short one
-            return self.reply(cmd, ident, error=NO_ROOM, message=UNSAID)
-        name = as_bytes(cmd)  # one of COMMANDS's names: nothing in it to escape
-        said = as_bytes(json.dumps(ident)) if ident is not None else None
-        text = as_bytes(UNSAID)
-        self._put(b'{"re": "')
-        self._put(name)
-        if said is not None:
-            self._put(b'", "id": ')
-            self._put(said)
-        self._put(b'", "ok": false, "error": "no_room", "message": "' if said is None else
-                  b', "ok": false, "error": "no_room", "message": "')
-        self._put(text)
-        self._put(b'"}\n')
+            self.reply(cmd, ident, error="no_room", message=UNSAID)
 
     def hello(self, request):
         app = self.app

@@ -1,7 +1,7 @@
 """A command carried out whose reply does not fit the heap (a split heap has no block the reply's text
 needs): the MemoryError came out of the link's handling into the scan (an `error` event), and the host got
 no reply at all, so it said the board did not answer, and a person or a program asked again: a second new
-match, a second pairing. Now the board answers once, in a short reply made without the reply's block:
+match, a second pairing. Now the board answers once, in a short reply of some 200 bytes:
 `no_room`, "carried out", and the command's effect stands. SimBoard.no_room makes the reply run out of
 heap (the port's own MemoryError), as tests/fleet/test_boot_out_of_heap.py does for a module."""
 
