@@ -63,9 +63,9 @@ def protocol_checked(request, monkeypatch):
 
 @pytest.fixture(autouse=True)
 def scan_faults_checked(request, monkeypatch):
-    """A scan of a simulated board that raises is said in one `error` event and play goes on (doce/esp32.py
-    Scans), as on a board: a test would pass over it unseen. Any such fault fails the test, with its
-    traceback, unless the test is marked `scan_fault` (it makes one on purpose)."""
+    """A scan of a simulated board, stepped or real-time, that raises is said in one `error` event and play
+    goes on (doce/esp32.py Scans), as on a board: a test would pass over it unseen. Any such fault fails the
+    test, with its traceback, unless the test is marked `scan_fault` (it makes one on purpose)."""
     from doce_host.sim import SimBoard
     seen = []
     original = SimBoard._read
@@ -76,6 +76,8 @@ def scan_faults_checked(request, monkeypatch):
         seen.extend(sim.scan_faults[before:])
         return reply
     monkeypatch.setattr(SimBoard, "_read", _read)
+    from doce_host.sim.serial_sim import SerialSim  # the real-time one tells each as it comes (its own thread)
+    monkeypatch.setattr(SerialSim, "on_scan_fault", seen.append)
     yield
     if seen and request.node.get_closest_marker("scan_fault") is None:
         pytest.fail("a simulated board's scan raised (said as an `error` event; the board played on):\n"

@@ -45,6 +45,11 @@ EVENT_ROOM = 512
 READ_ROOM = REFUSAL_ROOM + EVENT_ROOM
 NEWLINE = b"\n"
 LATER = "later"  # a command's result when its reply goes in a later scan (hint)
+# A command carried out whose reply does not fit the heap (a split heap has no block its text needs) is answered
+# so, no_room, in a short reply of some 200 bytes. With no reply at all a host says the board did not answer,
+# and is asked again: a second new match, a second pairing. (A reply made in pieces, needing no block at all,
+# cost 0.3 KB more bytecode, which every board loads: a remote match's heap had less than that to spare.)
+UNSAID = "carried out, but its reply did not fit the board's memory: do not send it again; ask state or remote"
 MAX_HINTS = 4  # hint requests waiting for the answer at once
 
 
@@ -251,7 +256,15 @@ class Link:
         except Exception as e:  # a fault (say, flash that will not write): still one reply
             return self.reply(cmd, ident, error="failed", message="%s: %s" % (type(e).__name__, e))
         if result is not LATER:
+            self.answer(cmd, ident, result)
+
+    def answer(self, cmd, ident, result):
+        """A command carried out: its reply, or, out of heap making it, a short one that says so."""
+        try:
             self.reply(cmd, ident, **(result or {}))
+        except MemoryError:
+            result = None  # (the reply's garbage with it)
+            self.reply(cmd, ident, error="no_room", message=UNSAID)
 
     def hello(self, request):
         app = self.app

@@ -101,7 +101,8 @@ class Remote:
         self.warned = 0  # how many of them are said: the rest, one a scan
         self.declined = None  # the friend's board refused this match: its message, till said
         self.heard = None  # the code of the last refusal said: the same again (retained, resent) is not news
-        self.others = []  # other matches the friend's board was heard playing with this one: each said once
+        self.others = []  # other matches the friend's board was heard playing with this one: each weighed once
+        self.doubt = None  # (another match, when heard live): said after LOST_MS, unless this one's beat came since
         self.said = []  # warnings for the player, one a scan: at most 1 + 4 (gone, others)
         self.gone = False  # "left this match" is said: not again, however often the friend says it
         self.sent = None  # (packet id, n) of the last message sent: the broker's PUBACK says it has it
@@ -151,6 +152,8 @@ class Remote:
             self._show(c)
         if self.tell:
             self._tell()
+        if self.doubt:
+            self._doubted(now)
         if self.warned < len(self.refused) or self.said:
             self._say()
         if not self.finished and self._over(c):
@@ -188,6 +191,26 @@ class Remote:
             self.beat_sent = now
             self.asked = False
             self.net.send(now)
+
+    def _doubted(self, now):
+        """Another match heard (_other), LOST_MS ago: no news if the friend's beat, which names this match,
+        has come since, BEAT_MS after it at the earliest (a board in this match beats every BEAT_MS; one that
+        came sooner may have waited in a queue, from before the friend's board moved on). Else said, once,
+        and the friend's board is told that match is over here (an end, as `remote end` sends): it says so
+        too, though nothing of this match ever reaches it (it left this match, say, so this board sends
+        nothing more; or this board's message was cleared unread there)."""
+        match, since = self.doubt
+        if ticks_diff(now, since) < LOST_MS:
+            return
+        self.doubt = None
+        if not (self.hears and ticks_diff(self.heard_at, since) >= BEAT_MS):
+            from .remote_news import tell
+            tell(self.net, self.outbox, json.dumps({"match": match, "ended": True}))
+            self.due = True  # this match's own message the newest left there again
+            self.said.append("the friend's board %s plays another match with this board (%s, this board %s): a "
+                             "code joined after a newer one, or both boards invited; nothing comes of either: pair "
+                             "the two again with one code (doce remote invite, then join)" % (self.peer, match,
+                                                                                               self.match))
 
     def _say(self):
         if self.warned < len(self.refused):
@@ -358,19 +381,19 @@ class Remote:
         self.asked = self.asked or asks
 
     def _other(self, match):
-        """A message of another match: left retained by an earlier one, it is cleared unread; come live
-        while the friend's board has not said it plays this one, it plays that match with this one now (a
-        code joined after a newer invitation, or both boards invited and each joined the other's): said
-        once, for nothing else will come. Once it has said it plays this match, a late one of another (a
-        match the two played before, resent, or a bridge's copy) is no news."""
+        """A message of another match, cleared unread. The friend's board may play that match with this one
+        now (a code joined after a newer invitation, or both boards invited and each joined the other's: its
+        message, retained, is the newest it left here), or it may be a late message of a match the two played
+        before (resent, a bridge's copy, or left retained), come before the friend's board joined this one or
+        while it plays it. Which, its beat tells (_doubted): a board in this match beats it every BEAT_MS, one
+        in that match never. Said once, LOST_MS later, if it is the other match. (A message of this match
+        proves nothing here: it may be from before the friend's board moved on.)"""
         self._clear()
-        if not self.net.retained and self.peer_n < 0 and match not in self.others and len(self.others) < 4:
+        if not self.finished and match not in self.others and len(self.others) < 4:
             self.others.append(match)
             self.again = True  # ours, live, tells the friend's board the same (its copy may be cleared already)
-            self.said.append("the friend's board %s plays another match with this board (%s, this board %s): a "
-                             "code joined after a newer one, or both boards invited; nothing comes of either: pair "
-                             "the two again with one code (doce remote invite, then join)" % (self.peer, match,
-                                                                                               self.match))
+            if self.doubt is None:
+                self.doubt = (match, self.net.now)
 
     def too_long(self, topic):
         """A packet on `topic` too big for the board to read (doce/mqtt.py MAX_IN)."""

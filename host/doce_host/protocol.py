@@ -37,3 +37,14 @@ def problem(message, kind="from_board"):
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "the message"
     return "%s: %s" % (where, error.message[:200])
+
+
+# Refusals of a reply, not of the command: the board carried it out (docs/protocol.md). A host must not
+# send it again (a second new match, a second pairing): it asks the board where it stands instead.
+CARRIED_OUT = ("no_room", "too_long")
+
+
+def carried_out(reply):
+    """The board did what the request asked: its reply says ok, or only that its full reply could not
+    be sent."""
+    return bool(reply.get("ok")) or reply.get("error") in CARRIED_OUT

@@ -169,3 +169,48 @@ def test_a_late_message_of_a_match_the_two_played_before_is_no_crossed_code(pair
     pair.play(pair.a, "c3", "white 4")  # the match plays on
     assert pair.remote(pair.a)["connected"]
     assert not [e for e in pair.a.take_events() if e["event"] == "warning"]
+
+
+def test_a_late_message_of_an_old_match_before_the_friends_first_of_the_new_one_is_no_crossed_code(pair, mosquitto):
+    """The same, come before the friend's board has said anything of the new match (b1 invited, b2 not
+    joined yet): it was taken for a crossed code at once, and the player told to pair the two again while
+    the new match, joined a moment later, played on. Now a message of another match is said only once
+    LOST_MS passes and the friend's board has said nothing of this one (doce/remote.py _doubted)."""
+    from remote_helpers import publish
+
+    from doce.remote import LOST_MS
+    match = os.urandom(4).hex()
+    checksum = link(pair.a, cmd="hello")["rules_checksum"]
+    assert link(pair.a, cmd="remote", peer="b2", colour="white", match=match, rules_checksum=checksum,
+                invite=True)["ok"]
+    pair.a.run(200)  # subscribed
+    old = {"match": "%08x" % (int(match, 16) ^ 1), "n": 1, "digest": "00000000", "plays": []}
+    publish(mosquitto, "doce/b1/remote/b2", old)  # live, on b1's own topic, before b2 joins
+    pair.a.run(200)  # read
+    assert link(pair.b, cmd="remote", peer="b1", colour="black", match=match, rules_checksum=checksum)["ok"]
+    assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+    for _ in range(2 * LOST_MS // 50):  # past the time a crossed code is said in (1 ms scans), both scanning
+        pair.pump(50)
+    pair.play(pair.a, "c3", "white 4")  # the match plays on
+    assert not [e["message"] for e in pair.a.take_events() if e["event"] == "warning"]
+
+
+def test_a_crossed_code_is_said_once_the_friends_board_has_said_nothing_of_this_match_for_lost_ms(pair, mosquitto):
+    """The wait that tells a late message from a crossed code: the crossed code is said all the same, once."""
+    from remote_helpers import publish
+
+    from doce.remote import LOST_MS
+    match = os.urandom(4).hex()
+    checksum = link(pair.a, cmd="hello")["rules_checksum"]
+    assert link(pair.a, cmd="remote", peer="b2", colour="white", match=match, rules_checksum=checksum,
+                invite=True)["ok"]
+    pair.a.run(200)
+    other = "%08x" % (int(match, 16) ^ 1)
+    publish(mosquitto, "doce/b1/remote/b2", {"match": other, "n": 0, "digest": "00000000", "plays": []})
+    pair.a.run(200)
+    assert not [e for e in pair.a.take_events() if e["event"] == "warning"]  # not yet: it may be a late one
+    pair.a.wait(LOST_MS / 1000 + 1)
+    heard = [e["message"] for e in pair.a.take_events() if e["event"] == "warning"]
+    assert len(heard) == 1 and "plays another match" in heard[0] and other in heard[0], heard
+    pair.a.wait(LOST_MS / 1000 + 1)
+    assert not [e for e in pair.a.take_events() if e["event"] == "warning"]  # once

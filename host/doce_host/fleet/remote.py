@@ -16,6 +16,7 @@ import secrets
 import time
 
 from ..commandline import UsageError, board_args, link_errors, open_link, seconds
+from ..protocol import carried_out
 from .topics import BOARD_ID, board_id_text
 
 PLAYERS = ("white", "black")
@@ -96,7 +97,7 @@ def pair_on_broker(room, white, black, first="white", force=False, timeout=5.0, 
         r = request(peer, colour, first, match, checksum, force, invite=not done)
         r.pop("cmd")
         reply = room.command(board, "remote", timeout=timeout, pump=pump, **r)
-        if reply is None or not reply.get("ok"):
+        if reply is None or not carried_out(reply):  # (no_room: paired, its full reply too long for its heap)
             for paired in done:  # nothing starts: the one already told is told it is off
                 room.command(paired, "remote", timeout=timeout, pump=pump, peer=None)
             if reply is None:
@@ -157,7 +158,7 @@ def own_id(link):
 
 def ask(link, r):
     reply = link.request(**r)
-    if not reply.get("ok"):
+    if not carried_out(reply):
         raise UsageError("%s: %s" % (link.port, reply.get("message") or reply.get("error")))
     return reply
 

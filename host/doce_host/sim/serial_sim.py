@@ -45,6 +45,8 @@ def packed(changes):
 
 
 class SerialSim(SimulatedBoard):
+    on_scan_fault = None  # called with each scan fault's traceback as it comes (tests/conftest.py)
+
     def __init__(self, folder=None, rules="standard", module="wrover", seed=1, mac=None, ticks=None, supply=SUPPLY):
         """module: the ESP32 module, whose heap the firmware gets (as SimBoard's);
         mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
@@ -77,6 +79,7 @@ class SerialSim(SimulatedBoard):
         self.hide_until = None  # output to hold back until this marker (a raw-REPL reboot)
         self.held = b""
         self.heard = []  # the events the board sent, as they passed by on the line
+        self.scan_faults = []  # tracebacks of scans that raised (a board says each in an `error` event, plays on)
         self.heard_seq = 0  # the last event number that passed by since the board booted
         self.line = b""
         self.to_board = bytearray()  # the host's bytes, waiting for their turn on the line
@@ -340,6 +343,10 @@ class SerialSim(SimulatedBoard):
                     self.reset_for = generation  # the bridge restarts it once the line is quiet
                 elif "power_cut" in message:
                     threading.Thread(target=self.cut_power, daemon=True).start()
+                elif "scan_fault" in message:  # unasked: serve.py's Scans
+                    self.scan_faults.append(str(message["scan_fault"]))
+                    if self.on_scan_fault:
+                        self.on_scan_fault(self.scan_faults[-1])
                 elif "app_stopped" in message:  # Ctrl-C: the board is at its REPL
                     self.app_running = False
                     self.replies.put({"error": "the app is not running"})  # for a question in flight

@@ -77,7 +77,38 @@ machine.real_time = True  # the ADC's and the LEDs' hardware time is slept, not 
 machine.on_reset = lambda: control.hang({"reset": True})
 chip.on_cut = lambda message: control.hang({"power_cut": message})
 esp32.usb_link = usb_link  # the port with the ESP32's ring buffer and FIFO, not the bare pty
+
+
+Firmwares = esp32.Scans  # (esp32.Scans is the one below from there on: named so, __exit__ would call itself)
+
+
+class Scans(Firmwares):
+    """esp32.Scans, the fault's traceback told the simulator besides (its `error` event has only the
+    message), as run.py keeps it: a test run on this simulator fails on a fault it would pass over unseen
+    (tests/conftest.py scan_faults_checked). Allocates only when a scan raises."""
+
+    def __exit__(self, kind, e, trace):
+        if isinstance(e, Exception):
+            told(e)
+        return Firmwares.__exit__(self, kind, e, trace)
+
+
+# Its own function, as run.py's kept: in __exit__ its locals would put that frame on the heap at every scan.
+def told(e):
+    import io
+    text = io.StringIO()
+    sys.print_exception(e, text)
+    try:
+        control.send({"scan_fault": text.getvalue()})
+    except OSError:  # the simulator has gone: the power with it (Control.service)
+        pass
+
+
+esp32.Scans = Scans  # esp32.run scans through it
 del board, board_spec, boardfile, World
+# A test's squeezed modules (SimBoard.no_room), after the harness's own imports, as run.py does: only the
+# firmware's fail, and the module is in the harness's share (loaded before the ballast pads it)
+side_channel.start_no_room(sys.argv[3])
 gc.collect()
 padding = side_channel.ballast(_counted + _firmware_modules)  # the same share as run.py's
 gc.collect()
