@@ -2,6 +2,7 @@
 cylinder, a die of either hand, the DRV5055 saturating toward its output's rails, and a seated
 die searched at the tolerances' corners, its side faces' magnets and glue turns too."""
 
+import functools
 import json
 
 import numpy as np
@@ -251,3 +252,30 @@ def test_the_campaign_says_how_far_two_passes_of_its_searches_differ():
     campaign.report(out)
     assert "repeatability: 2 passes" in out.getvalue() and "within 0.20 mT (at most, seated, calibrated)" in \
         out.getvalue()
+
+
+@functools.lru_cache(maxsize=None)
+def _aimed_from_the_play_s_corners(name, sensor, hand, seed):
+    """search.cornered's search for one sensor and hand of die (mT); a few minutes of one core, so kept."""
+    m, _ = search.worst(Reader(Board(SPEC)), None, None, name, None, search.families(PH)["seated"],
+                        np.random.default_rng(seed), tolerances=(SPEC, HOLE, True), sensor=sensor, turn=0,
+                        fixed={search.GLUES + 4: float(hand)}, pose_corners=search.SEATED_CORNERS, polish=1)
+    return m / Campaign(SPEC).per_mT
+
+
+def test_a_seated_search_from_the_corners_of_the_die_s_play_repeats_and_finds_the_deeper_worst():
+    """Issue 40: two seeds must agree within 0.3 mT. Black 6's weakest magnet (W, die of hand 0),
+    searched from random starts (search.SEATED's 1,000 starts, 6 rounds, 8 passes to the corners)
+    read +2.20 and +1.79 mT (seeds 1 and 2; search.deep's +1.86 and +2.55): each start fell into the
+    basin it began in, a magnet slipped, played and pushed one way or the other, which no tolerance
+    moved alone leaves. From every corner of the die's play it reads +1.17 and +1.39."""
+    found = [_aimed_from_the_play_s_corners("black 6", 4, 0, seed) for seed in (1, 2)]
+    assert max(found) - min(found) < 0.3, found
+
+
+@pytest.mark.xfail(strict=True, reason="issue 40 item 2: searched from the corners of its play, black 6's W magnet "
+                   "reads +1.17 mT over present_above (seed 1), short of +1.5")
+def test_a_seated_black_6_reads_right_by_1_5_mT_at_the_tolerances_corners():
+    """Issue 40's goal for every seated die, for the die the searches found thinnest: its five
+    magnets of one pole weaken each other's readings, and its weakest (W, hand 0) reads least."""
+    assert _aimed_from_the_play_s_corners("black 6", 4, 0, 1) >= 1.5
