@@ -263,8 +263,12 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     down = face_down(name)
     kind = name if name.endswith("blocker") else name.split()[0] + " 1"
     faces = face_order(down)
-    dice_out = []
+    dice_out, made = [], {}
     for f in fractions:
+        key = f[:GLUES + 5].tobytes()  # rows that move only the pose or the board share a die
+        if key in made:
+            dice_out.append(made[key])
+            continue
         pins, i = {"die side": f[0]}, 1
         for pips in faces:
             for k in range(5):
@@ -276,8 +280,9 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
                 i += 4
         pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(faces[1:5], f[i:i + 4])})
         pins["hand"] = int(2 * min(f[i + 4], 0.999))
-        dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole,
-                                   faults=faults))
+        made[key] = dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole,
+                               faults=faults)
+        dice_out.append(made[key])
     i = GLUES + 4 + 1
     pins = {}
     for what, n in BOARD:
