@@ -9,10 +9,12 @@ nearest wrong reading still is) and the pose that gave it. A family that tilts a
 well puts it where the well's walls allow (poses.in_well): a pose the walls refuse is not
 read, and every offset they allow is a parameter's range.
 
-A seated die's worst is searched so that it repeats by cornered(): from every corner of the
-die's play instead of random starts, for each sensor and hand (issue 40: two seeds within
-0.3 mT). deep() and so `make physics` still search from random starts (ten such searches a
-piece cost minutes each).
+A seated die sits anywhere the walls let it: turned at most as far as its side allows in the
+widest well, and across the room that turn leaves (a die turned its most cannot also slide).
+Its worst is searched so that it repeats by cornered(): from every corner of that room
+instead of random starts, for each sensor and hand (issue 40: two seeds within 0.3 mT).
+deep() and so `make physics` still search from random starts (ten such searches a piece cost
+minutes each).
 """
 
 from dataclasses import dataclass, replace
@@ -40,9 +42,9 @@ def families(physics):
     offset, twist = poses.well_play(physics)
     depth = physics["well_depth_mm"]
     lean = poses.steepest_lean(physics) + 0.5  # a die on the floor leans no further (its walls)
-    seated = Family(lambda ph, down, turn, p, die: poses.rocked(
-                        poses.Pose(down=down, turn=turn + p[2], dx=p[0], dy=p[1]), die, p[3]),
-                    ((-offset, offset), (-offset, offset), (-twist, twist), (0, 360)), seated=True)
+    # anywhere the walls let it sit: turned p[2] of the most they let this die turn, then p[0:2]
+    # of the way across the room that turn leaves (a die turned its most has none to slide)
+    seated = Family(_seated_pose, ((0, 1), (0, 1), (-1, 1), (0, 360)), seated=True)
     return {
         "seated": seated,
         # a die built wrong, seated on the dice check's square: the check passes it only if it reads
@@ -75,6 +77,14 @@ def families(physics):
                                                                         tilt_to=p[1]), die[1], p[2:4]),
             ((0, lean), (0, 360), (0, 1), (0, 1), (-twist, twist))),
     }
+
+
+def _seated_pose(physics, down, turn, p, die):
+    """The seated family's pose: turned p[2] (-1 to 1) of the most the widest well lets a die of
+    its side turn, p[0:2] of the way across the room left at that turn, rocked towards p[3]."""
+    most = poses.most_turn(physics, die[1]) * (1 - 1e-9)  # a hair less: at the most, rounding leaves no room
+    pose = poses.in_well(physics, poses.Pose(down=down, turn=turn + p[2] * most), die[1], p[:2])
+    return None if pose is None else poses.rocked(pose, die, p[3])
 
 
 def _held_pose(physics, down, turn, p, die):
@@ -119,16 +129,16 @@ DEEP = {"starts": 3000, "rounds": 8, "corners": 6}
 SEATED = {"starts": 1000, "rounds": 6, "corners": 8}
 
 
-SEATED_CORNERS = (0, 1, 2)  # the seated family's offset (x, y) and twist in its play: cornered()'s starts
+SEATED_CORNERS = (0, 1)  # the seated family's offset (x, y) across its room: cornered()'s starts (the turn polished)
 
 
 def cornered(reader, name, family, rng, tolerances, readings=None, hands=(0, 1), polish=1, passes=8):
     """(margin, (pose, fractions)) of a seated die's worst, searched so that it repeats: for each
     hand of die and each of its five sensors, worst() aimed at that sensor from every corner of
-    the die's play (pose_corners), then polished. Random starts on some 300 parameters fell into
-    whichever basin they began in (a magnet slipped, played and pushed one way or the other,
-    which no one tolerance moved alone leaves): black 6 searched so by two seeds gave 1.8 and
-    2.2 mT, where this gives 1.2 and 1.4. The die keeps one quarter turn (0): every sensor's
+    the die's room in its well (pose_corners), then polished (its turn too). Random starts on
+    some 300 parameters fell into whichever basin they began in (a magnet slipped, played and
+    pushed one way or the other, which no one tolerance moved alone leaves): black 6's W by two
+    seeds 2.2 and 1.8 mT apart by 0.4. The die keeps one quarter turn (0): every sensor's
     tolerances are the same, so a turn only moves which sensor reads which magnet, and the
     five searches cover every magnet of the face (drawn per search, two could aim at one)."""
     best, reading = (np.inf, None), []
