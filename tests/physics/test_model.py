@@ -2,6 +2,7 @@
 cylinder, a die of either hand, the DRV5055 saturating toward its output's rails, and a seated
 die searched at the tolerances' corners, its side faces' magnets and glue turns too."""
 
+import functools
 import json
 
 import numpy as np
@@ -251,3 +252,54 @@ def test_the_campaign_says_how_far_two_passes_of_its_searches_differ():
     campaign.report(out)
     assert "repeatability: 2 passes" in out.getvalue() and "within 0.20 mT (at most, seated, calibrated)" in \
         out.getvalue()
+
+
+@functools.lru_cache(maxsize=None)
+def _aimed_from_the_play_s_corners(name, sensor, hand, seed):
+    """search.cornered's search for one sensor and hand of die (mT); minutes of one core, so kept."""
+    m, _ = search.worst(Reader(Board(SPEC)), None, None, name, None, search.families(PH)["seated"],
+                        np.random.default_rng(seed), tolerances=(SPEC, HOLE, True), sensor=sensor, turn=0,
+                        fixed={search.GLUES + 4: float(hand)}, pose_corners=search.SEATED_CORNERS, polish=1)
+    return m / Campaign(SPEC).per_mT
+
+
+def test_a_seated_search_from_the_corners_of_the_die_s_room_repeats():
+    """Issue 40: two seeds must agree within 0.3 mT. Black 6's weakest magnet (W, die of hand 0),
+    searched from random starts (search.SEATED's 1,000 starts, 6 rounds, 8 passes to the corners)
+    read +2.20 and +1.79 mT (seeds 1 and 2, at a pose no well allows, see below): each start fell
+    into the basin it began in, a magnet slipped, played and pushed one way or the other, which
+    no tolerance moved alone leaves. From every corner of the die's room it reads +2.67 and +2.94."""
+    found = [_aimed_from_the_play_s_corners("black 6", 4, 0, seed) for seed in (1, 2)]
+    assert max(found) - min(found) < 0.3, found
+
+
+def test_a_seated_black_6_reads_right_by_1_5_mT_at_the_tolerances_corners():
+    """Issue 40's goal for every seated die, for the die the searches found thinnest: its five
+    magnets of one pole weaken each other's readings, and its weakest (W, hand 0) reads least:
+    +2.67 mT (seed 1). At the pose the seated search once allowed and no well does (offset 0.3 mm
+    both ways and turned 1.75 degrees at once) it read +1.17."""
+    assert _aimed_from_the_play_s_corners("black 6", 4, 0, 1) >= 1.5
+
+
+def test_the_seated_search_puts_a_die_only_where_the_walls_let_it_sit():
+    """A die turned as far as the widest well lets it has no room left to slide; the seated search
+    once took the offsets and the turn each to its end at once (0.3 mm both ways, turned 1.75
+    degrees), where black 6 read +1.17 mT: a pose no well allows. Every corner of the search's
+    pose parameters, for the narrowest and the widest die, is a pose that fits, and the most
+    offset and the most turn are still reached."""
+    from dataclasses import replace
+    from doce_host.physics import poses
+    family = search.families(PH)["seated"]
+    offset, twist = poses.well_play(PH)
+    reached = set()
+    for side in (0.0, 1.0):
+        die = dice.build("black 6", SPEC["dice"], PH, pins={"die side": side})
+        for corner in np.ndindex(2, 2, 3):
+            p = np.array([corner[0], corner[1], corner[2] - 1, 0.0])
+            pose = family.make(PH, 1, 90, p, die)
+            room = poses.well_room(PH, replace(pose, dx=0.0, dy=0.0), die[1])
+            assert room is not None, (side, p)
+            (x0, x1), (y0, y1) = room
+            assert x0 - 1e-6 <= pose.dx <= x1 + 1e-6 and y0 - 1e-6 <= pose.dy <= y1 + 1e-6, (side, p, pose, room)
+            reached.add((round(abs(pose.dx), 3), round(abs(pose.turn - 90), 3)))
+    assert (round(offset, 3), 0.0) in reached and (0.0, round(twist, 3)) in reached

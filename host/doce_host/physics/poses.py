@@ -39,6 +39,12 @@ def well_play(physics):
     return (well - die) / 2, float(turn)
 
 
+def most_turn(physics, side):
+    """The most (degrees) a die of `side` seated flat can turn in the widest well (well_play's
+    for the narrowest die): a square of side a turned t spans a (cos t + sin t)."""
+    return float(np.degrees(np.arcsin(min(1.0, 2 * well_half(physics) / (side * np.sqrt(2)))) - np.pi / 4))
+
+
 def steepest_lean(physics, tilt_to=45.0, turn=0.0, side=None):
     """The steepest tilt (degrees) at which a die resting on the floor of its well fits in
     it, pivoting towards `tilt_to` (0: on an edge, 45: on a corner, its steepest), turned

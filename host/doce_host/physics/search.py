@@ -8,6 +8,13 @@ then pushed to their ends (_to_corners). Its result is a margin in counts (how f
 nearest wrong reading still is) and the pose that gave it. A family that tilts a die in its
 well puts it where the well's walls allow (poses.in_well): a pose the walls refuse is not
 read, and every offset they allow is a parameter's range.
+
+A seated die sits anywhere the walls let it: turned at most as far as its side allows in the
+widest well, and across the room that turn leaves (a die turned its most cannot also slide).
+Its worst is searched so that it repeats by cornered(): from every corner of that room
+instead of random starts, for each sensor and hand (issue 40: two seeds within 0.3 mT).
+deep() and so `make physics` still search from random starts (ten such searches a piece cost
+minutes each).
 """
 
 from dataclasses import dataclass, replace
@@ -35,9 +42,9 @@ def families(physics):
     offset, twist = poses.well_play(physics)
     depth = physics["well_depth_mm"]
     lean = poses.steepest_lean(physics) + 0.5  # a die on the floor leans no further (its walls)
-    seated = Family(lambda ph, down, turn, p, die: poses.rocked(
-                        poses.Pose(down=down, turn=turn + p[2], dx=p[0], dy=p[1]), die, p[3]),
-                    ((-offset, offset), (-offset, offset), (-twist, twist), (0, 360)), seated=True)
+    # anywhere the walls let it sit: turned p[2] of the most they let this die turn, then p[0:2]
+    # of the way across the room that turn leaves (a die turned its most has none to slide)
+    seated = Family(_seated_pose, ((0, 1), (0, 1), (-1, 1), (0, 360)), seated=True)
     return {
         "seated": seated,
         # a die built wrong, seated on the dice check's square: the check passes it only if it reads
@@ -70,6 +77,14 @@ def families(physics):
                                                                         tilt_to=p[1]), die[1], p[2:4]),
             ((0, lean), (0, 360), (0, 1), (0, 1), (-twist, twist))),
     }
+
+
+def _seated_pose(physics, down, turn, p, die):
+    """The seated family's pose: turned p[2] (-1 to 1) of the most the widest well lets a die of
+    its side turn, p[0:2] of the way across the room left at that turn, rocked towards p[3]."""
+    most = poses.most_turn(physics, die[1]) * (1 - 1e-9)  # a hair less: at the most, rounding leaves no room
+    pose = poses.in_well(physics, poses.Pose(down=down, turn=turn + p[2] * most), die[1], p[:2])
+    return None if pose is None else poses.rocked(pose, die, p[3])
 
 
 def _held_pose(physics, down, turn, p, die):
@@ -114,6 +129,32 @@ DEEP = {"starts": 3000, "rounds": 8, "corners": 6}
 SEATED = {"starts": 1000, "rounds": 6, "corners": 8}
 
 
+SEATED_CORNERS = (0, 1)  # the seated family's offset (x, y) across its room: cornered()'s starts (the turn polished)
+
+
+def cornered(reader, name, family, rng, tolerances, readings=None, hands=(0, 1), polish=1, passes=8):
+    """(margin, (pose, fractions)) of a seated die's worst, searched so that it repeats: for each
+    hand of die and each of its five sensors, worst() aimed at that sensor from every corner of
+    the die's room in its well (pose_corners), then polished (its turn too). Random starts on
+    some 300 parameters fell into whichever basin they began in (a magnet slipped, played and
+    pushed one way or the other, which no one tolerance moved alone leaves): black 6's W by two
+    seeds 2.2 and 1.8 mT apart by 0.4. The die keeps one quarter turn (0): every sensor's
+    tolerances are the same, so a turn only moves which sensor reads which magnet, and the
+    five searches cover every magnet of the face (drawn per search, two could aim at one)."""
+    best, reading = (np.inf, None), []
+    for hand in hands:
+        for sensor in range(5):
+            found = []
+            m, pose = worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=found,
+                            sensor=sensor, turn=0, fixed={GLUES + 4: float(hand)}, pose_corners=SEATED_CORNERS,
+                            polish=polish, corners=passes)
+            if m < best[0]:
+                best, reading = (m, pose), found
+    if readings is not None:
+        readings.extend(reading)
+    return best
+
+
 def deep(reader, name, family, rng, tolerances, readings=None):
     """(margin, (pose, fractions)) of `name`'s worst in `family`, every tolerance searched.
     A seated die reads right only if each of its five sensors does, so its worst is the
@@ -134,26 +175,94 @@ def deep(reader, name, family, rng, tolerances, readings=None):
     return best
 
 
-def _to_corners(score, params, margin, first, passes):
+def _to_corners(score, params, margin, first, passes, held=None):
     """A worst case's tolerances (params[first:]) pushed to their ends: each pass scores every
     tolerance moved alone to 0 and to 1, then takes every move that helped at once, or, if
     together they do not, the best alone. A margin is most often worst at a tolerance's end
     (a weaker magnet, a deeper sensor), which a random search's shrinking steps seldom reach
-    on 80 parameters at once. Returns (params (1, n), margin (1,))."""
+    on 80 parameters at once. `held`: a mask of the tolerances not to move. Returns
+    (params (1, n), margin (1,))."""
+    free = first + (np.flatnonzero(~held) if held is not None else np.arange(len(params) - first))
+    params, margin, _ = _corner_passes(score, params, margin, free, passes)
+    return params[None], np.array([margin])
+
+
+def _corner_passes(score, params, margin, cols, passes):
+    """_to_corners over the columns `cols` of params: (params, margin, the columns whose moves
+    changed the margin in the first pass: the ones that matter for this pose)."""
+    changed = None
     for _ in range(passes):
-        moves = np.repeat(params[None], 2 * (len(params) - first), 0)
+        moves = np.repeat(params[None], 2 * len(cols), 0)
         at = np.arange(len(moves))
-        moves[at, first + at // 2] = at % 2
+        moves[at, cols[at // 2]] = at % 2
         m, _, _ = score(moves)
+        if changed is None:
+            changed = np.unique(cols[at[m != margin] // 2])
         better = m < margin
         if not better.any():
             break
         together = params.copy()
         for k in np.flatnonzero(better)[np.argsort(m[better])[::-1]]:  # the best move last: it wins a tie
-            together[first + k // 2] = k % 2
+            together[cols[k // 2]] = k % 2
         m_all, _, _ = score(together[None])
         best = int(np.argmin(m))
         params, margin = (together, m_all[0]) if m_all[0] < m[best] else (moves[best], m[best])
+    return params, margin, changed if changed is not None else cols[:0]
+
+
+def _from_pose_corners(score, mode, lo, hi, first, which, passes):
+    """worst()'s start from every corner of the pose parameters `which`: (params (1, n), margin
+    (1,)) of the worst descent. While mode["field"], `score` follows the aimed sensor's field:
+    each start then descends by its field first, then by its margin. Each objective's columns
+    that mattered in the first start's first pass are the ones moved from the other starts
+    (the field depends on no part of the readout); the best is pushed over all of them at the
+    end (_polish)."""
+    free = first + np.flatnonzero(lo[first:] != hi[first:])
+    active, best = {}, (np.inf, None)
+    steps = (True, False) if mode["field"] else (False,)
+    for corner in np.ndindex(*(2,) * len(which)):
+        p = (lo + hi) / 2
+        p[which] = np.where(np.array(corner) == 1, hi[which], lo[which])
+        for field in steps:
+            mode["field"] = field
+            m = score(p[None])[0][0]
+            p, m, changed = _corner_passes(score, p, m, active.get(field, free), passes)
+            active.setdefault(field, changed)
+        if m < best[0]:
+            best = (m, p)
+    mode["field"] = False
+    return best[1][None], np.array([best[0]]), active.get(False, free)
+
+
+def _polish(score, params, margin, lo, hi, first, rng, cycles, tries, passes, held, cols=None):
+    """The pose (params[:first]) searched again with the tolerances held where _to_corners put
+    them (shrinking steps about it), then the tolerances pushed to their corners again from the
+    new pose, `cycles` times or until a cycle gains nothing: the corners found for one pose are
+    not the worst for the pose they make worst. `cols`: the tolerances' columns to push (those
+    that mattered), then every one, until a pass over all of them gains nothing. Returns
+    (params (1, n), margin (1,))."""
+    free = first + np.flatnonzero(~held)
+    cols = free if cols is None else cols
+    for _ in range(cycles):
+        before = margin
+        for r in range(6):
+            step = (hi[:first] - lo[:first]) * 0.1 * 0.5 ** r
+            trial = np.repeat(params[None], tries, 0)
+            trial[:, :first] = np.clip(params[:first] + rng.normal(0, 1, (tries, first)) * step, lo[:first], hi[:first])
+            m, _, _ = score(trial)
+            k = int(np.argmin(m))
+            if m[k] < margin:
+                params, margin = trial[k], m[k]
+        params, margin, _ = _corner_passes(score, params, margin, cols, passes)
+        if margin >= before:
+            break
+    if cycles and len(cols) < len(free):
+        for _ in range(passes):
+            before = margin
+            params, margin, _ = _corner_passes(score, params, margin, free, 1)
+            if margin >= before:
+                break
+            params, margin, _ = _corner_passes(score, params, margin, cols, passes)
     return params[None], np.array([margin])
 
 
@@ -164,8 +273,12 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     down = face_down(name)
     kind = name if name.endswith("blocker") else name.split()[0] + " 1"
     faces = face_order(down)
-    dice_out = []
+    dice_out, made = [], {}
     for f in fractions:
+        key = f[:GLUES + 5].tobytes()  # rows that move only the pose or the board share a die
+        if key in made:
+            dice_out.append(made[key])
+            continue
         pins, i = {"die side": f[0]}, 1
         for pips in faces:
             for k in range(5):
@@ -177,8 +290,9 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
                 i += 4
         pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(faces[1:5], f[i:i + 4])})
         pins["hand"] = int(2 * min(f[i + 4], 0.999))
-        dice_out.append(dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole,
-                                   faults=faults))
+        made[key] = dice.build(kind, spec["dice"], physics, np.random.default_rng(seed), pins=pins, hole=hole,
+                               faults=faults)
+        dice_out.append(made[key])
     i = GLUES + 4 + 1
     pins = {}
     for what, n in BOARD:
@@ -192,7 +306,7 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
 
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
-          readings=None, corners=3, sensor=None):
+          readings=None, corners=3, sensor=None, turn=None, fixed=None, polish=0, pose_corners=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
     if the family is seated (built wrong: the largest, > 0 where it reads right and would pass
@@ -204,20 +318,31 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     against other thresholds (tune.py). With tolerances, the best pose found is then pushed
     to the tolerances' corners (`corners` passes of _to_corners). `sensor` (0-4, seated
     families): search for that sensor's smallest clearance, not the square's (see seated);
-    the margin returned is the square's."""
+    the margin returned is the square's. `turn`: the die's quarter turns on the square (None:
+    drawn); `fixed`: {tolerance index: fraction} held, not searched (deep's hand). `polish`:
+    cycles of the pose searched again at the corners found, then the corners again, until
+    neither helps (_polish). `pose_corners` (with tolerances): no random starts; instead the
+    search starts from each corner of these pose parameters (indices into family.bounds; the
+    others at their middle), every tolerance at its middle, and pushes the tolerances to their
+    corners from there (_corner_passes): a seated die's worst pose is at its play's ends, and
+    from there a tolerance moved alone either helps or not, so every start descends to its own
+    basin (a magnet slipped, played and pushed the same way) the same way whatever the seed."""
     ph = boards.physics if tolerances is None else tolerances[0]["physics"]
     piece = piece_value(name)
-    down, turn = face_down(name), 90 * int(rng.integers(4))
+    drawn = 90 * int(rng.integers(4))
+    down, turn = face_down(name), drawn if turn is None else 90 * turn
     lo, hi = np.array(family.bounds, float).T
     poses_n = len(lo)
     if tolerances:
         lo, hi = np.concatenate([lo, np.zeros(TOLERANCES)]), np.concatenate([hi, np.ones(TOLERANCES)])
+        for k, v in (fixed or {}).items():
+            lo[poses_n + k] = hi[poses_n + k] = v
         seed = int(rng.integers(2 ** 32))
 
     aim = sensor
     # Aimed at one sensor of a seated die, the search first follows its field: its reading is
     # saturated (toward the sensor's rail) for all but the weakest magnets, and shows no slope.
-    by_field = sensor is not None and family.seated
+    mode = {"field": sensor is not None and family.seated}
 
     def score(params):
         """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
@@ -238,7 +363,7 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
                 fields.add([j], dice_list[k], [pose_list[k]], board.sensors[rows[k]][None])
             bz = fields.total(len(fit))
             d[fit] = board.read(bz, rows=rows[fit], noise=False)
-            if by_field:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
+            if mode["field"]:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
                 want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[:, aim]
                 margin[fit] = np.where(want == 0, -np.abs(b), np.where(want == 1, b, -b))
             else:
@@ -248,10 +373,16 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
             pose_list = [(p, f) for p, f in zip(pose_list, params[:, poses_n:])]
         return margin, pose_list, d
 
-    params = lo + (hi - lo) * rng.random((starts, len(lo)))
-    margin, pose_list, _ = score(params)
-    best = np.argsort(margin)[:keep]
-    params, margin = params[best], margin[best]
+    if tolerances and pose_corners is not None:
+        params, margin, cols = _from_pose_corners(score, mode, lo, hi, poses_n, list(pose_corners), corners)
+        held = lo[poses_n:] == hi[poses_n:]
+        params, margin = _polish(score, params[0], margin[0], lo, hi, poses_n, rng, polish, tries, corners, held, cols)
+        starts, rounds = 0, 0
+    else:
+        params = lo + (hi - lo) * rng.random((starts, len(lo)))
+        margin, pose_list, _ = score(params)
+        best = np.argsort(margin)[:keep]
+        params, margin = params[best], margin[best]
     for r in range(rounds):
         step = (hi - lo) * 0.25 * 0.4 ** r
         trial = np.clip(np.repeat(params, tries, 0) + rng.normal(0, 1, (len(params) * tries, len(lo))) * step, lo, hi)
@@ -259,11 +390,13 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         allp, allm = np.concatenate([params, trial]), np.concatenate([margin, m])
         best = np.argsort(allm)[:keep]
         params, margin = allp[best], allm[best]
-    if by_field:  # then its reading, from where its field is weakest
-        by_field = False
+    if mode["field"]:  # then its reading, from where its field is weakest
+        mode["field"] = False
         margin, _, _ = score(params)
-    if tolerances:
-        params, margin = _to_corners(score, params[0], margin[0], poses_n, passes=corners)
+    if tolerances and pose_corners is None:
+        held = lo[poses_n:] == hi[poses_n:]
+        params, margin = _to_corners(score, params[0], margin[0], poses_n, passes=corners, held=held)
+        params, margin = _polish(score, params[0], margin[0], lo, hi, poses_n, rng, polish, tries, corners, held)
     aim = None  # the square's margin, whatever the search aimed at
     m, pose_list, d = score(params[:1])
     if readings is not None and np.isfinite(m[0]):
