@@ -16,8 +16,9 @@ A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial th
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
 A power cut, or the EN button, is not the slot's fault and is not counted: machine.reset_cause()
-says PWRON_RESET for those, SOFT_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
-and a brown-out (micropython/micropython ports/esp32/modmachine.c, machine_reset_cause).
+says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
+(MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause). It says PWRON_RESET for a
+brown-out too: a version that browns the board out as it boots is not counted, and not rolled back.
 """
 
 import json

@@ -127,3 +127,24 @@ def test_the_watchdog_counts_a_busy_hosts_wait_for_a_core_as_the_hosts_not_the_f
               % str(SIM_DEVICE))
     run = completed([tool("micropython"), "-c", script], cwd=tmp_path)
     assert run.stdout.split("\n")[:3] == ["held 2.0", "reset 1.0", "reset stalled"], run.stdout + run.stderr
+
+
+def test_the_simulated_chip_says_why_it_reset_as_micropython_1_28_does(tmp_path):
+    """v1.28.0's mp_machine_reset_cause (ports/esp32/modmachine.c): machine.reset() (esp_restart,
+    ESP_RST_SW) is HARD_RESET and a brown-out PWRON_RESET, as a power cut. firmware/slots.py counts a
+    trial boot failed on anything but PWRON_RESET, so a simulator that said SOFT_RESET for a brown-out
+    (as it did) rolled back a version the chip would boot again and again."""
+    script = tmp_path / "boot.py"
+    script.write_text("import sys\nsys.path.insert(0, %r)\nimport machine\nprint(machine.reset_cause())\n"
+                      "then = sys.argv[2]\n"
+                      "if then == 'reset':\n    machine.reset()\n"
+                      "elif then == 'brown-out':\n    machine.reset(machine.PWRON_RESET)\n" % str(SIM_DEVICE))
+    flash = tmp_path / "flash.img"
+
+    def boot(then):
+        run = completed([tool("micropython"), str(script), str(flash), then], cwd=tmp_path)
+        return int(run.stdout.split()[0])
+    causes = [boot("reset"), boot("brown-out"), boot("-")]
+    assert causes == [1, 2, 1]  # PWRON_RESET, then HARD_RESET after machine.reset(), then PWRON after the brown-out
+    network = (SIM_DEVICE / "network.py").read_text()
+    assert "Brownout detector was triggered" in network and "machine.reset(machine.PWRON_RESET)" in network

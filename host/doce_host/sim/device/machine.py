@@ -350,10 +350,11 @@ def _run_timers():
             t.callback(t)
 
 
-# Why the board last started (ports/esp32/modmachine.c machine_reset_cause: POWERON_RESET is PWRON,
-# SW_RESET and SW_CPU_RESET (machine.reset, a panic) SOFT, the watchdogs and a brown-out WDT). The
-# board's reset leaves its cause in a file beside its flash image for the next boot, as the chip
-# keeps it in an RTC register; without one the board was powered on.
+# Why the board last started, as MicroPython v1.28.0 says it (ports/esp32/modmachine.c
+# mp_machine_reset_cause, from esp_reset_reason()): ESP_RST_POWERON and ESP_RST_BROWNOUT are PWRON;
+# the watchdogs WDT; ESP_RST_SW (machine.reset's esp_restart) and ESP_RST_PANIC HARD; SOFT only after a
+# soft reset (Ctrl-D at the REPL). The board's reset leaves its cause in a file beside its flash image
+# for the next boot, as the chip keeps it in an RTC register; without one the board was powered on.
 PWRON_RESET, HARD_RESET, WDT_RESET, DEEPSLEEP_RESET, SOFT_RESET = 1, 2, 3, 4, 5
 
 
@@ -381,7 +382,7 @@ def reset_cause():
     return _cause
 
 
-def leave_cause(cause=SOFT_RESET):
+def leave_cause(cause=HARD_RESET):
     """The board resets itself: the next boot reads why."""
     path = _cause_file()
     if path:
@@ -389,7 +390,7 @@ def leave_cause(cause=SOFT_RESET):
             f.write(str(cause))
 
 
-def reset(cause=SOFT_RESET):
+def reset(cause=HARD_RESET):
     leave_cause(cause)
     if on_reset:
         on_reset()

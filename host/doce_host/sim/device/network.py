@@ -75,7 +75,7 @@ class WLAN:
             if strip_ma() > budget:  # the radio's start-up on top of a bright strip: a brown-out
                 sys.stderr.write("Brownout detector was triggered: the strip drew %.0f mA (Wi-Fi budget %d mA) "
                                  "as the radio started\n" % (strip_ma(), budget))
-                machine.reset()
+                machine.reset(machine.PWRON_RESET)  # v1.28.0 says a brown-out is a power-on (machine.py)
         self._active = bool(on)
         if not on:
             self._ssid = None
