@@ -288,15 +288,20 @@ def play(folder, broker, cuts):
 ONE_PIECE = 4096
 # How far the last third of a match's recoveries may fall below the first third, beyond what the match's
 # own record takes. A leak, or a heap splitting as the match grows (issue 41: the largest block after a
-# cut went from 18 KB in round 1 to 7 KB late in round 4), moves every recovery. Compared: the least free
-# heap's medians (within 1.5 KB over the whole campaign), and the largest block's upper quartiles. One
+# cut went from 18 KB in round 1 to 7 KB late in round 4), moves every recovery. Compared: the largest
+# block's upper quartiles. One
 # recovery's largest block is luck: which few live objects its bursts made amid their garbage (a move's
 # tuple, an attribute table, the boot's own objects; heap maps, micropython.mem_info(1)), pulling it down
 # by up to 15 KB, as early in a match as late. Its medians of thirds swung -6.3 to +6.0 KB over five
 # campaign matches (10, 23, 5, 15, 20), and the same match with the same cuts failed one run and passed
 # the next; their upper quartiles stayed within -3.9 to +1.5 KB (the firmware before and after b02e1ef).
-SLACK = {"low": 4096, "largest": 4096}
-COMPARED = {"low": 2, "largest": 3}  # the quartile of each third compared: the median, the upper quartile
+# The least free heap at a scan is not compared: it holds the garbage made since the last collection,
+# which on the WROVER's budget (doce_host.sim WROVER_HEAP_KB) runs up to the threshold the board sets at
+# rest (its free heap less HEADROOM, some 250 KB here): one campaign's medians of thirds moved 7.3 KB
+# with the free heap after a collection steady to 0.7 KB. A leak moves that free heap (RECORD) and the
+# largest block; each recovery's least free heap is still held to ONE_PIECE's floor by the largest block.
+SLACK = {"largest": 4096}
+COMPARED = {"largest": 3}  # the quartile of each third compared: the upper quartile
 # The match's own record: the free heap after a collection falls as the match grows (its round ends and
 # scores, the journal's longer replay), by 0.2 to 1.1 KB from the first third of a campaign match's
 # recoveries to the last (unix port, 42 matches). More is a leak, and is not excused.
@@ -309,8 +314,8 @@ THIRD = 8
 
 def assert_heap_holds(recoveries):
     """After every recovery the board has ONE_PIECE in one piece; and in a match of 3 x THIRD
-    recoveries or more, the free heap after a collection falls by no more than RECORD, and neither
-    the least free heap nor the largest free block shrinks across the match (SLACK) beyond that.
+    recoveries or more, the free heap after a collection falls by no more than RECORD, and the
+    largest free block does not shrink across the match (SLACK) beyond that.
 
     Each third's median (the largest block: its upper quartile, SLACK says why) is compared, not its
     worst. The least free heap is what the harness's command that brought the board back saw at its
