@@ -54,8 +54,9 @@ LAYERS = [("F.Cu", "F_Cu", "top copper"), ("In1.Cu", "In1_Cu", "inner 1: ground 
 #            design's "LCSC" field), and the same pairing in a JLCPCB-exported BOM
 #   C93157   Omron B3F-1000: LCSC's product address, lcsc.com/product-detail/
 #            Tactile-Switches_OMRON_B3F-1000_B3F-1000_C93157.html, in a published design's BOM
-#   C6818    TI SN74HC138DR: a published component library's sourcing audit, which pairs it with C6818
-#            (and Nexperia 74HC138D,653, the same pinout and package, with C5602: the alternative)
+#   C6818    TI SN74HC138DR: unconfirmed, one component library's sourcing table that names no page a
+#            maker can open (it gives Nexperia 74HC138D,653, the same pinout and package, as C5602);
+#            hardware/README.md asks the maker to check the part page before ordering
 #   C111738  TI TPS2553DBVR-1: a published design's part proposal ("TI TPS2553DBVR-1 (LCSC C111738),
 #            the latch-off version of the TPS2553, SOT-23-6 (DBV). JLC extended part")
 #   C5438410 GCT USB4135-GF-A: a published design's parts table (its MPN, DigiKey, Mouser and LCSC

@@ -102,7 +102,7 @@ def rows(lay):
         row("M1-M600", 600, 'Neodymium disc magnet 1/8" x 1/16" (3.18 x 1.59 mm), N52, axially magnetised',
             "disc", "2 to 5 per face (die-code.svg): %d per die and %d per blocker, %d for 22 dice and "
             "2 blockers, plus spares" % (per_die, per_blocker, needed), "K&J Magnetics", "D21-N52"),
-        row("D1-D24", 24, "Die %g mm +-%g mm cube, printed from dice/die.stl (PLA, 100 %% infill, 0.2 mm layers: "
+        row("DIE1-DIE24", 24, "Die %g mm +-%g mm cube, printed from dice/die.stl (PLA, 100 %% infill, 0.2 mm layers: "
             "12 white, 12 black, each colour's 12th is its blocker), or a bought blank cube measured to that "
             "size on every pair of faces" % tuple(ph["die_mm"]), "%g mm cube" % ph["die_mm"][0],
             "drill %g mm pockets with the jig (a %d-degree twist drill, its stop %.2f mm below the guide's top: "

@@ -186,3 +186,25 @@ def test_the_devkits_own_board_is_drawn_over_the_parts_under_it(placed):
                    and ux + sx < p["at"][0] < ux + ex and uy - ey < p["at"][1] < uy - sy)
     assert under == ["C172", "D1", "R22", "R23", "R24", "R25", "R26", "U14"]
     assert placed["J1"]["at"][1] + 3.03 > uy - ey  # J1's mouth is south of the devkit; its pad row under it
+
+
+def test_the_guide_gives_the_led_data_lines_routed_length():
+    """hardware/README.md: R9 damps the line from the shifter at the first LED; the length it quotes
+    is the routed one (r39g: it said 200 mm where the copper runs 230), to the nearest 10 mm."""
+    import math
+    import re
+
+    tree = pcb._sexp(BOARD.read_text())
+    (r9,) = [fp for ref, fp in ((t[2], f) for f in pcb._find(tree, "footprint")
+                                for t in pcb._find(f, "fp_text") if t[1] == "reference") if ref == "R9"]
+    nets = {pcb._find(pad, "net")[0][1] for pad in pcb._find(r9, "pad")}
+    shifter_side = [n for n in nets if any(pcb._find(s, "net")[0][1] == n for s in pcb._find(tree, "segment"))]
+    lengths = {}
+    for seg in pcb._find(tree, "segment"):
+        net = pcb._find(seg, "net")[0][1]
+        (s,), (e,) = pcb._find(seg, "start"), pcb._find(seg, "end")
+        lengths[net] = lengths.get(net, 0) + math.dist((float(s[1]), float(s[2])), (float(e[1]), float(e[2])))
+    routed = max(lengths[n] for n in shifter_side)
+    guide = (HARDWARE / "README.md").read_text()
+    quoted = int(re.search(r"at the end\s+of the (\d+) mm line from the shifter", guide)[1])
+    assert routed > 100 and quoted == round(routed, -1)

@@ -228,3 +228,29 @@ def test_the_usb_c_inputs_cc_lines_reach_the_adc_through_series_resistors_and_it
         assert refs_on(sense) == sorted([board.esp.ref + ".IO%d" % gpio, rs[0].ref + ".~"])
     (tvs,) = [p for p in board.circuit.parts if p.fields.get("MPN") == "SMF5.0A"]
     assert net_of(tvs, "K").name == "VBUS_C" and net_of(tvs, "A").name == "GND"
+
+
+def _designators(ref):
+    """'R1-R8' -> R1..R8, 'U1 (J2, J3)' -> J2, J3 (the devkit's sockets), 'C1' -> C1."""
+    import re
+
+    inside = re.search(r"\((.*)\)", ref)
+    names = []
+    for part in (inside.group(1) if inside else ref).split(","):
+        span = re.fullmatch(r"([A-Z]+)(\d+)-([A-Z]+)(\d+)", part.strip())
+        if span and span[1] == span[3]:
+            names += [span[1] + str(n) for n in range(int(span[2]), int(span[4]) + 1)]
+        else:
+            names.append(part.strip())
+    return names
+
+
+def test_no_two_bom_rows_share_a_designator():
+    """r39g: the TVS was D1 and the dice D1-D24, so a maker could not tell "D1" apart."""
+    import csv
+    from collections import Counter
+
+    rows = list(csv.DictReader((HARDWARE / "bom.csv").open()))
+    seen = Counter(name for row in rows for name in _designators(row["ref"]))
+    assert seen["R1"] == 1 and seen["LED31"] == 1, "the ranges are not read"
+    assert [name for name, n in seen.items() if n > 1] == []

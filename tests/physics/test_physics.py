@@ -346,3 +346,33 @@ def test_each_sensor_stands_at_its_own_depth_under_the_floor():
     depth = -boards.sensors[:, :, 2]
     hall = 2 * PH["sensor"]["hall_depth_mm"][1]
     assert (depth.max(1) - depth.min(1)).max() > hall + 0.1
+
+
+def test_every_model_draws_each_sensors_supply_drop_from_its_tracks_too():
+    """r39g: the tracks' share of a sensor's supply drop (physics.rail.track_mV, from the routed
+    copper) reaches the campaign's boards, the physics scene and the simulator's: with the tracks'
+    figure raised by 300 mV, the same draws give supplies lower by a share of it."""
+    import copy
+
+    from doce_host.physics import reading
+    from doce_host.sim import fields
+
+    def raised(spec):
+        spec = copy.deepcopy(spec)
+        spec["physics"]["rail"]["track_mV"] += 300
+        return spec
+
+    def boards(spec):
+        b = reading.Boards(spec["physics"], 20, np.random.default_rng(7), SPEC["sensing"]["baseline"])
+        return np.asarray(b.parts.supply, float).ravel()
+
+    def scene(spec):
+        return np.asarray(Scene(spec, seed=3).parts.supply, float)
+
+    def sim_scene(spec):
+        return np.asarray(fields.Scene(spec, seed=3).parts.supply, float)
+
+    for model in (boards, scene, sim_scene):
+        lower = model(SPEC) - model(raised(SPEC))
+        assert lower.min() >= -1e-12, model.__name__
+        assert lower.max() > 0.2, "%s leaves the tracks' drop out" % model.__name__
