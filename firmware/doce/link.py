@@ -328,8 +328,10 @@ class Link:
         self.hints = []
 
     def new_round(self, request):
-        if self.app.remote:  # the friend's board would play on in the round abandoned here
-            raise CommandError("remote", "a match with a friend's board: a round cannot be restarted on one board")
+        paused = self.app.paused()  # paired, the match not running here: the friend's board holds the round
+        if self.app.remote or paused:  # the friend's board would play on in the round abandoned here
+            raise CommandError("remote", paused or "a match with a friend's board: a round cannot be "
+                                                   "restarted on one board")
         if not self.app.controller.restart_round():
             raise CommandError("no_round", "there is no round in play to restart")
 

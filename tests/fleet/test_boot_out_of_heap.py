@@ -65,8 +65,9 @@ def test_a_paired_board_whose_match_does_not_fit_at_boot_holds_the_friends_piece
         pair.b.place(*third)  # the friend's move, put down on b2 first: held, or it would stop the match later
         assert [e["reason"] for e in events_of(pair.b, "illegal")] == ["not_the_move"]
         pair.b.lift(third[0])
-        # a new match or the pairing's end would never reach the friend's board meanwhile: they wait
-        for request in ({"cmd": "new_match", "first": "white"}, {"cmd": "remote", "peer": None}):
+        # a new match, a new round or the pairing's end would never reach the friend's board meanwhile:
+        # they wait (r41g F1: new_round was taken, and the next play stopped both boards as a mismatch)
+        for request in ({"cmd": "new_match", "first": "white"}, {"cmd": "new_round"}, {"cmd": "remote", "peer": None}):
             reply = link(pair.b, **request)
             assert not reply["ok"] and reply["error"] == "remote" and reply["message"] == PAUSED, reply
         pair.b.wait(RETRY_MS / 1000 + 1)  # at rest: remote.py fits now, and the match goes on

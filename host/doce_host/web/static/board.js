@@ -237,6 +237,7 @@ function showRemote(frame) {
   // a match against the board would end the one with the friend: offered again once it is over
   $("against").hidden = Boolean(paused) || (Boolean(remote) && state.mode !== "match_over");
   $("new-match").hidden = Boolean(paused);
+  $("new-round").hidden = Boolean(paused) || Boolean(remote);  // the board refuses both: one board alone
   $("place-friend").hidden = true;
   if (paused) {
     $("remote-who").textContent = "You play " + other(paused.colour) + " against your friend's board " + paused.peer +
