@@ -741,6 +741,19 @@ def begin(app, remote):
     app.net.said_status()  # the friend's board sees this one in the match only from now (doce/net.py)
 
 
+def ending(net, peer, match):
+    """Whether the news kept for `peer` (doce/remote_news.py) ends `match`: the end was under way."""
+    for topic, message, _ in net.news.items if net and net.news else ():
+        if topic.rsplit("/", 3)[-3:-2] == [peer]:
+            try:
+                m = json.loads(message)
+            except ValueError:
+                continue
+            if isinstance(m, dict) and m.get("match") == match and m.get("ended") is True:
+                return True
+    return False
+
+
 def resume(app):
     """At boot, on a board with its network started: the match with the friend's board goes on,
     as remote.json and the journal have it, if they name the same match."""
@@ -758,6 +771,12 @@ def resume(app):
         if config:
             app.emit({"event": "warning", "message": "remote.json is not for the match in the journal: "
                                                      "playing on without the friend's board"})
+        return None
+    if ending(app.net, config["peer"], config["match"]):  # `remote end` cut after its news was kept
+        forget()
+        app.emit({"event": "warning", "message": "the match with the friend's board %s was ending when the "
+                                                 "power went: it is over, and the friend's board is told"
+                                                 % config["peer"]})
         return None
     stopped = config.get("stopped")
     remote = Remote(app, config["peer"], config["match"], PLAYER_NAMES.index(colour),

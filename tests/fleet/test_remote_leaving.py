@@ -214,3 +214,29 @@ def test_a_crossed_code_is_said_once_the_friends_board_has_said_nothing_of_this_
     assert len(heard) == 1 and "plays another match" in heard[0] and other in heard[0], heard
     pair.a.wait(LOST_MS / 1000 + 1)
     assert not [e for e in pair.a.take_events() if e["event"] == "warning"]  # once
+
+
+def test_a_power_cut_at_any_write_of_remote_end_leaves_the_end_done_on_both_boards_or_on_neither(pair):
+    """r41g F2: `remote end` keeps its news for the friend, then forgets the pairing. Cut between the
+    two, the board powered on still paired with the news in its flash: it told the friend "left" and
+    played on, and the friend's board asked the players to pair again for nothing. Every write of the
+    end is cut in turn; after power-on either this board is out of the match and the friend told so,
+    or both play on and the friend heard nothing."""
+    import json
+
+    for after in range(1, 12):
+        pair.pair()
+        pair.a.take_events(), pair.b.take_events()
+        pair.a.cut_power_at_flash_write(after=after)
+        pair.a.command(do="send", line=json.dumps({"cmd": "remote", "peer": None}) + "\n", scans=50)
+        pair.pump(20)  # (the news is removed once the broker has it: a write after the reply)
+        if not pair.a.power_was_cut:
+            break  # every write of the end was cut once
+        pair.a.power_on()
+        if link(pair.a, cmd="remote")["remote"] is None:  # ended here: the friend hears it
+            assert len(warnings_on(pair, pair.b, "left this match")) == 1, after
+        else:  # still paired here: the friend hears nothing, and both play on
+            assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
+            pair.pump(200)
+            assert not [e for e in pair.b.take_events() if e["event"] == "warning"], after
+    assert after > 3, "the end made %d writes: the cut never landed in it" % (after - 1)
