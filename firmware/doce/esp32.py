@@ -18,6 +18,7 @@ import neopixel
 from . import board as boardfile
 from .app import App, load_rules
 from .heap import free as heap_free
+from .heap import has_psram
 from .link import Link
 
 # The CPU clock the board runs at, and the one make bench computes its times at. ESP32_GENERIC
@@ -44,18 +45,6 @@ FAULT_PAUSE_MS = 100
 
 class BadBoardFile(Exception):
     pass
-
-
-def has_psram():
-    """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
-    free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
-    300 KB in all). Only there may the Python heap grow: on a WROOM the new areas would come out of the
-    internal RAM that Wi-Fi and TLS need."""
-    try:
-        import esp32
-        return any(region[0] >= 1 << 20 for region in esp32.idf_heap_info(esp32.HEAP_DATA))
-    except (ImportError, AttributeError):  # the simulator's unix port: a heap of fixed size
-        return False
 
 
 def usb_link():

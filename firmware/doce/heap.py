@@ -25,6 +25,20 @@ HEAP_FREE_AT_BOOT = 96 * 1024
 GROW_CHUNK = 256  # bytes a piece while filling the heap (grow_heap)
 
 
+def has_psram():
+    """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
+    free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
+    300 KB in all). Only there may the Python heap grow, and Wi-Fi start (doce/net.py): on a WROOM, or
+    a WROVER whose PSRAM was not found at boot, both would come out of the internal RAM that Wi-Fi and
+    TLS need (docs/building.md)."""
+    if idf_heap_info is None:
+        return False
+    for region in idf_heap_info(HEAP_DATA):
+        if region[0] >= 1 << 20:
+            return True
+    return False
+
+
 def free():
     """The Python heap's free bytes: gc.mem_free() less ESP-IDF's largest free block. That is read from
     every 8-bit region (esp32.HEAP_DATA), never less than the port's MALLOC_CAP_DEFAULT figure
