@@ -51,3 +51,18 @@ def test_a_board_with_psram_starts_wifi(tmp_path):
         set_up_wifi(sim)
         assert refusals(sim) == []
         assert "status" in send(sim, cmd="net") and sim.command(do="radio")["joins"] > 0
+
+
+def test_a_simulated_board_that_does_not_say_its_module_is_a_wroom(tmp_path):
+    """The simulator's hardest board unless a test asks for another: the smaller heap, no PSRAM, no Wi-Fi
+    (doce_host.sim DEFAULT_MODULE). A test on the network fails until it asks for a WROVER."""
+    import inspect
+
+    from doce_host.sim import heap_for
+    from doce_host.sim.serial_sim import SerialSim
+    assert inspect.signature(SerialSim).parameters["module"].default == "wroom"  # the real-time one's too
+    with SimBoard(tmp_path) as sim:
+        assert sim.heap == heap_for("wroom")
+        sim.take_events()
+        set_up_wifi(sim)
+        assert refusals(sim)
