@@ -41,7 +41,7 @@ def board_hz():
     """The CPU clock the board runs at: what its firmware sets (machine.freq() on the simulated board)."""
     if not _clock:
         from doce_host.sim import SimBoard
-        with SimBoard() as sim:
+        with SimBoard(module="wrover") as sim:  # the reference board
             _clock.append(sim.debug_state()["cpu_hz"])
     return _clock[0]
 

@@ -94,7 +94,7 @@ def idle_cost(url, folder):
     IDLE_AFTER_MS = int(re.search(r"^IDLE_AFTER_MS = (\d+)", loop, re.M).group(1))
     IDLE_MS = load_board().idle_scan_period_ms
     settle = IDLE_AFTER_MS / 1000 + 1  # past the quiet second after which the board scans at its idle pace
-    with SerialSim(Path(folder) / "alone") as sim:
+    with SerialSim(Path(folder) / "alone", module="wrover") as sim:  # on Wi-Fi: PSRAM
         time.sleep(settle)
         alone = idle_share(sim.process)
     with Room(url) as room, SimRoom(1, url, folder=Path(folder) / "room") as sims:

@@ -68,7 +68,7 @@ def measure(sim, moves):
 
 def play(moves):
     from doce_host.sim import SimBoard
-    with SimBoard() as sim:
+    with SimBoard(module="wrover") as sim:  # the reference board
         return measure(sim, moves)
 
 

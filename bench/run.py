@@ -61,7 +61,7 @@ def board_figures(mpy):
     from doce_host.paths import BOARD_FILE
     from doce_host.sim import SimBoard
     print("Board firmware (MicroPython unix port, .mpy, standard rules)")
-    with SimBoard() as sim:
+    with SimBoard(module="wrover") as sim:  # the reference board
         sim.place("c3", "white 4")
         idle = sim.command(do="idle_allocation", scans=500)["bytes"]
     print("  allocated per idle scan: %d bytes (over 500 scans; goal 0)" % (idle // 500))
@@ -335,7 +335,7 @@ def landing_with_traffic(cells=("c3", "a1", "e5", "b2", "d4")):
     from test_landing_heap import LEAVE, TRAFFIC
     from doce_host.sim import SimBoard
     most = 0
-    with SimBoard() as sim:
+    with SimBoard(module="wrover") as sim:  # the reference board
         for cell in cells:
             changes = sim.hands.place(cell, "white 4" if len(sim.hands.pieces) % 2 == 0 else "black 1")
             most = max(most, sim.command(do="landing", set=changes, leave=LEAVE, traffic=TRAFFIC)["allocated"])
@@ -577,7 +577,7 @@ def link_figures():
     from doce_host.link import BoardLink
     from doce_host.sim.serial_sim import SerialSim
     print("Link and host (the serial simulator, real time)")
-    with tempfile.TemporaryDirectory() as folder, SerialSim(folder) as sim:
+    with tempfile.TemporaryDirectory() as folder, SerialSim(folder, module="wrover") as sim:  # the reference board
         with BoardLink(sim.path, timeout=10) as link:
             link.wait_for("round_start")
             placed, start = 0, time.perf_counter()

@@ -55,7 +55,7 @@ def real_board_figures(browser):
     """The same speed through doce web, which watches a board it cannot move: a SerialSim on its
     serial path is that board, its dice put down by the bench's hand."""
     from doce_host.sim.serial_sim import SerialSim
-    with tempfile.TemporaryDirectory() as folder, SerialSim(folder) as sim:
+    with tempfile.TemporaryDirectory() as folder, SerialSim(folder, module="wrover") as sim:  # the reference board
         page = Page("web", "--port", sim.path)
         try:
             tab = browser.new_page(viewport={"width": 1400, "height": 900})

@@ -17,6 +17,7 @@ import neopixel
 
 from . import board as boardfile
 from .app import App, load_rules
+from .heap import HEAP_FREE_AT_BOOT, grow_heap, has_psram
 from .heap import free as heap_free
 from .link import Link
 
@@ -44,18 +45,6 @@ FAULT_PAUSE_MS = 100
 
 class BadBoardFile(Exception):
     pass
-
-
-def has_psram():
-    """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
-    free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
-    300 KB in all). Only there may the Python heap grow: on a WROOM the new areas would come out of the
-    internal RAM that Wi-Fi and TLS need."""
-    try:
-        import esp32
-        return any(region[0] >= 1 << 20 for region in esp32.idf_heap_info(esp32.HEAP_DATA))
-    except (ImportError, AttributeError):  # the simulator's unix port: a heap of fixed size
-        return False
 
 
 def usb_link():
@@ -86,6 +75,10 @@ def build(link=None, emit=None):
     # ESP-IDF's own log lines go to the same UART, at any moment: one would land inside a line of
     # the link. osdebug(None) only goes back to the boot level, ERROR (ports/esp32/modesp.c).
     esp.osdebug(0, esp.LOG_NONE)
+    # The Python heap grown now, not in a landing, and first: each new area held by a pin of its own
+    # (doce/heap.py), not by what the game or the network make as they start, some of it garbage soon.
+    psram = has_psram()  # only there may it grow (doce/heap.py)
+    kept = grow_heap(HEAP_FREE_AT_BOOT) if psram else []
     try:
         board = boardfile.load()
     except (OSError, ValueError) as e:  # doce flash installs only a board file it checked
@@ -122,19 +115,18 @@ def build(link=None, emit=None):
         from .offline import start_network
     if emit is not None:  # events to a collector, and no link (the simulator's lockstep mode)
         app = App(board, sensors, strip, show, load_rules(), emit)
-        app.led_power, app.supply = power, supply
+        app.led_power, app.supply, app.heap_kept = power, supply, kept
         return app
     link = link or usb_link()
     app = App(board, sensors, strip, show, load_rules(), link.event)
-    app.led_power, app.supply = power, supply
+    app.led_power, app.supply, app.heap_kept = power, supply, kept
     link.app = app
     link.network = net_command
     app.link = link
     if network:  # Wi-Fi set up, and maybe a friend's match: as far as the heap lets them
         start_network(app, link)
-    if has_psram():  # the Python heap grown now, not in a landing (doce/heap.py, loaded only then)
-        from .heap import HEAP_FREE_AT_BOOT, grow_heap
-        app.heap_kept = grow_heap(HEAP_FREE_AT_BOOT)
+    if psram:  # and again if the game and the network took it under HEAP_FREE_AT_BOOT: pinned as well
+        kept += grow_heap(HEAP_FREE_AT_BOOT)
     gc.collect()
     app.free_after_boot = heap_free()  # for doce bench --port
     return app

@@ -22,7 +22,31 @@ except ImportError:  # CPython, and a port without it: gc.mem_free() is the heap
 # HEADROOM for a landing, and twice that for a host's or the network's traffic between the collections
 # gc.threshold starts at rest (doce/app.py).
 HEAP_FREE_AT_BOOT = 96 * 1024
-GROW_CHUNK = 256  # bytes a piece while filling the heap (grow_heap)
+# What holds a grown area: one tuple, one allocation (py/objtuple.c mp_obj_new_tuple, mp_obj_malloc_var)
+# of 8 + 60 x 4 = 248 bytes, 16 blocks on the chip (16 bytes a block). It is the allocation that made
+# the area, so it sits at the area's block 0, with 15 tail blocks behind it: py/gc.c v1.28.0 frees an
+# area whose last used block is block 0 even when that block is a live object of one block
+# (gc_sweep_free_blocks), so a one-block pin would be freed under the board's feet.
+PIN_ITEMS = 60
+GROW_CHUNK = 256  # bytes a pin takes on the chip, at most (for the count of pieces, grow_heap)
+
+
+def pin():
+    return (None,) * PIN_ITEMS
+
+
+def has_psram():
+    """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
+    free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
+    300 KB in all). Only there may the Python heap grow, and Wi-Fi start (doce/offline.py): on a WROOM, or
+    a WROVER whose PSRAM was not found at boot, both would come out of the internal RAM that Wi-Fi and
+    TLS need (docs/building.md)."""
+    if idf_heap_info is None:
+        return False
+    for region in idf_heap_info(HEAP_DATA):
+        if region[0] >= 1 << 20:
+            return True
+    return False
 
 
 def free():
@@ -39,15 +63,17 @@ def free():
     return n
 
 
-def grow_heap(want, alloc=bytearray):
+def grow_heap(want, alloc=pin):
     """Grow the Python heap until `want` bytes of it are free; return what keeps it grown.
 
     py/gc.c (v1.28.0) frees every area but the first that a collection leaves empty
     (gc_sweep_free_blocks: "Free any empty area"), so allocating a big block and dropping it grows
-    the heap only until the next collection. Instead the free heap is filled with small pieces until
-    one lands in a new area; that piece is kept, and holds the area for good, at the cost of
+    the heap only until the next collection. Instead the free heap is filled with pins (alloc())
+    until one lands in a new area; that pin is kept, and holds the area for good, at the cost of
     GROW_CHUNK bytes each time the heap doubles. Where the heap cannot grow (ESP-IDF's heap has no
-    room for the area, or the unix port's heap is fixed), it stops there."""
+    room for the area, or the unix port's heap is fixed), it stops there. doce/esp32.py calls it first
+    in build(), before the game and the network make anything: an area that an allocation of theirs
+    grew would be held by whatever they made there, and handed back once that is garbage."""
     keep = []
     while free() < want:
         gc.collect()
@@ -56,7 +82,7 @@ def grow_heap(want, alloc=bytearray):
         grown = None
         try:
             for i in range(len(pieces)):
-                pieces[i] = alloc(GROW_CHUNK)
+                pieces[i] = alloc()
                 if free() + gc.mem_alloc() > total:  # this piece made a new area, and sits in it
                     grown = pieces[i]
                     break

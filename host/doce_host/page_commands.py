@@ -36,7 +36,8 @@ def cmd_sim(args):
     # the page's port before the board: a port given and taken is refused at once, not after a boot
     sock = None if args.serial_only or args.terminal else page_socket(args)
     try:
-        sim = SerialSim(args.folder, rules=args.rules, supply=args.supply)
+        # the reference board's module: a player may set up Wi-Fi on it (doce config)
+        sim = SerialSim(args.folder, rules=args.rules, module="wrover", supply=args.supply)
     except (FlashDamaged, OSError) as e:
         if sock:
             sock.close()

@@ -23,7 +23,7 @@ def test_the_lights_dim_to_the_wifi_budget_before_the_radio_starts(tmp_path):
     from hands import play
     from test_match import MATCH, clear
     budget = json.loads(BOARD_FILE.read_text())["power"]["led_budget_wifi_ma"]
-    with SimBoard(tmp_path) as sim:
+    with SimBoard(tmp_path, module="wrover") as sim:
         for number, round_moves in enumerate(MATCH):
             play(sim, round_moves)
             if number < len(MATCH) - 1:
@@ -52,7 +52,7 @@ def test_an_idf_log_line_never_lands_in_a_line_of_the_link(tmp_path):
     """ESP-IDF logs to the link's UART from its own tasks; the simulated Wi-Fi driver logs an
     ERROR line as it loses the access point, into the middle of the next line the board writes
     (sim/device/esp.py). At the boot level, or after esp.osdebug(None), it would go out."""
-    with SimBoard(tmp_path) as sim:
+    with SimBoard(tmp_path, module="wrover") as sim:
         assert send(sim, cmd="wifi", ssid="club", password="x")["ok"]
         assert send(sim, cmd="mqtt", broker="127.0.0.1", port=9)["ok"]
         sim.run(10)

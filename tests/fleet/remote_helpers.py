@@ -25,8 +25,8 @@ class Pair:
         self.folder = folder
         self.broker = broker
         self.credentials = credentials or {}
-        self.a = SimBoard(folder / "b1", rules=rules[0], ticks=TICKS["b1"])
-        self.b = SimBoard(folder / "b2", rules=rules[1], seed=2, ticks=TICKS["b2"])
+        self.a = SimBoard(folder / "b1", rules=rules[0], ticks=TICKS["b1"], module="wrover")
+        self.b = SimBoard(folder / "b2", rules=rules[1], seed=2, ticks=TICKS["b2"], module="wrover")
         self.boards = {"b1": self.a, "b2": self.b}
         for ident, sim in self.boards.items():
             self.join(sim, ident)

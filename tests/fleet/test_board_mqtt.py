@@ -61,7 +61,7 @@ def test_bad_settings_are_refused_and_change_nothing(sim):
 def test_a_stored_prefix_no_topic_can_hold_is_refused_at_boot_and_the_board_plays_on(tmp_path):
     """net.json written by no firmware of ours (a prefix with a wildcard): the board says so and
     does not connect, rather than publish on a topic it did not mean."""
-    with SimBoard(tmp_path) as sim:
+    with SimBoard(tmp_path, module="wrover") as sim:
         assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
         assert link(sim, cmd="mqtt", broker="127.0.0.1", port=1883, prefix="club/doce")["ok"]
     flash = tmp_path / "flash.img"
@@ -71,7 +71,7 @@ def test_a_stored_prefix_no_topic_can_hold_is_refused_at_boot_and_the_board_play
     config["prefix"] = "club/#"
     files["net.json"] = json.dumps(config).encode()
     flash.write_bytes(image.build(files))
-    with SimBoard(tmp_path) as sim:
+    with SimBoard(tmp_path, module="wrover") as sim:
         warnings = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
         assert any("net.json: its prefix is no MQTT topic level" in w for w in warnings), warnings
         assert "status" not in link(sim, cmd="net")  # no connection started
@@ -163,7 +163,7 @@ def test_10000_malformed_commands_change_nothing_and_the_board_still_answers(sim
 def test_two_boards_set_to_one_id_are_told_so_and_stop_fighting_every_two_seconds(sim, mosquitto, tmp_path):
     """The broker drops the older of two connections with one client id (MQTT 3.1.1, 3.1.4-2): two
     such boards took the connection from each other every 2 s, and neither said why."""
-    with SimBoard(tmp_path / "twin") as twin:
+    with SimBoard(tmp_path / "twin", module="wrover") as twin:
         join(sim, mosquitto, board_id="b1")
         join(twin, mosquitto, board_id="b1")
 
@@ -236,7 +236,7 @@ def test_a_broker_given_by_name_is_refused_in_one_line(sim):
 
 def test_a_stored_broker_name_is_refused_at_boot_and_the_board_plays_on(tmp_path):
     """net.json from a firmware that took names: the board says so, and never looks it up."""
-    with SimBoard(tmp_path) as sim:
+    with SimBoard(tmp_path, module="wrover") as sim:
         assert link(sim, cmd="wifi", ssid="club", password="x")["ok"]
         assert link(sim, cmd="mqtt", broker="127.0.0.1", port=1883)["ok"]
     flash = tmp_path / "flash.img"
@@ -245,7 +245,7 @@ def test_a_stored_broker_name_is_refused_at_boot_and_the_board_plays_on(tmp_path
     config["broker"] = "broker.local"
     files["net.json"] = json.dumps(config).encode()
     flash.write_bytes(image.build(files))
-    with SimBoard(tmp_path) as sim:
+    with SimBoard(tmp_path, module="wrover") as sim:
         warnings = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
         assert any("'broker.local' is not an IP address" in w for w in warnings), warnings
         assert "status" not in link(sim, cmd="net")

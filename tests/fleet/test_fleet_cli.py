@@ -19,7 +19,7 @@ WAIT_S = 30
 
 @pytest.fixture
 def serial_sim(tmp_path):
-    with SerialSim(tmp_path / "board", mac="0200000000aa") as sim:
+    with SerialSim(tmp_path / "board", mac="0200000000aa", module="wrover") as sim:
         yield sim
 
 

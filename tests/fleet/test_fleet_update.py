@@ -28,7 +28,7 @@ def room_of(tmp_path, broker, ids):
     with contextlib.ExitStack() as stack:
         sims = {}
         for ident in ids:
-            sim = stack.enter_context(SimBoard(tmp_path / ident))
+            sim = stack.enter_context(SimBoard(tmp_path / ident, module="wrover"))
             assert link(sim, cmd="update_key", board=ident, key=keys[ident])["ok"]
             join(sim, broker, board_id=ident)
             sims[ident] = sim

@@ -62,7 +62,7 @@ def test_two_boards_with_other_rules_are_refused_in_one_line_and_neither_starts(
 
 
 def real_time_board(folder, broker, ident):
-    sim = SerialSim(folder, seed=3)
+    sim = SerialSim(folder, seed=3, module="wrover")
     with BoardLink(sim.path, timeout=stretched(10)) as board:
         board.ask("wifi", ssid="club", password="")
         board.ask("mqtt", broker=broker.host, port=broker.port, board_id=ident)

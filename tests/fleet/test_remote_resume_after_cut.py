@@ -25,7 +25,7 @@ def test_a_board_cut_during_recovery_resumes_its_remote_match(tmp_path):
     for name in KEPT:
         files[name] = (DATA / name).read_bytes()
     (tmp_path / "flash.img").write_bytes(image.build(files))
-    with SerialSim(tmp_path) as sim:
+    with SerialSim(tmp_path, module="wrover") as sim:
         remote = sim.state()["remote"]  # the boot starts the match, or pauses it, before the app answers
         assert remote is not None, "the friend's match did not start (paused: out of memory)"
         assert remote["peer"] == "sim1" and remote["colour"] == "white"

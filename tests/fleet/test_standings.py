@@ -73,7 +73,8 @@ def expected(files):
 
 def test_the_standings_are_what_doce_referee_makes_of_the_recorded_matches(embedded, tmp_path):
     recorder = Recorder(tmp_path / "games", say=lambda line: None)
-    with Room(embedded.url) as room, SimBoard(tmp_path / "t1") as one, SimBoard(tmp_path / "t2") as two:
+    with Room(embedded.url) as room, SimBoard(tmp_path / "t1", module="wrover") as one, \
+            SimBoard(tmp_path / "t2", module="wrover") as two:
         room.on_event = recorder.event
         tournament = Tournament(room, PAIRINGS)
         sims = {"t1": one, "t2": two}

@@ -17,7 +17,7 @@ def warnings(sim):
 
 @pytest.mark.parametrize("kind", ["none", "usb"])
 def test_on_a_computers_port_remote_play_is_refused_with_the_fix(kind, tmp_path, mosquitto):
-    with SimBoard(tmp_path, supply=kind) as sim:
+    with SimBoard(tmp_path, supply=kind, module="wrover") as sim:
         sim.take_events()
         reply = join(sim, mosquitto)
         assert "status" not in reply  # no radio started
@@ -32,7 +32,7 @@ def test_on_a_computers_port_remote_play_is_refused_with_the_fix(kind, tmp_path,
 
 @pytest.mark.parametrize("kind", ["1.5A", "3A"])
 def test_on_a_usb_c_charger_of_1_5_a_or_more_the_board_joins_the_room(kind, tmp_path, mosquitto):
-    with SimBoard(tmp_path, supply=kind) as sim, Room(mosquitto.url) as room:
+    with SimBoard(tmp_path, supply=kind, module="wrover") as sim, Room(mosquitto.url) as room:
         reply = join(sim, mosquitto)
         assert reply["supply"] == kind and "refused" not in reply and "status" in reply
         assert until_scanned(lambda: room.boards.get("b1") and room.boards["b1"].online, sim)
@@ -41,7 +41,7 @@ def test_on_a_usb_c_charger_of_1_5_a_or_more_the_board_joins_the_room(kind, tmp_
 def test_moved_to_a_charger_the_next_ask_starts_the_radio(tmp_path, mosquitto):
     """The supply is read again whenever Wi-Fi is asked for: paired from a computer (refused), then
     the board's USB-C input on a charger, and the next `wifi` command starts it."""
-    with SimBoard(tmp_path, supply="none") as sim:
+    with SimBoard(tmp_path, supply="none", module="wrover") as sim:
         assert "refused" in join(sim, mosquitto)
         sim.supply("3A")
         reply = link(sim, cmd="wifi", ssid="club", password="s3cret-wifi")
@@ -51,7 +51,7 @@ def test_moved_to_a_charger_the_next_ask_starts_the_radio(tmp_path, mosquitto):
 def test_pairing_on_a_computers_port_alone_names_the_fix(tmp_path, mosquitto):
     """Pairing needs the broker: on the devkit's micro-USB alone the refusal says why, not that Wi-Fi
     is not set up (it is)."""
-    with SimBoard(tmp_path, supply="none") as sim:
+    with SimBoard(tmp_path, supply="none", module="wrover") as sim:
         join(sim, mosquitto)
         checksum = link(sim, cmd="hello")["rules_checksum"]
         reply = link(sim, cmd="remote", peer="b2", match="7f3a01c2", colour="white", rules_checksum=checksum)

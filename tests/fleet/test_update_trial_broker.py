@@ -17,13 +17,13 @@ class Nowhere:
 
 def on_trial(folder, broker):
     """A board set up for `broker`, then switched to slot b (the same app) on trial."""
-    with SimBoard(folder) as sim:
+    with SimBoard(folder, module="wrover") as sim:
         join(sim, broker)
     files = image.read(sim.flash.read_bytes())
     files.update({"b/" + p: d for p, d in image.slot_files(files).items()})
     files[image.POINTER] = json.dumps({"slot": "b", "good": "a", "tries": 0}).encode()
     sim.flash.write_bytes(image.build(files))
-    return SimBoard(folder)
+    return SimBoard(folder, module="wrover")
 
 
 def updates(sim):

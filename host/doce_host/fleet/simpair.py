@@ -25,8 +25,8 @@ class SimPair:
         self.boards = []
         try:
             for n, (ident, _) in enumerate(BOARDS, 1):
-                sim = SerialSim(Path(folder) / ident if folder else None, rules=rules, seed=n, mac=mac_of(n),
-                                supply=supply)
+                sim = SerialSim(Path(folder) / ident if folder else None, rules=rules, module="wrover", seed=n,
+                                mac=mac_of(n), supply=supply)  # on Wi-Fi: PSRAM
                 self.boards.append(sim)
                 self.configure(sim, ident, broker_url, ca)
             self.pair(first)

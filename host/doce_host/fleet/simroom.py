@@ -55,7 +55,7 @@ class SimRoom:
         self.prefix = prefix or "doce"
         try:
             for n, (mac, where) in enumerate(zip(self.macs, folders), 1):
-                sim = SerialSim(where, rules=rules, seed=n, mac=mac, supply=supply)
+                sim = SerialSim(where, rules=rules, module="wrover", seed=n, mac=mac, supply=supply)  # on Wi-Fi: PSRAM
                 self.boards.append(sim)
                 self.configure(sim, "Sim %d" % n if macs is None else "Sim %s" % mac[-4:], prefix)
         except BaseException:

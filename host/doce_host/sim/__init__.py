@@ -43,13 +43,17 @@ from ..paths import BOARD_FILE, SIM_DEVICE, tool
 #   more: a budget well under what that board grows into, and so harder to please; a firmware that
 #   needs more, or a heap split so that a block it needs is not there (a qstr pool of 14 KB as a module
 #   loads: the power-cut campaign), fails here. Boards on Wi-Fi, which needs the WROVER
-#   (docs/building.md), are tested on it: the default.
+#   (docs/building.md: a board without PSRAM refuses it, doce/offline.py), are tested on it.
 # Both report ESP-IDF's heap as the chip does (sim/device/esp32.py), and the firmware's gc.mem_free()
 # counts its largest free block in, as the port's does (sim/device/simgc.py).
 WROOM_HEAP_KB = 112
 WROVER_HEAP_KB = 224
 MODULE_HEAP_KB = {"wroom": WROOM_HEAP_KB, "wrover": WROVER_HEAP_KB}
 ESP32_HEAP_KB = WROVER_HEAP_KB
+# A simulated board that does not say its module is a WROOM: the smaller heap, no PSRAM, so no Wi-Fi (the
+# firmware refuses it there). The simulator is hardest to please that way: a test that forgets gets the
+# tighter board, and one that needs the network fails until it asks for a WROVER.
+DEFAULT_MODULE = "wroom"
 # The unix port is a 64-bit build: an mp_obj_t and every object slot are 8 bytes, not 4, and a GC block
 # is 32 bytes, not 16 (py/mpconfig.h: MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD). Text and
 # bytes do not double, so 2 is the upper bound; measured, the firmware holds about 91 KB after boot here
@@ -297,7 +301,7 @@ class SimBoard(SimulatedBoard):
     """A simulated board stepped scan by scan: time passes only when asked (`wait`, `run`),
     and a hand's place, lift and slide wait for the board to settle unless told not to."""
 
-    def __init__(self, folder=None, rules="standard", module="wrover", seed=1, ticks=None, supply=SUPPLY):
+    def __init__(self, folder=None, rules="standard", module=DEFAULT_MODULE, seed=1, ticks=None, supply=SUPPLY):
         """seed: which board and dice, as built within their tolerances (None: all nominal);
         module: the ESP32 module, whose heap the firmware gets ("wrover", "wroom": MODULE_HEAP_KB);
         ticks: the board's time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32);

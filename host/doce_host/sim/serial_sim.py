@@ -23,7 +23,7 @@ import tty
 
 from ..core_time import Deadline
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
-from . import SHARE, SUPPLY, SimError, SimulatedBoard, cc_volts, heap_for, prepare_flash
+from . import DEFAULT_MODULE, SHARE, SUPPLY, SimError, SimulatedBoard, cc_volts, heap_for, prepare_flash
 from .hands import Hands
 
 RAW_PROMPT = b"raw REPL; CTRL-B to exit\r\n"
@@ -47,7 +47,8 @@ def packed(changes):
 class SerialSim(SimulatedBoard):
     on_scan_fault = None  # called with each scan fault's traceback as it comes (tests/conftest.py)
 
-    def __init__(self, folder=None, rules="standard", module="wrover", seed=1, mac=None, ticks=None, supply=SUPPLY):
+    def __init__(self, folder=None, rules="standard", module=DEFAULT_MODULE, seed=1, mac=None, ticks=None,
+                 supply=SUPPLY):
         """module: the ESP32 module, whose heap the firmware gets (as SimBoard's);
         mac: this board's Wi-Fi MAC, 12 hex digits (sim/device/network.py), for a room of them;
         ticks: its time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32);

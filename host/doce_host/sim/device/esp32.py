@@ -2,7 +2,7 @@
 
 esp32.idf_heap_info(caps) gives one (total, free, largest free block, least free) per ESP-IDF heap
 region (ports/esp32/modesp32.c). The firmware reads two things from it: whether a region is PSRAM
-(doce/esp32.py has_psram) and the largest free block, which the port's gc.mem_free() adds to the
+(doce/heap.py has_psram) and the largest free block, which the port's gc.mem_free() adds to the
 Python heap's own free bytes (py/modgc.c with MICROPY_GC_SPLIT_HEAP_AUTO: "max_new_split", what
 an allocation that finds no room may add to the heap; simgc.py).
 - Internal RAM, both modules: 20 KiB largest free with Wi-Fi up, the low end micropython#14421
@@ -19,7 +19,7 @@ import os
 HEAP_DATA = 4  # MALLOC_CAP_8BIT (esp_heap_caps.h), as modesp32.c exports it
 HEAP_EXEC = 1  # MALLOC_CAP_EXEC
 KIB = 1024
-MODULE = os.getenv("DOCE_SIM_MODULE") or "wrover"
+MODULE = os.getenv("DOCE_SIM_MODULE") or "wroom"  # doce_host.sim DEFAULT_MODULE
 # Only a region's size (PSRAM or not) and its largest free block are read; its free and least-free
 # bytes are set to the largest free block, the least the region can hold beside it.
 INTERNAL = (160 * KIB, 20 * KIB, 20 * KIB, 20 * KIB)  # 160 KiB: under has_psram's 1 MiB, any internal region
