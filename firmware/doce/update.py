@@ -175,10 +175,9 @@ class Update:
         slot = "b" if p["slot"] == "a" else "a"
         state = self._state()
         self.size, self.sha, self.slot = size, sha, slot
-        if state == {"size": size, "sha256": sha, "slot": slot} or state == dict(ready=True, size=size, sha256=sha,
-                                                                                  slot=slot):
-            self._resume()
-        else:
+        same_package = state == {"size": size, "sha256": sha, "slot": slot} or state == dict(
+            ready=True, size=size, sha256=sha, slot=slot)
+        if not (same_package and self._resume()):
             self._clear()
             free, block = free_flash()
             if size + RESERVE_BLOCKS * block > free:
@@ -240,8 +239,6 @@ class Update:
             return  # on trial: the slot not running is the good one, never emptied
         self.slot = "b" if p["slot"] == "a" else "a"
         self._clear()
-        if exists(STATE):
-            os.remove(STATE)
         self.sha = None
 
     # -- receiving ----------------------------------------------------------------------------------
@@ -358,7 +355,8 @@ class Update:
         return one.digest() == bytes(memoryview(self.shas)[32 * i:32 * i + 32])
 
     def _resume(self):
-        """How far a transfer of this very package got before a drop or a cut: its stored files."""
+        """How far a transfer of this very package got before a drop or a cut: its stored files. False if
+        the manifest never arrived whole (from the start, then)."""
         self.paths = self.sizes = self.shas = None
         self.received = self.at = self.written = 0
         try:
@@ -366,7 +364,7 @@ class Update:
                 if f.readinto(self.ends) != len(self.ends):
                     raise OSError(0)
         except OSError:
-            return self._clear()  # the manifest never arrived whole: from the start
+            return False
         self.n = struct.unpack_from("<I", self.ends, 0)[0]
         try:
             self._checked()
@@ -388,11 +386,15 @@ class Update:
                 self.at, self.written = i, stored
         if not partial:
             self.at, self.written = len(self.paths), 0
+        return True
 
     def _clear(self):
-        """The inactive slot emptied, for a new transfer (an update stored there before is no more)."""
+        """The inactive slot emptied, for a new transfer (an update stored there before is no more). The record
+        goes first: a power cut midway leaves a slot half emptied that nothing will switch to."""
         if self.link.app is not None:
             self.link.app.update_ready = None
+        if exists(STATE):
+            os.remove(STATE)
         self.paths = self.sizes = self.shas = None
         self.received = self.at = self.written = self.n = 0
         slot = self.slot
@@ -431,8 +433,6 @@ class Update:
     def _refuse(self, reason):
         """One warning naming the reason; the transfer is over and the slot emptied."""
         self._clear()
-        if exists(STATE):
-            os.remove(STATE)
         self.sha = None
         self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
         raise CommandError("refused", reason)

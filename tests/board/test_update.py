@@ -2,6 +2,7 @@
 board stored in the slot not running, checked file by file, switched to on trial; every forged, replayed,
 truncated or corrupted package refused with one warning naming why; a match in play defers the switch."""
 
+import hashlib
 import json
 import sys
 
@@ -149,9 +150,7 @@ def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         sim.place("c3", "white 4")  # a match in play, in the journal
-    files = image.read(sim.flash.read_bytes())
-    files.update({"b/" + p: d for p, d in slot.items()})  # as a checked update leaves it
-    files["update.json"] = json.dumps({"ready": True, "size": 1, "sha256": "00" * 32, "slot": "b"}).encode()
+    files = stored_in_b(image.read(sim.flash.read_bytes()), slot, 1)
     sim.flash.write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
         assert not sim.run(100).get("rebooted")  # waiting for the match
@@ -159,6 +158,21 @@ def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path)
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
         assert not r.get("rebooted") and not sim.run(100).get("rebooted")
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
+
+
+def stored_in_b(files, slot, version, board_id="t1"):
+    """`files` (a board's flash) with `slot` stored, checked and waiting in slot b as doce/update.py leaves it:
+    the files, the manifest, its header (length and tag), its version, and update.json ready."""
+    data = update.package(slot, version, board_id, KEY)
+    n = int.from_bytes(data[:4], "little")
+    files = dict(files)
+    files.update({"b/" + p: d for p, d in slot.items()})
+    files["b/manifest"] = data[4:4 + n]
+    files["b/header"] = data[:4] + data[4 + n:4 + n + 32]
+    files["b/version"] = str(version).encode()
+    files["update.json"] = json.dumps({"ready": True, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                                       "slot": "b"}).encode()
+    return files
 
 
 SMALL = {"doce/tiny.py": b"x = 1\n", "doce/other.py": b"y = 2\n"}  # stored, never booted here
@@ -269,3 +283,21 @@ def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeyp
     assert (tmp_path / "update.json").exists()  # the stored transfer kept
     assert do(update.abort(KEY, data))["ok"]
     assert not (tmp_path / "update.json").exists()
+
+
+def test_an_update_waiting_in_a_slot_given_up_is_not_switched_to_again(tmp_path):
+    """A cut between the switch to a stored update and the removal of its update.json leaves that record behind;
+    once the board has rolled back from the version, the record must not send it back to the same slot."""
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.stop()
+        files = image.read(sim.flash.read_bytes())
+    files = stored_in_b(files, image.slot_files(files), 5)
+    files[image.POINTER] = json.dumps({"slot": "a", "good": "a", "given_up": 5}).encode()
+    sim.flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        sim.wait(1)
+        assert not sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n").get(
+            "rebooted")
+        assert not sim.run(100).get("rebooted") and sim.resets == 0
+        assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a", "given_up": 5}
