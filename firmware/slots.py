@@ -19,6 +19,8 @@ A power cut, or the EN button, is not the slot's fault and is not counted: machi
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
 (MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause). It says PWRON_RESET for a
 brown-out too: a version that browns the board out as it boots is not counted, and not rolled back.
+Nor is a soft reset (SOFT_RESET: Ctrl-D at the REPL, mpremote; modmachine.c's machine_deinit sets
+is_soft_reset as main.c soft-resets) or a reset the app asks for (a `reboot`: doce/trial.py clears `booted`).
 """
 
 import json
@@ -87,9 +89,10 @@ def back(p, reason):
             "given_up": version_of(p["slot"])}
 
 
-def powered_on():
+def not_a_crash():
+    """The last boot ended in a power cut or a soft reset (above), not one the slot's code caused."""
     import machine
-    return machine.reset_cause() == machine.PWRON_RESET
+    return machine.reset_cause() in (machine.PWRON_RESET, machine.SOFT_RESET)
 
 
 def choose():
@@ -100,7 +103,7 @@ def choose():
         return state
     p = read()
     if p["slot"] != p["good"]:
-        if p.get("booted") and not powered_on():  # the last boot on trial crashed or hung
+        if p.get("booted") and not not_a_crash():  # the last boot on trial crashed or hung
             p["tries"] = p.get("tries", 0) + 1
         if p.get("tries", 0) >= MAX_TRIES:
             p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)

@@ -40,3 +40,11 @@ class Trial:
         self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"]})
         slots.busy = None
         return True
+
+    def restarting(self):
+        """The app resets the board on purpose (a reboot command): that boot on trial did not crash, and
+        is not counted (slots.choose counts a boot marked `booted` that ended in a reset)."""
+        p = slots.read()
+        if p.get("booted") and p["slot"] != p["good"]:
+            del p["booted"]
+            slots.write(p)

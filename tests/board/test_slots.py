@@ -143,3 +143,26 @@ def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
         sim.settle()
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
+
+
+# machine.SOFT_RESET as the simulator gives it (host/doce_host/sim/device/machine.py, after MicroPython v1.28.0)
+SOFT_RESET = 5
+
+
+def test_a_reboot_the_app_asks_for_or_a_soft_reset_is_not_a_crashed_boot(files, tmp_path):
+    """A `reboot` command (USB or the broker) and a soft reset (Ctrl-D, mpremote) on trial are not the slot's
+    crash: more of them than MAX_TRIES leave a good version on trial, and it is marked good, not given up."""
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
+        for _ in range(MAX_TRIES + 1):
+            assert not updates(sim)  # booted, not yet healthy
+            assert sim.command(do="send", line=json.dumps({"cmd": "reboot"}) + "\n").get("rebooted")
+        for _ in range(MAX_TRIES + 1):
+            sim.cut_power()
+            sim.flash.with_name(sim.flash.name + ".reset").write_text(str(SOFT_RESET))  # the cause the boot reads
+            sim.power_on(settle=False)
+            assert not updates(sim)
+        assert sim.resets == 0
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+
