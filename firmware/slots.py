@@ -125,12 +125,21 @@ def watch():
 
 
 def _expired(timer):
-    if on_trial() and busy is not None and busy():  # a trial never stops a game: after the match
+    try:  # the app's own code: a raise here would be printed and swallowed (a scheduled callback), the deadline lost
+        wait = busy is not None and busy()
+    except Exception:  # noqa: BLE001  (a slot that cannot say whether a match is in play is not healthy)
+        wait = False
+    if on_trial() and wait:  # a trial never stops a game: after the match
         timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)
     elif on_trial():
-        write(back(state, "not healthy within %d s of its boot" % (TRIAL_MS // 1000)))
-        import machine
-        machine.reset()
+        give_up("not healthy within %d s of its boot" % (TRIAL_MS // 1000))
+
+
+def give_up(reason):
+    """The slot on trial is not healthy: back to the good one, now."""
+    write(back(state, reason))
+    import machine
+    machine.reset()
 
 
 def mark_good():

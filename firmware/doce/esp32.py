@@ -210,6 +210,8 @@ class Scans:
             self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
             if self.trial is not None and self.trial.check(now):
                 self._trial_over()
+        if self.fault and self.trial is not None:  # a slot on trial whose scans keep failing is given up
+            self.trial.fault(now)
 
     def _trial_over(self):
         """The slot came up healthy: its check let go."""
