@@ -16,9 +16,12 @@ LittleFS is atomic at close), and what is stored says how far it got. Nothing is
 `update_commit` has read back every file against its SHA-256 and the whole package against the
 SHA-256 `update_begin` named.
 
-Over the network (a command from the broker), `update_begin` and `update_abort` carry `sig`, the HMAC of
-"update_begin SIZE SHA256" or "update_abort SHA256" under the board's key: broker credentials alone
-cannot start, restart or drop an update. Over USB, whoever holds the cable holds the board.
+`update_begin` names the board and the package's version too, checked before anything stored is touched: a
+begin not newer than the running version, the one given up or an update stored and waiting is refused (a
+replay of an older package's begin cannot drop a newer one). Over the network (a command from the broker),
+`update_begin` and `update_abort` carry `sig`, the HMAC of "update_begin BOARD VERSION SIZE SHA256" or
+"update_abort SHA256" under the board's key: broker credentials alone cannot start, restart or drop an
+update. Over USB, whoever holds the cable holds the board.
 This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
 """
 
@@ -155,6 +158,7 @@ class Update:
         self.sizes = None
         self.shas = None
         self.version = None  # the manifest's, once checked
+        self.announced = None  # the version update_begin named: the manifest's must be it
         self.received = 0
         self.at = 0  # the file being written
         self.written = 0  # its bytes stored
@@ -163,20 +167,28 @@ class Update:
 
     def begin(self, request):
         size, sha = request.get("size"), request.get("sha256")
+        board, version = request.get("board"), request.get("version")
         if not is_int(size) or not 0 < size <= MAX_PACKAGE:
             raise BadArgument("size is the package's length in bytes, 1 to %d" % MAX_PACKAGE)
         if not is_hex(sha, 64):
             raise BadArgument("sha256 is the package's SHA-256, 64 lowercase hex digits")
-        self._signed(request, "update_begin %d %s" % (size, sha))
+        if not is_int(version) or version < 0:
+            raise BadArgument("version is the package's version, a whole number")
+        from .netconfig import is_topic_level
+        if not isinstance(board, str) or not is_topic_level(board):
+            raise BadArgument("board is the id of the board the package is for: 1 to 64 letters, digits, _ or -")
+        self._signed(request, "update_begin %s %d %d %s" % (board, version, size, sha))
         slots = pointer()
         p = slots.read()
         if p["slot"] != p["good"]:
             raise CommandError("trial", "this board is trying a new version: it takes an update once that is done")
         slot = "b" if p["slot"] == "a" else "a"
         state = self._state()
-        self.size, self.sha, self.slot = size, sha, slot
         same_package = state == {"size": size, "sha256": sha, "slot": slot} or state == dict(
             ready=True, size=size, sha256=sha, slot=slot)
+        if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
+            self._newer(board, version, slots, slot if isinstance(state, dict) and state.get("ready") else None)
+        self.size, self.sha, self.slot, self.announced = size, sha, slot, version
         if not (same_package and self._resume()):
             self._clear()
             free, block = free_flash()
@@ -241,6 +253,18 @@ class Update:
         self._clear()
         self.sha = None
 
+    def _newer(self, board, version, slots, ready):
+        """A begin for this board and of a version newer than the running one, the one given up and the one
+        stored and waiting in slot `ready` (or None); else refused, and what is stored kept."""
+        mine, key = load_key()
+        if mine is not None and board != mine:
+            self._refuse("a package for another board (%s)" % board, keep=True)
+        for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
+                          (slots.given_up(), "version %d, which this board rolled back from"),
+                          (slots.version_of(ready) if ready else 0, "version %d, stored and waiting (a replay)")):
+            if version <= was:
+                self._refuse(("version %d is not newer than " + what) % (version, was), keep=True)
+
     # -- receiving ----------------------------------------------------------------------------------
 
     def _take_head(self, view):
@@ -298,6 +322,9 @@ class Update:
         if m["board"] != board:
             self._refuse("a package for another board (%s)" % str(m["board"])[:64])
         version = m["version"]
+        if version != self.announced:
+            self._refuse("the manifest's version %s is not the one update_begin named, %d"
+                         % (str(version)[:16], self.announced))
         slots = pointer()
         running = slots.version_of(slots.read()["slot"])
         if not is_int(version) or version <= running:
@@ -430,9 +457,11 @@ class Update:
             self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
             raise CommandError("refused", reason)
 
-    def _refuse(self, reason):
-        """One warning naming the reason; the transfer is over and the slot emptied."""
-        self._clear()
+    def _refuse(self, reason, keep=False):
+        """One warning naming the reason; the transfer is over and the slot emptied (unless `keep`: a begin
+        refused before it touched what is stored)."""
+        if not keep:
+            self._clear()
         self.sha = None
         self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
         raise CommandError("refused", reason)

@@ -68,11 +68,16 @@ def signature(key_hex, text):
     return hmac.new(bytes.fromhex(key_hex), text.encode(), hashlib.sha256).hexdigest()
 
 
-def begin(data, key_hex=None):
-    """The update_begin of a package; signed with the board's key for the broker (over USB it needs none)."""
-    request = {"cmd": "update_begin", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+def begin(data, key_hex=None, named=None):
+    """The update_begin of a package: its board and version (the board refuses one not newer than what it runs,
+    gave up or has stored), its size and SHA-256; signed with the board's key for the broker (over USB it needs
+    none), all four under the signature, so a recorded begin cannot be replayed for another board or version.
+    `named`: (board, version) as given, not read from the package's manifest."""
+    board, version = named or (lambda m: (m["board"], m["version"]))(unpack(data)[1])
+    request = {"cmd": "update_begin", "board": board, "version": version, "size": len(data),
+               "sha256": hashlib.sha256(data).hexdigest()}
     if key_hex:
-        request["sig"] = signature(key_hex, "update_begin %d %s" % (request["size"], request["sha256"]))
+        request["sig"] = signature(key_hex, "update_begin %s %d %d %s" % (board, version, len(data), request["sha256"]))
     return request
 
 

@@ -30,10 +30,11 @@ def keyed(sim, board="t1", key=KEY):
     assert ask(sim, "update_key", board=board, key=key) == {"re": "update_key", "ok": True, "board": board}
 
 
-def send(sim, data, upto=None):
+def send(sim, data, upto=None, named=None):
     """update_begin, then the chunks from where the board says it stands (to `upto` bytes): its last reply."""
-    r = ask(sim, **update.begin(data))
-    assert r["ok"], r
+    r = ask(sim, **update.begin(data, named=named))
+    if not r["ok"]:  # refused at its begin: for another board, or not newer
+        return r
     for request in update.requests(data):
         if request["offset"] < r["received"]:
             continue
@@ -54,9 +55,9 @@ def stored(sim):
     return image.read(sim.flash.read_bytes())
 
 
-def refused(sim, data, why):
+def refused(sim, data, why, named=None):
     sim.take_events()
-    r = send(sim, data)
+    r = send(sim, data, named=named)
     if r["ok"]:
         r = ask(sim, "update_commit")
     assert r["ok"] is False and r["error"] == "refused", r
@@ -224,7 +225,7 @@ def test_a_package_bigger_than_the_free_flash_is_refused_at_its_begin(tmp_path):
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         sim.take_events()
-        r = ask(sim, "update_begin", size=2000000, sha256="ab" * 32)
+        r = ask(sim, "update_begin", size=2000000, sha256="ab" * 32, board="t1", version=1)
         assert r["ok"] is False and r["error"] == "refused" and "free" in r["message"], r
         [told] = warnings(sim)
         assert told == "update refused: " + r["message"]
@@ -244,7 +245,7 @@ def test_an_empty_file_is_installed_and_a_deeply_nested_manifest_refused(tmp_pat
         r = ask(sim, "update_commit")
         assert r["ok"] and r["version"] == 1, r
         assert not warnings(sim)
-        refused(sim, nested, "not one this firmware reads")
+        refused(sim, nested, "not one this firmware reads", named=("t1", 2))
 
 
 def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeypatch):
@@ -269,7 +270,8 @@ def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeyp
         link.handle(bytearray(line), len(line))
         return sent.pop()
 
-    for request in (update.begin(data), update.begin(data, OTHER_KEY)):
+    # unsigned, signed with another key, and signed for version 1 but naming 2 (a replay re-dressed)
+    for request in (update.begin(data), update.begin(data, OTHER_KEY), dict(update.begin(data, KEY), version=2)):
         r = do(request)
         assert (r["ok"], r["error"]) == (False, "refused") and "signature" in r["message"]
         assert told.pop()["message"] == "update refused: " + r["message"] and not told
@@ -301,3 +303,39 @@ def test_an_update_waiting_in_a_slot_given_up_is_not_switched_to_again(tmp_path)
             "rebooted")
         assert not sim.run(100).get("rebooted") and sim.resets == 0
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a", "given_up": 5}
+
+
+def test_a_replayed_begin_of_an_older_package_keeps_the_update_waiting(tmp_path):
+    """update_begin names the board and the version, under the signature: a recorded begin of an older package
+    (or one for another board) is refused before it touches the update stored and waiting for its match."""
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")  # a match in play: the update waits for its end
+        sim.stop()
+        files = image.read(sim.flash.read_bytes())
+    slot = image.slot_files(files)
+    sim.flash.write_bytes(image.build(stored_in_b(files, slot, 5)))
+    with SimBoard(tmp_path) as sim:
+        sim.take_events()
+        for older, why in ((3, "not newer than version 5, stored and waiting"),
+                           (5, "not newer than version 5, stored and waiting")):
+            r = ask(sim, **update.begin(update.package(SMALL, older, "t1", KEY)))
+            assert (r["ok"], r["error"]) == (False, "refused") and why in r["message"], r
+            assert warnings(sim) == ["update refused: " + r["message"]]
+        r = ask(sim, **update.begin(update.package(SMALL, 9, "t2", KEY)))
+        assert r["error"] == "refused" and "another board" in r["message"], r
+        six = update.package(SMALL, 6, "t1", KEY)
+        assert ask(sim, **dict(update.begin(six), version=9))["ok"]  # (over USB: no signature)
+        sim.take_events()
+        for request in update.requests(six):
+            r = ask(sim, request.pop("cmd"), **request)
+            if not r["ok"]:
+                break
+        assert r["error"] == "refused" and "not the one update_begin named, 9" in r["message"], r
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert not r.get("rebooted")  # the begin of 6 that was let in emptied the slot: nothing to switch to
+    sim.flash.write_bytes(image.build(stored_in_b(files, slot, 5)))
+    with SimBoard(tmp_path) as sim:
+        ask(sim, **update.begin(update.package(SMALL, 4, "t1", KEY)))
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert r.get("rebooted")  # the stored version 5 switched to at the match's end, as if no replay came
