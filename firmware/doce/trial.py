@@ -1,9 +1,11 @@
 """A slot on trial (firmware/slots.py): it is marked good once it is healthy, that is booted and
-scanning and, on a board with a broker set up, on the broker, or scanning ROOM_MS without reaching it.
-The room's Wi-Fi or broker may be down as the boards come back from an update: that is not the new
-version's fault, and an outage must not roll a whole room back (a version that cannot reach a broker
-that is up is the canary's to find: doce fleet update waits for its `done` over the broker). Loaded
-only on a trial boot; its deadline never resets a board while a match is in play (slots.busy)."""
+scanning and, on a board with a broker set up, on the broker. The room's Wi-Fi may be down as the boards
+come back from an update: that is not the new version's fault, and an outage must not roll a whole room
+back, so a slot scanning ROOM_MS with the station not joined to the Wi-Fi (no network started at all, or
+doce/wifi.py not up) is healthy without the broker. With the Wi-Fi joined and the broker not reached, it
+is not: a version whose MQTT or TLS is broken would else be kept for good, and no update could reach it
+again; the slot's deadline gives it up. Loaded only on a trial boot; its deadline never resets a board
+while a match is in play (slots.busy)."""
 
 import slots
 
@@ -40,8 +42,9 @@ class Trial:
         if self.scans < HEALTHY_SCANS:
             return False
         net = self.app.net
-        if self.network and (net is None or not net.up) and ticks_diff(now, self.since) < ROOM_MS:
-            return False
+        if self.network and (net is None or not net.up) and (
+                ticks_diff(now, self.since) < ROOM_MS or net is not None and net.wifi.up()):
+            return False  # the broker not reached: excused after ROOM_MS only by a Wi-Fi outage
         slots.mark_good()
         self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"]})
         slots.busy = None
