@@ -149,6 +149,7 @@ class App:
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
         self.update_ready = None  # an update checked and stored: its slot, till no match is in play (doce/update.py)
         self.trial = None  # the slot's health check while it is on trial (doce/esp32.py on_trial, doce/trial.py)
+        self.version = 0  # the running slot's update version (doce/esp32.py on_trial); 0: the app doce flash installed
         self.later = None  # the network or a friend's match, out of heap at boot: tried again at rest (doce/offline.py)
         try:
             chosen = versus_of(journal.versus)  # chosen before a power cut

@@ -165,6 +165,7 @@ def on_trial(app):
     health check the scans make (doce/trial.py, loaded only then), else None."""
     import slots
     told = slots.reported()
+    app.version = slots.version_of(slots.state["slot"])
     app.update_ready = stored_update(slots)
     if told:
         app.emit({"event": "update", "stage": "rolled_back", "slot": told[0], "reason": told[1]})

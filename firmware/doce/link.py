@@ -270,7 +270,7 @@ class Link:
         app = self.app
         return {"protocol": PROTOCOL, "firmware": FIRMWARE_VERSION, "board": app.board.name,
                 "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum,
-                "versus": who_plays(app.versus)}
+                "versus": who_plays(app.versus), "version": app.version}
 
     def state(self, request):
         return {"state": snapshot(self.app), "seq": self.seq}

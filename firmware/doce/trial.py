@@ -46,7 +46,7 @@ class Trial:
                 ticks_diff(now, self.since) < ROOM_MS or net is not None and net.wifi.up()):
             return False  # the broker not reached: excused after ROOM_MS only by a Wi-Fi outage
         slots.mark_good()
-        self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"]})
+        self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"], "version": self.app.version})
         slots.busy = None
         return True
 

@@ -143,4 +143,17 @@ def send(link, data, progress=None):
         received = ok(link.request(**request))["received"]
         if progress:
             progress(received, len(data))
-    return ok(link.request("update_commit"))
+    reply = ok(link.request("update_commit"))
+    fault = not_the_version(reply.get("version"), unpack(data)[1]["version"])
+    if fault:
+        raise Refused(fault)
+    return reply
+
+
+def not_the_version(said, sent):
+    """Why a board's update_commit reply does not show the package sent stored (its `version` is the one the
+    board read from the manifest it checked), or None."""
+    if said == sent and isinstance(said, int) and not isinstance(said, bool):
+        return None
+    from .view import printable
+    return "the board says it stored version %s, not the package's %d" % (printable(repr(said)[:24]), sent)

@@ -125,7 +125,9 @@ def test_a_transfer_resumes_after_a_power_cut_waits_for_the_match_and_boots_byte
         assert r.get("rebooted")  # the match over (here, a new one before its first piece): switched
         sim.power_on()
         sim.wait(1)
-        assert [(e["stage"], e["slot"]) for e in sim.events if e["event"] == "update"] == [("done", "b")]
+        assert [(e["stage"], e["slot"], e["version"]) for e in sim.events if e["event"] == "update"] == [
+            ("done", "b", 1)]
+        assert ask(sim, "hello")["version"] == 1  # the room sees which version each board runs
         on_flash = stored(sim)
     assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == slot
     assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
