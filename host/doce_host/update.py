@@ -38,9 +38,30 @@ def package(files, version, board, key_hex):
     return struct.pack("<I", len(m)) + m + tag + b"".join(files.values())
 
 
-def app_package(version, board, key_hex, rules="standard", chip="esp32", march=None):
-    """The package of the app `doce flash` installs (image.app_files, the one image builder)."""
-    return package(image.slot_files(image.app_files(rules, chip=chip, march=march)), version, board, key_hex)
+def app_package(version, board, key_hex, chip="esp32", march=None):
+    """The package of the app `doce flash` installs (image.app_files, the one image builder): the slot's files
+    only. The rules are the board's own, kept through an update (doce rules push / doce fleet rules push)."""
+    return package(image.slot_files(image.app_files(chip=chip, march=march)), version, board, key_hex)
+
+
+AHEAD_S = 24 * 3600  # a version further ahead of the clock than this is a slip (milliseconds, a typo)
+
+
+def version_for(asked, force=False, now=None):
+    """The version of a package: `asked`, or the time now in seconds. A board takes only versions newer than
+    the one it runs, so a version far ahead of the clock would lock out every later default one until `doce
+    flash`: refused (ValueError naming why) unless `force`."""
+    import time
+    now = int(time.time() if now is None else now)
+    if asked is None:
+        return now
+    if asked < 0:
+        raise ValueError("--version is a whole number from 0")
+    if asked > now + AHEAD_S and not force:
+        raise ValueError("--version %d is %d days ahead of the time now (%d, the default): a board would then "
+                         "refuse every default version after it. Give --force to send it all the same"
+                         % (asked, (asked - now) // 86400, now))
+    return asked
 
 
 def unpack(data):
