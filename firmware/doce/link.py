@@ -678,7 +678,7 @@ COMMANDS = {
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
     "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
-    "update_begin": (Link.update_command, ("size", "sha256", "board", "version", "sig")),
+    "update_begin": (Link.update_command, ("size", "sha256", "version", "sig")),
     "update_chunk": (Link.update_command, ("offset", "data")),
     "update_commit": (Link.update_command, ()), "update_abort": (Link.update_command, ("sig",)),
     "update_key": (Link.update_key, ("board", "key")),

@@ -16,12 +16,12 @@ LittleFS is atomic at close), and what is stored says how far it got. Nothing is
 `update_commit` has read back every file against its SHA-256 and the whole package against the
 SHA-256 `update_begin` named.
 
-`update_begin` names the board and the package's version too, checked before anything stored is touched: a
-begin not newer than the running version, the one given up or an update stored and waiting is refused (a
-replay of an older package's begin cannot drop a newer one). Over the network (a command from the broker),
-`update_begin` and `update_abort` carry `sig`, the HMAC of "update_begin BOARD VERSION SIZE SHA256" or
-"update_abort SHA256" under the board's key: broker credentials alone cannot start, restart or drop an
-update. Over USB, whoever holds the cable holds the board.
+`update_begin` names the package's version too, checked before anything stored is touched: a begin not
+newer than the running version, the one given up or an update stored and waiting is refused (a replay of an
+older package's begin cannot drop a newer one). Over the network (a command from the broker), `update_begin`
+and `update_abort` carry `sig`, the HMAC of "update_begin BOARD VERSION SIZE SHA256" (BOARD this board's own
+id) or "update_abort SHA256" under the board's key, its first 16 bytes: broker credentials alone cannot
+start, restart or drop an update. Over USB, whoever holds the cable holds the board.
 This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
 """
 
@@ -41,6 +41,7 @@ MAX_PACKAGE = 1 << 21  # the app is some 200 KB; a slot's files must fit the fla
 MAX_MANIFEST = 8192
 MAX_FILES = 96
 TAG = 32
+SIG = 16  # bytes of HMAC-SHA256 a command's `sig` carries (_signed)
 FOLDERS = ("doce", "umqtt")  # a slot holds these (doce_host/image.py app_files), nothing else
 PIECE = 256  # bytes read at a time to hash a stored file
 # [ and { in a manifest: its object, its list of files and one list a file. More is a nesting json.load
@@ -167,17 +168,14 @@ class Update:
 
     def begin(self, request):
         size, sha = request.get("size"), request.get("sha256")
-        board, version = request.get("board"), request.get("version")
+        version = request.get("version")
         if not is_int(size) or not 0 < size <= MAX_PACKAGE:
             raise BadArgument("size is the package's length in bytes, 1 to %d" % MAX_PACKAGE)
         if not is_hex(sha, 64):
             raise BadArgument("sha256 is the package's SHA-256, 64 lowercase hex digits")
         if not is_int(version) or version < 0:
             raise BadArgument("version is the package's version, a whole number")
-        from .netconfig import is_topic_level
-        if not isinstance(board, str) or not is_topic_level(board):
-            raise BadArgument("board is the id of the board the package is for: 1 to 64 letters, digits, _ or -")
-        self._signed(request, "update_begin %s %d %d %s" % (board, version, size, sha))
+        self._signed(request, "update_begin %s %d %d %s" % (load_key()[0], version, size, sha))  # for this board
         slots = pointer()
         p = slots.read()
         if p["slot"] != p["good"]:
@@ -187,7 +185,7 @@ class Update:
         same_package = state == {"size": size, "sha256": sha, "slot": slot} or state == dict(
             ready=True, size=size, sha256=sha, slot=slot)
         if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
-            self._newer(board, version, slots, slot if isinstance(state, dict) and state.get("ready") else None)
+            self._newer(version, slots, slot if isinstance(state, dict) and state.get("ready") else None)
         self.size, self.sha, self.slot, self.announced = size, sha, slot, version
         if not (same_package and self._resume()):
             self._clear()
@@ -253,12 +251,9 @@ class Update:
         self._clear()
         self.sha = None
 
-    def _newer(self, board, version, slots, ready):
-        """A begin for this board and of a version newer than the running one, the one given up and the one
-        stored and waiting in slot `ready` (or None); else refused, and what is stored kept."""
-        mine, key = load_key()
-        if mine is not None and board != mine:
-            self._refuse("a package for another board (%s)" % board, keep=True)
+    def _newer(self, version, slots, ready):
+        """A begin of a version newer than the running one, the one given up and the one stored and waiting in
+        slot `ready` (or None); else refused, and what is stored kept."""
         for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
                           (slots.given_up(), "version %d, which this board rolled back from"),
                           (slots.version_of(ready) if ready else 0, "version %d, stored and waiting (a replay)")):
@@ -447,12 +442,14 @@ class Update:
             return None
 
     def _signed(self, request, text):
-        """A command from the broker (link.to set, doce/net.py) carries `sig`, text's HMAC under this board's key."""
+        """A command from the broker (link.to set, doce/net.py) carries `sig`, text's HMAC under this board's key,
+        cut to its first SIG bytes (RFC 2104 section 5: half the hash's length), so a signed update_begin fits
+        the 200 bytes of a command (doce/link.py MAX_LINE)."""
         if self.link.to is None:
             return
         board, key = load_key()
         sig = request.get("sig")
-        if key is None or not is_hex(sig, 64) or not same(hmac_sha256(key, text.encode()), unhex(sig)):
+        if key is None or not is_hex(sig, 2 * SIG) or not same(hmac_sha256(key, text.encode())[:SIG], unhex(sig)):
             reason = "%s over the network without this board's signature" % request["cmd"]
             self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
             raise CommandError("refused", reason)

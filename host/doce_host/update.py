@@ -18,6 +18,7 @@ from . import image
 
 KEY_BYTES = 32
 HEX_KEY = re.compile(r"^[0-9a-f]{64}$")
+SIG = 16  # bytes of the HMAC a command's `sig` carries: a signed update_begin within a command's 200 bytes
 CHUNK = 96  # bytes of package per update_chunk: 128 characters of base64, as rules_chunk (docs/protocol.md)
 
 
@@ -86,7 +87,7 @@ def requests(data):
 def signature(key_hex, text):
     """`sig` of an update_begin or update_abort sent over the broker: text's HMAC-SHA256 under the board's key
     (firmware/doce/update.py: broker credentials alone cannot start, restart or drop an update)."""
-    return hmac.new(bytes.fromhex(key_hex), text.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(bytes.fromhex(key_hex), text.encode(), hashlib.sha256).hexdigest()[:2 * SIG]
 
 
 def begin(data, key_hex=None, named=None):
@@ -95,8 +96,7 @@ def begin(data, key_hex=None, named=None):
     none), all four under the signature, so a recorded begin cannot be replayed for another board or version.
     `named`: (board, version) as given, not read from the package's manifest."""
     board, version = named or (lambda m: (m["board"], m["version"]))(unpack(data)[1])
-    request = {"cmd": "update_begin", "board": board, "version": version, "size": len(data),
-               "sha256": hashlib.sha256(data).hexdigest()}
+    request = {"cmd": "update_begin", "version": version, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     if key_hex:
         request["sig"] = signature(key_hex, "update_begin %s %d %d %s" % (board, version, len(data), request["sha256"]))
     return request
