@@ -5,7 +5,9 @@ may be broken; this must not be). The app (doce/*.mpy, umqtt/) lives in a slot; 
 files (journal, calibration, net.json, the board file and the rules) stay at the top, shared.
 
 The pointer, slot.json, is written whole and then renamed over the old one (as doce/journal.py
-writes a new match), so a power cut leaves the old pointer or the new, never neither:
+writes a new match), so a power cut leaves the old pointer or the new, never neither. The old one is
+kept as slot.json.bak (renamed aside first): a pointer missing or damaged (removed by hand, a bad
+block) is read from there, not taken for slot a, good, which may hold an update half written:
   slot   the slot to boot
   good   the slot that last came up healthy; slot != good: `slot` is on trial
   booted  a boot on trial has started (written before the slot's code runs)
@@ -28,6 +30,7 @@ import os
 import sys
 
 POINTER = "slot.json"
+BACKUP = POINTER + ".bak"  # the pointer before the last write
 SLOTS = ("a", "b")
 MAX_TRIES = 3
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
@@ -41,14 +44,15 @@ _timer = None
 
 
 def read():
-    """The pointer; a missing or damaged one is slot a, good."""
-    try:
-        with open(POINTER) as f:
-            p = json.load(f)
-        if isinstance(p, dict) and p.get("slot") in SLOTS and p.get("good") in SLOTS:
-            return p
-    except (OSError, ValueError):
-        pass
+    """The pointer; a missing or damaged one is the one before it, and without that either slot a, good."""
+    for path in (POINTER, BACKUP):
+        try:
+            with open(path) as f:
+                p = json.load(f)
+            if isinstance(p, dict) and p.get("slot") in SLOTS and p.get("good") in SLOTS:
+                return p
+        except (OSError, ValueError):
+            pass
     return dict(FIRST)
 
 
@@ -56,6 +60,10 @@ def write(p):
     new = POINTER + ".new"
     with open(new, "w") as f:
         f.write(json.dumps(p))
+    try:  # a cut between the renames leaves no slot.json: read() then takes this one, the old
+        os.rename(POINTER, BACKUP)
+    except OSError:  # none yet (or lost): the new one all the same
+        pass
     os.rename(new, POINTER)
 
 

@@ -202,3 +202,26 @@ def test_a_deadline_whose_match_check_raises_still_gives_the_slot_up(files, tmp_
         sim.settle()
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
+
+
+@pytest.mark.parametrize("pointer", ["missing", "damaged"])
+def test_a_lost_pointer_is_read_from_the_one_before_not_taken_for_slot_a(files, tmp_path, pointer):
+    """With slot b good and slot a half written by an update, a slot.json gone (or damaged) must not boot slot a
+    as good: the pointer before it (slot.json.bak, kept at each write) says b."""
+    slot = image.slot_files(files)
+    half = {"a/" + p: d for p, d in list(slot.items())[:5] if "esp32" not in p}  # a transfer cut early
+    board = {p: d for p, d in files.items() if not p.startswith("a/")}
+    board.update(half)
+    board.update({"b/" + p: d for p, d in slot.items()})
+    board["b/version"] = b"5"
+    board[image.POINTER + ".bak"] = json.dumps({"slot": "b", "good": "b"}).encode()
+    if pointer == "missing":
+        del board[image.POINTER]
+    else:
+        board[image.POINTER] = b'{"slot": "b", "go'  # torn
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "flash.img").write_bytes(image.build(board))
+    with SimBoard(tmp_path / "b") as sim:
+        sim.wait(1)
+        assert sim.events[0]["event"] == "boot" and sim.resets == 0 and not updates(sim)
+        assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 5
