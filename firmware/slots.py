@@ -5,7 +5,9 @@ may be broken; this must not be). The app (doce/*.mpy, umqtt/) lives in a slot; 
 files (journal, calibration, net.json, the board file and the rules) stay at the top, shared.
 
 The pointer, slot.json, is written whole and then renamed over the old one (as doce/journal.py
-writes a new match), so a power cut leaves the old pointer or the new, never neither:
+writes a new match), so a power cut leaves the old pointer or the new, never neither. The old one is
+kept as slot.json.bak (renamed aside first): a pointer missing or damaged (removed by hand, a bad
+block) is read from there, not taken for slot a, good, which may hold an update half written:
   slot   the slot to boot
   good   the slot that last came up healthy; slot != good: `slot` is on trial
   booted  a boot on trial has started (written before the slot's code runs)
@@ -19,6 +21,8 @@ A power cut, or the EN button, is not the slot's fault and is not counted: machi
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
 (MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause). It says PWRON_RESET for a
 brown-out too: a version that browns the board out as it boots is not counted, and not rolled back.
+Nor is a soft reset (SOFT_RESET: Ctrl-D at the REPL, mpremote; modmachine.c's machine_deinit sets
+is_soft_reset as main.c soft-resets) or a reset the app asks for (a `reboot`: doce/trial.py clears `booted`).
 """
 
 import json
@@ -26,6 +30,7 @@ import os
 import sys
 
 POINTER = "slot.json"
+BACKUP = POINTER + ".bak"  # the pointer before the last write
 SLOTS = ("a", "b")
 MAX_TRIES = 3
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
@@ -39,14 +44,15 @@ _timer = None
 
 
 def read():
-    """The pointer; a missing or damaged one is slot a, good."""
-    try:
-        with open(POINTER) as f:
-            p = json.load(f)
-        if isinstance(p, dict) and p.get("slot") in SLOTS and p.get("good") in SLOTS:
-            return p
-    except (OSError, ValueError):
-        pass
+    """The pointer; a missing or damaged one is the one before it, and without that either slot a, good."""
+    for path in (POINTER, BACKUP):
+        try:
+            with open(path) as f:
+                p = json.load(f)
+            if isinstance(p, dict) and p.get("slot") in SLOTS and p.get("good") in SLOTS:
+                return p
+        except (OSError, ValueError):
+            pass
     return dict(FIRST)
 
 
@@ -54,6 +60,10 @@ def write(p):
     new = POINTER + ".new"
     with open(new, "w") as f:
         f.write(json.dumps(p))
+    try:  # a cut between the renames leaves no slot.json: read() then takes this one, the old
+        os.rename(POINTER, BACKUP)
+    except OSError:  # none yet (or lost): the new one all the same
+        pass
     os.rename(new, POINTER)
 
 
@@ -87,9 +97,10 @@ def back(p, reason):
             "given_up": version_of(p["slot"])}
 
 
-def powered_on():
+def not_a_crash():
+    """The last boot ended in a power cut or a soft reset (above), not one the slot's code caused."""
     import machine
-    return machine.reset_cause() == machine.PWRON_RESET
+    return machine.reset_cause() in (machine.PWRON_RESET, machine.SOFT_RESET)
 
 
 def choose():
@@ -100,7 +111,7 @@ def choose():
         return state
     p = read()
     if p["slot"] != p["good"]:
-        if p.get("booted") and not powered_on():  # the last boot on trial crashed or hung
+        if p.get("booted") and not not_a_crash():  # the last boot on trial crashed or hung
             p["tries"] = p.get("tries", 0) + 1
         if p.get("tries", 0) >= MAX_TRIES:
             p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
@@ -122,12 +133,21 @@ def watch():
 
 
 def _expired(timer):
-    if on_trial() and busy is not None and busy():  # a trial never stops a game: after the match
+    try:  # the app's own code: a raise here would be printed and swallowed (a scheduled callback), the deadline lost
+        wait = busy is not None and busy()
+    except Exception:  # noqa: BLE001  (a slot that cannot say whether a match is in play is not healthy)
+        wait = False
+    if on_trial() and wait:  # a trial never stops a game: after the match
         timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)
     elif on_trial():
-        write(back(state, "not healthy within %d s of its boot" % (TRIAL_MS // 1000)))
-        import machine
-        machine.reset()
+        give_up("not healthy within %d s of its boot" % (TRIAL_MS // 1000))
+
+
+def give_up(reason):
+    """The slot on trial is not healthy: back to the good one, now."""
+    write(back(state, reason))
+    import machine
+    machine.reset()
 
 
 def mark_good():

@@ -149,6 +149,7 @@ class App:
         self.remote = None  # a match with a friend's board (doce.remote.Remote, loaded only then)
         self.update_ready = None  # an update checked and stored: its slot, till no match is in play (doce/update.py)
         self.trial = None  # the slot's health check while it is on trial (doce/esp32.py on_trial, doce/trial.py)
+        self.version = 0  # the running slot's update version (doce/esp32.py on_trial); 0: the app doce flash installed
         self.later = None  # the network or a friend's match, out of heap at boot: tried again at rest (doce/offline.py)
         try:
             chosen = versus_of(journal.versus)  # chosen before a power cut
@@ -244,7 +245,7 @@ class App:
         if self.update_ready is not None and self.quiet() and not self.in_play():
             self._apply_update()
         if self.link and self.link.reboot_pending:
-            self.link.reboot()
+            self._restart()
         # Come to rest (a move shown, its events sent and written): collect now. A collection
         # sweeps the whole heap (a few ms, make bench): none may fall in a die's path to its light.
         # At rest the board's own scans allocate nothing, but a host's commands and the network
@@ -272,6 +273,12 @@ class App:
         os.remove("update.json")  # doce/update.py STATE: done with
         self.update_ready = None
         self.link.reboot_asked = True  # once what waits to go out has gone
+
+    def _restart(self):
+        """A reset the app asks for (a reboot command, an update switched to): on trial, not the slot's crash."""
+        if self.trial is not None:
+            self.trial.restarting()
+        self.link.reboot()
 
     # Its own function: a try block's slots would push step()'s frame onto the heap
     # at every scan (MicroPython keeps frames of up to 11 slots on the C stack).

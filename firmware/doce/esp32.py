@@ -157,19 +157,32 @@ def on_trial(app):
     health check the scans make (doce/trial.py, loaded only then), else None."""
     import slots
     told = slots.reported()
-    try:  # an update checked and stored before a reboot, waiting for the end of a match (doce/update.py)
-        with open("update.json") as f:
-            stored = json.load(f)
-        if stored.get("ready") and stored.get("slot") != slots.state["slot"]:
-            app.update_ready = stored["slot"]
-    except (OSError, ValueError, AttributeError):
-        pass
+    app.version = slots.version_of(slots.state["slot"])
+    app.update_ready = stored_update(slots)
     if told:
         app.emit({"event": "update", "stage": "rolled_back", "slot": told[0], "reason": told[1]})
     if not slots.on_trial():
         return None
     from .trial import Trial
     return Trial(app, "net.json" in os.listdir())
+
+
+def stored_update(slots):
+    """The slot of an update checked and stored before a reboot, waiting for the end of a match
+    (doce/update.py), or None. Only a slot that holds one whole (its header and version) and newer than
+    the version this board gave up: update.json may outlive a power cut in the slot's emptying, or the
+    switch to it (doce/app.py)."""
+    try:
+        with open("update.json") as f:
+            stored = json.load(f)
+        slot = stored.get("slot") if stored.get("ready") is True else None
+        if slot not in slots.SLOTS or slot == slots.state["slot"]:
+            return None
+        os.stat(slot + "/header")  # doce/update.py HEADER: written once the manifest is checked
+        version = slots.version_of(slot)
+        return slot if version > max(slots.given_up(), slots.version_of(slots.state["slot"])) else None
+    except (OSError, ValueError, AttributeError):
+        return None
 
 
 class Scans:
@@ -190,6 +203,8 @@ class Scans:
             self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
             if self.trial is not None and self.trial.check(now):
                 self._trial_over()
+        if self.fault and self.trial is not None:  # a slot on trial whose scans keep failing is given up
+            self.trial.fault(now)
 
     def _trial_over(self):
         """The slot came up healthy: its check let go."""

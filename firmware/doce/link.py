@@ -270,7 +270,7 @@ class Link:
         app = self.app
         return {"protocol": PROTOCOL, "firmware": FIRMWARE_VERSION, "board": app.board.name,
                 "rules": app.tables.name, "rules_checksum": "%08x" % app.tables.checksum,
-                "versus": who_plays(app.versus)}
+                "versus": who_plays(app.versus), "version": app.version}
 
     def state(self, request):
         return {"state": snapshot(self.app), "seq": self.seq}
@@ -680,7 +680,7 @@ COMMANDS = {
     "rules_commit": (Link.rules_commit, ("force",)), "rules_abort": (Link.rules_abort, ()),
     "wifi": (Link.net_command, None), "mqtt": (Link.net_command, None), "net": (Link.net_command, ()),
     "mqtt_ca": (Link.net_command, ("size", "offset", "data")), "resend": (Link.resend, ("tag", "after")),
-    "update_begin": (Link.update_command, ("size", "sha256", "sig")),
+    "update_begin": (Link.update_command, ("size", "sha256", "version", "sig")),
     "update_chunk": (Link.update_command, ("offset", "data")),
     "update_commit": (Link.update_command, ()), "update_abort": (Link.update_command, ("sig",)),
     "update_key": (Link.update_key, ("board", "key")),

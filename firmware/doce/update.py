@@ -16,9 +16,12 @@ LittleFS is atomic at close), and what is stored says how far it got. Nothing is
 `update_commit` has read back every file against its SHA-256 and the whole package against the
 SHA-256 `update_begin` named.
 
-Over the network (a command from the broker), `update_begin` and `update_abort` carry `sig`, the HMAC of
-"update_begin SIZE SHA256" or "update_abort SHA256" under the board's key: broker credentials alone
-cannot start, restart or drop an update. Over USB, whoever holds the cable holds the board.
+`update_begin` names the package's version too, checked before anything stored is touched: a begin not
+newer than the running version, the one given up or an update stored and waiting is refused (a replay of an
+older package's begin cannot drop a newer one). Over the network (a command from the broker), `update_begin`
+and `update_abort` carry `sig`, the HMAC of "update_begin BOARD VERSION SIZE SHA256" (BOARD this board's own
+id) or "update_abort SHA256" under the board's key, its first 16 bytes: broker credentials alone cannot
+start, restart or drop an update. Over USB, whoever holds the cable holds the board.
 This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
 """
 
@@ -38,6 +41,7 @@ MAX_PACKAGE = 1 << 21  # the app is some 200 KB; a slot's files must fit the fla
 MAX_MANIFEST = 8192
 MAX_FILES = 96
 TAG = 32
+SIG = 16  # bytes of HMAC-SHA256 a command's `sig` carries (_signed)
 FOLDERS = ("doce", "umqtt")  # a slot holds these (doce_host/image.py app_files), nothing else
 PIECE = 256  # bytes read at a time to hash a stored file
 # [ and { in a manifest: its object, its list of files and one list a file. More is a nesting json.load
@@ -155,6 +159,7 @@ class Update:
         self.sizes = None
         self.shas = None
         self.version = None  # the manifest's, once checked
+        self.announced = None  # the version update_begin named: the manifest's must be it
         self.received = 0
         self.at = 0  # the file being written
         self.written = 0  # its bytes stored
@@ -163,22 +168,26 @@ class Update:
 
     def begin(self, request):
         size, sha = request.get("size"), request.get("sha256")
+        version = request.get("version")
         if not is_int(size) or not 0 < size <= MAX_PACKAGE:
             raise BadArgument("size is the package's length in bytes, 1 to %d" % MAX_PACKAGE)
         if not is_hex(sha, 64):
             raise BadArgument("sha256 is the package's SHA-256, 64 lowercase hex digits")
-        self._signed(request, "update_begin %d %s" % (size, sha))
+        if not is_int(version) or version < 0:
+            raise BadArgument("version is the package's version, a whole number")
+        self._signed(request, "update_begin %s %d %d %s" % (load_key()[0], version, size, sha))  # for this board
         slots = pointer()
         p = slots.read()
         if p["slot"] != p["good"]:
             raise CommandError("trial", "this board is trying a new version: it takes an update once that is done")
         slot = "b" if p["slot"] == "a" else "a"
         state = self._state()
-        self.size, self.sha, self.slot = size, sha, slot
-        if state == {"size": size, "sha256": sha, "slot": slot} or state == dict(ready=True, size=size, sha256=sha,
-                                                                                  slot=slot):
-            self._resume()
-        else:
+        same_package = state == {"size": size, "sha256": sha, "slot": slot} or state == dict(
+            ready=True, size=size, sha256=sha, slot=slot)
+        if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
+            self._newer(version, slots, slot if isinstance(state, dict) and state.get("ready") else None)
+        self.size, self.sha, self.slot, self.announced = size, sha, slot, version
+        if not (same_package and self._resume()):
             self._clear()
             free, block = free_flash()
             if size + RESERVE_BLOCKS * block > free:
@@ -240,9 +249,16 @@ class Update:
             return  # on trial: the slot not running is the good one, never emptied
         self.slot = "b" if p["slot"] == "a" else "a"
         self._clear()
-        if exists(STATE):
-            os.remove(STATE)
         self.sha = None
+
+    def _newer(self, version, slots, ready):
+        """A begin of a version newer than the running one, the one given up and the one stored and waiting in
+        slot `ready` (or None); else refused, and what is stored kept."""
+        for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
+                          (slots.given_up(), "version %d, which this board rolled back from"),
+                          (slots.version_of(ready) if ready else 0, "version %d, stored and waiting (a replay)")):
+            if version <= was:
+                self._refuse(("version %d is not newer than " + what) % (version, was), keep=True)
 
     # -- receiving ----------------------------------------------------------------------------------
 
@@ -301,6 +317,9 @@ class Update:
         if m["board"] != board:
             self._refuse("a package for another board (%s)" % str(m["board"])[:64])
         version = m["version"]
+        if version != self.announced:
+            self._refuse("the manifest's version %s is not the one update_begin named, %d"
+                         % (str(version)[:16], self.announced))
         slots = pointer()
         running = slots.version_of(slots.read()["slot"])
         if not is_int(version) or version <= running:
@@ -358,7 +377,8 @@ class Update:
         return one.digest() == bytes(memoryview(self.shas)[32 * i:32 * i + 32])
 
     def _resume(self):
-        """How far a transfer of this very package got before a drop or a cut: its stored files."""
+        """How far a transfer of this very package got before a drop or a cut: its stored files. False if
+        the manifest never arrived whole (from the start, then)."""
         self.paths = self.sizes = self.shas = None
         self.received = self.at = self.written = 0
         try:
@@ -366,7 +386,7 @@ class Update:
                 if f.readinto(self.ends) != len(self.ends):
                     raise OSError(0)
         except OSError:
-            return self._clear()  # the manifest never arrived whole: from the start
+            return False
         self.n = struct.unpack_from("<I", self.ends, 0)[0]
         try:
             self._checked()
@@ -388,11 +408,15 @@ class Update:
                 self.at, self.written = i, stored
         if not partial:
             self.at, self.written = len(self.paths), 0
+        return True
 
     def _clear(self):
-        """The inactive slot emptied, for a new transfer (an update stored there before is no more)."""
+        """The inactive slot emptied, for a new transfer (an update stored there before is no more). The record
+        goes first: a power cut midway leaves a slot half emptied that nothing will switch to."""
         if self.link.app is not None:
             self.link.app.update_ready = None
+        if exists(STATE):
+            os.remove(STATE)
         self.paths = self.sizes = self.shas = None
         self.received = self.at = self.written = self.n = 0
         slot = self.slot
@@ -418,21 +442,23 @@ class Update:
             return None
 
     def _signed(self, request, text):
-        """A command from the broker (link.to set, doce/net.py) carries `sig`, text's HMAC under this board's key."""
+        """A command from the broker (link.to set, doce/net.py) carries `sig`, text's HMAC under this board's key,
+        cut to its first SIG bytes (RFC 2104 section 5: half the hash's length), so a signed update_begin fits
+        the 200 bytes of a command (doce/link.py MAX_LINE)."""
         if self.link.to is None:
             return
         board, key = load_key()
         sig = request.get("sig")
-        if key is None or not is_hex(sig, 64) or not same(hmac_sha256(key, text.encode()), unhex(sig)):
+        if key is None or not is_hex(sig, 2 * SIG) or not same(hmac_sha256(key, text.encode())[:SIG], unhex(sig)):
             reason = "%s over the network without this board's signature" % request["cmd"]
             self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
             raise CommandError("refused", reason)
 
-    def _refuse(self, reason):
-        """One warning naming the reason; the transfer is over and the slot emptied."""
-        self._clear()
-        if exists(STATE):
-            os.remove(STATE)
+    def _refuse(self, reason, keep=False):
+        """One warning naming the reason; the transfer is over and the slot emptied (unless `keep`: a begin
+        refused before it touched what is stored)."""
+        if not keep:
+            self._clear()
         self.sha = None
         self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
         raise CommandError("refused", reason)

@@ -18,6 +18,7 @@ from . import image
 
 KEY_BYTES = 32
 HEX_KEY = re.compile(r"^[0-9a-f]{64}$")
+SIG = 16  # bytes of the HMAC a command's `sig` carries: a signed update_begin within a command's 200 bytes
 CHUNK = 96  # bytes of package per update_chunk: 128 characters of base64, as rules_chunk (docs/protocol.md)
 
 
@@ -38,9 +39,30 @@ def package(files, version, board, key_hex):
     return struct.pack("<I", len(m)) + m + tag + b"".join(files.values())
 
 
-def app_package(version, board, key_hex, rules="standard", chip="esp32", march=None):
-    """The package of the app `doce flash` installs (image.app_files, the one image builder)."""
-    return package(image.slot_files(image.app_files(rules, chip=chip, march=march)), version, board, key_hex)
+def app_package(version, board, key_hex, chip="esp32", march=None):
+    """The package of the app `doce flash` installs (image.app_files, the one image builder): the slot's files
+    only. The rules are the board's own, kept through an update (doce rules push / doce fleet rules push)."""
+    return package(image.slot_files(image.app_files(chip=chip, march=march)), version, board, key_hex)
+
+
+AHEAD_S = 24 * 3600  # a version further ahead of the clock than this is a slip (milliseconds, a typo)
+
+
+def version_for(asked, force=False, now=None):
+    """The version of a package: `asked`, or the time now in seconds. A board takes only versions newer than
+    the one it runs, so a version far ahead of the clock would lock out every later default one until `doce
+    flash`: refused (ValueError naming why) unless `force`."""
+    import time
+    now = int(time.time() if now is None else now)
+    if asked is None:
+        return now
+    if asked < 0:
+        raise ValueError("--version is a whole number from 0")
+    if asked > now + AHEAD_S and not force:
+        raise ValueError("--version %d is %d days ahead of the time now (%d, the default): a board would then "
+                         "refuse every default version after it. Give --force to send it all the same"
+                         % (asked, (asked - now) // 86400, now))
+    return asked
 
 
 def unpack(data):
@@ -65,14 +87,18 @@ def requests(data):
 def signature(key_hex, text):
     """`sig` of an update_begin or update_abort sent over the broker: text's HMAC-SHA256 under the board's key
     (firmware/doce/update.py: broker credentials alone cannot start, restart or drop an update)."""
-    return hmac.new(bytes.fromhex(key_hex), text.encode(), hashlib.sha256).hexdigest()
+    return hmac.new(bytes.fromhex(key_hex), text.encode(), hashlib.sha256).hexdigest()[:2 * SIG]
 
 
-def begin(data, key_hex=None):
-    """The update_begin of a package; signed with the board's key for the broker (over USB it needs none)."""
-    request = {"cmd": "update_begin", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+def begin(data, key_hex=None, named=None):
+    """The update_begin of a package: its board and version (the board refuses one not newer than what it runs,
+    gave up or has stored), its size and SHA-256; signed with the board's key for the broker (over USB it needs
+    none), all four under the signature, so a recorded begin cannot be replayed for another board or version.
+    `named`: (board, version) as given, not read from the package's manifest."""
+    board, version = named or (lambda m: (m["board"], m["version"]))(unpack(data)[1])
+    request = {"cmd": "update_begin", "version": version, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
     if key_hex:
-        request["sig"] = signature(key_hex, "update_begin %d %s" % (request["size"], request["sha256"]))
+        request["sig"] = signature(key_hex, "update_begin %s %d %d %s" % (board, version, len(data), request["sha256"]))
     return request
 
 
@@ -138,4 +164,17 @@ def send(link, data, progress=None):
         received = ok(link.request(**request))["received"]
         if progress:
             progress(received, len(data))
-    return ok(link.request("update_commit"))
+    reply = ok(link.request("update_commit"))
+    fault = not_the_version(reply.get("version"), unpack(data)[1]["version"])
+    if fault:
+        raise Refused(fault)
+    return reply
+
+
+def not_the_version(said, sent):
+    """Why a board's update_commit reply does not show the package sent stored (its `version` is the one the
+    board read from the manifest it checked), or None."""
+    if said == sent and isinstance(said, int) and not isinstance(said, bool):
+        return None
+    from .view import printable
+    return "the board says it stored version %s, not the package's %d" % (printable(repr(said)[:24]), sent)

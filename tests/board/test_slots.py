@@ -143,3 +143,85 @@ def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
         sim.settle()
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
+
+
+# machine.SOFT_RESET as the simulator gives it (host/doce_host/sim/device/machine.py, after MicroPython v1.28.0)
+SOFT_RESET = 5
+
+
+def test_a_reboot_the_app_asks_for_or_a_soft_reset_is_not_a_crashed_boot(files, tmp_path):
+    """A `reboot` command (USB or the broker) and a soft reset (Ctrl-D, mpremote) on trial are not the slot's
+    crash: more of them than MAX_TRIES leave a good version on trial, and it is marked good, not given up."""
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
+        for _ in range(MAX_TRIES + 1):
+            assert not updates(sim)  # booted, not yet healthy
+            assert sim.command(do="send", line=json.dumps({"cmd": "reboot"}) + "\n").get("rebooted")
+        for _ in range(MAX_TRIES + 1):
+            sim.cut_power()
+            sim.flash.with_name(sim.flash.name + ".reset").write_text(str(SOFT_RESET))  # the cause the boot reads
+            sim.power_on(settle=False)
+            assert not updates(sim)
+        assert sim.resets == 0
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+
+
+# Slot b's app with every scan failing once a match is in play (after the step, so the game itself goes on)
+FAILS_IN_PLAY = ("from doce import app as _app\n\n_step = _app.App.step\n\n\n"
+                 "def step(self, now):\n    _step(self, now)\n    if self.in_play():\n"
+                 "        raise RuntimeError('a broken build')\n\n\n"
+                 "_app.App.step = step\nfrom doce.esp32_real import *  # noqa\n")
+
+
+@pytest.mark.scan_fault
+def test_a_slot_whose_scans_fail_in_a_match_is_given_up_without_waiting_for_its_end(files, tmp_path):
+    """A match a slot on trial cannot play (an `error` at every scan) never ends: the deadline's wait for it must
+    not keep the slot forever. doce/trial.py FAULTED_MS (slots.RECHECK_MS) of failed scans give it up at once."""
+    slot = image.slot_files(files)
+    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
+    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "white 4")  # a match in play: each scan fails from here
+        assert sim.scan_faults and sim.resets == 0
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 1
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "failed for %d s" % (RECHECK_MS // 1000) in told["reason"]
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
+
+
+def test_a_deadline_whose_match_check_raises_still_gives_the_slot_up(files, tmp_path):
+    """The deadline runs as a scheduled callback: a raise in the slot's own in_play there would be printed and
+    swallowed on the chip, and the deadline lost for good. It counts as not healthy."""
+    slot = broken(files, "trial", NEVER_HEALTHY.replace("slots.busy = app.in_play", "slots.busy = lambda: 1 // 0"))
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        assert sim.resets == 1
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
+
+
+@pytest.mark.parametrize("pointer", ["missing", "damaged"])
+def test_a_lost_pointer_is_read_from_the_one_before_not_taken_for_slot_a(files, tmp_path, pointer):
+    """With slot b good and slot a half written by an update, a slot.json gone (or damaged) must not boot slot a
+    as good: the pointer before it (slot.json.bak, kept at each write) says b."""
+    slot = image.slot_files(files)
+    half = {"a/" + p: d for p, d in list(slot.items())[:5] if "esp32" not in p}  # a transfer cut early
+    board = {p: d for p, d in files.items() if not p.startswith("a/")}
+    board.update(half)
+    board.update({"b/" + p: d for p, d in slot.items()})
+    board["b/version"] = b"5"
+    board[image.POINTER + ".bak"] = json.dumps({"slot": "b", "good": "b"}).encode()
+    if pointer == "missing":
+        del board[image.POINTER]
+    else:
+        board[image.POINTER] = b'{"slot": "b", "go'  # torn
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "flash.img").write_bytes(image.build(board))
+    with SimBoard(tmp_path / "b") as sim:
+        sim.wait(1)
+        assert sim.events[0]["event"] == "boot" and sim.resets == 0 and not updates(sim)
+        assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 5

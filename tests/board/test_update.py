@@ -2,6 +2,7 @@
 board stored in the slot not running, checked file by file, switched to on trial; every forged, replayed,
 truncated or corrupted package refused with one warning naming why; a match in play defers the switch."""
 
+import hashlib
 import json
 import sys
 
@@ -29,10 +30,11 @@ def keyed(sim, board="t1", key=KEY):
     assert ask(sim, "update_key", board=board, key=key) == {"re": "update_key", "ok": True, "board": board}
 
 
-def send(sim, data, upto=None):
+def send(sim, data, upto=None, named=None):
     """update_begin, then the chunks from where the board says it stands (to `upto` bytes): its last reply."""
-    r = ask(sim, **update.begin(data))
-    assert r["ok"], r
+    r = ask(sim, **update.begin(data, named=named))
+    if not r["ok"]:  # refused at its begin: for another board, or not newer
+        return r
     for request in update.requests(data):
         if request["offset"] < r["received"]:
             continue
@@ -53,9 +55,9 @@ def stored(sim):
     return image.read(sim.flash.read_bytes())
 
 
-def refused(sim, data, why):
+def refused(sim, data, why, named=None):
     sim.take_events()
-    r = send(sim, data)
+    r = send(sim, data, named=named)
     if r["ok"]:
         r = ask(sim, "update_commit")
     assert r["ok"] is False and r["error"] == "refused", r
@@ -123,7 +125,9 @@ def test_a_transfer_resumes_after_a_power_cut_waits_for_the_match_and_boots_byte
         assert r.get("rebooted")  # the match over (here, a new one before its first piece): switched
         sim.power_on()
         sim.wait(1)
-        assert [(e["stage"], e["slot"]) for e in sim.events if e["event"] == "update"] == [("done", "b")]
+        assert [(e["stage"], e["slot"], e["version"]) for e in sim.events if e["event"] == "update"] == [
+            ("done", "b", 1)]
+        assert ask(sim, "hello")["version"] == 1  # the room sees which version each board runs
         on_flash = stored(sim)
     assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == slot
     assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
@@ -149,9 +153,7 @@ def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         sim.place("c3", "white 4")  # a match in play, in the journal
-    files = image.read(sim.flash.read_bytes())
-    files.update({"b/" + p: d for p, d in slot.items()})  # as a checked update leaves it
-    files["update.json"] = json.dumps({"ready": True, "size": 1, "sha256": "00" * 32, "slot": "b"}).encode()
+    files = stored_in_b(image.read(sim.flash.read_bytes()), slot, 1)
     sim.flash.write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
         assert not sim.run(100).get("rebooted")  # waiting for the match
@@ -159,6 +161,21 @@ def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path)
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
         assert not r.get("rebooted") and not sim.run(100).get("rebooted")
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
+
+
+def stored_in_b(files, slot, version, board_id="t1"):
+    """`files` (a board's flash) with `slot` stored, checked and waiting in slot b as doce/update.py leaves it:
+    the files, the manifest, its header (length and tag), its version, and update.json ready."""
+    data = update.package(slot, version, board_id, KEY)
+    n = int.from_bytes(data[:4], "little")
+    files = dict(files)
+    files.update({"b/" + p: d for p, d in slot.items()})
+    files["b/manifest"] = data[4:4 + n]
+    files["b/header"] = data[:4] + data[4 + n:4 + n + 32]
+    files["b/version"] = str(version).encode()
+    files["update.json"] = json.dumps({"ready": True, "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                                       "slot": "b"}).encode()
+    return files
 
 
 SMALL = {"doce/tiny.py": b"x = 1\n", "doce/other.py": b"y = 2\n"}  # stored, never booted here
@@ -210,7 +227,7 @@ def test_a_package_bigger_than_the_free_flash_is_refused_at_its_begin(tmp_path):
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         sim.take_events()
-        r = ask(sim, "update_begin", size=2000000, sha256="ab" * 32)
+        r = ask(sim, "update_begin", size=2000000, sha256="ab" * 32, version=1)
         assert r["ok"] is False and r["error"] == "refused" and "free" in r["message"], r
         [told] = warnings(sim)
         assert told == "update refused: " + r["message"]
@@ -230,7 +247,7 @@ def test_an_empty_file_is_installed_and_a_deeply_nested_manifest_refused(tmp_pat
         r = ask(sim, "update_commit")
         assert r["ok"] and r["version"] == 1, r
         assert not warnings(sim)
-        refused(sim, nested, "not one this firmware reads")
+        refused(sim, nested, "not one this firmware reads", named=("t1", 2))
 
 
 def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeypatch):
@@ -255,7 +272,9 @@ def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeyp
         link.handle(bytearray(line), len(line))
         return sent.pop()
 
-    for request in (update.begin(data), update.begin(data, OTHER_KEY)):
+    # unsigned, signed with another key, signed for version 1 but naming 2 (a replay re-dressed), for board t2
+    for request in (update.begin(data), update.begin(data, OTHER_KEY), dict(update.begin(data, KEY), version=2),
+                    update.begin(data, KEY, named=("t2", 1))):
         r = do(request)
         assert (r["ok"], r["error"]) == (False, "refused") and "signature" in r["message"]
         assert told.pop()["message"] == "update refused: " + r["message"] and not told
@@ -269,3 +288,64 @@ def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeyp
     assert (tmp_path / "update.json").exists()  # the stored transfer kept
     assert do(update.abort(KEY, data))["ok"]
     assert not (tmp_path / "update.json").exists()
+
+
+def test_an_update_waiting_in_a_slot_given_up_is_not_switched_to_again(tmp_path):
+    """A cut between the switch to a stored update and the removal of its update.json leaves that record behind;
+    once the board has rolled back from the version, the record must not send it back to the same slot."""
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.stop()
+        files = image.read(sim.flash.read_bytes())
+    files = stored_in_b(files, image.slot_files(files), 5)
+    files[image.POINTER] = json.dumps({"slot": "a", "good": "a", "given_up": 5}).encode()
+    sim.flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        sim.wait(1)
+        assert not sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n").get(
+            "rebooted")
+        assert not sim.run(100).get("rebooted") and sim.resets == 0
+        assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a", "given_up": 5}
+
+
+def test_a_replayed_begin_of_an_older_package_keeps_the_update_waiting(tmp_path):
+    """update_begin names the version, under the signature: a recorded begin of an older package is refused
+    before it touches the update stored and waiting for its match."""
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")  # a match in play: the update waits for its end
+        sim.stop()
+        files = image.read(sim.flash.read_bytes())
+    slot = image.slot_files(files)
+    sim.flash.write_bytes(image.build(stored_in_b(files, slot, 5)))
+    with SimBoard(tmp_path) as sim:
+        sim.take_events()
+        for older, why in ((3, "not newer than version 5, stored and waiting"),
+                           (5, "not newer than version 5, stored and waiting")):
+            r = ask(sim, **update.begin(update.package(SMALL, older, "t1", KEY)))
+            assert (r["ok"], r["error"]) == (False, "refused") and why in r["message"], r
+            assert warnings(sim) == ["update refused: " + r["message"]]
+        six = update.package(SMALL, 6, "t1", KEY)
+        assert ask(sim, **dict(update.begin(six), version=9))["ok"]  # (over USB: no signature)
+        sim.take_events()
+        for request in update.requests(six):
+            r = ask(sim, request.pop("cmd"), **request)
+            if not r["ok"]:
+                break
+        assert r["error"] == "refused" and "not the one update_begin named, 9" in r["message"], r
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert not r.get("rebooted")  # the begin of 6 that was let in emptied the slot: nothing to switch to
+    sim.flash.write_bytes(image.build(stored_in_b(files, slot, 5)))
+    with SimBoard(tmp_path) as sim:
+        ask(sim, **update.begin(update.package(SMALL, 4, "t1", KEY)))
+        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        assert r.get("rebooted")  # the stored version 5 switched to at the match's end, as if no replay came
+
+
+def test_a_signed_begin_fits_a_command_from_the_broker():
+    """A command from the broker is one line of at most 200 bytes (doce/link.py MAX_LINE, doce/net.py): the
+    begin of the biggest package, a version in seconds for years to come, a long request id and its sig fit."""
+    from doce.link import MAX_LINE
+    data = update.package({"doce/x.py": b"1"}, 9_999_999_999, "b" * 64, KEY)
+    request = dict(update.begin(data, KEY), id=999_999, size=2 ** 21)
+    assert len(json.dumps(request, separators=(",", ":"))) <= MAX_LINE

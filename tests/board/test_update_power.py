@@ -9,7 +9,7 @@ import pytest
 
 from doce_host import image, update
 from doce_host.sim import SimBoard
-from test_update import KEY, keyed, send
+from test_update import KEY, SMALL, keyed, send, stored_in_b
 
 LAST = 3  # chunks left to send after the snapshot: two within the last file, then the one that ends it
 
@@ -120,3 +120,39 @@ def test_a_cut_in_the_trials_pointer_writes_boots_old_or_new(tmp_path, snapshot,
     def trial(sim):
         sim.wait(1)  # healthy: marked good
     assert cut_each_write(tmp_path / "cuts", switched, package, trial) >= 1
+
+
+@pytest.fixture(scope="module")
+def deferred(tmp_path_factory):
+    """A board keyed, a match in play, and version 5 of the app stored, checked and waiting for its end."""
+    folder = tmp_path_factory.mktemp("deferred")
+    with SimBoard(folder) as sim:
+        keyed(sim)
+        sim.place("c3", "white 4")
+        sim.stop()
+        files = image.read(sim.flash.read_bytes())
+    return image.build(stored_in_b(files, image.slot_files(files), 5))
+
+
+@pytest.mark.parametrize("emptying", ["update_abort", "update_begin of another package"])
+def test_a_cut_while_a_stored_update_is_emptied_never_boots_the_half_emptied_slot(tmp_path, deferred, emptying):
+    """The record that the update waits (update.json) goes before the slot's first file: after a cut at any write
+    of the emptying, the board switches to the whole update or to none, and never gives up the good version."""
+    other = update.begin(update.package(SMALL, 6, "t1", KEY))
+    request = {"cmd": "update_abort"} if emptying == "update_abort" else other
+    cuts = 0
+    for write in range(1, 200):
+        with board(tmp_path / str(write), deferred) as sim:
+            sim.cut_power_at_flash_write(after=write, torn=True)
+            sim.command(do="send", line=json.dumps(request) + "\n")
+            if not sim.power_was_cut:
+                break
+            cuts += 1
+            sim.power_on()
+            booted(sim)
+            sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+            sim.wait(1)
+            p = pointer(sim)
+            assert sim.resets == 0 and "given_up" not in p, (write, p, sim.events[-5:])
+            assert p in ({"slot": "a", "good": "a"}, {"slot": "b", "good": "b"}), (write, p)
+    assert cuts > 10  # the record, then each of the slot's files

@@ -113,18 +113,39 @@ def test_a_canary_that_rolls_back_stops_the_rest(tmp_path, mosquitto):
         assert "b/header" not in image.read(sims["t2"].flash.read_bytes())
 
 
+SMALL = update.package({"doce/tiny.py": b"x = 1\n" * 80}, 3, "t1", OTHER_KEY)  # never sent: replies made up
+
+
 def test_a_reply_that_does_not_fit_is_one_line(tmp_path, mosquitto):
     """A board (or anyone with its credentials) answering nonsense ends its transfer with a line, not a trace."""
-    t = fleet_update.Transfer(None, "t1", b"x" * 500, REPLY_S)
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
     t.take(("begin", 0), {"ok": True, "received": "\x1b[2J" * 3})
     assert t.outcome == "refused" and "\x1b" not in t.message and "does not fit" in t.message
-    t = fleet_update.Transfer(None, "t1", b"x" * 500, REPLY_S)
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
     t.take(("chunk", 96), {"ok": True, "received": 10 ** 9})
     assert t.outcome == "refused"
-    t = fleet_update.Transfer(None, "t1", b"x" * 500, REPLY_S)
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
     t.take(("chunk", 0), {"ok": False, "error": "refused", "message": "bad\x1b]0;title\x07" + "y" * 500})
     assert t.outcome == "refused" and "\x1b" not in t.message and "\x07" not in t.message and len(t.message) < 200
 
+
+
+
+def test_what_a_board_reports_is_checked_against_the_version_sent():
+    """A commit reply, or the canary's `done`, naming another version than the package's is not reported as the
+    board's: the transfer ends refused (or the canary not healthy), saying what the board said."""
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
+    t.take(("commit", 0), {"ok": True, "version": 2, "deferred": False})
+    assert t.outcome == "refused" and "stored version 2, not the package's 3" in t.message
+    import threading
+    import types
+    t = fleet_update.Transfer(types.SimpleNamespace(lock=threading.Lock(), boards={}), "t1", SMALL, REPLY_S)
+    t.take(("commit", 0), {"ok": True, "version": 3, "deferred": False})
+    assert (t.outcome, t.version) == ("done", 3)
+    for said, healthy in ((2, False), (None, False), (3, True)):
+        t.outcome = "done"
+        t.trial = lambda: {"event": "update", "stage": "done", "slot": "b", "version": said}
+        assert fleet_update.canary_healthy(t, REPLY_S)[0] is healthy, said
 
 
 def test_a_transfer_goes_on_from_what_the_board_stored_after_it_went_away(tmp_path, mosquitto):

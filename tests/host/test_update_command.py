@@ -57,3 +57,19 @@ def test_doce_update_over_usb_boots_the_new_app_on_trial(tmp_path):
         again = doce("update", "--room", str(room), "--board-id", "t1", "--port", sim.path, "--chip", "host",
                      "--version", "5", timeout=stretched(120))
         assert again.returncode != 0 and "a replay" in again.stderr  # refused at once: the same version
+
+
+def test_a_version_is_the_time_unless_given_and_never_far_ahead_of_it_unforced():
+    """--version 0 is 0 (the board refuses it as a replay), not the time now; a version more than a day ahead
+    (a version in milliseconds, a typo) would lock every later default version out: refused without --force."""
+    now = 1_800_000_000
+    assert update.version_for(None, now=now) == now
+    assert update.version_for(0, now=now) == 0
+    assert update.version_for(now + update.AHEAD_S, now=now) == now + update.AHEAD_S
+    with pytest.raises(ValueError, match="ahead of the time now"):
+        update.version_for(now * 1000, now=now)
+    assert update.version_for(now * 1000, force=True, now=now) == now * 1000
+    with pytest.raises(ValueError):
+        update.version_for(-1, now=now)
+    run = doce("update", "--package", "x", "--rules", "quick", "--port", "nowhere")
+    assert run.returncode != 0 and "unrecognized arguments: --rules" in run.stderr  # it sent no rules: gone

@@ -161,7 +161,7 @@ def cmd_config_update_key(args):
 def cmd_update(args):
     """An update of the app over USB: built as doce flash builds it (or read from --package), sent, committed."""
     from ..link import LinkError
-    from ..update import Refused, app_package, send
+    from ..update import Refused, app_package, send, version_for
     if not args.package and not (args.room and args.board_id):
         raise UsageError("give the room's folder and the board's id (--room DIR --board-id ID), or --package FILE")
     if args.package:
@@ -169,7 +169,11 @@ def cmd_update(args):
         data = read_limited(args.package, 1 << 21, "an update package")
     else:
         key = board_key(args.room, args.board_id)
-        data = app_package(args.version or int(time.time()), args.board_id, key, rules=args.rules, chip=args.chip)
+        try:
+            version = version_for(args.version, args.force)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        data = app_package(version, args.board_id, key, chip=args.chip)
     link, _ = open_link(args)
 
     def progress(received, size):
@@ -195,7 +199,7 @@ def add_update(commands):
     update.add_argument("--room", metavar="DIR", help="the room's folder (doce fleet secure): the board's key")
     update.add_argument("--board-id", type=board_id_text, help="the board's id: the package is for it alone")
     update.add_argument("--version", type=int, help="the package's version (default: the time now, in seconds)")
-    update.add_argument("--rules", default="standard", help="the rules installed with it (default standard)")
+    update.add_argument("--force", action="store_true", help="send a --version more than a day ahead of the clock")
     update.add_argument("--package", metavar="FILE", help="a package built before, instead")
     # (not asked of the board, as doce flash --app-only does with mpremote: that would stop its app)
     update.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
@@ -308,7 +312,7 @@ def cmd_fleet_rules_push(args):
 def cmd_fleet_update(args):
     """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
     line per board (done, deferred, refused and why, offline). --canary: that board first, healthy on trial."""
-    from ..update import load_keys, package
+    from ..update import load_keys, package, version_for
     from .security import SecurityError
     from .update import update
     try:
@@ -323,8 +327,11 @@ def cmd_fleet_update(args):
         raise UsageError("%s has no update key for %s: run doce fleet secure %s --boards ID,ID" % (
             args.room, ",".join(missing) or "any board", args.room))
     from .. import image
-    files = image.slot_files(image.app_files(args.rules, chip=args.chip))  # the one builder doce flash uses
-    version = args.version or int(time.time())
+    try:
+        version = version_for(args.version, args.force)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    files = image.slot_files(image.app_files(chip=args.chip))  # the one builder doce flash uses (the app's part)
     packages = {b: package(files, version, b, keys[b]) for b in wanted}
     room, broker = room_for(args)
     try:
@@ -637,7 +644,7 @@ def add_fleet_update(actions):
     up.add_argument("--canary", type=board_id_text, metavar="ID",
                     help="update this board first and send the rest only once it says it is healthy on trial")
     up.add_argument("--version", type=int, help="the version (default: the time now, in seconds)")
-    up.add_argument("--rules", default="standard", help="the rules built in (default standard)")
+    up.add_argument("--force", action="store_true", help="send a --version more than a day ahead of the clock")
     up.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
                     help="the boards' chip, for the native code (default esp32; host: doce sim's boards)")
     up.add_argument("--wait", type=duration, default=60.0, metavar="S",

@@ -15,6 +15,7 @@ import time
 from ..core_time import Deadline
 from ..update import CHUNK
 from ..update import begin as update_begin
+from ..update import not_the_version
 from ..view import printable
 
 TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
@@ -116,6 +117,10 @@ class Transfer:
         if not isinstance(version, int) or isinstance(version, bool) or not isinstance(deferred, bool):
             self.end("refused", "a reply that does not fit the protocol (update_commit)")
             return
+        fault = not_the_version(version, self.begin["version"])  # never report what was not sent
+        if fault:
+            self.end("refused", fault)
+            return
         with self.room.lock:
             self.seen = self.room.boards[self.id].count if self.id in self.room.boards else 0
         self.version = version
@@ -161,6 +166,10 @@ def canary_healthy(transfer, wait, pump=None):
         event = transfer.trial()
         if event:
             if event.get("stage") == "done":
+                fault = not_the_version(event.get("version"), transfer.version)
+                if fault:  # healthy, but on another version than the one sent
+                    transfer.end("rolled_back", fault)
+                    return False, fault
                 return True, None
             why = printable(str(event.get("reason") or event.get("stage"))[:MAX_SAID])
             transfer.end("rolled_back", why)
