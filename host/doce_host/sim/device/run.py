@@ -272,6 +272,7 @@ def run_scans(n):
 # the clock moves on by them. Kept in module lists and functions: a local more in run_scans would put its
 # frame on the heap (below).
 flash_most = [0, 0, 0]  # the scan the flash held longest since the "flash" command asked: us, erases, programs
+flash_worst = [0, 0, 0]  # the same at the chip's datasheet maximum times (another scan, it may be)
 _flash_at = [0, 0, 0]  # the chip's busy_us, erases and programs before the scan
 
 
@@ -289,6 +290,11 @@ def flash_after():
             flash_most[0] = us
             flash_most[1] = chip.erases - _flash_at[1]
             flash_most[2] = chip.programs - _flash_at[2]
+        us = (chip.erases - _flash_at[1]) * flash.ERASE_US[1] + (chip.programs - _flash_at[2]) * flash.PROGRAM_US[1]
+        if us > flash_worst[0]:
+            flash_worst[0] = us
+            flash_worst[1] = chip.erases - _flash_at[1]
+            flash_worst[2] = chip.programs - _flash_at[2]
 
 
 # Its own small function: a local more in run_scans would put its frame on the heap (MicroPython
@@ -485,8 +491,10 @@ def handle(cmd):
             sys.exit(4)
     elif do == "flash":  # the chip's operations since boot, and the scan it held longest since last asked
         most = {"us": flash_most[0], "erases": flash_most[1], "programs": flash_most[2]}
-        flash_most[0] = flash_most[1] = flash_most[2] = 0
-        return {"erases": chip.erases, "programs": chip.programs, "busy_us": chip.busy_us, "longest_scan": most}
+        worst = {"us": flash_worst[0], "erases": flash_worst[1], "programs": flash_worst[2]}
+        flash_most[0] = flash_most[1] = flash_most[2] = flash_worst[0] = flash_worst[1] = flash_worst[2] = 0
+        return {"erases": chip.erases, "programs": chip.programs, "busy_us": chip.busy_us, "longest_scan": most,
+                "longest_scan_at_most": worst}
     elif do == "port":  # what the serial port went through since last asked
         figures = {"dropped": serial.dropped, "held_us": serial.held_us, "longest_hold_us": serial.longest_hold_us}
         serial.dropped = serial.held_us = serial.longest_hold_us = 0
