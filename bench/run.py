@@ -27,6 +27,7 @@ ENV = dict(os.environ, PYTHONPATH=str(ROOT / "firmware"))
 ESTIMATES_FILE = ROOT / "build" / "bench" / "estimates.json"
 MEASURED_DIR = ROOT / "bench" / "measured"  # doce bench --port P --save FILE: a real board's figures, kept
 ESTIMATES = {}
+LATENCY = {}  # the worst die-to-light computed (latency), in ms
 
 
 def run(cmd, mpy_dir=None):
@@ -520,6 +521,7 @@ def latency(board_run, heap_kib, live):
     print("    a win on the slowest square (its scans + the largest round-end work, %.2f ms): %.1f ms"
           % (extra / 1000, worst_win_any / 1000))
     worst = max(worst_play["total"], worst_win["total"], worst_win_any)
+    LATENCY["worst_ms"] = worst / 1000  # for the update transfer's figure (bench/update_transfer.py)
     # With traffic, no collection falls in a landing: gc.threshold collects at rest once the free heap
     # falls to HEADROOM and is off in a landing (doce/app.py), the landing allocating less than that. A
     # die may land just after the read of a quiet scan that then collects: the collection takes the idle
@@ -645,6 +647,8 @@ def main():
         print("    engine bytecode (.mpy; stays in flash when frozen):  %5d bytes" % heap["code"])
         print("    smallest -X heapsize that completes it all:          %5d bytes" % total)
         board = board_figures(mpy)
+        from update_transfer import update_figures  # issue 43: the scan loop while an update arrives
+        update_figures(LATENCY.get("worst_ms"), GOAL_MS)
         from opponent import opponent_figures  # issues 12 and 27: the board's opponent
         opponent_figures(mpy, matches=matches, board=board)
     link_figures()

@@ -11,8 +11,12 @@ The manifest's bytes go straight to the slot (`manifest`) as they come, never he
 in, before any file is written: the tag, the board, the version (newer than the running slot's and than
 any version this board gave up), every path (only what the image builder makes). Once checked, the
 length and the tag go to the slot too (`header`), so a transfer dropped or cut resumes at the next
-`update_begin` for the same package: each file is appended to as its bytes come (an append on
-LittleFS is atomic at close), and what is stored says how far it got. Nothing is switched before
+`update_begin` for the same package: each file is written as its bytes come, kept open from its first chunk
+to its last (LittleFS makes a file's new size durable at close, atomically), and what is stored says how far
+it got: a cut loses at most the file that was open. Appended chunk by chunk instead, open and closed each
+time, every 96-byte chunk cost a 4 KB sector erase (LittleFS copies a file's partly filled last block to a
+new one at each append: lfs_ctz_extend), some 45 ms each on the board's flash (host/doce_host/sim/device/
+flash.py), one chunk a scan. Nothing is switched before
 `update_commit` has read back every file against its SHA-256 and the whole package against the
 SHA-256 `update_begin` named.
 
@@ -163,6 +167,7 @@ class Update:
         self.received = 0
         self.at = 0  # the file being written
         self.written = 0  # its bytes stored
+        self.out = None  # the slot's file open for writing, from its first chunk to its last (_append)
 
     # -- the commands ------------------------------------------------------------------------------
 
@@ -220,6 +225,7 @@ class Update:
     def commit(self, request):
         if self.sha is None:
             raise CommandError("no_transfer", "send update_begin first")
+        self._close()
         if self.received < self.size:
             self._refuse("truncated: %d of %d bytes arrived" % (self.received, self.size))
         whole = hashlib.sha256()  # every byte read back from the slot, once more, as it will boot
@@ -278,8 +284,7 @@ class Update:
                         os.remove(self._in_slot(MANIFEST))
             elif at < 4 + self.n:
                 k = min(4 + self.n - at, len(view))
-                with open(self._in_slot(MANIFEST), "ab") as f:
-                    f.write(view[:k])
+                self._append(MANIFEST, view[:k], at + k == 4 + self.n)
             else:
                 k = min(4 + self.n + TAG - at, len(view))
                 self.ends[at - self.n:at - self.n + k] = view[:k]
@@ -355,12 +360,29 @@ class Update:
     def _store(self, view):
         while len(view):
             k = min(self.sizes[self.at] - self.written, len(view))
-            with open(self._in_slot(self.paths[self.at]), "ab") as f:  # atomic at close (LittleFS): a cut keeps
-                f.write(view[:k])  # what was written before it
+            self._append(self.paths[self.at], view[:k], self.written + k == self.sizes[self.at])
             self.written += k
             self.received += k
             view = view[k:]
             self._advance()
+
+    def _append(self, name, data, last):
+        """`data` onto the slot's file `name`, kept open until its `last` bytes are in: LittleFS then erases
+        one sector a 4 KB block filled, and copies nothing. What a cut or a drop leaves is the size it had
+        at its last close (none: it was never closed), which _resume goes on from."""
+        if self.out is None:
+            self.out = open(self._in_slot(name), "ab")
+        self.out.write(data)
+        if last:
+            self._close()
+
+    def _close(self):
+        """The file open for writing closed: its bytes so far stored for good. Before anything else reads,
+        stats or removes a file of the slot (an open file removed, then closed, would write its size over
+        whatever LittleFS has put in its place)."""
+        if self.out is not None:
+            f, self.out = self.out, None
+            f.close()
 
     def _advance(self):
         """Past each file whose bytes are all stored, each read back whole: a bad chunk is refused at once."""
@@ -379,6 +401,7 @@ class Update:
     def _resume(self):
         """How far a transfer of this very package got before a drop or a cut: its stored files. False if
         the manifest never arrived whole (from the start, then)."""
+        self._close()
         self.paths = self.sizes = self.shas = None
         self.received = self.at = self.written = 0
         try:
@@ -413,6 +436,7 @@ class Update:
     def _clear(self):
         """The inactive slot emptied, for a new transfer (an update stored there before is no more). The record
         goes first: a power cut midway leaves a slot half emptied that nothing will switch to."""
+        self._close()
         if self.link.app is not None:
             self.link.app.update_ready = None
         if exists(STATE):

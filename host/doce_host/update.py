@@ -77,10 +77,12 @@ def unpack(data):
     return files, m
 
 
-def requests(data):
-    """The update_chunk requests that carry a package, after its update_begin."""
+def requests(data, start=0):
+    """The update_chunk requests that carry a package from byte `start` on: what the board's update_begin
+    said it has stored, which need not fall on a chunk's edge (a board stores a file for good once all of it
+    is in: doce/update.py)."""
     import base64
-    for at in range(0, len(data), CHUNK):
+    for at in range(start, len(data), CHUNK):
         yield {"cmd": "update_chunk", "offset": at, "data": base64.b64encode(data[at:at + CHUNK]).decode()}
 
 
@@ -158,9 +160,7 @@ def send(link, data, progress=None):
             raise Refused("%s: %s" % (reply.get("error"), reply.get("message")))
         return reply
     received = ok(link.request(**begin(data)))["received"]
-    for request in requests(data):
-        if request["offset"] < received:
-            continue
+    for request in requests(data, received):
         received = ok(link.request(**request))["received"]
         if progress:
             progress(received, len(data))

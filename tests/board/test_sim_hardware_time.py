@@ -1,5 +1,5 @@
-"""The simulated device charges the time the ESP32's drivers block for: each ADC read and
-each NeoPixel write (counted in the lockstep harness, slept in real time)."""
+"""The simulated device charges the time the ESP32's drivers block for: each ADC read, each NeoPixel
+write and each flash program and erase (counted in the lockstep harness, slept in real time)."""
 
 import importlib.util
 import sys
@@ -128,3 +128,26 @@ def test_in_real_time_a_wait_of_the_firmware_is_one_sleep_with_the_hardware_time
     simtime.sleep_ms(2)  # the loop's idle pace: one sleep of the unix port's, not four 500 us naps
     assert clock.sleeps == [1100, 2240] and clock.now == 1100 + 60 + 2240 + 60
     assert machine.owed_us == -60  # over the whole: 3400 us asked, 3460 slept
+
+
+def test_each_flash_erase_and_program_holds_the_firmware_as_long_as_the_chip_takes(device, tmp_path):
+    """A 4 KB sector erase tSE and a page program tPP of a W25Q64JV (typical), a program charged per
+    64-byte command as ESP-IDF sends them, never across a 256-byte page: the simulated chip held the
+    firmware for nothing, so an update's per-chunk erases kept the scan's pace in the simulator only."""
+    machine, neopixel, board, world = device
+    flash = load("flash")
+    image = tmp_path / "flash.img"
+    image.write_bytes(b"\xff" * 4 * 4096)
+    chip = flash.FlashChip(str(image))
+    chip.charge = machine.charge
+    assert flash.ERASE_US == (45000, 400000) and flash.PROGRAM_US == (400, 3000)  # W25Q64JV rev. I, 9.6
+    before = machine.spent_us
+    chip.ioctl(6, 1)
+    assert machine.spent_us - before == 45000 and chip.erases == 1
+    before = machine.spent_us
+    chip.writeblocks(1, bytes(128), 192)  # bytes 192-319 of the block: 64 to the page's end, then 64
+    chip.writeblocks(1, bytes(16), 300)  # one command
+    chip.writeblocks(2, bytes(4096))  # a whole block: 64 commands
+    assert chip.programs == 2 + 1 + 64
+    assert machine.spent_us - before == (2 + 1 + 64) * 400 == chip.busy_us - 45000
+    assert image.read_bytes()[4096 + 192:4096 + 320] == bytes(128)

@@ -29,6 +29,7 @@ import flash  # noqa: E402
 chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
+chip.charge = machine.charge  # a program or erase holds the firmware (flash.py)
 import side_channel  # noqa: E402
 import simtime  # noqa: E402
 from serial_port import NS_PER_BYTE, Port  # noqa: E402  (its clock is the unix port's time, not simtime)
@@ -259,10 +260,41 @@ def run_scans(n):
             return
         world.tick()
         clock[0] += period * 1000
+        flash_before()
         scans.scan(simtime.board_ticks(clock[0] // 1000))  # esp32.run's own scan: a fault said, play goes on
+        flash_after()
         if scans.fault:
             clock[0] += esp32.FAULT_PAUSE_MS * 1000  # and its pause after it
         note_free()
+
+
+# The flash's programs and erases hold a scan (sim/device/flash.py): the board's ticks go on meanwhile, so
+# the clock moves on by them. Kept in module lists and functions: a local more in run_scans would put its
+# frame on the heap (below).
+flash_most = [0, 0, 0]  # the scan the flash held longest since the "flash" command asked: us, erases, programs
+flash_worst = [0, 0, 0]  # the same at the chip's datasheet maximum times (another scan, it may be)
+_flash_at = [0, 0, 0]  # the chip's busy_us, erases and programs before the scan
+
+
+def flash_before():
+    _flash_at[0] = chip.busy_us
+    _flash_at[1] = chip.erases
+    _flash_at[2] = chip.programs
+
+
+def flash_after():
+    us = chip.busy_us - _flash_at[0]
+    if us:
+        clock[0] += us
+        if us > flash_most[0]:
+            flash_most[0] = us
+            flash_most[1] = chip.erases - _flash_at[1]
+            flash_most[2] = chip.programs - _flash_at[2]
+        us = (chip.erases - _flash_at[1]) * flash.ERASE_US[1] + (chip.programs - _flash_at[2]) * flash.PROGRAM_US[1]
+        if us > flash_worst[0]:
+            flash_worst[0] = us
+            flash_worst[1] = chip.erases - _flash_at[1]
+            flash_worst[2] = chip.programs - _flash_at[2]
 
 
 # Its own small function: a local more in run_scans would put its frame on the heap (MicroPython
@@ -457,6 +489,12 @@ def handle(cmd):
         if rebooted:
             reply(rebooted=True)
             sys.exit(4)
+    elif do == "flash":  # the chip's operations since boot, and the scan it held longest since last asked
+        most = {"us": flash_most[0], "erases": flash_most[1], "programs": flash_most[2]}
+        worst = {"us": flash_worst[0], "erases": flash_worst[1], "programs": flash_worst[2]}
+        flash_most[0] = flash_most[1] = flash_most[2] = flash_worst[0] = flash_worst[1] = flash_worst[2] = 0
+        return {"erases": chip.erases, "programs": chip.programs, "busy_us": chip.busy_us, "longest_scan": most,
+                "longest_scan_at_most": worst}
     elif do == "port":  # what the serial port went through since last asked
         figures = {"dropped": serial.dropped, "held_us": serial.held_us, "longest_hold_us": serial.longest_hold_us}
         serial.dropped = serial.held_us = serial.longest_hold_us = 0

@@ -29,6 +29,7 @@ import flash  # noqa: E402
 chip = flash.mount(sys.argv[1])
 
 import machine  # noqa: E402
+chip.charge = machine.charge  # a program or erase holds the firmware, slept once real_time is on (flash.py)
 import serial_port  # noqa: E402
 import side_channel  # noqa: E402
 import simtime  # noqa: E402

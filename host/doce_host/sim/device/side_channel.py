@@ -151,7 +151,8 @@ def debug_state(app, chip):
         "scores": [list(r.points) for r in g.rounds], "match_over": g.match_over,
         "zone": [square_name(t.grid, sq) for sq in g.no_play_zone(g.to_move)],
         "writes": neopixel.strips[0].writes, "frames_lost": neopixel.strips[0].lost,
-        "flash_operations": chip.operations, "scans": machine.scans,
+        "flash_operations": chip.operations, "flash_erases": chip.erases, "flash_programs": chip.programs,
+        "flash_busy_us": chip.busy_us, "scans": machine.scans,
         "cpu_hz": machine.freq(), "watchdog_ms": machine.watchdog_ms, "big_ints": machine.big_ints,
     }
 

@@ -1,0 +1,93 @@
+"""`make bench`: what an app update's transfer (issue 43) costs the scan loop: the flash time the scans
+wait for while the package arrives, and what it adds to a die's light. Nothing here asserts on time.
+
+Measured on the stepped simulator (doce_host.sim SimBoard: the firmware on MicroPython v1.28.0's unix port,
+its LittleFS the ESP32's, on a simulated flash chip that charges a W25Q64JV's erase and program times,
+host/doce_host/sim/device/flash.py), with the package `doce fleet update` sends an ESP32 (image.app_files,
+chip esp32), sent one update_chunk a request as the host does.
+"""
+
+import importlib.util
+import json
+import tempfile
+
+from doce_host import image, update
+from doce_host.paths import SIM_DEVICE
+from doce_host.sim import SimBoard
+
+KEY = "11" * 32
+BOARD = "bench"
+
+
+def flash_times():
+    """The simulated chip's (ERASE_US, PROGRAM_US): (typical, most) each, with their source there."""
+    spec = importlib.util.spec_from_file_location("sim_flash", SIM_DEVICE / "flash.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ERASE_US, module.PROGRAM_US
+
+
+def ask(sim, request):
+    [reply] = sim.command(do="send", line=json.dumps(request) + "\n")["link"]
+    if not reply["ok"]:
+        raise SystemExit("the board refused the bench's update: %s" % reply)
+    return reply
+
+
+def transfer():
+    """(package bytes, files, chunks, flash figures of update_begin, flash figures of the chunks)."""
+    slot = image.slot_files(image.app_files(chip="esp32"))
+    data = update.package(slot, 1, BOARD, KEY)
+    with tempfile.TemporaryDirectory() as work, SimBoard(work) as sim:
+        ask(sim, {"cmd": "update_key", "board": BOARD, "key": KEY})
+        start = sim.command(do="flash")
+        ask(sim, update.begin(data))
+        begun = sim.command(do="flash")
+        chunks = 0
+        for request in update.requests(data):
+            ask(sim, request)
+            chunks += 1
+        sent = sim.command(do="flash")
+    for a, b in ((begun, start), (sent, begun)):
+        a["erases"] -= b["erases"]
+        a["programs"] -= b["programs"]
+        a["busy_us"] -= b["busy_us"]
+    return len(data), len(slot), chunks, begun, sent
+
+
+def update_figures(die_to_light_ms=None, goal_ms=40.0):
+    """die_to_light_ms: the worst die-to-light computed above (bench/run.py latency), if it was."""
+    (erase_typ, erase_most), (program_typ, program_most) = flash_times()
+
+    def most_ms(f):
+        return (f["erases"] * erase_most + f["programs"] * program_most) / 1000
+
+    size, files, chunks, begun, sent = transfer()
+    longest, worst = sent["longest_scan"], sent["longest_scan_at_most"]
+    print("App update transfer (issue 43; stepped simulator, the ESP32's package, LittleFS of MicroPython v1.28.0)")
+    print("  flash charged as a W25Q64JV's (the 8 MB flash class of the ESP32-WROVER-E; sim/device/flash.py): sector")
+    print("    erase %.0f ms typical, %.0f ms at most; a page program command (<= 64 bytes) %.1f ms, %.0f ms at most"
+          % (erase_typ / 1000, erase_most / 1000, program_typ / 1000, program_most / 1000))
+    print("  the package: %d bytes, %d files, %d update_chunk requests of %d bytes"
+          % (size, files, chunks, update.CHUNK))
+    print("  update_begin (a new transfer: the slot emptied, update.json written): %d erases, %d programs,"
+          % (begun["erases"], begun["programs"]))
+    print("    its scan held %.0f ms typical, %.0f ms at most" % (begun["busy_us"] / 1000, most_ms(begun)))
+    print("  the chunks: %d erases, %d programs, %.1f s of flash typical (%.1f ms a chunk on average)"
+          % (sent["erases"], sent["programs"], sent["busy_us"] / 1e6, sent["busy_us"] / 1000 / chunks))
+    print("    the scan the flash held longest (searched: every scan of the transfer): %.1f ms typical (%d erase,"
+          % (longest["us"] / 1000, longest["erases"]))
+    print("      %d programs); at the datasheet's maximum times, %.0f ms (%d erase, %d programs)"
+          % (longest["programs"], worst["us"] / 1000, worst["erases"], worst["programs"]))
+    print("    the scan period while a package arrives is at worst the scan's own period and work + that")
+    if die_to_light_ms is None:
+        print("  die-to-light during a transfer: the worst die-to-light above was not computed (no valgrind)")
+        return
+    for what, extra in (("typical flash", longest["us"] / 1000),
+                        ("flash at its datasheet maximum", worst["us"] / 1000)):
+        total = die_to_light_ms + extra
+        print("  WORST DIE-TO-LIGHT DURING A TRANSFER, %s: %.1f ms: %s the %.0f ms goal"
+              % (what, total, "meets" if total <= goal_ms else "DOES NOT MEET", goal_ms))
+        print("    (the worst above, %.1f ms, + the scan the flash held longest: a die landing as it erases)"
+              % die_to_light_ms)
+    print("    (a board takes update chunks while a match is in play: only the switch waits for its end)")
