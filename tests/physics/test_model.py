@@ -123,6 +123,59 @@ def test_the_search_pins_every_face_s_magnets_the_side_glues_and_the_hand():
     assert np.abs(b.polarisation).max() == PH["magnet"]["remanence_mT"][1]
 
 
+@pytest.mark.parametrize("kind, faults", [("white 1", ()), ("black 1", ((3, 2, ("weak", 0.5)), (6, 0, "reversed"))),
+                                           ("white blocker", ((1, 4, "extra-"),))])
+def test_many_dice_built_at_once_are_each_the_die_built_alone(kind, faults):
+    """dice.build_many (the searches' dice, built on arrays) gives, die for die, build()'s magnets
+    for that die's pins, to the bit: random fractions for every tolerance, glue turns and hands
+    drawn, and dice with faults."""
+    rng = np.random.default_rng(7)
+    n = 5
+    for glue_turns, hand in ((rng.integers(4, size=4), 0), (rng.integers(4, size=4), 1)):
+        pins = {"die side": rng.random(n), "hand": hand}
+        pins.update({("glue", p): int(g) for p, g in zip(search.face_order(6)[1:5], glue_turns)})
+        for pips in range(1, 7):
+            for k in range(5):
+                pins.update({(what, pips, k): rng.random(n) for what in search.MAGNET})
+                pins.update({(what, pips, k): rng.random((2, n)) for what in ("slip", "play")})
+        many = dice.build_many(kind, SPEC["dice"], ANY_TURN, np.random.default_rng(3), pins, n, faults, HOLE)
+        for i, (magnets, side) in enumerate(many):
+            alone = {k: (v if np.ndim(v) == 0 else np.asarray(v)[..., i]) for k, v in pins.items()}
+            one, one_side = dice.build(kind, SPEC["dice"], ANY_TURN, np.random.default_rng(3), faults, HOLE, alone)
+            assert side == one_side
+            for what in ("at", "axis", "polarisation", "size", "face", "recess"):
+                assert np.array_equal(getattr(magnets, what), getattr(one, what)), what
+            assert (magnets.glue, magnets.proud, magnets.hand) == (one.glue, one.proud, one.hand)
+
+
+def test_the_search_builds_each_row_s_die_as_build_would():
+    """search.built's dice (built many at once, rows of the same die shared) are dice.build's for
+    each row's pins: random fractions, rows repeated and rows of either hand."""
+    rng = np.random.default_rng(5)
+    f = rng.random((6, search.TOLERANCES))
+    f[3] = f[1]
+    f[4, search.GLUES + 5:] = rng.random(search.TOLERANCES - search.GLUES - 5)  # only the board moved
+    f[4, :search.GLUES + 5] = f[0, :search.GLUES + 5]
+    board = Board(SPEC)
+    made = search.built(ANY_TURN, SPEC, "black 4", f, HOLE, 11, board.baseline, True, board.power_on_us)[0]
+    faces = search.face_order(3)
+    for row, (magnets, side) in zip(f, made):
+        pins, i = {"die side": row[0]}, 1
+        for pips in faces:
+            for k in range(5):
+                for what in search.MAGNET:
+                    pins[(what, pips, k)] = row[i]
+                    i += 1
+                pins[("slip", pips, k)], pins[("play", pips, k)] = row[i:i + 2], row[i + 2:i + 4]
+                i += 4
+        pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(faces[1:5], row[i:i + 4])})
+        pins["hand"] = int(2 * min(row[i + 4], 0.999))
+        one, one_side = dice.build("black 1", SPEC["dice"], ANY_TURN, np.random.default_rng(11), pins=pins, hole=HOLE)
+        assert side == one_side and np.array_equal(magnets.at, one.at) and (magnets.glue, magnets.hand) == (
+            one.glue, one.hand)
+        assert np.array_equal(magnets.polarisation, one.polarisation)
+
+
 def _seated_worst(name, seed=1):
     """A seated die's searched worst (mT) at the tolerances' corners: a small search (200 starts,
     4 rounds, 3 passes to the corners), a few seconds of one core."""

@@ -21,8 +21,8 @@ from scipy.spatial.transform import Rotation
 from .geometry import FACES, MIRRORED, SIGNS, Pose, codes_by_piece, frames, layout
 from .tolerances import Spread
 
-__all__ = ["FACES", "SIGNS", "Pose", "codes_by_piece", "Magnets", "build", "place", "place_many", "reach", "bz",
-           "bz_pairs"]
+__all__ = ["FACES", "SIGNS", "Pose", "codes_by_piece", "Magnets", "build", "build_many", "place", "place_many", "reach",
+           "bz", "bz_pairs"]
 
 
 @dataclass
@@ -55,6 +55,26 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
                                                                     faults, hole)
     return Magnets(np.array(at), np.array(axis), np.array(pol), np.array(size), glued, proud, np.array(faces),
                    np.array(sunk), hand), side
+
+
+def build_many(piece, dice, physics, rng, pins, n, faults=(), hole=None):
+    """build() for `n` dice at once, alike but for their pinned tolerances: `pins` as build's,
+    each continuous one with one value per die on its last axis (a slip's (2, n)); every draw
+    not pinned (and each face's glue and the hand, pinned as one value) the same for all n.
+    The die i is build(..., pins of die i)'s, to the bit: layout computes it once, on arrays."""
+    (at, axis, pol, size, glued, proud, faces, sunk, hand), side = layout(
+        piece, dice, physics, Spread(rng, pins), faults, hole, larger=np.maximum)
+
+    zero = np.zeros(n)
+
+    def rows(values):  # (n, ...) from nested lists whose leaves are numbers or (n,) arrays
+        return np.moveaxis(np.array([[c + zero for c in v] if isinstance(v, (list, tuple)) else v + zero
+                                     for v in values]), -1, 0)
+    at, axis, pol, size, sunk = rows(at), rows(axis), rows(pol), rows(size), rows(sunk)
+    side, proud = side + zero, {p: v + zero for p, v in proud.items()}
+    faces = np.array(faces)
+    return [(Magnets(at[i], axis[i], pol[i], size[i], glued, {p: float(v[i]) for p, v in proud.items()}, faces,
+                     sunk[i], hand), float(side[i])) for i in range(n)]
 
 
 def _seat(down, hand=0):

@@ -175,6 +175,16 @@ def seated(physics, down, rng, quarter=None):
     return Pose(down=down, turn=float(90 * quarter + rng.uniform(-twist, twist)), dx=float(dx), dy=float(dy))
 
 
+def placed(physics, down, turn, spin, at, side=None):
+    """Dice of one side seated flat in the widest well: each turned spin[i] (-1 to 1) of the
+    most it can turn from `turn` (most_turn), at[i] = (fx, fy) of the way across the room the
+    walls leave it at that turn (in_well)."""
+    side = physics["die_mm"][0] - physics["die_mm"][1] if side is None else side
+    most = most_turn(physics, side) * (1 - 1e-9)  # a hair less: at the most, rounding leaves no room
+    return fitting(physics, [Pose(down=down, turn=float(turn + s * most)) for s in spin], side, list(at),
+                   squaring=False)
+
+
 def rocked(pose, die, toward):
     """A die whose face down has a magnet standing proud rests on it: it rocks on it onto the
     edge or corner towards `toward` (degrees from +x), its face tilted by the magnet's height
