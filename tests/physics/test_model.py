@@ -148,6 +148,25 @@ def test_many_dice_built_at_once_are_each_the_die_built_alone(kind, faults):
             assert (magnets.glue, magnets.proud, magnets.hand) == (one.glue, one.proud, one.hand)
 
 
+def test_dice_placed_each_in_its_own_pose_are_each_placed_alone():
+    """dice.place_each (a search's rows, each its own die and pose) puts every magnet where place()
+    puts it for that die alone: dice of either hand, some with a magnet standing proud (the die
+    rests on it, tilted or not)."""
+    physics = {**ANY_TURN, "magnet": {**ANY_TURN["magnet"], "face_recess_mm": [-0.1, 0.05]}}
+    rng = np.random.default_rng(4)
+    made = [dice.build("black 1", SPEC["dice"], physics, rng, hole=HOLE) for _ in range(8)]
+    assert {d[0].hand for d in made} == {0, 1} and any(d[0].proud[3] > 0 for d in made)
+    poses = [dice.Pose(down=3, turn=float(rng.uniform(-5, 95)), dx=float(rng.uniform(-0.3, 0.3)),
+                       lift=float(rng.uniform(0, 2)) * (k % 2), tilt=float(rng.uniform(0, 10)) * (k % 3 > 0),
+                       tilt_to=float(rng.uniform(0, 360))) for k in range(8)]
+    at, axis = dice.place_each(made, poses, (30.0, 0.0))
+    m = len(made[0][0])
+    for k, (die, pose) in enumerate(zip(made, poses)):
+        one_at, one_axis = dice.place(die[0], die[1], pose, (30.0, 0.0))
+        assert np.allclose(at[k * m:(k + 1) * m], one_at, rtol=0, atol=1e-12)
+        assert np.allclose(axis[k * m:(k + 1) * m], one_axis, rtol=0, atol=1e-12)
+
+
 def test_the_search_builds_each_row_s_die_as_build_would():
     """search.built's dice (built many at once, rows of the same die shared) are dice.build's for
     each row's pins: random fractions, rows repeated and rows of either hand."""

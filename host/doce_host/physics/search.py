@@ -386,8 +386,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         d = np.full((len(pose_list), 5), np.nan)
         if fit:
             fields = Fields()
-            for j, k in enumerate(fit):
-                fields.add([j], dice_list[k], [pose_list[k]], board.sensors[rows[k]][None])
+            fields.add_each(np.arange(len(fit)), [dice_list[k] for k in fit], [pose_list[k] for k in fit],
+                            board.sensors[rows[fit]])
             bz = fields.total(len(fit))
             d[fit] = board.read(bz, rows=rows[fit], noise=False)
             if mode["field"]:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
