@@ -345,6 +345,29 @@ def test_a_seated_search_from_the_corners_of_the_die_s_room_repeats():
     assert max(found) - min(found) < 0.3, found
 
 
+def test_make_physics_searches_every_seated_family_from_the_corners_of_the_die_s_room(monkeypatch):
+    """campaign (make physics) and tune search each piece's worst with search.deep: a seated
+    family's (calibrated, out of the box, never calibrated, built wrong) is cornered()'s, whose
+    two seeds agree, not five searches from random starts, which did not."""
+    calls = []
+    monkeypatch.setattr(search, "cornered", lambda *a, **k: calls.append(a[2]) or (0.0, (None, None)))
+    fams = search.families(PH)
+    for name in ("seated", "seated, built wrong"):
+        assert search.deep(None, "white 1", fams[name], np.random.default_rng(0), (SPEC, HOLE, True)) == (0.0,
+                                                                                                         (None, None))
+    assert calls == [fams["seated"], fams["seated, built wrong"]]
+
+
+def test_a_die_built_wrong_is_worst_where_it_reads_right_by_the_most(monkeypatch):
+    """cornered() pools its ten searches by the family's worst: the smallest margin to reading
+    right for a die built right, the largest for one built wrong (it passes the dice check)."""
+    margins = iter([3.0, -1.0, 5.0, 2.0, 0.5] * 4)
+    monkeypatch.setattr(search, "worst", lambda *a, **k: (lambda m: (m, ("pose", m)))(next(margins)))
+    fams = search.families(PH)
+    assert search.cornered(None, "white 1", fams["seated"], None, None)[0] == -1.0
+    assert search.cornered(None, "white 1", fams["seated, built wrong"], None, None)[0] == 5.0
+
+
 def test_a_seated_black_6_reads_right_by_1_5_mT_at_the_tolerances_corners():
     """Issue 40's goal for every seated die, for the die the searches found thinnest: its five
     magnets of one pole weaken each other's readings, and its weakest (W, hand 0) reads least:

@@ -12,9 +12,8 @@ read, and every offset they allow is a parameter's range.
 A seated die sits anywhere the walls let it: turned at most as far as its side allows in the
 widest well, and across the room that turn leaves (a die turned its most cannot also slide).
 Its worst is searched so that it repeats by cornered(): from every corner of that room
-instead of random starts, for each sensor and hand (issue 40: two seeds within 0.3 mT).
-deep() and so `make physics` still search from random starts (ten such searches a piece cost
-minutes each).
+instead of random starts, for each sensor and hand (issue 40: two seeds within 0.3 mT); deep(),
+so `make physics` and tune, search a seated family so.
 """
 
 from dataclasses import dataclass, replace
@@ -143,7 +142,8 @@ def face_order(down):
 # another piece where this finds it read as black's blocker (tests/physics/test_poses.py).
 # Not converged: two deep searches of one family may still differ by a mT or two.
 DEEP = {"starts": 3000, "rounds": 8, "corners": 6}
-# A seated die's, one sensor at a time (deep())
+# A seated die's from random starts, one sensor at a time: what cornered() replaced (its worsts
+# did not repeat); the tests' measure of what aiming at a sensor gains
 SEATED = {"starts": 1000, "rounds": 6, "corners": 8}
 
 
@@ -160,13 +160,14 @@ def cornered(reader, name, family, rng, tolerances, readings=None, hands=(0, 1),
     tolerances are the same, so a turn only moves which sensor reads which magnet, and the
     five searches cover every magnet of the face (drawn per search, two could aim at one)."""
     best, reading = (np.inf, None), []
+    sign = -1 if family.built_wrong else 1  # built wrong, the worst is the largest margin (worst())
     for hand in hands:
         for sensor in range(5):
             found = []
             m, pose = worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=found,
                             sensor=sensor, turn=0, fixed={GLUES + 4: float(hand)}, pose_corners=SEATED_CORNERS,
                             polish=polish, corners=passes)
-            if m < best[0]:
+            if sign * m < sign * best[0] or best[1] is None:
                 best, reading = (m, pose), found
     if readings is not None:
         readings.extend(reading)
@@ -174,23 +175,15 @@ def cornered(reader, name, family, rng, tolerances, readings=None, hands=(0, 1),
 
 
 def deep(reader, name, family, rng, tolerances, readings=None):
-    """(margin, (pose, fractions)) of `name`'s worst in `family`, every tolerance searched.
-    A seated die reads right only if each of its five sensors does, so its worst is the
-    worst of five searches, each aimed at one sensor: a search for the smallest of the five
-    follows whichever is smallest at its start (most often a fringe), while the weakest
-    magnet's reading, saturated toward the sensor's rail, shows it no slope."""
-    if not family.seated:
-        return worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=readings, **DEEP)
-    best, reading = (np.inf, None), []
-    for sensor in range(5):
-        found = []
-        m, pose = worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=found,
-                        sensor=sensor, **SEATED)
-        if m < best[0]:
-            best, reading = (m, pose), found
-    if readings is not None:
-        readings.extend(reading)
-    return best
+    """(margin, (pose, fractions)) of `name`'s worst in `family`, every tolerance searched: a
+    seated family's by cornered() (a seated die reads right only if each of its five sensors
+    does: a search for the smallest of the five follows whichever is smallest at its start,
+    most often a fringe, while the weakest magnet's reading, saturated toward the sensor's
+    rail, shows it no slope; from random starts it did not repeat), any other's from random
+    starts (DEEP)."""
+    if family.seated:
+        return cornered(reader, name, family, rng, tolerances, readings)
+    return worst(reader, None, None, name, None, family, rng, tolerances=tolerances, readings=readings, **DEEP)
 
 
 def _to_corners(score, params, margin, first, passes, held=None):
