@@ -107,6 +107,23 @@ def test_the_sensor_saturates_toward_its_output_s_rails_not_at_a_field():
     assert readout.volts(np.array([44.0]), typical, PH)[0] < readout.volts(np.array([50.0]), typical, PH)[0]
 
 
+def test_each_chip_s_curve_reads_every_input_of_it_as_that_chip_alone():
+    """readout.raw works out each chip's ESP-IDF curve once (a board's five inputs share it) and
+    reads every input by it: the same codes as each input given its own copy of its chip's Vref
+    and INL, and within a code of np.interp on that chip's curve alone (no INL)."""
+    from dataclasses import replace
+    rng = np.random.default_rng(1)
+    parts = readout.Parts.draw(PH, (40, 5), rng, chips=(40, 1))
+    volts = rng.uniform(-0.2, 3.6, (40, 5))
+    got = readout.raw(volts, parts, PH)
+    own = replace(parts, vref=np.repeat(parts.vref, 5, 1), inl=np.repeat(parts.inl, 5, 1))
+    assert np.array_equal(readout.raw(volts, own, PH), got)
+    flat = replace(parts, inl=np.zeros_like(parts.inl))
+    for i in range(40):
+        alone = readout.raw(volts[i], replace(parts, vref=np.float64(parts.vref[i, 0]), inl=np.float64(0.0)), PH)
+        assert np.abs(alone - readout.raw(volts[i:i + 1], flat.rows(np.array([i])), PH)[0]).max() <= 1
+
+
 def test_the_search_pins_every_face_s_magnets_the_side_glues_and_the_hand():
     """search.built: the searched fractions reach every magnet of every face (a side magnet's
     remanence here), each side face's glue turn (of a die glued at any turn) and the die's hand."""
