@@ -107,6 +107,23 @@ def test_the_sensor_saturates_toward_its_output_s_rails_not_at_a_field():
     assert readout.volts(np.array([44.0]), typical, PH)[0] < readout.volts(np.array([50.0]), typical, PH)[0]
 
 
+def test_each_chip_s_curve_reads_every_input_of_it_as_that_chip_alone():
+    """readout.raw works out each chip's ESP-IDF curve once (a board's five inputs share it) and
+    reads every input by it: the same codes as each input given its own copy of its chip's Vref
+    and INL, and within a code of np.interp on that chip's curve alone (no INL)."""
+    from dataclasses import replace
+    rng = np.random.default_rng(1)
+    parts = readout.Parts.draw(PH, (40, 5), rng, chips=(40, 1))
+    volts = rng.uniform(-0.2, 3.6, (40, 5))
+    got = readout.raw(volts, parts, PH)
+    own = replace(parts, vref=np.repeat(parts.vref, 5, 1), inl=np.repeat(parts.inl, 5, 1))
+    assert np.array_equal(readout.raw(volts, own, PH), got)
+    flat = replace(parts, inl=np.zeros_like(parts.inl))
+    for i in range(40):
+        alone = readout.raw(volts[i], replace(parts, vref=np.float64(parts.vref[i, 0]), inl=np.float64(0.0)), PH)
+        assert np.abs(alone - readout.raw(volts[i:i + 1], flat.rows(np.array([i])), PH)[0]).max() <= 1
+
+
 def test_the_search_pins_every_face_s_magnets_the_side_glues_and_the_hand():
     """search.built: the searched fractions reach every magnet of every face (a side magnet's
     remanence here), each side face's glue turn (of a die glued at any turn) and the die's hand."""
@@ -121,6 +138,78 @@ def test_the_search_pins_every_face_s_magnets_the_side_glues_and_the_hand():
     assert a.hand == 0 and b.hand == 1
     assert [b.glue[p] for p in search.face_order(6)[1:5]] == [0, 1, 2, 3]
     assert np.abs(b.polarisation).max() == PH["magnet"]["remanence_mT"][1]
+
+
+@pytest.mark.parametrize("kind, faults", [("white 1", ()), ("black 1", ((3, 2, ("weak", 0.5)), (6, 0, "reversed"))),
+                                           ("white blocker", ((1, 4, "extra-"),))])
+def test_many_dice_built_at_once_are_each_the_die_built_alone(kind, faults):
+    """dice.build_many (the searches' dice, built on arrays) gives, die for die, build()'s magnets
+    for that die's pins, to the bit: random fractions for every tolerance, glue turns and hands
+    drawn, and dice with faults."""
+    rng = np.random.default_rng(7)
+    n = 5
+    for glue_turns, hand in ((rng.integers(4, size=4), 0), (rng.integers(4, size=4), 1)):
+        pins = {"die side": rng.random(n), "hand": hand}
+        pins.update({("glue", p): int(g) for p, g in zip(search.face_order(6)[1:5], glue_turns)})
+        for pips in range(1, 7):
+            for k in range(5):
+                pins.update({(what, pips, k): rng.random(n) for what in search.MAGNET})
+                pins.update({(what, pips, k): rng.random((2, n)) for what in ("slip", "play")})
+        many = dice.build_many(kind, SPEC["dice"], ANY_TURN, np.random.default_rng(3), pins, n, faults, HOLE)
+        for i, (magnets, side) in enumerate(many):
+            alone = {k: (v if np.ndim(v) == 0 else np.asarray(v)[..., i]) for k, v in pins.items()}
+            one, one_side = dice.build(kind, SPEC["dice"], ANY_TURN, np.random.default_rng(3), faults, HOLE, alone)
+            assert side == one_side
+            for what in ("at", "axis", "polarisation", "size", "face", "recess"):
+                assert np.array_equal(getattr(magnets, what), getattr(one, what)), what
+            assert (magnets.glue, magnets.proud, magnets.hand) == (one.glue, one.proud, one.hand)
+
+
+def test_dice_placed_each_in_its_own_pose_are_each_placed_alone():
+    """dice.place_each (a search's rows, each its own die and pose) puts every magnet where place()
+    puts it for that die alone: dice of either hand, some with a magnet standing proud (the die
+    rests on it, tilted or not)."""
+    physics = {**ANY_TURN, "magnet": {**ANY_TURN["magnet"], "face_recess_mm": [-0.1, 0.05]}}
+    rng = np.random.default_rng(4)
+    made = [dice.build("black 1", SPEC["dice"], physics, rng, hole=HOLE) for _ in range(8)]
+    assert {d[0].hand for d in made} == {0, 1} and any(d[0].proud[3] > 0 for d in made)
+    poses = [dice.Pose(down=3, turn=float(rng.uniform(-5, 95)), dx=float(rng.uniform(-0.3, 0.3)),
+                       lift=float(rng.uniform(0, 2)) * (k % 2), tilt=float(rng.uniform(0, 10)) * (k % 3 > 0),
+                       tilt_to=float(rng.uniform(0, 360))) for k in range(8)]
+    at, axis = dice.place_each(made, poses, (30.0, 0.0))
+    m = len(made[0][0])
+    for k, (die, pose) in enumerate(zip(made, poses)):
+        one_at, one_axis = dice.place(die[0], die[1], pose, (30.0, 0.0))
+        assert np.allclose(at[k * m:(k + 1) * m], one_at, rtol=0, atol=1e-12)
+        assert np.allclose(axis[k * m:(k + 1) * m], one_axis, rtol=0, atol=1e-12)
+
+
+def test_the_search_builds_each_row_s_die_as_build_would():
+    """search.built's dice (built many at once, rows of the same die shared) are dice.build's for
+    each row's pins: random fractions, rows repeated and rows of either hand."""
+    rng = np.random.default_rng(5)
+    f = rng.random((6, search.TOLERANCES))
+    f[3] = f[1]
+    f[4, search.GLUES + 5:] = rng.random(search.TOLERANCES - search.GLUES - 5)  # only the board moved
+    f[4, :search.GLUES + 5] = f[0, :search.GLUES + 5]
+    board = Board(SPEC)
+    made = search.built(ANY_TURN, SPEC, "black 4", f, HOLE, 11, board.baseline, True, board.power_on_us)[0]
+    faces = search.face_order(3)
+    for row, (magnets, side) in zip(f, made):
+        pins, i = {"die side": row[0]}, 1
+        for pips in faces:
+            for k in range(5):
+                for what in search.MAGNET:
+                    pins[(what, pips, k)] = row[i]
+                    i += 1
+                pins[("slip", pips, k)], pins[("play", pips, k)] = row[i:i + 2], row[i + 2:i + 4]
+                i += 4
+        pins.update({("glue", p): int(4 * min(g, 0.999)) for p, g in zip(faces[1:5], row[i:i + 4])})
+        pins["hand"] = int(2 * min(row[i + 4], 0.999))
+        one, one_side = dice.build("black 1", SPEC["dice"], ANY_TURN, np.random.default_rng(11), pins=pins, hole=HOLE)
+        assert side == one_side and np.array_equal(magnets.at, one.at) and (magnets.glue, magnets.hand) == (
+            one.glue, one.hand)
+        assert np.array_equal(magnets.polarisation, one.polarisation)
 
 
 def _seated_worst(name, seed=1):
@@ -271,6 +360,29 @@ def test_a_seated_search_from_the_corners_of_the_die_s_room_repeats():
     no tolerance moved alone leaves. From every corner of the die's room it reads +2.67 and +2.94."""
     found = [_aimed_from_the_play_s_corners("black 6", 4, 0, seed) for seed in (1, 2)]
     assert max(found) - min(found) < 0.3, found
+
+
+def test_make_physics_searches_every_seated_family_from_the_corners_of_the_die_s_room(monkeypatch):
+    """campaign (make physics) and tune search each piece's worst with search.deep: a seated
+    family's (calibrated, out of the box, never calibrated, built wrong) is cornered()'s, whose
+    two seeds agree, not five searches from random starts, which did not."""
+    calls = []
+    monkeypatch.setattr(search, "cornered", lambda *a, **k: calls.append(a[2]) or (0.0, (None, None)))
+    fams = search.families(PH)
+    for name in ("seated", "seated, built wrong"):
+        assert search.deep(None, "white 1", fams[name], np.random.default_rng(0), (SPEC, HOLE, True)) == (0.0,
+                                                                                                         (None, None))
+    assert calls == [fams["seated"], fams["seated, built wrong"]]
+
+
+def test_a_die_built_wrong_is_worst_where_it_reads_right_by_the_most(monkeypatch):
+    """cornered() pools its ten searches by the family's worst: the smallest margin to reading
+    right for a die built right, the largest for one built wrong (it passes the dice check)."""
+    margins = iter([3.0, -1.0, 5.0, 2.0, 0.5] * 4)
+    monkeypatch.setattr(search, "worst", lambda *a, **k: (lambda m: (m, ("pose", m)))(next(margins)))
+    fams = search.families(PH)
+    assert search.cornered(None, "white 1", fams["seated"], None, None)[0] == -1.0
+    assert search.cornered(None, "white 1", fams["seated, built wrong"], None, None)[0] == 5.0
 
 
 def test_a_seated_black_6_reads_right_by_1_5_mT_at_the_tolerances_corners():

@@ -274,6 +274,26 @@ def test_every_pose_of_a_landing_and_a_drop_is_inside_the_well_below_its_rim(tow
     assert max(crossing(p) for path in drops for p in path[::3]) < 0.01
 
 
+def test_a_die_put_in_its_well_by_hand_sits_only_where_the_walls_let_it_and_everywhere_they_do():
+    """poses.seated (the campaign's seated and crowded dice, and their neighbours) once drew the
+    offset (to 0.3 mm each way) and the turn (to 1.75 degrees) each to its end at once: a pose no
+    well allows. Every die it draws fits the widest well, for the narrowest and the widest die,
+    and the most offset and the most turn the walls allow are still reached."""
+    from dataclasses import replace
+    rng = np.random.default_rng(2)
+    offset, _ = poses.well_play(PH)
+    for side in (PH["die_mm"][0] - PH["die_mm"][1], PH["die_mm"][0] + PH["die_mm"][1]):
+        narrowest = side < PH["die_mm"][0]  # seated()'s default
+        drawn = [poses.seated(PH, 6, rng) if narrowest else poses.seated(PH, 6, rng, side=side) for _ in range(400)]
+        turns = np.array([(p.turn + 45) % 90 - 45 for p in drawn])
+        for p in drawn:
+            room = poses.well_room(PH, replace(p, dx=0.0, dy=0.0), side)
+            assert room is not None and all(lo - 1e-9 <= v <= hi + 1e-9 for v, (lo, hi) in zip((p.dx, p.dy), room))
+        assert np.abs(turns).max() > 0.9 * poses.most_turn(PH, side)
+        assert max(max(abs(p.dx), abs(p.dy)) for p in drawn) > 0.9 * (offset - (side - PH["die_mm"][0]
+                                                                                + PH["die_mm"][1]) / 2)
+
+
 def test_the_search_tilts_dice_only_where_the_walls_allow_and_everywhere_they_do():
     """search.py's "held on the way down" and "tipping flat" make only poses the walls allow
     (or none); and a die on its edge at 0.9 of the steepest it can lean (a 20 mm die: 2.7

@@ -51,7 +51,8 @@ piece, the same search with the tolerances as parameters too (each magnet of the
 down with its play in its hole, each sensor, the plate, the ADC, the board's median:
 search.TOLERANCES), bounded by board.json's, and the worst found pushed to the tolerances'
 ends one by one (search._to_corners): a worst case at the tolerances' corners is searched
-for, not sampled. Edge landings are
+for, not sampled; a seated die from every corner of its room in the well, for each sensor
+and hand (search.cornered), so that two passes agree. Edge landings are
 searched held on the way down, held low and nearly flat, and tipping flat (lowest edge on
 the floor), anywhere the well's walls allow them, on eight times as many dice and boards.
 """
@@ -131,7 +132,7 @@ class Campaign:
         piece = None if family == "empty" else self.pieces[rng.integers(len(self.pieces))]
         die = None if piece is None else self._die(piece)
         down = None if piece is None else face_down(piece)
-        pose = None if piece is None else poses.seated(ph, down, rng)
+        pose = None if piece is None else poses.seated(ph, down, rng, side=die[1])
         turn = None if pose is None else pose.turn
         if family in MUST_READ:
             pose = poses.rocked(pose, die, rng.uniform(0, 360))  # on its proud magnet, if it has one
@@ -168,7 +169,8 @@ class Campaign:
                 continue  # the die bridges towards it: nothing there
             if rng.random() < crowd or (family == "leaning on a neighbour" and step == _toward(pose)):
                 other = self.pieces[rng.integers(len(self.pieces))]
-                around.append((step, self._die(other), poses.seated(ph, face_down(other), rng)))
+                near = self._die(other)
+                around.append((step, near, poses.seated(ph, face_down(other), rng, side=near[1])))
         return piece, die, pose, around
 
     # -- reading placements -------------------------------------------------------------
@@ -290,7 +292,8 @@ class Campaign:
                     if m < worst[0]:
                         worst = (m, (piece, pose))
             # and every piece with its die's and board's tolerances searched too, not drawn: `corners`
-            # passes, each from random starts of its own; the worst is pooled, and the passes' spread
+            # passes, each with a generator of its own (its random starts; a seated die's search
+            # draws only what it leaves unsearched); the worst is pooled, and the passes' spread
             # says how repeatable it is (repeatability)
             for _ in range(self.corners):
                 found = np.inf

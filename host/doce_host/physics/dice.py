@@ -21,8 +21,8 @@ from scipy.spatial.transform import Rotation
 from .geometry import FACES, MIRRORED, SIGNS, Pose, codes_by_piece, frames, layout
 from .tolerances import Spread
 
-__all__ = ["FACES", "SIGNS", "Pose", "codes_by_piece", "Magnets", "build", "place", "place_many", "reach", "bz",
-           "bz_pairs"]
+__all__ = ["FACES", "SIGNS", "Pose", "codes_by_piece", "Magnets", "build", "build_many", "place", "place_many",
+           "place_each", "reach", "bz", "bz_pairs"]
 
 
 @dataclass
@@ -57,6 +57,26 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
                    np.array(sunk), hand), side
 
 
+def build_many(piece, dice, physics, rng, pins, n, faults=(), hole=None):
+    """build() for `n` dice at once, alike but for their pinned tolerances: `pins` as build's,
+    each continuous one with one value per die on its last axis (a slip's (2, n)); every draw
+    not pinned (and each face's glue and the hand, pinned as one value) the same for all n.
+    The die i is build(..., pins of die i)'s, to the bit: layout computes it once, on arrays."""
+    (at, axis, pol, size, glued, proud, faces, sunk, hand), side = layout(
+        piece, dice, physics, Spread(rng, pins), faults, hole, larger=np.maximum)
+
+    zero = np.zeros(n)
+
+    def rows(values):  # (n, ...) from nested lists whose leaves are numbers or (n,) arrays
+        return np.moveaxis(np.array([[c + zero for c in v] if isinstance(v, (list, tuple)) else v + zero
+                                     for v in values]), -1, 0)
+    at, axis, pol, size, sunk = rows(at), rows(axis), rows(pol), rows(size), rows(sunk)
+    side, proud = side + zero, {p: v + zero for p, v in proud.items()}
+    faces = np.array(faces)
+    return [(Magnets(at[i], axis[i], pol[i], size[i], glued, {p: float(v[i]) for p, v in proud.items()}, faces,
+                     sunk[i], hand), float(side[i])) for i in range(n)]
+
+
 def _seat(down, hand=0):
     """The rotation matrix that puts face `down` on the board, its code's N towards +y."""
     normal, north = frames(hand)[down]
@@ -84,31 +104,45 @@ def place(magnets, side, pose, centre=(0.0, 0.0)):
 
 def place_many(magnets, side, poses, centre=(0.0, 0.0)):
     """place() for a list of poses of one die at once (the same face down in every pose):
-    positions and axes, shape (len(poses) * len(magnets), 3), pose by pose.
+    positions and axes, shape (len(poses) * len(magnets), 3), pose by pose."""
+    return place_each([(magnets, side)] * len(poses), poses, centre)
+
+
+def place_each(dice_list, poses, centre=(0.0, 0.0)):
+    """place() for each pose of its own die (dice of as many magnets, the same face down in
+    every pose): positions and axes, shape (len(poses) * magnets, 3), pose by pose.
 
     A pose's lift is its lowest point's: flat, a magnet standing proud of the face down
     holds the die up by as much; tilted past resting on it, the die is on its edge."""
     p = np.array([(q.turn, q.dx, q.dy, q.lift, q.tilt, q.tilt_to) for q in poses], float).reshape(-1, 6)
     turn, dx, dy, lift, tilt, toward = p.T
     down = poses[0].down
-    seat = SEATS[magnets.hand][down]
-    r = np.einsum("pij,jk->pik", _about_z(turn), seat)
-    proud = _proud(magnets, down)
+    first = dice_list[0][0]
+    same = all(d[0] is first for d in dice_list)  # one die in every pose: its arrays once
+    stack = (lambda what: getattr(first, what)[None]) if same else (
+        lambda what: np.array([getattr(d[0], what) for d in dice_list]))
+    seat = np.array([SEATS[d[0].hand][down] for d in dice_list])
+    side = np.array([d[1] for d in dice_list], float)
+    r = np.einsum("pij,pjk->pik", _about_z(turn), seat)
+    proud = np.array([_proud(d[0], down) for d in dice_list])
     shift = np.column_stack([centre[0] + dx, centre[1] + dy, side / 2 + lift + proud])
-    at = np.einsum("pij,mj->pmi", r, magnets.at) + shift[:, None, :]
-    axis = np.einsum("pij,mj->pmi", r, magnets.axis)
+    m_at, m_axis = stack("at"), stack("axis")
+    at = np.einsum("pij,pmj->pmi", r, np.broadcast_to(m_at, (len(p),) + m_at.shape[1:])) + shift[:, None, :]
+    axis = np.einsum("pij,pmj->pmi", r, np.broadcast_to(m_axis, (len(p),) + m_axis.shape[1:]))
     a = np.radians(toward)
     u = np.column_stack([np.cos(a), np.sin(a), np.zeros(len(p))])
     b = np.radians(toward - turn)
     far = side / 2 * (abs(np.cos(b)) + abs(np.sin(b)))  # reach() of each pose
-    pivot = shift - (0, 0, side / 2) + u * far[:, None]
-    if proud > 0:  # how much lower the die is, its lowest point the pivot or a proud magnet's face
-        out = (magnets.face == down) & (magnets.recess < 0)
-        tip = magnets.at[out] + magnets.axis[out] * (magnets.size[out, 1] / 2)[:, None]
-        reach_in = far[:, None] - np.einsum("pmi,pi->pm", np.einsum("pij,mj->pmi", r, tip), u)
+    pivot = shift - np.column_stack([np.zeros((len(p), 2)), side / 2]) + u * far[:, None]
+    if (proud > 0).any():  # how much lower the die is, its lowest point the pivot or a proud magnet's face
+        recess = stack("recess")
+        out = (stack("face") == down) & (recess < 0)
+        tip = m_at + m_axis * (stack("size")[..., 1] / 2)[..., None]
+        tip = np.einsum("pij,pmj->pmi", r, np.broadcast_to(tip, (len(p),) + tip.shape[1:]))
+        reach_in = far[:, None] - np.einsum("pmi,pi->pm", tip, u)
         t = np.radians(tilt)[:, None]
-        below = reach_in * np.sin(t) + magnets.recess[out][None, :] * np.cos(t)
-        drop = proud + np.minimum(0.0, below.min(1))
+        below = np.where(out, reach_in * np.sin(t) + recess * np.cos(t), np.inf)
+        drop = np.where(proud > 0, proud + np.minimum(0.0, below.min(1)), 0.0)
         at[..., 2] -= drop[:, None]
         pivot[:, 2] -= drop
     lean = _about_many(np.cross((0.0, 0.0, 1.0), u), tilt)

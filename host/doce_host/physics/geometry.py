@@ -58,10 +58,12 @@ def face_down(piece):
     return 6 if is_blocker(value) else 7 - face(value)
 
 
-def layout(piece, dice, physics, draw, faults=(), hole=None):
+def layout(piece, dice, physics, draw, faults=(), hole=None, larger=max):
     """The magnets of one die as plain lists, and its side: dice.build's work (read its
     docstring), drawn through `draw`, a tolerances.Spread or anything with its `uniform`
     and `integers` (the same draws in the same order, so a seed builds the same die).
+    Many dice at once (dice.build_many): `draw` gives each value as an array, one per die,
+    and `larger` is numpy's elementwise maximum; every figure is then such an array.
     The die's hand (MIRRORED) is drawn last, so that every draw before it stays as it was.
     A kind of die that the dice sheet glues by a rule (board.json physics.magnet.toward: each
     face's N towards the face it names) is glued so, whatever its glue draws say.
@@ -95,12 +97,12 @@ def layout(piece, dice, physics, draw, faults=(), hole=None):
             # pressed flush with a flat plate into a pocket deeper than it (pocket_mm), its glue
             # behind it: its face `recess` below the die's (face_recess_mm; < 0 would be proud)
             recess = draw.uniform(*m["face_recess_mm"], name=("recess", pips, k)) + deeper
-            proud[pips] = max(proud[pips], -recess)
+            proud[pips] = larger(proud[pips], -recess)
             where = scaled(n, side / 2 - recess - h / 2)
             if k:
                 rings.append((len(at), ring_dirs, k))
             # the jig's drilling tolerance, and the magnet's play in its hole
-            play = max(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
+            play = larger(0.0, hole - d) / 2 if hole else 0.0  # a magnet narrower than its hole
             slip, loose = draw.uniform(-1, 1, 2, name=("slip", pips, k)), draw.uniform(-1, 1, 2, name=("play", pips, k))
             along, across = (slip[0] * m["place_tol_mm"] + loose[0] * play,
                              slip[1] * m["place_tol_mm"] + loose[1] * play)
@@ -113,7 +115,7 @@ def layout(piece, dice, physics, draw, faults=(), hole=None):
             faces.append(pips)
             sunk.append(recess)
     hand = int(draw.integers(2, name="hand"))
-    rule = (m.get("toward") or {}).get(piece if what == "blocker" else colour)
+    rule = glue_rule(piece, physics)
     if rule:
         glued = {pips: glue_toward(pips, int(rule[str(pips)]), hand) for pips in FACES}
     for i, ring_dirs, k in rings:
@@ -124,6 +126,13 @@ def layout(piece, dice, physics, draw, faults=(), hole=None):
                 at[i] = (-at[i][0], -at[i][1], at[i][2])
                 axis[i] = (-axis[i][0], -axis[i][1], axis[i][2])
     return (at, axis, pol, size, glued, proud, faces, sunk, hand), side
+
+
+def glue_rule(piece, physics):
+    """The dice sheet's rule for gluing `piece`'s kind of die ({face: the face its N points at},
+    board.json physics.magnet.toward), or None: each face glued at whatever turn it is drawn."""
+    colour, what = piece.split()
+    return (physics["magnet"].get("toward") or {}).get(piece if what == "blocker" else colour) or None
 
 
 def _degraded(fault):

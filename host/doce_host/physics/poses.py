@@ -3,7 +3,7 @@
 Geometry from board.json "physics": the well (its side and depth), the die's side. The
 square's centre is the origin, the well floor z = 0, the rim z = well depth.
 
-    seated     in its well, anywhere the well's play lets it sit
+    seated     in its well, anywhere the walls let it sit
     bridging   pushed beyond what the well holds: its trailing bottom edge (or corner) on
                the floor, the face down resting on the rim (a side's, or a corner's)
     leaning    tilted further than that against a neighbouring die, from the floor or the rim
@@ -167,12 +167,22 @@ def walled(physics, path, side=None):
     return out
 
 
-def seated(physics, down, rng, quarter=None):
-    """A die put into its well by hand, anywhere its play allows."""
-    offset, twist = well_play(physics)
+def seated(physics, down, rng, quarter=None, side=None):
+    """A die put into its well by hand, anywhere the walls let it sit (placed): turned as far
+    as they let a die of its `side` turn (default the narrowest), across the room that turn
+    leaves it (a die turned its most has none left to slide)."""
     quarter = rng.integers(4) if quarter is None else quarter
-    dx, dy = rng.uniform(-offset, offset, 2)
-    return Pose(down=down, turn=float(90 * quarter + rng.uniform(-twist, twist)), dx=float(dx), dy=float(dy))
+    return placed(physics, down, 90.0 * quarter, [rng.uniform(-1, 1)], [rng.random(2)], side)[0]
+
+
+def placed(physics, down, turn, spin, at, side=None):
+    """Dice of one side seated flat in the widest well: each turned spin[i] (-1 to 1) of the
+    most it can turn from `turn` (most_turn), at[i] = (fx, fy) of the way across the room the
+    walls leave it at that turn (in_well)."""
+    side = physics["die_mm"][0] - physics["die_mm"][1] if side is None else side
+    most = most_turn(physics, side) * (1 - 1e-9)  # a hair less: at the most, rounding leaves no room
+    return fitting(physics, [Pose(down=down, turn=float(turn + s * most)) for s in spin], side, list(at),
+                   squaring=False)
 
 
 def rocked(pose, die, toward):

@@ -104,6 +104,18 @@ class Fields:
         pol, size = np.tile(magnets.polarisation, len(poses)), np.tile(magnets.size, (len(poses), 1))
         self.pairs.append((np.repeat(np.asarray(rows), m), at, axis, pol, size, obs))
 
+    def add_each(self, rows, dice_list, poses, sensors):
+        """add() for rows each of its own die (dice of as many magnets): one pose and one
+        sensors (5, 3) per row."""
+        rows = np.asarray(rows)
+        counts = np.array([len(d[0]) for d in dice_list])
+        for m in np.unique(counts):
+            k = np.flatnonzero(counts == m)
+            at, axis = dice.place_each([dice_list[i] for i in k], [poses[i] for i in k])
+            pol = np.concatenate([dice_list[i][0].polarisation for i in k])
+            size = np.concatenate([dice_list[i][0].size for i in k])
+            self.pairs.append((np.repeat(rows[k], m), at, axis, pol, size, np.repeat(sensors[k], m, axis=0)))
+
     def total(self, n):
         out = np.zeros((n, 5))
         if self.pairs:

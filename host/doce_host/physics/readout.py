@@ -102,10 +102,11 @@ def curve(vref):
 def raw(v, parts, physics=None):
     """The ADC's 12-bit code for input voltages `v` (V), each read by its chip's curve."""
     mv = np.asarray(v, float) * 1000
-    knots = curve(np.broadcast_to(parts.vref, np.shape(mv)) if np.ndim(parts.vref) else parts.vref)
+    knots = curve(parts.vref)  # once per chip, then read by each of its inputs
     if not np.ndim(parts.vref):
         code = np.interp(mv, knots, KNOTS, left=-1.0, right=RAW_MAX + 1.0)
     else:
+        knots = np.broadcast_to(knots, np.shape(mv) + knots.shape[-1:])
         lo, hi = knots[..., :-1], knots[..., 1:]
         t = (mv[..., None] - lo) / (hi - lo)
         inside = (t >= 0) & (t < 1)

@@ -58,6 +58,9 @@ class Spread:
 
 
 def _fill(value, size):
+    """`value` at the draw's `size`; a pin with more axes than that (dice.build_many's, one value
+    per die on its last axis) keeps them."""
     if size is None:
         return float(value) if np.ndim(value) == 0 else value
-    return np.broadcast_to(value, size).astype(float)
+    shape = (size,) if np.ndim(size) == 0 else tuple(size)
+    return np.broadcast_to(value, shape + np.shape(value)[len(shape):]).astype(float)
