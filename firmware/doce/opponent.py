@@ -59,9 +59,12 @@ STRONGEST_NOISE = 40
 
 # The strongest level: a search of its own moves, the other player's answers, its answers to
 # those and theirs again (four plies), each ply over the best few moves one ply deep. WIDTHS: how
-# many at each ply (more while all of those lose).
-WIDTHS = (40, 6, 4)
-VERIFY = 2  # the best moves two plies deep looks at again, four plies deep
+# many at each ply (more while all of those lose). The budget binds: 30 moves two plies deep leave
+# room to look at 3 four plies deep (issue 44, against greedy, bench/ladder.py: matches 5000-5399
+# 372 won where 40 and 2 won 358; held out, 2000-2399 374 (370) and 4000-4399 366 (360)); with 60
+# two plies deep the four-ply look was cut and it won 163 of 1000-1199 (188).
+WIDTHS = (30, 6, 4)
+VERIFY = 3  # the best moves two plies deep looks at again, four plies deep
 WINS = 40000  # a move worth this much four plies deep wins whatever the other player answers
 KEEP = const(16)  # the most moves a ply keeps, best first
 
