@@ -157,7 +157,8 @@ def on_trial(app):
     health check the scans make (doce/trial.py, loaded only then), else None."""
     import slots
     told = slots.reported()
-    app.version = slots.version_of(slots.state["slot"])
+    state = slots.state  # None where main.py chose no slot (a test's board): version 0, as an unknown one
+    app.version = slots.version_of(state["slot"]) if state else 0
     app.update_ready = stored_update(slots)
     if told:
         app.emit({"event": "update", "stage": "rolled_back", "slot": told[0], "reason": told[1]})
