@@ -11,7 +11,7 @@ from .arguments import BadArgument, CommandError, player_argument
 from .game import PLAYER_NAMES, WHITE
 from .netconfig import is_topic_level
 from .offline import RETRY_MS
-from .remote import NOBODY, Remote, begin, digest, forget, is_hex, save
+from .remote import NOBODY, Remote, begin, digest, forget, is_hex, save, to_peer
 from .remote_news import tell
 
 
@@ -63,7 +63,7 @@ def refuse(app, peer, match, e):
         m["rules"] = app.tables.name
         m["rules_checksum"] = "%08x" % app.tables.checksum
     net = app.net
-    tell(net, "%s/%s/remote/%s" % (net.config.get("prefix") or "doce", peer, net.id), json.dumps(m))
+    tell(net, to_peer(net, peer), json.dumps(m))
 
 
 def pair(app, peer, match, request):

@@ -121,7 +121,7 @@ class Remote:
         base = "%s/" % (net.config.get("prefix") or "doce")
         self.mine = ("%s%s/remote/" % (base, net.id)).encode()
         self.inbox = self.mine + self.peer.encode()
-        self.outbox = ("%s%s/remote/%s" % (base, self.peer, net.id)).encode()
+        self.outbox = to_peer(net, self.peer).encode()
         self.status_topic = ("%s%s/status" % (base, self.peer)).encode()
         self.beat = beat_packet(self.outbox, self.match)
         net.remote = self
@@ -741,10 +741,15 @@ def begin(app, remote):
     app.net.said_status()  # the friend's board sees this one in the match only from now (doce/net.py)
 
 
+def to_peer(net, peer):
+    """The topic this board writes to `peer`'s board on: <prefix>/<peer>/remote/<own id>."""
+    return "%s/%s/remote/%s" % (net.config.get("prefix") or "doce", peer, net.id)
+
+
 def ending(net, peer, match):
     """Whether the news kept for `peer` (doce/remote_news.py) ends `match`: the end was under way."""
     for topic, message, _ in net.news.items if net and net.news else ():
-        if topic.rsplit("/", 3)[-3:-2] == [peer]:
+        if topic == to_peer(net, peer):
             try:
                 m = json.loads(message)
             except ValueError:
