@@ -31,7 +31,11 @@ class Doce:
         """The first line of its output for which check(line) is true (every line is kept)."""
         deadline = Deadline(timeout)
         while True:
-            line = self.lines.next(timeout=max(0.1, deadline.left()))
+            try:
+                line = self.lines.next(timeout=max(0.1, deadline.left()))
+            except AssertionError as e:  # it ended or went quiet: say what it said, to tell why
+                raise AssertionError("%s; exit code %s; it said:\n%s"
+                                     % (e, self.process.poll(), "".join(self.said))) from None
             self.said.append(line)
             if check(line):
                 return line
