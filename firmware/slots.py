@@ -40,6 +40,7 @@ FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
 
 state = None  # the pointer as this boot chose, once chosen
 busy = None  # () -> True while a match is in play (the app sets it on trial: doce/trial.py)
+why = None  # why the slot on trial is not healthy yet, where the app knows (doce/trial.py): the deadline says it
 _timer = None
 
 
@@ -140,7 +141,7 @@ def _expired(timer):
     if on_trial() and wait:  # a trial never stops a game: after the match
         timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)
     elif on_trial():
-        give_up("not healthy within %d s of its boot" % (TRIAL_MS // 1000))
+        give_up("%s within %d s of its boot" % (why or "not healthy", TRIAL_MS // 1000))
 
 
 def give_up(reason):

@@ -165,7 +165,7 @@ def on_trial(app):
     if not slots.on_trial():
         return None
     from .trial import Trial
-    return Trial(app, "net.json" in os.listdir())
+    return Trial(app)
 
 
 def stored_update(slots):

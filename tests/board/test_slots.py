@@ -23,7 +23,7 @@ def constant(name):
 MAX_TRIES = constant("MAX_TRIES")
 TRIAL_MS = constant("TRIAL_MS")
 RECHECK_MS = constant("RECHECK_MS")
-NEVER_HEALTHY = ("class Trial:\n    def __init__(self, app, network):\n        import slots\n"
+NEVER_HEALTHY = ("class Trial:\n    def __init__(self, app):\n        import slots\n"
                  "        slots.busy = app.in_play\n\n    def check(self, now):\n        return False\n")
 
 
