@@ -14,9 +14,13 @@ block) is read from there, not taken for slot a, good, which may hold an update 
   tries  boots on trial that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
   failed, reason   the slot given up and why, until the app has reported it (an `update` event)
   given_up  the version of the last slot given up, kept: an update to it or below is refused
+  previous  once a slot on trial is marked good, the one it replaced, whole until an update empties it
+            (doce/update.py calls emptying() before its first write there)
 A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
+Some faults show only in play, after the trial: a slot marked good whose every scan fails for 10 s
+(doce/esp32.py Scans) goes back to `previous` while it is there, match or not (the game stands still).
 A power cut, or the EN button, is not the slot's fault and is not counted: machine.reset_cause()
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
 (MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause). It says PWRON_RESET for a
@@ -93,9 +97,10 @@ def kept(p, q):
     return q
 
 
-def back(p, reason):
-    return {"slot": p["good"], "good": p["good"], "failed": p["slot"], "reason": reason,
-            "given_up": version_of(p["slot"])}
+def back(p, reason, to=None):
+    """The pointer that boots `to` (the good slot) as good, the slot running given up for `reason`."""
+    to = to or p["good"]
+    return {"slot": to, "good": to, "failed": p["slot"], "reason": reason, "given_up": version_of(p["slot"])}
 
 
 def not_a_crash():
@@ -145,20 +150,39 @@ def _expired(timer):
 
 
 def give_up(reason):
-    """The slot on trial is not healthy: back to the good one, now."""
-    write(back(state, reason))
+    """The slot running is not healthy: back, now, to the good one if it is on trial, else to the one it
+    replaced if that is still whole (`previous`). False where there is none to go back to."""
+    if on_trial():
+        write(back(state, reason))
+    elif state is not None and state.get("previous") in SLOTS:
+        write(back(state, reason + " once marked good", state["previous"]))
+    else:
+        return False
     import machine
     machine.reset()
 
 
 def mark_good():
-    """The slot on trial came up healthy: it is the good one now."""
+    """The slot on trial came up healthy: it is the good one now, and the one it replaced is kept to go
+    back to (give_up) until an update empties it."""
     global state
     if _timer is not None:
         _timer.deinit()
-    p = kept(state, {"slot": state["slot"], "good": state["slot"]})
+    p = kept(state, {"slot": state["slot"], "good": state["slot"], "previous": state["good"]})
     write(p)
     state = p
+
+
+def emptying(slot):
+    """`slot` is about to be emptied for an update (doce/update.py): never gone back to from now on. The
+    pointer first, so a power cut after it leaves the slot whole but not named, never named and half gone."""
+    global state
+    p = read()
+    if p.get("previous") == slot:
+        del p["previous"]
+        write(p)
+        if state is not None:
+            state.pop("previous", None)
 
 
 def crashed():

@@ -20,10 +20,6 @@ HEALTHY_SCANS = 100
 # Wi-Fi and the broker in seconds (doce/mqtt.py RETRY_MS, 2 s, between tries), well inside this; half of
 # slots.TRIAL_MS, so a slot that stops scanning is still given up in time.
 ROOM_MS = slots.TRIAL_MS // 2
-# A slot whose every scan raises (doce/esp32.py Scans: the game stands still, an `error` each scan) for this
-# long is not healthy, match or not: given up at once. As long as the deadline's wait for a match to end
-# (slots.RECHECK_MS), some 100 faulted scans (esp32.FAULT_PAUSE_MS apart): no passing fault lasts so long.
-FAULTED_MS = slots.RECHECK_MS
 
 
 class Trial:
@@ -31,12 +27,10 @@ class Trial:
         self.app = app
         self.scans = 0
         self.since = None  # the first scan's time
-        self.faulted = None  # since when every scan has raised
         slots.busy = app.in_play  # the deadline waits for a match's end
 
     def check(self, now):
         """Once a scan that did not raise: True once the slot is marked good (said in an `update` event)."""
-        self.faulted = None
         self.scans += 1
         if self.since is None:
             self.since = now
@@ -55,13 +49,6 @@ class Trial:
         self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"], "version": self.app.version})
         slots.busy = None
         return True
-
-    def fault(self, now):
-        """A scan raised: after FAULTED_MS of nothing else, the slot is given up (the board resets)."""
-        if self.faulted is None:
-            self.faulted = now
-        elif ticks_diff(now, self.faulted) >= FAULTED_MS:
-            slots.give_up("its scans failed for %d s" % (FAULTED_MS // 1000))
 
     def restarting(self):
         """The app resets the board on purpose (a reboot command): that boot on trial did not crash, and

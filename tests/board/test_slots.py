@@ -75,11 +75,11 @@ def test_a_slot_on_trial_that_comes_up_healthy_is_marked_good(files, tmp_path):
     with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
         sim.start()  # and it stays on b, with nothing more to say
         sim.wait(1)
         assert len(updates(sim)) == 1  # (sim.events runs on across boots)
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 def broken(files, module, source):
@@ -126,7 +126,7 @@ def test_power_cuts_early_in_a_trial_are_not_counted_as_failed_boots(files, tmp_
         assert sim.resets == 0
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
@@ -164,7 +164,7 @@ def test_a_reboot_the_app_asks_for_or_a_soft_reset_is_not_a_crashed_boot(files, 
         assert sim.resets == 0
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 # Slot b's app with every scan failing once a match is in play (after the step, so the game itself goes on)
@@ -225,3 +225,43 @@ def test_a_lost_pointer_is_read_from_the_one_before_not_taken_for_slot_a(files, 
         sim.wait(1)
         assert sim.events[0]["event"] == "boot" and sim.resets == 0 and not updates(sim)
         assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 5
+
+
+@pytest.mark.scan_fault
+def test_a_slot_marked_good_whose_scans_fail_once_a_match_is_in_play_goes_back_to_the_one_before(files, tmp_path):
+    """A fault met only once a piece is placed comes after the trial (a board without a network is healthy in
+    100 scans). The slot before is still there, whole, until an update empties it: FAULTED_MS of failed scans
+    boot it again, match or not, and the match goes on there from the journal the two share."""
+    slot = image.slot_files(files)
+    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
+    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
+    slot["version"] = b"7"
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]  # healthy, before any piece
+        sim.place("c3", "white 4")  # the match begins: every scan fails from here
+        assert sim.scan_faults and sim.resets == 0
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 1
+        sim.settle()
+        told = updates(sim)[-1]
+        assert told["stage"] == "rolled_back" and told["slot"] == "b", told
+        assert "failed for %d s" % (RECHECK_MS // 1000) in told["reason"]
+        assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 0
+        assert sim.state()["board"] == {"c3": "white 4"}  # the match resumed on slot a
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 7}
+
+
+@pytest.mark.scan_fault
+def test_a_slot_with_no_slot_before_it_plays_on_through_its_faults(files, tmp_path):
+    """doce flash's slot a has nothing to go back to: its faults are said, and the board does not reset."""
+    slot = image.slot_files(files)
+    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
+    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "b"}) as sim:
+        sim.place("c3", "white 4")
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        sim.run(scans=2, skip_ms=RECHECK_MS)
+        assert sim.scan_faults and sim.resets == 0
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+
