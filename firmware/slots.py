@@ -7,7 +7,8 @@ files (journal, calibration, net.json, the board file and the rules) stay at the
 The pointer, slot.json, is written whole and then renamed over the old one (as doce/journal.py
 writes a new match), so a power cut leaves the old pointer or the new, never neither. The old one is
 kept as slot.json.bak (renamed aside first): a pointer missing or damaged (removed by hand, a bad
-block) is read from there, not taken for slot a, good, which may hold an update half written:
+block), or holding what no write here makes, is read from there, not taken for slot a, good, which may
+hold an update half written. With neither to trust, the board rebuilds one (rebuilt) and says so once:
   slot   the slot to boot
   good   the slot that last came up healthy; slot != good: `slot` is on trial
   booted  a boot on trial has started (written before the slot's code runs)
@@ -16,6 +17,8 @@ block) is read from there, not taken for slot a, good, which may hold an update 
   given_up  the version of the last slot given up, kept: an update to it or below is refused
   previous  once a slot on trial is marked good, the one it replaced, whole until an update empties it
             (doce/update.py calls emptying() before its first write there)
+  unsure  the slot to go back to is rebuilt's guess: not kept as `previous`
+  lost   why the pointer was rebuilt, until the app has reported it (a `warning` event)
 A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
@@ -41,6 +44,9 @@ TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/t
 RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
 VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
 FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
+UPDATE = "update.json"  # doce/update.py STATE: names the slot an update is written into, or waits in
+LOST = ("slot.json and its backup could not be read: booted %s; the version last given up, if any, is not known "
+        "(an update to it would be taken again)")
 
 state = None  # the pointer as this boot chose, once chosen
 busy = None  # () -> True while a match is in play (the app sets it on trial: doce/trial.py)
@@ -49,16 +55,71 @@ _timer = None
 
 
 def read():
-    """The pointer; a missing or damaged one is the one before it, and without that either slot a, good."""
+    """The pointer; one missing, damaged or unsound is the one before it. Without that either: what this boot
+    chose, or at the boot itself a rebuilt one."""
     for path in (POINTER, BACKUP):
         try:
             with open(path) as f:
                 p = json.load(f)
-            if isinstance(p, dict) and p.get("slot") in SLOTS and p.get("good") in SLOTS:
+            if sound(p):
                 return p
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001  (OSError, ValueError, or any other: never the REPL for a pointer)
             pass
-    return dict(FIRST)
+    if state is not None:
+        return dict(state)
+    return rebuilt()
+
+
+def sound(p):
+    """The pointer holds only what a write here makes (a field it does not know is let be)."""
+    if not isinstance(p, dict) or p.get("slot") not in SLOTS or p.get("good") not in SLOTS:
+        return False
+    if ("failed" in p) != ("reason" in p) or p.get("previous", "") == p["slot"]:
+        return False
+    for key in p:
+        value = p[key]
+        if key in ("tries", "given_up"):
+            ok = type(value) is int and value >= 0
+        elif key in ("booted", "unsure"):
+            ok = value is True
+        elif key in ("failed", "previous"):
+            ok = value in SLOTS
+        elif key in ("reason", "lost"):
+            ok = isinstance(value, str)
+        else:
+            ok = True
+        if not ok:
+            return False
+    return True
+
+
+def rebuilt():
+    """A pointer from what the flash holds, neither slot.json nor its backup to be trusted. A slot update.json
+    names is the one an update was written into (or waits in), never the one running: the other boots, good.
+    Else the newer version boots on trial, the older (doce flash's has none: 0) to go back to: the newer may be
+    the good slot, one on trial, or one given up, tried again (a crash loop or the deadline gives it up, and
+    records its version as given up once more). Equal versions (both 0: only doce flash's app): slot a."""
+    try:
+        with open(UPDATE) as f:
+            named = json.load(f).get("slot")
+    except Exception:  # noqa: BLE001
+        named = None
+    if named in SLOTS:
+        good = other(named)
+        how = "slot %s, good (update.json names slot %s, where an update was going)" % (good, named)
+        return {"slot": good, "good": good, "lost": LOST % how}
+    versions = {slot: version_of(slot) for slot in SLOTS}
+    if versions["a"] == versions["b"]:
+        return {"slot": "a", "good": "a", "lost": LOST % "slot a, good (neither slot holds a newer version)"}
+    newer = "a" if versions["a"] > versions["b"] else "b"
+    older = other(newer)
+    how = "slot %s (version %d) on trial, slot %s (version %d) to go back to" % (
+        newer, versions[newer], older, versions[older])
+    return {"slot": newer, "good": older, "tries": 0, "unsure": True, "lost": LOST % how}
+
+
+def other(slot):
+    return "b" if slot == "a" else "a"
 
 
 def write(p):
@@ -100,7 +161,10 @@ def kept(p, q):
 def back(p, reason, to=None):
     """The pointer that boots `to` (the good slot) as good, the slot running given up for `reason`."""
     to = to or p["good"]
-    return {"slot": to, "good": to, "failed": p["slot"], "reason": reason, "given_up": version_of(p["slot"])}
+    q = {"slot": to, "good": to, "failed": p["slot"], "reason": reason, "given_up": version_of(p["slot"])}
+    if "lost" in p:  # (not yet said)
+        q["lost"] = p["lost"]
+    return q
 
 
 def not_a_crash():
@@ -111,23 +175,37 @@ def not_a_crash():
 
 def choose():
     """Pick this boot's slot and put it first on sys.path. Once a boot (the simulator's harness
-    chooses before main.py runs)."""
+    chooses before main.py runs). Never raises: whatever the flash holds, the board boots a slot."""
     global state
     if state is not None:
         return state
-    p = read()
+    p = dict(FIRST)
+    try:
+        p = read()
+        p = counted(p)
+    except Exception:  # noqa: BLE001  (the pointer not written: the flash full or failing)
+        p = {"slot": p["good"], "good": p["good"]}  # a boot on trial it cannot count is not made
+    state = p
+    sys.path.insert(0, folder(p["slot"]))
+    if on_trial():
+        watch()
+    return p
+
+
+def counted(p):
+    """p, a boot on trial counted, and written before the slot's code runs: a crash or a hang in it is
+    counted at the next boot."""
     if p["slot"] != p["good"]:
+        p = dict(p)
         if p.get("booted") and not not_a_crash():  # the last boot on trial crashed or hung
             p["tries"] = p.get("tries", 0) + 1
         if p.get("tries", 0) >= MAX_TRIES:
             p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
         else:
             p["booted"] = True
-        write(p)  # before the slot's code runs: a crash or a hang in it is counted at the next boot
-    state = p
-    sys.path.insert(0, folder(p["slot"]))
-    if on_trial():
-        watch()
+        write(p)
+    elif "lost" in p:  # rebuilt: written now, said once the app runs
+        write(p)
     return p
 
 
@@ -168,7 +246,9 @@ def mark_good():
     global state
     if _timer is not None:
         _timer.deinit()
-    p = kept(state, {"slot": state["slot"], "good": state["slot"], "previous": state["good"]})
+    p = kept(state, {"slot": state["slot"], "good": state["slot"]})
+    if not state.get("unsure"):
+        p["previous"] = state["good"]
     write(p)
     state = p
 
@@ -193,14 +273,19 @@ def crashed():
 
 
 def reported():
-    """The slot given up at this boot and why, once: (slot, reason) or None."""
+    """What this boot's pointer has to say, once (said, then cleared): ((slot given up, why) or None, why
+    the pointer was rebuilt or None)."""
     global state
-    if state is None or "reason" not in state:
-        return None
-    told = (state["failed"], state["reason"])
-    state = kept(state, {"slot": state["slot"], "good": state["good"]})
-    write(state)
-    return told
+    if state is None or not ("reason" in state or "lost" in state):
+        return None, None
+    told = (state["failed"], state["reason"]) if "reason" in state else None
+    lost = state.get("lost")
+    p = dict(state)
+    for key in ("failed", "reason", "lost"):
+        p.pop(key, None)
+    write(p)
+    state = p
+    return told, lost
 
 
 def switch(slot):

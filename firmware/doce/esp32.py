@@ -161,10 +161,12 @@ def on_trial(app):
     """The app's slot (firmware/slots.py): a slot given up at this boot is reported; on trial, the
     health check the scans make (doce/trial.py, loaded only then), else None."""
     import slots
-    told = slots.reported()
+    told, lost = slots.reported()
     state = slots.state  # None where main.py chose no slot (a test's board): version 0, as an unknown one
     app.version = slots.version_of(state["slot"]) if state else 0
     app.update_ready = stored_update(slots)
+    if lost:  # the slot pointer rebuilt from the slots (firmware/slots.py rebuilt)
+        app.emit({"event": "warning", "message": lost})
     if told:
         app.emit({"event": "update", "stage": "rolled_back", "slot": told[0], "reason": told[1]})
     if not slots.on_trial():

@@ -265,3 +265,92 @@ def test_a_slot_with_no_slot_before_it_plays_on_through_its_faults(files, tmp_pa
         assert sim.scan_faults and sim.resets == 0
         assert pointer_of(sim) == {"slot": "b", "good": "b"}
 
+
+
+# Pointers that cannot be trusted: unreadable, or read but holding what no write of firmware/slots.py makes
+NONSENSE = {"garbage": b"\xff\x00garbage", "torn": b'{"slot": "b", "go',
+            "tries a string": json.dumps({"slot": "b", "good": "a", "booted": True, "tries": "2"}).encode(),
+            "no such slot": json.dumps({"slot": "c", "good": "a"}).encode(),
+            "given_up a string": json.dumps({"slot": "b", "good": "b", "given_up": "7"}).encode(),
+            "a list": b"[1, 2]"}
+
+
+def lost_pointers(files, board, damage):
+    """`board` (a flash's files) with slot.json damaged as `damage` says and its backup torn."""
+    board = dict(board)
+    board[image.POINTER] = NONSENSE[damage]
+    board[image.POINTER + ".bak"] = b'{"slot": "a", "good'
+    return board
+
+
+def warned(sim):
+    return [e["message"] for e in sim.events if e["event"] == "warning" and "slot.json" in e["message"]]
+
+
+@pytest.mark.parametrize("damage", sorted(NONSENSE))
+def test_both_pointers_lost_with_an_update_half_written_boot_the_slot_it_is_not_written_into(files, tmp_path,
+                                                                                              damage):
+    """update.json names the slot an update is written into (or waits in): the other one is the one that ran.
+    It boots, good, whatever the pointers hold, and the board says once that they were lost (and with them
+    the version last given up)."""
+    slot = image.slot_files(files)
+    board = {p: d for p, d in files.items() if not p.startswith("a/")}
+    board.update({"a/" + p: d for p, d in list(slot.items())[:5] if "esp32" not in p})  # a transfer cut early
+    board["a/version"] = b"6"
+    board["update.json"] = json.dumps({"size": 200000, "sha256": "0" * 64, "slot": "a"}).encode()
+    board.update({"b/" + p: d for p, d in slot.items()})
+    board["b/version"] = b"5"
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "flash.img").write_bytes(image.build(lost_pointers(files, board, damage)))
+    with SimBoard(tmp_path / "b") as sim:
+        sim.wait(1)
+        assert sim.resets == 0 and not updates(sim)
+        assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 5
+        [said] = warned(sim)
+        assert "slot b" in said and "given up" in said, said
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}  # said once, then cleared
+        sim.start()
+        sim.wait(1)
+        assert len(warned(sim)) == 1
+
+
+@pytest.mark.parametrize("newer", ["healthy", "crashing"])
+def test_both_pointers_lost_boot_the_newer_slot_on_trial_with_the_older_to_go_back_to(files, tmp_path, newer):
+    """No update.json: the newer version may be the good one, or one given up. It boots on trial, the older
+    kept to go back to: a version given up is given up again (its version recorded once more)."""
+    slot = image.slot_files(files) if newer == "healthy" else broken(files, "esp32", "raise RuntimeError('x')\n")
+    slot["version"] = b"5"
+    board = {p: d for p, d in files.items()}
+    board.update({"b/" + p: d for p, d in slot.items()})
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "flash.img").write_bytes(image.build(lost_pointers(files, board, "garbage")))
+    with SimBoard(tmp_path / "b") as sim:
+        sim.wait(1)
+        if newer == "healthy":
+            assert sim.resets == 0 and [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+            assert pointer_of(sim) == {"slot": "b", "good": "b"}  # the older a guess: not one to go back to
+        else:
+            assert sim.resets == MAX_TRIES and [(e["stage"], e["slot"]) for e in updates(sim)] == [
+                ("rolled_back", "b")]
+            assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 5}
+        [said] = warned(sim)
+        assert "slot b" in said and "on trial" in said, said
+
+
+def test_a_trial_boot_the_pointer_cannot_record_boots_the_good_slot(tmp_path, monkeypatch):
+    """firmware/slots.py under CPython: the pointer not written (the flash full or failing) must not stop the
+    boot (main.py would drop to the REPL), nor boot the slot on trial, whose crashes could then not be counted."""
+    import importlib.util
+    import sys
+    spec = importlib.util.spec_from_file_location("slots_under_test", FIRMWARE_DIR / "slots.py")
+    slots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(slots)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "b", "good": "a", "tries": 0}))
+
+    def full(p):
+        raise OSError(28, "no space left on the device")
+    monkeypatch.setattr(slots, "write", full)
+    assert slots.choose() == {"slot": "a", "good": "a"} and not slots.on_trial()
+    assert sys.path[0].endswith("/a")
