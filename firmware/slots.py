@@ -13,6 +13,7 @@ hold an update half written. With neither to trust, the board rebuilds one (rebu
   good   the slot that last came up healthy; slot != good: `slot` is on trial
   booted  a boot on trial has started (written before the slot's code runs)
   tries  boots on trial that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
+  boots  boots on trial that ended before the slot was healthy, whatever the cause (MAX_BOOTS)
   failed, reason   the slot given up and why, until the app has reported it (an `update` event)
   given_up  the version of the last slot given up, kept: an update to it or below is refused
   previous  once a slot on trial is marked good, the one it replaced, whole until an update empties it
@@ -24,12 +25,18 @@ or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machin
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
 Some faults show only in play, after the trial: a slot marked good whose every scan fails for 10 s
 (doce/esp32.py Scans) goes back to `previous` while it is there, match or not (the game stands still).
-A power cut, or the EN button, is not the slot's fault and is not counted: machine.reset_cause()
+A power cut, or the EN button, is not the slot's fault and is not counted in `tries`: machine.reset_cause()
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
-(MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause). It says PWRON_RESET for a
-brown-out too: a version that browns the board out as it boots is not counted, and not rolled back.
-Nor is a soft reset (SOFT_RESET: Ctrl-D at the REPL, mpremote; modmachine.c's machine_deinit sets
-is_soft_reset as main.c soft-resets) or a reset the app asks for (a `reboot`: doce/trial.py clears `booted`).
+(MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause, lines 233-260). Nor is a soft reset
+(SOFT_RESET: Ctrl-D at the REPL, mpremote; modmachine.c's machine_deinit, line 303, sets is_soft_reset as
+main.c soft-resets). But reset_cause says PWRON_RESET for a brown-out too (modmachine.c 238-240:
+ESP_RST_BROWNOUT with ESP_RST_POWERON), and nothing else the port offers tells them apart (the esp32 module
+has no reset reason; RTC.memory is RTC_NOINIT, machine_rtc.c 64-76, whose survival of a brown-out is
+ESP-IDF's and the chip's, not shown here), and a main.py that ends in SystemExit soft-resets (shared/
+runtime/pyexec.c 166-184 makes it PYEXEC_FORCED_EXIT; main.c 162-164) and runs again. So every boot on
+trial that ends before the slot is healthy, whatever its cause, is counted in `boots`, written before the
+slot's code (and its Wi-Fi) starts and cleared once it is healthy: MAX_BOOTS of them give the slot up. A
+reset the app asks for (a `reboot`: doce/trial.py clears `booted`) is not counted at all.
 """
 
 import json
@@ -40,6 +47,10 @@ POINTER = "slot.json"
 BACKUP = POINTER + ".bak"  # the pointer before the last write
 SLOTS = ("a", "b")
 MAX_TRIES = 3
+# Boots on trial ended, by any cause, before the slot was healthy: a brown-out reads as a power-on (above),
+# and a version that browns the board out as it starts (the Wi-Fi's surge) would else loop for ever. A trial
+# is over in seconds (doce/trial.py); the room does not cut a board's power this often in one.
+MAX_BOOTS = 6
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
 RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
 VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
@@ -78,7 +89,7 @@ def sound(p):
         return False
     for key in p:
         value = p[key]
-        if key in ("tries", "given_up"):
+        if key in ("tries", "boots", "given_up"):
             ok = type(value) is int and value >= 0
         elif key in ("booted", "unsure"):
             ok = value is True
@@ -197,10 +208,15 @@ def counted(p):
     counted at the next boot."""
     if p["slot"] != p["good"]:
         p = dict(p)
-        if p.get("booted") and not not_a_crash():  # the last boot on trial crashed or hung
-            p["tries"] = p.get("tries", 0) + 1
+        if p.get("booted"):  # the last boot on trial ended before the slot was healthy
+            p["boots"] = p.get("boots", 0) + 1
+            if not not_a_crash():  # in a crash or a hang
+                p["tries"] = p.get("tries", 0) + 1
         if p.get("tries", 0) >= MAX_TRIES:
             p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
+        elif p.get("boots", 0) >= MAX_BOOTS:
+            p = back(p, "reset, by any cause, in %d boots in a row before it came up healthy (a brown-out reads as "
+                        "a power cut)" % MAX_BOOTS)
         else:
             p["booted"] = True
         write(p)

@@ -21,6 +21,7 @@ def constant(name):
 
 
 MAX_TRIES = constant("MAX_TRIES")
+MAX_BOOTS = constant("MAX_BOOTS")
 TRIAL_MS = constant("TRIAL_MS")
 RECHECK_MS = constant("RECHECK_MS")
 NEVER_HEALTHY = ("class Trial:\n    def __init__(self, app):\n        import slots\n"
@@ -354,3 +355,22 @@ def test_a_trial_boot_the_pointer_cannot_record_boots_the_good_slot(tmp_path, mo
     monkeypatch.setattr(slots, "write", full)
     assert slots.choose() == {"slot": "a", "good": "a"} and not slots.on_trial()
     assert sys.path[0].endswith("/a")
+
+
+# What a brown-out at boot looks like to the next boot: MicroPython v1.28.0's mp_machine_reset_cause
+# (ports/esp32/modmachine.c) says PWRON_RESET for ESP_RST_BROWNOUT as for ESP_RST_POWERON. The simulated
+# machine.reset takes the cause it leaves for the next boot (host/doce_host/sim/device/machine.py).
+BROWNS_OUT = "import machine\nmachine.reset(machine.PWRON_RESET)  # the Wi-Fi's start surge: a brown-out\n"
+
+
+def test_a_slot_that_browns_the_board_out_at_every_boot_is_given_up_after_max_boots(files, tmp_path):
+    """A brown-out reads as a power-on, which is not counted as a crash: a version that browns out as it starts
+    would boot in a loop for ever. Every boot on trial that ends before the slot is healthy counts, whatever its
+    cause, up to MAX_BOOTS (more than MAX_TRIES: a few power cuts are no fault of the version)."""
+    slot = broken(files, "esp32", BROWNS_OUT)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        assert sim.resets == MAX_BOOTS > MAX_TRIES
+        sim.wait(1)
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "%d boots" % MAX_BOOTS in told["reason"], told
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
