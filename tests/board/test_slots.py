@@ -178,7 +178,7 @@ FAILS_IN_PLAY = ("from doce import app as _app\n\n_step = _app.App.step\n\n\n"
 @pytest.mark.scan_fault
 def test_a_slot_whose_scans_fail_in_a_match_is_given_up_without_waiting_for_its_end(files, tmp_path):
     """A match a slot on trial cannot play (an `error` at every scan) never ends: the deadline's wait for it must
-    not keep the slot forever. doce/trial.py FAULTED_MS (slots.RECHECK_MS) of failed scans give it up at once."""
+    not keep the slot forever. doce/esp32.py FAULTED_MS (10 s) of failed scans give it up at once."""
     slot = image.slot_files(files)
     slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
     slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
