@@ -194,12 +194,12 @@ def choose():
     try:
         p = read()
         p = counted(p)
-    except Exception:  # noqa: BLE001  (the pointer not written: the flash full or failing)
-        p = {"slot": p["good"], "good": p["good"]}  # a boot on trial it cannot count is not made
+        if p["slot"] != p["good"]:
+            watch()
+    except Exception:  # noqa: BLE001  (the pointer not written, the flash full or failing; no timer)
+        p = {"slot": p["good"], "good": p["good"]}  # a boot on trial it cannot count or end is not made
     state = p
     sys.path.insert(0, folder(p["slot"]))
-    if on_trial():
-        watch()
     return p
 
 
