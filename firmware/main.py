@@ -2,8 +2,8 @@
 # Fixed, with slots.py: an update replaces the app in a slot folder, never these (docs/room.md).
 import slots
 
-slots.choose()
 try:
+    slots.choose()  # never raises (whatever the pointer holds, a slot); inside the try all the same
     from doce.esp32 import run
 
     run()

@@ -7,22 +7,36 @@ files (journal, calibration, net.json, the board file and the rules) stay at the
 The pointer, slot.json, is written whole and then renamed over the old one (as doce/journal.py
 writes a new match), so a power cut leaves the old pointer or the new, never neither. The old one is
 kept as slot.json.bak (renamed aside first): a pointer missing or damaged (removed by hand, a bad
-block) is read from there, not taken for slot a, good, which may hold an update half written:
+block), or holding what no write here makes, is read from there, not taken for slot a, good, which may
+hold an update half written. With neither to trust, the board rebuilds one (rebuilt) and says so once:
   slot   the slot to boot
   good   the slot that last came up healthy; slot != good: `slot` is on trial
   booted  a boot on trial has started (written before the slot's code runs)
   tries  boots on trial that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
+  boots  boots on trial that ended before the slot was healthy, whatever the cause (MAX_BOOTS)
   failed, reason   the slot given up and why, until the app has reported it (an `update` event)
   given_up  the version of the last slot given up, kept: an update to it or below is refused
+  previous  once a slot on trial is marked good, the one it replaced, whole until an update empties it
+            (doce/update.py calls emptying() before its first write there)
+  unsure  the slot to go back to is rebuilt's guess: not kept as `previous`
+  lost   why the pointer was rebuilt, until the app has reported it (a `warning` event)
 A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
-A power cut, or the EN button, is not the slot's fault and is not counted: machine.reset_cause()
+Some faults show only in play, after the trial: a slot marked good whose every scan fails for 10 s
+(doce/esp32.py Scans) goes back to `previous` while it is there, match or not (the game stands still).
+A power cut, or the EN button, is not the slot's fault and is not counted in `tries`: machine.reset_cause()
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
-(MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause). It says PWRON_RESET for a
-brown-out too: a version that browns the board out as it boots is not counted, and not rolled back.
-Nor is a soft reset (SOFT_RESET: Ctrl-D at the REPL, mpremote; modmachine.c's machine_deinit sets
-is_soft_reset as main.c soft-resets) or a reset the app asks for (a `reboot`: doce/trial.py clears `booted`).
+(MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause, lines 233-260). Nor is a soft reset
+(SOFT_RESET: Ctrl-D at the REPL, mpremote; modmachine.c's machine_deinit, line 303, sets is_soft_reset as
+main.c soft-resets). But reset_cause says PWRON_RESET for a brown-out too (modmachine.c 238-240:
+ESP_RST_BROWNOUT with ESP_RST_POWERON), and nothing else the port offers tells them apart (the esp32 module
+has no reset reason; RTC.memory is RTC_NOINIT, machine_rtc.c 64-76, whose survival of a brown-out is
+ESP-IDF's and the chip's, not shown here), and a main.py that ends in SystemExit soft-resets (shared/
+runtime/pyexec.c 166-184 makes it PYEXEC_FORCED_EXIT; main.c 162-164) and runs again. So every boot on
+trial that ends before the slot is healthy, whatever its cause, is counted in `boots`, written before the
+slot's code (and its Wi-Fi) starts and cleared once it is healthy: MAX_BOOTS of them give the slot up. A
+reset the app asks for (a `reboot`: doce/trial.py clears `booted`) is not counted at all.
 """
 
 import json
@@ -33,27 +47,90 @@ POINTER = "slot.json"
 BACKUP = POINTER + ".bak"  # the pointer before the last write
 SLOTS = ("a", "b")
 MAX_TRIES = 3
+# Boots on trial ended, by any cause, before the slot was healthy: a brown-out reads as a power-on (above),
+# and a version that browns the board out as it starts (the Wi-Fi's surge) would else loop for ever. A trial
+# is over in seconds (doce/trial.py); the room does not cut a board's power this often in one.
+MAX_BOOTS = 6
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
 RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
 VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
 FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
+UPDATE = "update.json"  # doce/update.py STATE: names the slot an update is written into, or waits in
+LOST = ("slot.json and its backup could not be read: booted %s; the version last given up, if any, is not known "
+        "(an update to it would be taken again)")
 
 state = None  # the pointer as this boot chose, once chosen
 busy = None  # () -> True while a match is in play (the app sets it on trial: doce/trial.py)
+why = None  # why the slot on trial is not healthy yet, where the app knows (doce/trial.py): the deadline says it
 _timer = None
 
 
 def read():
-    """The pointer; a missing or damaged one is the one before it, and without that either slot a, good."""
+    """The pointer; one missing, damaged or unsound is the one before it. Without that either: what this boot
+    chose, or at the boot itself a rebuilt one."""
     for path in (POINTER, BACKUP):
         try:
             with open(path) as f:
                 p = json.load(f)
-            if isinstance(p, dict) and p.get("slot") in SLOTS and p.get("good") in SLOTS:
+            if sound(p):
                 return p
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001  (OSError, ValueError, or any other: never the REPL for a pointer)
             pass
-    return dict(FIRST)
+    if state is not None:
+        return dict(state)
+    return rebuilt()
+
+
+def sound(p):
+    """The pointer holds only what a write here makes (a field it does not know is let be)."""
+    if not isinstance(p, dict) or p.get("slot") not in SLOTS or p.get("good") not in SLOTS:
+        return False
+    if ("failed" in p) != ("reason" in p) or p.get("previous", "") == p["slot"]:
+        return False
+    for key in p:
+        value = p[key]
+        if key in ("tries", "boots", "given_up"):
+            ok = type(value) is int and value >= 0
+        elif key in ("booted", "unsure"):
+            ok = value is True
+        elif key in ("failed", "previous"):
+            ok = value in SLOTS
+        elif key in ("reason", "lost"):
+            ok = isinstance(value, str)
+        else:
+            ok = True
+        if not ok:
+            return False
+    return True
+
+
+def rebuilt():
+    """A pointer from what the flash holds, neither slot.json nor its backup to be trusted. A slot update.json
+    names is the one an update was written into (or waits in), never the one running: the other boots, good.
+    Else the newer version boots on trial, the older (doce flash's has none: 0) to go back to: the newer may be
+    the good slot, one on trial, or one given up, tried again (a crash loop or the deadline gives it up, and
+    records its version as given up once more). Equal versions (both 0: only doce flash's app): slot a."""
+    try:
+        with open(UPDATE) as f:
+            named = json.load(f).get("slot")
+    except Exception:  # noqa: BLE001
+        named = None
+    if named in SLOTS:
+        good = other(named)
+        how = "slot %s, good (update.json names slot %s, where an update was going)" % (good, named)
+        return {"slot": good, "good": good, "lost": LOST % how}
+    versions = {slot: version_of(slot) for slot in SLOTS}
+    if versions["a"] == versions["b"]:
+        return {"slot": "a", "good": "a", "lost": LOST % "slot a, good (neither slot holds a newer version)"}
+    newer = "a" if versions["a"] > versions["b"] else "b"
+    older = other(newer)
+    how = "slot %s (version %d) on trial, slot %s (version %d) to go back to" % (
+        newer, versions[newer], older, versions[older])
+    return {"slot": newer, "good": older, "tries": 0, "unsure": True, "lost": LOST % how}
+
+
+def other(slot):
+    return "b" if slot == "a" else "a"
 
 
 def write(p):
@@ -92,9 +169,13 @@ def kept(p, q):
     return q
 
 
-def back(p, reason):
-    return {"slot": p["good"], "good": p["good"], "failed": p["slot"], "reason": reason,
-            "given_up": version_of(p["slot"])}
+def back(p, reason, to=None):
+    """The pointer that boots `to` (the good slot) as good, the slot running given up for `reason`."""
+    to = to or p["good"]
+    q = {"slot": to, "good": to, "failed": p["slot"], "reason": reason, "given_up": version_of(p["slot"])}
+    if "lost" in p:  # (not yet said)
+        q["lost"] = p["lost"]
+    return q
 
 
 def not_a_crash():
@@ -105,23 +186,42 @@ def not_a_crash():
 
 def choose():
     """Pick this boot's slot and put it first on sys.path. Once a boot (the simulator's harness
-    chooses before main.py runs)."""
+    chooses before main.py runs). Never raises: whatever the flash holds, the board boots a slot."""
     global state
     if state is not None:
         return state
-    p = read()
-    if p["slot"] != p["good"]:
-        if p.get("booted") and not not_a_crash():  # the last boot on trial crashed or hung
-            p["tries"] = p.get("tries", 0) + 1
-        if p.get("tries", 0) >= MAX_TRIES:
-            p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
-        else:
-            p["booted"] = True
-        write(p)  # before the slot's code runs: a crash or a hang in it is counted at the next boot
+    p = dict(FIRST)
+    try:
+        p = read()
+        p = counted(p)
+        if p["slot"] != p["good"]:
+            watch()
+    except Exception:  # noqa: BLE001  (the pointer not written, the flash full or failing; no timer)
+        p = {"slot": p["good"], "good": p["good"]}  # a boot on trial it cannot count or end is not made
     state = p
     sys.path.insert(0, folder(p["slot"]))
-    if on_trial():
-        watch()
+    return p
+
+
+def counted(p):
+    """p, a boot on trial counted, and written before the slot's code runs: a crash or a hang in it is
+    counted at the next boot."""
+    if p["slot"] != p["good"]:
+        p = dict(p)
+        if p.get("booted"):  # the last boot on trial ended before the slot was healthy
+            p["boots"] = p.get("boots", 0) + 1
+            if not not_a_crash():  # in a crash or a hang
+                p["tries"] = p.get("tries", 0) + 1
+        if p.get("tries", 0) >= MAX_TRIES:
+            p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
+        elif p.get("boots", 0) >= MAX_BOOTS:
+            p = back(p, "reset, by any cause, in %d boots in a row before it came up healthy (a brown-out reads as "
+                        "a power cut)" % MAX_BOOTS)
+        else:
+            p["booted"] = True
+        write(p)
+    elif "lost" in p:  # rebuilt: written now, said once the app runs
+        write(p)
     return p
 
 
@@ -140,24 +240,45 @@ def _expired(timer):
     if on_trial() and wait:  # a trial never stops a game: after the match
         timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)
     elif on_trial():
-        give_up("not healthy within %d s of its boot" % (TRIAL_MS // 1000))
+        give_up("%s within %d s of its boot" % (why or "not healthy", TRIAL_MS // 1000))
 
 
 def give_up(reason):
-    """The slot on trial is not healthy: back to the good one, now."""
-    write(back(state, reason))
+    """The slot running is not healthy: back, now, to the good one if it is on trial, else to the one it
+    replaced if that is still whole (`previous`). False where there is none to go back to."""
+    if on_trial():
+        write(back(state, reason))
+    elif state is not None and state.get("previous") in SLOTS:
+        write(back(state, reason + " once marked good", state["previous"]))
+    else:
+        return False
     import machine
     machine.reset()
 
 
 def mark_good():
-    """The slot on trial came up healthy: it is the good one now."""
+    """The slot on trial came up healthy: it is the good one now, and the one it replaced is kept to go
+    back to (give_up) until an update empties it."""
     global state
     if _timer is not None:
         _timer.deinit()
     p = kept(state, {"slot": state["slot"], "good": state["slot"]})
+    if not state.get("unsure"):
+        p["previous"] = state["good"]
     write(p)
     state = p
+
+
+def emptying(slot):
+    """`slot` is about to be emptied for an update (doce/update.py): never gone back to from now on. The
+    pointer first, so a power cut after it leaves the slot whole but not named, never named and half gone."""
+    global state
+    p = read()
+    if p.get("previous") == slot:
+        del p["previous"]
+        write(p)
+        if state is not None:
+            state.pop("previous", None)
 
 
 def crashed():
@@ -168,14 +289,19 @@ def crashed():
 
 
 def reported():
-    """The slot given up at this boot and why, once: (slot, reason) or None."""
+    """What this boot's pointer has to say, once (said, then cleared): ((slot given up, why) or None, why
+    the pointer was rebuilt or None)."""
     global state
-    if state is None or "reason" not in state:
-        return None
-    told = (state["failed"], state["reason"])
-    state = kept(state, {"slot": state["slot"], "good": state["good"]})
-    write(state)
-    return told
+    if state is None or not ("reason" in state or "lost" in state):
+        return None, None
+    told = (state["failed"], state["reason"]) if "reason" in state else None
+    lost = state.get("lost")
+    p = dict(state)
+    for key in ("failed", "reason", "lost"):
+        p.pop(key, None)
+    write(p)
+    state = p
+    return told, lost
 
 
 def switch(slot):

@@ -41,6 +41,11 @@ REPL_WATCHDOG_MS = 24 * 3600 * 1000
 IDLE_AFTER_MS = 1000
 # After a scan that met a fault: a fault at every scan then fills the link with its events no faster.
 FAULT_PAUSE_MS = 100
+# A slot whose every scan raises for this long (the game stands still, an `error` each scan) is not
+# healthy, match or not: the board goes back to the slot before it, where there is one (firmware/slots.py
+# give_up). As long as a trial's deadline waits for a match to end (slots.RECHECK_MS), some 100 faulted
+# scans (FAULT_PAUSE_MS apart): no passing fault lasts so long.
+FAULTED_MS = 10000
 
 
 class BadBoardFile(Exception):
@@ -156,16 +161,18 @@ def on_trial(app):
     """The app's slot (firmware/slots.py): a slot given up at this boot is reported; on trial, the
     health check the scans make (doce/trial.py, loaded only then), else None."""
     import slots
-    told = slots.reported()
+    told, lost = slots.reported()
     state = slots.state  # None where main.py chose no slot (a test's board): version 0, as an unknown one
     app.version = slots.version_of(state["slot"]) if state else 0
     app.update_ready = stored_update(slots)
+    if lost:  # the slot pointer rebuilt from the slots (firmware/slots.py rebuilt)
+        app.emit({"event": "warning", "message": lost})
     if told:
         app.emit({"event": "update", "stage": "rolled_back", "slot": told[0], "reason": told[1]})
     if not slots.on_trial():
         return None
     from .trial import Trial
-    return Trial(app, "net.json" in os.listdir())
+    return Trial(app)
 
 
 def stored_update(slots):
@@ -195,6 +202,7 @@ class Scans:
         self.app = app
         self.button = button
         self.fault = False  # the last scan's
+        self.faulted = None  # since when every scan has raised
         self.trial = app.trial  # a slot on trial: its health check, until it passes
 
     def scan(self, now):
@@ -204,8 +212,19 @@ class Scans:
             self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
             if self.trial is not None and self.trial.check(now):
                 self._trial_over()
-        if self.fault and self.trial is not None:  # a slot on trial whose scans keep failing is given up
-            self.trial.fault(now)
+        if not self.fault:
+            self.faulted = None
+        elif self.faulted is None:
+            self.faulted = now
+        elif time.ticks_diff(now, self.faulted) >= FAULTED_MS:
+            self.faulted = None
+            self._stuck()
+
+    def _stuck(self):
+        """Every scan has failed for FAULTED_MS: back to the slot before, on trial or once marked good (the board
+        resets; firmware/slots.py). With none (doce flash's app), the board plays on saying each fault."""
+        import slots
+        slots.give_up("its scans failed for %d s" % (FAULTED_MS // 1000))
 
     def _trial_over(self):
         """The slot came up healthy: its check let go."""

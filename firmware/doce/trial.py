@@ -1,11 +1,13 @@
 """A slot on trial (firmware/slots.py): it is marked good once it is healthy, that is booted and
-scanning and, on a board with a broker set up, on the broker. The room's Wi-Fi may be down as the boards
+scanning and, on a board whose network started, on the broker. The room's Wi-Fi may be down as the boards
 come back from an update: that is not the new version's fault, and an outage must not roll a whole room
-back, so a slot scanning ROOM_MS with the station not joined to the Wi-Fi (no network started at all, or
-doce/wifi.py not up) is healthy without the broker. With the Wi-Fi joined and the broker not reached, it
-is not: a version whose MQTT or TLS is broken would else be kept for good, and no update could reach it
-again; the slot's deadline gives it up. Loaded only on a trial boot; its deadline never resets a board
-while a match is in play (slots.busy)."""
+back, so a slot scanning ROOM_MS with the station not joined to the Wi-Fi (doce/wifi.py not up) is healthy
+without the broker. With the Wi-Fi joined and the broker not reached, it is not: a version whose MQTT or TLS
+is broken would else be kept for good, and no update could reach it again; the slot's deadline gives it up.
+Nor is a slot whose own network code raised as it started (doce/offline.py holds a retry, app.net stays
+None): that is the version's fault, said at the deadline unless a retry starts it. A board that starts no
+network at all (none set up, or refused: no PSRAM, a supply too weak for the radio) has no broker to wait for.
+Loaded only on a trial boot; its deadline never resets a board while a match is in play (slots.busy)."""
 
 import slots
 
@@ -18,44 +20,35 @@ HEALTHY_SCANS = 100
 # Wi-Fi and the broker in seconds (doce/mqtt.py RETRY_MS, 2 s, between tries), well inside this; half of
 # slots.TRIAL_MS, so a slot that stops scanning is still given up in time.
 ROOM_MS = slots.TRIAL_MS // 2
-# A slot whose every scan raises (doce/esp32.py Scans: the game stands still, an `error` each scan) for this
-# long is not healthy, match or not: given up at once. As long as the deadline's wait for a match to end
-# (slots.RECHECK_MS), some 100 faulted scans (esp32.FAULT_PAUSE_MS apart): no passing fault lasts so long.
-FAULTED_MS = slots.RECHECK_MS
 
 
 class Trial:
-    def __init__(self, app, network):
+    def __init__(self, app):
         self.app = app
-        self.network = network  # the board has a broker set up: it waits for it, ROOM_MS at most
         self.scans = 0
         self.since = None  # the first scan's time
-        self.faulted = None  # since when every scan has raised
         slots.busy = app.in_play  # the deadline waits for a match's end
 
     def check(self, now):
         """Once a scan that did not raise: True once the slot is marked good (said in an `update` event)."""
-        self.faulted = None
         self.scans += 1
         if self.since is None:
             self.since = now
         if self.scans < HEALTHY_SCANS:
             return False
-        net = self.app.net
-        if self.network and (net is None or not net.up) and (
-                ticks_diff(now, self.since) < ROOM_MS or net is not None and net.wifi.up()):
+        app = self.app
+        net = app.net
+        if net is None and app.later is not None:  # the network's start raised: a retry waits (doce/offline.py)
+            if slots.why is None:  # (once: no string made at every scan)
+                slots.why = "its network did not start (%s)" % app.later.kind.__name__
+            return False
+        slots.why = None  # (a retry started it)
+        if net is not None and not net.up and (ticks_diff(now, self.since) < ROOM_MS or net.wifi.up()):
             return False  # the broker not reached: excused after ROOM_MS only by a Wi-Fi outage
         slots.mark_good()
         self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"], "version": self.app.version})
         slots.busy = None
         return True
-
-    def fault(self, now):
-        """A scan raised: after FAULTED_MS of nothing else, the slot is given up (the board resets)."""
-        if self.faulted is None:
-            self.faulted = now
-        elif ticks_diff(now, self.faulted) >= FAULTED_MS:
-            slots.give_up("its scans failed for %d s" % (FAULTED_MS // 1000))
 
     def restarting(self):
         """The app resets the board on purpose (a reboot command): that boot on trial did not crash, and

@@ -446,6 +446,7 @@ class Update:
         slot = self.slot
         if slot is None:
             return
+        pointer().emptying(slot)  # no longer a slot to go back to (firmware/slots.py `previous`), before a file goes
         make(slot)
         for folder in FOLDERS:
             make(slot + "/" + folder)

@@ -21,9 +21,10 @@ def constant(name):
 
 
 MAX_TRIES = constant("MAX_TRIES")
+MAX_BOOTS = constant("MAX_BOOTS")
 TRIAL_MS = constant("TRIAL_MS")
 RECHECK_MS = constant("RECHECK_MS")
-NEVER_HEALTHY = ("class Trial:\n    def __init__(self, app, network):\n        import slots\n"
+NEVER_HEALTHY = ("class Trial:\n    def __init__(self, app):\n        import slots\n"
                  "        slots.busy = app.in_play\n\n    def check(self, now):\n        return False\n")
 
 
@@ -75,11 +76,11 @@ def test_a_slot_on_trial_that_comes_up_healthy_is_marked_good(files, tmp_path):
     with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
         sim.start()  # and it stays on b, with nothing more to say
         sim.wait(1)
         assert len(updates(sim)) == 1  # (sim.events runs on across boots)
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 def broken(files, module, source):
@@ -126,7 +127,7 @@ def test_power_cuts_early_in_a_trial_are_not_counted_as_failed_boots(files, tmp_
         assert sim.resets == 0
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
@@ -164,7 +165,7 @@ def test_a_reboot_the_app_asks_for_or_a_soft_reset_is_not_a_crashed_boot(files, 
         assert sim.resets == 0
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
-        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 # Slot b's app with every scan failing once a match is in play (after the step, so the game itself goes on)
@@ -177,7 +178,7 @@ FAILS_IN_PLAY = ("from doce import app as _app\n\n_step = _app.App.step\n\n\n"
 @pytest.mark.scan_fault
 def test_a_slot_whose_scans_fail_in_a_match_is_given_up_without_waiting_for_its_end(files, tmp_path):
     """A match a slot on trial cannot play (an `error` at every scan) never ends: the deadline's wait for it must
-    not keep the slot forever. doce/trial.py FAULTED_MS (slots.RECHECK_MS) of failed scans give it up at once."""
+    not keep the slot forever. doce/esp32.py FAULTED_MS (10 s) of failed scans give it up at once."""
     slot = image.slot_files(files)
     slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
     slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
@@ -225,3 +226,151 @@ def test_a_lost_pointer_is_read_from_the_one_before_not_taken_for_slot_a(files, 
         sim.wait(1)
         assert sim.events[0]["event"] == "boot" and sim.resets == 0 and not updates(sim)
         assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 5
+
+
+@pytest.mark.scan_fault
+def test_a_slot_marked_good_whose_scans_fail_once_a_match_is_in_play_goes_back_to_the_one_before(files, tmp_path):
+    """A fault met only once a piece is placed comes after the trial (a board without a network is healthy in
+    100 scans). The slot before is still there, whole, until an update empties it: FAULTED_MS of failed scans
+    boot it again, match or not, and the match goes on there from the journal the two share."""
+    slot = image.slot_files(files)
+    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
+    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
+    slot["version"] = b"7"
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]  # healthy, before any piece
+        sim.place("c3", "white 4")  # the match begins: every scan fails from here
+        assert sim.scan_faults and sim.resets == 0
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 1
+        sim.settle()
+        told = updates(sim)[-1]
+        assert told["stage"] == "rolled_back" and told["slot"] == "b", told
+        assert "failed for %d s" % (RECHECK_MS // 1000) in told["reason"]
+        assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 0
+        assert sim.state()["board"] == {"c3": "white 4"}  # the match resumed on slot a
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 7}
+
+
+@pytest.mark.scan_fault
+def test_a_slot_with_no_slot_before_it_plays_on_through_its_faults(files, tmp_path):
+    """doce flash's slot a has nothing to go back to: its faults are said, and the board does not reset."""
+    slot = image.slot_files(files)
+    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
+    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "b"}) as sim:
+        sim.place("c3", "white 4")
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        sim.run(scans=2, skip_ms=RECHECK_MS)
+        assert sim.scan_faults and sim.resets == 0
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}
+
+
+
+# Pointers that cannot be trusted: unreadable, or read but holding what no write of firmware/slots.py makes
+NONSENSE = {"garbage": b"\xff\x00garbage", "torn": b'{"slot": "b", "go',
+            "tries a string": json.dumps({"slot": "b", "good": "a", "booted": True, "tries": "2"}).encode(),
+            "no such slot": json.dumps({"slot": "c", "good": "a"}).encode(),
+            "given_up a string": json.dumps({"slot": "b", "good": "b", "given_up": "7"}).encode(),
+            "a list": b"[1, 2]"}
+
+
+def lost_pointers(files, board, damage):
+    """`board` (a flash's files) with slot.json damaged as `damage` says and its backup torn."""
+    board = dict(board)
+    board[image.POINTER] = NONSENSE[damage]
+    board[image.POINTER + ".bak"] = b'{"slot": "a", "good'
+    return board
+
+
+def warned(sim):
+    return [e["message"] for e in sim.events if e["event"] == "warning" and "slot.json" in e["message"]]
+
+
+@pytest.mark.parametrize("damage", sorted(NONSENSE))
+def test_both_pointers_lost_with_an_update_half_written_boot_the_slot_it_is_not_written_into(files, tmp_path,
+                                                                                              damage):
+    """update.json names the slot an update is written into (or waits in): the other one is the one that ran.
+    It boots, good, whatever the pointers hold, and the board says once that they were lost (and with them
+    the version last given up)."""
+    slot = image.slot_files(files)
+    board = {p: d for p, d in files.items() if not p.startswith("a/")}
+    board.update({"a/" + p: d for p, d in list(slot.items())[:5] if "esp32" not in p})  # a transfer cut early
+    board["a/version"] = b"6"
+    board["update.json"] = json.dumps({"size": 200000, "sha256": "0" * 64, "slot": "a"}).encode()
+    board.update({"b/" + p: d for p, d in slot.items()})
+    board["b/version"] = b"5"
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "flash.img").write_bytes(image.build(lost_pointers(files, board, damage)))
+    with SimBoard(tmp_path / "b") as sim:
+        sim.wait(1)
+        assert sim.resets == 0 and not updates(sim)
+        assert sim.command(do="send", line=json.dumps({"cmd": "hello"}) + "\n")["link"][0]["version"] == 5
+        [said] = warned(sim)
+        assert "slot b" in said and "given up" in said, said
+        assert pointer_of(sim) == {"slot": "b", "good": "b"}  # said once, then cleared
+        sim.start()
+        sim.wait(1)
+        assert len(warned(sim)) == 1
+
+
+@pytest.mark.parametrize("newer", ["healthy", "crashing"])
+def test_both_pointers_lost_boot_the_newer_slot_on_trial_with_the_older_to_go_back_to(files, tmp_path, newer):
+    """No update.json: the newer version may be the good one, or one given up. It boots on trial, the older
+    kept to go back to: a version given up is given up again (its version recorded once more)."""
+    slot = image.slot_files(files) if newer == "healthy" else broken(files, "esp32", "raise RuntimeError('x')\n")
+    slot["version"] = b"5"
+    board = {p: d for p, d in files.items()}
+    board.update({"b/" + p: d for p, d in slot.items()})
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "flash.img").write_bytes(image.build(lost_pointers(files, board, "garbage")))
+    with SimBoard(tmp_path / "b") as sim:
+        sim.wait(1)
+        if newer == "healthy":
+            assert sim.resets == 0 and [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+            assert pointer_of(sim) == {"slot": "b", "good": "b"}  # the older a guess: not one to go back to
+        else:
+            assert sim.resets == MAX_TRIES and [(e["stage"], e["slot"]) for e in updates(sim)] == [
+                ("rolled_back", "b")]
+            assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 5}
+        [said] = warned(sim)
+        assert "slot b" in said and "on trial" in said, said
+
+
+def test_a_trial_boot_the_pointer_cannot_record_boots_the_good_slot(tmp_path, monkeypatch):
+    """firmware/slots.py under CPython: the pointer not written (the flash full or failing) must not stop the
+    boot (main.py would drop to the REPL), nor boot the slot on trial, whose crashes could then not be counted."""
+    import importlib.util
+    import sys
+    spec = importlib.util.spec_from_file_location("slots_under_test", FIRMWARE_DIR / "slots.py")
+    slots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(slots)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "b", "good": "a", "tries": 0}))
+
+    def full(p):
+        raise OSError(28, "no space left on the device")
+    monkeypatch.setattr(slots, "write", full)
+    assert slots.choose() == {"slot": "a", "good": "a"} and not slots.on_trial()
+    assert sys.path[0].endswith("/a")
+
+
+# What a brown-out at boot looks like to the next boot: MicroPython v1.28.0's mp_machine_reset_cause
+# (ports/esp32/modmachine.c) says PWRON_RESET for ESP_RST_BROWNOUT as for ESP_RST_POWERON. The simulated
+# machine.reset takes the cause it leaves for the next boot (host/doce_host/sim/device/machine.py).
+BROWNS_OUT = "import machine\nmachine.reset(machine.PWRON_RESET)  # the Wi-Fi's start surge: a brown-out\n"
+
+
+def test_a_slot_that_browns_the_board_out_at_every_boot_is_given_up_after_max_boots(files, tmp_path):
+    """A brown-out reads as a power-on, which is not counted as a crash: a version that browns out as it starts
+    would boot in a loop for ever. Every boot on trial that ends before the slot is healthy counts, whatever its
+    cause, up to MAX_BOOTS (more than MAX_TRIES: a few power cuts are no fault of the version)."""
+    slot = broken(files, "esp32", BROWNS_OUT)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        assert sim.resets == MAX_BOOTS > MAX_TRIES
+        sim.wait(1)
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "%d boots" % MAX_BOOTS in told["reason"], told
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}

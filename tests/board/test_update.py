@@ -139,7 +139,7 @@ def test_a_transfer_resumes_after_a_power_cut_waits_for_the_match_and_boots_byte
         assert ask(sim, "hello")["version"] == 1  # the room sees which version each board runs
         on_flash = stored(sim)
     assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == slot
-    assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
+    assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
@@ -384,3 +384,20 @@ def test_a_transfer_erases_a_flash_sector_a_block_it_fills_not_one_a_chunk(slot,
         at += len(d)
     assert erases <= blocks + files, (erases, blocks, files, (end - head) // update.CHUNK)
     assert after["longest_scan"]["erases"] <= 1  # and one scan waits for one erase at most
+
+
+def test_an_update_into_the_slot_before_the_running_one_drops_it_as_the_one_to_go_back_to(slot, tmp_path):
+    """A slot marked good may go back to the one before it (firmware/slots.py `previous`) while that is whole. The
+    first write of a new update into it makes it no longer so: the pointer forgets it first, then it is emptied."""
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+    files = image.read(sim.flash.read_bytes())
+    files.update({"b/" + p: d for p, d in slot.items()})
+    files["b/version"] = b"1"
+    files[image.POINTER] = json.dumps({"slot": "b", "good": "b", "previous": "a"}).encode()
+    sim.flash.write_bytes(image.build(files))
+    with SimBoard(tmp_path) as sim:
+        assert ask(sim, **update.begin(update.package(SMALL, 2, "t1", KEY)))["slot"] == "a"
+        on_flash = stored(sim)
+    assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
+    assert not [p for p in on_flash if p.startswith("a/doce/")]

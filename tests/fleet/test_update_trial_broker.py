@@ -1,7 +1,8 @@
 """A slot on trial on a board with a broker set up is healthy only once it is on the broker (doce/trial.py):
 with the broker there, it is marked good when it connects; on the Wi-Fi with no broker to reach, the board
 gives the slot up at its deadline (firmware/slots.py TRIAL_MS) and boots the one before; with the Wi-Fi
-itself down, the slot is kept (an outage is not the version's fault)."""
+itself down, the slot is kept (an outage is not the version's fault). A version whose own network code fails
+to start is given up, and a board that never starts a network (no PSRAM) does not wait for a broker."""
 
 import json
 
@@ -11,20 +12,29 @@ from doce_host import image
 from doce_host.sim import SimBoard
 from test_slots import TRIAL_MS
 
+# Slot b's app with the network's start raising once it has read net.json: its Wi-Fi and MQTT never start
+# (doce/offline.py start_network catches it and tries again every 30 s, in vain)
+NET_BROKEN = ("from doce.net_real import *  # noqa\nfrom doce import net_real as _real\n\n\n"
+              "def start(app, link):\n    _real.load_config()\n    raise ImportError('a broken build')\n")
+
 
 class Nowhere:
     host, port = "127.0.0.1", 9  # the discard port: nothing listens here
 
 
-def on_trial(folder, broker):
-    """A board set up for `broker`, then switched to slot b (the same app) on trial."""
-    with SimBoard(folder, module="wrover") as sim:
+def on_trial(folder, broker, module="wrover", net=None):
+    """A board set up for `broker`, then switched to slot b (the same app, or with doce/net.py `net`) on trial."""
+    with SimBoard(folder, module=module) as sim:
         join(sim, broker)
     files = image.read(sim.flash.read_bytes())
-    files.update({"b/" + p: d for p, d in image.slot_files(files).items()})
+    slot = image.slot_files(files)
+    if net is not None:
+        slot["doce/net_real.mpy"] = slot.pop("doce/net.mpy")
+        slot["doce/net.py"] = net.encode()
+    files.update({"b/" + p: d for p, d in slot.items()})
     files[image.POINTER] = json.dumps({"slot": "b", "good": "a", "tries": 0}).encode()
     sim.flash.write_bytes(image.build(files))
-    return SimBoard(folder, module="wrover")
+    return SimBoard(folder, module=module)
 
 
 def updates(sim):
@@ -62,3 +72,27 @@ def test_with_the_wifi_up_and_no_broker_reached_the_slot_is_given_up(tmp_path):
         assert sim.resets == 1
         sim.settle()
         assert updates(sim) == [("rolled_back", "b")]
+
+
+def test_a_version_whose_network_fails_to_start_is_given_up_not_excused_as_an_outage(tmp_path):
+    """Its own network code raising as it starts (doce/offline.py then holds a retry, and app.net stays None) is
+    the version's fault, not the room's Wi-Fi: not healthy, and given up at its deadline, saying so."""
+    with on_trial(tmp_path, Nowhere, net=NET_BROKEN) as sim:
+        sim.wait(2)
+        sim.run(scans=1, skip_ms=TRIAL_MS // 2)
+        sim.run(scans=2)
+        assert sim.resets == 0 and updates(sim) == []  # past ROOM_MS: not taken for a Wi-Fi outage
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        assert sim.resets == 1
+        sim.settle()
+        [told] = [e for e in sim.events if e["event"] == "update"]
+        assert (told["stage"], told["slot"]) == ("rolled_back", "b")
+        assert "network" in told["reason"] and "ImportError" in told["reason"], told
+
+
+def test_a_board_without_psram_does_not_wait_for_a_broker_it_never_starts(tmp_path):
+    """A WROOM with net.json refuses Wi-Fi (doce/offline.py NO_PSRAM) and arms no retry: there is no broker to
+    wait for, and the slot is healthy once it scans, as on a board without the network set up."""
+    with on_trial(tmp_path, Nowhere, module="wroom") as sim:
+        sim.wait(1)
+        assert sim.resets == 0 and updates(sim) == [("done", "b")]

@@ -86,8 +86,8 @@ def heap_for(module):
 
 
 HEAP = heap_for("wrover")
-# A board resets itself at boot only on a slot on trial that crashes (firmware/slots.py MAX_TRIES), then
-# boots its good slot: more resets in a row than that are a simulator fault, not a board's.
+# A board resets itself at boot only on a slot on trial that crashes or resets (firmware/slots.py MAX_TRIES,
+# MAX_BOOTS), then boots its good slot: more resets in a row than that are a simulator fault, not a board's.
 RESETS_AT_BOOT = 8
 CHUNK = 1024  # the longest piece of a send the harness takes in one command line (run.py)
 _images = {}  # rules name -> a fresh image, built once per process

@@ -56,8 +56,8 @@ machine.clock_ms = lambda: clock[0] // 1000
 gc.collect()
 _before_firmware = gc.mem_alloc()
 import slots  # noqa: E402
-slots.choose()  # as main.py does: the slot to boot, first on the path (the firmware's own code, from here)
 try:
+    slots.choose()  # as main.py does: the slot to boot, first on the path (the firmware's own code, from here)
     from doce import board as boardfile  # noqa: E402
     from doce import esp32  # noqa: E402
     from doce.game import PLAYER_NAMES  # noqa: E402
