@@ -76,6 +76,11 @@ def doing(b):
     return "no game yet"
 
 
+def update_line(b):
+    """A board's app version and where its update stands, in words (fleet/update_stage.py checked both)."""
+    return "version %s: update %s" % ("?" if b.get("version") is None else b["version"], b["update"])
+
+
 def remote_match(s):
     """A board's match with another board (docs/remote.md), from its state: {"white": board id,
     "black": board id, "words": what a spectator reads}, or None."""
@@ -106,6 +111,8 @@ def tile_html(t, b):
              if b.get("page") and b["online"] else "")
     if remote:
         hands = '<p class="remote">%s</p>%s' % (esc(remote["words"]), hands)
+    if b.get("update"):  # an app update under way, or how the last one ended: the organiser looks here
+        hands = '<p class="update">%s</p>%s' % (esc(update_line(b)), hands)
     classes = ["tile", "online" if b["online"] else "offline"]
     if s.get("mode") == "correcting":
         classes.append("problem")
