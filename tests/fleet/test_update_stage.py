@@ -95,3 +95,12 @@ def test_what_a_board_says_of_its_update_is_checked_before_it_is_shown(room, cap
 def test_each_stage_has_its_words_in_the_one_table():
     assert {stage for stage, *_ in STAGES} == set(WORDS)
     assert all(kind in ("reply", "events", "status") for _, kind, _, _ in STAGES)
+
+
+def test_the_organiser_s_guide_explains_every_stage():
+    """docs/room.md, "Where each board's update stands": a row for each stage's words, as the room shows them."""
+    from pathlib import Path
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "room.md").read_text()
+    rows = {line.split("|")[1].strip() for line in guide.splitlines() if line.startswith("| ")}
+    for words in set(WORDS.values()):
+        assert words.format(percent="n%", reason="REASON") in rows, words
