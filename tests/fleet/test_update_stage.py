@@ -104,3 +104,19 @@ def test_the_organiser_s_guide_explains_every_stage():
     rows = {line.split("|")[1].strip() for line in guide.splitlines() if line.startswith("| ")}
     for words in set(WORDS.values()):
         assert words.format(percent="n%", reason="REASON") in rows, words
+
+
+def test_a_board_busy_in_a_match_all_the_wait_long_is_said_to_wait_for_its_end():
+    """`doce fleet update`'s line for a board that answered `busy` until --wait ran out: the stage's own words."""
+    import threading
+
+    from doce_host import update
+    from doce_host.core_time import Deadline
+    from doce_host.fleet import update as fleet_update
+    board = types.SimpleNamespace(online=True)
+    room = types.SimpleNamespace(lock=threading.Lock(), boards={"t1": board})
+    t = fleet_update.Transfer(room, "t1", update.package({"doce/tiny.py": b"x = 1\n"}, 3, "t1", "ab" * 32), 5)
+    t.take(("begin", 0), {"re": "update_begin", "ok": False, "error": "busy", "message": "in a match"})
+    t.pause = Deadline(3600)  # asked again only after the match: not within this test
+    fleet_update.run([t], 0)
+    assert (t.outcome, t.message) == ("offline", WORDS["waiting"])
