@@ -100,5 +100,6 @@ class Stage:
         if self.stage is None:
             return None
         at = percent(self.received, self.size)
-        return WORDS[self.stage].format(percent="%d%%" % at if at is not None else "(size not seen)",
-                                        reason=self.reason)
+        # the size is in the update_begin: a room that joined after it has only the bytes the board has
+        so_far = "%d%%" % at if at is not None else "%d bytes so far" % self.received if whole(self.received) else ""
+        return WORDS[self.stage].format(percent=so_far, reason=self.reason).strip()
