@@ -29,6 +29,9 @@ def room():
 
 def test_a_board_s_version_and_each_stage_of_its_update_in_words(room):
     assert (row(room)["version"], row(room)["update"]) == (5, None)
+    page = tournament.board_html(types.SimpleNamespace(room=room, pictures={}, state=lambda i: None,
+                                                       players_of=lambda i: None), "t1")
+    assert "&middot; version 5" in page  # the board's own page in the hall always says its app's version
     told(room, "cmd", {"cmd": "update_begin", "version": 7, "size": 1000, "sha256": "ab" * 32, "sig": "cd" * 16})
     told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": "in a match"})
     assert row(room)["update"] == "waiting for the match to end"
@@ -79,6 +82,9 @@ def test_what_a_board_says_of_its_update_is_checked_before_it_is_shown(room, cap
         row(room), state=None, white_player=None, black_player=None))
     assert "<script>" not in tile and "&lt;script&gt;" in tile and "\x1b" not in tile
     assert "version 5: update rolled back: " in tile
+    page = tournament.board_html(types.SimpleNamespace(room=room, pictures={}, state=lambda i: None,
+                                                       players_of=lambda i: None), "t1")
+    assert "version 5: update rolled back: " in page and "<script>" not in page and "\x1b" not in page
     passed_over = room.passed_over
     for lie in (True, -1, "7"):  # no version: the status that says it is passed over whole (the schema's count)
         told(room, "status", {"online": True, "id": "t1", "name": "t1", "boot": "03", "seq": 1, "version": lie})

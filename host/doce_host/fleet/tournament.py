@@ -169,10 +169,13 @@ def board_html(t, ident):
     players = t.players_of(ident)
     hands = (' &middot; <a class="hands" href="%s">its own page: play it &#8599;</a>' % esc(board.page)
              if board.page and board.online else "")
-    out = ['<p class="crumbs"><a href="/">&larr; every board</a> &middot; %s &middot; %s%s</p>'
+    row = board.row()
+    app = " &middot; %s" % esc(update_line(row) if row["update"] else "version %s" % row["version"]) \
+        if row["version"] is not None else ""  # its app, always on its own page (a tile says it during an update)
+    out = ['<p class="crumbs"><a href="/">&larr; every board</a> &middot; %s &middot; %s%s%s</p>'
            '<div class="picture large">%s</div>'
            % (esc(ident), ("%s (white) &ndash; %s (black)" % tuple(map(esc, players)))
-              if players else "no pairing", hands, svg(t, ident) or '<p class="none">no picture yet</p>'),
+              if players else "no pairing", app, hands, svg(t, ident) or '<p class="none">no picture yet</p>'),
            '<h2>What happened</h2><ol class="events" reversed>']
     for line in reversed(board.log.shown(EVENTS_SHOWN)):  # in words, as the board's own page says them
         out.append('<li class="%s">%s</li>' % (esc(line["kind"]), esc(printable(line["text"]))))
