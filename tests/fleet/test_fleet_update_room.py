@@ -11,7 +11,7 @@ The boards that must come up healthy on the new version take the whole app (a sl
 files); the others take the smallest package that shows their case: one file."""
 
 import contextlib
-import time
+import threading
 
 from fleet_helpers import join, link, until_scanned
 
@@ -70,6 +70,8 @@ def test_eight_boards_every_case_in_one_update(tmp_path, mosquitto):
         sims["b7"].cut_power()  # off before the update starts: tried until it is back, and cut again mid-write
         seen = {"cut": None, "b7_on": False, "pumps": 0, "b1": []}
         transfers = {}
+        heard = threading.Event()
+        room.on_change = heard.set  # (from paho's thread) a board said something
 
         def pump():
             b1, b7 = transfers.get("b1"), transfers.get("b7")
@@ -90,7 +92,9 @@ def test_eight_boards_every_case_in_one_update(tmp_path, mosquitto):
                 # transfers still going set the pace, and 8 boards cost little more than the longest of them
                 if not sim.power_was_cut and (t is not None and not t.outcome or seen["pumps"] % 16 == 0):
                     sim.run(2)
-            time.sleep(0.002)  # the broker's turn: a command still on its way is not met by idle scans
+            # the broker's turn: a command still on its way is not met by idle scans; a reply ends the wait
+            heard.wait(0.002)
+            heard.clear()
 
         original = fleet_update.Transfer
 
