@@ -649,6 +649,8 @@ def main():
         board = board_figures(mpy)
         from update_transfer import update_figures  # issue 43: the scan loop while an update arrives
         update_figures(LATENCY.get("worst_ms"), GOAL_MS)
+        from update_transfer import sign_figures  # issue 43: the signature and SHA-256 checks, by chip.py
+        sign_figures()
         from opponent import opponent_figures  # issues 12 and 27: the board's opponent
         opponent_figures(mpy, matches=matches, board=board)
     link_figures()

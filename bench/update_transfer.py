@@ -91,3 +91,83 @@ def update_figures(die_to_light_ms=None, goal_ms=40.0):
         print("    (the worst above, %.1f ms, + the scan the flash held longest: a die landing as it erases)"
               % die_to_light_ms)
     print("    (a board takes update chunks while a match is in play: only the switch waits for its end)")
+
+
+# -- the board's checks: the signature and the SHA-256s (issue 43, item 2) ------------------------------------
+
+SIGN_RUNS = {"begin": 20, "manifest": 5, "file": 5, "commit": 1}  # each less its run with 0: the set-up's cost
+
+
+def check_instructions(work, *args, runs):
+    """(unix-port instructions of one run of bench/update_sign.py ARGS, bytes it allocated): callgrind's count
+    with `runs` runs less with none, over runs (bench/run.py's way: only MicroPython's main_ is counted)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "tests"))
+    from conftest import micropython_path
+
+    def count(n):
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=main_",
+                              "--callgrind-out-file=/dev/null", micropython_path(), "-X", "heapsize=256K",
+                              str(root / "bench" / "update_sign.py"),
+                              *args, str(n)], capture_output=True, text=True, cwd=work, timeout=900,
+                             env=dict(os.environ, MICROPYPATH=str(root / "firmware")))
+        if out.returncode:
+            raise SystemExit(out.stdout + out.stderr)
+        for line in out.stderr.splitlines():
+            if "Collected" in line:
+                return int(line.split(":")[-1]), json.loads(out.stdout)["allocated"]
+        raise SystemExit("no instruction count from callgrind:\n" + out.stderr)
+    (some, allocated), (none, _) = count(runs), count(0)
+    return (some - none) / runs, allocated // runs
+
+
+def sign_figures():
+    """What the board's signature and SHA-256 checks of an update cost on the ESP32, by bench/chip.py's method."""
+    import shutil
+    from pathlib import Path
+
+    import chip
+    if not shutil.which("valgrind"):
+        print("  the board's checks: valgrind not installed (apt-get install valgrind); skipped")
+        return
+    slot = image.slot_files(image.app_files(chip="esp32"))
+    data = update.package(slot, 1, BOARD, KEY)
+    n = int.from_bytes(data[:4], "little")
+    largest = max(slot, key=lambda p: len(slot[p]))
+    with tempfile.TemporaryDirectory() as work:
+        Path(work, "manifest").write_bytes(data[4:4 + n])
+        for path, content in slot.items():
+            Path(work, path).parent.mkdir(parents=True, exist_ok=True)
+            Path(work, path).write_bytes(content)
+        Path(work, "files").write_text("\n".join(slot) + "\n")
+        total = sum(len(c) for c in slot.values()) + n
+        rows = [("update_begin's sig (HMAC-SHA256 of its text, in one scan)", ("begin",), SIGN_RUNS["begin"], 0),
+                ("the manifest's tag (HMAC-SHA256 of %d bytes + its brackets counted)" % n, ("manifest",),
+                 SIGN_RUNS["manifest"], n),
+                ("the largest file's SHA-256 at its last chunk (%s, %d bytes)" % (largest, len(slot[largest])),
+                 ("file", largest), SIGN_RUNS["file"], len(slot[largest])),
+                ("update_commit: every file read back, %d bytes through 2 SHA-256s" % total, ("commit",),
+                 SIGN_RUNS["commit"], 2 * total)]
+        measured = [(what, check_instructions(work, *args, runs=runs), hashed) for what, args, runs, hashed in rows]
+        c_per_byte = check_instructions(work, "sha", str(65536), runs=5)[0] / 65536
+    cycles = chip.PESSIMISTIC_CYCLES
+    hz = chip.board_hz()
+    print("  the board's checks of an update (doce/update.py; callgrind on the unix port, bench/update_sign.py; ESP32")
+    print("    at %d MHz and %.0f cycles a unix-port instruction, the pessimistic end of bench/chip.py's band):"
+          % (hz / 1e6, cycles))
+    for what, (instructions, allocated), hashed in measured:
+        c_part = min(instructions, c_per_byte * hashed)
+        print("    %s:" % what)
+        print("      %.2f M instructions: %.1f ms at most; %.1f ms of it the Python, the rest hashlib's SHA-256 (C)"
+              % (instructions / 1e6, chip.esp32_ms(instructions, cycles=cycles),
+                 chip.esp32_ms(instructions - c_part, cycles=cycles)))
+        print("      heap: at most %d bytes (all it allocates, the collector off; unix port, 64-bit)" % allocated)
+    print("    hashlib's SHA-256 is C (on the chip mbedTLS, which may use the ESP32's SHA accelerator): charged here")
+    print("      at the bytecode's %.0f cycles for each of its %.1f unix-port instructions a byte (one call on 64 KB in"
+          % (cycles, c_per_byte))
+    print("      memory), far above a C loop's cost: the times above are upper bounds, the Python parts the floor.")
+    print("    flash reads are not in them (the simulated chip charges erases and programs only)")

@@ -231,6 +231,8 @@ class Scans:
         from .loaded import forget
         self.trial = self.app.trial = None
         forget("doce.trial")
+        if self.app.net is not None:
+            self.app.net.status_due = True  # its retained status says trial no more
 
     def __enter__(self):
         return self

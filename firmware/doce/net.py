@@ -116,7 +116,9 @@ class Net(Session):
     def _status(self, online):
         # boot: this power-on's own number, since seq starts again at every boot (docs/protocol.md)
         status = {"online": online, "id": self.id, "name": self.config.get("name") or self.id,
-                  "boot": self.boot, "seq": self.link.seq}
+                  "boot": self.boot, "seq": self.link.seq, "version": self.app.version}
+        if self.app.trial is not None:
+            status["trial"] = True  # the room shows it on trial until the status says otherwise (doce/esp32.py)
         if online and getattr(self.app.controller.versus, "paused", False):
             status["away"] = True  # paired, its match not running here (doce/offline.py): away to the friend's board
         return json.dumps(status).encode()

@@ -253,15 +253,16 @@ def cmd_fleet_status(args):
     if not rows:
         print("no boards on %s under %s/ (waited %g s)" % (room.host + ":%d" % room.port, args.prefix, args.wait))
         return
-    print("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %s" % ("id", "name", "online", "rules", "checksum", "round",
-                                                       "score", "last seen"))
+    print("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %-9s %-10s %s" % (
+        "id", "name", "online", "rules", "checksum", "round", "score", "last seen", "version", "update"))
     for r in rows:
         totals = r["totals"] or {}
         score = "%s-%s" % (totals.get("white", "?"), totals.get("black", "?")) if totals else "-"
         seen = time.strftime("%H:%M:%S", time.localtime(r["last_seen"])) if r["last_seen"] else "-"
-        print(printable("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %s" % (
+        print(printable("%-14s %-16s %-7s %-12s %-8s %-5s %-9s %-9s %-10s %s" % (
             r["id"], r["name"][:16], "yes" if r["online"] else "no", r["rules"] or "-", r["rules_checksum"] or "-",
-            r["round"] or "-", score, seen)))  # names and rules are a board's strings: escapes escaped
+            r["round"] or "-", score, seen, "-" if r["version"] is None else r["version"],
+            r["update"] or "-")))  # names, rules and reasons are a board's strings: escapes escaped
 
 
 def cmd_fleet_rules_push(args):
@@ -606,7 +607,8 @@ def add_fleet(commands):
 
 
 def add_fleet_status(actions):
-    status = actions.add_parser("status", help="one row per board: id, name, online, rules, round, scores, last seen")
+    status = actions.add_parser("status", help="one row per board: id, name, online, rules, round, scores, last seen, "
+                                "app version, where its update stands")
     broker_args(status)
     status.add_argument("--wait", type=duration, default=2.0, metavar="S",
                         help="seconds to listen before printing (default 2)")

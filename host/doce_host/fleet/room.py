@@ -23,6 +23,7 @@ from ..core_time import Deadline
 from ..game_log import GameLog
 from ..protocol import problem
 from .broker import BrokerError, parse_url
+from .update_stage import Stage, whole
 from .topics import BOARD_ID, MAX_MESSAGE  # one rule for a board's id: it names its files (doce fleet record)
 
 CONNECT_S = 10
@@ -62,12 +63,15 @@ class Board:
         self.page = None  # a simulated board's page (doce sim --broker), where its hands are
         self.arrivals = 0  # statuses saying online: each is a connection of the board to the broker
         self.missed = 0  # events it numbered that never came here (a gap in seq)
+        self.version = None  # its app's update version, as its status says (0: the app doce flash installed)
+        self.update = Stage()  # where its app update stands (fleet/update_stage.py)
 
     def row(self):
         s = (self.state or {}).get("state") or {}
         return {"id": self.id, "name": self.name, "online": bool(self.online), "rules": s.get("rules"),
                 "rules_checksum": s.get("rules_checksum"), "round": s.get("round"), "totals": s.get("totals"),
-                "mode": s.get("mode"), "last_seen": self.last_seen, "events": self.count, "page": self.page}
+                "mode": s.get("mode"), "last_seen": self.last_seen, "events": self.count, "page": self.page,
+                "version": self.version, "update": self.update.words()}
 
 
 class Room:
@@ -197,6 +201,8 @@ class Room:
             self.client.publish(msg.topic, b"", qos=1, retain=True)
             with self.lock:
                 self.cleared += 1
+        if kind == "cmd" and ident in self.boards and 0 < len(msg.payload) <= MAX_PAYLOAD:
+            self._command_seen(ident, msg.payload)
         if kind == "cmd" or not msg.payload:  # ours, or a retained message cleared
             return
         payload = None
@@ -225,6 +231,8 @@ class Room:
                     # The will of a boot that is over: a broker gives up a dead connection when it
                     # likes (at a takeover, or a keepalive later), maybe after the next boot is up
                     return
+                b.version = payload.get("version") if whole(payload.get("version")) else None
+                b.update.seen(kind, payload)
                 b.arrivals += payload.get("online") is True
                 b.online = payload.get("online") is True
                 b.name = str(payload.get("name") or ident)
@@ -253,11 +261,13 @@ class Room:
                 events.append((b.boot, payload))
                 b.events = events
                 b.count += 1
+                b.update.seen(kind, payload)
                 shown = b.state or {}
                 b.log.event(payload, shown.get("state"), shown.get("seq"))
                 if self.on_event:
                     self.on_event(ident, payload, b.state)
             elif kind == "reply":
+                b.update.seen(kind, payload)
                 asked = self.asked.get(payload.get("id")) if isinstance(payload.get("id"), str) else None
                 if asked and asked[0] == ident and asked[1] is None:  # from the board it was sent to
                     asked[1] = payload
@@ -265,6 +275,17 @@ class Room:
                     self.replies.append((ident, payload))
             elif kind == "sim":
                 b.page = payload["page"]
+
+    def _command_seen(self, ident, payload):
+        """A command on a board's cmd topic (ours, or another organiser tool's): an update_begin names the
+        size its later replies' `received` counts towards (anyone may publish there: only a count is kept)."""
+        try:
+            cmd = json.loads(payload)
+        except (ValueError, RecursionError):
+            return
+        if isinstance(cmd, dict) and cmd.get("cmd") == "update_begin":
+            with self.lock:
+                self.boards[ident].update.begun(cmd.get("size"))
 
     def send(self, ident, cmd, **args):
         """Send a command to one board without waiting: its request id, for reply()."""

@@ -76,6 +76,11 @@ def doing(b):
     return "no game yet"
 
 
+def update_line(b):
+    """A board's app version and where its update stands, in words (fleet/update_stage.py checked both)."""
+    return "version %s: update %s" % ("?" if b.get("version") is None else b["version"], b["update"])
+
+
 def remote_match(s):
     """A board's match with another board (docs/remote.md), from its state: {"white": board id,
     "black": board id, "words": what a spectator reads}, or None."""
@@ -106,6 +111,8 @@ def tile_html(t, b):
              if b.get("page") and b["online"] else "")
     if remote:
         hands = '<p class="remote">%s</p>%s' % (esc(remote["words"]), hands)
+    if b.get("update"):  # an app update under way, or how the last one ended: the organiser looks here
+        hands = '<p class="update">%s</p>%s' % (esc(update_line(b)), hands)
     classes = ["tile", "online" if b["online"] else "offline"]
     if s.get("mode") == "correcting":
         classes.append("problem")
@@ -162,10 +169,13 @@ def board_html(t, ident):
     players = t.players_of(ident)
     hands = (' &middot; <a class="hands" href="%s">its own page: play it &#8599;</a>' % esc(board.page)
              if board.page and board.online else "")
-    out = ['<p class="crumbs"><a href="/">&larr; every board</a> &middot; %s &middot; %s%s</p>'
+    row = board.row()
+    app = " &middot; %s" % esc(update_line(row) if row["update"] else "version %s" % row["version"]) \
+        if row["version"] is not None else ""  # its app, always on its own page (a tile says it during an update)
+    out = ['<p class="crumbs"><a href="/">&larr; every board</a> &middot; %s &middot; %s%s%s</p>'
            '<div class="picture large">%s</div>'
            % (esc(ident), ("%s (white) &ndash; %s (black)" % tuple(map(esc, players)))
-              if players else "no pairing", hands, svg(t, ident) or '<p class="none">no picture yet</p>'),
+              if players else "no pairing", app, hands, svg(t, ident) or '<p class="none">no picture yet</p>'),
            '<h2>What happened</h2><ol class="events" reversed>']
     for line in reversed(board.log.shown(EVENTS_SHOWN)):  # in words, as the board's own page says them
         out.append('<li class="%s">%s</li>' % (esc(line["kind"]), esc(printable(line["text"]))))

@@ -17,6 +17,7 @@ from ..update import CHUNK
 from ..update import begin as update_begin
 from ..update import not_the_version
 from ..view import printable
+from .update_stage import WORDS
 
 TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
 # A chunk or commit the board has no transfer for: it rebooted since (its broker session kept our command
@@ -150,7 +151,7 @@ def run(transfers, wait, pump=None):
             for t in busy:
                 t.end("offline", "not on the broker" if not t.online() else
                       "still trying the version before" if t.waits == "trial" else
-                      "still busy" if t.waits else "stopped answering")
+                      WORDS["waiting"] if t.waits == "busy" else "stopped answering")
             return transfers
         pump() if pump else time.sleep(0.01)
 
