@@ -311,7 +311,8 @@ def cmd_fleet_rules_push(args):
 
 def cmd_fleet_update(args):
     """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
-    line per board (done, deferred, refused and why, offline). --canary: that board first, healthy on trial."""
+    line per board (done, deferred, waiting, refused and why, offline). --canary: that board first, healthy on
+    trial. A board in a match is asked again until the match is over (--match-wait at most)."""
     from ..update import load_keys, package, version_for
     from .security import SecurityError
     from .update import update
@@ -335,7 +336,8 @@ def cmd_fleet_update(args):
     packages = {b: package(files, version, b, keys[b]) for b in wanted}
     room, broker = room_for(args)
     try:
-        results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial)
+        results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial,
+                         **({} if args.match_wait is None else {"match_wait": args.match_wait}))
     finally:
         room.close()
         if broker:
@@ -634,10 +636,11 @@ def add_fleet_update(actions):
     up = actions.add_parser("update", help="the app doce flash installs, to every board over MQTT",
                             description="Send every board of the room (or --boards) the app doce flash installs, "
                                         "signed with its own update key (doce fleet secure DIR); one board after "
-                                        "another command, boards side by side. Prints each board's result: done "
-                                        "(booting it on trial), deferred (a match in play: it boots when the match "
-                                        "ends), refused and why, offline. Exits 1 unless every board is done or "
-                                        "deferred.")
+                                        "another command, boards side by side; a board in a match takes it once "
+                                        "the match is over. Prints each board's result: done (booting it on "
+                                        "trial), deferred (stored by a board from before, booting when its match "
+                                        "ends), waiting (a match in play all of --match-wait), refused and why, "
+                                        "offline. Exits 1 unless every board is done or deferred.")
     up.add_argument("room", metavar="DIR", help="the room's folder (doce fleet secure): the boards' update keys")
     up.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards (default: every board "
                                                                       "with a key in DIR)")
@@ -648,7 +651,11 @@ def add_fleet_update(actions):
     up.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
                     help="the boards' chip, for the native code (default esp32; host: doce sim's boards)")
     up.add_argument("--wait", type=duration, default=60.0, metavar="S",
-                    help="seconds to keep trying boards offline or gone from the broker (default 60)")
+                    help="seconds to keep trying a board offline, gone from the broker or not answering "
+                         "(default 60)")
+    up.add_argument("--match-wait", type=duration, metavar="S",
+                    help="seconds to wait for a board's match to end before leaving it waiting (default 10800, "
+                         "3 hours: a club's evening)")
     up.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds to wait for each reply")
     up.add_argument("--trial", type=seconds, default=180.0, metavar="S",
                     help="with --canary: seconds to wait for it to say it is healthy (default 180: a board gives "
