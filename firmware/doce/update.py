@@ -21,8 +21,9 @@ flash.py), one chunk a scan. Nothing is switched before
 SHA-256 `update_begin` named.
 
 `update_begin` names the package's version too, checked before anything stored is touched: a begin not
-newer than the running version, the one given up or an update stored and waiting is refused (a replay of an
-older package's begin cannot drop a newer one). Over the network (a command from the broker), `update_begin`
+newer than the running version, the one given up, an update stored and waiting or a transfer in progress (its
+version in update.json) is refused, so a replay of an older package's begin cannot drop a newer one, stored or
+on its way. Over the network (a command from the broker), `update_begin`
 and `update_abort` carry `sig`, the HMAC of "update_begin BOARD VERSION SIZE SHA256" (BOARD this board's own
 id) or "update_abort SHA256" under the board's key, its first 16 bytes: broker credentials alone cannot
 start, restart or drop an update. Over USB, whoever holds the cable holds the board.
@@ -37,7 +38,7 @@ import struct
 from .arguments import BadArgument, CommandError, base64_chunk
 
 KEY = "update.key"  # {"board": id, "key": 64 hex digits}: this board's own update key
-STATE = "update.json"  # the transfer: {"size", "sha256", "slot"}, and "ready" once checked (waiting for a match)
+STATE = "update.json"  # the transfer: {"size", "sha256", "slot", "version"}, "ready" once checked (waiting for a match)
 HEADER = "header"  # in the slot: the package's 4 length bytes and its 32-byte tag, once the manifest is checked
 MANIFEST = "manifest"  # in the slot: the manifest's bytes, as received
 VERSION = "version"  # in the slot: its manifest's version (slots.py reads it too)
@@ -187,10 +188,13 @@ class Update:
             raise CommandError("trial", "this board is trying a new version: it takes an update once that is done")
         slot = "b" if p["slot"] == "a" else "a"
         state = self._state()
-        same_package = state == {"size": size, "sha256": sha, "slot": slot} or state == dict(
-            ready=True, size=size, sha256=sha, slot=slot)
+        if not isinstance(state, dict):
+            state = {}
+        named = {k: v for k, v in state.items() if k not in ("ready", "version")}
+        same_package = (state.get("ready", True) is True and state.get("version", version) == version
+                        and named == {"size": size, "sha256": sha, "slot": slot})  # (a record from before: no version)
         if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
-            self._newer(version, slots, slot if isinstance(state, dict) and state.get("ready") else None)
+            self._newer(version, slots, state, slot)
         self.size, self.sha, self.slot, self.announced = size, sha, slot, version
         if not (same_package and self._resume()):
             self._clear()
@@ -198,7 +202,7 @@ class Update:
             if size + RESERVE_BLOCKS * block > free:
                 self._refuse("the package is %d bytes and the flash has %d free, %d of them kept for the game"
                              % (size, free, RESERVE_BLOCKS * block))
-            write_whole(STATE, json.dumps({"size": size, "sha256": sha, "slot": slot}))
+            write_whole(STATE, json.dumps({"size": size, "sha256": sha, "slot": slot, "version": version}))
         return {"received": self.received, "slot": slot}
 
     def chunk(self, request):
@@ -242,7 +246,8 @@ class Update:
                 self._refuse("corrupted: %s does not match its SHA-256" % self.paths[i])
         if whole.digest() != unhex(self.sha):
             self._refuse("corrupted: the package does not match the SHA-256 update_begin named")
-        write_whole(STATE, json.dumps({"ready": True, "size": self.size, "sha256": self.sha, "slot": self.slot}))
+        write_whole(STATE, json.dumps({"ready": True, "size": self.size, "sha256": self.sha, "slot": self.slot,
+                                       "version": self.version}))
         self.link.app.update_ready = self.slot
         self.sha = None  # over: this module may go (a begin of the same package finds it stored, ready)
         return {"version": self.version, "deferred": self.link.app.in_play()}
@@ -257,12 +262,17 @@ class Update:
         self._clear()
         self.sha = None
 
-    def _newer(self, version, slots, ready):
-        """A begin of a version newer than the running one, the one given up and the one stored and waiting in
-        slot `ready` (or None); else refused, and what is stored kept."""
+    def _newer(self, version, slots, state, slot):
+        """A begin of a version newer than the running one, the one given up and the one update.json (`state`)
+        records in `slot`, stored and waiting or on its way (its begin's version, or the slot's once its
+        manifest was checked); else refused, and what is stored kept."""
+        stored = 0
+        if state.get("slot") == slot:
+            stored = max(slots.version_of(slot), state.get("version") if is_int(state.get("version")) else 0)
         for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
                           (slots.given_up(), "version %d, which this board rolled back from"),
-                          (slots.version_of(ready) if ready else 0, "version %d, stored and waiting (a replay)")):
+                          (stored, "version %d, " + ("stored and waiting" if state.get("ready") else "being received")
+                           + " (a replay)")):
             if version <= was:
                 self._refuse(("version %d is not newer than " + what) % (version, was), keep=True)
 

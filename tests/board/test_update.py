@@ -324,6 +324,36 @@ def test_an_update_waiting_in_a_slot_given_up_is_not_switched_to_again(tmp_path)
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a", "given_up": 5}
 
 
+def test_a_replayed_begin_of_an_older_package_keeps_the_transfer_in_progress(tmp_path):
+    """update_begin names the version, under the signature: a recorded begin of an older package (newer than the
+    running version, superseded) is refused before it touches a newer package's transfer in progress, which goes
+    on from where it stood; a begin must name the version its manifest holds."""
+    three = {"doce/a.py": b"a" * 700, "doce/b.py": b"b" * 700, "doce/c.py": b"c" * 700}
+    six = update.package(three, 6, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        at = send(sim, six, upto=len(six) - 900)["received"]
+        sim.take_events()
+        for older in (5, 6 - 1, 2):
+            r = ask(sim, **update.begin(update.package(SMALL, older, "t1", KEY)))
+            assert (r["ok"], r["error"]) == (False, "refused") and "not newer than version 6, being received" in r[
+                "message"], r
+            assert warnings(sim) == ["update refused: " + r["message"]]
+        assert ask(sim, **update.begin(six))["received"] == at  # goes on (the refusals closed the file open)
+        assert send(sim, six)["received"] == len(six)
+        sim.cut_power()  # a cut, and the replay after it: the transfer is known from its record
+        sim.power_on()
+        assert ask(sim, **update.begin(update.package(SMALL, 5, "t1", KEY)))["error"] == "refused"
+        assert ask(sim, **update.begin(six))["received"] == len(six)
+        sim.take_events()
+        assert ask(sim, **dict(update.begin(six), version=9))["ok"]  # (over USB: no signature) a newer one: afresh
+        for request in update.requests(six):
+            r = ask(sim, request.pop("cmd"), **request)
+            if not r["ok"]:
+                break
+        assert r["error"] == "refused" and "not the one update_begin named, 9" in r["message"], r
+
+
 def test_a_signed_begin_fits_a_command_from_the_broker():
     """A command from the broker is one line of at most 200 bytes (doce/link.py MAX_LINE, doce/net.py): the
     begin of the biggest package, a version in seconds for years to come, a long request id and its sig fit."""
