@@ -26,7 +26,11 @@ version in update.json) is refused, so a replay of an older package's begin cann
 on its way. Over the network (a command from the broker), `update_begin`
 and `update_abort` carry `sig`, the HMAC of "update_begin BOARD VERSION SIZE SHA256" (BOARD this board's own
 id) or "update_abort SHA256" under the board's key, its first 16 bytes: broker credentials alone cannot
-start, restart or drop an update. Over USB, whoever holds the cable holds the board.
+start, restart or drop an update. `update_chunk` and `update_commit` carry no `sig` (a chunk's 128 characters
+and a sig would not fit a command's 200 bytes, and an HMAC a chunk would cost the board two more SHA-256 passes):
+anyone's chunk at the right offset costs at most the file it completes (refused against the manifest's
+SHA-256, removed, and sent again from its start: `corrupted`), and a commit before the last byte is refused and
+changes nothing (`incomplete`). Over USB, whoever holds the cable holds the board.
 This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
 """
 
@@ -229,9 +233,10 @@ class Update:
     def commit(self, request):
         if self.sha is None:
             raise CommandError("no_transfer", "send update_begin first")
+        if self.received < self.size:  # refused, and nothing changed: unsigned, it may be anyone's on the broker
+            self._warn("truncated: %d of %d bytes arrived; the transfer goes on from there"
+                       % (self.received, self.size), "incomplete")
         self._close()
-        if self.received < self.size:
-            self._refuse("truncated: %d of %d bytes arrived" % (self.received, self.size))
         whole = hashlib.sha256()  # every byte read back from the slot, once more, as it will boot
         with open(self._in_slot(HEADER), "rb") as f:
             f.readinto(self.ends)
@@ -401,7 +406,12 @@ class Update:
             if not self.sizes[self.at]:
                 open(path, "ab").close()  # an empty file: no byte will make it
             if not self._matches(self.at, read_into(path, hashlib.sha256())):
-                self._refuse("corrupted: %s does not match its SHA-256" % self.paths[self.at])
+                # Only this file is lost: a chunk is unsigned, and anyone on the broker can send one
+                os.remove(path)
+                self.received -= self.sizes[self.at]
+                self.written = 0
+                self._warn("corrupted: %s does not match its SHA-256; it goes again from byte %d"
+                           % (self.paths[self.at], self.received), "corrupted")
             self.at += 1
             self.written = 0
 
@@ -487,6 +497,11 @@ class Update:
             reason = "%s over the network without this board's signature" % request["cmd"]
             self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
             raise CommandError("refused", reason)
+
+    def _warn(self, reason, error):
+        """One warning naming the reason, and the command refused with `error`; the transfer goes on."""
+        self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
+        raise CommandError(error, reason)
 
     def _refuse(self, reason, keep=False):
         """One warning naming the reason; the transfer is over and the slot emptied (unless `keep`: a begin

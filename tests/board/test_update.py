@@ -102,12 +102,15 @@ def test_a_corrupted_chunk_or_a_truncated_package_is_refused(slot, tmp_path):
     data[header + 10] ^= 1  # a byte of the first file, flipped on the way (its package hash made to fit)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
-        refused(sim, bytes(data), "corrupted: %s" % first)
-        data[header + 10] ^= 1
         sim.take_events()
+        r = send(sim, bytes(data))  # the file refused as its last byte is in, sent again from its start
+        assert (r["ok"], r["error"]) == (False, "corrupted") and first in r["message"], r
+        assert warnings(sim) == ["update refused: " + r["message"]]
+        assert ask(sim, "update_abort")["ok"]  # (this version's transfer would else go on)
+        data[header + 10] ^= 1
         send(sim, bytes(data), upto=header + 2000)
         r = ask(sim, "update_commit")
-        assert r["error"] == "refused" and "truncated" in r["message"]
+        assert r["error"] == "incomplete" and "truncated" in r["message"]
         assert len(warnings(sim)) == 1
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
 
@@ -415,3 +418,52 @@ def test_every_update_command_is_busy_in_a_match_before_the_update_code_loads(tm
     line = json.dumps(requests[0]).encode()
     link.handle(bytearray(line), len(line))
     assert sent.pop()["error"] == "refused" and "doce.update" not in sys.modules  # let go again
+
+
+def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never_the_transfer(tmp_path, monkeypatch):
+    """update_chunk and update_commit carry no signature (one a 96-byte chunk would not fit a command's 200 bytes):
+    with broker credentials alone, a commit before the last byte is refused and changes nothing, and a chunk of
+    other bytes at the right offset costs the file it completes (removed, sent again from its start), never the
+    files stored before it nor the transfer (r43d: either emptied the slot)."""
+    import base64
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.to = sent.append
+    three = {"doce/a.py": b"a" * 300, "doce/z.py": b"z" * 50, "doce/b.py": b"b" * 200}
+    data = update.package(three, 1, "t1", KEY)
+    z = len(data) - 250  # where doce/z.py starts
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    def chunk(at, piece):
+        return do({"cmd": "update_chunk", "offset": at, "data": base64.b64encode(piece).decode()})
+
+    assert do(update.begin(data, KEY))["received"] == 0
+    at = 0
+    while at < z:
+        at = chunk(at, data[at:min(at + update.CHUNK, z)])["received"]
+    r = do({"cmd": "update_commit"})  # anyone's, early
+    assert (r["ok"], r["error"]) == (False, "incomplete") and "truncated" in r["message"], r
+    assert told.pop()["message"] == "update refused: " + r["message"] and not told
+    r = chunk(z, bytes(50))  # anyone's bytes where doce/z.py goes
+    assert (r["ok"], r["error"]) == (False, "corrupted") and "doce/z.py" in r["message"], r
+    assert told.pop()["message"] == "update refused: " + r["message"] and not told
+    assert (tmp_path / "update.json").exists() and (tmp_path / "b/doce/a.py").read_bytes() == three["doce/a.py"]
+    assert not (tmp_path / "b/doce/z.py").exists()
+    for request in update.requests(data, z):  # the organiser's chunks go on from where they were
+        assert do(request)["ok"]
+    r = do({"cmd": "update_commit"})
+    assert r["ok"] and r["version"] == 1 and not told, r
+

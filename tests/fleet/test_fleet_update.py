@@ -152,6 +152,22 @@ def test_a_reply_that_does_not_fit_is_one_line(tmp_path, mosquitto):
 
 
 
+def test_a_file_refused_or_a_chunk_out_of_step_is_sent_again_a_few_times_then_refused():
+    """Chunks and commits carry no signature: another on the broker can send one into a transfer. The board then
+    loses that file's bytes at most (doce/update.py) and the transfer begins again from what it stored; a
+    package whose file is refused every time is refused after MAX_AGAIN tries, saying the board's reason."""
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
+    replies = [{"ok": False, "error": "corrupted", "message": "corrupted: doce/tiny.py does not match"},
+               {"ok": False, "error": "bad_argument", "message": "offset must be 40, the bytes received so far"},
+               {"ok": False, "error": "incomplete", "message": "truncated: 40 of 520 bytes arrived"}]
+    for reply in replies:
+        t.begun = True
+        t.take(("chunk", 40) if reply["error"] != "incomplete" else ("commit", 0), reply)
+        assert not t.outcome and not t.begun
+    t.take(("chunk", 40), replies[0])
+    assert t.outcome == "refused" and "corrupted: doce/tiny.py" in t.message, t.message
+
+
 def test_what_a_board_reports_is_checked_against_the_version_sent():
     """A commit reply, or the canary's `done`, naming another version than the package's is not reported as the
     board's: the transfer ends refused (or the canary not healthy), saying what the board said."""

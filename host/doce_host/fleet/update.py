@@ -25,6 +25,11 @@ TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a v
 # A chunk or commit the board has no transfer for: it rebooted since (its broker session kept our command
 # for it), and keeps what it stored: update_begin again, and go on from there
 LOST = "no_transfer"
+# A file's bytes refused (another's chunk, unsigned, at our offset), a commit before the last byte (anyone's), or a
+# chunk not at the board's offset (one of another's came first): the board kept the rest; begun again, from there.
+# More than MAX_AGAIN times, and the package itself is at fault, or someone on the broker keeps at it: refused
+AGAIN = ("corrupted", "incomplete")
+MAX_AGAIN = 3
 MAX_SAID = 120  # characters of a board's message shown: its reason, not a page of it
 IN_A_MATCH = "in a match"  # how a busy reply starts while the board's match is in play (doce/link.py IN_A_MATCH)
 MATCH = "match"  # Transfer.waits while the board's match is in play
@@ -52,6 +57,7 @@ class Transfer:
         self.lost = 0  # requests that got no reply in time
         self.begins = []  # `received` at each update_begin answered: after the first, where it went on from
         self.pause = None  # a Deadline before asking again (busy, trial)
+        self.again = 0  # begun again after a file refused, an early commit or a chunk out of step (AGAIN)
         self.wait, self.match_wait = None, MATCH_WAIT_S  # (run sets them)
         self.heard = None  # a Deadline of `wait` from the board's last answer that moved on (run starts it)
         self.playing = None  # a Deadline of `match_wait` from the first busy of the match in play
@@ -104,6 +110,11 @@ class Transfer:
             error = reply.get("error")
             said = printable(str(reply.get("message") or "")[:MAX_SAID])
             if error == LOST and kind[0] != "begin":
+                self.begun = False
+            elif error in AGAIN or (error == "bad_argument" and kind[0] == "chunk"):
+                self.again += 1
+                if self.again > MAX_AGAIN:
+                    self.end("refused", "%s (%s, %d times)" % (said or "no reason given", error, self.again))
                 self.begun = False
             elif error == "busy" and said.startswith(IN_A_MATCH):  # begun again once the match is over
                 self.pause, self.begun, self.waits = Deadline(MATCH_RETRY_S), False, MATCH
