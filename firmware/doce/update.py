@@ -506,7 +506,9 @@ class Update:
     def _refuse(self, reason, keep=False):
         """One warning naming the reason; the transfer is over and the slot emptied (unless `keep`: a begin
         refused before it touched what is stored)."""
-        if not keep:
+        if keep:
+            self._close()  # this Update goes (command): its file is closed now, its bytes stored, not left open
+        else:
             self._clear()
         self.sha = None
         self.link.app.emit({"event": "warning", "message": "update refused: " + reason})

@@ -4,6 +4,7 @@ truncated or corrupted package refused with one warning naming why; a match in p
 command busy, and an update stored and waiting is switched to at its end."""
 
 import hashlib
+import itertools
 import json
 import sys
 
@@ -467,3 +468,35 @@ def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never
     r = do({"cmd": "update_commit"})
     assert r["ok"] and r["version"] == 1 and not told, r
 
+
+def test_a_begin_refused_before_it_touches_the_transfer_closes_the_file_open(tmp_path, monkeypatch):
+    """A begin refused with what is stored kept (not newer) ends this Update: the slot's file it had open is
+    closed then, not left to a garbage collection (two handles of one file: the last close wins, r43d)."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.send = sent.append
+    data = update.package({"doce/a.py": b"a" * 3000}, 6, "t1", KEY)
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    assert do(update.begin(data))["ok"]
+    for request in itertools.islice(update.requests(data), 10):
+        assert do(request)["ok"]
+    held = link.update.out  # doce/a.py, open
+    assert held is not None and not held.closed
+    r = do(update.begin(update.package(SMALL, 0, "t1", KEY)))
+    assert r["error"] == "refused" and "not newer" in r["message"] and link.update is None
+    assert held.closed
+    assert do(update.begin(data))["received"] == 10 * update.CHUNK  # its bytes stored at that close
