@@ -689,7 +689,7 @@ COMMANDS = {
     "update_begin": (Link.update_command, ("size", "sha256", "version", "sig")),
     "update_chunk": (Link.update_command, ("offset", "data")),
     "update_commit": (Link.update_command, ()), "update_abort": (Link.update_command, ("sig",)),
-    "update_key": (Link.update_key, ("board", "key")),
+    "update_key": (Link.update_key, ("board", "key", "floor")),
     "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force",
                                             "invite")),
 }

@@ -41,7 +41,12 @@ import struct
 
 from .arguments import BadArgument, CommandError, base64_chunk
 
-KEY = "update.key"  # {"board": id, "key": 64 hex digits}: this board's own update key
+# {"board": id, "key": 64 hex digits, "floor": version}: this board's own update key, and the highest version it
+# took (committed) or was told of with the key (doce config update-key: the room's record of the versions it
+# signed). A version at or below the floor is a replay. Kept here, not in slot.json: doce flash --app-only
+# writes that afresh (version 0 running, nothing given up) and keeps this file; a full flash needs the key given
+# again, and the floor comes with it.
+KEY = "update.key"
 STATE = "update.json"  # the transfer: {"size", "sha256", "slot", "version"}, "ready" once checked (waiting for a match)
 HEADER = "header"  # in the slot: the package's 4 length bytes and its 32-byte tag, once the manifest is checked
 MANIFEST = "manifest"  # in the slot: the manifest's bytes, as received
@@ -141,6 +146,28 @@ def load_key():
         return k["board"], unhex(k["key"])
     except (OSError, ValueError, KeyError, TypeError):
         return None, None
+
+
+def floor():
+    """The highest version this board took or was told of with its key (KEY), 0 if none."""
+    try:
+        with open(KEY) as f:
+            n = json.load(f).get("floor", 0)
+        return n if is_int(n) and n > 0 else 0
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+def raise_floor(version):
+    """Once a version is stored whole and checked: it, and any below, is a replay from now, reflash or not."""
+    try:
+        with open(KEY) as f:
+            k = json.load(f)
+    except (OSError, ValueError):
+        return
+    if isinstance(k, dict) and version > floor():
+        k["floor"] = version
+        write_whole(KEY, json.dumps(k))
 
 
 def write_whole(path, data):
@@ -253,6 +280,7 @@ class Update:
             self._refuse("corrupted: the package does not match the SHA-256 update_begin named")
         write_whole(STATE, json.dumps({"ready": True, "size": self.size, "sha256": self.sha, "slot": self.slot,
                                        "version": self.version}))
+        raise_floor(self.version)
         self.link.app.update_ready = self.slot
         self.sha = None  # over: this module may go (a begin of the same package finds it stored, ready)
         return {"version": self.version, "deferred": self.link.app.in_play()}
@@ -277,7 +305,8 @@ class Update:
         for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
                           (slots.given_up(), "version %d, which this board rolled back from"),
                           (stored, "version %d, " + ("stored and waiting" if state.get("ready") else "being received")
-                           + " (a replay)")):
+                           + " (a replay)"),
+                          (floor(), "version %d, the highest this board has taken (a replay)")):
             if version <= was:
                 self._refuse(("version %d is not newer than " + what) % (version, was), keep=True)
 
@@ -317,8 +346,9 @@ class Update:
                 self._advance()
         return view
 
-    def _checked(self):
-        """The manifest (in the slot) checked against the tag in self.ends: its files kept, or Refused naming why."""
+    def _checked(self, resumed=False):
+        """The manifest (in the slot) checked against the tag in self.ends: its files kept, or Refused naming why.
+        `resumed`: the package update.json records, already taken in (its version may be the floor by now)."""
         board, key = load_key()
         if key is None:
             self._refuse("unsigned: this board has no update key (doce config update-key, over USB)")
@@ -345,6 +375,9 @@ class Update:
         if not is_int(version) or version <= running:
             self._refuse("version %s is not newer than the running version %d (a replay)"
                          % (str(version)[:16], running))
+        if version <= floor() and not resumed:
+            self._refuse("version %d is not newer than version %d, the highest this board has taken (a replay)"
+                         % (version, floor()))
         given_up = slots.given_up()
         if version <= given_up:
             self._refuse("version %d is not newer than version %d, which this board rolled back from"
@@ -432,7 +465,7 @@ class Update:
             return False
         self.n = struct.unpack_from("<I", self.ends, 0)[0]
         try:
-            self._checked()
+            self._checked(True)
         except CommandError:
             self._clear()
             raise
@@ -547,14 +580,17 @@ def brackets(path):
 
 
 def set_key(request):
-    """{"board": ID, "key": 64 hex digits}: the key a package for board ID is signed with. Never sent back."""
-    board, key = request.get("board"), request.get("key")
+    """{"board": ID, "key": 64 hex digits, "floor": version (optional)}: the key a package for board ID is signed
+    with, never sent back; the floor kept is the higher of the one given and the one this board has."""
+    board, key, low = request.get("board"), request.get("key"), request.get("floor", 0)
     from .netconfig import is_topic_level
     if not isinstance(board, str) or not is_topic_level(board):
         raise BadArgument("board is the board's id: 1 to 64 letters, digits, _ or -")
     if not is_hex(key, 64):
         raise BadArgument("key is 32 bytes as 64 lowercase hex digits")
-    write_whole(KEY, json.dumps({"board": board, "key": key}))
+    if not is_int(low) or low < 0:
+        raise BadArgument("floor is a version, a whole number from 0")
+    write_whole(KEY, json.dumps({"board": board, "key": key, "floor": max(low, floor())}))
     return {"board": board}
 
 

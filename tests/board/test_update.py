@@ -500,3 +500,51 @@ def test_a_begin_refused_before_it_touches_the_transfer_closes_the_file_open(tmp
     assert r["error"] == "refused" and "not newer" in r["message"] and link.update is None
     assert held.closed
     assert do(update.begin(data))["received"] == 10 * update.CHUNK  # its bytes stored at that close
+
+
+def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_path, monkeypatch):
+    """doce flash (--app-only too) writes slot.json afresh: version 0 running, nothing given up. The key file
+    (kept by --app-only; given again by doce config update-key after a full flash, with the room's record of the
+    highest version signed for the board as `floor`) keeps the highest version the board took or was told of, so
+    no recorded package at or below it installs again."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.send = sent.append
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    assert do({"cmd": "update_key", "board": "t1", "key": KEY})["ok"]
+    three = update.package(SMALL, 3, "t1", KEY)
+    assert do(update.begin(three))["ok"]
+    for request in update.requests(three):
+        assert do(request)["ok"]
+    assert do({"cmd": "update_commit"})["version"] == 3
+    assert do(update.begin(three))["received"] == len(three)  # the host asks again (a reply lost): still stored
+    assert do({"cmd": "update_commit"})["version"] == 3
+    # doce flash --app-only: the app's files and slot.json afresh; update.key is the board's and stays
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "a", "good": "a"}))
+    (tmp_path / "update.json").unlink()
+    r = do(update.begin(three))
+    assert r["error"] == "refused" and "not newer than version 3" in r["message"], r
+    # a full flash: nothing left; the key given again, with the room's floor (doce config update-key)
+    for path in ("update.key", "slot.json"):
+        (tmp_path / path).unlink()
+    assert do({"cmd": "update_key", "board": "t1", "key": KEY, "floor": 5})["ok"]
+    r = do(update.begin(update.package(SMALL, 5, "t1", KEY)))
+    assert r["error"] == "refused" and "not newer than version 5" in r["message"], r
+    assert do(update.begin(update.package(SMALL, 6, "t1", KEY)))["ok"]
+    assert do({"cmd": "update_abort"})["ok"]
+    assert do({"cmd": "update_key", "board": "t1", "key": KEY})["ok"]  # given again without one: kept
+    r = do(update.begin(update.package(SMALL, 4, "t1", KEY)))
+    assert r["error"] == "refused" and "not newer than version 5" in r["message"], r

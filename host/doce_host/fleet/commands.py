@@ -151,9 +151,27 @@ def board_key(room, board):
     return key
 
 
+def signed(record, room, versions):
+    """The versions about to be signed, in the room's record (doce_host/update.py record_signed)."""
+    from .security import SecurityError
+    try:
+        record(room, versions)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+
+
 def cmd_config_update_key(args):
+    from ..update import load_signed
+    from .security import SecurityError
     key = board_key(args.room, args.board_id)
-    reply = ask_board(args, [{"cmd": "update_key", "board": args.board_id, "key": key}])
+    request = {"cmd": "update_key", "board": args.board_id, "key": key}
+    try:  # the highest version ever signed for it: after a reflash (version 0 again) no old package installs
+        floor = load_signed(args.room).get(args.board_id, 0)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+    if floor:
+        request["floor"] = floor
+    reply = ask_board(args, [request])
     print(json.dumps({"board": reply["board"]}) if args.json else
           "%s: takes updates signed with %s's key from %s" % (args.port, reply["board"], args.room))
 
@@ -161,7 +179,7 @@ def cmd_config_update_key(args):
 def cmd_update(args):
     """An update of the app over USB: built as doce flash builds it (or read from --package), sent, committed."""
     from ..link import LinkError
-    from ..update import Refused, app_package, send, version_for
+    from ..update import Refused, app_package, record_signed, send, version_for
     if not args.package and not (args.room and args.board_id):
         raise UsageError("give the room's folder and the board's id (--room DIR --board-id ID), or --package FILE")
     if args.package:
@@ -173,6 +191,7 @@ def cmd_update(args):
             version = version_for(args.version, args.force)
         except ValueError as e:
             raise UsageError(str(e)) from None
+        signed(record_signed, args.room, {args.board_id: version})
         data = app_package(version, args.board_id, key, chip=args.chip)
     link, _ = open_link(args)
 
@@ -313,7 +332,7 @@ def cmd_fleet_update(args):
     """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
     line per board (done, deferred, waiting, refused and why, offline). --canary: that board first, healthy on
     trial. A board in a match is asked again until the match is over (--match-wait at most)."""
-    from ..update import load_keys, package, version_for
+    from ..update import load_keys, package, record_signed, version_for
     from .security import SecurityError
     from .update import update
     try:
@@ -333,6 +352,7 @@ def cmd_fleet_update(args):
     except ValueError as e:
         raise UsageError(str(e)) from None
     files = image.slot_files(image.app_files(chip=args.chip))  # the one builder doce flash uses (the app's part)
+    signed(record_signed, args.room, {b: version for b in wanted})  # the boards' floor after a reflash
     packages = {b: package(files, version, b, keys[b]) for b in wanted}
     room, broker = room_for(args)
     try:
