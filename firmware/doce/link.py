@@ -35,6 +35,7 @@ BYTES_PER_S = 11520  # 115200 baud (ports/esp32/uart.h), 8N1: ten bits a byte
 # heap nothing more than one reply's text at a time (a list of reply strings, each a run of heap
 # of its own, grew with the burst). The longest message (rules_get, 5.5 KB) fits.
 TX_BUFFER = 8192
+IN_A_MATCH = "in a match: an update waits for its end"  # update commands' busy (doce_host/fleet/update.py)
 TX_BACKLOG = 1024  # while more waits to go out, a second request is refused with busy, not carried out
 # The board reads the host's bytes while the buffer keeps this much free: the refusal of the line
 # being read (its command and id, at most a line, echoed) and a scan's events (a play, its
@@ -418,7 +419,12 @@ class Link:
         self.transfer = None
 
     def update_command(self, request):
-        """An update of the app (doce/update.py, loaded only when one starts)."""
+        """An update of the app (doce/update.py, loaded only when one starts). Never in a match in play: its
+        flash erases (45 ms typical, 400 ms at most each, host/doce_host/sim/device/flash.py), hashes and the
+        module's load would hold the scans a die waits on. `busy` before anything is loaded; the host asks
+        again, and the transfer goes on from what is stored once the match is over."""
+        if self.app is not None and self.app.in_play():
+            raise CommandError("busy", IN_A_MATCH)
         from .update import command
         return command(self, request)
 
@@ -683,7 +689,7 @@ COMMANDS = {
     "update_begin": (Link.update_command, ("size", "sha256", "version", "sig")),
     "update_chunk": (Link.update_command, ("offset", "data")),
     "update_commit": (Link.update_command, ()), "update_abort": (Link.update_command, ("sig",)),
-    "update_key": (Link.update_key, ("board", "key")),
+    "update_key": (Link.update_key, ("board", "key", "floor")),
     "remote": (Link.remote_command, ("peer", "colour", "first", "match", "rules_checksum", "force",
                                             "invite")),
 }

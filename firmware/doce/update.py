@@ -21,11 +21,16 @@ flash.py), one chunk a scan. Nothing is switched before
 SHA-256 `update_begin` named.
 
 `update_begin` names the package's version too, checked before anything stored is touched: a begin not
-newer than the running version, the one given up or an update stored and waiting is refused (a replay of an
-older package's begin cannot drop a newer one). Over the network (a command from the broker), `update_begin`
+newer than the running version, the one given up, an update stored and waiting or a transfer in progress (its
+version in update.json) is refused, so a replay of an older package's begin cannot drop a newer one, stored or
+on its way. Over the network (a command from the broker), `update_begin`
 and `update_abort` carry `sig`, the HMAC of "update_begin BOARD VERSION SIZE SHA256" (BOARD this board's own
 id) or "update_abort SHA256" under the board's key, its first 16 bytes: broker credentials alone cannot
-start, restart or drop an update. Over USB, whoever holds the cable holds the board.
+start, restart or drop an update. `update_chunk` and `update_commit` carry no `sig` (a chunk's 128 characters
+and a sig would not fit a command's 200 bytes, and an HMAC a chunk would cost the board two more SHA-256 passes):
+anyone's chunk at the right offset costs at most the file it completes (refused against the manifest's
+SHA-256, removed, and sent again from its start: `corrupted`), and a commit before the last byte is refused and
+changes nothing (`incomplete`). Over USB, whoever holds the cable holds the board.
 This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
 """
 
@@ -36,8 +41,13 @@ import struct
 
 from .arguments import BadArgument, CommandError, base64_chunk
 
-KEY = "update.key"  # {"board": id, "key": 64 hex digits}: this board's own update key
-STATE = "update.json"  # the transfer: {"size", "sha256", "slot"}, and "ready" once checked (waiting for a match)
+# {"board": id, "key": 64 hex digits, "floor": version}: this board's own update key, and the highest version it
+# took (committed) or was told of with the key (doce config update-key: the room's record of the versions it
+# signed). A version at or below the floor is a replay. Kept here, not in slot.json: doce flash --app-only
+# writes that afresh (version 0 running, nothing given up) and keeps this file; a full flash needs the key given
+# again, and the floor comes with it.
+KEY = "update.key"
+STATE = "update.json"  # the transfer: {"size", "sha256", "slot", "version"}, "ready" once checked (waiting for a match)
 HEADER = "header"  # in the slot: the package's 4 length bytes and its 32-byte tag, once the manifest is checked
 MANIFEST = "manifest"  # in the slot: the manifest's bytes, as received
 VERSION = "version"  # in the slot: its manifest's version (slots.py reads it too)
@@ -138,6 +148,28 @@ def load_key():
         return None, None
 
 
+def floor():
+    """The highest version this board took or was told of with its key (KEY), 0 if none."""
+    try:
+        with open(KEY) as f:
+            n = json.load(f).get("floor", 0)
+        return n if is_int(n) and n > 0 else 0
+    except (OSError, ValueError, AttributeError):
+        return 0
+
+
+def raise_floor(version):
+    """Once a version is stored whole and checked: it, and any below, is a replay from now, reflash or not."""
+    try:
+        with open(KEY) as f:
+            k = json.load(f)
+    except (OSError, ValueError):
+        return
+    if isinstance(k, dict) and version > floor():
+        k["floor"] = version
+        write_whole(KEY, json.dumps(k))
+
+
 def write_whole(path, data):
     with open(path + ".new", "w" if isinstance(data, str) else "wb") as f:
         f.write(data)
@@ -187,10 +219,13 @@ class Update:
             raise CommandError("trial", "this board is trying a new version: it takes an update once that is done")
         slot = "b" if p["slot"] == "a" else "a"
         state = self._state()
-        same_package = state == {"size": size, "sha256": sha, "slot": slot} or state == dict(
-            ready=True, size=size, sha256=sha, slot=slot)
+        if not isinstance(state, dict):
+            state = {}
+        named = {k: v for k, v in state.items() if k not in ("ready", "version")}
+        same_package = (state.get("ready", True) is True and state.get("version", version) == version
+                        and named == {"size": size, "sha256": sha, "slot": slot})  # (a record from before: no version)
         if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
-            self._newer(version, slots, slot if isinstance(state, dict) and state.get("ready") else None)
+            self._newer(version, slots, state, slot)
         self.size, self.sha, self.slot, self.announced = size, sha, slot, version
         if not (same_package and self._resume()):
             self._clear()
@@ -198,7 +233,7 @@ class Update:
             if size + RESERVE_BLOCKS * block > free:
                 self._refuse("the package is %d bytes and the flash has %d free, %d of them kept for the game"
                              % (size, free, RESERVE_BLOCKS * block))
-            write_whole(STATE, json.dumps({"size": size, "sha256": sha, "slot": slot}))
+            write_whole(STATE, json.dumps({"size": size, "sha256": sha, "slot": slot, "version": version}))
         return {"received": self.received, "slot": slot}
 
     def chunk(self, request):
@@ -225,9 +260,10 @@ class Update:
     def commit(self, request):
         if self.sha is None:
             raise CommandError("no_transfer", "send update_begin first")
+        if self.received < self.size:  # refused, and nothing changed: unsigned, it may be anyone's on the broker
+            self._warn("truncated: %d of %d bytes arrived; the transfer goes on from there"
+                       % (self.received, self.size), "incomplete")
         self._close()
-        if self.received < self.size:
-            self._refuse("truncated: %d of %d bytes arrived" % (self.received, self.size))
         whole = hashlib.sha256()  # every byte read back from the slot, once more, as it will boot
         with open(self._in_slot(HEADER), "rb") as f:
             f.readinto(self.ends)
@@ -242,7 +278,9 @@ class Update:
                 self._refuse("corrupted: %s does not match its SHA-256" % self.paths[i])
         if whole.digest() != unhex(self.sha):
             self._refuse("corrupted: the package does not match the SHA-256 update_begin named")
-        write_whole(STATE, json.dumps({"ready": True, "size": self.size, "sha256": self.sha, "slot": self.slot}))
+        write_whole(STATE, json.dumps({"ready": True, "size": self.size, "sha256": self.sha, "slot": self.slot,
+                                       "version": self.version}))
+        raise_floor(self.version)
         self.link.app.update_ready = self.slot
         self.sha = None  # over: this module may go (a begin of the same package finds it stored, ready)
         return {"version": self.version, "deferred": self.link.app.in_play()}
@@ -257,12 +295,18 @@ class Update:
         self._clear()
         self.sha = None
 
-    def _newer(self, version, slots, ready):
-        """A begin of a version newer than the running one, the one given up and the one stored and waiting in
-        slot `ready` (or None); else refused, and what is stored kept."""
+    def _newer(self, version, slots, state, slot):
+        """A begin of a version newer than the running one, the one given up and the one update.json (`state`)
+        records in `slot`, stored and waiting or on its way (its begin's version, or the slot's once its
+        manifest was checked); else refused, and what is stored kept."""
+        stored = 0
+        if state.get("slot") == slot:
+            stored = max(slots.version_of(slot), state.get("version") if is_int(state.get("version")) else 0)
         for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
                           (slots.given_up(), "version %d, which this board rolled back from"),
-                          (slots.version_of(ready) if ready else 0, "version %d, stored and waiting (a replay)")):
+                          (stored, "version %d, " + ("stored and waiting" if state.get("ready") else "being received")
+                           + " (a replay)"),
+                          (floor(), "version %d, the highest this board has taken (a replay)")):
             if version <= was:
                 self._refuse(("version %d is not newer than " + what) % (version, was), keep=True)
 
@@ -302,8 +346,9 @@ class Update:
                 self._advance()
         return view
 
-    def _checked(self):
-        """The manifest (in the slot) checked against the tag in self.ends: its files kept, or Refused naming why."""
+    def _checked(self, resumed=False):
+        """The manifest (in the slot) checked against the tag in self.ends: its files kept, or Refused naming why.
+        `resumed`: the package update.json records, already taken in (its version may be the floor by now)."""
         board, key = load_key()
         if key is None:
             self._refuse("unsigned: this board has no update key (doce config update-key, over USB)")
@@ -330,6 +375,9 @@ class Update:
         if not is_int(version) or version <= running:
             self._refuse("version %s is not newer than the running version %d (a replay)"
                          % (str(version)[:16], running))
+        if version <= floor() and not resumed:
+            self._refuse("version %d is not newer than version %d, the highest this board has taken (a replay)"
+                         % (version, floor()))
         given_up = slots.given_up()
         if version <= given_up:
             self._refuse("version %d is not newer than version %d, which this board rolled back from"
@@ -391,7 +439,12 @@ class Update:
             if not self.sizes[self.at]:
                 open(path, "ab").close()  # an empty file: no byte will make it
             if not self._matches(self.at, read_into(path, hashlib.sha256())):
-                self._refuse("corrupted: %s does not match its SHA-256" % self.paths[self.at])
+                # Only this file is lost: a chunk is unsigned, and anyone on the broker can send one
+                os.remove(path)
+                self.received -= self.sizes[self.at]
+                self.written = 0
+                self._warn("corrupted: %s does not match its SHA-256; it goes again from byte %d"
+                           % (self.paths[self.at], self.received), "corrupted")
             self.at += 1
             self.written = 0
 
@@ -412,7 +465,7 @@ class Update:
             return False
         self.n = struct.unpack_from("<I", self.ends, 0)[0]
         try:
-            self._checked()
+            self._checked(True)
         except CommandError:
             self._clear()
             raise
@@ -479,10 +532,17 @@ class Update:
             self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
             raise CommandError("refused", reason)
 
+    def _warn(self, reason, error):
+        """One warning naming the reason, and the command refused with `error`; the transfer goes on."""
+        self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
+        raise CommandError(error, reason)
+
     def _refuse(self, reason, keep=False):
         """One warning naming the reason; the transfer is over and the slot emptied (unless `keep`: a begin
         refused before it touched what is stored)."""
-        if not keep:
+        if keep:
+            self._close()  # this Update goes (command): its file is closed now, its bytes stored, not left open
+        else:
             self._clear()
         self.sha = None
         self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
@@ -521,14 +581,17 @@ def brackets(path):
 
 
 def set_key(request):
-    """{"board": ID, "key": 64 hex digits}: the key a package for board ID is signed with. Never sent back."""
-    board, key = request.get("board"), request.get("key")
+    """{"board": ID, "key": 64 hex digits, "floor": version (optional)}: the key a package for board ID is signed
+    with, never sent back; the floor kept is the higher of the one given and the one this board has."""
+    board, key, low = request.get("board"), request.get("key"), request.get("floor", 0)
     from .netconfig import is_topic_level
     if not isinstance(board, str) or not is_topic_level(board):
         raise BadArgument("board is the board's id: 1 to 64 letters, digits, _ or -")
     if not is_hex(key, 64):
         raise BadArgument("key is 32 bytes as 64 lowercase hex digits")
-    write_whole(KEY, json.dumps({"board": board, "key": key}))
+    if not is_int(low) or low < 0:
+        raise BadArgument("floor is a version, a whole number from 0")
+    write_whole(KEY, json.dumps({"board": board, "key": key, "floor": max(low, floor())}))
     return {"board": board}
 
 

@@ -146,6 +146,37 @@ def write_keys(folder, board_ids, remove=()):
     return keys
 
 
+SIGNED = "update-signed.json"  # {board id: the highest version a package was signed for}: not secret
+
+
+def load_signed(folder):
+    """{board id: the highest version signed for it} of the room in `folder`, or {}: what a board's floor must be
+    after a reflash (doce config update-key sends it), so no package recorded before installs again."""
+    from .files import read_limited
+    from .fleet.security import SecurityError
+    from .fleet.topics import BOARD_ID
+    path = Path(folder) / SIGNED
+    if not path.exists():
+        return {}
+    try:
+        found = json.loads(read_limited(path, 1 << 20, "the room's signed versions"))
+    except ValueError:
+        found = None
+    if not isinstance(found, dict) or not all(
+            isinstance(b, str) and BOARD_ID.match(b) and type(v) is int and v >= 0 for b, v in found.items()):
+        raise SecurityError("%s: not a file of signed versions doce update writes; not writing over it" % path)
+    return found
+
+
+def record_signed(folder, versions):
+    """Each board's package of `versions` ({board id: version}) is about to be signed: the record kept the higher."""
+    from .fleet.security import write_private
+    signed = load_signed(folder)
+    for board, version in versions.items():
+        signed[board] = max(version, signed.get(board, 0))
+    write_private(Path(folder) / SIGNED, (json.dumps(signed, indent=1, sort_keys=True) + "\n").encode())
+
+
 # -- over USB -------------------------------------------------------------------------------------------------
 
 class Refused(RuntimeError):

@@ -1,8 +1,10 @@
 """App updates over the command protocol (doce/update.py, doce_host/update.py): a signed package for this
 board stored in the slot not running, checked file by file, switched to on trial; every forged, replayed,
-truncated or corrupted package refused with one warning naming why; a match in play defers the switch."""
+truncated or corrupted package refused with one warning naming why; a match in play answers every update
+command busy, and an update stored and waiting is switched to at its end."""
 
 import hashlib
+import itertools
 import json
 import sys
 
@@ -101,37 +103,45 @@ def test_a_corrupted_chunk_or_a_truncated_package_is_refused(slot, tmp_path):
     data[header + 10] ^= 1  # a byte of the first file, flipped on the way (its package hash made to fit)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
-        refused(sim, bytes(data), "corrupted: %s" % first)
-        data[header + 10] ^= 1
         sim.take_events()
+        r = send(sim, bytes(data))  # the file refused as its last byte is in, sent again from its start
+        assert (r["ok"], r["error"]) == (False, "corrupted") and first in r["message"], r
+        assert warnings(sim) == ["update refused: " + r["message"]]
+        assert ask(sim, "update_abort")["ok"]  # (this version's transfer would else go on)
+        data[header + 10] ^= 1
         send(sim, bytes(data), upto=header + 2000)
         r = ask(sim, "update_commit")
-        assert r["error"] == "refused" and "truncated" in r["message"]
+        assert r["error"] == "incomplete" and "truncated" in r["message"]
         assert len(warnings(sim)) == 1
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
 
 
-def test_a_transfer_resumes_after_a_power_cut_waits_for_the_match_and_boots_byte_for_byte(slot, tmp_path):
-    """A clean update, the long way: cut halfway, resumed, stored while a match is in play and through a
-    power cut, switched when the match ends, and booted on trial to the files doce flash writes."""
+def test_a_transfer_waits_out_a_match_resumes_after_a_power_cut_and_boots_byte_for_byte(slot, tmp_path):
+    """A clean update, the long way: half sent, a match started (every update command busy, the flash untouched),
+    a power cut in the match, and once it is over the transfer goes on from what was stored, is committed and
+    booted on trial to the files doce flash writes."""
     data = update.package(slot, 1, "t1", KEY)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
-        sim.place("c3", "white 4")  # the match's first piece
         half = send(sim, data, upto=len(data) // 2)["received"]
+        sim.place("c3", "white 4")  # the match's first piece
+        before = sim.command(do="flash")
+        for request in (update.begin(data), next(update.requests(data, half)), {"cmd": "update_commit"}):
+            r = ask(sim, request.pop("cmd"), **request)
+            assert (r["ok"], r["error"]) == (False, "busy") and r["message"].startswith("in a match"), r
+        after = sim.command(do="flash")
+        assert (after["erases"], after["programs"]) == (before["erases"], before["programs"])
         sim.cut_power()
         sim.power_on()
+        assert ask(sim, **update.begin(data))["error"] == "busy"  # the match, from the journal
+        assert not sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n").get(
+            "rebooted")  # the match over (here, a new one before its first piece): nothing to switch to yet
         r = ask(sim, **update.begin(data))
         assert r["ok"] and r["received"] == file_start(slot, data, half) < half
         assert send(sim, data)["received"] == len(data)
         r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
-        assert r["link"] == [{"re": "update_commit", "ok": True, "version": 1, "deferred": True}]
-        assert not r.get("rebooted") and not sim.run(200).get("rebooted")  # the game goes on
-        sim.cut_power()  # the update waits stored through a power cut
-        sim.power_on()
-        assert not sim.run(200).get("rebooted")
-        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
-        assert r.get("rebooted")  # the match over (here, a new one before its first piece): switched
+        assert r["link"] == [{"re": "update_commit", "ok": True, "version": 1, "deferred": False}]
+        assert r.get("rebooted")  # switched at once: no match in play
         sim.power_on()
         sim.wait(1)
         assert [(e["stage"], e["slot"], e["version"]) for e in sim.events if e["event"] == "update"] == [
@@ -156,9 +166,10 @@ def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
     assert not (tmp_path / "update.key").exists()
 
 
-def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path):
-    """An update stored and waiting for the match to end is given up when another package starts into the
-    same slot: the board must not switch to a slot half written."""
+def test_an_update_waiting_for_its_match_is_kept_through_it_and_switched_at_its_end(slot, tmp_path):
+    """An update stored and checked waits while a match is in play (it was committed as a match began, or a board
+    from before kept it through a power cut): nothing the host sends in the match touches it, and it is switched
+    to as the match ends."""
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         sim.place("c3", "white 4")  # a match in play, in the journal
@@ -166,10 +177,12 @@ def test_a_new_transfer_replaces_an_update_waiting_for_its_match(slot, tmp_path)
     sim.flash.write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
         assert not sim.run(100).get("rebooted")  # waiting for the match
-        assert ask(sim, **update.begin(update.package(slot, 2, "t1", KEY)))["received"] == 0
+        for request in (update.begin(update.package(slot, 2, "t1", KEY)), update.abort()):
+            assert ask(sim, request.pop("cmd"), **request)["error"] == "busy"
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
-        assert not r.get("rebooted") and not sim.run(100).get("rebooted")
-        assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
+        assert r.get("rebooted")  # the match over (a new one before its first piece): switched
+        p = json.loads(stored(sim)[image.POINTER])
+        assert (p["slot"], p["good"]) == ("b", "a")  # booting it on trial
 
 
 def stored_in_b(files, slot, version, board_id="t1"):
@@ -190,22 +203,20 @@ def stored_in_b(files, slot, version, board_id="t1"):
 SMALL = {"doce/tiny.py": b"x = 1\n", "doce/other.py": b"y = 2\n"}  # stored, never booted here
 
 
-def test_an_abort_after_commit_or_after_a_reboot_leaves_no_update_behind(tmp_path):
-    """update_abort removes the stored update and its update.json: nothing switches when the match ends, at
-    once or after a power cut (an Update loaded afresh knows its slot from the pointer)."""
+def test_an_abort_leaves_no_transfer_behind_at_once_or_after_a_reboot(tmp_path):
+    """update_abort removes what a transfer stored and its update.json, at once or after a power cut (an Update
+    loaded afresh knows its slot from the pointer): nothing is resumed or switched to after."""
     data = update.package(SMALL, 1, "t1", KEY)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
-        sim.place("c3", "white 4")  # a match in play: the commit waits for its end
-        send(sim, data)
-        assert ask(sim, "update_commit")["deferred"] is True
+        send(sim, data)  # all of it stored, not committed
         assert ask(sim, "update_abort")["ok"]
+        assert ask(sim, "update_commit")["error"] == "no_transfer"
+        send(sim, data)  # again, and a power cut before the abort
         sim.cut_power()
         sim.power_on()
-        send(sim, data)  # again, and a power cut between the commit and the abort
-        assert ask(sim, "update_commit")["deferred"] is True
-        sim.cut_power()
-        sim.power_on()
+        assert ask(sim, "update_abort")["ok"]
+        assert ask(sim, **update.begin(data))["received"] == 0  # from the start: nothing was kept
         assert ask(sim, "update_abort")["ok"]
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
         assert not r.get("rebooted") and not sim.run(100).get("rebooted") and sim.resets == 0
@@ -317,38 +328,34 @@ def test_an_update_waiting_in_a_slot_given_up_is_not_switched_to_again(tmp_path)
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a", "given_up": 5}
 
 
-def test_a_replayed_begin_of_an_older_package_keeps_the_update_waiting(tmp_path):
-    """update_begin names the version, under the signature: a recorded begin of an older package is refused
-    before it touches the update stored and waiting for its match."""
+def test_a_replayed_begin_of_an_older_package_keeps_the_transfer_in_progress(tmp_path):
+    """update_begin names the version, under the signature: a recorded begin of an older package (newer than the
+    running version, superseded) is refused before it touches a newer package's transfer in progress, which goes
+    on from where it stood; a begin must name the version its manifest holds."""
+    three = {"doce/a.py": b"a" * 700, "doce/b.py": b"b" * 700, "doce/c.py": b"c" * 700}
+    six = update.package(three, 6, "t1", KEY)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
-        sim.place("c3", "white 4")  # a match in play: the update waits for its end
-        sim.stop()
-        files = image.read(sim.flash.read_bytes())
-    slot = image.slot_files(files)
-    sim.flash.write_bytes(image.build(stored_in_b(files, slot, 5)))
-    with SimBoard(tmp_path) as sim:
+        at = send(sim, six, upto=len(six) - 900)["received"]
         sim.take_events()
-        for older, why in ((3, "not newer than version 5, stored and waiting"),
-                           (5, "not newer than version 5, stored and waiting")):
+        for older in (5, 6 - 1, 2):
             r = ask(sim, **update.begin(update.package(SMALL, older, "t1", KEY)))
-            assert (r["ok"], r["error"]) == (False, "refused") and why in r["message"], r
+            assert (r["ok"], r["error"]) == (False, "refused") and "not newer than version 6, being received" in r[
+                "message"], r
             assert warnings(sim) == ["update refused: " + r["message"]]
-        six = update.package(SMALL, 6, "t1", KEY)
-        assert ask(sim, **dict(update.begin(six), version=9))["ok"]  # (over USB: no signature)
+        assert ask(sim, **update.begin(six))["received"] == at  # goes on (the refusals closed the file open)
+        assert send(sim, six)["received"] == len(six)
+        sim.cut_power()  # a cut, and the replay after it: the transfer is known from its record
+        sim.power_on()
+        assert ask(sim, **update.begin(update.package(SMALL, 5, "t1", KEY)))["error"] == "refused"
+        assert ask(sim, **update.begin(six))["received"] == len(six)
         sim.take_events()
+        assert ask(sim, **dict(update.begin(six), version=9))["ok"]  # (over USB: no signature) a newer one: afresh
         for request in update.requests(six):
             r = ask(sim, request.pop("cmd"), **request)
             if not r["ok"]:
                 break
         assert r["error"] == "refused" and "not the one update_begin named, 9" in r["message"], r
-        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
-        assert not r.get("rebooted")  # the begin of 6 that was let in emptied the slot: nothing to switch to
-    sim.flash.write_bytes(image.build(stored_in_b(files, slot, 5)))
-    with SimBoard(tmp_path) as sim:
-        ask(sim, **update.begin(update.package(SMALL, 4, "t1", KEY)))
-        r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
-        assert r.get("rebooted")  # the stored version 5 switched to at the match's end, as if no replay came
 
 
 def test_a_signed_begin_fits_a_command_from_the_broker():
@@ -401,3 +408,160 @@ def test_an_update_into_the_slot_before_the_running_one_drops_it_as_the_one_to_g
         on_flash = stored(sim)
     assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
     assert not [p for p in on_flash if p.startswith("a/doce/")]
+
+
+def test_every_update_command_is_busy_in_a_match_before_the_update_code_loads(tmp_path, monkeypatch):
+    """A match in play (from its first piece to its end): update_begin, _chunk, _commit and _abort are answered
+    `busy`, naming the match, and doce/update.py is not even loaded: no flash write, no hash, no module's load
+    holds a scan of the match (a sector erase is 45 ms typical, 400 ms at most: sim/device/flash.py)."""
+    import types
+
+    from doce.link import Link
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "doce.update", raising=False)
+    sent, playing = [], [True]
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=sent.append, update_ready=None, in_play=lambda: playing[0])
+    link.to = sent.append
+    data = update.package(SMALL, 1, "t1", KEY)
+    requests = [update.begin(data, KEY), next(update.requests(data)), {"cmd": "update_commit"}, update.abort(KEY)]
+    for request in requests:
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        r = sent.pop()
+        assert (r["ok"], r["error"]) == (False, "busy") and r["message"].startswith("in a match"), r
+        assert not sent
+    assert "doce.update" not in sys.modules and not list(tmp_path.iterdir())
+    playing[0] = False  # the match over: the same begin is taken (here refused: no key, but by doce/update.py)
+    line = json.dumps(requests[0]).encode()
+    link.handle(bytearray(line), len(line))
+    assert sent.pop()["error"] == "refused" and "doce.update" not in sys.modules  # let go again
+
+
+def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never_the_transfer(tmp_path, monkeypatch):
+    """update_chunk and update_commit carry no signature (one a 96-byte chunk would not fit a command's 200 bytes):
+    with broker credentials alone, a commit before the last byte is refused and changes nothing, and a chunk of
+    other bytes at the right offset costs the file it completes (removed, sent again from its start), never the
+    files stored before it nor the transfer (r43d: either emptied the slot)."""
+    import base64
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.to = sent.append
+    three = {"doce/a.py": b"a" * 300, "doce/z.py": b"z" * 50, "doce/b.py": b"b" * 200}
+    data = update.package(three, 1, "t1", KEY)
+    z = len(data) - 250  # where doce/z.py starts
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    def chunk(at, piece):
+        return do({"cmd": "update_chunk", "offset": at, "data": base64.b64encode(piece).decode()})
+
+    assert do(update.begin(data, KEY))["received"] == 0
+    at = 0
+    while at < z:
+        at = chunk(at, data[at:min(at + update.CHUNK, z)])["received"]
+    r = do({"cmd": "update_commit"})  # anyone's, early
+    assert (r["ok"], r["error"]) == (False, "incomplete") and "truncated" in r["message"], r
+    assert told.pop()["message"] == "update refused: " + r["message"] and not told
+    r = chunk(z, bytes(50))  # anyone's bytes where doce/z.py goes
+    assert (r["ok"], r["error"]) == (False, "corrupted") and "doce/z.py" in r["message"], r
+    assert told.pop()["message"] == "update refused: " + r["message"] and not told
+    assert (tmp_path / "update.json").exists() and (tmp_path / "b/doce/a.py").read_bytes() == three["doce/a.py"]
+    assert not (tmp_path / "b/doce/z.py").exists()
+    for request in update.requests(data, z):  # the organiser's chunks go on from where they were
+        assert do(request)["ok"]
+    r = do({"cmd": "update_commit"})
+    assert r["ok"] and r["version"] == 1 and not told, r
+
+
+def test_a_begin_refused_before_it_touches_the_transfer_closes_the_file_open(tmp_path, monkeypatch):
+    """A begin refused with what is stored kept (not newer) ends this Update: the slot's file it had open is
+    closed then, not left to a garbage collection (two handles of one file: the last close wins, r43d)."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.send = sent.append
+    data = update.package({"doce/a.py": b"a" * 3000}, 6, "t1", KEY)
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    assert do(update.begin(data))["ok"]
+    for request in itertools.islice(update.requests(data), 10):
+        assert do(request)["ok"]
+    held = link.update.out  # doce/a.py, open
+    assert held is not None and not held.closed
+    r = do(update.begin(update.package(SMALL, 0, "t1", KEY)))
+    assert r["error"] == "refused" and "not newer" in r["message"] and link.update is None
+    assert held.closed
+    assert do(update.begin(data))["received"] == 10 * update.CHUNK  # its bytes stored at that close
+
+
+def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_path, monkeypatch):
+    """doce flash (--app-only too) writes slot.json afresh: version 0 running, nothing given up. The key file
+    (kept by --app-only; given again by doce config update-key after a full flash, with the room's record of the
+    highest version signed for the board as `floor`) keeps the highest version the board took or was told of, so
+    no recorded package at or below it installs again."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.send = sent.append
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        return sent.pop()
+
+    assert do({"cmd": "update_key", "board": "t1", "key": KEY})["ok"]
+    three = update.package(SMALL, 3, "t1", KEY)
+    assert do(update.begin(three))["ok"]
+    for request in update.requests(three):
+        assert do(request)["ok"]
+    assert do({"cmd": "update_commit"})["version"] == 3
+    assert do(update.begin(three))["received"] == len(three)  # the host asks again (a reply lost): still stored
+    assert do({"cmd": "update_commit"})["version"] == 3
+    # doce flash --app-only: the app's files and slot.json afresh; update.key is the board's and stays
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "a", "good": "a"}))
+    (tmp_path / "update.json").unlink()
+    r = do(update.begin(three))
+    assert r["error"] == "refused" and "not newer than version 3" in r["message"], r
+    # a full flash: nothing left; the key given again, with the room's floor (doce config update-key)
+    for path in ("update.key", "slot.json"):
+        (tmp_path / path).unlink()
+    assert do({"cmd": "update_key", "board": "t1", "key": KEY, "floor": 5})["ok"]
+    r = do(update.begin(update.package(SMALL, 5, "t1", KEY)))
+    assert r["error"] == "refused" and "not newer than version 5" in r["message"], r
+    assert do(update.begin(update.package(SMALL, 6, "t1", KEY)))["ok"]
+    assert do({"cmd": "update_abort"})["ok"]
+    assert do({"cmd": "update_key", "board": "t1", "key": KEY})["ok"]  # given again without one: kept
+    r = do(update.begin(update.package(SMALL, 4, "t1", KEY)))
+    assert r["error"] == "refused" and "not newer than version 5" in r["message"], r

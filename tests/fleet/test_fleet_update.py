@@ -1,6 +1,7 @@
 """`doce fleet update` over Mosquitto (doce_host/fleet/update.py): each simulated board of a room takes its own
-package on its cmd topic, one command at a time, the boards side by side; a board in a match stores it for the
-match's end; a package signed with another key is refused and said so; a canary refused stops the rest."""
+package on its cmd topic, one command at a time, the boards side by side; a board in a match is busy and takes
+it once the match is over; a package signed with another key is refused and said so; a canary refused stops the
+rest."""
 
 import contextlib
 import json
@@ -79,18 +80,38 @@ def test_two_boards_take_the_app_over_mqtt_and_boot_it(tmp_path, mosquitto):
         assert {p[2:]: d for p, d in stored.items() if p.startswith(("b/doce/", "b/umqtt/"))} == FILES
 
 
-def test_a_board_in_a_match_stores_it_for_the_match_end_and_a_forged_one_is_refused(tmp_path, mosquitto):
+def test_a_board_in_a_match_takes_it_once_the_match_is_over_and_a_forged_one_is_refused(tmp_path, mosquitto,
+                                                                                          monkeypatch):
+    """A board in a match answers busy and its flash is untouched till the match is over; it is asked again and
+    then takes it, while a board sent a forged package refuses it, said so."""
+    monkeypatch.setattr(fleet_update, "MATCH_RETRY_S", 0.5)
     with room_of(tmp_path, mosquitto, ["t1", "t2", "t3"]) as (room, sims, keys):
-        sims["t1"].place("c3", "white 4")  # t1's match is in play
-        small = {"doce/tiny.py": b"x = 1\n"}  # a package of one file: stored, never booted here
+        t1 = sims["t1"]
+        t1.place("c3", "white 4")  # t1's match is in play
+        t1.run(100)  # the move written to the journal
+        small = {"doce/tiny.py": b"x = 1\n"}
         data = {i: update.package(small, 2, i, OTHER_KEY if i == "t3" else k) for i, k in keys.items()}
         del data["t2"]
-        results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, pump=pump(sims))
-        assert results["t1"] == ("deferred", None, 2)
+        before = t1.command(do="flash")
+        seen = {"pumps": 0}
+
+        def pumping():
+            for sim in sims.values():
+                sim.run(2)
+            if "flash" in seen:
+                return
+            if [w for w in warnings(sims["t3"]) if w.startswith("update refused")]:
+                seen["pumps"] += 1  # t3 is over; t1 asked in its match meanwhile, and a while after
+            if seen["pumps"] > 200:
+                seen["flash"] = t1.command(do="flash")
+                t1.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+        results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, pump=pumping)
+        assert results["t1"] == ("done", None, 2)
+        assert (seen["flash"]["erases"], seen["flash"]["programs"]) == (before["erases"], before["programs"])
         outcome, message, _ = results["t3"]
         assert outcome == "refused" and "signed with another key" in message, results["t3"]
         assert [w for w in warnings(sims["t3"]) if w.startswith("update refused")] == ["update refused: " + message]
-        assert not [w for w in warnings(sims["t1"]) if w.startswith("update refused")]
+        assert not [w for w in warnings(t1) if w.startswith("update refused")]
 
 
 def test_a_canary_refused_stops_the_rest(tmp_path, mosquitto):
@@ -131,6 +152,22 @@ def test_a_reply_that_does_not_fit_is_one_line(tmp_path, mosquitto):
 
 
 
+def test_a_file_refused_or_a_chunk_out_of_step_is_sent_again_a_few_times_then_refused():
+    """Chunks and commits carry no signature: another on the broker can send one into a transfer. The board then
+    loses that file's bytes at most (doce/update.py) and the transfer begins again from what it stored; a
+    package whose file is refused every time is refused after MAX_AGAIN tries, saying the board's reason."""
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
+    replies = [{"ok": False, "error": "corrupted", "message": "corrupted: doce/tiny.py does not match"},
+               {"ok": False, "error": "bad_argument", "message": "offset must be 40, the bytes received so far"},
+               {"ok": False, "error": "incomplete", "message": "truncated: 40 of 520 bytes arrived"}]
+    for reply in replies:
+        t.begun = True
+        t.take(("chunk", 40) if reply["error"] != "incomplete" else ("commit", 0), reply)
+        assert not t.outcome and not t.begun
+    t.take(("chunk", 40), replies[0])
+    assert t.outcome == "refused" and "corrupted: doce/tiny.py" in t.message, t.message
+
+
 def test_what_a_board_reports_is_checked_against_the_version_sent():
     """A commit reply, or the canary's `done`, naming another version than the package's is not reported as the
     board's: the transfer ends refused (or the canary not healthy), saying what the board said."""
@@ -152,7 +189,6 @@ def test_a_transfer_goes_on_from_what_the_board_stored_after_it_went_away(tmp_pa
     big = {"doce/big.py": bytes(range(97, 123)) * 400}  # some 110 chunks: cut a third of the way
     with room_of(tmp_path, mosquitto, ["t1"]) as (room, sims, keys):
         sim = sims["t1"]
-        sim.place("c3", "white 4")  # a match in play: stored, not booted (a file this small is no app)
         t = fleet_update.Transfer(room, "t1", update.package(big, 2, "t1", keys["t1"]), 5, keys["t1"])
         seen = {"cut_at": None, "off": 0}
 
@@ -164,10 +200,12 @@ def test_a_transfer_goes_on_from_what_the_board_stored_after_it_went_away(tmp_pa
                 seen["off"] += 1
                 if not t.online() or seen["off"] > 2000:
                     sim.power_on()
+            elif t.received == len(t.data) and t.idle() and "match" not in seen:
+                seen["match"] = sim.place("c3", "white 4")  # a match before the commit: never booted (no app)
             else:
                 sim.run(2)
-        fleet_update.run([t], WAIT_S, pump=pumping)
-        assert (t.outcome, t.message) == ("deferred", None) and seen["cut_at"]
+        fleet_update.run([t], WAIT_S, pump=pumping, match_wait=1.0)
+        assert t.outcome == "waiting" and "a match in play" in t.message and seen["cut_at"], (t.outcome, t.message)
         # begun again after the cut, from what the board had stored (not from 0, not past what was sent)
         assert len(t.begins) >= 2 and 0 < t.begins[-1] <= seen["cut_at"] + update.CHUNK, t.begins
     stored = image.read(sim.flash.read_bytes())
@@ -187,3 +225,67 @@ def test_the_command_reports_a_board_not_on_the_broker_as_offline(tmp_path, mosq
                  "--wait", "1", "--json"]) == 1
     assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == [
         {"board": "t1", "outcome": "offline", "version": None, "message": "not on the broker"}]
+
+
+class Answering:
+    """A room whose boards answer at once as doce/update.py does; a board in `playing` answers every update
+    command busy, as doce/link.py does in a match."""
+
+    def __init__(self, ids, version):
+        import itertools
+        import threading
+        import types
+        self.lock = threading.Lock()
+        self.boards = {i: types.SimpleNamespace(online=True, count=0, events=[]) for i in ids}
+        self.version, self.playing, self.stored, self.answers, self.sent = version, set(), {}, {}, []
+        self.ids = itertools.count(1)
+
+    def send(self, ident, cmd, **args):
+        import base64
+        rid = next(self.ids)
+        self.sent.append((ident, cmd, ident in self.playing))
+        if ident in self.playing:
+            r = {"ok": False, "error": "busy", "message": "in a match: an update waits for its end"}
+        elif cmd == "update_begin":
+            r = {"ok": True, "received": self.stored.get(ident, 0), "slot": "b"}
+        elif cmd == "update_chunk":
+            self.stored[ident] = args["offset"] + len(base64.b64decode(args["data"]))
+            r = {"ok": True, "received": self.stored[ident]}
+        else:
+            r = {"ok": True, "version": self.version, "deferred": False}
+        self.answers[rid] = r
+        return rid
+
+    def reply(self, rid, forget=False):
+        return self.answers.pop(rid, None)
+
+
+def test_a_board_in_a_match_waits_for_its_end_while_the_others_go_on_and_then_takes_it(monkeypatch):
+    """A board busy in a match is asked again (here at once: MATCH_RETRY_S 0) for as long as its match lasts,
+    past --wait and past the others' end; it never counts as offline, and its transfer goes on from what it had
+    stored once the match is over. A match that outlasts match_wait leaves it `waiting`, said so."""
+    from doce_host.core_time import Deadline
+    monkeypatch.setattr(fleet_update, "MATCH_RETRY_S", 0.0)
+    room = Answering(["t1", "t2"], 3)
+    data = {"t1": SMALL, "t2": update.package({"doce/tiny.py": b"x = 1\n" * 80}, 3, "t2", OTHER_KEY)}
+    room.stored["t1"] = 300  # part of it stored before the match began
+    room.playing.add("t1")
+    ended = {}
+
+    def pump():
+        with room.lock:
+            if "t2" in room.stored and room.stored["t2"] == len(data["t2"]) and "at" not in ended:
+                ended["at"] = Deadline(1.0)  # the match goes on a while after t2 is done: past --wait
+            elif "at" in ended and ended["at"].passed():
+                room.playing.discard("t1")
+    results = fleet_update.update(room, data, 0.2, REPLY_S, {}, pump=pump)
+    assert results == {"t1": ("done", None, 3), "t2": ("done", None, 3)}
+    in_match = [cmd for ident, cmd, playing in room.sent if ident == "t1" and playing]
+    assert len(in_match) > 2 and set(in_match) == {"update_begin"}  # asked again, never past its begin
+    first = [cmd for ident, cmd, playing in room.sent if ident == "t1" and not playing][:2]
+    assert first == ["update_begin", "update_chunk"] and len(
+        [1 for ident, cmd, _ in room.sent if ident == "t1" and cmd == "update_chunk"]) == -(-(len(SMALL) - 300) // 96)
+    room = Answering(["t1"], 3)
+    room.playing.add("t1")
+    [(outcome, message, _)] = fleet_update.update(room, {"t1": SMALL}, 0.0, REPLY_S, {}, match_wait=0.2).values()
+    assert outcome == "waiting" and "a match in play" in message

@@ -57,6 +57,29 @@ def test_doce_update_over_usb_boots_the_new_app_on_trial(tmp_path):
         again = doce("update", "--room", str(room), "--board-id", "t1", "--port", sim.path, "--chip", "host",
                      "--version", "5", timeout=stretched(120))
         assert again.returncode != 0 and "a replay" in again.stderr  # refused at once: the same version
+    assert update.load_signed(room) == {"t1": 5}  # what a reflashed board's key comes with (doce config update-key)
+
+
+def test_the_key_goes_to_a_board_with_the_highest_version_ever_signed_for_it(tmp_path, monkeypatch):
+    """doce flash writes slot.json afresh (version 0): the key given again brings the floor back, so no package
+    signed before the reflash installs again (firmware/doce/update.py KEY)."""
+    import types
+
+    from doce_host.fleet import commands
+    update.write_keys(tmp_path, ["t1"])
+    asked = []
+    monkeypatch.setattr(commands, "ask_board", lambda args, requests: asked.extend(requests) or {"board": "t1"})
+    args = types.SimpleNamespace(room=str(tmp_path), board_id="t1", port="x", json=True)
+    commands.cmd_config_update_key(args)
+    assert "floor" not in asked[-1]  # none signed yet
+    update.record_signed(tmp_path, {"t1": 7})
+    update.record_signed(tmp_path, {"t1": 5, "t2": 3})
+    assert update.load_signed(tmp_path) == {"t1": 7, "t2": 3}
+    commands.cmd_config_update_key(args)
+    assert asked[-1]["floor"] == 7 and asked[-1]["key"] == update.load_keys(tmp_path)["t1"]
+    (tmp_path / update.SIGNED).write_text(json.dumps({"t1": "7"}))
+    with pytest.raises(SecurityError):
+        update.load_signed(tmp_path)
 
 
 def test_a_version_is_the_time_unless_given_and_never_far_ahead_of_it_unforced():

@@ -151,9 +151,27 @@ def board_key(room, board):
     return key
 
 
+def signed(record, room, versions):
+    """The versions about to be signed, in the room's record (doce_host/update.py record_signed)."""
+    from .security import SecurityError
+    try:
+        record(room, versions)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+
+
 def cmd_config_update_key(args):
+    from ..update import load_signed
+    from .security import SecurityError
     key = board_key(args.room, args.board_id)
-    reply = ask_board(args, [{"cmd": "update_key", "board": args.board_id, "key": key}])
+    request = {"cmd": "update_key", "board": args.board_id, "key": key}
+    try:  # the highest version ever signed for it: after a reflash (version 0 again) no old package installs
+        floor = load_signed(args.room).get(args.board_id, 0)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+    if floor:
+        request["floor"] = floor
+    reply = ask_board(args, [request])
     print(json.dumps({"board": reply["board"]}) if args.json else
           "%s: takes updates signed with %s's key from %s" % (args.port, reply["board"], args.room))
 
@@ -161,7 +179,7 @@ def cmd_config_update_key(args):
 def cmd_update(args):
     """An update of the app over USB: built as doce flash builds it (or read from --package), sent, committed."""
     from ..link import LinkError
-    from ..update import Refused, app_package, send, version_for
+    from ..update import Refused, app_package, record_signed, send, version_for
     if not args.package and not (args.room and args.board_id):
         raise UsageError("give the room's folder and the board's id (--room DIR --board-id ID), or --package FILE")
     if args.package:
@@ -173,6 +191,7 @@ def cmd_update(args):
             version = version_for(args.version, args.force)
         except ValueError as e:
             raise UsageError(str(e)) from None
+        signed(record_signed, args.room, {args.board_id: version})
         data = app_package(version, args.board_id, key, chip=args.chip)
     link, _ = open_link(args)
 
@@ -312,8 +331,9 @@ def cmd_fleet_rules_push(args):
 
 def cmd_fleet_update(args):
     """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
-    line per board (done, deferred, refused and why, offline). --canary: that board first, healthy on trial."""
-    from ..update import load_keys, package, version_for
+    line per board (done, deferred, waiting, refused and why, offline). --canary: that board first, healthy on
+    trial. A board in a match is asked again until the match is over (--match-wait at most)."""
+    from ..update import load_keys, package, record_signed, version_for
     from .security import SecurityError
     from .update import update
     try:
@@ -333,10 +353,12 @@ def cmd_fleet_update(args):
     except ValueError as e:
         raise UsageError(str(e)) from None
     files = image.slot_files(image.app_files(chip=args.chip))  # the one builder doce flash uses (the app's part)
+    signed(record_signed, args.room, {b: version for b in wanted})  # the boards' floor after a reflash
     packages = {b: package(files, version, b, keys[b]) for b in wanted}
     room, broker = room_for(args)
     try:
-        results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial)
+        results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial,
+                         **({} if args.match_wait is None else {"match_wait": args.match_wait}))
     finally:
         room.close()
         if broker:
@@ -636,10 +658,11 @@ def add_fleet_update(actions):
     up = actions.add_parser("update", help="the app doce flash installs, to every board over MQTT",
                             description="Send every board of the room (or --boards) the app doce flash installs, "
                                         "signed with its own update key (doce fleet secure DIR); one board after "
-                                        "another command, boards side by side. Prints each board's result: done "
-                                        "(booting it on trial), deferred (a match in play: it boots when the match "
-                                        "ends), refused and why, offline. Exits 1 unless every board is done or "
-                                        "deferred.")
+                                        "another command, boards side by side; a board in a match takes it once "
+                                        "the match is over. Prints each board's result: done (booting it on "
+                                        "trial), deferred (stored by a board from before, booting when its match "
+                                        "ends), waiting (a match in play all of --match-wait), refused and why, "
+                                        "offline. Exits 1 unless every board is done or deferred.")
     up.add_argument("room", metavar="DIR", help="the room's folder (doce fleet secure): the boards' update keys")
     up.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards (default: every board "
                                                                       "with a key in DIR)")
@@ -650,7 +673,11 @@ def add_fleet_update(actions):
     up.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
                     help="the boards' chip, for the native code (default esp32; host: doce sim's boards)")
     up.add_argument("--wait", type=duration, default=60.0, metavar="S",
-                    help="seconds to keep trying boards offline or gone from the broker (default 60)")
+                    help="seconds to keep trying a board offline, gone from the broker or not answering "
+                         "(default 60)")
+    up.add_argument("--match-wait", type=duration, metavar="S",
+                    help="seconds to wait for a board's match to end before leaving it waiting (default 10800, "
+                         "3 hours: a club's evening)")
     up.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds to wait for each reply")
     up.add_argument("--trial", type=seconds, default=180.0, metavar="S",
                     help="with --canary: seconds to wait for it to say it is healthy (default 180: a board gives "

@@ -4,8 +4,11 @@ The commands are the ones `doce update` sends over USB (update_begin, update_chu
 board's cmd topic (docs/protocol.md, "MQTT"): a board takes one command a scan, so each board has one request
 in flight at a time, and the boards go side by side. A board that stops answering (gone from the broker, a
 dropped connection) is asked again from update_begin once it is back: its reply says how much it has stored
-(`received`), and the transfer goes on from there. A board's replies are untrusted: one that does not fit the
-protocol ends its transfer with a line that says so, never with the reply's text raw.
+(`received`), and the transfer goes on from there. A board in a match answers every update command `busy`
+("in a match ...", doce/link.py): it is kept waiting, asked again every MATCH_RETRY_S, and its transfer goes on
+from what it stored once the match is over, however long the others take (`match_wait` bounds the wait
+for a match that does not end). A board's replies are untrusted: one that does not fit the protocol ends its
+transfer with a line that says so, never with the reply's text raw.
 """
 
 import base64
@@ -17,18 +20,29 @@ from ..update import CHUNK
 from ..update import begin as update_begin
 from ..update import not_the_version
 from ..view import printable
-from .update_stage import WORDS
 
 TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
 # A chunk or commit the board has no transfer for: it rebooted since (its broker session kept our command
 # for it), and keeps what it stored: update_begin again, and go on from there
 LOST = "no_transfer"
+# A file's bytes refused (another's chunk, unsigned, at our offset), a commit before the last byte (anyone's), or a
+# chunk not at the board's offset (one of another's came first): the board kept the rest; begun again, from there.
+# More than MAX_AGAIN times, and the package itself is at fault, or someone on the broker keeps at it: refused
+AGAIN = ("corrupted", "incomplete")
+MAX_AGAIN = 3
 MAX_SAID = 120  # characters of a board's message shown: its reason, not a page of it
+IN_A_MATCH = "in a match"  # how a busy reply starts while the board's match is in play (doce/link.py IN_A_MATCH)
+MATCH = "match"  # Transfer.waits while the board's match is in play
+# A board in a match is asked again this often: a busy answer costs it one command's parse and reply (no module
+# loaded, no flash), and the transfer starts within this of the match's end
+MATCH_RETRY_S = 5.0
+MATCH_WAIT_S = 3 * 3600.0  # a match still in play after this (a club's evening): the board is left waiting
 
 
 class Transfer:
     """One board's package, sent one request at a time. `outcome` once it is over: done (stored, switching),
-    deferred (stored, switching when the match ends), refused, or offline (set by the caller)."""
+    deferred (stored, switching when the match ends: a board from before busy in a match), refused, offline
+    or waiting (a match in play all of match_wait) (set by run)."""
 
     def __init__(self, room, ident, data, timeout, key=None):
         self.room, self.id, self.data, self.timeout = room, ident, data, timeout
@@ -43,6 +57,10 @@ class Transfer:
         self.lost = 0  # requests that got no reply in time
         self.begins = []  # `received` at each update_begin answered: after the first, where it went on from
         self.pause = None  # a Deadline before asking again (busy, trial)
+        self.again = 0  # begun again after a file refused, an early commit or a chunk out of step (AGAIN)
+        self.wait, self.match_wait = None, MATCH_WAIT_S  # (run sets them)
+        self.heard = None  # a Deadline of `wait` from the board's last answer that moved on (run starts it)
+        self.playing = None  # a Deadline of `match_wait` from the first busy of the match in play
 
     def online(self):
         with self.room.lock:
@@ -64,6 +82,7 @@ class Transfer:
                     self.room.reply(rid, forget=True)
                     self.asked, self.begun = None, False  # the board went away: begin again, resumed
                     self.lost += 1
+                    self.waits = None
                 return True
             self.asked = None
             self.take(kind, reply)
@@ -92,6 +111,16 @@ class Transfer:
             said = printable(str(reply.get("message") or "")[:MAX_SAID])
             if error == LOST and kind[0] != "begin":
                 self.begun = False
+            elif error in AGAIN or (error == "bad_argument" and kind[0] == "chunk"):
+                self.again += 1
+                if self.again > MAX_AGAIN:
+                    self.end("refused", "%s (%s, %d times)" % (said or "no reason given", error, self.again))
+                self.begun = False
+            elif error == "busy" and said.startswith(IN_A_MATCH):  # begun again once the match is over
+                self.pause, self.begun, self.waits = Deadline(MATCH_RETRY_S), False, MATCH
+                self.heard = Deadline(self.wait) if self.wait is not None else None  # it answers: not offline
+                if self.playing is None:
+                    self.playing = Deadline(self.match_wait)
             elif error in TRANSIENT:
                 self.pause, self.begun, self.waits = Deadline(1.0), False, error
             elif error == "refused":
@@ -102,7 +131,9 @@ class Transfer:
                 self.end("refused", "a reply that does not fit the protocol")
             return
         what, offset = kind
-        self.waits = None
+        self.waits = self.playing = None
+        if self.wait is not None:
+            self.heard = Deadline(self.wait)  # it moved on: `wait` counts again from here
         if what in ("begin", "chunk"):
             received = reply.get("received")
             least = offset + 1 if what == "chunk" else 0
@@ -139,20 +170,36 @@ class Transfer:
         return None
 
 
-def run(transfers, wait, pump=None):
+    def start(self, wait, match_wait):
+        self.wait, self.match_wait = wait, match_wait
+        self.heard = Deadline(wait)
+
+    def expire(self):
+        """Between requests: over if the board has not moved on for `wait` seconds (off the broker, not answering,
+        busy or on trial all along), or its match has been in play for `match_wait`."""
+        if self.waits == MATCH and self.online():
+            if self.playing.passed():
+                self.end("waiting", "a match in play for all of %g s: it takes the update once run again after "
+                                    "the match" % self.match_wait)
+        elif self.heard.passed():
+            self.end("offline", "not on the broker" if not self.online() else
+                     "still trying the version before" if self.waits == "trial" else
+                     "still busy" if self.waits else "stopped answering")
+
+
+def run(transfers, wait, pump=None, match_wait=MATCH_WAIT_S):
     """Send every transfer side by side until each is over. A board not on the broker, or that stopped
-    answering, is tried again until `wait` seconds (of a core's time) have passed; then it is offline."""
-    deadline = Deadline(wait)
+    answering, is tried again until `wait` seconds (of a core's time) have passed since it last moved on; then it
+    is offline. A board in a match waits for its end (at most `match_wait` seconds), whatever the others do."""
+    for t in transfers:
+        t.start(wait, match_wait)
     while True:
-        busy = [t for t in transfers if t.step()]
-        if not busy:
+        going = [t for t in transfers if t.step()]
+        if not going:
             return transfers
-        if deadline.passed() and all(t.idle() for t in busy):
-            for t in busy:
-                t.end("offline", "not on the broker" if not t.online() else
-                      "still trying the version before" if t.waits == "trial" else
-                      WORDS["waiting"] if t.waits == "busy" else "stopped answering")
-            return transfers
+        for t in going:
+            if t.idle():
+                t.expire()
         pump() if pump else time.sleep(0.01)
 
 
@@ -179,15 +226,15 @@ def canary_healthy(transfer, wait, pump=None):
     return False, "did not say it was healthy within %g s" % wait
 
 
-def update(room, packages, wait, timeout, keys, canary=None, trial_wait=180.0, pump=None):
+def update(room, packages, wait, timeout, keys, canary=None, trial_wait=180.0, pump=None, match_wait=MATCH_WAIT_S):
     """{board id: (outcome, message, version)} of sending packages ({board id: bytes}) to the room's boards,
-    each update_begin signed with its key ({board id: key}). With a canary: that board first, and the rest
-    only once it is healthy on trial."""
+    each update_begin signed with its key ({board id: key}). With a canary: that board first (after its match,
+    if one is in play), and the rest only once it is healthy on trial."""
     transfers = {ident: Transfer(room, ident, data, timeout, keys.get(ident)) for ident, data in packages.items()}
     rest = [t for i, t in sorted(transfers.items()) if i != canary]
     if canary:
         first = transfers[canary]
-        run([first], wait, pump)
+        run([first], wait, pump, match_wait)
         healthy, why = canary_healthy(first, trial_wait, pump)
         if healthy:
             first.message = "healthy on trial"
@@ -195,5 +242,5 @@ def update(room, packages, wait, timeout, keys, canary=None, trial_wait=180.0, p
             for t in rest:
                 t.end("not_sent", "the canary %s %s" % (canary, why))
             rest = []
-    run(rest, wait, pump)
+    run(rest, wait, pump, match_wait)
     return {i: (t.outcome, t.message, t.version) for i, t in transfers.items()}
