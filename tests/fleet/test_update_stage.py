@@ -35,10 +35,16 @@ def test_a_board_s_version_and_each_stage_of_its_update_in_words(room):
     told(room, "cmd", {"cmd": "update_begin", "version": 7, "size": 1000, "sha256": "ab" * 32, "sig": "cd" * 16})
     told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": "in a match"})
     assert row(room)["update"] == "waiting for the match to end"
+    told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": "out of room"})
+    assert row(room)["update"] == "busy, asked again: out of room"  # not a match: no word of one
     told(room, "reply", {"re": "update_begin", "ok": True, "received": 0, "slot": "b"})
     assert row(room)["update"] == "receiving 0%"
     told(room, "reply", {"re": "update_chunk", "ok": True, "received": 480})
     assert row(room)["update"] == "receiving 48%"
+    told(room, "reply", {"re": "update_chunk", "ok": False, "error": "corrupted", "message": "corrupted: doce/z.py"})
+    assert row(room)["update"] == "sending again: corrupted: doce/z.py"
+    told(room, "reply", {"re": "update_commit", "ok": False, "error": "incomplete", "message": "truncated: 9 of 10"})
+    assert row(room)["update"] == "sending again: truncated: 9 of 10"
     told(room, "reply", {"re": "update_commit", "ok": True, "version": 7, "deferred": True})
     assert row(room)["update"] == "stored, waiting for the match to end"
     told(room, "reply", {"re": "update_commit", "ok": True, "version": 7, "deferred": False})
@@ -112,8 +118,9 @@ def test_the_organiser_s_guide_explains_every_stage():
         assert words.format(percent="n%", reason="REASON") in rows, words
 
 
-def test_a_board_busy_in_a_match_all_the_wait_long_is_said_to_wait_for_its_end():
-    """`doce fleet update`'s line for a board that answered `busy` until --wait ran out: the stage's own words."""
+def test_a_board_busy_in_a_match_all_the_match_wait_long_is_left_waiting_for_its_end():
+    """`doce fleet update`'s outcome for a board that answered `busy` (in a match) until --match-wait ran out:
+    waiting, and the line names the match, not offline."""
     import threading
 
     from doce_host import update
@@ -122,7 +129,8 @@ def test_a_board_busy_in_a_match_all_the_wait_long_is_said_to_wait_for_its_end()
     board = types.SimpleNamespace(online=True)
     room = types.SimpleNamespace(lock=threading.Lock(), boards={"t1": board})
     t = fleet_update.Transfer(room, "t1", update.package({"doce/tiny.py": b"x = 1\n"}, 3, "t1", "ab" * 32), 5)
-    t.take(("begin", 0), {"re": "update_begin", "ok": False, "error": "busy", "message": "in a match"})
+    t.start(0, 0)
+    t.take(("begin", 0), {"re": "update_begin", "ok": False, "error": "busy", "message": "in a match: waits"})
     t.pause = Deadline(3600)  # asked again only after the match: not within this test
-    fleet_update.run([t], 0)
-    assert (t.outcome, t.message) == ("offline", WORDS["waiting"])
+    fleet_update.run([t], 0, match_wait=0)
+    assert t.outcome == "waiting" and "match" in t.message, (t.outcome, t.message)

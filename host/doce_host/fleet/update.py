@@ -20,6 +20,7 @@ from ..update import CHUNK
 from ..update import begin as update_begin
 from ..update import not_the_version
 from ..view import printable
+from .update_stage import IN_A_MATCH
 
 TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
 # A chunk or commit the board has no transfer for: it rebooted since (its broker session kept our command
@@ -31,7 +32,6 @@ LOST = "no_transfer"
 AGAIN = ("corrupted", "incomplete")
 MAX_AGAIN = 3
 MAX_SAID = 120  # characters of a board's message shown: its reason, not a page of it
-IN_A_MATCH = "in a match"  # how a busy reply starts while the board's match is in play (doce/link.py IN_A_MATCH)
 MATCH = "match"  # Transfer.waits while the board's match is in play
 # A board in a match is asked again this often: a busy answer costs it one command's parse and reply (no module
 # loaded, no flash), and the transfer starts within this of the match's end

@@ -10,6 +10,8 @@ characters escaped, a percentage is clamped to 0-100 of a size the update_begin 
 
 from ..view import printable
 
+IN_A_MATCH = "in a match"  # how a busy reply starts while the board's match is in play (doce/link.py IN_A_MATCH)
+
 MAX_REASON = 160  # characters of a board's reason kept: a line of a terminal, a tile's line
 UPDATE_COMMANDS = ("update_begin", "update_chunk", "update_commit")
 REFUSED = "update refused: "  # how a board's warning names an update it refused (doce/update.py)
@@ -31,7 +33,12 @@ def same(said, value):
 # (stage, the message it is seen in, the test on it, the words shown): the first row that fits a message wins
 STAGES = (
     # a board in a match answers `busy` to an update command: the sender tries again after the match
-    ("waiting", "reply", _reply(*UPDATE_COMMANDS, ok=False, error="busy"), "waiting for the match to end"),
+    ("waiting", "reply", lambda p: _reply(*UPDATE_COMMANDS, ok=False, error="busy")(p)
+     and str(p.get("message", "")).startswith(IN_A_MATCH), "waiting for the match to end"),
+    ("busy", "reply", _reply(*UPDATE_COMMANDS, ok=False, error="busy"), "busy, asked again: {reason}"),
+    # a damaged chunk costs its file, sent again; a commit before the last byte changes nothing
+    ("resending", "reply", _reply(*UPDATE_COMMANDS, ok=False, error="corrupted"), "sending again: {reason}"),
+    ("resending", "reply", _reply(*UPDATE_COMMANDS, ok=False, error="incomplete"), "sending again: {reason}"),
     ("receiving", "reply", _reply("update_begin", "update_chunk", ok=True), "receiving {percent}"),
     ("stored", "reply", _reply("update_commit", ok=True, deferred=True), "stored, waiting for the match to end"),
     ("switching", "reply", _reply("update_commit", ok=True, deferred=False), "stored, booting it"),
