@@ -54,9 +54,15 @@ ESP32_HEAP_KB = WROVER_HEAP_KB
 DEFAULT_MODULE = "wrover"
 # The unix port is a 64-bit build: an mp_obj_t and every object slot are 8 bytes, not 4, and a GC block
 # is 32 bytes, not 16 (py/mpconfig.h: MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD). Text and
-# bytes do not double, so 2 is the upper bound; measured, the firmware holds about 91 KB after boot here
-# against 52.5 KB on a 32-bit v1.24.1 build (issue 10), a factor of 1.7.
-WORD_FACTOR = 2
+# bytecode do not double. Measured 2026-11-22 on v1.28.0's unix port built with MICROPY_FORCE_32BIT=1
+# against the 64-bit one, `board.py heap` on the same .mpy files (bench/chip.py takes its ratios from
+# here): the firmware's bytecode 34,816 vs 48,192 bytes (x1.38), its data after boot 6,240 vs 9,312
+# (x1.49). The firmware gets the module's heap times the smaller, so that whatever its mix of code and
+# data it has no more here than on the chip (2, the upper bound this was before, gave it 61-75 KiB more
+# than a WROOM has, and hid that the game does not fit one: doce/esp32.py NO_PSRAM).
+CODE_BYTES_32, CODE_BYTES_64 = 34816, 48192
+DATA_BYTES_32, DATA_BYTES_64 = 6240, 9312
+WORD_FACTOR = min(CODE_BYTES_64 / CODE_BYTES_32, DATA_BYTES_64 / DATA_BYTES_32)
 # The simulator's own share, on top of the board's: run.py counts what it holds before the firmware
 # boots (gc.mem_alloc, the firmware's own modules left out; the "heap" command's "harness"): 52.1 KB on
 # the unix port 1.28: the interpreter and run.py 8 KB, the simulated drivers and world (flash, machine,
