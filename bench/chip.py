@@ -5,6 +5,8 @@ mapped) running MicroPython's ESP32_GENERIC-SPIRAM v1.28.0 image. The plain ESP3
 WROOM module does not fit a Wi-Fi board with room to spare (memory_figures in run.py says why).
 """
 
+from doce_host.sim import CODE_BYTES_32, CODE_BYTES_64, DATA_BYTES_32, DATA_BYTES_64
+
 # -- the CPU ---------------------------------------------------------------------------------
 # MicroPython on an ESP32 at 240 MHz: 1661 pystones/s (micropython/micropython issue 5673, the
 # v1.12 release; pystone_lowmem, 500 passes) and 1602 (issue 6565, v1.12 again). The lower is
@@ -67,9 +69,10 @@ HEAP_START_KIB = 56  # ports/esp32/mpconfigport.h, CONFIG_IDF_TARGET_ESP32
 # -- memory ------------------------------------------------------------------------------------
 # The same firmware on a 32-bit MicroPython (as on the ESP32) over the 64-bit unix port, measured
 # here 2026-11-22: v1.28.0's unix port built with MICROPY_FORCE_32BIT=1 (Debian gcc-multilib), `board.py
-# heap` on the same .mpy files: bytecode 34,816 vs 48,192 bytes, the app's data after boot 6,240 vs 9,312.
-CODE_32_PER_64 = 34816 / 48192  # 0.72: pointers and object headers halve, bytecode does not
-DATA_32_PER_64 = 6240 / 9312  # 0.67
+# heap` on the same .mpy files: bytecode 34,816 vs 48,192 bytes, the app's data after boot 6,240 vs 9,312
+# (doce_host.sim, whose heap for a module is scaled by the same measurement).
+CODE_32_PER_64 = CODE_BYTES_32 / CODE_BYTES_64  # 0.72: pointers and object headers halve, bytecode does not
+DATA_32_PER_64 = DATA_BYTES_32 / DATA_BYTES_64  # 0.67
 PSRAM_MAPPED_KIB = 4096  # the ESP32 maps 4 MiB of PSRAM (ESP-IDF docs, api-guides/external-ram: ESP32)
 # ESP-IDF heap that Wi-Fi and mbedTLS take, from the port's configuration:
 WIFI_STATIC_RX_KIB = 10 * 1.6  # CONFIG_ESP_WIFI_STATIC_RX_BUFFER_NUM 10 (default), ~1.6 KB each (its Kconfig)

@@ -230,7 +230,7 @@ class Board:
         gnd.drive = self.sk.POWER  # the devkit's ground: a supply, for the ERC
 
         # ESP32 development board: USB, its serial bridge and the 3.3 V regulator are on it
-        esp = self.part("esp32", "a WROVER board for ESP32_GENERIC-SPIRAM (a WROOM plays over USB only), "
+        esp = self.part("esp32", "a WROVER board for ESP32_GENERIC-SPIRAM (a WROOM, without PSRAM, does not play), "
                                  "GPIO 4, 13, 14, 19, 21-23, 25-27, 32, 34-36; its USB socket or the board's "
                                  "USB-C input (J1) powers the whole board")
         self.esp = esp

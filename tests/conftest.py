@@ -38,10 +38,10 @@ def micropython():
 
 @pytest.fixture
 def sim(tmp_path):
-    """A simulated board: the real firmware in the MicroPython unix port, on a WROOM's heap (USB play,
-    which a WROOM also gives; tests/fleet/conftest.py's boards, on Wi-Fi, are WROVERs)."""
+    """A simulated board: the real firmware in the MicroPython unix port, on the reference WROVER's heap
+    (a board without PSRAM does not play: tests/board/test_needs_psram.py)."""
     from doce_host.sim import SimBoard
-    board = SimBoard(tmp_path, module="wroom")
+    board = SimBoard(tmp_path, module="wrover")
     yield board
     board.close()
 

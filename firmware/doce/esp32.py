@@ -52,6 +52,19 @@ class BadBoardFile(Exception):
     pass
 
 
+# Said at boot where ESP-IDF's heap shows no PSRAM (doce/heap.py has_psram), before the game is built. On
+# internal RAM alone the Python heap stays at 112 KiB, and the game the USB link plays holds some 100 KB
+# of it after boot (the simulator's 144,800 B at 64 bits, over the 1.38-1.49 measured: doce_host.sim
+# WORD_FACTOR): less free than a die's landing must find (doce/app.py HEADROOM), so a collection would
+# fall in a landing; Wi-Fi and TLS would not fit beside it at all (docs/building.md).
+NO_PSRAM = ("no PSRAM on this board (a WROOM, or a WROVER whose PSRAM was not found at boot): the game needs "
+            "the WROVER's (docs/building.md), and does not start; its journal is kept")
+
+
+class NoPsram(Exception):
+    pass
+
+
 def usb_link():
     """The USB serial port (the REPL's UART), as the link reads and writes it."""
     poller = select.poll()
@@ -80,10 +93,11 @@ def build(link=None, emit=None):
     # ESP-IDF's own log lines go to the same UART, at any moment: one would land inside a line of
     # the link. osdebug(None) only goes back to the boot level, ERROR (ports/esp32/modesp.c).
     esp.osdebug(0, esp.LOG_NONE)
+    if not has_psram():
+        raise NoPsram(NO_PSRAM)
     # The Python heap grown now, not in a landing, and first: each new area held by a pin of its own
     # (doce/heap.py), not by what the game or the network make as they start, some of it garbage soon.
-    psram = has_psram()  # only there may it grow (doce/heap.py)
-    kept = grow_heap(HEAP_FREE_AT_BOOT) if psram else []
+    kept = grow_heap(HEAP_FREE_AT_BOOT)
     try:
         board = boardfile.load()
     except (OSError, ValueError) as e:  # doce flash installs only a board file it checked
@@ -130,8 +144,7 @@ def build(link=None, emit=None):
     app.link = link
     if network:  # Wi-Fi set up, and maybe a friend's match: as far as the heap lets them
         start_network(app, link)
-    if psram:  # and again if the game and the network took it under HEAP_FREE_AT_BOOT: pinned as well
-        kept += grow_heap(HEAP_FREE_AT_BOOT)
+    kept += grow_heap(HEAP_FREE_AT_BOOT)  # and again if the game and the network took it under that: pinned as well
     gc.collect()
     app.free_after_boot = heap_free()  # for doce bench --port
     return app
@@ -139,15 +152,15 @@ def build(link=None, emit=None):
 
 def start(link=None):
     """build(), or None once one line on the link's stream (the boot's only event, seq 1) has said why
-    the board cannot play: a board file copied by hand, or the game out of heap (the network's part
-    is doce/offline.py's). The simulator boots through here too (sim/device/run.py), so it fails as a
-    board does."""
+    the board cannot play: a board without PSRAM, a board file copied by hand, or the game out of heap
+    (the network's part is doce/offline.py's). The simulator boots through here too (sim/device/run.py),
+    so it fails as a board does."""
     out = link.out if link else sys.stdout.buffer
     try:
         app = build(link)
         app.trial = on_trial(app)
         return app
-    except BadBoardFile as e:  # copied by hand, unchecked: one line, and the REPL for whoever puts it right
+    except (NoPsram, BadBoardFile) as e:  # one line, and the REPL for whoever puts it right
         out.write(json.dumps({"event": "error", "message": str(e), "seq": 1}).encode() + b"\n")
     except MemoryError as e:  # the game itself did not fit: one line, not a traceback, and the journal
         gc.collect()  # untouched for the next power-on

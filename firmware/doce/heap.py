@@ -38,9 +38,9 @@ def pin():
 def has_psram():
     """Whether ESP-IDF's heap has a region as big as PSRAM (esp32.idf_heap_info: (total, free, largest
     free, least free) per region; a WROVER's 4 MiB of mapped PSRAM is one region, internal RAM some
-    300 KB in all). Only there may the Python heap grow, and Wi-Fi start (doce/offline.py): on a WROOM, or
-    a WROVER whose PSRAM was not found at boot, both would come out of the internal RAM that Wi-Fi and
-    TLS need (docs/building.md)."""
+    300 KB in all). Only there may the Python heap grow, and the game start (doce/esp32.py build): on a
+    WROOM, or a WROVER whose PSRAM was not found at boot, the heap stays at 112 KiB of the internal RAM
+    that Wi-Fi and TLS need, too little for a landing's room (docs/building.md)."""
     if idf_heap_info is None:
         return False
     for region in idf_heap_info(HEAP_DATA):

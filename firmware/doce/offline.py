@@ -15,7 +15,6 @@ import os
 
 from .controller import NOT_THE_MOVE
 from .game import PLAYER_NAMES
-from .heap import has_psram
 from .lights import PEER_LOST
 from .ticks import ticks_add, ticks_diff
 
@@ -24,10 +23,6 @@ from .ticks import ticks_add, ticks_diff
 RETRY_MS = 30000
 NETWORK = "the network (Wi-Fi and MQTT)"
 FRIEND = "the match with the friend's board"
-# Said where ESP-IDF's heap shows no PSRAM, and the network's code never loaded: on internal RAM alone the
-# largest block left with Wi-Fi up is 20-31 KB (micropython#14421), too little for TLS (docs/building.md).
-NO_PSRAM = ("Wi-Fi needs the WROVER's PSRAM (docs/building.md); this board has none (a WROOM, or PSRAM not "
-            "found at boot): it plays over USB")
 
 
 def start_network(app, link):
@@ -42,9 +37,6 @@ def start_network(app, link):
     if isinstance(c.versus, Away):  # the guard off while the match starts; put back if it fails again
         c.versus = None
     part = NETWORK
-    if app.net is None and not has_psram():  # no retry armed: nothing this board can do about it
-        app.emit({"event": "error", "message": NO_PSRAM})
-        return
     try:
         if app.net is None:
             from .net import start

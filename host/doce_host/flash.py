@@ -182,7 +182,7 @@ def psram_said(board):
     if "Embedded PSRAM" in board.features:
         return "PSRAM in the chip's package"
     return ("no PSRAM in the chip's package; a WROVER's is a chip of its own beside the ESP32, which esptool "
-            "cannot see (the SPIRAM image runs without one too, but a Wi-Fi board with TLS needs it)")
+            "cannot see (the SPIRAM image runs without one too, but the game does not start without it)")
 
 
 def run(command, timeout=TOOL_SECONDS):

@@ -30,7 +30,7 @@ BOARDS = {"esp32": "ESP32_GENERIC", "esp32s2": "ESP32_GENERIC_S2", "esp32s3": "E
 # so it runs ESP32_GENERIC's SPIRAM variant (ports/esp32/boards/ESP32_GENERIC/mpconfigvariant_SPIRAM.cmake:
 # sdkconfig.spiram, "Generic ESP32 module with SPIRAM"), listed on the board's download page under
 # "Support for SPIRAM / WROVER". It boots without PSRAM too (sdkconfig.spiram:
-# CONFIG_SPIRAM_IGNORE_NOTFOUND), so it is the one image for every ESP32 board.
+# CONFIG_SPIRAM_IGNORE_NOTFOUND), where the firmware says in one line that it needs PSRAM (doce/esp32.py).
 VARIANTS = {"esp32": ("SPIRAM", "Generic ESP32 module with SPIRAM")}
 
 # Which .mpy version each release loads (micropython docs/reference/mpyfiles.rst, v1.28.0):

@@ -178,13 +178,12 @@ def test_a_heap_that_cannot_grow_is_left_as_it_is(booted):
     assert model.total() == 56 * KIB and model.heap_free() == free  # the pieces given back
 
 
-@pytest.mark.parametrize("module", ["wrover", "wroom"])
-def test_at_rest_the_board_collects_before_its_own_heap_runs_short(tmp_path, module):
+def test_at_rest_the_board_collects_before_its_own_heap_runs_short(tmp_path):
     """The simulated port's gc.mem_free() counts ESP-IDF's largest free block in, as the chip's does
     (sim/device/simgc.py: some 4 MiB on a WROVER). The threshold a board sets at rest must come from
     its heap's own free bytes, or no collection ever falls at rest and the next one falls in a landing."""
     from doce_host.sim import SimBoard
-    with SimBoard(tmp_path, module=module) as sim:
+    with SimBoard(tmp_path, module="wrover") as sim:  # the board that plays (tests/board/test_needs_psram.py)
         sim.place("c3", "white 4")
         sim.run(20)  # at rest again: the threshold set
         heap = sim.command(do="heap")
@@ -296,3 +295,17 @@ def test_a_board_with_psram_grows_its_heap_before_it_builds_the_game_or_starts_t
     with pytest.raises(esp32.BadBoardFile):
         esp32.build()
     assert calls == ["grow", "board file"]
+
+
+def test_a_board_without_psram_refuses_before_it_grows_the_heap_or_reads_the_board_file(firmware_esp32,
+                                                                                        monkeypatch):
+    """Nothing of the game is made on a board that cannot play (doce/esp32.py NO_PSRAM): its journal and
+    flash are untouched, and the REPL gets the heap."""
+    esp32 = firmware_esp32
+    calls = []
+    monkeypatch.setattr(esp32, "grow_heap", lambda want, alloc=None: calls.append("grow") or [], raising=False)
+    monkeypatch.setattr(esp32.boardfile, "load", lambda: calls.append("board file"))
+    monkeypatch.setattr(esp32, "has_psram", lambda: False)
+    with pytest.raises(esp32.NoPsram, match="no PSRAM"):
+        esp32.build()
+    assert calls == []

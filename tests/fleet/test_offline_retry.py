@@ -35,7 +35,6 @@ def test_any_fault_in_a_retry_puts_the_guard_back_says_it_once_and_stays_armed(m
     failing.start = start
     monkeypatch.setitem(sys.modules, "doce.net", failing)
     monkeypatch.setattr(sys.modules["doce"], "net", failing, raising=False)
-    monkeypatch.setattr(offline, "has_psram", lambda: True)  # a WROVER's: else Wi-Fi is refused before net loads
     offline.start_network(app, app.link)
     assert isinstance(app.controller.versus, offline.Away) and app.controller.versus.colour == 1
     assert app.controller.versus.paused == offline.PAUSED and "out of memory" in offline.PAUSED

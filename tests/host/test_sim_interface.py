@@ -97,11 +97,12 @@ def test_a_die_turned_on_the_live_board_is_seen_and_lit_where_led_says(tmp_path)
         assert live.state()["board"] == {"c3": "white 4"}
 
 
-@pytest.mark.parametrize("module", ["wroom", "wrover"])
-def test_the_firmware_gets_the_chips_heap_and_the_harness_only_its_own_share(tmp_path, module):
+def test_the_firmware_gets_the_chips_heap_and_the_harness_only_its_own_share(tmp_path):
     """The simulator's heap is the module's (at 64 bits) plus the harness's: what the harness holds
     after boot, with room for one command, must fit its share, or the firmware runs in more heap
-    than an ESP32 gives it (or, as before, the harness runs out in the middle of a test)."""
+    than an ESP32 gives it (or, as before, the harness runs out in the middle of a test). On the WROVER,
+    the only module the firmware plays on (doce/esp32.py NO_PSRAM)."""
+    module = "wrover"
     with SimBoard(tmp_path, module=module) as sim:
         heap = sim.command(do="heap")
         assert sim.heap == heap_for(module) == "%dK" % (MODULE_HEAP_KB[module] * WORD_FACTOR + HARNESS_KB)
@@ -110,11 +111,11 @@ def test_the_firmware_gets_the_chips_heap_and_the_harness_only_its_own_share(tmp
     assert 0 < heap["harness"] <= (HARNESS_KB - COMMAND_ROOM_KB) * 1024
 
 
-def test_the_reference_board_is_the_wrover_and_usb_play_is_tested_on_a_wroom(sim):
-    """hardware/bom.csv's U1 is a WROVER, a WROOM plays over USB only: doce sim and a board on Wi-Fi get
-    the WROVER's heap, the board tests' `sim` the WROOM's, the less."""
+def test_the_reference_board_is_the_wrover_and_every_board_that_plays_is_tested_on_it(sim):
+    """hardware/bom.csv's U1 is a WROVER; a WROOM does not play (tests/board/test_needs_psram.py): doce sim,
+    a board on Wi-Fi and the board tests' `sim` get the WROVER's heap."""
     assert HEAP == heap_for("wrover") and ESP32_HEAP_KB == MODULE_HEAP_KB["wrover"]
-    assert sim.heap == heap_for("wroom") and MODULE_HEAP_KB["wroom"] < MODULE_HEAP_KB["wrover"]
+    assert sim.heap == heap_for("wrover")
     assert "WROVER" in (ROOT / "hardware" / "bom.csv").read_text().splitlines()[1]
 
 

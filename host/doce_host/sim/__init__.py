@@ -26,15 +26,16 @@ from .. import image
 from .hands import Hands
 from ..paths import BOARD_FILE, SIM_DEVICE, tool
 
-# The heap the firmware gets here, by module (hardware/bom.csv U1: the reference board's WROVER; a WROOM
-# plays over USB only). MicroPython v1.28's ESP32 port starts the heap at 56 KiB (ports/esp32/
-# mpconfigport.h MICROPY_GC_INITIAL_HEAP_SIZE) and adds an area when an allocation finds no room after a
-# collection (MICROPY_GC_SPLIT_HEAP_AUTO; py/gc.c gc_try_add_heap: at least the heap's size so far, so the
-# total doubles, 56 -> 112 -> 224 KiB, out of heap_caps_get_largest_free_block(MALLOC_CAP_DEFAULT),
-# ports/esp32/gccollect.c gc_get_max_new_split).
+# The heap the firmware gets here, by module (hardware/bom.csv U1: the reference board's WROVER; on a WROOM
+# the firmware does not start, doce/esp32.py NO_PSRAM). MicroPython v1.28's ESP32 port starts the heap at
+# 56 KiB (ports/esp32/mpconfigport.h MICROPY_GC_INITIAL_HEAP_SIZE) and adds an area when an allocation
+# finds no room after a collection (MICROPY_GC_SPLIT_HEAP_AUTO; py/gc.c gc_try_add_heap: at least the
+# heap's size so far, so the total doubles, 56 -> 112 -> 224 KiB, out of
+# heap_caps_get_largest_free_block(MALLOC_CAP_DEFAULT), ports/esp32/gccollect.c gc_get_max_new_split).
 # - A WROOM has internal RAM only, which Wi-Fi and TLS need: the port's initial size is chosen so the
-#   heap "can grow once (double it)" and still start Wi-Fi, so 112 KiB. USB play is tested on it
-#   (tests/conftest.py's `sim`).
+#   heap "can grow once (double it)" and still start Wi-Fi, so 112 KiB. The game played over USB leaves
+#   less of that free after boot than a landing's HEADROOM (doce/app.py), so the firmware refuses to
+#   start there (tests/board/test_needs_psram.py boots one to see it say so).
 # - The WROVER's SPIRAM image puts its PSRAM in ESP-IDF's malloc (boards/sdkconfig.spiram,
 #   CONFIG_SPIRAM_USE_MALLOC=y): an allocation that finds no room after a collection grows the heap out
 #   of some 4 MiB, and the firmware grows it at boot until 96 KiB are free (doce/heap.py; test_heap_growth
@@ -42,23 +43,26 @@ from ..paths import BOARD_FILE, SIM_DEVICE, tool
 #   later is handed back). The unix port's heap cannot grow, so the simulator gives it 224 KiB and no
 #   more: a budget well under what that board grows into, and so harder to please; a firmware that
 #   needs more, or a heap split so that a block it needs is not there (a qstr pool of 14 KB as a module
-#   loads: the power-cut campaign), fails here. Boards on Wi-Fi, which needs the WROVER
-#   (docs/building.md: a board without PSRAM refuses it, doce/offline.py), are tested on it.
+#   loads: the power-cut campaign), fails here. Every board that plays is tested on it.
 # Both report ESP-IDF's heap as the chip does (sim/device/esp32.py), and the firmware's gc.mem_free()
 # counts its largest free block in, as the port's does (sim/device/simgc.py).
 WROOM_HEAP_KB = 112
 WROVER_HEAP_KB = 224
 MODULE_HEAP_KB = {"wroom": WROOM_HEAP_KB, "wrover": WROVER_HEAP_KB}
 ESP32_HEAP_KB = WROVER_HEAP_KB
-# A simulated board that does not say its module is a WROOM: the smaller heap, no PSRAM, so no Wi-Fi (the
-# firmware refuses it there). The simulator is hardest to please that way: a test that forgets gets the
-# tighter board, and one that needs the network fails until it asks for a WROVER.
-DEFAULT_MODULE = "wroom"
+# A simulated board that does not say its module is the reference WROVER: the only one the firmware plays on.
+DEFAULT_MODULE = "wrover"
 # The unix port is a 64-bit build: an mp_obj_t and every object slot are 8 bytes, not 4, and a GC block
 # is 32 bytes, not 16 (py/mpconfig.h: MICROPY_BYTES_PER_GC_BLOCK = 4 * MP_BYTES_PER_OBJ_WORD). Text and
-# bytes do not double, so 2 is the upper bound; measured, the firmware holds about 91 KB after boot here
-# against 52.5 KB on a 32-bit v1.24.1 build (issue 10), a factor of 1.7.
-WORD_FACTOR = 2
+# bytecode do not double. Measured 2026-11-22 on v1.28.0's unix port built with MICROPY_FORCE_32BIT=1
+# against the 64-bit one, `board.py heap` on the same .mpy files (bench/chip.py takes its ratios from
+# here): the firmware's bytecode 34,816 vs 48,192 bytes (x1.38), its data after boot 6,240 vs 9,312
+# (x1.49). The firmware gets the module's heap times the smaller, so that whatever its mix of code and
+# data it has no more here than on the chip (2, the upper bound this was before, gave it 61-75 KiB more
+# than a WROOM has, and hid that the game does not fit one: doce/esp32.py NO_PSRAM).
+CODE_BYTES_32, CODE_BYTES_64 = 34816, 48192
+DATA_BYTES_32, DATA_BYTES_64 = 6240, 9312
+WORD_FACTOR = min(CODE_BYTES_64 / CODE_BYTES_32, DATA_BYTES_64 / DATA_BYTES_32)
 # The simulator's own share, on top of the board's: run.py counts what it holds before the firmware
 # boots (gc.mem_alloc, the firmware's own modules left out; the "heap" command's "harness"): 52.1 KB on
 # the unix port 1.28: the interpreter and run.py 8 KB, the simulated drivers and world (flash, machine,
@@ -301,11 +305,13 @@ class SimBoard(SimulatedBoard):
     """A simulated board stepped scan by scan: time passes only when asked (`wait`, `run`),
     and a hand's place, lift and slide wait for the board to settle unless told not to."""
 
-    def __init__(self, folder=None, rules="standard", module=DEFAULT_MODULE, seed=1, ticks=None, supply=SUPPLY):
+    def __init__(self, folder=None, rules="standard", module=DEFAULT_MODULE, seed=1, ticks=None, supply=SUPPLY,
+                 settle=True):
         """seed: which board and dice, as built within their tolerances (None: all nominal);
         module: the ESP32 module, whose heap the firmware gets ("wrover", "wroom": MODULE_HEAP_KB);
         ticks: the board's time.ticks_ms at each power-on (they wrap at 2**30, as on an ESP32);
-        supply: what its USB-C input has (SUPPLIES)."""
+        supply: what its USB-C input has (SUPPLIES);
+        settle=False: return before the board's first scans (as power_on), so one that stops at boot is seen."""
         cc_volts(supply)
         self.supply_kind = supply
         self._tmp, self.folder, self.flash = prepare_flash(folder, rules)
@@ -315,6 +321,7 @@ class SimBoard(SimulatedBoard):
         self.scan_faults = []  # tracebacks of scans that raised (a board says each in an `error` event, plays on)
         self.power_was_cut = False
         self.resets = 0  # times the board reset itself (firmware/slots.py: a slot on trial given up)
+        self.stopped = False  # it said at boot why it cannot play, and sits at the REPL (doce/esp32.py start)
         self.console = []  # what the device printed besides replies
         self.hands = Hands(seed)  # the dice on the table: they stay put through a power cut
         self.process = None
@@ -322,7 +329,7 @@ class SimBoard(SimulatedBoard):
         self.debounce = spec["sensing"]["debounce_scans"]
         self.quiet = spec["sensing"]["quiet_wait_scans"]
         self.period_ms = spec["sensing"]["scan_period_ms"]
-        self.start()
+        self.start(settle)
 
     # -- the process ------------------------------------------------------------
 
@@ -335,12 +342,14 @@ class SimBoard(SimulatedBoard):
                 [tool("micropython"), "-X", "heapsize=" + self.heap, str(SIM_DEVICE / "run.py"), str(self.flash),
                  str(levels), SHARE],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env)
-            if not self._read().get("reset"):
+            ready = self._read()
+            if not ready.get("reset"):
                 break
             self.resets += 1  # the board reset itself as it booted (firmware/slots.py): it boots again
             self.stop()
         else:
             raise SimError("the simulated board reset itself at each of %d boots" % RESETS_AT_BOOT)
+        self.stopped = bool(ready.get("stopped"))
         if settle:
             self.settle()  # the board scans once it is on, before anyone moves a die
 

@@ -19,7 +19,7 @@ import os
 HEAP_DATA = 4  # MALLOC_CAP_8BIT (esp_heap_caps.h), as modesp32.c exports it
 HEAP_EXEC = 1  # MALLOC_CAP_EXEC
 KIB = 1024
-MODULE = os.getenv("DOCE_SIM_MODULE") or "wroom"  # doce_host.sim DEFAULT_MODULE
+MODULE = os.getenv("DOCE_SIM_MODULE") or "wrover"  # doce_host.sim DEFAULT_MODULE
 # Only a region's size (PSRAM or not) and its largest free block are read; its free and least-free
 # bytes are set to the largest free block, the least the region can hold beside it.
 INTERNAL = (160 * KIB, 20 * KIB, 20 * KIB, 20 * KIB)  # 160 KiB: under has_psram's 1 MiB, any internal region
