@@ -18,11 +18,11 @@ def micropython_path():
     return found
 
 
-def run_micropython(script, *args, heap="64K", path=(), timeout=300):
+def run_micropython(script, *args, heap="64K", path=(), timeout=300, cwd=None):
     """Run a script under MicroPython with firmware/ (and `path`) importable."""
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(ROOT / "firmware"), *map(str, path)]))
     return completed([micropython_path(), "-X", "heapsize=" + heap, str(script), *map(str, args)], env=env,
-                     timeout=timeout)
+                     timeout=timeout, cwd=cwd)
 
 
 @pytest.fixture(scope="module")

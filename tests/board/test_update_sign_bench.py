@@ -5,24 +5,20 @@ host computes for the same bytes, so the bench cannot drift to timing something 
 import hashlib
 import hmac
 import json
-import os
-import subprocess
+from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, micropython_path
 
-SCRIPT = ROOT / "bench" / "update_sign.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "update_sign.py"
 KEY = bytes(range(32))  # update_sign.py's
 TEXT = "update_begin bench 1765000000 152479 " + "ab" * 32
 FILES = {"doce/a.mpy": bytes(range(256)) * 9 + b"tail", "doce/empty.py": b"", "umqtt/simple.mpy": b"x" * 700}
 MANIFEST = b'{"version":1,"board":"bench","files":[]}' * 20
 
 
-def checked(folder, *args):
-    out = subprocess.run([micropython_path(), "-X", "heapsize=256K", str(SCRIPT), *args, "1"], cwd=folder,
-                         capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, MICROPYPATH=str(ROOT / "firmware")))
+def checked(micropython, folder, *args):
+    out = micropython(SCRIPT, *args, "1", heap="256K", timeout=120, cwd=folder)
     assert out.returncode == 0, out.stderr
     said = json.loads(out.stdout)
     assert said["allocated"] >= 0
@@ -39,9 +35,9 @@ def folder(tmp_path):
     return tmp_path
 
 
-def test_each_check_the_bench_times_is_the_board_s_and_hashes_what_the_host_does(folder):
-    assert checked(folder, "begin") == hmac.new(KEY, TEXT.encode(), hashlib.sha256).hexdigest()
-    assert checked(folder, "manifest") == hmac.new(KEY, MANIFEST, hashlib.sha256).hexdigest()
-    assert checked(folder, "file", "doce/a.mpy") == hashlib.sha256(FILES["doce/a.mpy"]).hexdigest()
-    assert checked(folder, "commit") == hashlib.sha256(MANIFEST + b"".join(FILES.values())).hexdigest()
-    assert checked(folder, "sha", "1000") == hashlib.sha256(bytes(1000)).hexdigest()
+def test_each_check_the_bench_times_is_the_board_s_and_hashes_what_the_host_does(micropython, folder):
+    assert checked(micropython, folder, "begin") == hmac.new(KEY, TEXT.encode(), hashlib.sha256).hexdigest()
+    assert checked(micropython, folder, "manifest") == hmac.new(KEY, MANIFEST, hashlib.sha256).hexdigest()
+    assert checked(micropython, folder, "file", "doce/a.mpy") == hashlib.sha256(FILES["doce/a.mpy"]).hexdigest()
+    assert checked(micropython, folder, "commit") == hashlib.sha256(MANIFEST + b"".join(FILES.values())).hexdigest()
+    assert checked(micropython, folder, "sha", "1000") == hashlib.sha256(bytes(1000)).hexdigest()
