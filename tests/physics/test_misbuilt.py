@@ -7,9 +7,9 @@ read as black's blocker in the independent model, and seated they read right.
 What a seated check can see, searched at the tolerances' corners (search.py, "seated" and
 "seated, built wrong"): a full-strength magnet's reading runs from about 24.5 mT (black 6's
 weakest, the deepest sensor, the weakest magnet) to the sensor's saturation; a magnet at 40 %
-reads up to 54.6 mT (black 4's N), and at 4 % a ring magnet of the centre's other pole still
-reads as a magnet (black 4's N, white 2's E: its sensor reads up to about 19 mT with no magnet
-there, the centre's fringe and the side faces' magnets). No threshold on a seated reading
+reads up to 54.6 mT (black 4's N), and at 7 % most ring magnets of the centre's other pole still
+read as magnets (at 4 %, black 1's N is 0.08 mT from it: the centre's fringe and the side faces'
+magnets read at its sensor with no magnet there). No threshold on a seated reading
 separates them (hardware/README.md, the dice check)."""
 
 import json

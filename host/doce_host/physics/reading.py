@@ -20,6 +20,8 @@ One row is one square (its five sensors C, N, E, S, W) on a board of its own:
   what is left of the switch-on dip), the sensor's output noise, and the ADC's noise.
 """
 
+from dataclasses import replace
+
 import numpy as np
 
 from . import dice, rail, readout
@@ -31,10 +33,14 @@ CALIBRATION_READS = 32  # App.calibrate's scans (firmware/doce/app.py)
 
 
 class Boards:
-    def __init__(self, physics, n, rng, reference, calibrated=True, power_on_us=400, pins=None):
+    def __init__(self, physics, n, rng, reference, calibrated=True, power_on_us=400, pins=None, one_noise=False):
         """`reference`: board.json sensing.baseline, the median empty reading at which the
         board file's thresholds apply as they stand; `pins`: tolerances pinned by name, each
-        a fraction broadcast to its draw's shape (tolerances.py)."""
+        a fraction broadcast to its draw's shape (tolerances.py). `one_noise`: the rows are one
+        board at different tolerances (search.built), so the noise of calibrating (each read's,
+        the board's other sensors' means) is one draw shared by every row, from a generator of
+        its own: a row's baseline then depends on its pins alone, not on its place in the batch
+        or the batch's size (issue 40: a search's objective must not be noisy)."""
         ph = self.physics = physics
         self.power_on_us = power_on_us
         self.n, self.rng = n, rng
@@ -50,6 +56,8 @@ class Boards:
         empty = readout.counts(np.zeros((n, 5)), self.parts, ph)
         sigma = _noise_sigma(ph)
         board_rng = draw.spawn(1)[0]  # the rest of the board, for its median: leaves rng's own draws as they were
+        # each draw of noise is (rows, ...), broadcast over the n rows
+        noise_rng, rows = (Spread.of(rng).rng.spawn(1)[0], 1) if one_noise else (rng, n)
         others = readout.Parts.draw(ph, (n, OTHERS), board_rng, prefix="board ")
         others.vref, others.inl = self.parts.vref, self.parts.inl
         others.supply = self.rail - board_rng.uniform(0, rail.sensor_drop(ph), (n, OTHERS),
@@ -58,14 +66,16 @@ class Boards:
         self.gain = np.ones((n, 1))  # calibrating reads raw counts
         if calibrated:  # calibration.measure: the floor of the mean of `CALIBRATION_READS` reads
             self.baseline = np.zeros((n, 5), np.int64)
-            total = sum(self.read(np.zeros((n, 5))) for _ in range(CALIBRATION_READS))
+            total = sum(self._noisy(np.zeros((n, 5)), self.parts, noise_rng, (rows, 5))
+                        for _ in range(CALIBRATION_READS))
             self.baseline = total // CALIBRATION_READS
-            means = others + np.rint(board_rng.normal(0, sigma / np.sqrt(CALIBRATION_READS), others.shape))
+            means_rng = noise_rng if one_noise else board_rng
+            means = others + np.rint(means_rng.normal(0, sigma / np.sqrt(CALIBRATION_READS), (rows, OTHERS)))
             board = np.concatenate([self.baseline, means], axis=1)  # every sensor's 32-read mean
             middle = np.median(board, axis=1, keepdims=True)
         else:
             board = np.concatenate([empty, others], axis=1)
-            board = board + np.rint(rng.normal(0, sigma, board.shape))  # one read of each, at boot
+            board = board + np.rint(noise_rng.normal(0, sigma, (rows, board.shape[1])))  # one read of each, at boot
             self.baseline = middle = np.median(board, axis=1, keepdims=True)
         self.gain = middle / reference
         self.calibrated = calibrated
@@ -73,16 +83,18 @@ class Boards:
     def read(self, bz, rows=None, noise=True):
         """Counts from the baseline for fields `bz` (m, 5) mT on rows `rows` (default all):
         one read each, with this read's supply and noise (noise=False: the mean reading)."""
-        ph, rng = self.physics, self.rng
         rows = np.arange(self.n) if rows is None else rows
         parts = self.parts.rows(rows)
-        if noise:
-            drift = rng.uniform(-1, 1, bz.shape) * rail.drift(ph) - rail.left_at_read(ph, self.power_on_us)
-            parts.supply = parts.supply + drift
-            c = readout.counts(bz, parts, ph, readout.noise_volts(ph, bz.shape, rng)) + adc_noise(ph, bz.shape, rng)
-        else:
-            c = readout.counts(bz, parts, ph)
+        c = self._noisy(bz, parts, self.rng, bz.shape) if noise else readout.counts(bz, parts, self.physics)
         return (c - self.baseline[rows]) / self.gain[rows]
+
+    def _noisy(self, bz, parts, rng, shape):
+        """Counts of one read of fields `bz` by `parts`, its supply's drift and its noise drawn
+        from `rng` at `shape` (bz's, or one row of it shared by every row)."""
+        ph = self.physics
+        drift = rng.uniform(-1, 1, shape) * rail.drift(ph) - rail.left_at_read(ph, self.power_on_us)
+        parts = replace(parts, supply=parts.supply + drift)
+        return readout.counts(bz, parts, ph, readout.noise_volts(ph, shape, rng)) + adc_noise(ph, shape, rng)
 
 
 class Fields:

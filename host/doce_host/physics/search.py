@@ -279,8 +279,9 @@ def _polish(score, params, margin, lo, hi, first, rng, cycles, tries, passes, he
 
 def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us, faults=()):
     """The die (kind of `name`) and a Boards of one row per row of `fractions` (n, TOLERANCES),
-    every searched tolerance pinned there; what is not searched (the other faces' magnets,
-    noise in calibrating) drawn from `seed`, the same for every row."""
+    every searched tolerance pinned there; what is not searched (the face down's and up's glue
+    turns, the noise in calibrating) drawn from `seed`, the same for every row (Boards'
+    one_noise): a row's die and board are its fractions' whatever else is in the batch."""
     down = face_down(name)
     kind = name if name.endswith("blocker") else name.split()[0] + " 1"
     faces = face_order(down)
@@ -321,7 +322,7 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     pins["board switch drop"] = pins["switch drop"][:, :1]
     pins["inl"] = pins["inl"][:, None, :]  # per chip (n, 1, INL_KNOTS)
     boards = Boards(physics, len(fractions), np.random.default_rng(seed), reference, calibrated=calibrated,
-                    power_on_us=power_on_us, pins=pins)
+                    power_on_us=power_on_us, pins=pins, one_noise=True)
     return dice_out, boards
 
 
