@@ -21,6 +21,7 @@ import sys
 from array import array
 
 from .game import BLOCKER, EMPTY, NOWHERE
+from .openings import reply
 from .tables import END
 
 if sys.implementation.name == "micropython":
@@ -1019,6 +1020,13 @@ class Opponent:
             self.chosen = w
             return
         if self.level == STRONGEST:
+            draws = draw_wins(game, me)
+            # Its answer to an opening die, chosen on a PC by the rounds played on from it
+            # (doce/openings.py); not where a drawn round wins the match, which it was not chosen for.
+            w = None if draws else reply(game, me)
+            if w:
+                self.chosen = w
+                return
             yield  # the position loaded: the weighing in the next slices
             self.limit = self.budget
             # Fork squares weighed only for its first four dice of a round it opened (as many dice left
@@ -1027,7 +1035,7 @@ class Opponent:
             # through all of its own rounds, its wins came later and scored less against greedy.
             left = game.dice_left
             self.layout[_FORKS] = 1 if left[me] == left[1 - me] and left[me] >= 8 else 0
-            self.layout[_DRAWS] = me + 1 if draw_wins(game, me) else 0
+            self.layout[_DRAWS] = me + 1 if draws else 0
             best = yield from self._strongest(me)
             self.chosen = best
             return
