@@ -51,6 +51,7 @@ STATE = "update.json"  # the transfer: {"size", "sha256", "slot", "version"}, "r
 HEADER = "header"  # in the slot: the package's 4 length bytes and its 32-byte tag, once the manifest is checked
 MANIFEST = "manifest"  # in the slot: the manifest's bytes, as received
 VERSION = "version"  # in the slot: its manifest's version (slots.py reads it too)
+MAX_VERSION = 999999999999  # 12 digits, the time in seconds until the year 33658 (docs/protocol.schema.json "version")
 MAX_PACKAGE = 1 << 21  # the app is some 200 KB; a slot's files must fit the flash twice over
 MAX_MANIFEST = 8192
 MAX_FILES = 96
@@ -210,8 +211,8 @@ class Update:
             raise BadArgument("size is the package's length in bytes, 1 to %d" % MAX_PACKAGE)
         if not is_hex(sha, 64):
             raise BadArgument("sha256 is the package's SHA-256, 64 lowercase hex digits")
-        if not is_int(version) or version < 0:
-            raise BadArgument("version is the package's version, a whole number")
+        if not is_int(version) or not 0 <= version <= MAX_VERSION:
+            raise BadArgument("version is the package's version, a whole number from 0 to %d" % MAX_VERSION)
         self._signed(request, "update_begin %s %d %d %s" % (load_key()[0], version, size, sha))  # for this board
         slots = pointer()
         p = slots.read()

@@ -48,6 +48,12 @@ def app_package(version, board, key_hex, chip="esp32", march=None):
 AHEAD_S = 24 * 3600  # a version further ahead of the clock than this is a slip (milliseconds, a typo)
 
 
+def max_version():
+    """The highest version a board takes, a room shows and a package may carry (docs/protocol.schema.json)."""
+    from .protocol import schema
+    return schema()["$defs"]["version"]["maximum"]
+
+
 def version_for(asked, force=False, now=None):
     """The version of a package: `asked`, or the time now in seconds. A board takes only versions newer than
     the one it runs, so a version far ahead of the clock would lock out every later default one until `doce
@@ -56,8 +62,8 @@ def version_for(asked, force=False, now=None):
     now = int(time.time() if now is None else now)
     if asked is None:
         return now
-    if asked < 0:
-        raise ValueError("--version is a whole number from 0")
+    if not 0 <= asked <= max_version():
+        raise ValueError("--version is a whole number from 0 to %d" % max_version())
     if asked > now + AHEAD_S and not force:
         raise ValueError("--version %d is %d days ahead of the time now (%d, the default): a board would then "
                          "refuse every default version after it. Give --force to send it all the same"

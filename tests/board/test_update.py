@@ -568,3 +568,26 @@ def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_p
     assert do({"cmd": "update_key", "board": "t1", "key": KEY})["ok"]  # given again without one: kept
     r = do(update.begin(update.package(SMALL, 4, "t1", KEY)))
     assert r["error"] == "refused" and "not newer than version 5" in r["message"], r
+
+
+def test_a_begin_past_the_highest_version_a_room_shows_is_refused(tmp_path, monkeypatch):
+    """A version is at most 12 digits (docs/protocol.schema.json "version"): past it, a board that took it would
+    say a version no room shows, and refuse every later one as a replay."""
+    import types
+
+    from doce.link import Link
+    from doce.update import MAX_VERSION
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent = []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=lambda e: None, update_ready=None, in_play=lambda: False)
+    link.send = sent.append
+    for version, error in ((MAX_VERSION + 1, "bad_argument"), (MAX_VERSION, None)):
+        line = json.dumps(update.begin(update.package(SMALL, version, "t1", KEY))).encode()
+        link.handle(bytearray(line), len(line))
+        r = sent.pop()
+        assert r.get("error") == error, r

@@ -90,8 +90,12 @@ def test_a_version_is_the_time_unless_given_and_never_far_ahead_of_it_unforced()
     assert update.version_for(0, now=now) == 0
     assert update.version_for(now + update.AHEAD_S, now=now) == now + update.AHEAD_S
     with pytest.raises(ValueError, match="ahead of the time now"):
-        update.version_for(now * 1000, now=now)
-    assert update.version_for(now * 1000, force=True, now=now) == now * 1000
+        update.version_for(now * 10, now=now)
+    assert update.version_for(now * 10, force=True, now=now) == now * 10
+    with pytest.raises(ValueError, match="from 0 to 999999999999"):  # what a board takes and a room shows
+        update.version_for(now * 1000, force=True, now=now)
+    from doce.update import MAX_VERSION
+    assert update.max_version() == MAX_VERSION  # the board's bound is the schema's
     with pytest.raises(ValueError):
         update.version_for(-1, now=now)
     run = doce("update", "--package", "x", "--rules", "quick", "--port", "nowhere")
