@@ -87,8 +87,10 @@ def net_command(link, request):
     return command(link, request, start_network)
 
 
-def build(link=None, emit=None):
-    """The App on this board's hardware, talking over `link` (default: the USB port)."""
+def build(new_link=None, emit=None):
+    """The App on this board's hardware, talking over the link new_link() makes (default: the USB port's),
+    made once the board can play: its 8 KB of buffers after the heap's growth, as a board without PSRAM
+    could not take them before it is told so."""
     machine.freq(CPU_HZ)
     # ESP-IDF's own log lines go to the same UART, at any moment: one would land inside a line of
     # the link. osdebug(None) only goes back to the boot level, ERROR (ports/esp32/modesp.c).
@@ -136,7 +138,7 @@ def build(link=None, emit=None):
         app = App(board, sensors, strip, show, load_rules(), emit)
         app.led_power, app.supply, app.heap_kept = power, supply, kept
         return app
-    link = link or usb_link()
+    link = (new_link or usb_link)()
     app = App(board, sensors, strip, show, load_rules(), link.event)
     app.led_power, app.supply, app.heap_kept = power, supply, kept
     link.app = app
@@ -150,14 +152,14 @@ def build(link=None, emit=None):
     return app
 
 
-def start(link=None):
+def start(new_link=None, out=None):
     """build(), or None once one line on the link's stream (the boot's only event, seq 1) has said why
     the board cannot play: a board without PSRAM, a board file copied by hand, or the game out of heap
     (the network's part is doce/offline.py's). The simulator boots through here too (sim/device/run.py),
     so it fails as a board does."""
-    out = link.out if link else sys.stdout.buffer
+    out = out or sys.stdout.buffer  # the link's stream (the USB port's), where the link is not made
     try:
-        app = build(link)
+        app = build(new_link)
         app.trial = on_trial(app)
         return app
     except (NoPsram, BadBoardFile) as e:  # one line, and the REPL for whoever puts it right

@@ -574,7 +574,8 @@ def main():
     # As esp32.run boots: through its handlers, so a board file or a game that does not fit says so in one
     # line, as on a board, and the board then sits at the REPL (every command answered so)
     try:
-        app = esp32.start(link=esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, reboot))
+        app = esp32.start(lambda: esp32.link_on(serial.sys_stdin, serial.sys_stdout, serial, reboot),
+                          out=serial.sys_stdout.buffer)
     except Exception:  # main.py's crash: on trial, a reset
         slots.crashed()
         raise
