@@ -11,9 +11,10 @@ block), or holding what no write here makes, is read from there, not taken for s
 hold an update half written. With neither to trust, the board rebuilds one (rebuilt) and says so once:
   slot   the slot to boot
   good   the slot that last came up healthy; slot != good: `slot` is on trial
-  booted  a boot on trial has started (written before the slot's code runs)
-  tries  boots on trial that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
-  boots  boots on trial that ended before the slot was healthy, whatever the cause (MAX_BOOTS)
+  booted  a boot on trial, or of a good slot with a `previous` not yet up, has started (written before the
+          slot's code runs; cleared once healthy, or up: UP_SCANS scans)
+  tries  such boots that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
+  boots  such boots that ended before the slot was healthy (or up), whatever the cause (MAX_BOOTS)
   failed, reason   the slot given up and why, until the app has reported it (an `update` event)
   given_up  the version of the last slot given up, kept: an update to it or below is refused
   previous  once a slot on trial is marked good, the one it replaced, whole until an update empties it
@@ -24,7 +25,8 @@ A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial th
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
 Some faults show only in play, after the trial: a slot marked good whose every scan fails for 10 s
-(doce/esp32.py Scans) goes back to `previous` while it is there, match or not (the game stands still).
+(doce/esp32.py Scans) goes back to `previous` while it is there, match or not (the game stands still). So does
+one that fails as it starts (resuming a match, say: before its scan loop and watchdog), counted as on trial.
 A power cut, or the EN button, is not the slot's fault and is not counted in `tries`: machine.reset_cause()
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
 (MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause, lines 233-260). Nor is a soft reset
@@ -49,12 +51,17 @@ SLOTS = ("a", "b")
 MAX_TRIES = 3
 # Boots on trial ended, by any cause, before the slot was healthy: a brown-out reads as a power-on (above),
 # and a version that browns the board out as it starts (the Wi-Fi's surge) would else loop for ever. A trial
-# is over in seconds (doce/trial.py); the room does not cut a board's power this often in one.
+# is over in seconds (doce/trial.py); the room does not cut a board's power this often in one. Once marked
+# good, a boot is counted only until the app is up (UP_SCANS), a second or so: six cuts in a row, each inside it.
 MAX_BOOTS = 6
+# Scans before a good slot's boot counts as up (up): as many as a slot on trial needs to be healthy
+# (doce/trial.py), so a version that fails a few scans in, before its watchdog is fed for long, is counted too.
+UP_SCANS = 100
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
 RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
 VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
 FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
+COUNTS = ("booted", "boots", "tries")  # a boot's count (counted)
 UPDATE = "update.json"  # doce/update.py STATE: names the slot an update is written into, or waits in
 LOST = ("slot.json and its backup could not be read: booted %s; the version last given up, if any, is not known "
         "(an update to it would be taken again)")
@@ -204,25 +211,47 @@ def choose():
 
 
 def counted(p):
-    """p, a boot on trial counted, and written before the slot's code runs: a crash or a hang in it is
-    counted at the next boot."""
-    if p["slot"] != p["good"]:
+    """p, a boot on trial, or of a good slot with one before it (`previous`), counted, and written before the
+    slot's code runs: a crash or a hang in it is counted at the next boot. A good slot's count is cleared once
+    it is up and scanning (up): a version marked good may still fail as it starts (resuming a match, say),
+    before its scan loop and its watchdog, and with the slot before still whole it goes back there."""
+    trial = p["slot"] != p["good"]
+    if trial or p.get("previous") in SLOTS:
         p = dict(p)
-        if p.get("booted"):  # the last boot on trial ended before the slot was healthy
+        if p.get("booted"):  # the last boot ended before the slot was healthy (up, once marked good)
             p["boots"] = p.get("boots", 0) + 1
             if not not_a_crash():  # in a crash or a hang
                 p["tries"] = p.get("tries", 0) + 1
+        to = None if trial else p["previous"]
+        once = "" if trial else " once marked good"
         if p.get("tries", 0) >= MAX_TRIES:
-            p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
+            p = back(p, "did not come up healthy in %d boots%s" % (MAX_TRIES, once), to)
         elif p.get("boots", 0) >= MAX_BOOTS:
-            p = back(p, "reset, by any cause, in %d boots in a row before it came up healthy (a brown-out reads as "
-                        "a power cut)" % MAX_BOOTS)
+            p = back(p, "reset, by any cause, in %d boots in a row before it came up healthy%s (a brown-out reads "
+                        "as a power cut)" % (MAX_BOOTS, once), to)
         else:
             p["booted"] = True
         write(p)
     elif "lost" in p:  # rebuilt: written now, said once the app runs
         write(p)
     return p
+
+
+def up():
+    """The app is up and scanning (doce/esp32.py Scans, UP_SCANS scans): a good slot's boot, counted (counted),
+    ended well. The pointer's one write for it, where a boot was counted: so a board with a slot before its own
+    writes the pointer twice a boot (counted, then here), one without it not at all."""
+    global state
+    if state is None or not state.get("booted") or on_trial():  # on trial: mark_good clears it
+        return
+    p = read()
+    if p["slot"] == p["good"]:
+        for key in COUNTS:
+            p.pop(key, None)
+        write(p)
+    state = dict(state)
+    for key in COUNTS:
+        state.pop(key, None)
 
 
 def watch():
@@ -276,14 +305,22 @@ def emptying(slot):
     p = read()
     if p.get("previous") == slot:
         del p["previous"]
+        if p["slot"] == p["good"]:  # nothing to go back to: a good slot's boot is no longer counted (counted)
+            for key in COUNTS:
+                p.pop(key, None)
         write(p)
         if state is not None:
+            state = dict(state)
             state.pop("previous", None)
+            if state["slot"] == state["good"]:
+                for key in COUNTS:
+                    state.pop(key, None)
 
 
 def crashed():
-    """The app stopped with an exception: on trial, reset (the next boot counts it); else the REPL."""
-    if on_trial():
+    """The app stopped with an exception: where the boot is counted (on trial, or a good slot with one before it
+    not yet up), reset: the next boot counts it. Else the REPL."""
+    if on_trial() or (state is not None and state.get("booted")):
         import machine
         machine.reset()
 

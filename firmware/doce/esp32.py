@@ -217,6 +217,9 @@ class Scans:
         self.fault = False  # the last scan's
         self.faulted = None  # since when every scan has raised
         self.trial = app.trial  # a slot on trial: its health check, until it passes
+        import slots
+        state = slots.state  # a good slot's boot counted (slots.counted): scans, without a fault, before it is up
+        self.coming = slots.UP_SCANS if state is not None and state.get("booted") and self.trial is None else 0
 
     def scan(self, now):
         self.fault = False
@@ -227,6 +230,10 @@ class Scans:
                 self._trial_over()
         if not self.fault:
             self.faulted = None
+            if self.coming:
+                self.coming -= 1
+                if not self.coming:
+                    self._up()
         elif self.faulted is None:
             self.faulted = now
         elif time.ticks_diff(now, self.faulted) >= FAULTED_MS:
@@ -238,6 +245,11 @@ class Scans:
         resets; firmware/slots.py). With none (doce flash's app), the board plays on saying each fault."""
         import slots
         slots.give_up("its scans failed for %d s" % (FAULTED_MS // 1000))
+
+    def _up(self):
+        """A good slot's boot is up and scanning: no longer counted (firmware/slots.py up)."""
+        import slots
+        slots.up()
 
     def _trial_over(self):
         """The slot came up healthy: its check let go."""

@@ -14,8 +14,8 @@ import slots
 from .ticks import ticks_diff
 
 # Scans before the slot counts as scanning: 100 or more ms of them (the board file scans every 1-2 ms),
-# so the scanner, the lights and the link have each run many times over.
-HEALTHY_SCANS = 100
+# so the scanner, the lights and the link have each run many times over. One number with a good slot's (slots.py).
+HEALTHY_SCANS = slots.UP_SCANS
 # How long a board scanning well waits for the broker before it is healthy without it: a board joins the
 # Wi-Fi and the broker in seconds (doce/mqtt.py RETRY_MS, 2 s, between tries), well inside this; half of
 # slots.TRIAL_MS, so a slot that stops scanning is still given up in time.

@@ -374,3 +374,47 @@ def test_a_slot_that_browns_the_board_out_at_every_boot_is_given_up_after_max_bo
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and "%d boots" % MAX_BOOTS in told["reason"], told
         assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
+
+
+# Slot b's app raising as it starts once the journal holds a piece (a bug in resuming a match): it comes up, is
+# marked good before any piece, and fails at every boot from then on, before its scan loop (and its watchdog)
+RESUME_FAILS = ("from doce import app as _app\n\n_init = _app.App.__init__\n\n\n"
+                "def init(self, *a, **k):\n    _init(self, *a, **k)\n    if self.in_play():\n"
+                "        raise ValueError('a broken resume')\n\n\n"
+                "_app.App.__init__ = init\nfrom doce.esp32_real import *  # noqa\n")
+
+
+def test_a_slot_marked_good_that_crashes_as_it_starts_goes_back_to_the_one_before(files, tmp_path):
+    """A crash after the trial, before the app is up and scanning (no scan loop, no watchdog, no 10 s rule): with
+    the slot before still whole, each such boot is counted as on trial, and MAX_TRIES of them boot it again."""
+    slot = image.slot_files(files)
+    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
+    slot["doce/esp32.py"] = RESUME_FAILS.encode()
+    slot["version"] = b"7"
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.wait(1)
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+        sim.place("c3", "white 4")  # the match begins and the journal holds it
+        sim.cut_power()
+        sim.power_on()  # resumes: raises at every boot
+        assert sim.resets == MAX_TRIES
+        sim.settle()
+        told = updates(sim)[-1]
+        assert told["stage"] == "rolled_back" and told["slot"] == "b", told
+        assert "%d boots" % MAX_TRIES in told["reason"] and "marked good" in told["reason"], told
+        assert sim.state()["board"] == {"c3": "white 4"}  # the match resumed on slot a
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 7}
+
+
+def test_a_healthy_slot_with_one_before_it_is_counted_only_until_it_is_up(files, tmp_path):
+    """Once up and scanning, the boot's count is cleared: power cuts in play, any number, never give a good slot
+    up, and the pointer is as the trial left it."""
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "b", "previous": "a"}) as sim:
+        for _ in range(MAX_BOOTS + 1):
+            sim.wait(1)
+            sim.cut_power()
+            sim.power_on()
+        sim.wait(1)
+        assert sim.resets == 0 and not updates(sim)
+        assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
+
