@@ -298,16 +298,29 @@ def mark_good():
     state = p
 
 
+def backup_names(slot):
+    """The backup boots `slot`, or goes back to it."""
+    try:
+        with open(BACKUP) as f:
+            b = json.load(f)
+        return slot in (b.get("slot"), b.get("good"), b.get("previous"))
+    except Exception:  # noqa: BLE001  (none, or not to be read: read() passes it over too)
+        return False
+
+
 def emptying(slot):
     """`slot` is about to be emptied for an update (doce/update.py): never gone back to from now on. The
-    pointer first, so a power cut after it leaves the slot whole but not named, never named and half gone."""
+    pointer first, so a power cut after it leaves the slot whole but not named, never named and half gone. Its
+    backup too (written twice: the first write's pointer becomes the backup), as slot.json lost mid-transfer is
+    read from there; an update resumed after a reboot finds slot.json without it, the backup maybe not."""
     global state
     p = read()
-    if p.get("previous") == slot:
-        del p["previous"]
+    if p.get("previous") == slot or backup_names(slot):
+        p.pop("previous", None)
         if p["slot"] == p["good"]:  # nothing to go back to: a good slot's boot is no longer counted (counted)
             for key in COUNTS:
                 p.pop(key, None)
+        write(p)
         write(p)
         if state is not None:
             state = dict(state)

@@ -341,13 +341,8 @@ def test_both_pointers_lost_boot_the_newer_slot_on_trial_with_the_older_to_go_ba
 def test_a_trial_boot_the_pointer_cannot_record_boots_the_good_slot(tmp_path, monkeypatch):
     """firmware/slots.py under CPython: the pointer not written (the flash full or failing) must not stop the
     boot (main.py would drop to the REPL), nor boot the slot on trial, whose crashes could then not be counted."""
-    import importlib.util
     import sys
-    spec = importlib.util.spec_from_file_location("slots_under_test", FIRMWARE_DIR / "slots.py")
-    slots = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(slots)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
+    slots = slots_module(tmp_path, monkeypatch)
     (tmp_path / "slot.json").write_text(json.dumps({"slot": "b", "good": "a", "tries": 0}))
 
     def full(p):
@@ -417,4 +412,32 @@ def test_a_healthy_slot_with_one_before_it_is_counted_only_until_it_is_up(files,
         sim.wait(1)
         assert sim.resets == 0 and not updates(sim)
         assert pointer_of(sim) == {"slot": "b", "good": "b", "previous": "a"}
+
+
+def slots_module(tmp_path, monkeypatch):
+    """firmware/slots.py under CPython, its flash the folder tmp_path."""
+    import importlib.util
+    import sys
+    spec = importlib.util.spec_from_file_location("slots_under_test", FIRMWARE_DIR / "slots.py")
+    slots = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(slots)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    return slots
+
+
+@pytest.mark.parametrize("backup", [None, {"slot": "b", "good": "b", "previous": "a"}, {"slot": "b", "good": "a"}])
+def test_a_slot_being_emptied_is_named_by_neither_pointer(tmp_path, monkeypatch, backup):
+    """An update empties the slot before (emptying): slot.json lost after that (removed by hand, a bad block) is
+    read from its backup, which must not name the slot half emptied as one to go back to. The backup given: an
+    update resumed after a reboot, slot.json already without it."""
+    slots = slots_module(tmp_path, monkeypatch)
+    pointer = {"slot": "b", "good": "b"} if backup else {"slot": "b", "good": "b", "previous": "a"}
+    (tmp_path / "slot.json").write_text(json.dumps(pointer))
+    if backup:
+        (tmp_path / "slot.json.bak").write_text(json.dumps(backup))
+    slots.emptying("a")
+    assert "previous" not in slots.read()
+    (tmp_path / "slot.json").unlink()  # lost mid-transfer
+    assert slots.read() == {"slot": "b", "good": "b"}
 
