@@ -20,6 +20,8 @@ hold an update half written. With neither to trust, the board rebuilds one (rebu
   previous  once a slot on trial is marked good, the one it replaced, whole until an update empties it
             (doce/update.py calls emptying() before its first write there)
   unsure  the slot to go back to is rebuilt's guess: not kept as `previous`
+  unproven  marked good in a Wi-Fi outage: back to `previous` (its version not refused) if not on the broker
+            within UNPROVEN_MS of play (doce/esp32.py Scans), cleared once it is (proven)
   lost   why the pointer was rebuilt, until the app has reported it (a `warning` event)
 A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
@@ -59,6 +61,11 @@ MAX_BOOTS = 6
 # (doce/trial.py), so a version that fails a few scans in, before its watchdog is fed for long, is counted too.
 UP_SCANS = 100
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
+# A slot marked good in a Wi-Fi outage (doce/trial.py ROOM_MS) is so only provisionally (`unproven`): its own
+# Wi-Fi code may be what is down. Not on the broker after this much play in a boot, it goes back to the slot
+# before without refusing its version. A café or club access point restarts in minutes; half an hour of play
+# with the board offline is one the organiser sees in the hall first.
+UNPROVEN_MS = 1800000  # 30 min
 RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
 VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
 FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
@@ -99,7 +106,7 @@ def sound(p):
         value = p[key]
         if key in ("tries", "boots", "given_up"):
             ok = type(value) is int and value >= 0
-        elif key in ("booted", "unsure"):
+        elif key in ("booted", "unsure", "unproven"):
             ok = value is True
         elif key in ("failed", "previous"):
             ok = value in SLOTS
@@ -177,10 +184,15 @@ def kept(p, q):
     return q
 
 
-def back(p, reason, to=None):
-    """The pointer that boots `to` (the good slot) as good, the slot running given up for `reason`."""
+def back(p, reason, to=None, refuse=True):
+    """The pointer that boots `to` (the good slot) as good, the slot running given up for `reason` (and its
+    version refused from then on, unless not `refuse`)."""
     to = to or p["good"]
-    q = {"slot": to, "good": to, "failed": p["slot"], "reason": reason, "given_up": version_of(p["slot"])}
+    q = {"slot": to, "good": to, "failed": p["slot"], "reason": reason}
+    if refuse:
+        q["given_up"] = version_of(p["slot"])
+    else:
+        kept(p, q)
     if "lost" in p:  # (not yet said)
         q["lost"] = p["lost"]
     return q
@@ -273,30 +285,42 @@ def _expired(timer):
         give_up("%s within %d s of its boot" % (why or "not healthy", TRIAL_MS // 1000))
 
 
-def give_up(reason):
+def give_up(reason, refuse=True):
     """The slot running is not healthy: back, now, to the good one if it is on trial, else to the one it
     replaced if that is still whole (`previous`). False where there is none to go back to."""
     if on_trial():
-        write(back(state, reason))
+        write(back(state, reason, refuse=refuse))
     elif state is not None and state.get("previous") in SLOTS:
-        write(back(state, reason + " once marked good", state["previous"]))
+        write(back(state, reason + " once marked good", state["previous"], refuse))
     else:
         return False
     import machine
     machine.reset()
 
 
-def mark_good():
+def mark_good(unproven=False):
     """The slot on trial came up healthy: it is the good one now, and the one it replaced is kept to go
-    back to (give_up) until an update empties it."""
+    back to (give_up) until an update empties it. `unproven`: healthy in a Wi-Fi outage only (UNPROVEN_MS)."""
     global state
     if _timer is not None:
         _timer.deinit()
     p = kept(state, {"slot": state["slot"], "good": state["slot"]})
     if not state.get("unsure"):
         p["previous"] = state["good"]
+        if unproven:
+            p["unproven"] = True
     write(p)
     state = p
+
+
+def proven():
+    """The slot marked good in an outage reached the broker: kept for good (one write)."""
+    global state
+    p = read()
+    p.pop("unproven", None)
+    write(p)
+    state = dict(state)
+    state.pop("unproven", None)
 
 
 def backup_names(slot):
@@ -318,6 +342,7 @@ def emptying(slot):
     p = read()
     if p.get("previous") == slot or backup_names(slot):
         p.pop("previous", None)
+        p.pop("unproven", None)  # nothing to go back to
         if p["slot"] == p["good"]:  # nothing to go back to: a good slot's boot is no longer counted (counted)
             for key in COUNTS:
                 p.pop(key, None)
@@ -326,6 +351,7 @@ def emptying(slot):
         if state is not None:
             state = dict(state)
             state.pop("previous", None)
+            state.pop("unproven", None)
             if state["slot"] == state["good"]:
                 for key in COUNTS:
                     state.pop(key, None)

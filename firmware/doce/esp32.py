@@ -227,6 +227,8 @@ class Scans:
         import slots
         state = slots.state  # a good slot's boot counted (slots.counted): scans, without a fault, before it is up
         self.coming = slots.UP_SCANS if state is not None and state.get("booted") and self.trial is None else 0
+        self.proving = state is not None and state.get("unproven") is True  # (slots.UNPROVEN_MS)
+        self.unproven_at = None  # the first scan it was watched at
 
     def scan(self, now):
         self.fault = False
@@ -235,6 +237,8 @@ class Scans:
             self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
             if self.trial is not None and self.trial.check(now):
                 self._trial_over()
+            if self.proving:
+                self._prove(now)
         if self.faulted is not None and time.ticks_diff(now, self.faulted) >= FAULTED_MS:
             self.faulted = None  # the window over, not given up: counted afresh from the next fault
         if not self.fault:
@@ -265,9 +269,27 @@ class Scans:
         import slots
         slots.up()
 
+    def _prove(self, now):
+        """A slot marked good in a Wi-Fi outage (firmware/slots.py UNPROVEN_MS): proven on the broker, or given
+        back, its version not refused, after UNPROVEN_MS of play without it."""
+        import slots
+        net = self.app.net
+        if net is not None and net.up:
+            self.proving = False
+            slots.proven()
+        elif self.unproven_at is None:
+            self.unproven_at = now
+        elif time.ticks_diff(now, self.unproven_at) >= slots.UNPROVEN_MS:
+            self.proving = False
+            slots.give_up("not on the broker after %d min of play since it was kept in a Wi-Fi outage (the outage "
+                          "lasted, or its own Wi-Fi code is broken; its version may be sent again)"
+                          % (slots.UNPROVEN_MS // 60000), refuse=False)
+
     def _trial_over(self):
         """The slot came up healthy: its check let go."""
+        import slots
         from .loaded import forget
+        self.proving = slots.state.get("unproven") is True
         self.trial = self.app.trial = None
         forget("doce.trial")
         if self.app.net is not None:
