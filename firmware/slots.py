@@ -11,20 +11,25 @@ block), or holding what no write here makes, is read from there, not taken for s
 hold an update half written. With neither to trust, the board rebuilds one (rebuilt) and says so once:
   slot   the slot to boot
   good   the slot that last came up healthy; slot != good: `slot` is on trial
-  booted  a boot on trial has started (written before the slot's code runs)
-  tries  boots on trial that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
-  boots  boots on trial that ended before the slot was healthy, whatever the cause (MAX_BOOTS)
+  booted  a boot on trial, or of a good slot with a `previous` not yet up, has started (written before the
+          slot's code runs; cleared once healthy, or up: UP_SCANS scans)
+  tries  such boots that ended in a reset the board made: a crash (main.py) or a hang (the watchdog)
+  boots  such boots that ended before the slot was healthy (or up), whatever the cause (MAX_BOOTS)
   failed, reason   the slot given up and why, until the app has reported it (an `update` event)
   given_up  the version of the last slot given up, kept: an update to it or below is refused
   previous  once a slot on trial is marked good, the one it replaced, whole until an update empties it
             (doce/update.py calls emptying() before its first write there)
   unsure  the slot to go back to is rebuilt's guess: not kept as `previous`
+  unproven  marked good in a Wi-Fi outage: back to `previous` (its version not refused) if not on the broker
+            within UNPROVEN_MS of play (doce/esp32.py Scans), cleared once it is (proven)
   lost   why the pointer was rebuilt, until the app has reported it (a `warning` event)
 A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
-Some faults show only in play, after the trial: a slot marked good whose every scan fails for 10 s
-(doce/esp32.py Scans) goes back to `previous` while it is there, match or not (the game stands still).
+Some faults show only in play, after the trial: a slot marked good whose scans fail in most scans over 10 s
+(doce/esp32.py Scans, MOST_FAULTS) goes back to `previous` while it is there, match or not (the game can hardly
+go on). So does
+one that fails as it starts (resuming a match, say: before its scan loop and watchdog), counted as on trial.
 A power cut, or the EN button, is not the slot's fault and is not counted in `tries`: machine.reset_cause()
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
 (MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause, lines 233-260). Nor is a soft reset
@@ -49,12 +54,22 @@ SLOTS = ("a", "b")
 MAX_TRIES = 3
 # Boots on trial ended, by any cause, before the slot was healthy: a brown-out reads as a power-on (above),
 # and a version that browns the board out as it starts (the Wi-Fi's surge) would else loop for ever. A trial
-# is over in seconds (doce/trial.py); the room does not cut a board's power this often in one.
+# is over in seconds (doce/trial.py); the room does not cut a board's power this often in one. Once marked
+# good, a boot is counted only until the app is up (UP_SCANS), a second or so: six cuts in a row, each inside it.
 MAX_BOOTS = 6
+# Scans before a good slot's boot counts as up (up): as many as a slot on trial needs to be healthy
+# (doce/trial.py), so a version that fails a few scans in, before its watchdog is fed for long, is counted too.
+UP_SCANS = 100
 TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/trial.py)
+# A slot marked good in a Wi-Fi outage (doce/trial.py ROOM_MS) is so only provisionally (`unproven`): its own
+# Wi-Fi code may be what is down. Not on the broker after this much play in a boot, it goes back to the slot
+# before without refusing its version. A café or club access point restarts in minutes; half an hour of play
+# with the board offline is one the organiser sees in the hall first.
+UNPROVEN_MS = 1800000  # 30 min
 RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
 VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
 FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
+COUNTS = ("booted", "boots", "tries")  # a boot's count (counted)
 UPDATE = "update.json"  # doce/update.py STATE: names the slot an update is written into, or waits in
 LOST = ("slot.json and its backup could not be read: booted %s; the version last given up, if any, is not known "
         "(an update to it would be taken again)")
@@ -91,7 +106,7 @@ def sound(p):
         value = p[key]
         if key in ("tries", "boots", "given_up"):
             ok = type(value) is int and value >= 0
-        elif key in ("booted", "unsure"):
+        elif key in ("booted", "unsure", "unproven"):
             ok = value is True
         elif key in ("failed", "previous"):
             ok = value in SLOTS
@@ -169,10 +184,15 @@ def kept(p, q):
     return q
 
 
-def back(p, reason, to=None):
-    """The pointer that boots `to` (the good slot) as good, the slot running given up for `reason`."""
+def back(p, reason, to=None, refuse=True):
+    """The pointer that boots `to` (the good slot) as good, the slot running given up for `reason` (and its
+    version refused from then on, unless not `refuse`)."""
     to = to or p["good"]
-    q = {"slot": to, "good": to, "failed": p["slot"], "reason": reason, "given_up": version_of(p["slot"])}
+    q = {"slot": to, "good": to, "failed": p["slot"], "reason": reason}
+    if refuse:
+        q["given_up"] = version_of(p["slot"])
+    else:
+        kept(p, q)
     if "lost" in p:  # (not yet said)
         q["lost"] = p["lost"]
     return q
@@ -204,25 +224,47 @@ def choose():
 
 
 def counted(p):
-    """p, a boot on trial counted, and written before the slot's code runs: a crash or a hang in it is
-    counted at the next boot."""
-    if p["slot"] != p["good"]:
+    """p, a boot on trial, or of a good slot with one before it (`previous`), counted, and written before the
+    slot's code runs: a crash or a hang in it is counted at the next boot. A good slot's count is cleared once
+    it is up and scanning (up): a version marked good may still fail as it starts (resuming a match, say),
+    before its scan loop and its watchdog, and with the slot before still whole it goes back there."""
+    trial = p["slot"] != p["good"]
+    if trial or p.get("previous") in SLOTS:
         p = dict(p)
-        if p.get("booted"):  # the last boot on trial ended before the slot was healthy
+        if p.get("booted"):  # the last boot ended before the slot was healthy (up, once marked good)
             p["boots"] = p.get("boots", 0) + 1
             if not not_a_crash():  # in a crash or a hang
                 p["tries"] = p.get("tries", 0) + 1
+        to = None if trial else p["previous"]
+        once = "" if trial else " once marked good"
         if p.get("tries", 0) >= MAX_TRIES:
-            p = back(p, "did not come up healthy in %d boots" % MAX_TRIES)
+            p = back(p, "did not come up healthy in %d boots%s" % (MAX_TRIES, once), to)
         elif p.get("boots", 0) >= MAX_BOOTS:
-            p = back(p, "reset, by any cause, in %d boots in a row before it came up healthy (a brown-out reads as "
-                        "a power cut)" % MAX_BOOTS)
+            p = back(p, "reset, by any cause, in %d boots in a row before it came up healthy%s (a brown-out reads "
+                        "as a power cut)" % (MAX_BOOTS, once), to)
         else:
             p["booted"] = True
         write(p)
     elif "lost" in p:  # rebuilt: written now, said once the app runs
         write(p)
     return p
+
+
+def up():
+    """The app is up and scanning (doce/esp32.py Scans, UP_SCANS scans): a good slot's boot, counted (counted),
+    ended well. The pointer's one write for it, where a boot was counted: so a board with a slot before its own
+    writes the pointer twice a boot (counted, then here), one without it not at all."""
+    global state
+    if state is None or not state.get("booted") or on_trial():  # on trial: mark_good clears it
+        return
+    p = read()
+    if p["slot"] == p["good"]:
+        for key in COUNTS:
+            p.pop(key, None)
+        write(p)
+    state = dict(state)
+    for key in COUNTS:
+        state.pop(key, None)
 
 
 def watch():
@@ -243,47 +285,82 @@ def _expired(timer):
         give_up("%s within %d s of its boot" % (why or "not healthy", TRIAL_MS // 1000))
 
 
-def give_up(reason):
+def give_up(reason, refuse=True):
     """The slot running is not healthy: back, now, to the good one if it is on trial, else to the one it
     replaced if that is still whole (`previous`). False where there is none to go back to."""
     if on_trial():
-        write(back(state, reason))
+        write(back(state, reason, refuse=refuse))
     elif state is not None and state.get("previous") in SLOTS:
-        write(back(state, reason + " once marked good", state["previous"]))
+        write(back(state, reason + " once marked good", state["previous"], refuse))
     else:
         return False
     import machine
     machine.reset()
 
 
-def mark_good():
+def mark_good(unproven=False):
     """The slot on trial came up healthy: it is the good one now, and the one it replaced is kept to go
-    back to (give_up) until an update empties it."""
+    back to (give_up) until an update empties it. `unproven`: healthy in a Wi-Fi outage only (UNPROVEN_MS)."""
     global state
     if _timer is not None:
         _timer.deinit()
     p = kept(state, {"slot": state["slot"], "good": state["slot"]})
     if not state.get("unsure"):
         p["previous"] = state["good"]
+        if unproven:
+            p["unproven"] = True
     write(p)
     state = p
 
 
-def emptying(slot):
-    """`slot` is about to be emptied for an update (doce/update.py): never gone back to from now on. The
-    pointer first, so a power cut after it leaves the slot whole but not named, never named and half gone."""
+def proven():
+    """The slot marked good in an outage reached the broker: kept for good (one write)."""
     global state
     p = read()
-    if p.get("previous") == slot:
-        del p["previous"]
+    p.pop("unproven", None)
+    write(p)
+    state = dict(state)
+    state.pop("unproven", None)
+
+
+def backup_names(slot):
+    """The backup boots `slot`, or goes back to it."""
+    try:
+        with open(BACKUP) as f:
+            b = json.load(f)
+        return slot in (b.get("slot"), b.get("good"), b.get("previous"))
+    except Exception:  # noqa: BLE001  (none, or not to be read: read() passes it over too)
+        return False
+
+
+def emptying(slot):
+    """`slot` is about to be emptied for an update (doce/update.py): never gone back to from now on. The
+    pointer first, so a power cut after it leaves the slot whole but not named, never named and half gone. Its
+    backup too (written twice: the first write's pointer becomes the backup), as slot.json lost mid-transfer is
+    read from there; an update resumed after a reboot finds slot.json without it, the backup maybe not."""
+    global state
+    p = read()
+    if p.get("previous") == slot or backup_names(slot):
+        p.pop("previous", None)
+        p.pop("unproven", None)  # nothing to go back to
+        if p["slot"] == p["good"]:  # nothing to go back to: a good slot's boot is no longer counted (counted)
+            for key in COUNTS:
+                p.pop(key, None)
+        write(p)
         write(p)
         if state is not None:
+            state = dict(state)
             state.pop("previous", None)
+            state.pop("unproven", None)
+            if state["slot"] == state["good"]:
+                for key in COUNTS:
+                    state.pop(key, None)
 
 
 def crashed():
-    """The app stopped with an exception: on trial, reset (the next boot counts it); else the REPL."""
-    if on_trial():
+    """The app stopped with an exception: where the boot is counted (on trial, or a good slot with one before it
+    not yet up), reset: the next boot counts it. Else the REPL."""
+    if on_trial() or (state is not None and state.get("booted")):
         import machine
         machine.reset()
 

@@ -41,11 +41,16 @@ REPL_WATCHDOG_MS = 24 * 3600 * 1000
 IDLE_AFTER_MS = 1000
 # After a scan that met a fault: a fault at every scan then fills the link with its events no faster.
 FAULT_PAUSE_MS = 100
-# A slot whose every scan raises for this long (the game stands still, an `error` each scan) is not
-# healthy, match or not: the board goes back to the slot before it, where there is one (firmware/slots.py
-# give_up). As long as a trial's deadline waits for a match to end (slots.RECHECK_MS), some 100 faulted
-# scans (FAULT_PAUSE_MS apart): no passing fault lasts so long.
+# A slot whose scans raise in most scans (more faulted than not) over a window of FAULTED_MS from a fault,
+# and at least MOST_FAULTS times in it, is not healthy, match or not: the board goes back to the slot before
+# it, where there is one (firmware/slots.py give_up). Why these: each fault holds the next read FAULT_PAUSE_MS,
+# 2.5 times the die-to-light goal (40 ms, above), so with most scans faulted most dice are lit late or not at
+# all (a version faulting 9 scans in 10 lit a die after 3.9 s, against 6 ms: r43e F1); MOST_FAULTS is half the
+# window spent in those pauses (5 s of 10), far past a passing fault (a bad read, a glitch: a scan or a few),
+# so a rare one never rolls a board back. The window is as long as a trial's deadline waits for a match to end
+# (slots.RECHECK_MS): a slot that faults at every scan is given up after MOST_FAULTS of them, some 5 s.
 FAULTED_MS = 10000
+MOST_FAULTS = FAULTED_MS // FAULT_PAUSE_MS // 2
 
 
 class BadBoardFile(Exception):
@@ -217,8 +222,15 @@ class Scans:
         self.app = app
         self.button = button
         self.fault = False  # the last scan's
-        self.faulted = None  # since when every scan has raised
+        self.faulted = None  # the first fault of the window (FAULTED_MS) the faults are counted in, or None
+        self.faults = 0  # scans that raised in it
+        self.fine = 0  # scans that did not
         self.trial = app.trial  # a slot on trial: its health check, until it passes
+        import slots
+        state = slots.state  # a good slot's boot counted (slots.counted): scans, without a fault, before it is up
+        self.coming = slots.UP_SCANS if state is not None and state.get("booted") and self.trial is None else 0
+        self.proving = state is not None and state.get("unproven") is True  # (slots.UNPROVEN_MS)
+        self.unproven_at = None  # the first scan it was watched at
 
     def scan(self, now):
         self.fault = False
@@ -227,23 +239,59 @@ class Scans:
             self.app.button(self.button() == 0, now)  # pressed: pulled up, the switch goes to ground
             if self.trial is not None and self.trial.check(now):
                 self._trial_over()
+            if self.proving:
+                self._prove(now)
+        if self.faulted is not None and time.ticks_diff(now, self.faulted) >= FAULTED_MS:
+            self.faulted = None  # the window over, not given up: counted afresh from the next fault
         if not self.fault:
-            self.faulted = None
-        elif self.faulted is None:
+            if self.faulted is not None:
+                self.fine += 1
+            if self.coming:
+                self.coming -= 1
+                if not self.coming:
+                    self._up()
+            return
+        if self.faulted is None:
             self.faulted = now
-        elif time.ticks_diff(now, self.faulted) >= FAULTED_MS:
+            self.faults = self.fine = 0
+        self.faults += 1
+        if self.faults >= MOST_FAULTS and self.faults > self.fine:
             self.faulted = None
             self._stuck()
 
     def _stuck(self):
-        """Every scan has failed for FAULTED_MS: back to the slot before, on trial or once marked good (the board
-        resets; firmware/slots.py). With none (doce flash's app), the board plays on saying each fault."""
+        """Most scans have failed, MOST_FAULTS times within FAULTED_MS: back to the slot before, on trial or once
+        marked good (the board resets; firmware/slots.py). With none (doce flash's app), the board plays on saying
+        each fault."""
         import slots
-        slots.give_up("its scans failed for %d s" % (FAULTED_MS // 1000))
+        slots.give_up("%d of its scans failed within %d s, more than did not" % (self.faults, FAULTED_MS // 1000))
+
+    def _up(self):
+        """A good slot's boot is up and scanning: no longer counted (firmware/slots.py up)."""
+        import slots
+        slots.up()
+
+    def _prove(self, now):
+        """A slot marked good in a Wi-Fi outage (firmware/slots.py UNPROVEN_MS): proven on the broker, or given
+        back, its version not refused, after UNPROVEN_MS of play without it."""
+        import slots
+        net = self.app.net
+        if net is not None and net.up:
+            self.proving = False
+            slots.proven()
+        elif self.unproven_at is None:
+            self.unproven_at = now
+        elif time.ticks_diff(now, self.unproven_at) >= slots.UNPROVEN_MS:
+            self.proving = False
+            slots.give_up("not on the broker after %d min of play since it was kept in a Wi-Fi outage (the outage "
+                          "lasted, or its own Wi-Fi code is broken; its version may be sent again)"
+                          % (slots.UNPROVEN_MS // 60000), refuse=False)
 
     def _trial_over(self):
         """The slot came up healthy: its check let go."""
+        import slots
         from .loaded import forget
+        self.proving = slots.state.get("unproven") is True
         self.trial = self.app.trial = None
         forget("doce.trial")
         if self.app.net is not None:

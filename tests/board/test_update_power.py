@@ -58,7 +58,7 @@ def finished(sim, package):
         assert sending(sim, package)["received"] == len(package)
         r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
         assert r["link"][0]["ok"] and r.get("rebooted"), r
-        sim.wait(1)
+    sim.wait(1)  # up (pointer() boots it again): the boot's count, made while the slot before is whole, cleared
     assert pointer(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
