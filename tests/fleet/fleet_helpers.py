@@ -8,7 +8,10 @@ import pytest
 
 from waiting import Deadline, HARD_CAP_S
 
+from doce_host import update
 from doce_host.fleet.broker import Mosquitto, free_port, mosquitto_binary
+from doce_host.fleet.room import Room
+from doce_host.sim import SimBoard
 
 # How long a condition on a lockstep simulated board may take, in the work it needs: its scans (a
 # millisecond of its simulated time each). 30 s of it covers a reconnect (doce/mqtt.py RETRY_MS,
@@ -73,3 +76,21 @@ def room_command(room, sim, ident, cmd, scans=WAIT_SCANS, **args):
     if reply is None:
         room.reply(request_id, forget=True)
     return reply
+
+
+@contextlib.contextmanager
+def room_of(tmp_path, broker, ids):
+    """Boards `ids` on the broker, each with its update key (update-keys.json), and the organiser's Room."""
+    (tmp_path / "room").mkdir()
+    keys = update.write_keys(tmp_path / "room", ids)
+    with contextlib.ExitStack() as stack:
+        sims = {}
+        for ident in ids:
+            sim = stack.enter_context(SimBoard(tmp_path / ident, module="wrover"))
+            assert link(sim, cmd="update_key", board=ident, key=keys[ident])["ok"]
+            join(sim, broker, board_id=ident)
+            sims[ident] = sim
+        room = stack.enter_context(Room("mqtt://%s:%d" % (broker.host, broker.port)))
+        for ident, sim in sims.items():
+            assert until_scanned(lambda: ident in room.boards and room.boards[ident].online, sim, step=20)
+        yield room, sims, keys

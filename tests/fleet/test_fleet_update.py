@@ -3,15 +3,12 @@ package on its cmd topic, one command at a time, the boards side by side; a boar
 it once the match is over; a package signed with another key is refused and said so; a canary refused stops the
 rest."""
 
-import contextlib
 import json
 
-from fleet_helpers import join, link, until_scanned
+from fleet_helpers import room_of, until_scanned
 
 from doce_host import image, update
 from doce_host.fleet import update as fleet_update
-from doce_host.fleet.room import Room
-from doce_host.sim import SimBoard
 
 FILES = image.slot_files(image.app_files(chip="host"))  # what doce sim's boards run, as doce flash builds it
 OTHER_KEY = "cd" * 32
@@ -19,24 +16,6 @@ OTHER_KEY = "cd" * 32
 # transfer's --wait covers the whole of it, some 1,750 commands of 96 bytes for the full app
 REPLY_S = 30
 WAIT_S = 600
-
-
-@contextlib.contextmanager
-def room_of(tmp_path, broker, ids):
-    """Boards `ids` on the broker, each with its update key (update-keys.json), and the organiser's Room."""
-    (tmp_path / "room").mkdir()
-    keys = update.write_keys(tmp_path / "room", ids)
-    with contextlib.ExitStack() as stack:
-        sims = {}
-        for ident in ids:
-            sim = stack.enter_context(SimBoard(tmp_path / ident, module="wrover"))
-            assert link(sim, cmd="update_key", board=ident, key=keys[ident])["ok"]
-            join(sim, broker, board_id=ident)
-            sims[ident] = sim
-        room = stack.enter_context(Room("mqtt://%s:%d" % (broker.host, broker.port)))
-        for ident, sim in sims.items():
-            assert until_scanned(lambda: ident in room.boards and room.boards[ident].online, sim, step=20)
-        yield room, sims, keys
 
 
 def pump(sims):

@@ -10,15 +10,13 @@ retained status.
 The boards that must come up healthy on the new version take the whole app (a slot boots only from its own
 files); the others take the smallest package that shows their case: one file."""
 
-import contextlib
 import threading
 
-from fleet_helpers import join, link, until_scanned
+from fleet_helpers import room_of, until_scanned
 
 from doce_host import image, update
 from doce_host.fleet import update as fleet_update
 from doce_host.fleet.room import Room
-from doce_host.sim import SimBoard
 from waiting import HARD_CAP_S, Deadline
 
 FILES = image.slot_files(image.app_files(chip="host"))  # what doce sim's boards run, as doce flash builds it
@@ -37,29 +35,12 @@ def corrupted(data):
     return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1:]
 
 
-@contextlib.contextmanager
-def room_of_eight(tmp_path, broker):
-    (tmp_path / "room").mkdir()
-    keys = update.write_keys(tmp_path / "room", IDS)
-    with contextlib.ExitStack() as stack:
-        sims = {}
-        for ident in IDS:
-            sim = stack.enter_context(SimBoard(tmp_path / ident, module="wrover"))
-            assert link(sim, cmd="update_key", board=ident, key=keys[ident])["ok"]
-            join(sim, broker, board_id=ident)
-            sims[ident] = sim
-        room = stack.enter_context(Room("mqtt://%s:%d" % (broker.host, broker.port)))
-        for ident, sim in sims.items():
-            assert until_scanned(lambda: ident in room.boards and room.boards[ident].online, sim, step=20)
-        yield room, sims, keys
-
-
 def update_events(sim):
     return [(e["stage"], e.get("reason") or e.get("version")) for e in sim.events if e["event"] == "update"]
 
 
 def test_eight_boards_every_case_in_one_update(tmp_path, mosquitto):
-    with room_of_eight(tmp_path, mosquitto) as (room, sims, keys):
+    with room_of(tmp_path, mosquitto, IDS) as (room, sims, keys):
         data = {i: update.package(FILES, 2, i, keys[i]) for i in ("b1", "b7")}
         data["b5"] = update.package(NO_APP, 2, "b5", keys["b5"])  # its begin signed below with b4's key
         data["b2"] = update.package(NO_APP, 0, "b2", keys["b2"])  # a replay: not newer than what it runs
