@@ -268,3 +268,21 @@ def test_a_board_in_a_match_waits_for_its_end_while_the_others_go_on_and_then_ta
     room.playing.add("t1")
     [(outcome, message, _)] = fleet_update.update(room, {"t1": SMALL}, 0.0, REPLY_S, {}, match_wait=0.2).values()
     assert outcome == "waiting" and "a match in play" in message
+
+
+def test_a_board_that_says_it_took_other_than_the_chunk_is_refused_not_sent_byte_by_byte():
+    """A board takes a chunk whole or refuses it (doce/update.py chunk): one that answers it took part of one (a
+    byte, say) would have the host send the package again from every byte, ~96 times the requests, and wait for
+    it; one that says it took more than it was sent has lost count. Neither fits the protocol: refused."""
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
+    t.take(("begin", 0), {"ok": True, "received": 0})
+    t.take(("chunk", 0), {"ok": True, "received": 1})
+    assert t.outcome == "refused" and "received: 1" in t.message, t.message
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
+    t.take(("chunk", 0), {"ok": True, "received": fleet_update.CHUNK + 1})  # more than it was sent: as unfit
+    assert t.outcome == "refused", t.outcome
+    t = fleet_update.Transfer(None, "t1", SMALL, REPLY_S)
+    t.take(("chunk", 0), {"ok": True, "received": fleet_update.CHUNK})
+    last = len(SMALL) - len(SMALL) % fleet_update.CHUNK
+    t.take(("chunk", last), {"ok": True, "received": len(SMALL)})  # the last chunk is short: whole all the same
+    assert (t.outcome, t.received) == (None, len(SMALL))

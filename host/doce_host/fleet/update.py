@@ -136,8 +136,11 @@ class Transfer:
             self.heard = Deadline(self.wait)  # it moved on: `wait` counts again from here
         if what in ("begin", "chunk"):
             received = reply.get("received")
-            least = offset + 1 if what == "chunk" else 0
-            if not isinstance(received, int) or isinstance(received, bool) or not least <= received <= len(self.data):
+            # a chunk is taken whole or refused (doce/update.py): less would have it sent again byte by byte
+            least = most = min(offset + CHUNK, len(self.data)) if what == "chunk" else 0
+            if what == "begin":
+                most = len(self.data)
+            if not isinstance(received, int) or isinstance(received, bool) or not least <= received <= most:
                 self.end("refused", "a reply that does not fit the protocol (received: %s)"
                          % printable(repr(received)[:32]))
                 return
