@@ -26,9 +26,9 @@ hold an update half written. With neither to trust, the board rebuilds one (rebu
 A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
 callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
-Some faults show only in play, after the trial: a slot marked good whose scans fail in most scans over 10 s
-(doce/esp32.py Scans, MOST_FAULTS) goes back to `previous` while it is there, match or not (the game can hardly
-go on). So does
+Some faults show only in play, after the trial: a slot marked good whose scans' faults hold the board
+still a quarter of any 10 s (doce/esp32.py Scans, MOST_FAULTS) goes back to `previous` while it is there,
+match or not (the game can hardly go on). So does
 one that fails as it starts (resuming a match, say: before its scan loop and watchdog), counted as on trial.
 A power cut, or the EN button, is not the slot's fault and is not counted in `tries`: machine.reset_cause()
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs

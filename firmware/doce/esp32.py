@@ -10,6 +10,7 @@ import os
 import select
 import sys
 import time
+from array import array
 
 import esp
 import machine
@@ -41,16 +42,17 @@ REPL_WATCHDOG_MS = 24 * 3600 * 1000
 IDLE_AFTER_MS = 1000
 # After a scan that met a fault: a fault at every scan then fills the link with its events no faster.
 FAULT_PAUSE_MS = 100
-# A slot whose scans raise in most scans (more faulted than not) over a window of FAULTED_MS from a fault,
-# and at least MOST_FAULTS times in it, is not healthy, match or not: the board goes back to the slot before
-# it, where there is one (firmware/slots.py give_up). Why these: each fault holds the next read FAULT_PAUSE_MS,
-# 2.5 times the die-to-light goal (40 ms, above), so with most scans faulted most dice are lit late or not at
-# all (a version faulting 9 scans in 10 lit a die after 3.9 s, against 6 ms: r43e F1); MOST_FAULTS is half the
-# window spent in those pauses (5 s of 10), far past a passing fault (a bad read, a glitch: a scan or a few),
-# so a rare one never rolls a board back. The window is as long as a trial's deadline waits for a match to end
-# (slots.RECHECK_MS): a slot that faults at every scan is given up after MOST_FAULTS of them, some 5 s.
+# A slot whose faults hold the board still for a quarter of any FAULTED_MS (MOST_FAULTS of them, each pausing
+# FAULT_PAUSE_MS) is not healthy, match or not: the board goes back to the slot before it, where there is one
+# (firmware/slots.py give_up). Why time, not a share of scans: a good scan takes 1-2 ms and a fault 100 ms, so a
+# version failing 1 scan in 3 stood still 97 % of the time and lit a die after 208 ms, against 6 ms (r43f S1);
+# counted in any window, not one opened by a fault, so bursts cannot straddle it (r43f S2: 45 faults every 10 s
+# were kept, a die lit after 4.5 s). A quarter is 2.5 s of 10 lost, far past a passing fault (a bad read, a
+# glitch: a scan or a few), so a rare one never rolls a board back (1 in 400 scans is a fifth at the
+# simulator's 1 ms scans, fewer on the chip). The window is as long as a trial's deadline waits for a match
+# to end (slots.RECHECK_MS): a slot that faults at every scan is given up after MOST_FAULTS of them, 2.5 s.
 FAULTED_MS = 10000
-MOST_FAULTS = FAULTED_MS // FAULT_PAUSE_MS // 2
+MOST_FAULTS = FAULTED_MS // FAULT_PAUSE_MS // 4
 
 
 class BadBoardFile(Exception):
@@ -222,9 +224,9 @@ class Scans:
         self.app = app
         self.button = button
         self.fault = False  # the last scan's
-        self.faulted = None  # the first fault of the window (FAULTED_MS) the faults are counted in, or None
-        self.faults = 0  # scans that raised in it
-        self.fine = 0  # scans that did not
+        self.fault_at = array("i", bytes(4 * MOST_FAULTS))  # the last MOST_FAULTS faults' times, a ring
+        self.faults = 0  # in it, up to MOST_FAULTS
+        self.oldest = 0  # its oldest's place once full, the next to be written
         self.trial = app.trial  # a slot on trial: its health check, until it passes
         import slots
         state = slots.state  # a good slot's boot counted (slots.counted): scans, without a fault, before it is up
@@ -241,30 +243,25 @@ class Scans:
                 self._trial_over()
             if self.proving:
                 self._prove(now)
-        if self.faulted is not None and time.ticks_diff(now, self.faulted) >= FAULTED_MS:
-            self.faulted = None  # the window over, not given up: counted afresh from the next fault
         if not self.fault:
-            if self.faulted is not None:
-                self.fine += 1
             if self.coming:
                 self.coming -= 1
                 if not self.coming:
                     self._up()
             return
-        if self.faulted is None:
-            self.faulted = now
-            self.faults = self.fine = 0
-        self.faults += 1
-        if self.faults >= MOST_FAULTS and self.faults > self.fine:
-            self.faulted = None
+        self.fault_at[self.oldest] = now
+        self.oldest = (self.oldest + 1) % MOST_FAULTS
+        self.faults = min(self.faults + 1, MOST_FAULTS)
+        if self.faults == MOST_FAULTS and time.ticks_diff(now, self.fault_at[self.oldest]) < FAULTED_MS:
+            self.faults = 0
             self._stuck()
 
     def _stuck(self):
-        """Most scans have failed, MOST_FAULTS times within FAULTED_MS: back to the slot before, on trial or once
-        marked good (the board resets; firmware/slots.py). With none (doce flash's app), the board plays on saying
-        each fault."""
+        """MOST_FAULTS faults within FAULTED_MS: back to the slot before, on trial or once marked good (the board
+        resets; firmware/slots.py). With none (doce flash's app), the board plays on saying each fault."""
         import slots
-        slots.give_up("%d of its scans failed within %d s, more than did not" % (self.faults, FAULTED_MS // 1000))
+        slots.give_up("%d of its scans failed within %d s, the board held still a quarter of the time"
+                      % (MOST_FAULTS, FAULTED_MS // 1000))
 
     def _up(self):
         """A good slot's boot is up and scanning: no longer counted (firmware/slots.py up)."""
@@ -273,7 +270,8 @@ class Scans:
 
     def _prove(self, now):
         """A slot marked good in a Wi-Fi outage (firmware/slots.py UNPROVEN_MS): proven on the broker, or given
-        back, its version not refused, after UNPROVEN_MS of play without it."""
+        back after UNPROVEN_MS of play without it, once no match is in play. Its version is not recorded as given
+        up, but update.key's floor has passed it: what comes again is a newer version."""
         import slots
         net = self.app.net
         if net is not None and net.up:
@@ -281,10 +279,10 @@ class Scans:
             slots.proven()
         elif self.unproven_at is None:
             self.unproven_at = now
-        elif time.ticks_diff(now, self.unproven_at) >= slots.UNPROVEN_MS:
-            self.proving = False
+        elif time.ticks_diff(now, self.unproven_at) >= slots.UNPROVEN_MS and not self.app.in_play():
+            self.proving = False  # (a match is never stopped: boards kept in one outage would reset together)
             slots.give_up("not on the broker after %d min of play since it was kept in a Wi-Fi outage (the outage "
-                          "lasted, or its own Wi-Fi code is broken; its version may be sent again)"
+                          "lasted, or its own Wi-Fi code is broken; a newer version may be sent)"
                           % (slots.UNPROVEN_MS // 60000), refuse=False)
 
     def _trial_over(self):

@@ -28,7 +28,8 @@ ESP32 = (FIRMWARE_DIR / "doce" / "esp32.py").read_text()
 FAULTED_MS = constant("FAULTED_MS", ESP32)
 # A window's worth of scans that all fail (each pauses FAULT_PAUSE_MS): more than doce/esp32.py's MOST_FAULTS
 WINDOW_OF_FAULTS = FAULTED_MS // constant("FAULT_PAUSE_MS", ESP32)
-GIVEN_UP_FOR_FAULTS = "of its scans failed within %d s, more than did not" % (FAULTED_MS // 1000)
+GIVEN_UP_FOR_FAULTS = "of its scans failed within %d s, the board held still a quarter of the time" % (
+    FAULTED_MS // 1000)
 
 
 def scanned(sim, scans):
@@ -192,7 +193,8 @@ FAILS_IN_PLAY = ("from doce import app as _app\n\n_step = _app.App.step\n\n\n"
 @pytest.mark.scan_fault
 def test_a_slot_whose_scans_fail_in_a_match_is_given_up_without_waiting_for_its_end(files, tmp_path):
     """A match a slot on trial cannot play (an `error` at every scan) never ends: the deadline's wait for it must
-    not keep the slot forever. doce/esp32.py's rule (most scans failed over FAULTED_MS) gives it up at once."""
+    not keep the slot forever. doce/esp32.py's rule (faults holding the board still a quarter of FAULTED_MS)
+    gives it up at once."""
     slot = image.slot_files(files)
     slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
     slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
@@ -245,7 +247,8 @@ def test_a_lost_pointer_is_read_from_the_one_before_not_taken_for_slot_a(files, 
 @pytest.mark.scan_fault
 def test_a_slot_marked_good_whose_scans_fail_once_a_match_is_in_play_goes_back_to_the_one_before(files, tmp_path):
     """A fault met only once a piece is placed comes after the trial (a board without a network is healthy in
-    100 scans). The slot before is still there, whole, until an update empties it: most scans failed over FAULTED_MS
+    100 scans). The slot before is still there, whole, until an update empties it: faults holding the board still a
+    quarter of FAULTED_MS
     boot it again, match or not, and the match goes on there from the journal the two share."""
     slot = image.slot_files(files)
     slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
@@ -478,11 +481,16 @@ def into_play(sim):
 
 
 @pytest.mark.scan_fault
-def test_a_slot_marked_good_that_fails_most_scans_in_play_goes_back_to_the_one_before(files, tmp_path):
-    """r43e F1: 9 scans in 10 failing (a die lit after seconds) is not a board to play on, though some scans pass."""
-    with board_with(tmp_path / "b", files, failing_slot(files, 10, 9), {"slot": "b", "good": "a"}) as sim:
+@pytest.mark.parametrize("every, fails", [(10, 9), (3, 1), (1000, 30)])
+def test_a_slot_marked_good_whose_faults_hold_the_board_still_goes_back_to_the_one_before(files, tmp_path, every,
+                                                                                        fails):
+    """r43e F1: 9 scans in 10 failing (a die lit after seconds) is not a board to play on, though some scans pass.
+    r43f S1/S2: nor is 1 in 3 (a fault pauses 100 ms, a good scan 1-2: the board stood still 97 % of the time,
+    kept while faults were counted against good scans), nor bursts of 30 faults (3 s standing) among 970
+    good scans."""
+    with board_with(tmp_path / "b", files, failing_slot(files, every, fails), {"slot": "b", "good": "a"}) as sim:
         into_play(sim)
-        scanned(sim, 2 * WINDOW_OF_FAULTS)
+        scanned(sim, 2 * every * WINDOW_OF_FAULTS // fails)
         assert sim.resets == 1
         sim.settle()
         told = updates(sim)[-1]
@@ -491,12 +499,11 @@ def test_a_slot_marked_good_that_fails_most_scans_in_play_goes_back_to_the_one_b
 
 
 @pytest.mark.scan_fault
-@pytest.mark.parametrize("every, fails, scans", [(3, 1, 12 * WINDOW_OF_FAULTS), (400, 1, 40 * 400)])
-def test_a_slot_marked_good_whose_scans_fail_now_and_then_plays_on(files, tmp_path, every, fails, scans):
-    """A third of the scans, or a rare one (one in 400 scans: some 2 a second at the board's pace), are not most:
-    said in `error` events, never a rollback, over windows of FAULTED_MS (each fault pauses, the clock with it)."""
-    with board_with(tmp_path / "b", files, failing_slot(files, every, fails), {"slot": "b", "good": "a"}) as sim:
+def test_a_slot_marked_good_whose_scans_fail_now_and_then_plays_on(files, tmp_path):
+    """A rare fault (one in 400 scans: some 2 a second at the simulator's pace, a fifth of the time standing
+    still) is said in `error` events, never a rollback (each fault pauses, the clock with it)."""
+    with board_with(tmp_path / "b", files, failing_slot(files, 400, 1), {"slot": "b", "good": "a"}) as sim:
         into_play(sim)
-        scanned(sim, scans)
+        scanned(sim, 40 * 400)
         assert sim.scan_faults and sim.resets == 0 and updates(sim)[-1]["stage"] == "done"
         assert pointer_of(sim)["slot"] == "b"

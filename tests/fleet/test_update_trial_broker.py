@@ -111,10 +111,12 @@ def pointer(sim):
     return p
 
 
-def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_and_may_come_again(tmp_path):
+def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_after_the_match(tmp_path):
     """r43e F5: the outage excuse cannot tell the room's Wi-Fi down from the version's own Wi-Fi code broken. It
     is provisional: a slot marked good so that has not reached the broker after UNPROVEN_MS of play goes back
-    to the slot before, without refusing its version (an outage that lasted: the same update may come again)."""
+    to the slot before, without recording its version as given up (an outage that lasted). r43f U1: never in a
+    match (every board kept in one outage would reset mid-round together): once it is over. r43f U2: the reason
+    promised the same version could come again; the commit raised update.key's floor past it: a newer one."""
     with on_trial(tmp_path, Nowhere, version=7) as sim:
         sim.command(do="wifi", up=False)
         sim.wait(2)
@@ -123,13 +125,23 @@ def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_an
         assert sim.resets == 0 and updates(sim) == [("done", "b")]
         assert pointer(sim).get("unproven") is True
         sim.wait(1)
+        sim.place("c3", "white 4")  # a match in play
+        sim.place("d4", "black 2")
         sim.run(scans=1, skip_ms=UNPROVEN_MS)
+        sim.run(scans=2)
+        sim.run(scans=1, skip_ms=UNPROVEN_MS)
+        sim.run(scans=2)
+        assert sim.resets == 0  # an hour past it, the match goes on
+        sim.lift("c3")
+        sim.lift("d4")
+        sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")  # the match over
         sim.run(scans=2)
         assert sim.resets == 1
         sim.settle()
         told = [e for e in sim.events if e["event"] == "update"][-1]
         assert (told["stage"], told["slot"]) == ("rolled_back", "b") and "outage" in told["reason"], told
-        assert pointer(sim) == {"slot": "a", "good": "a"}  # version 7 not given up
+        assert "newer version" in told["reason"], told
+        assert pointer(sim) == {"slot": "a", "good": "a"}  # version 7 not recorded as given up
 
 
 def test_a_slot_kept_in_a_wifi_outage_is_proven_once_on_the_broker(tmp_path, mosquitto):
