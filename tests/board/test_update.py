@@ -154,6 +154,22 @@ def test_a_transfer_waits_out_a_match_resumes_after_a_power_cut_and_boots_byte_f
     assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b", "previous": "a"}
 
 
+def test_an_update_begin_holds_its_scan_for_one_sector_erase_at_most(tmp_path):
+    """A new transfer's update_begin on a board fresh from doce flash (no slot b yet): the slot's folder is made in
+    its scan, and each of doce/ and umqtt/ by the chunk that brings its first file, each folder a sector erase (45 ms
+    typical, 400 ms at most, that no scan can cut short: doce/app.py App.clear), so no scan holds two."""
+    data = update.package(SMALL, 1, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.command(do="flash")
+        assert ask(sim, **update.begin(data))["received"] == 0
+        assert sim.command(do="flash")["longest_scan"]["erases"] == 1
+        assert send(sim, data)["received"] == len(data)
+        assert sim.command(do="flash")["longest_scan"]["erases"] == 1
+        on_flash = stored(sim)
+    assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == SMALL
+
+
 def test_an_update_waits_while_a_piece_is_on_the_board(slot, tmp_path):
     """No match in play, but a player at the board: a piece down that the game did not take (here black's, white to
     open). Every update command is busy (as in a match): a flash erase holds
