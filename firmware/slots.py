@@ -29,7 +29,8 @@ callback is scheduled, ports/esp32/machine_timer.c), but never while a match is 
 Some faults show only in play, after the trial: a slot marked good whose scans' faults hold the board
 still a quarter of any 10 s (doce/esp32.py Scans, MOST_FAULTS) goes back to `previous` while it is there,
 match or not (the game can hardly go on). So does
-one that fails as it starts (resuming a match, say: before its scan loop and watchdog), counted as on trial.
+one that fails as it starts (resuming a match, say: before its scan loop and watchdog), counted as on trial; a
+counted boot starts the chip's watchdog before the slot's code (guard), so a hang there resets as a crash does.
 A power cut, or the EN button, is not the slot's fault and is not counted in `tries`: machine.reset_cause()
 says PWRON_RESET for those, HARD_RESET for machine.reset() and a panic, WDT_RESET for the watchdogs
 (MicroPython v1.28.0 ports/esp32/modmachine.c, mp_machine_reset_cause, lines 233-260). Nor is a soft reset
@@ -214,6 +215,8 @@ def choose():
     try:
         p = read()
         p = counted(p)
+        if p.get("booted"):
+            guard()
         if p["slot"] != p["good"]:
             watch()
     except Exception:  # noqa: BLE001  (the pointer not written, the flash full or failing; no timer)
@@ -265,6 +268,17 @@ def up():
     state = dict(state)
     for key in COUNTS:
         state.pop(key, None)
+
+
+def guard():
+    """A boot counted (counted): the chip's watchdog from now, before the slot's code runs, so a hang in it (no
+    scans, no crash: a loop, a driver that never returns) resets the board (WDT_RESET, a try) before doce/esp32.py
+    run() makes its own. The trial's deadline (watch) is a scheduled callback, run between bytecodes only, and on
+    trial only. machine.WDT is the task watchdog with trigger_panic; run() sets its own timeout with a second call
+    (esp_task_wdt_reconfigure), and nothing stops it (MicroPython v1.28.0 ports/esp32/machine_wdt.c). TRIAL_MS: as
+    long as a slot on trial has to come up healthy, far past a sound start's seconds."""
+    import machine
+    machine.WDT(timeout=TRIAL_MS)
 
 
 def watch():

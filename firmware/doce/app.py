@@ -190,6 +190,14 @@ class App:
         g = self.controller.game
         return not g.match_over and bool(g.rounds or any(g.board))
 
+    def clear(self):
+        """No piece on the board and none moving over it: no one is at the board to play. An update's flash
+        erases wait for it (doce/link.py): a 4 KB sector erase holds both cores 45 ms typical, 400 ms at most
+        (host/doce_host/sim/device/flash.py), and the ESP32 cannot suspend it to run a scan (ESP-IDF
+        components/soc/esp32/include/soc/soc_caps.h has no SOC_SPI_MEM_SUPPORT_AUTO_SUSPEND: its caches are
+        off for the whole erase), so a piece landing in one waits for its light until the erase ends."""
+        return self.quiet() and not any(self.controller.physical)
+
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
         if self.bringup is not None:

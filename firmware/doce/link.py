@@ -36,6 +36,9 @@ BYTES_PER_S = 11520  # 115200 baud (ports/esp32/uart.h), 8N1: ten bits a byte
 # of its own, grew with the burst). The longest message (rules_get, 5.5 KB) fits.
 TX_BUFFER = 8192
 IN_A_MATCH = "in a match: an update waits for its end"  # update commands' busy (doce_host/fleet/update.py)
+# ... and with a piece on the board or moving over it, no match in play yet (a player setting up) or any more (the
+# last one's pieces not yet cleared): the same start, so a host waits as for a match (doce_host/fleet/update.py)
+AT_THE_BOARD = "in a match or about to be (a piece on the board): an update waits for it to be clear"
 TX_BACKLOG = 1024  # while more waits to go out, a second request is refused with busy, not carried out
 # The board reads the host's bytes while the buffer keeps this much free: the refusal of the line
 # being read (its command and id, at most a line, echoed) and a scan's events (a play, its
@@ -421,10 +424,13 @@ class Link:
     def update_command(self, request):
         """An update of the app (doce/update.py, loaded only when one starts). Never in a match in play: its
         flash erases (45 ms typical, 400 ms at most each, host/doce_host/sim/device/flash.py), hashes and the
-        module's load would hold the scans a die waits on. `busy` before anything is loaded; the host asks
-        again, and the transfer goes on from what is stored once the match is over."""
+        module's load would hold the scans a die waits on; nor with a piece on the board (App.clear). `busy` before
+        anything is loaded; the host asks again, and the transfer goes on from what is stored once the board is
+        clear."""
         if self.app is not None and self.app.in_play():
             raise CommandError("busy", IN_A_MATCH)
+        if self.app is not None and not self.app.clear():  # an erase would hold a piece's light (App.clear)
+            raise CommandError("busy", AT_THE_BOARD)
         from .update import command
         return command(self, request)
 

@@ -420,7 +420,7 @@ class Update:
         one sector a 4 KB block filled, and copies nothing. What a cut or a drop leaves is the size it had
         at its last close (none: it was never closed), which _resume goes on from."""
         if self.out is None:
-            self.out = open(self._in_slot(name), "ab")
+            self.out = open(self._made(name), "ab")
         self.out.write(data)
         if last:
             self._close()
@@ -438,7 +438,7 @@ class Update:
         while self.at < len(self.paths) and self.written == self.sizes[self.at]:
             path = self._in_slot(self.paths[self.at])
             if not self.sizes[self.at]:
-                open(path, "ab").close()  # an empty file: no byte will make it
+                open(self._made(self.paths[self.at]), "ab").close()  # an empty file: no byte will make it
             if not self._matches(self.at, read_into(path, hashlib.sha256())):
                 # Only this file is lost: a chunk is unsigned, and anyone on the broker can send one
                 os.remove(path)
@@ -502,16 +502,24 @@ class Update:
             return
         pointer().emptying(slot)  # no longer a slot to go back to (firmware/slots.py `previous`), before a file goes
         make(slot)
-        for folder in FOLDERS:
-            make(slot + "/" + folder)
-            for name in os.listdir(slot + "/" + folder):
-                os.remove(slot + "/" + folder + "/" + name)
+        for folder in FOLDERS:  # (made as its first file comes, _made: each a sector erase, one a scan)
+            if exists(slot + "/" + folder):
+                for name in os.listdir(slot + "/" + folder):
+                    os.remove(slot + "/" + folder + "/" + name)
         for name in (HEADER, MANIFEST, VERSION):
             if exists(slot + "/" + name):
                 os.remove(slot + "/" + name)
 
     def _in_slot(self, path):
         return self.slot + "/" + path
+
+    def _made(self, path):
+        """The slot's `path`, its folder made first if it is not there yet. A folder made is a sector erase
+        (LittleFS gives it a metadata block of its own), so each is made by the chunk that brings its first
+        file, not all in update_begin's scan with the slot's: one erase a scan (make bench)."""
+        path = self._in_slot(path)
+        make(path.rpartition("/")[0])
+        return path
 
     def _state(self):
         try:

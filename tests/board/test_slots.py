@@ -2,6 +2,7 @@
 good once healthy, and given up by the board itself after a crash loop or without health in time."""
 
 import json
+import sys
 
 import pytest
 
@@ -440,6 +441,40 @@ def slots_module(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     return slots
+
+
+@pytest.mark.parametrize("pointer, guarded", [
+    ({"slot": "b", "good": "b", "previous": "a"}, True),  # marked good, the slot before still whole: counted
+    ({"slot": "b", "good": "a", "tries": 0}, True),  # on trial
+    ({"slot": "b", "good": "b"}, False),  # nothing to go back to: never reset for it (the REPL stays)
+])
+def test_a_boot_that_hangs_before_the_app_is_up_is_reset_and_goes_back_to_the_slot_before(
+        tmp_path, monkeypatch, pointer, guarded):
+    """A version marked good that hangs as it starts (no scans, no crash: a loop in C or Python before doce/esp32.py
+    run() makes its watchdog): the trial's deadline runs only on trial, and only between bytecodes. A counted boot
+    starts the chip's watchdog before the slot's code runs (run() gives it its own timeout), so the hang resets the
+    board (WDT_RESET, a try) and MAX_TRIES of them boot the slot before, as a crash loop does."""
+    import types
+    slots = slots_module(tmp_path, monkeypatch)
+    machine = types.SimpleNamespace(PWRON_RESET=1, HARD_RESET=2, WDT_RESET=3, SOFT_RESET=5, cause=1, watchdog=[])
+    machine.reset_cause = lambda: machine.cause
+    machine.WDT = lambda id=0, timeout=0: machine.watchdog.append(timeout)
+    machine.Timer = type("Timer", (), {"ONE_SHOT": 0, "__init__": lambda self, n: None, "init": lambda self, **k: None})
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    (tmp_path / "slot.json").write_text(json.dumps(pointer))
+    for boot in range(slots.MAX_TRIES + 1):
+        slots.state = None
+        machine.watchdog.clear()
+        p = slots.choose()
+        if not guarded:
+            assert machine.watchdog == [] and p == pointer
+            return
+        if boot == slots.MAX_TRIES:
+            break
+        assert p["slot"] == "b" and machine.watchdog == [slots.TRIAL_MS], (boot, p, machine.watchdog)
+        machine.cause = machine.WDT_RESET  # it hung: the watchdog reset it
+    assert p == {"slot": "a", "good": "a", "failed": "b", "reason": p["reason"], "given_up": 0}, p
+    assert machine.watchdog == []  # the slot before boots as doce flash's does: nothing counted, none started
 
 
 @pytest.mark.parametrize("backup", [None, {"slot": "b", "good": "b", "previous": "a"}, {"slot": "b", "good": "a"}])

@@ -137,6 +137,7 @@ def test_a_transfer_waits_out_a_match_resumes_after_a_power_cut_and_boots_byte_f
         assert ask(sim, **update.begin(data))["error"] == "busy"  # the match, from the journal
         assert not sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n").get(
             "rebooted")  # the match over (here, a new one before its first piece): nothing to switch to yet
+        sim.lift("c3")  # and the board cleared (a piece on it: busy still, doce/app.py App.clear)
         r = ask(sim, **update.begin(data))
         assert r["ok"] and r["received"] == file_start(slot, data, half) < half
         assert send(sim, data)["received"] == len(data)
@@ -151,6 +152,42 @@ def test_a_transfer_waits_out_a_match_resumes_after_a_power_cut_and_boots_byte_f
         on_flash = stored(sim)
     assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == slot
     assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b", "previous": "a"}
+
+
+def test_an_update_begin_holds_its_scan_for_one_sector_erase_at_most(tmp_path):
+    """A new transfer's update_begin on a board fresh from doce flash (no slot b yet): the slot's folder is made in
+    its scan, and each of doce/ and umqtt/ by the chunk that brings its first file, each folder a sector erase (45 ms
+    typical, 400 ms at most, that no scan can cut short: doce/app.py App.clear), so no scan holds two."""
+    data = update.package(SMALL, 1, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.command(do="flash")
+        assert ask(sim, **update.begin(data))["received"] == 0
+        assert sim.command(do="flash")["longest_scan"]["erases"] == 1
+        assert send(sim, data)["received"] == len(data)
+        assert sim.command(do="flash")["longest_scan"]["erases"] == 1
+        on_flash = stored(sim)
+    assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == SMALL
+
+
+def test_an_update_waits_while_a_piece_is_on_the_board(slot, tmp_path):
+    """No match in play, but a player at the board: a piece down that the game did not take (here black's, white to
+    open). Every update command is busy (as in a match): a flash erase holds
+    the scans 45 ms typical, 400 ms at most, and the ESP32 cannot suspend it for a scan (doce/app.py App.clear), so
+    the board erases only while it is clear; then the same begin is taken."""
+    data = update.package(slot, 1, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        sim.place("c3", "black 4")  # not the opener's: refused, the match not begun
+        before = sim.command(do="flash")
+        for request in (update.begin(data), next(update.requests(data)), {"cmd": "update_commit"}, update.abort()):
+            r = ask(sim, request.pop("cmd"), **request)
+            assert (r["ok"], r["error"]) == (False, "busy") and r["message"].startswith("in a match or about"), r
+        after = sim.command(do="flash")
+        assert (after["erases"], after["programs"]) == (before["erases"], before["programs"])
+        sim.lift("c3")
+        r = ask(sim, **update.begin(data))
+        assert r["ok"] and r["received"] == 0, r
 
 
 def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
@@ -284,7 +321,8 @@ def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeyp
     (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
     sent, told = [], []
     link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
+                                     clear=lambda: True)
     link.to = sent.append  # a command that came on `cmd` (doce/net.py)
     data = update.package(SMALL, 1, "t1", KEY)
 
@@ -422,7 +460,8 @@ def test_every_update_command_is_busy_in_a_match_before_the_update_code_loads(tm
     monkeypatch.delitem(sys.modules, "doce.update", raising=False)
     sent, playing = [], [True]
     link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=sent.append, update_ready=None, in_play=lambda: playing[0])
+    link.app = types.SimpleNamespace(emit=sent.append, update_ready=None, in_play=lambda: playing[0],
+                                     clear=lambda: True)
     link.to = sent.append
     data = update.package(SMALL, 1, "t1", KEY)
     requests = [update.begin(data, KEY), next(update.requests(data)), {"cmd": "update_commit"}, update.abort(KEY)]
@@ -455,7 +494,8 @@ def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never
     (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
     sent, told = [], []
     link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
+                                     clear=lambda: True)
     link.to = sent.append
     three = {"doce/a.py": b"a" * 300, "doce/z.py": b"z" * 50, "doce/b.py": b"b" * 200}
     data = update.package(three, 1, "t1", KEY)
@@ -500,7 +540,8 @@ def test_a_begin_refused_before_it_touches_the_transfer_closes_the_file_open(tmp
     (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
     sent, told = [], []
     link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
+                                     clear=lambda: True)
     link.send = sent.append
     data = update.package({"doce/a.py": b"a" * 3000}, 6, "t1", KEY)
 
@@ -534,7 +575,8 @@ def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_p
     monkeypatch.delitem(sys.modules, "slots", raising=False)
     sent, told = [], []
     link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
+                                     clear=lambda: True)
     link.send = sent.append
 
     def do(request):
@@ -584,7 +626,8 @@ def test_a_begin_past_the_highest_version_a_room_shows_is_refused(tmp_path, monk
     (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
     sent = []
     link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=lambda e: None, update_ready=None, in_play=lambda: False)
+    link.app = types.SimpleNamespace(emit=lambda e: None, update_ready=None, in_play=lambda: False,
+                                     clear=lambda: True)
     link.send = sent.append
     for version, error in ((MAX_VERSION + 1, "bad_argument"), (MAX_VERSION, None)):
         line = json.dumps(update.begin(update.package(SMALL, version, "t1", KEY))).encode()

@@ -84,6 +84,7 @@ def test_a_board_in_a_match_takes_it_once_the_match_is_over_and_a_forged_one_is_
             if seen["pumps"] > 200:
                 seen["flash"] = t1.command(do="flash")
                 t1.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+                t1.lift("c3")  # the board cleared: an update waits for that too (doce/app.py App.clear)
         results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, pump=pumping)
         assert results["t1"] == ("done", None, 2)
         assert (seen["flash"]["erases"], seen["flash"]["programs"]) == (before["erases"], before["programs"])
