@@ -46,8 +46,8 @@ def nominal_board():
 
 def checked(name, k, strength, board):
     """By how many counts a die of `name` whose magnet k (C N E S W) of the face down is at
-    `strength` of its remanence reads as its own piece, seated square in its well (the dice
-    check's reading): > 0, the check passes it."""
+    `strength` of its remanence passes the dice check, seated square in its well (it reads as
+    its own piece and each magnet at least its check_above): > 0, the check passes it."""
     kind = name if name.endswith("blocker") else name.split()[0] + " 1"
     down = face_down(name)
     die = dice.build(kind, SPEC["dice"], PH, hole=HOLE, faults=[(down, k, ("weak", strength))])
@@ -116,7 +116,8 @@ def test_the_dice_check_finds_a_missing_magnet_at_the_tolerances_corners(name, k
     """The two ring magnets whose place reads most with no magnet there (black 4's N, white 2's E,
     of the pole other than the centre's: the centre's fringe and the side faces' magnets read up to
     about 19 mT there, above absent_opposite_below): missing, the die still reads between, so
-    the check names the magnet, at its searched best corner (-3.9 and -4.8 mT, seed 1)."""
+    the check names the magnet, at its searched best corner (-3.9 and -4.8 mT, seed 1, by the
+    trits alone; its band, check_above, adds to that)."""
     down = face_down(name)
     m, _ = search.worst(READER, None, None, name, None, search.families(PH)["seated, built wrong"],
                         np.random.default_rng([1, k]), tolerances=(SPEC, HOLE, True, [(down, k, ("weak", 0.0))]),
