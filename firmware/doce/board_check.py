@@ -92,6 +92,12 @@ def check(spec, sensors_per_square):
     need(type(dice) is dict and sorted(dice.values()) == sorted(
         "%s %s" % (c, f) for c in ("white", "black") for f in ("1", "2", "3", "4", "5", "6", "blocker")),
         "dice", "one code for each of the 14 pieces: white 1 to 6, black 1 to 6 and each blocker")
+    least = s["check_above"]
+    need(type(least) is dict and sorted(least) == sorted(dice) and all(
+        type(v) is list and len(v) == sensors_per_square and all(
+            whole(n, s["present_above"], 65535) if c != "0" else n == 0 for c, n in zip(code, v))
+        for code, v in least.items()), "sensing.check_above",
+        "for each die code, five counts: at least present_above (at most 65535) where it has a magnet, 0 where not")
     need(0 < s["baseline_spread"] < s["present_above"], "sensing.baseline_spread",
          "above 0 and below present_above, or a die left on a square would calibrate away")
     names = [square_name(g, sq) for sq in range(g * g)]

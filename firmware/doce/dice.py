@@ -8,7 +8,10 @@ named as the maker sees it on the square (C the centre, N E S W its sides):
   reversed  a magnet the other way up
   missing   no magnet where the code has one
   extra     a magnet where the code has none
-  weak      a reading between the thresholds: a weak or sunken magnet, or a die not flat
+  weak      a reading between the thresholds, or a magnet's reading short of the least a
+            magnet of its place reads on a die built right, seated anywhere in the well, at
+            every corner of the tolerances (board.json sensing.check_above): a weak or sunken
+            magnet, or a die not flat
 
 `DiceCheck` is the mode's state on the board: which square, and what was last judged.
 Few names on purpose: every new name is a qstr in the board's RAM, and the game already
@@ -23,12 +26,15 @@ from .squares import square_name
 from .ticks import ticks_add, ticks_diff
 
 
-def verdict(read, codes):
+def verdict(read, codes, level=None, least=None):
     """What one square's reading is, as a dict for the dice_face event; None if empty.
 
     `read`: the five trits C, N, E, S, W (0 none, 1 '+', 2 '-', 3 between), as
     Scanner.read_square reads them;
-    `codes`: the board file's die table, {code: piece name}.
+    `codes`: the board file's die table, {code: piece name};
+    `level`, `least`: the five readings (counts at the board file's gain) and the least
+    each place's magnet reads on a die built right (Board.check_above: five counts a code
+    in the code's order, the codes sorted): a magnet reading less is weak.
       {"face": "white 3", "ok": True, "wrong": [], "read": "+--00"}
       {"face": "white 3", "ok": False, "wrong": [["S", "extra"]], "read": "+---0",
        "or": [{"face": "white 4", "wrong": [["E", "extra"]]}, {"face": "white 6", ...}]}
@@ -39,16 +45,21 @@ def verdict(read, codes):
     if not any(read):
         return None
     best = []  # (name, wrong) of each piece at the smallest distance so far
+    order = sorted(codes) if least else None
     for code, name in codes.items():
         trits = [TRITS[c] for c in code]
+        floor = 5 * order.index(code) if least else None  # where its five are in `least`
         for turn in range(4):
             expected = trits[:1] + trits[1 + turn:] + trits[1:1 + turn]  # the ring turned, as decode_table turns it
+            low = [least[floor]] + [least[floor + 1 + (i + turn) % 4] for i in range(4)] if least else None
             wrong = []
             for i in range(SENSORS_PER_SQUARE):
                 want, got = expected[i], read[i]
                 if want != got:
                     wrong.append(["CNESW"[i:i + 1], "weak" if got == BETWEEN else "extra" if want == 0
                                   else "missing" if got == 0 else "reversed"])
+                elif want and low is not None and level[i] < low[i]:
+                    wrong.append(["CNESW"[i:i + 1], "weak"])
             if not best or len(wrong) < len(best[0][1]):
                 best = [(name, wrong)]
             elif len(wrong) == len(best[0][1]) and all(name != b[0] for b in best):
@@ -132,7 +143,7 @@ class DiceCheck:
             return False
         if not scanner._read_whole(self.square * SENSORS_PER_SQUARE):  # entered after this scan:
             return False  # its ring was last read whole long ago; next scan reads it all
-        self.result = verdict(self.trits(scanner), self.board.dice)
+        self.result = verdict(self.trits(scanner), self.board.dice, self.levels(scanner), self.board.check_above)
         self.judged = settled  # after the verdict: a failure there is tried again next scan
         return True
 
@@ -141,3 +152,11 @@ class DiceCheck:
         MicroPython puts a frame of more than 11 slots on the heap at every call, and look()
         runs every scan in the mode.)"""
         return list(scanner.read_square(self.square))
+
+    def levels(self, scanner):
+        """The square's five readings as the scanner last read them, at the board file's gain
+        (each board's thresholds are the file's scaled by its ADC's: calibration.scaled)."""
+        board, hi = self.board, scanner.present_above
+        first = self.square * SENSORS_PER_SQUARE
+        return [scanner.level[board.square_channels[first + i]] * board.present_above
+                // hi[board.square_channels[first + i]] for i in range(SENSORS_PER_SQUARE)]

@@ -29,6 +29,7 @@ def board(dice=None, fading=True, **sensing):
     b = Board(spec)
     if dice:
         b.dice, b.decode = dice, decode_table(dice, fading)
+        b.check_above = None  # the board file's bands are for its own codes: a made-up table is judged by its trits
     return b
 
 
@@ -54,6 +55,7 @@ class FakeSensors:
         self.noise = noise
         self.quiescent = [b.baseline + offset + self.rng.randint(-spread, spread) for _ in range(b.channels)]
         self.field = [0] * b.channels
+        self.signal = SIGNAL  # what a magnet placed reads, unless said
         self.stuck = {}  # channel -> a reading it gives whatever happens
         self.raw = array("H", [0] * b.channels)
 
@@ -73,7 +75,7 @@ class FakeSensors:
 
     def put(self, cell, code, turn=0, signal=None):
         """Magnets on `cell` as a code of + - 0 (C, N, E, S, W), turned `turn` quarter turns."""
-        signal = SIGNAL if signal is None else signal
+        signal = self.signal if signal is None else signal
         for ch, t in zip(self.channels(cell), turned(code, turn)):
             self.field[ch] = SIGN[t] * signal
 

@@ -37,6 +37,14 @@ CASES = [
     *[("gone %r" % v, lambda s, v=v: s["sensing"].update(gone_percent=v), "sensing.gone_percent")
       for v in (True, 25.0, 0, -5, "25", None, 50, 99)],  # 50: at 7500 / 15000 it never applies
     ("no gone", lambda s: s["sensing"].pop("gone_percent"), "missing or malformed field 'gone_percent'"),
+    ("no dice check bands", lambda s: s["sensing"].pop("check_above"), "missing or malformed field 'check_above'"),
+    *[("dice check band %s" % what, lambda s, f=f: f(s["sensing"]["check_above"]), "sensing.check_above")
+      for what, f in (("missing a code", lambda a: a.pop("+++++")), ("a list", lambda a: a.update({"+++++": 20000})),
+                      ("of four", lambda a: a.update({"+++++": [20000] * 4})),
+                      ("under present_above", lambda a: a.update({"+++++": [20000, 20000, 14999, 20000, 20000]})),
+                      ("where no magnet is", lambda a: a.update({"++000": [20000, 20000, 1, 0, 0]})),
+                      ("of text", lambda a: a.update({"+++++": ["20000"] * 5})),
+                      ("a code of none", lambda a: a.update({"+0000": [20000, 0, 0, 0, 0]})))],
     ("no dice", lambda s: s.pop("dice"), "missing or malformed field 'dice'"),
     ("dice a list", lambda s: s.update(dice=list(s["dice"])), "dice: one code for each of the 14 pieces"),
     ("dice null", lambda s: s.update(dice=None), "dice: one code for each of the 14 pieces"),

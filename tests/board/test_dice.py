@@ -86,3 +86,32 @@ def test_one_wrong_magnet_is_never_read_as_the_same_face(code):
             v = verdict(read, BOARD.dice)
             assert not (v["ok"] and v["face"] == BOARD.dice[code])
             assert len(v["wrong"]) <= 1
+
+
+def test_a_magnet_reading_less_than_a_die_built_right_can_is_named_weak_in_any_turn():
+    """Each magnet of a face must read at least the board file's check_above for its place (the
+    least a magnet of a die built right reads there, seated, at every corner of the tolerances):
+    the E magnet of white 3 (`+--00` in the made-up table) read 1 count short, wherever the die's
+    turn puts it, is weak; at its band it is right."""
+    bands = {"+0-+-": [20000, 0, 17000, 18000, 19000]}
+    least = [n for code in sorted(CODES) for n in bands.get(code, [15000] * 5)]  # as Board.check_above holds them
+    for turn in range(4):
+        level = turned_levels([30000, 0, 17000, 30000, 30000], turn)
+        assert verdict(read_of("+0-+-", turn), CODES, level, least)["ok"], turn
+        short = turned_levels([30000, 0, 16999, 30000, 30000], turn)
+        v = verdict(read_of("+0-+-", turn), CODES, short, least)
+        place = "NESW"[(1 - turn) % 4]  # the code's E place, as the ring turned puts it
+        assert v["face"] == "white 3" and not v["ok"] and v["wrong"] == [[place, "weak"]], (turn, v)
+        assert "the %s magnet is weak" % place in describe(v)
+    assert verdict(read_of("+0-+-"), CODES, [0] * 5, None)["ok"]  # no bands (a made-up table): the trits alone
+
+
+def turned_levels(levels, turn):
+    """Five readings C N E S W of a code's places, with its ring turned as `turned` turns it."""
+    return levels[:1] + levels[1 + turn % 4:] + levels[1:1 + turn % 4]
+
+
+def test_a_board_file_s_check_above_is_at_least_present_above_at_every_magnet():
+    for k, code in enumerate(sorted(BOARD.dice)):
+        least = BOARD.check_above[5 * k:5 * k + 5]
+        assert [n >= BOARD.present_above if c != "0" else n == 0 for c, n in zip(code, least)] == [True] * 5, code

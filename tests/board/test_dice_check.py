@@ -46,8 +46,17 @@ def candidates(event):
     return [(c["face"], c["wrong"]) for c in [event] + event.get("or", [])]
 
 
+def checking(b=None, **options):
+    """Fake sensors for a dice check: a die built right reads at least each place's check_above
+    (board.json), so here every magnet reads over the highest."""
+    sensors = fakes.FakeSensors(b or fakes.board(), **options)
+    if sensors.board.check_above is not None:
+        sensors.signal = max(sensors.board.check_above) + 500
+    return sensors
+
+
 def game_in_play(tmp_path, dice=None):
-    sensors = fakes.FakeSensors(fakes.board(dice=dice, fading=dice is None), offset=-2000)
+    sensors = checking(fakes.board(dice=dice, fading=dice is None), offset=-2000)
     rig = fakes.Rig(tmp_path, sensors)
     rig.settle()
     sensors.place("a1", "white 4")  # a game in play
@@ -140,7 +149,7 @@ def test_leaving_with_a_die_on_the_square_waits_until_it_is_taken_off(rig):
 
 
 def test_the_check_square_must_be_free_in_the_game(tmp_path):
-    sensors = fakes.FakeSensors(fakes.board())
+    sensors = checking()
     rig = fakes.Rig(tmp_path, sensors)
     rig.settle()
     sensors.place("c3", "white 1")
@@ -168,7 +177,7 @@ def test_the_dice_check_keeps_its_lights_moving_across_the_ticks_wrap(tmp_path, 
     from test_timing import WrappingTime
     from doce import ticks
     monkeypatch.setattr(ticks, "time", WrappingTime)
-    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig = fakes.Rig(tmp_path, checking())
     rig.now = fakes.TICKS_PERIOD - 300
     rig.settle()
     assert rig.app.dice_check(True) is None
@@ -182,7 +191,7 @@ def test_the_dice_check_keeps_its_lights_moving_across_the_ticks_wrap(tmp_path, 
 
 
 def test_a_double_press_on_an_empty_board_starts_the_dice_check_and_a_press_leaves_it(tmp_path):
-    sensors = fakes.FakeSensors(fakes.board())
+    sensors = checking()
     rig = fakes.Rig(tmp_path, sensors)
     rig.settle()
     rig.take()
@@ -207,7 +216,7 @@ def test_a_double_press_on_an_empty_board_starts_the_dice_check_and_a_press_leav
 
 
 def test_a_double_press_with_dice_on_the_board_only_says_why_not(tmp_path):
-    sensors = fakes.FakeSensors(fakes.board())
+    sensors = checking()
     rig = fakes.Rig(tmp_path, sensors)
     rig.settle()
     sensors.place("b2", "white 6")
@@ -222,7 +231,7 @@ def test_a_double_press_with_dice_on_the_board_only_says_why_not(tmp_path):
 
 
 def test_a_long_press_on_an_empty_board_still_recalibrates(tmp_path):
-    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig = fakes.Rig(tmp_path, checking())
     rig.settle()
     rig.take()
     hold(rig, 3100)
@@ -230,7 +239,7 @@ def test_a_long_press_on_an_empty_board_still_recalibrates(tmp_path):
 
 
 def test_a_short_press_after_the_match_starts_the_next(tmp_path):
-    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig = fakes.Rig(tmp_path, checking())
     rig.settle()
     rig.take()
     rig.app.controller.mode = "match_over"
@@ -264,7 +273,7 @@ def who_plays_journaled(folder):
 
 def test_a_double_press_after_a_match_swaps_to_a_match_against_the_board_and_back(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig = fakes.Rig(tmp_path, checking())
     rig.settle()
     rig.take()
     assert rig.app.versus is None
@@ -295,7 +304,7 @@ def test_a_double_press_after_a_match_swaps_to_a_match_against_the_board_and_bac
 
 def test_a_double_press_during_a_match_is_still_the_dice_check(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig = fakes.Rig(tmp_path, checking())
     rig.settle()
     rig.take()
     press_twice(rig)
@@ -308,7 +317,7 @@ def test_a_press_during_a_match_shows_a_hint_in_light_worked_out_in_slices(tmp_p
     from doce.versus import hint
 
     monkeypatch.chdir(tmp_path)
-    sensors = fakes.FakeSensors(fakes.board())
+    sensors = checking()
     rig = fakes.Rig(tmp_path, sensors)
     rig.settle()
     sensors.place("c3", "white 4")
@@ -349,7 +358,7 @@ def test_a_press_during_a_match_shows_a_hint_in_light_worked_out_in_slices(tmp_p
 
 def test_no_hint_when_no_round_is_in_play(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    rig = fakes.Rig(tmp_path, fakes.FakeSensors(fakes.board()))
+    rig = fakes.Rig(tmp_path, checking())
     rig.settle()
     rig.app.controller.mode = "clearing"
     hold(rig, 100)

@@ -27,13 +27,18 @@ class Reader:
         self.lo, self.opposite, self.hi = board.absent_below, board.absent_opposite_below, board.present_above
         self.percent = board.fringe_percent
         self.gone = board.gone_percent
-        patterns, values = [], []
+        patterns, values, least = [], [], []
+        order = sorted(board.dice)
         for code, name in board.dice.items():
             t = [TRITS[c] for c in code]
+            k = 5 * order.index(code)
+            w = list(board.check_above[k:k + 5]) if board.check_above is not None else [0] * 5
             for turn in range(4):
                 patterns.append([t[0]] + t[1 + turn:] + t[1:1 + turn])
+                least.append(w[:1] + w[1 + turn:] + w[1:1 + turn])
                 values.append(piece_value(name))
         self.patterns = np.array(patterns)  # every code in every turn, (56, 5)
+        self.least = np.array(least)  # and the least each of its magnets reads on a die built right (check_above)
         self.values = np.array(values)
 
     def classes(self, d, previous=None, absent=None, gain=1.0):
@@ -139,6 +144,17 @@ class Reader:
         """(n, 5): the code of `right` (0, 1 '+', 2 '-' each sensor) in the turn its readings
         `d` come nearest to reading right."""
         return self.patterns[self._own_turn(d, right)[2]]
+
+    def check_margin(self, d, right, sensor=None):
+        """For readings `d` of a die seated as `right` on the dice check's square: by how many
+        counts it passes the check (doce/dice.py verdict: it reads right, and each magnet of its
+        code reads at least check_above), in its best turn; or, given `sensor`, that sensor's."""
+        need, m, best = self._own_turn(d, right)
+        rows = np.arange(len(m))
+        d, p = np.asarray(d, float), self.patterns[best]
+        need = np.where(p == 0, need[rows, best], np.minimum(need[rows, best],
+                                                            np.where(p == 1, d, -d) - self.least[best]))
+        return need.min(-1) if sensor is None else need[:, sensor]
 
     def seated_margin(self, d, right, sensor=None):
         """For readings `d` of a die seated as `right`: by how many counts it reads right

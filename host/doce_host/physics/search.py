@@ -35,7 +35,9 @@ class Family:
     make: object
     bounds: tuple
     seated: bool = False
-    built_wrong: bool = False  # seated, a die built wrong: the largest margin to reading right is the worst
+    built_wrong: bool = False  # seated, a die built wrong: the largest margin to passing the dice check is the worst
+    checked: bool = False  # seated on the dice check's square: the margin to passing it (reading right, each
+                           # magnet at least its check_above), not only to reading right
     many: object = None  # make() for many rows at once, (physics, down, turn, params (n, k), dice) -> poses
 
     def make_all(self, physics, down, turn, params, dice_list):
@@ -54,8 +56,11 @@ def families(physics):
     return {
         "seated": seated,
         # a die built wrong, seated on the dice check's square: the check passes it only if it reads
-        # as its own piece there (doce/dice.py), so its worst is its largest margin to reading right
-        "seated, built wrong": replace(seated, built_wrong=True),
+        # as its own piece there and each magnet reads at least its check_above (doce/dice.py), so
+        # its worst is its largest margin to passing
+        "seated, built wrong": replace(seated, built_wrong=True, checked=True),
+        # a die built right on the dice check's square: it must pass (its bands are searched so)
+        "seated, checked": replace(seated, checked=True),
         "bridging a side": Family(lambda ph, down, turn, p, die: poses.bridging(ph, down, turn + p[2], p[0], p[1]),
                                   ((-15, 15), (0.5, 9.5), (-10, 10))),
         "bridging a corner": Family(lambda ph, down, turn, p, die: poses.bridging(ph, down, turn + p[2], 45 + p[0],
@@ -388,8 +393,9 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
                 want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[:, aim]
                 margin[fit] = np.where(want == 0, -np.abs(b), np.where(want == 1, b, -b))
             else:
-                margin[fit] = (reader.seated_margin(d[fit], piece, aim) * (-1 if family.built_wrong else 1)
-                               if family.seated else reader.closest(d[fit], piece)[0])
+                margin[fit] = (reader.check_margin(d[fit], piece, aim) * (-1 if family.built_wrong else 1)
+                               if family.checked else reader.seated_margin(d[fit], piece, aim) if family.seated
+                               else reader.closest(d[fit], piece)[0])
         if tolerances:
             pose_list = [(p, f) for p, f in zip(pose_list, params[:, poses_n:])]
         return margin, pose_list, d
