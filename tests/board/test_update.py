@@ -79,6 +79,37 @@ def refused(sim, data, why, named=None):
     return r
 
 
+def cpython_link(tmp_path, monkeypatch, key=True, broker=False, in_play=lambda: False):
+    """doce/link.py's Link run in CPython with tmp_path as the board's flash (its slots.py on the path, as the
+    board has it at the top of its flash; update.key written unless `key` is False): (link, do, told), do(request)
+    handling one command line and giving its reply, told the events the board emitted. `broker`: the command
+    came on `cmd` (link.to, where doce/net.py sends its reply), else over USB (link.send)."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    if key:
+        (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=in_play, clear=lambda: True)
+    if broker:
+        link.to = sent.append
+    else:
+        link.send = sent.append
+
+    def do(request):
+        line = json.dumps(request).encode()
+        link.handle(bytearray(line), len(line))
+        r = sent.pop()
+        assert not sent, sent
+        return r
+    return link, do, told
+
+
 def test_forged_replayed_and_misaddressed_packages_are_refused_before_a_file_is_written(slot, tmp_path):
     with SimBoard(tmp_path) as sim:
         refused(sim, update.package(slot, 1, "t1", KEY), "no update key")  # a board never given one
@@ -311,25 +342,8 @@ def test_an_empty_file_is_installed_and_a_deeply_nested_manifest_refused(tmp_pat
 def test_update_begin_and_abort_from_the_broker_must_be_signed(tmp_path, monkeypatch):
     """Broker credentials alone (anyone's on an open broker) neither start nor drop an update: a begin or an abort
     that came on `cmd` carries the HMAC of what it asks under the board's key, or is refused in one warning."""
-    import types
-
-    from doce.link import Link
-    from doce_host.paths import FIRMWARE_DIR
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))  # slots.py, as the board has it at the top of its flash
-    monkeypatch.delitem(sys.modules, "slots", raising=False)
-    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
-    sent, told = [], []
-    link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
-                                     clear=lambda: True)
-    link.to = sent.append  # a command that came on `cmd` (doce/net.py)
+    _, do, told = cpython_link(tmp_path, monkeypatch, broker=True)
     data = update.package(SMALL, 1, "t1", KEY)
-
-    def do(request):
-        line = json.dumps(request).encode()
-        link.handle(bytearray(line), len(line))
-        return sent.pop()
 
     # unsigned, signed with another key, signed for version 1 but naming 2 (a replay re-dressed), for board t2
     for request in (update.begin(data), update.begin(data, OTHER_KEY), dict(update.begin(data, KEY), version=2),
@@ -453,29 +467,18 @@ def test_every_update_command_is_busy_in_a_match_before_the_update_code_loads(tm
     """A match in play (from its first piece to its end): update_begin, _chunk, _commit and _abort are answered
     `busy`, naming the match, and doce/update.py is not even loaded: no flash write, no hash, no module's load
     holds a scan of the match (a sector erase is 45 ms typical, 400 ms at most: sim/device/flash.py)."""
-    import types
-
-    from doce.link import Link
-    monkeypatch.chdir(tmp_path)
     monkeypatch.delitem(sys.modules, "doce.update", raising=False)
-    sent, playing = [], [True]
-    link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=sent.append, update_ready=None, in_play=lambda: playing[0],
-                                     clear=lambda: True)
-    link.to = sent.append
+    playing = [True]
+    _, do, told = cpython_link(tmp_path, monkeypatch, key=False, broker=True, in_play=lambda: playing[0])
     data = update.package(SMALL, 1, "t1", KEY)
     requests = [update.begin(data, KEY), next(update.requests(data)), {"cmd": "update_commit"}, update.abort(KEY)]
     for request in requests:
-        line = json.dumps(request).encode()
-        link.handle(bytearray(line), len(line))
-        r = sent.pop()
+        r = do(request)
         assert (r["ok"], r["error"]) == (False, "busy") and r["message"].startswith("in a match"), r
-        assert not sent
+        assert not told
     assert "doce.update" not in sys.modules and not list(tmp_path.iterdir())
     playing[0] = False  # the match over: the same begin is taken (here refused: no key, but by doce/update.py)
-    line = json.dumps(requests[0]).encode()
-    link.handle(bytearray(line), len(line))
-    assert sent.pop()["error"] == "refused" and "doce.update" not in sys.modules  # let go again
+    assert do(requests[0])["error"] == "refused" and "doce.update" not in sys.modules  # let go again
 
 
 def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never_the_transfer(tmp_path, monkeypatch):
@@ -484,27 +487,11 @@ def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never
     other bytes at the right offset costs the file it completes (removed, sent again from its start), never the
     files stored before it nor the transfer (r43d: either emptied the slot)."""
     import base64
-    import types
 
-    from doce.link import Link
-    from doce_host.paths import FIRMWARE_DIR
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
-    monkeypatch.delitem(sys.modules, "slots", raising=False)
-    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
-    sent, told = [], []
-    link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
-                                     clear=lambda: True)
-    link.to = sent.append
+    _, do, told = cpython_link(tmp_path, monkeypatch, broker=True)
     three = {"doce/a.py": b"a" * 300, "doce/z.py": b"z" * 50, "doce/b.py": b"b" * 200}
     data = update.package(three, 1, "t1", KEY)
     z = len(data) - 250  # where doce/z.py starts
-
-    def do(request):
-        line = json.dumps(request).encode()
-        link.handle(bytearray(line), len(line))
-        return sent.pop()
 
     def chunk(at, piece):
         return do({"cmd": "update_chunk", "offset": at, "data": base64.b64encode(piece).decode()})
@@ -530,25 +517,8 @@ def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never
 def test_a_begin_refused_before_it_touches_the_transfer_closes_the_file_open(tmp_path, monkeypatch):
     """A begin refused with what is stored kept (not newer) ends this Update: the slot's file it had open is
     closed then, not left to a garbage collection (two handles of one file: the last close wins, r43d)."""
-    import types
-
-    from doce.link import Link
-    from doce_host.paths import FIRMWARE_DIR
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
-    monkeypatch.delitem(sys.modules, "slots", raising=False)
-    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
-    sent, told = [], []
-    link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
-                                     clear=lambda: True)
-    link.send = sent.append
+    link, do, _ = cpython_link(tmp_path, monkeypatch)
     data = update.package({"doce/a.py": b"a" * 3000}, 6, "t1", KEY)
-
-    def do(request):
-        line = json.dumps(request).encode()
-        link.handle(bytearray(line), len(line))
-        return sent.pop()
 
     assert do(update.begin(data))["ok"]
     for request in itertools.islice(update.requests(data), 10):
@@ -566,24 +536,7 @@ def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_p
     (kept by --app-only; given again by doce config update-key after a full flash, with the room's record of the
     highest version signed for the board as `floor`) keeps the highest version the board took or was told of, so
     no recorded package at or below it installs again."""
-    import types
-
-    from doce.link import Link
-    from doce_host.paths import FIRMWARE_DIR
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
-    monkeypatch.delitem(sys.modules, "slots", raising=False)
-    sent, told = [], []
-    link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False,
-                                     clear=lambda: True)
-    link.send = sent.append
-
-    def do(request):
-        line = json.dumps(request).encode()
-        link.handle(bytearray(line), len(line))
-        return sent.pop()
-
+    _, do, _ = cpython_link(tmp_path, monkeypatch, key=False)
     assert do({"cmd": "update_key", "board": "t1", "key": KEY})["ok"]
     three = update.package(SMALL, 3, "t1", KEY)
     assert do(update.begin(three))["ok"]
@@ -615,22 +568,8 @@ def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_p
 def test_a_begin_past_the_highest_version_a_room_shows_is_refused(tmp_path, monkeypatch):
     """A version is at most 12 digits (docs/protocol.schema.json "version"): past it, a board that took it would
     say a version no room shows, and refuse every later one as a replay."""
-    import types
-
-    from doce.link import Link
     from doce.update import MAX_VERSION
-    from doce_host.paths import FIRMWARE_DIR
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
-    monkeypatch.delitem(sys.modules, "slots", raising=False)
-    (tmp_path / "update.key").write_text(json.dumps({"board": "t1", "key": KEY}))
-    sent = []
-    link = Link(None, None, None, None, None)
-    link.app = types.SimpleNamespace(emit=lambda e: None, update_ready=None, in_play=lambda: False,
-                                     clear=lambda: True)
-    link.send = sent.append
+    _, do, _ = cpython_link(tmp_path, monkeypatch)
     for version, error in ((MAX_VERSION + 1, "bad_argument"), (MAX_VERSION, None)):
-        line = json.dumps(update.begin(update.package(SMALL, version, "t1", KEY))).encode()
-        link.handle(bytearray(line), len(line))
-        r = sent.pop()
+        r = do(update.begin(update.package(SMALL, version, "t1", KEY)))
         assert r.get("error") == error, r

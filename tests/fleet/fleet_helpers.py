@@ -3,6 +3,9 @@
 import contextlib
 import json
 import os
+import socket
+import threading
+import time
 
 import pytest
 
@@ -94,3 +97,67 @@ def room_of(tmp_path, broker, ids):
         for ident, sim in sims.items():
             assert until_scanned(lambda: ident in room.boards and room.boards[ident].online, sim, step=20)
         yield room, sims, keys
+
+
+class Line:
+    """A TCP line on loopback to `port`: each new connection held `delay_s` before it is joined to the far
+    end (a broker on a busy computer slow to take a client); cut (every connection through it closed, new
+    ones refused, as a line down is to Mosquitto's bridge) and mended."""
+
+    def __init__(self, port, delay_s=0):
+        self.target, self.delay_s = port, delay_s
+        self.down = False
+        self.conns = []
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                near, _ = self.server.accept()
+            except OSError:
+                return  # closed
+            threading.Thread(target=self._join, args=(near,), daemon=True).start()
+
+    def _join(self, near):
+        time.sleep(self.delay_s)
+        try:
+            far = None if self.down else socket.create_connection(("127.0.0.1", self.target))
+        except OSError:
+            far = None
+        if far is None:
+            near.close()
+            return
+        self.conns.extend([near, far])
+        for a, b in ((near, far), (far, near)):
+            threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(a, b):
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        for end in (a, b):
+            try:
+                end.close()
+            except OSError:
+                pass
+
+    def cut(self):
+        self.down = True
+        conns, self.conns = self.conns, []
+        for end in conns:
+            try:
+                end.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def mend(self):
+        self.down = False
+
+    def close(self):
+        self.cut()
+        self.server.close()

@@ -6,12 +6,11 @@ Mosquitto processes, simulated boards."""
 
 import json
 import os
-import socket
 import threading
 
 import paho.mqtt.client as mqtt
 import pytest
-from fleet_helpers import join, link, mosquitto_or_skip
+from fleet_helpers import Line, join, link, mosquitto_or_skip
 from remote_helpers import Pair, retained
 from waiting import stretched, until
 
@@ -21,71 +20,6 @@ from doce_host.fleet.broker import Mosquitto, free_port
 WAIT_S = 60
 MOVES = [("c3", "white 4"), ("a1", "black 2"), ("e5", "white 1"), ("b4", "black 6"), ("d1", "white 3"),
          ("e2", "black 5")]
-
-
-class Line:
-    """The line between the clubs: a TCP proxy on loopback to `port` that can be cut (every connection
-    through it closed, new ones refused, as a line down is to Mosquitto's bridge) and mended."""
-
-    def __init__(self, port):
-        self.target = port
-        self.down = False
-        self.conns = []
-        self.server = socket.socket()
-        self.server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.server.bind(("127.0.0.1", 0))
-        self.server.listen(8)
-        self.port = self.server.getsockname()[1]
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                near, _ = self.server.accept()
-            except OSError:
-                return  # closed
-            try:
-                far = None if self.down else socket.create_connection(("127.0.0.1", self.target))
-            except OSError:
-                far = None
-            if far is None:
-                near.close()
-                continue
-            self.conns += [near, far]
-            for a, b in ((near, far), (far, near)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    @staticmethod
-    def _pipe(a, b):
-        try:
-            while True:
-                data = a.recv(65536)
-                if not data:
-                    break
-                b.sendall(data)
-        except OSError:
-            pass
-        for s in (a, b):
-            try:
-                s.close()
-            except OSError:
-                pass
-
-    def cut(self):
-        self.down = True
-        for s in self.conns:
-            try:
-                s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-        self.conns = []
-
-    def mend(self):
-        self.down = False
-
-    def close(self):
-        self.cut()
-        self.server.close()
 
 
 def secure(folder, *args, stdin=None, monkeypatch=None):

@@ -6,14 +6,12 @@ each board's page from its tile. In Chromium, through real processes and the emb
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
-import threading
-import time
 from pathlib import Path
 
 from browser import chromium
+from fleet_helpers import Line
 from waiting import Lines, completed, stop, stretched, until
 
 from doce_host import core_time
@@ -192,52 +190,11 @@ def test_a_page_link_another_process_told_since_is_not_cleared(embedded):
         theirs.close()
 
 
-class SlowLine:
-    """A TCP line on loopback to `port` that holds each new connection `delay_s` before it joins it
-    to the broker, as a broker on a busy computer is slow to take a client."""
-
-    def __init__(self, port, delay_s):
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.port = self.server.getsockname()[1]
-        self.target, self.delay_s = port, delay_s
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                near, _ = self.server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._join, args=(near,), daemon=True).start()
-
-    def _join(self, near):
-        time.sleep(self.delay_s)
-        with near, socket.create_connection(("127.0.0.1", self.target)) as far:
-            pipes = [threading.Thread(target=self._pipe, args=ends, daemon=True) for ends in ((near, far), (far, near))]
-            for pipe in pipes:
-                pipe.start()
-            for pipe in pipes:
-                pipe.join()
-
-    @staticmethod
-    def _pipe(a, b):
-        try:
-            while data := a.recv(65536):
-                b.sendall(data)
-        except OSError:
-            pass
-        for end in (a, b):
-            try:
-                end.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-
-
 def test_the_pages_wait_for_a_busy_computers_broker_in_a_cores_time(embedded, monkeypatch):
     """doce sim ended once at twice the CI's load before it printed its boards: it waited for its
     own embedded broker 10 wall seconds, where the rest of the room waits 10 s of a core's time."""
     monkeypatch.setattr(core_time, "runnable", lambda: 4 * core_time.CORES)  # a core's share is a quarter
-    line = SlowLine(int(embedded.url.rsplit(":", 1)[1]), delay_s=2)
+    line = Line(int(embedded.url.rsplit(":", 1)[1]), delay_s=2)
     notices = PageNotices("mqtt://127.0.0.1:%d" % line.port, timeout=1)  # 1 s of a core's: 4 s of the wall
     notices.close()
-    line.server.close()
+    line.close()

@@ -509,7 +509,9 @@ def test_a_seated_search_aimed_at_each_sensor_finds_the_weakest_magnet_under_the
     nearer present_above (the same seed: 0.2 mT against 2.7, when the seated search let a die
     slide and turn to their ends at once; where the walls let it sit, 3.04 against 3.20: the
     square's search came there too). The white 5 is glued at any turn, as before the sheet's
-    rule (glued by it, its side magnets add to its weakest magnet)."""
+    rule (glued by it, its side magnets add to its weakest magnet). The aimed search is search.deep's
+    (search.cornered) for a die of hand 0 only: either hand's search finds the same worst here (111.94
+    counts, the same five readings, seed 5), and the square's search draws either hand."""
     from doce_host.physics import search
     family = search.families(PH)["seated"]
     any_turn = json.loads(json.dumps(SPEC))
@@ -518,7 +520,8 @@ def test_a_seated_search_aimed_at_each_sensor_finds_the_weakest_magnet_under_the
     square, _ = search.worst(READER, None, None, "white 5", None, family, np.random.default_rng(5),
                              tolerances=tolerances, **search.SEATED)
     found = []
-    aimed, _ = search.deep(READER, "white 5", family, np.random.default_rng(5), tolerances, readings=found)
+    aimed, _ = search.cornered(READER, "white 5", family, np.random.default_rng(5), tolerances, readings=found,
+                               hands=(0,))
     clipped = readout.counts(np.array([200.0]), readout.Parts.nominal(PH, 1), PH)[0] \
         - readout.counts(np.zeros(1), readout.Parts.nominal(PH, 1), PH)[0]
     weakest = np.sort(np.abs(found[0]))[0]
