@@ -154,7 +154,7 @@ def update_figures(die_to_light_ms=None, goal_ms=40.0, traffic_ms=None):
 
 # -- the board's checks: the signature and the SHA-256s (issue 43, item 2) ------------------------------------
 
-SIGN_RUNS = {"begin": 20, "manifest": 5, "file": 5, "commit": 1}  # each less its run with 0: the set-up's cost
+SIGN_RUNS = {"begin": 20, "manifest": 5, "file": 5}  # each less its run with 0: the set-up's cost
 
 
 def check_instructions(work, *args, runs):
@@ -184,6 +184,46 @@ def check_instructions(work, *args, runs):
     return (some - none) / runs, allocated // runs
 
 
+def board_step():
+    """doce/update.py's STEP, read from its source (the firmware is not importable here)."""
+    from doce_host.paths import FIRMWARE_DIR
+    for line in (FIRMWARE_DIR / "doce" / "update.py").read_text().splitlines():
+        if line.startswith("STEP = "):
+            return int(line.split("=")[1].split("#")[0])
+    raise SystemExit("no STEP in doce/update.py")
+
+
+def step_instructions(work):
+    """update_commit's read-back, a part a scan (Update.step): (unix-port instructions of each step, in order; the
+    most heap one step allocated). One run of bench/update_sign.py commit under callgrind, counting only inside
+    the max() it calls each step by and writing a profile after each: every step is counted, none sampled."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "tests"))
+    from conftest import micropython_path
+    with tempfile.TemporaryDirectory() as dumps:
+        out = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=mp_builtin_min_max",
+                              "--dump-after=mp_builtin_min_max", "--callgrind-out-file=" + str(Path(dumps, "cg")),
+                              micropython_path(), "-X", "heapsize=256K", str(root / "bench" / "update_sign.py"),
+                              "commit", "1"], capture_output=True, text=True, cwd=work, timeout=900,
+                             env=dict(os.environ, MICROPYPATH=str(root / "firmware")))
+        if out.returncode:
+            raise SystemExit(out.stdout + out.stderr)
+        said = json.loads(out.stdout)
+        counts = {}
+        for path in Path(dumps).glob("cg.*"):
+            for line in path.read_text().splitlines():
+                if line.startswith("totals:"):
+                    counts[int(path.suffix[1:])] = int(line.split()[1])
+    steps = [counts[k] for k in sorted(counts)]
+    if len(steps) != said["steps"]:
+        raise SystemExit("callgrind wrote %d profiles for %d steps" % (len(steps), said["steps"]))
+    return steps, said["allocated"]
+
+
 def sign_figures():
     """What the board's signature and SHA-256 checks of an update cost on the ESP32, by bench/chip.py's method."""
     import shutil
@@ -208,10 +248,9 @@ def sign_figures():
                 ("the manifest's tag (HMAC-SHA256 of %d bytes + its brackets counted)" % n, ("manifest",),
                  SIGN_RUNS["manifest"], n),
                 ("the largest file's SHA-256 at its last chunk (%s, %d bytes)" % (largest, len(slot[largest])),
-                 ("file", largest), SIGN_RUNS["file"], len(slot[largest])),
-                ("update_commit: every file read back, %d bytes through 2 SHA-256s" % total, ("commit",),
-                 SIGN_RUNS["commit"], 2 * total)]
+                 ("file", largest), SIGN_RUNS["file"], len(slot[largest]))]
         measured = [(what, check_instructions(work, *args, runs=runs), hashed) for what, args, runs, hashed in rows]
+        steps, step_heap = step_instructions(work)
         c_per_byte = check_instructions(work, "sha", str(65536), runs=5)[0] / 65536
     cycles = chip.PESSIMISTIC_CYCLES
     hz = chip.board_hz()
@@ -225,6 +264,14 @@ def sign_figures():
               % (instructions / 1e6, chip.esp32_ms(instructions, cycles=cycles),
                  chip.esp32_ms(instructions - c_part, cycles=cycles)))
         print("      heap: at most %d bytes (all it allocates, the collector off; unix port, 64-bit)" % allocated)
+    longest = max(steps)
+    print("    update_commit's read-back: %d bytes (the manifest and every file) through 2 SHA-256s, a part a scan"
+          % total)
+    print("      (doce/update.py STEP, %d bytes, and at most one file ended a scan): %d scans. The longest, %.2f M"
+          % (board_step(), len(steps), longest / 1e6))
+    print("      instructions: %.1f ms at most (the scan it holds); all of them, %.2f M: %.1f ms (in one scan before)"
+          % (chip.esp32_ms(longest, cycles=cycles), sum(steps) / 1e6, chip.esp32_ms(sum(steps), cycles=cycles)))
+    print("      heap: at most %d bytes a scan (the collector off; unix port, 64-bit)" % step_heap)
     print("    hashlib's SHA-256 is C (on the chip mbedTLS, which may use the ESP32's SHA accelerator): charged here")
     print("      at the bytecode's %.0f cycles for each of its %.1f unix-port instructions a byte (one call on 64 KB in"
           % (cycles, c_per_byte))

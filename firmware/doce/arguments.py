@@ -15,6 +15,10 @@ class CommandError(Exception):
     """(code, message): a well-formed request the board cannot carry out now."""
 
 
+# A command's result when its reply goes in a later scan (a hint; an update_commit's read-back: doce/link.py)
+LATER = "later"
+
+
 def player_argument(request, key, default, name=None):
     value = request.get(key)
     if value is None:

@@ -11,7 +11,7 @@ Ctrl-C is never caught here, so it still stops the app and leaves the REPL to mp
 import binascii
 import json
 
-from .arguments import BadArgument, CommandError, base64_chunk, player_argument
+from .arguments import LATER, BadArgument, CommandError, base64_chunk, player_argument
 from .squares import square_name
 from .state import move_names, snapshot, who_plays
 from .ticks import ticks_diff
@@ -48,7 +48,6 @@ REFUSAL_ROOM = 384
 EVENT_ROOM = 512
 READ_ROOM = REFUSAL_ROOM + EVENT_ROOM
 NEWLINE = b"\n"
-LATER = "later"  # a command's result when its reply goes in a later scan (hint)
 # A command carried out whose reply does not fit the heap (a split heap has no block its text needs) is answered
 # so, no_room, in a short reply of some 200 bytes. With no reply at all a host says the board did not answer,
 # and is asked again: a second new match, a second pairing. (A reply made in pieces, needing no block at all,
@@ -104,6 +103,8 @@ class Link:
         """Send a part of what waits to go out, take whatever the host has sent. Allocates
         nothing when there is nothing to send or take."""
         self.flush(now_ms)
+        if self.update is not None and self.update.asker is not None and not (self.app and self.app.in_play()):
+            self.update.scan()  # a part of an update_commit's read-back (doce/update.py), between matches
         for _ in range(BYTES_PER_STEP):
             if TX_BUFFER - self.backlog < READ_ROOM:
                 return  # the bytes wait in the ring until replies have gone out

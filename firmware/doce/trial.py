@@ -8,10 +8,15 @@ is broken would else be kept for good, and no update could reach it again; the s
 Nor is a slot whose own network code raised as it started (doce/offline.py holds a retry, app.net stays
 None): that is the version's fault, said at the deadline unless a retry starts it. A board that starts no
 network at all (none set up, or refused: no PSRAM, a supply too weak for the radio) has no broker to wait for.
+Healthy, it is kept only once its own update code has read back the package it came in, as a begin and a commit
+of it would (doce/update.py check, a part a scan, between matches): a version whose updater refuses or fails
+that could never be updated again (r43e F6), and is given up at once, its version refused. A MemoryError loading
+that code is tried again at the next scan, the deadline the bound: a split heap is not the version's fault.
 Loaded only on a trial boot; its deadline never resets a board while a match is in play (slots.busy)."""
 
 import slots
 
+from .arguments import CommandError
 from .ticks import ticks_diff
 
 # Scans before the slot counts as scanning: 100 or more ms of them (the board file scans every 1-2 ms),
@@ -28,6 +33,8 @@ class Trial:
         self.app = app
         self.scans = 0
         self.since = None  # the first scan's time
+        self.reading = None  # the slot's own package read back by its own update code (updates), once begun
+        self.updates_ok = False  # and read back whole
         slots.busy = app.in_play  # the deadline waits for a match's end
 
     def check(self, now):
@@ -36,6 +43,8 @@ class Trial:
         if self.since is None:
             self.since = now
         if self.scans < HEALTHY_SCANS:
+            return False
+        if not self.updates_ok and not self._updates():  # (while the network comes up, or the room's Wi-Fi)
             return False
         app = self.app
         net = app.net
@@ -50,6 +59,38 @@ class Trial:
         self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"], "version": self.app.version})
         slots.busy = None
         return True
+
+    def _updates(self):
+        """A scan's part of the slot's own update code reading back the package it came in (doce/update.py
+        check): True once it has; a refusal, or a fault in that code, gives the slot up (slots.give_up)."""
+        if self.app.in_play():  # its reads wait for the match's end, as an update's do (doce/link.py)
+            return False
+        done = False
+        try:
+            if self.reading is None:
+                from .update import check
+                self.reading = check(self.app)
+            done = self.reading.step() is not None
+        except MemoryError:  # its module not loaded for want of a run of heap: again next scan (the deadline)
+            self.reading = None
+            slots.why = "its update code did not fit the heap to check the package it came in"
+            return False
+        except CommandError as e:
+            self._refused(e.args[1])
+        except Exception as e:  # noqa: BLE001  (its update code broken: it could not take an update either)
+            self._refused("%s: %s" % (type(e).__name__, e))
+        if not done:
+            return False
+        self.reading = None
+        self.updates_ok = True
+        from .loaded import forget
+        forget("doce.update")
+        return True
+
+    def _refused(self, why):
+        slots.why = None
+        slots.give_up("its update code refused the package it came in (%s): it could take no update"
+                      % str(why)[:120])
 
     def restarting(self):
         """The app resets the board on purpose (a reboot command): that boot on trial did not crash, and

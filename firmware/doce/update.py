@@ -18,7 +18,13 @@ time, every 96-byte chunk cost a 4 KB sector erase (LittleFS copies a file's par
 new one at each append: lfs_ctz_extend), some 45 ms each on the board's flash (host/doce_host/sim/device/
 flash.py), one chunk a scan. Nothing is switched before
 `update_commit` has read back every file against its SHA-256 and the whole package against the
-SHA-256 `update_begin` named.
+SHA-256 `update_begin` named: STEP bytes a scan (step), its reply in the scan that ends it, so no scan holds
+the board for the whole package's hashing (some 0.7 s at the bench's pessimistic end, make bench).
+
+Before a slot on trial is kept, its own update code reads back the package it came in (check, doce/trial.py):
+begun as an update_begin of that very package and committed, the slot being the running one and nothing written
+or emptied. A version that would refuse it, or cannot run it, cannot be updated again and is given up
+(r43e F6: one bad release would else strand every board on it until a USB flash).
 
 `update_begin` names the package's version too, checked before anything stored is touched: a begin not
 newer than the running version, the one given up, an update stored and waiting or a transfer in progress (its
@@ -34,12 +40,13 @@ changes nothing (`incomplete`). Over USB, whoever holds the cable holds the boar
 This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
 """
 
+import binascii
 import hashlib
 import json
 import os
 import struct
 
-from .arguments import BadArgument, CommandError, base64_chunk
+from .arguments import LATER, BadArgument, CommandError, base64_chunk
 
 # {"board": id, "key": 64 hex digits, "floor": version}: this board's own update key, and the highest version it
 # took (committed) or was told of with the key (doce config update-key: the room's record of the versions it
@@ -48,7 +55,9 @@ from .arguments import BadArgument, CommandError, base64_chunk
 # again, and the floor comes with it.
 KEY = "update.key"
 STATE = "update.json"  # the transfer: {"size", "sha256", "slot", "version"}, "ready" once checked (waiting for a match)
-HEADER = "header"  # in the slot: the package's 4 length bytes and its 32-byte tag, once the manifest is checked
+# In the slot, once the manifest is checked: the package's 4 length bytes, its 32-byte tag, and the SHA-256
+# update_begin named (32 bytes; not in a slot an updater from before the trial's check stored: check)
+HEADER = "header"
 MANIFEST = "manifest"  # in the slot: the manifest's bytes, as received
 VERSION = "version"  # in the slot: its manifest's version (slots.py reads it too)
 MAX_VERSION = 999999999999  # 12 digits, the time in seconds until the year 33658 (docs/protocol.schema.json "version")
@@ -59,6 +68,9 @@ TAG = 32
 SIG = 16  # bytes of HMAC-SHA256 a command's `sig` carries (_signed)
 FOLDERS = ("doce", "umqtt")  # a slot holds these (doce_host/image.py app_files), nothing else
 PIECE = 256  # bytes read at a time to hash a stored file
+# Bytes update_commit reads back (each through two SHA-256s) a scan, and at most one file ended: one LittleFS
+# block. The longest such scan is in make bench (bench/update_transfer.py), against a transfer's longest.
+STEP = 4096
 # [ and { in a manifest: its object, its list of files and one list a file. More is a nesting json.load
 # would need a stack for (a manifest 3,000 deep ran the heap out): refused before it is parsed.
 BRACKETS = MAX_FILES + 2
@@ -185,8 +197,10 @@ def pointer():
 
 
 class Update:
-    def __init__(self, link):
+    def __init__(self, link, own=False):
         self.link = link
+        self.own = own  # the running slot's own package, read back by its own code (check): nothing written
+        self.unnamed = False  # own, and its header holds no package SHA-256 (stored by an older updater)
         self.size = 0
         self.sha = None
         self.slot = None
@@ -201,6 +215,13 @@ class Update:
         self.at = 0  # the file being written
         self.written = 0  # its bytes stored
         self.out = None  # the slot's file open for writing, from its first chunk to its last (_append)
+        # update_commit's read-back, a part a scan (step): (request id, where its reply goes) till it is over
+        self.asker = None
+        self.reading = None  # the file being read back
+        self.back = 0  # its index in paths (-1: the manifest)
+        self.whole = None  # the package's SHA-256 so far
+        self.one = None  # the file's
+        self.piece = None  # (PIECE bytes, from the commit's start to its end)
 
     # -- the commands ------------------------------------------------------------------------------
 
@@ -216,6 +237,11 @@ class Update:
         self._signed(request, "update_begin %s %d %d %s" % (load_key()[0], version, size, sha))  # for this board
         slots = pointer()
         p = slots.read()
+        if self.own:  # the running slot's package, as stored: resumed whole or refused, never emptied
+            self.size, self.sha, self.slot, self.announced = size, sha, p["slot"], version
+            if not self._resume():
+                self._refuse("the slot holds no checked manifest (no header)", keep=True)
+            return {"received": self.received, "slot": self.slot}
         if p["slot"] != p["good"]:
             raise CommandError("trial", "this board is trying a new version: it takes an update once that is done")
         slot = "b" if p["slot"] == "a" else "a"
@@ -264,21 +290,81 @@ class Update:
         if self.received < self.size:  # refused, and nothing changed: unsigned, it may be anyone's on the broker
             self._warn("truncated: %d of %d bytes arrived; the transfer goes on from there"
                        % (self.received, self.size), "incomplete")
+        if self.asker is not None:  # asked again as it reads back (a host that gave up waiting): one reply, its
+            self.asker = (request.get("id"), self.link.to)  # to the last to ask; the read-back goes on
+            return LATER
         self._close()
-        whole = hashlib.sha256()  # every byte read back from the slot, once more, as it will boot
         with open(self._in_slot(HEADER), "rb") as f:
             f.readinto(self.ends)
-        whole.update(memoryview(self.ends)[:4])
-        read_into(self._in_slot(MANIFEST), whole)
-        whole.update(memoryview(self.ends)[4:])
-        for i in range(len(self.paths)):
+        self.whole = hashlib.sha256()  # every byte read back from the slot, once more, as it will boot
+        self.whole.update(memoryview(self.ends)[:4])
+        self.piece = bytearray(PIECE)
+        self.back, self.one = -1, None
+        self.reading = open(self._in_slot(MANIFEST), "rb")
+        self.asker = (request.get("id"), self.link.to)
+        return LATER  # a part a scan (step): link.poll calls scan
+
+    def step(self):
+        """A scan's part of the commit's read-back: at most STEP bytes, and at most one file ended (its SHA-256
+        compared). None while there is more; at its end the commit's result; a refusal raised (Refused)."""
+        budget = STEP
+        piece = self.piece
+        while budget > 0:
+            n = self.reading.readinto(piece)
+            if not n:
+                return self._ended()
+            part = piece if n == PIECE else memoryview(piece)[:n]  # (a view only for a file's last piece)
+            self.whole.update(part)
+            if self.one is not None:
+                self.one.update(part)
+            budget -= n
+        return None
+
+    def scan(self):
+        """link.poll, between matches, while an update_commit reads back: a part of it (step), and the commit's
+        reply once it is over, to whoever asked last (over USB or from the broker)."""
+        link = self.link
+        ident, link.to = self.asker
+        try:
+            result = self.step()
+            if result is not None:
+                self.asker = None
+                link.answer("update_commit", ident, result)
+        except CommandError as e:
+            link.reply("update_commit", ident, error=e.args[0], message=e.args[1])
+        except Exception as e:  # noqa: BLE001  (flash that will not read: one reply all the same; the transfer stays)
+            self._close()
+            link.reply("update_commit", ident, error="failed", message="%s: %s" % (type(e).__name__, e))
+        finally:
+            link.to = None
+            if self.sha is None:  # over: this module may go
+                link.update = None
+                let_go()
+
+    def _ended(self):
+        """The file being read back is at its end: its SHA-256 compared and the next opened; after the last, the
+        package's SHA-256, and the update is stored, checked (own: its result only, nothing written)."""
+        self.reading.close()
+        self.reading = None
+        i = self.back
+        if i < 0:
+            self.whole.update(memoryview(self.ends)[4:])
+        elif not self._matches(i, self.one):
+            self._refuse("corrupted: %s does not match its SHA-256" % self.paths[i])
+        i += 1
+        if i < len(self.paths):
             path = self._in_slot(self.paths[i])
             if not self.sizes[i]:
                 open(path, "ab").close()  # an empty file: no byte made it
-            if not self._matches(i, read_into(path, whole, hashlib.sha256())):
-                self._refuse("corrupted: %s does not match its SHA-256" % self.paths[i])
-        if whole.digest() != unhex(self.sha):
+            self.back, self.one = i, hashlib.sha256()
+            self.reading = open(path, "rb")
+            return None
+        whole, self.whole, self.one, self.piece, self.asker = self.whole, None, None, None, None
+        if not self.unnamed and whole.digest() != unhex(self.sha):
             self._refuse("corrupted: the package does not match the SHA-256 update_begin named")
+        if self.own:
+            self.sha = None
+            return {"version": self.version}
         write_whole(STATE, json.dumps({"ready": True, "size": self.size, "sha256": self.sha, "slot": self.slot,
                                        "version": self.version}))
         raise_floor(self.version)
@@ -343,7 +429,8 @@ class Update:
                     self._refuse("its files take %d bytes of flash and %d are free, %d of them kept for the game"
                                  % (need - RESERVE_BLOCKS * block, free, RESERVE_BLOCKS * block))
                 write_whole(self._in_slot(VERSION), str(self.version))
-                write_whole(self._in_slot(HEADER), self.ends)  # last: a slot with a header has its version
+                # last: a slot with a header has its version (and its package's SHA-256, for check)
+                write_whole(self._in_slot(HEADER), bytes(self.ends) + unhex(self.sha))
                 self._advance()
         return view
 
@@ -373,7 +460,7 @@ class Update:
                          % (str(version)[:16], self.announced))
         slots = pointer()
         running = slots.version_of(slots.read()["slot"])
-        if not is_int(version) or version <= running:
+        if not self.own and (not is_int(version) or version <= running):  # (own: the running version, named)
             self._refuse("version %s is not newer than the running version %d (a replay)"
                          % (str(version)[:16], running))
         if version <= floor() and not resumed:
@@ -432,6 +519,10 @@ class Update:
         if self.out is not None:
             f, self.out = self.out, None
             f.close()
+        if self.reading is not None:  # a commit's read-back: over (whoever ends it answers its asker)
+            f, self.reading = self.reading, None
+            f.close()
+        self.asker = None
 
     def _advance(self):
         """Past each file whose bytes are all stored, each read back whole: a bad chunk is refused at once."""
@@ -475,6 +566,8 @@ class Update:
         for i in range(len(self.paths)):
             path, size = self._in_slot(self.paths[i]), self.sizes[i]
             stored = size_of(path)
+            if self.own and stored != size:
+                self._refuse("%s is %d bytes, not the %d its manifest names" % (self.paths[i], stored, size), keep=True)
             if partial or stored > size:  # past the point the transfer reached: from that point again
                 if exists(path):
                     os.remove(path)
@@ -491,6 +584,8 @@ class Update:
         """The inactive slot emptied, for a new transfer (an update stored there before is no more). The record
         goes first: a power cut midway leaves a slot half emptied that nothing will switch to."""
         self._close()
+        if self.own:  # the running slot, checked: never emptied, and another's transfer not touched
+            return
         if self.link.app is not None:
             self.link.app.update_ready = None
         if exists(STATE):
@@ -500,6 +595,9 @@ class Update:
         slot = self.slot
         if slot is None:
             return
+        running = pointer().state
+        if running is not None and slot == running["slot"]:  # (never: the slot not running is the one written)
+            raise CommandError("failed", "the running slot is never emptied")
         pointer().emptying(slot)  # no longer a slot to go back to (firmware/slots.py `previous`), before a file goes
         make(slot)
         for folder in FOLDERS:  # (made as its first file comes, _made: each a sector erase, one a scan)
@@ -543,7 +641,8 @@ class Update:
 
     def _warn(self, reason, error):
         """One warning naming the reason, and the command refused with `error`; the transfer goes on."""
-        self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
+        if not self.own:  # (own: the trial says why it gives the slot up)
+            self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
         raise CommandError(error, reason)
 
     def _refuse(self, reason, keep=False):
@@ -554,8 +653,40 @@ class Update:
         else:
             self._clear()
         self.sha = None
-        self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
+        if not self.own:
+            self.link.app.emit({"event": "warning", "message": "update refused: " + reason})
         raise CommandError("refused", reason)
+
+
+class Own:
+    """The link a slot's check of its own package goes through (check): no reply, no signature asked."""
+    to = None
+
+    def __init__(self, app):
+        self.app = app
+
+
+def check(app):
+    """The running slot's own package read back by its own update code (doce/trial.py, before a slot on trial is
+    kept): begun as a signed update_begin of that package would be, and committed; nothing is written or emptied.
+    An Update to step() a scan at a time until it gives the commit's result; CommandError where this code refuses
+    the package it came in (or would not run it: any other exception)."""
+    slot = pointer().state["slot"]
+    with open(slot + "/" + HEADER, "rb") as f:
+        head = f.read()
+    if len(head) < 4 + TAG:
+        raise CommandError("refused", "the slot's header is not whole")
+    size = 4 + struct.unpack_from("<I", head, 0)[0] + TAG
+    for folder in FOLDERS:  # a slot holds its package's files only (emptied before a transfer, _clear)
+        for name in os.listdir(slot + "/" + folder):
+            size += size_of(slot + "/" + folder + "/" + name)
+    u = Update(Own(app), own=True)
+    u.unnamed = len(head) < 4 + TAG + 32
+    sha = "0" * 64 if u.unnamed else binascii.hexlify(head[4 + TAG:4 + TAG + 32]).decode()
+    u.begin({"cmd": "update_begin", "size": min(size, MAX_PACKAGE), "sha256": sha,
+             "version": pointer().version_of(slot)})
+    u.commit({"cmd": "update_commit"})
+    return u
 
 
 def make(folder):

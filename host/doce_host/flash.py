@@ -71,9 +71,20 @@ def esptool_args(port, firmware, chip="esp32", files=(), baud=BAUD):
     return args
 
 
+# What updates over the air leave that would outlive --app-only's fresh slot.json and point the board at other
+# files (firmware/slots.py, doce/update.py): the pointer's backup (read when slot.json is lost: it may boot slot b),
+# an update stored and waiting (switched to at the first scan free of a match), and the version files and headers
+# that make a slot an update's (slot a is doce flash's app again, version 0; slot b, named by nothing, is no
+# newer slot for a rebuilt pointer to boot). update.key stays: its floor keeps replays out (docs/room.md).
+STALE = ("slot.json.bak", "update.json", "a/version", "a/header", "a/manifest", "b/version", "b/header")
+CLEAR_STALE = ("import os\nfor p in %r:\n    try:\n        os.remove(p)\n    except OSError:\n        pass\n"
+               % (STALE,))
+
+
 def mpremote_args(port, files_dir, files):
-    """One mpremote call that copies the app's files (and nothing of the board's own), then
-    resets the board. Folders go over whole with `cp -r`, which makes or reuses them."""
+    """One mpremote call that copies the app's files (and nothing of the board's own), removes what updates
+    over the air left that would point the board elsewhere (STALE), then resets the board. Folders go over whole
+    with `cp -r`, which makes or reuses them."""
     args = ["connect", port]
     for top in sorted({name.split("/")[0] for name in files}):
         path = Path(files_dir) / top
@@ -81,7 +92,7 @@ def mpremote_args(port, files_dir, files):
             args += ["fs", "cp", "-r", str(path), ":", "+"]
         else:
             args += ["fs", "cp", str(path), ":" + top, "+"]
-    return args + ["reset"]
+    return args + ["exec", CLEAR_STALE, "+", "reset"]
 
 
 def flash_size(text):

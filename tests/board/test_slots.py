@@ -1,12 +1,13 @@
 """A/B app slots (firmware/slots.py): the app in slot a as doce flash installs it, a slot on trial marked
 good once healthy, and given up by the board itself after a crash loop or without health in time."""
 
+import hashlib
 import json
 import sys
 
 import pytest
 
-from doce_host import image
+from doce_host import image, update
 from doce_host.paths import FIRMWARE_DIR
 from doce_host.sim import SimBoard
 
@@ -49,11 +50,30 @@ def files():
     return image.app_files(chip="host")
 
 
+KEY = "11" * 32
+
+
+def in_slot_b(slot):
+    """Flash files for slot b holding `slot` ({path in the slot: bytes}; "version", 1 if not given) as an update
+    leaves it once committed (doce/update.py): the package's manifest and header (its length, the manifest's tag,
+    the package's SHA-256) beside its files, and the board's key. A slot on trial reads back its own package
+    before it is kept (doce/trial.py): one copied in by hand would be given up."""
+    slot = dict(slot)
+    version = int(slot.pop("version", b"1"))
+    data = update.package(slot, version, "t1", KEY)
+    n = int.from_bytes(data[:4], "little")
+    files = {"b/" + p: d for p, d in slot.items()}
+    files.update({"b/manifest": data[4:4 + n], "b/version": str(version).encode(),
+                  "b/header": data[:4] + data[4 + n:4 + n + 32] + hashlib.sha256(data).digest(),
+                  "update.key": json.dumps({"board": "t1", "key": KEY, "floor": version}).encode()})
+    return files
+
+
 def board_with(folder, files, slot_b=None, pointer=None):
-    """A board's flash: `files`, slot b holding `slot_b` ({path in the slot: bytes}), the pointer given."""
+    """A board's flash: `files`, slot b holding `slot_b` as an update leaves it (in_slot_b), the pointer given."""
     files = dict(files)
-    for name, data in (slot_b or {}).items():
-        files["b/" + name] = data
+    if slot_b:
+        files.update(in_slot_b(slot_b))
     if pointer is not None:
         files[image.POINTER] = json.dumps(pointer).encode()
     folder.mkdir()
@@ -116,7 +136,7 @@ def test_a_slot_that_crashes_at_every_boot_is_given_up_after_max_tries(files, tm
         assert told["stage"] == "rolled_back" and told["slot"] == "b"
         assert "%d boots" % MAX_TRIES in told["reason"]
         assert sim.events[0]["event"] == "boot"
-        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}  # reported once: said, then cleared
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 1}  # reported once: said, then cleared
 
 
 def test_a_slot_never_healthy_is_given_up_at_its_deadline(files, tmp_path):
@@ -129,7 +149,7 @@ def test_a_slot_never_healthy_is_given_up_at_its_deadline(files, tmp_path):
         sim.settle()
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
-        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 1}
 
 
 def test_power_cuts_early_in_a_trial_are_not_counted_as_failed_boots(files, tmp_path):
@@ -207,7 +227,7 @@ def test_a_slot_whose_scans_fail_in_a_match_is_given_up_without_waiting_for_its_
         sim.settle()
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and GIVEN_UP_FOR_FAULTS in told["reason"], told
-        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 1}
 
 
 def test_a_deadline_whose_match_check_raises_still_gives_the_slot_up(files, tmp_path):
@@ -339,7 +359,7 @@ def test_both_pointers_lost_boot_the_newer_slot_on_trial_with_the_older_to_go_ba
     slot = image.slot_files(files) if newer == "healthy" else broken(files, "esp32", "raise RuntimeError('x')\n")
     slot["version"] = b"5"
     board = {p: d for p, d in files.items()}
-    board.update({"b/" + p: d for p, d in slot.items()})
+    board.update(in_slot_b(slot))
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "flash.img").write_bytes(image.build(lost_pointers(files, board, "garbage")))
     with SimBoard(tmp_path / "b") as sim:
@@ -385,7 +405,7 @@ def test_a_slot_that_browns_the_board_out_at_every_boot_is_given_up_after_max_bo
         sim.wait(1)
         [told] = updates(sim)
         assert told["stage"] == "rolled_back" and "%d boots" % MAX_BOOTS in told["reason"], told
-        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 0}
+        assert pointer_of(sim) == {"slot": "a", "good": "a", "given_up": 1}
 
 
 # Slot b's app raising as it starts once the journal holds a piece (a bug in resuming a match): it comes up, is

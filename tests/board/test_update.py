@@ -29,6 +29,32 @@ def slot(files):
     return image.slot_files(files)
 
 
+# update_commit reads the package back a part a scan (doce/update.py STEP bytes, at most one file ended a scan),
+# and replies in the scan that ends it: for the app's 45 files here (177 KB), some 90 scans.
+COMMIT_SCANS = 400
+
+
+def commit(sim):
+    """update_commit sent, and the scans its read-back takes: the harness's reply (its link lines, rebooted)."""
+    return sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n", scans=COMMIT_SCANS)
+
+
+def committed(sim):
+    """update_commit's one reply."""
+    [r] = commit(sim)["link"]
+    return r
+
+
+def handled(link, sent, request):
+    """A request through a Link under CPython (its reply to sent.append), and the scans an update_commit's
+    read-back takes (link.poll's part of it): the one reply."""
+    line = json.dumps(request).encode()
+    link.handle(bytearray(line), len(line))
+    while not sent and link.update is not None and link.update.asker is not None:
+        link.update.scan()
+    return sent.pop()
+
+
 def keyed(sim, board="t1", key=KEY):
     assert ask(sim, "update_key", board=board, key=key) == {"re": "update_key", "ok": True, "board": board}
 
@@ -71,7 +97,7 @@ def refused(sim, data, why, named=None):
     sim.take_events()
     r = send(sim, data, named=named)
     if r["ok"]:
-        r = ask(sim, "update_commit")
+        r = committed(sim)
     assert r["ok"] is False and r["error"] == "refused", r
     [told] = warnings(sim)
     assert told.startswith("update refused: ") and why in told, told
@@ -102,9 +128,7 @@ def cpython_link(tmp_path, monkeypatch, key=True, broker=False, in_play=lambda: 
         link.send = sent.append
 
     def do(request):
-        line = json.dumps(request).encode()
-        link.handle(bytearray(line), len(line))
-        r = sent.pop()
+        r = handled(link, sent, request)
         assert not sent, sent
         return r
     return link, do, told
@@ -142,7 +166,7 @@ def test_a_corrupted_chunk_or_a_truncated_package_is_refused(slot, tmp_path):
         assert ask(sim, "update_abort")["ok"]  # (this version's transfer would else go on)
         data[header + 10] ^= 1
         send(sim, bytes(data), upto=header + 2000)
-        r = ask(sim, "update_commit")
+        r = committed(sim)
         assert r["error"] == "incomplete" and "truncated" in r["message"]
         assert len(warnings(sim)) == 1
         assert json.loads(stored(sim)[image.POINTER]) == {"slot": "a", "good": "a"}
@@ -172,7 +196,7 @@ def test_a_transfer_waits_out_a_match_resumes_after_a_power_cut_and_boots_byte_f
         r = ask(sim, **update.begin(data))
         assert r["ok"] and r["received"] == file_start(slot, data, half) < half
         assert send(sim, data)["received"] == len(data)
-        r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+        r = commit(sim)
         assert r["link"] == [{"re": "update_commit", "ok": True, "version": 1, "deferred": False}]
         assert r.get("rebooted")  # switched at once: no match in play
         sim.power_on()
@@ -280,7 +304,7 @@ def test_an_abort_leaves_no_transfer_behind_at_once_or_after_a_reboot(tmp_path):
         keyed(sim)
         send(sim, data)  # all of it stored, not committed
         assert ask(sim, "update_abort")["ok"]
-        assert ask(sim, "update_commit")["error"] == "no_transfer"
+        assert committed(sim)["error"] == "no_transfer"
         send(sim, data)  # again, and a power cut before the abort
         sim.cut_power()
         sim.power_on()
@@ -301,7 +325,7 @@ def test_a_version_the_board_rolled_back_from_is_refused_after(tmp_path):
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         send(sim, data)
-        r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+        r = commit(sim)
         assert r.get("rebooted")
         sim.power_on()  # the board boots it on trial, crashes, and goes back by itself
         sim.wait(1)
@@ -310,6 +334,128 @@ def test_a_version_the_board_rolled_back_from_is_refused_after(tmp_path):
         refused(sim, data, "version 7 is not newer than version 7, which this board rolled back from")
         refused(sim, update.package(crashing, 5, "t1", KEY), "rolled back from")
         assert sim.resets == 3
+
+
+BEGIN_ARGS = '        size, sha = request.get("size"), request.get("sha256")\n'
+BROKEN_UPDATERS = {  # doce/update.py, broken as a release might be: each makes the version unable to take an update
+    "refuses every begin": (BEGIN_ARGS,
+                            BEGIN_ARGS + '        raise CommandError("refused", "this updater is broken")\n'),
+    "faults in the commit's read-back": ("        budget = STEP\n", "        budget = STEP // 0\n"),
+}
+
+
+@pytest.mark.parametrize("broken", BROKEN_UPDATERS)
+def test_a_version_whose_update_code_is_broken_is_rolled_back_not_kept(slot, tmp_path, broken):
+    """r43e F6: the update code lives in the slot it updates. A version whose own updater refuses or fails is
+    healthy in every other way; kept, no update could reach the board again, over the broker or USB. Before it
+    is kept, its trial has its update code read back the package it came in, as a begin and a commit would: it
+    is given up at once, says why, and its version is refused after; the next sound version is taken."""
+    from doce_host.paths import FIRMWARE_DIR
+    source = (FIRMWARE_DIR / "doce" / "update.py").read_text()
+    old, new = BROKEN_UPDATERS[broken]
+    assert source.count(old) == 1
+    (tmp_path / "update.py").write_text(source.replace(old, new))
+    files = dict(slot)
+    files["doce/update.mpy"] = image.compile_mpy(tmp_path / "update.py", "doce/update.py", march="host")
+    data = update.package(files, 2, "t1", KEY)
+    with SimBoard(tmp_path / "board") as sim:
+        keyed(sim)
+        send(sim, data)
+        assert commit(sim).get("rebooted")
+        sim.power_on()  # on trial: scans, healthy, then its updater's check of itself fails
+        sim.wait(3)
+        assert sim.resets == 1  # given up at once (no match in play), not at the deadline
+        [(stage, failed, reason)] = [(e["stage"], e.get("slot"), e.get("reason")) for e in sim.events
+                                     if e["event"] == "update"]
+        assert (stage, failed) == ("rolled_back", "b") and reason.startswith("its update code refused the package "
+                                                                             "it came in"), reason
+        assert ("this updater is broken" if "begin" in broken else "ZeroDivisionError") in reason
+        assert ask(sim, "hello")["version"] == 0
+        refused(sim, data, "version 2 is not newer than version 2, which this board rolled back from")
+        send(sim, update.package(slot, 3, "t1", KEY))  # the release that mends it
+        assert commit(sim).get("rebooted")
+        sim.power_on()
+        sim.wait(3)
+        assert [e["stage"] for e in sim.events if e["event"] == "update"] == ["done"]
+        assert ask(sim, "hello")["version"] == 3
+        assert sim.resets == 1
+        on_flash = stored(sim)
+    assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b", "previous": "a", "given_up": 2}
+
+
+def test_a_slot_on_trial_reads_back_its_own_package_and_nothing_is_written_or_emptied(tmp_path, monkeypatch):
+    """doce/update.py check (doce/trial.py, before a slot on trial is kept): the running slot's own package begun
+    and committed through the same code as an update, the slot the running one. Whole, it passes, also with a
+    header an older updater stored (no package SHA-256 in it); a byte changed, a file cut or the header gone is
+    refused, and the running slot, the pointer and the room's warnings are left as they were."""
+    import types
+
+    from doce.link import Link
+    from doce_host.paths import FIRMWARE_DIR
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
+    monkeypatch.delitem(sys.modules, "slots", raising=False)
+    monkeypatch.delitem(sys.modules, "doce.update", raising=False)
+    sent, told = [], []
+    link = Link(None, None, None, None, None)
+    app = types.SimpleNamespace(emit=told.append, update_ready=None, in_play=lambda: False, clear=lambda: True)
+    link.app = app
+    link.send = sent.append
+    three = {"doce/a.py": b"a" * 5000, "doce/e.py": b"", "umqtt/b.py": b"b" * 9000}
+    data = update.package(three, 4, "t1", KEY)
+    assert handled(link, sent, {"cmd": "update_key", "board": "t1", "key": KEY})["ok"]
+    assert handled(link, sent, update.begin(data))["ok"]
+    for request in update.requests(data):
+        assert handled(link, sent, request)["ok"]
+    assert handled(link, sent, {"cmd": "update_commit"})["version"] == 4
+    import slots
+    on_trial = {"slot": "b", "good": "a", "tries": 0, "booted": True}
+    slots.write(on_trial)  # (doce/app.py's switch, and the boot's count)
+    (tmp_path / "update.json").unlink()
+    monkeypatch.setattr(slots, "state", dict(on_trial))  # (this boot's choice: slot b on trial)
+    from doce import update as board_update
+    from doce.arguments import CommandError
+    header = (tmp_path / "b/header").read_bytes()
+    assert len(header) == 4 + 32 + 32 and header[36:] == hashlib.sha256(data).digest()
+
+    def check():
+        u = board_update.check(app)
+        scans = 1
+        while True:
+            result = u.step()
+            if result is not None:
+                return result, scans
+            scans += 1
+
+    def files():
+        return {p.relative_to(tmp_path).as_posix(): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+
+    before = files()
+    result, scans = check()
+    assert result == {"version": 4}
+    # a part a scan: the manifest, then each file, at most STEP bytes a scan and one file ended
+    assert scans == 1 + sum(max(1, -(-len(d) // board_update.STEP)) for d in three.values())
+    (tmp_path / "b/header").write_bytes(header[:36])  # stored by an updater from before the check
+    assert check()[0] == {"version": 4}
+    (tmp_path / "b/header").write_bytes(header)
+    assert files() == before
+    for path, damaged, why in (("b/umqtt/b.py", b"b" * 8999 + b"c", "corrupted: umqtt/b.py"),
+                               ("b/doce/a.py", b"a" * 4999, "the manifest's files come to"),  # (size: what is there)
+                               ("b/header", None, "")):
+        kept = (tmp_path / path).read_bytes()
+        if damaged is None:
+            (tmp_path / path).unlink()
+            with pytest.raises(OSError):
+                check()
+        else:
+            (tmp_path / path).write_bytes(damaged)
+            with pytest.raises(CommandError) as refusal:
+                check()
+            assert refusal.value.args[0] == "refused" and why in refusal.value.args[1], refusal.value.args
+        (tmp_path / path).write_bytes(kept)
+        assert files() == before  # nothing emptied, nothing written
+    assert not told and not sent
+    assert json.loads((tmp_path / "slot.json").read_text()) == on_trial
 
 
 def test_a_package_bigger_than_the_free_flash_is_refused_at_its_begin(tmp_path):
@@ -333,7 +479,7 @@ def test_an_empty_file_is_installed_and_a_deeply_nested_manifest_refused(tmp_pat
         keyed(sim)
         sim.take_events()
         assert send(sim, update.package(with_empty, 1, "t1", KEY))["ok"]
-        r = ask(sim, "update_commit")
+        r = committed(sim)
         assert r["ok"] and r["version"] == 1, r
         assert not warnings(sim)
         refused(sim, nested, "not one this firmware reads", named=("t1", 2))

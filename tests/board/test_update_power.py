@@ -9,7 +9,7 @@ import pytest
 
 from doce_host import image, update
 from doce_host.sim import SimBoard
-from test_update import KEY, SMALL, keyed, send
+from test_update import KEY, SMALL, commit, keyed, send
 
 LAST = 3  # chunks not sent before the snapshot: two within the last file, then the one that ends it
 
@@ -56,7 +56,7 @@ def finished(sim, package):
     sim.wait(1)  # an update stored and checked switches at the first scan free of a match (it restarts)
     if pointer(sim) == {"slot": "a", "good": "a"}:
         assert sending(sim, package)["received"] == len(package)
-        r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+        r = commit(sim)
         assert r["link"][0]["ok"] and r.get("rebooted"), r
     sim.wait(1)  # up (pointer() boots it again): the boot's count, made while the slot before is whole, cleared
     assert pointer(sim) == {"slot": "b", "good": "b", "previous": "a"}
@@ -107,16 +107,16 @@ def test_a_cut_in_the_commit_or_the_switch_boots_old_or_new(tmp_path, snapshot, 
         sim.stop()
         whole = sim.flash.read_bytes()
 
-    def commit(sim):
+    def committing(sim):
         assert sending(sim, package)["received"] == len(package)  # a begin: all of it there, nothing written
-        sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
-    assert cut_each_write(tmp_path / "cuts", whole, package, commit) >= 2  # the record, the pointer
+        commit(sim)  # and its read-back, a part a scan, to its writes
+    assert cut_each_write(tmp_path / "cuts", whole, package, committing) >= 2  # the record, the pointer
 
 
 def test_a_cut_in_the_trials_pointer_writes_boots_old_or_new(tmp_path, snapshot, package):
     with board(tmp_path / "switched", snapshot) as sim:
         send(sim, package)
-        assert sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n").get("rebooted")
+        assert commit(sim).get("rebooted")
         sim.stop()
         switched = sim.flash.read_bytes()  # on trial from the next boot
 
@@ -164,6 +164,6 @@ def test_a_cut_while_a_stored_transfer_is_emptied_leaves_one_that_completes(tmp_
             if emptying != "update_abort":  # version 6's begin may have been taken: dropped first
                 sim.command(do="send", line=json.dumps({"cmd": "update_abort"}) + "\n")
             assert sending(sim, five)["received"] == len(five)
-            r = sim.command(do="send", line=json.dumps({"cmd": "update_commit"}) + "\n")
+            r = commit(sim)
             assert r["link"][0]["ok"] and r["link"][0]["version"] == 5, (write, r)
     assert cuts >= 1 + len(MANY)  # the record, then each of the slot's files

@@ -39,5 +39,7 @@ def test_each_check_the_bench_times_is_the_board_s_and_hashes_what_the_host_does
     assert checked(micropython, folder, "begin") == hmac.new(KEY, TEXT.encode(), hashlib.sha256).hexdigest()
     assert checked(micropython, folder, "manifest") == hmac.new(KEY, MANIFEST, hashlib.sha256).hexdigest()
     assert checked(micropython, folder, "file", "doce/a.mpy") == hashlib.sha256(FILES["doce/a.mpy"]).hexdigest()
-    assert checked(micropython, folder, "commit") == hashlib.sha256(MANIFEST + b"".join(FILES.values())).hexdigest()
+    package = (len(MANIFEST).to_bytes(4, "little") + MANIFEST + hmac.new(KEY, MANIFEST, hashlib.sha256).digest()
+               + b"".join(FILES.values()))
+    assert checked(micropython, folder, "commit") == hashlib.sha256(package).hexdigest()
     assert checked(micropython, folder, "sha", "1000") == hashlib.sha256(bytes(1000)).hexdigest()

@@ -3,6 +3,7 @@ package on its cmd topic, one command at a time, the boards side by side; a boar
 it once the match is over; a package signed with another key is refused and said so; a canary refused stops the
 rest."""
 
+import hashlib
 import json
 
 from fleet_helpers import room_of, until_scanned
@@ -42,7 +43,8 @@ def test_boards_take_their_packages_side_by_side_byte_for_byte(tmp_path, mosquit
         assert {p[2:]: d for p, d in stored.items() if p.startswith("b/doce/")} == small
         n = int.from_bytes(data[ident][:4], "little")  # its own manifest, signed for it
         assert stored["b/manifest"] == data[ident][4:4 + n]
-        assert stored["b/header"] == data[ident][:4] + data[ident][4 + n:4 + n + 32]
+        assert stored["b/header"] == (data[ident][:4] + data[ident][4 + n:4 + n + 32]
+                                      + hashlib.sha256(data[ident]).digest())
 
 
 def test_two_boards_take_the_app_over_mqtt_and_boot_it(tmp_path, mosquitto):

@@ -10,7 +10,7 @@ from fleet_helpers import join, link, until_scanned
 
 from doce_host import image
 from doce_host.sim import SimBoard
-from test_slots import TRIAL_MS, constant
+from test_slots import TRIAL_MS, constant, in_slot_b
 
 UNPROVEN_MS = constant("UNPROVEN_MS")
 
@@ -36,7 +36,7 @@ def on_trial(folder, broker, module="wrover", net=None, version=None):
         slot["doce/net.py"] = net.encode()
     if version is not None:
         slot["version"] = str(version).encode()
-    files.update({"b/" + p: d for p, d in slot.items()})
+    files.update(in_slot_b(slot))
     files[image.POINTER] = json.dumps({"slot": "b", "good": "a", "tries": 0}).encode()
     sim.flash.write_bytes(image.build(files))
     return SimBoard(folder, module=module)

@@ -351,6 +351,33 @@ def test_app_only_updates_a_running_board_and_keeps_its_game(tmp_path):
     assert Path(tmp_path / "flash.img").exists()
 
 
+def test_app_only_after_updates_over_the_air_leaves_nothing_that_points_the_board_elsewhere(tmp_path):
+    """A board that took updates over the air (doce/update.py): slot a once held version 2, slot b holds version 3
+    stored and waiting for a match's end, and slot.json.bak names b. --app-only writes slot a and slot.json
+    afresh; what the updates left must not outlive it: the waiting update would be switched to at the first scan
+    free of a match, and the backup booted if slot.json is lost, both slot b's old version instead of the app
+    just installed; a's version file would have it report version 2."""
+    import json
+
+    from test_slots import in_slot_b
+    files = image.app_files(chip="host")
+    slot = image.slot_files(files)
+    files.update(in_slot_b(dict(slot, version=b"3")))
+    files.update({"a/version": b"2", "a/header": bytes(68), "a/manifest": b"{}",
+                  "update.json": json.dumps({"ready": True, "size": 1, "sha256": "0" * 64, "slot": "b",
+                                             "version": 3}).encode(),
+                  image.POINTER + ".bak": json.dumps({"slot": "b", "good": "b", "previous": "a"}).encode()})
+    (tmp_path / "flash.img").write_bytes(image.build(files))
+    with SerialSim(tmp_path) as sim:
+        booted(sim)
+        assert flash.install(sim.path, app_only=True, out=open("/dev/null", "w"))["version"] == 0
+    on_flash = image.read((tmp_path / "flash.img").read_bytes())
+    assert not set(flash.STALE) & set(on_flash)
+    assert json.loads(on_flash[image.POINTER]) == image.FIRST_POINTER
+    assert on_flash["b/doce/app.mpy"] == slot["doce/app.mpy"]  # (slot b's files: named by nothing, emptied by
+    #                                                              the next update)
+
+
 def test_no_board_on_the_port_is_one_clear_line(tmp_path):
     """A full install asks the board first (esptool as a library); a missing port is one line."""
     run = run_cli("--firmware", write(tmp_path, esp_images.firmware()))
