@@ -12,6 +12,7 @@ calibration.
 """
 
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -79,6 +80,12 @@ def esptool_args(port, firmware, chip="esp32", files=(), baud=BAUD):
 STALE = ("slot.json.bak", "update.json", "a/version", "a/header", "a/manifest", "b/version", "b/header")
 CLEAR_STALE = ("import os\nfor p in %r:\n    try:\n        os.remove(p)\n    except OSError:\n        pass\n"
                % (STALE,))
+
+
+def shown(command):
+    """A command on one line, as a shell takes it: a script with its lines (CLEAR_STALE) in bash's $'...'."""
+    return " ".join("$'%s'" % a.replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\n") if "\n" in a
+                    else shlex.quote(a) for a in command)
 
 
 def mpremote_args(port, files_dir, files):
@@ -353,7 +360,7 @@ def install(port, firmware=None, chip=None, app_only=False, rules="standard", dr
         else:
             commands = plan(port, firmware, files, tmp, chip=chip, size=size, dry_run=dry_run, out=out)
         for number, command in enumerate(commands):
-            print("$ " + " ".join(command), file=out, flush=True)
+            print("$ " + shown(command), file=out, flush=True)
             if dry_run:
                 continue
             # after a firmware write, MicroPython makes its file system at first boot
