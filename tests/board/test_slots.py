@@ -127,6 +127,16 @@ def broken(files, module, source):
     return slot
 
 
+def wrapped(files, source, version=None):
+    """Slot b: the app with doce/esp32.py `source`, which imports the real one, kept as doce/esp32_real.mpy."""
+    slot = image.slot_files(files)
+    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
+    slot["doce/esp32.py"] = source.encode()
+    if version is not None:
+        slot["version"] = version
+    return slot
+
+
 def test_a_slot_that_crashes_at_every_boot_is_given_up_after_max_tries(files, tmp_path):
     slot = broken(files, "esp32", "raise RuntimeError('a broken build')\n")
     with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
@@ -216,9 +226,7 @@ def test_a_slot_whose_scans_fail_in_a_match_is_given_up_without_waiting_for_its_
     """A match a slot on trial cannot play (an `error` at every scan) never ends: the deadline's wait for it must
     not keep the slot forever. doce/esp32.py's rule (faults holding the board still a quarter of FAULTED_MS)
     gives it up at once."""
-    slot = image.slot_files(files)
-    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
-    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
+    slot = wrapped(files, FAILS_IN_PLAY)
     with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
         sim.place("c3", "white 4")  # a match in play: each scan fails from here
         assert sim.scan_faults and sim.resets == 0
@@ -268,13 +276,10 @@ def test_a_lost_pointer_is_read_from_the_one_before_not_taken_for_slot_a(files, 
 @pytest.mark.scan_fault
 def test_a_slot_marked_good_whose_scans_fail_once_a_match_is_in_play_goes_back_to_the_one_before(files, tmp_path):
     """A fault met only once a piece is placed comes after the trial (a board without a network is healthy in
-    100 scans). The slot before is still there, whole, until an update empties it: faults holding the board still a
-    quarter of FAULTED_MS
-    boot it again, match or not, and the match goes on there from the journal the two share."""
-    slot = image.slot_files(files)
-    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
-    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
-    slot["version"] = b"7"
+    100 scans). The slot before is still there, whole, until an update empties it: faults holding the board
+    still a quarter of FAULTED_MS boot it again, match or not, and the match goes on there from the journal the
+    two share."""
+    slot = wrapped(files, FAILS_IN_PLAY, b"7")
     with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]  # healthy, before any piece
@@ -294,9 +299,7 @@ def test_a_slot_marked_good_whose_scans_fail_once_a_match_is_in_play_goes_back_t
 @pytest.mark.scan_fault
 def test_a_slot_with_no_slot_before_it_plays_on_through_its_faults(files, tmp_path):
     """doce flash's slot a has nothing to go back to: its faults are said, and the board does not reset."""
-    slot = image.slot_files(files)
-    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
-    slot["doce/esp32.py"] = FAILS_IN_PLAY.encode()
+    slot = wrapped(files, FAILS_IN_PLAY)
     with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "b"}) as sim:
         sim.place("c3", "white 4")
         scanned(sim, 2 * WINDOW_OF_FAULTS)
@@ -419,10 +422,7 @@ RESUME_FAILS = ("from doce import app as _app\n\n_init = _app.App.__init__\n\n\n
 def test_a_slot_marked_good_that_crashes_as_it_starts_goes_back_to_the_one_before(files, tmp_path):
     """A crash after the trial, before the app is up and scanning (no scan loop, no watchdog, no 10 s rule): with
     the slot before still whole, each such boot is counted as on trial, and MAX_TRIES of them boot it again."""
-    slot = image.slot_files(files)
-    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
-    slot["doce/esp32.py"] = RESUME_FAILS.encode()
-    slot["version"] = b"7"
+    slot = wrapped(files, RESUME_FAILS, b"7")
     with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
         sim.wait(1)
         assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
@@ -522,11 +522,7 @@ FAILS_SOME = ("from doce import app as _app\n\n_step = _app.App.step\nn = [0]\n\
 
 
 def failing_slot(files, every, fails):
-    slot = image.slot_files(files)
-    slot["doce/esp32_real.mpy"] = slot.pop("doce/esp32.mpy")
-    slot["doce/esp32.py"] = (FAILS_SOME % (every, every - fails)).encode()
-    slot["version"] = b"7"
-    return slot
+    return wrapped(files, FAILS_SOME % (every, every - fails), b"7")
 
 
 def into_play(sim):
