@@ -79,7 +79,11 @@ def test_fleet_secure_writes_the_bridge_and_the_clubs_access(clubs):
 
 def test_a_clubs_bridge_credentials_carry_its_boards_matches_and_nothing_else(clubs):
     """Club A's user on B's broker may write its boards' remote messages to B's boards and its boards'
-    status; a command to a board of B's, or a message to a made-up board, is dropped."""
+    status; a command to a board of B's, or a message to a made-up board, is dropped. Club A's broker is
+    stopped first: its bridge logs in to B as clubA with that client id, and whichever of the two comes
+    second closes the other's connection (Mosquitto: "Client clubA already connected, closing old
+    connection"), so a bridge that came up late dropped this client mid-test."""
+    clubs["A"].stop()
     b = clubs["B"]
     seen, ready = [], threading.Event()
     organiser = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
@@ -94,6 +98,7 @@ def test_a_clubs_bridge_credentials_carry_its_boards_matches_and_nothing_else(cl
     club.username_pw_set("clubA", clubs["credentials"]["clubA"])
     club.connect(b.host, b.port)
     club.loop_start()
+    until(club.is_connected, WAIT_S, what="club A's login on B's broker")
     try:
         for topic in ("doce/b2/cmd", "doce/nosuch/remote/b1", "doce/b2/remote/nosuch", "doce/b2/status",
                       "doce/b2/remote/b1", "doce/b1/status"):
