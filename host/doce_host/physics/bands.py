@@ -70,17 +70,18 @@ def least(spec, reader, name, k, seed):
 
 
 def bands(spec, leasts, per_mT):
-    """{code: five counts} from {(piece, k): least counts}: ALLOW_MT under, rounded down to ROUND,
-    never under present_above (the check's trits already ask that), 0 where the code has no
-    magnet; a code whose ring is one pole all round (+++++, -----) reads any of its ring magnets
-    at any ring sensor as the die is turned, so each takes its ring's least."""
+    """{code: five counts} from {(piece, k): least counts} (taken whole, as printed): ALLOW_MT
+    under, rounded down to ROUND, never under present_above (the check's trits already ask
+    that), 0 where the code has no magnet; a code whose ring is one pole all round (+++++,
+    -----) reads any of its ring magnets at any ring sensor as the die is turned, so each takes
+    its ring's least."""
     floor = spec["sensing"]["present_above"]
     out = {}
     for name, code in dice.codes_by_piece(spec["dice"]).items():
         v = [leasts[(name, k)] if c != "0" else 0 for k, c in enumerate(code)]
         if len(set(code[1:])) == 1 and code[1] != "0":
             v[1:] = [min(v[1:])] * 4
-        out[code] = [max(floor, int((x - ALLOW_MT * per_mT) // ROUND * ROUND)) if c != "0" else 0
+        out[code] = [max(floor, int((int(x) - ALLOW_MT * per_mT) // ROUND * ROUND)) if c != "0" else 0
                      for x, c in zip(v, code)]
     return out
 
