@@ -129,11 +129,12 @@ def test_the_dice_check_finds_a_missing_magnet_at_the_tolerances_corners(name, k
 
 @pytest.mark.parametrize("name", ["black 6", "white 1"])
 def test_a_die_built_right_passes_the_dice_check_at_its_searched_worst_corner(name):
-    """check_above is each place's searched weakest reading (seed 1) less 1.0 mT: searched again
-    with another seed (search.cornered on "seated, checked": each sensor aimed at, either hand),
-    a die built right still passes, every magnet over its band. black 6 (-----: five magnets of
-    one pole weaken each other's readings) and white 1 (the lowest band, its N)."""
-    m, _ = search.cornered(READER, name, search.families(PH)["seated, checked"], np.random.default_rng(2),
+    """check_above is each place's searched weakest reading (the lower of seeds 1 and 2, `make
+    bands`) less 1.0 mT: searched again as a whole die with a third seed (search.cornered on
+    "seated, checked": each sensor aimed at, either hand), a die built right still passes, every
+    magnet over its band. black 6 (-----: five magnets of one pole weaken each other's readings)
+    and white 1 (among the lowest bands, its N)."""
+    m, _ = search.cornered(READER, name, search.families(PH)["seated, checked"], np.random.default_rng(3),
                            (SPEC, HOLE, True))
     assert m > 0, "%s built right fails the dice check by %.2f mT" % (name, -m / PER_MT)
 
