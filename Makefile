@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench campaign physics fields hardware images clean
+.PHONY: sim test bench campaign physics bands fields hardware images clean
 
 # What playing needs: the package and its dependencies, no developer's tools and no design tools
 # (about 125 MB: bench/install.py measures it). `make sim` stops here. Reinstalled when the
@@ -55,6 +55,13 @@ bench: $(BIN)/.installed physics
 # with every tolerance run twice, from starts of their own, to say how repeatable their worst is.
 physics: $(BIN)/.installed
 	$(BIN)/python -m doce_host.physics.campaign --placements 100000 --paths 10000 --search 48 --corners 2
+
+# The dice check's bands (board.json sensing.check_above): for each magnet of each piece's face down,
+# the least a die built right reads at the sensor under it, searched with every tolerance free, once
+# with each seed; each band is the lower less 1.0 mT, and the run says how far the seeds lie apart
+# (some 10 minutes of one core). After changing the dice, magnets or sensing, make it again.
+bands: $(BIN)/.installed
+	$(BIN)/python -m doce_host.physics.bands --seeds 1 2 --write
 
 # The simulator's field table (host/doce_host/physics/cylinder_field.bin), made from magpylib for
 # board.json's magnets: after changing their size, make it again (tests/physics/test_field_table.py says so).
