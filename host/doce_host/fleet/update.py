@@ -61,6 +61,7 @@ class Transfer:
         self.wait, self.match_wait = None, MATCH_WAIT_S  # (run sets them)
         self.heard = None  # a Deadline of `wait` from the board's last answer that moved on (run starts it)
         self.playing = None  # a Deadline of `match_wait` from the first busy of the match in play
+        self.committed = False  # update_commit sent: from then on the board's status may say it took the package
 
     def online(self):
         with self.room.lock:
@@ -78,6 +79,9 @@ class Transfer:
             rid, deadline, kind = self.asked
             reply = self.room.reply(rid)
             if reply is None:
+                if self.runs_it():
+                    self.room.reply(rid, forget=True)
+                    return False
                 if deadline.passed():
                     self.room.reply(rid, forget=True)
                     self.asked, self.begun = None, False  # the board went away: begin again, resumed
@@ -87,6 +91,8 @@ class Transfer:
             self.asked = None
             self.take(kind, reply)
             return not self.outcome
+        if self.runs_it():
+            return False
         if (self.pause and not self.pause.passed()) or not self.online():
             return True
         if not self.begun:
@@ -96,7 +102,26 @@ class Transfer:
             self.ask(("chunk", self.received), "update_chunk", offset=self.received,
                      data=base64.b64encode(piece).decode())
         else:
+            with self.room.lock:  # its update event comes after these
+                self.seen = self.room.boards[self.id].count if self.id in self.room.boards else 0
+            self.committed = True
             self.ask(("commit", 0), "update_commit")
+        return True
+
+    def runs_it(self):
+        """After update_commit: True, and the transfer done, once the board's status says it runs the version sent.
+        A board restarts into it in the scan its commit's read-back ends, and over MQTT on an ESP32 the reply still
+        in lwIP dies with the Wi-Fi: the board's own word, from its new boot (its status comes before any reply
+        of that boot), says it took the package, where its begin would be answered `trial`, then 'a replay'."""
+        if not self.committed:
+            return False
+        with self.room.lock:
+            b = self.room.boards.get(self.id)
+            said = getattr(b, "version", None) if b is not None and b.online else None
+        if not isinstance(said, int) or isinstance(said, bool) or said != self.begin["version"]:
+            return False
+        self.version = said
+        self.end("done", "no reply to update_commit; its status says it runs version %d" % said)
         return True
 
     def ask(self, kind, cmd, **args):
@@ -107,6 +132,8 @@ class Transfer:
 
     def take(self, kind, reply):
         if reply.get("ok") is not True:
+            if self.runs_it():  # a reply of the new version's boot
+                return
             error = reply.get("error")
             said = printable(str(reply.get("message") or "")[:MAX_SAID])
             if error == LOST and kind[0] != "begin":
@@ -156,8 +183,6 @@ class Transfer:
         if fault:
             self.end("refused", fault)
             return
-        with self.room.lock:
-            self.seen = self.room.boards[self.id].count if self.id in self.room.boards else 0
         self.version = version
         self.end("deferred" if deferred else "done")
 
