@@ -54,14 +54,16 @@ def max_version():
     return schema()["$defs"]["version"]["maximum"]
 
 
-def version_for(asked, force=False, now=None):
-    """The version of a package: `asked`, or the time now in seconds. A board takes only versions newer than
-    the one it runs, so a version far ahead of the clock would lock out every later default one until `doce
-    flash`: refused (ValueError naming why) unless `force`."""
+def version_for(asked, force=False, now=None, recorded=0):
+    """The version of a package: `asked`, or the time now in seconds, and above `recorded` (the highest the room's
+    record has for the boards it is for, load_signed): a clock behind the room's last update would else have
+    every board refuse it as a replay. A board takes only versions newer than the one it runs, so a version far
+    ahead of the clock would lock out every later default one until `doce flash`: refused (ValueError naming why)
+    unless `force`."""
     import time
     now = int(time.time() if now is None else now)
     if asked is None:
-        return now
+        return max(now, recorded + 1)
     if not 0 <= asked <= max_version():
         raise ValueError("--version is a whole number from 0 to %d" % max_version())
     if asked > now + AHEAD_S and not force:

@@ -366,3 +366,24 @@ def test_a_board_that_restarts_into_the_version_before_its_commit_reply_leaves_h
     assert fleet_update.update(room, {"t1": data}, wait, lost, {}, pump=room.pump)["t1"] == (
         "refused", "version 7 is not newer than the running version 7 (a replay)", None)
 
+
+def test_a_clock_behind_the_rooms_record_sends_a_version_above_it(tmp_path, mosquitto, capsys):
+    """The default version is the time now, kept above the highest the room's record (update-signed.json) has for
+    the boards sent to: a laptop whose clock is an hour behind would else send a version every board refuses as a
+    replay. Said on stderr, naming the clock."""
+    import time
+
+    from doce_host.cli import main
+    room = tmp_path / "room"
+    assert main(["fleet", "secure", str(room), "--boards", "t1,t2"]) == 0
+    ahead = int(time.time()) + 3600  # the last update, sent from a clock an hour ahead of this one
+    update.record_signed(room, {"t1": ahead, "t2": ahead - 10})
+    capsys.readouterr()
+    broker = "mqtt://%s:%d" % (mosquitto.host, mosquitto.port)
+    assert main(["fleet", "update", str(room), "--boards", "t1,t2", "--broker", broker, "--chip", "host",
+                 "--wait", "0", "--json"]) == 1  # nobody on the broker: each board offline
+    assert update.load_signed(room) == {"t1": ahead + 1, "t2": ahead + 1}
+    err = capsys.readouterr().err
+    assert "is behind version %d, the highest %s records" % (ahead, room) in err and "version %d" % (ahead + 1) in err
+    assert update.version_for(None, now=100, recorded=40) == 100 and update.version_for(None, now=100,
+                                                                                         recorded=100) == 101

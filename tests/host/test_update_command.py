@@ -98,5 +98,10 @@ def test_a_version_is_the_time_unless_given_and_never_far_ahead_of_it_unforced()
     assert update.max_version() == MAX_VERSION  # the board's bound is the schema's
     with pytest.raises(ValueError):
         update.version_for(-1, now=now)
+    # above the room's record (update-signed.json) of the boards it is for: a clock behind it sends no replay
+    assert update.version_for(None, now=now, recorded=now - 40) == now
+    assert update.version_for(None, now=now, recorded=now + 3600) == now + 3601
+    assert update.version_for(now, now=now, recorded=now + 3600) == now  # as given: the board says if it refuses
     run = doce("update", "--package", "x", "--rules", "quick", "--port", "nowhere")
     assert run.returncode != 0 and "unrecognized arguments: --rules" in run.stderr  # it sent no rules: gone
+
