@@ -14,6 +14,8 @@ import secrets
 import struct
 from pathlib import Path
 
+from doce.update import MAX_FILES, MAX_MANIFEST, MAX_PACKAGE  # what a board takes: the firmware's own numbers
+
 from . import image
 
 KEY_BYTES = 32
@@ -32,10 +34,21 @@ def manifest(files, version, board):
     return json.dumps({"version": version, "board": board, "files": entries}, separators=(",", ":")).encode()
 
 
+class TooBig(ValueError):
+    """A package every board would refuse (doce/update.py's limits): said before anything is signed or sent."""
+
+
 def package(files, version, board, key_hex):
-    """The package for `board`: its slot's files ({path in the slot: bytes}, image.slot_files), in order."""
+    """The package for `board`: its slot's files ({path in the slot: bytes}, image.slot_files), in order. TooBig
+    if a board would refuse it for its size, its manifest's or its count of files."""
     m = manifest(files, version, board)
     tag = hmac.new(bytes.fromhex(key_hex), m, hashlib.sha256).digest()
+    size = 4 + len(m) + len(tag) + sum(len(data) for data in files.values())
+    for what, n, most in (("files", len(files), MAX_FILES), ("bytes of manifest", len(m), MAX_MANIFEST),
+                          ("bytes", size, MAX_PACKAGE)):
+        if n > most:
+            raise TooBig("the package has %d %s and a board takes at most %d (firmware/doce/update.py)"
+                         % (n, what, most))
     return struct.pack("<I", len(m)) + m + tag + b"".join(files.values())
 
 

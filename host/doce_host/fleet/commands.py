@@ -200,17 +200,20 @@ def cmd_config_update_key(args):
 def cmd_update(args):
     """An update of the app over USB: built as doce flash builds it (or read from --package), sent, committed."""
     from ..link import LinkError
-    from ..update import Refused, app_package, record_signed, send
+    from ..update import MAX_PACKAGE, Refused, TooBig, app_package, record_signed, send
     if not args.package and not (args.room and args.board_id):
         raise UsageError("give the room's folder and the board's id (--room DIR --board-id ID), or --package FILE")
     if args.package:
         from ..files import read_limited
-        data = read_limited(args.package, 1 << 21, "an update package")
+        data = read_limited(args.package, MAX_PACKAGE, "an update package")
     else:
         key = board_key(args.room, args.board_id)
         version = version_of(args, [args.board_id])
+        try:
+            data = app_package(version, args.board_id, key, chip=args.chip)
+        except TooBig as e:
+            raise UsageError(str(e)) from None
         signed(record_signed, args.room, {args.board_id: version})
-        data = app_package(version, args.board_id, key, chip=args.chip)
     link, _ = open_link(args)
 
     def progress(received, size):
@@ -352,7 +355,7 @@ def cmd_fleet_update(args):
     """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
     line per board (done, deferred, waiting, refused and why, offline). --canary: that board first, healthy on
     trial. A board in a match is asked again until the match is over (--match-wait at most)."""
-    from ..update import load_keys, package, record_signed
+    from ..update import TooBig, load_keys, package, record_signed
     from .security import SecurityError
     from .update import update
     try:
@@ -369,8 +372,11 @@ def cmd_fleet_update(args):
     from .. import image
     version = version_of(args, wanted)
     files = image.slot_files(image.app_files(chip=args.chip))  # the one builder doce flash uses (the app's part)
+    try:
+        packages = {b: package(files, version, b, keys[b]) for b in wanted}
+    except TooBig as e:  # every board would refuse it
+        raise UsageError(str(e)) from None
     signed(record_signed, args.room, {b: version for b in wanted})  # the boards' floor after a reflash
-    packages = {b: package(files, version, b, keys[b]) for b in wanted}
     room, broker = room_for(args)
     try:
         results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial,
