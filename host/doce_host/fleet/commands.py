@@ -683,7 +683,8 @@ def add_fleet_update(actions):
                                         "another command, boards side by side; a board in a match takes it once "
                                         "the match is over. Prints each board's result: done (booting it on "
                                         "trial), deferred (stored by a board from before, booting when its match "
-                                        "ends), waiting (a match in play all of --match-wait), refused and why, "
+                                        "ends), waiting (a match in play, or a piece on the board, all of "
+                                        "--match-wait), refused and why, "
                                         "offline. Exits 1 unless every board is done or deferred.")
     up.add_argument("room", metavar="DIR", help="the room's folder (doce fleet secure): the boards' update keys")
     up.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards (default: every board "

@@ -20,7 +20,7 @@ from ..update import CHUNK
 from ..update import begin as update_begin
 from ..update import not_the_version
 from ..view import printable
-from .update_stage import IN_A_MATCH
+from .update_stage import IN_A_MATCH, IN_PLAY
 
 TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
 # A chunk or commit the board has no transfer for: it rebooted since (its broker session kept our command
@@ -61,6 +61,7 @@ class Transfer:
         self.wait, self.match_wait = None, MATCH_WAIT_S  # (run sets them)
         self.heard = None  # a Deadline of `wait` from the board's last answer that moved on (run starts it)
         self.playing = None  # a Deadline of `match_wait` from the first busy of the match in play
+        self.said = None  # the board's reason for its last such busy, checked (printable, cut short)
         self.committed = False  # update_commit sent: from then on the board's status may say it took the package
 
     def online(self):
@@ -144,7 +145,7 @@ class Transfer:
                     self.end("refused", "%s (%s, %d times)" % (said or "no reason given", error, self.again))
                 self.begun = False
             elif error == "busy" and said.startswith(IN_A_MATCH):  # begun again once the match is over
-                self.pause, self.begun, self.waits = Deadline(MATCH_RETRY_S), False, MATCH
+                self.pause, self.begun, self.waits, self.said = Deadline(MATCH_RETRY_S), False, MATCH, said
                 self.heard = Deadline(self.wait) if self.wait is not None else None  # it answers: not offline
                 if self.playing is None:
                     self.playing = Deadline(self.match_wait)
@@ -206,9 +207,12 @@ class Transfer:
         """Between requests: over if the board has not moved on for `wait` seconds (off the broker, not answering,
         busy or on trial all along), or its match has been in play for `match_wait`."""
         if self.waits == MATCH and self.online():
-            if self.playing.passed():
+            if self.playing.passed() and self.said == IN_PLAY:
                 self.end("waiting", "a match in play for all of %g s: it takes the update once run again after "
                                     "the match" % self.match_wait)
+            elif self.playing.passed():  # a piece on the board, no match in play: the board's words say so
+                self.end("waiting", "busy for all of %g s (%s): it takes the update once run again when the board "
+                                    "is clear" % (self.match_wait, self.said))
         elif self.heard.passed():
             self.end("offline", "not on the broker" if not self.online() else
                      "still trying the version before" if self.waits == "trial" else
