@@ -367,6 +367,27 @@ def test_a_board_that_restarts_into_the_version_before_its_commit_reply_leaves_h
         "refused", "version 7 is not newer than the running version 7 (a replay)", None)
 
 
+def test_a_board_on_the_broker_whose_commit_reply_is_lost_is_followed_by_its_status_to_done(tmp_path, mosquitto):
+    """The same on Mosquitto, a simulated board taking the whole app (its reply to update_commit dropped as it
+    arrives: the simulator's sockets are the host's, so its own reply would still leave): the canary's status from
+    its new boot says the version sent, and its trial is followed to `done` as usual; the rest are then sent it."""
+    with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
+        sent, commits = room.send, set()
+
+        def send(ident, cmd, **args):
+            rid = sent(ident, cmd, **args)
+            if ident == "t1" and cmd == "update_commit":
+                commits.add(rid)
+            return rid
+        kept = room.reply
+        room.send = send
+        room.reply = lambda rid, forget=False: None if rid in commits else kept(rid, forget)
+        results = fleet_update.update(room, packages(keys, 5), WAIT_S, 2.0, keys, canary="t1", trial_wait=WAIT_S,
+                                      pump=pump(sims))
+        assert commits and results["t1"] == ("done", "healthy on trial", 5), results
+        assert results["t2"] == ("done", None, 5), results
+        assert [(e["stage"], e["version"]) for e in sims["t1"].events if e["event"] == "update"] == [("done", 5)]
+
 def test_a_clock_behind_the_rooms_record_sends_a_version_above_it(tmp_path, mosquitto, capsys):
     """The default version is the time now, kept above the highest the room's record (update-signed.json) has for
     the boards sent to: a laptop whose clock is an hour behind would else send a version every board refuses as a

@@ -7,8 +7,9 @@ dropped connection) is asked again from update_begin once it is back: its reply 
 (`received`), and the transfer goes on from there. A board in a match answers every update command `busy`
 ("in a match ...", doce/link.py): it is kept waiting, asked again every MATCH_RETRY_S, and its transfer goes on
 from what it stored once the match is over, however long the others take (`match_wait` bounds the wait
-for a match that does not end). A board's replies are untrusted: one that does not fit the protocol ends its
-transfer with a line that says so, never with the reply's text raw.
+for a match that does not end). A board whose update_commit reply never comes, as it restarts into the new
+version (Transfer.runs_it), is done once its status names the version sent. A board's replies are untrusted: one
+that does not fit the protocol ends its transfer with a line that says so, never with the reply's text raw.
 """
 
 import base64
