@@ -14,6 +14,8 @@ import secrets
 import struct
 from pathlib import Path
 
+from doce.update import MAX_FILES, MAX_MANIFEST, MAX_PACKAGE  # what a board takes: the firmware's own numbers
+
 from . import image
 
 KEY_BYTES = 32
@@ -32,10 +34,21 @@ def manifest(files, version, board):
     return json.dumps({"version": version, "board": board, "files": entries}, separators=(",", ":")).encode()
 
 
+class TooBig(ValueError):
+    """A package every board would refuse (doce/update.py's limits): said before anything is signed or sent."""
+
+
 def package(files, version, board, key_hex):
-    """The package for `board`: its slot's files ({path in the slot: bytes}, image.slot_files), in order."""
+    """The package for `board`: its slot's files ({path in the slot: bytes}, image.slot_files), in order. TooBig
+    if a board would refuse it for its size, its manifest's or its count of files."""
     m = manifest(files, version, board)
     tag = hmac.new(bytes.fromhex(key_hex), m, hashlib.sha256).digest()
+    size = 4 + len(m) + len(tag) + sum(len(data) for data in files.values())
+    for what, n, most in (("files", len(files), MAX_FILES), ("bytes of manifest", len(m), MAX_MANIFEST),
+                          ("bytes", size, MAX_PACKAGE)):
+        if n > most:
+            raise TooBig("the package has %d %s and a board takes at most %d (firmware/doce/update.py)"
+                         % (n, what, most))
     return struct.pack("<I", len(m)) + m + tag + b"".join(files.values())
 
 
@@ -54,14 +67,16 @@ def max_version():
     return schema()["$defs"]["version"]["maximum"]
 
 
-def version_for(asked, force=False, now=None):
-    """The version of a package: `asked`, or the time now in seconds. A board takes only versions newer than
-    the one it runs, so a version far ahead of the clock would lock out every later default one until `doce
-    flash`: refused (ValueError naming why) unless `force`."""
+def version_for(asked, force=False, now=None, recorded=0):
+    """The version of a package: `asked`, or the time now in seconds, and above `recorded` (the highest the room's
+    record has for the boards it is for, load_signed): a clock behind the room's last update would else have
+    every board refuse it as a replay. A board takes only versions newer than the one it runs, so a version far
+    ahead of the clock would lock out every later default one until `doce flash`: refused (ValueError naming why)
+    unless `force`."""
     import time
     now = int(time.time() if now is None else now)
     if asked is None:
-        return now
+        return max(now, recorded + 1)
     if not 0 <= asked <= max_version():
         raise ValueError("--version is a whole number from 0 to %d" % max_version())
     if asked > now + AHEAD_S and not force:

@@ -289,3 +289,122 @@ def test_a_board_that_says_it_took_other_than_the_chunk_is_refused_not_sent_byte
     last = len(SMALL) - len(SMALL) % fleet_update.CHUNK
     t.take(("chunk", last), {"ok": True, "received": len(SMALL)})  # the last chunk is short: whole all the same
     assert (t.outcome, t.received) == (None, len(SMALL))
+
+
+class Restarting:
+    """A room with one board that loses its update_commit reply in its own restart (over MQTT on an ESP32 the reply
+    in lwIP dies with the Wi-Fi: doce/app.py restarts in the scan the read-back ends). It is back `away` pumps later,
+    its status naming the version sent (retained, on trial: it comes before any reply of the new boot), and healthy
+    `trial` pumps after that, its update event `done`. Its replies are the firmware's own (doce/update.py begin:
+    `trial`, then the running version's replay)."""
+
+    def __init__(self, version, away=10, trial=150):
+        import itertools
+        import threading
+        import types
+        self.lock = threading.Lock()
+        self.version, self.away, self.trial = version, away, trial
+        self.board = types.SimpleNamespace(online=True, count=0, events=[], version=1)
+        self.boards = {"t1": self.board}
+        self.answers, self.ids, self.restarted = {}, itertools.count(1), False
+
+    def pump(self):
+        import time
+        b = self.board
+        if self.restarted and self.away > 0:
+            self.away -= 1
+            if self.away == 0:
+                b.online, b.version = True, self.version
+        elif self.restarted and self.trial > 0:
+            self.trial -= 1
+            if self.trial == 0:
+                b.events = b.events + [(2, {"event": "update", "stage": "done", "slot": "b", "version": self.version})]
+                b.count += 1
+        time.sleep(0.01)
+
+    def send(self, ident, cmd, **args):
+        import base64
+        rid = next(self.ids)
+        b = self.board
+        if not b.online:
+            return rid  # lost
+        if b.version == 1 and cmd == "update_begin":
+            r = {"ok": True, "received": 0, "slot": "b"}
+        elif b.version == 1 and cmd == "update_chunk":
+            r = {"ok": True, "received": args["offset"] + len(base64.b64decode(args["data"]))}
+        elif b.version == 1:  # the commit: stored, switched, restarted; its reply never leaves
+            self.restarted, b.online = True, False
+            return rid
+        elif self.trial > 0:
+            r = {"ok": False, "error": "trial", "message": "this board is trying a new version: it takes an update "
+                                                          "once that is done"}
+        else:
+            r = {"ok": False, "error": "refused", "message": "version %d is not newer than the running version %d "
+                                                             "(a replay)" % (self.version, self.version)}
+        self.answers[rid] = r
+        return rid
+
+    def reply(self, rid, forget=False):
+        return self.answers.pop(rid, None)
+
+
+def test_a_board_that_restarts_into_the_version_before_its_commit_reply_leaves_has_taken_it():
+    """The board's status naming the version sent, after an update_commit unanswered, is the board's own word that
+    it took the package: done (and a canary's trial followed to `done` as usual), never 'refused ... a replay'."""
+    data = update.package({"doce/tiny.py": b"x = 1\n" * 80}, 7, "t1", OTHER_KEY)
+    lost = 0.5  # seconds a reply is waited for: the commit's never comes
+    wait = 30.0  # the board's restart and a trial begin or two (1 s apart)
+    room = Restarting(7)
+    outcome, message, version = fleet_update.update(room, {"t1": data}, wait, lost, {}, pump=room.pump)["t1"]
+    assert (outcome, version) == ("done", 7) and "its status says it runs version 7" in message, message
+    room = Restarting(7)
+    results = fleet_update.update(room, {"t1": data}, wait, lost, {}, canary="t1", trial_wait=wait, pump=room.pump)
+    assert results["t1"] == ("done", "healthy on trial", 7), results
+    # a board already on the version sent, before any commit of ours, refuses it as a replay, as it says
+    room = Restarting(7, trial=0)
+    room.board.version = 7
+    assert fleet_update.update(room, {"t1": data}, wait, lost, {}, pump=room.pump)["t1"] == (
+        "refused", "version 7 is not newer than the running version 7 (a replay)", None)
+
+
+def test_a_board_on_the_broker_whose_commit_reply_is_lost_is_followed_by_its_status_to_done(tmp_path, mosquitto):
+    """The same on Mosquitto, a simulated board taking the whole app (its reply to update_commit dropped as it
+    arrives: the simulator's sockets are the host's, so its own reply would still leave): the canary's status from
+    its new boot says the version sent, and its trial is followed to `done` as usual; the rest are then sent it."""
+    with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
+        sent, commits = room.send, set()
+
+        def send(ident, cmd, **args):
+            rid = sent(ident, cmd, **args)
+            if ident == "t1" and cmd == "update_commit":
+                commits.add(rid)
+            return rid
+        kept = room.reply
+        room.send = send
+        room.reply = lambda rid, forget=False: None if rid in commits else kept(rid, forget)
+        results = fleet_update.update(room, packages(keys, 5), WAIT_S, 2.0, keys, canary="t1", trial_wait=WAIT_S,
+                                      pump=pump(sims))
+        assert commits and results["t1"] == ("done", "healthy on trial", 5), results
+        assert results["t2"] == ("done", None, 5), results
+        assert [(e["stage"], e["version"]) for e in sims["t1"].events if e["event"] == "update"] == [("done", 5)]
+
+def test_a_clock_behind_the_rooms_record_sends_a_version_above_it(tmp_path, mosquitto, capsys):
+    """The default version is the time now, kept above the highest the room's record (update-signed.json) has for
+    the boards sent to: a laptop whose clock is an hour behind would else send a version every board refuses as a
+    replay. Said on stderr, naming the clock."""
+    import time
+
+    from doce_host.cli import main
+    room = tmp_path / "room"
+    assert main(["fleet", "secure", str(room), "--boards", "t1,t2"]) == 0
+    ahead = int(time.time()) + 3600  # the last update, sent from a clock an hour ahead of this one
+    update.record_signed(room, {"t1": ahead, "t2": ahead - 10})
+    capsys.readouterr()
+    broker = "mqtt://%s:%d" % (mosquitto.host, mosquitto.port)
+    assert main(["fleet", "update", str(room), "--boards", "t1,t2", "--broker", broker, "--chip", "host",
+                 "--wait", "0", "--json"]) == 1  # nobody on the broker: each board offline
+    assert update.load_signed(room) == {"t1": ahead + 1, "t2": ahead + 1}
+    err = capsys.readouterr().err
+    assert "is behind version %d, the highest %s records" % (ahead, room) in err and "version %d" % (ahead + 1) in err
+    assert update.version_for(None, now=100, recorded=40) == 100 and update.version_for(None, now=100,
+                                                                                         recorded=100) == 101

@@ -6,6 +6,7 @@ import types
 
 import pytest
 
+from doce.link import AT_THE_BOARD, IN_A_MATCH
 from doce_host.fleet import tournament
 from doce_host.fleet.room import Room
 from doce_host.fleet.update_stage import MAX_REASON, STAGES, WORDS
@@ -33,8 +34,15 @@ def test_a_board_s_version_and_each_stage_of_its_update_in_words(room):
                                                        players_of=lambda i: None), "t1")
     assert "&middot; version 5" in page  # the board's own page in the hall always says its app's version
     told(room, "cmd", {"cmd": "update_begin", "version": 7, "size": 1000, "sha256": "ab" * 32, "sig": "cd" * 16})
-    told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": "in a match"})
+    told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": IN_A_MATCH})
     assert row(room)["update"] == "waiting for the match to end"
+    # a piece on the board and no match in play (a forgotten die, a magnet by a sensor): the board's own words
+    told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": AT_THE_BOARD})
+    assert row(room)["update"] == "waiting for the board to be clear: " + AT_THE_BOARD
+    evil = "in a match \x1b[2J" + "z" * 999
+    told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": evil})
+    said = row(room)["update"]
+    assert said.startswith("waiting for the board to be clear: in a match \\x1b[2J") and len(said) < 250, said
     told(room, "reply", {"re": "update_begin", "ok": False, "error": "busy", "message": "out of room"})
     assert row(room)["update"] == "busy, asked again: out of room"  # not a match: no word of one
     told(room, "reply", {"re": "update_begin", "ok": True, "received": 0, "slot": "b"})
@@ -134,3 +142,22 @@ def test_a_board_busy_in_a_match_all_the_match_wait_long_is_left_waiting_for_its
     t.pause = Deadline(3600)  # asked again only after the match: not within this test
     fleet_update.run([t], 0, match_wait=0)
     assert t.outcome == "waiting" and "match" in t.message, (t.outcome, t.message)
+
+
+def test_a_board_busy_with_a_piece_on_it_all_the_match_wait_long_is_left_waiting_saying_so():
+    """A board with a piece left on it (a forgotten die) answers busy as for a match, and is waited for as long:
+    its line gives the board's own reason, checked (cut short, its escapes written out), not a match in play."""
+    import threading
+
+    from doce_host import update
+    from doce_host.core_time import Deadline
+    from doce_host.fleet import update as fleet_update
+    for said, shown in ((AT_THE_BOARD, AT_THE_BOARD), ("in a match \x1b]0;t\x07" + "z" * 999, "in a match \\x1b]0;t")):
+        room = types.SimpleNamespace(lock=threading.Lock(), boards={"t1": types.SimpleNamespace(online=True)})
+        t = fleet_update.Transfer(room, "t1", update.package({"doce/tiny.py": b"x = 1\n"}, 3, "t1", "ab" * 32), 5)
+        t.start(0, 0)
+        t.take(("begin", 0), {"re": "update_begin", "ok": False, "error": "busy", "message": said})
+        t.pause = Deadline(3600)
+        fleet_update.run([t], 0, match_wait=0)
+        assert t.outcome == "waiting" and "a match in play" not in t.message and shown in t.message, t.message
+        assert "\x1b" not in t.message and len(t.message) < 250, t.message

@@ -98,5 +98,36 @@ def test_a_version_is_the_time_unless_given_and_never_far_ahead_of_it_unforced()
     assert update.max_version() == MAX_VERSION  # the board's bound is the schema's
     with pytest.raises(ValueError):
         update.version_for(-1, now=now)
+    # above the room's record (update-signed.json) of the boards it is for: a clock behind it sends no replay
+    assert update.version_for(None, now=now, recorded=now - 40) == now
+    assert update.version_for(None, now=now, recorded=now + 3600) == now + 3601
+    assert update.version_for(now, now=now, recorded=now + 3600) == now  # as given: the board says if it refuses
     run = doce("update", "--package", "x", "--rules", "quick", "--port", "nowhere")
     assert run.returncode != 0 and "unrecognized arguments: --rules" in run.stderr  # it sent no rules: gone
+
+
+def test_a_package_a_board_would_refuse_for_its_size_is_refused_as_it_is_built(tmp_path, monkeypatch, capsys):
+    """A board refuses a package of more than MAX_FILES files, a manifest over MAX_MANIFEST bytes or more than
+    MAX_PACKAGE bytes (firmware/doce/update.py): the builder refuses it first, by the firmware's own numbers, and
+    `doce fleet update` says so before it records a version or sends a byte."""
+    from doce.update import MAX_FILES, MAX_MANIFEST, MAX_PACKAGE
+
+    from doce_host.cli import main
+    key = update.new_key()
+    most = {"doce/m%d.py" % i: b"" for i in range(MAX_FILES)}
+    update.package(most, 1, "t1", key)  # at the limit: taken
+    with pytest.raises(update.TooBig, match="%d files and a board takes at most %d" % (MAX_FILES + 1, MAX_FILES)):
+        update.package(dict(most, **{"doce/one_more.py": b""}), 1, "t1", key)
+    named = {"doce/%s%02d.mpy" % ("n" * 30, i): b"" for i in range(MAX_FILES)}  # names of 32 characters
+    assert len(update.manifest(named, 1, "t1")) > MAX_MANIFEST
+    with pytest.raises(update.TooBig, match="bytes of manifest and a board takes at most %d" % MAX_MANIFEST):
+        update.package(named, 1, "t1", key)
+    with pytest.raises(update.TooBig, match="bytes and a board takes at most %d" % MAX_PACKAGE):
+        update.package({"doce/big.py": bytes(MAX_PACKAGE)}, 1, "t1", key)
+    room = tmp_path / "room"
+    assert main(["fleet", "secure", str(room), "--boards", "t1"]) == 0
+    capsys.readouterr()
+    monkeypatch.setattr(image, "app_files", lambda chip: {image.SLOT + p: d for p, d in named.items()})
+    assert main(["fleet", "update", str(room), "--chip", "host", "--broker", "mqtt://127.0.0.1:9"]) == 2
+    assert "bytes of manifest and a board takes at most %d" % MAX_MANIFEST in capsys.readouterr().err
+    assert update.load_signed(room) == {}

@@ -160,6 +160,27 @@ def signed(record, room, versions):
         raise UsageError(str(e)) from None
 
 
+def version_of(args, boards):
+    """--version, or the time now, above every version the room's record has for `boards`: a clock behind that
+    record (a laptop set wrong) would else have each board refuse the package as a replay. Said on stderr."""
+    from ..update import SIGNED, load_signed, version_for
+    from .security import SecurityError
+    try:
+        record = load_signed(args.room)
+    except (SecurityError, OSError) as e:
+        raise UsageError(str(e)) from None
+    recorded = max([record.get(b, 0) for b in boards] + [0])
+    now = int(time.time())
+    try:
+        version = version_for(args.version, args.force, now=now, recorded=recorded)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    if args.version is None and version > now:
+        print("the clock (%d) is behind version %d, the highest %s records (%s): sending version %d"
+              % (now, recorded, args.room, SIGNED, version), file=sys.stderr)
+    return version
+
+
 def cmd_config_update_key(args):
     from ..update import load_signed
     from .security import SecurityError
@@ -179,20 +200,20 @@ def cmd_config_update_key(args):
 def cmd_update(args):
     """An update of the app over USB: built as doce flash builds it (or read from --package), sent, committed."""
     from ..link import LinkError
-    from ..update import Refused, app_package, record_signed, send, version_for
+    from ..update import MAX_PACKAGE, Refused, TooBig, app_package, record_signed, send
     if not args.package and not (args.room and args.board_id):
         raise UsageError("give the room's folder and the board's id (--room DIR --board-id ID), or --package FILE")
     if args.package:
         from ..files import read_limited
-        data = read_limited(args.package, 1 << 21, "an update package")
+        data = read_limited(args.package, MAX_PACKAGE, "an update package")
     else:
         key = board_key(args.room, args.board_id)
+        version = version_of(args, [args.board_id])
         try:
-            version = version_for(args.version, args.force)
-        except ValueError as e:
+            data = app_package(version, args.board_id, key, chip=args.chip)
+        except TooBig as e:
             raise UsageError(str(e)) from None
         signed(record_signed, args.room, {args.board_id: version})
-        data = app_package(version, args.board_id, key, chip=args.chip)
     link, _ = open_link(args)
 
     def progress(received, size):
@@ -217,7 +238,8 @@ def add_update(commands):
                                              "it, boots it on trial and goes back by itself if it fails.")
     update.add_argument("--room", metavar="DIR", help="the room's folder (doce fleet secure): the board's key")
     update.add_argument("--board-id", type=board_id_text, help="the board's id: the package is for it alone")
-    update.add_argument("--version", type=int, help="the package's version (default: the time now, in seconds)")
+    update.add_argument("--version", type=int, help="the package's version (default: the time now, in seconds, or "
+                                                    "one more than the highest the room's record has for the board)")
     update.add_argument("--force", action="store_true", help="send a --version more than a day ahead of the clock")
     update.add_argument("--package", metavar="FILE", help="a package built before, instead")
     # (not asked of the board, as doce flash --app-only does with mpremote: that would stop its app)
@@ -333,7 +355,7 @@ def cmd_fleet_update(args):
     """The app doce flash installs, to every board of the room (or --boards), each signed with its own key: a
     line per board (done, deferred, waiting, refused and why, offline). --canary: that board first, healthy on
     trial. A board in a match is asked again until the match is over (--match-wait at most)."""
-    from ..update import load_keys, package, record_signed, version_for
+    from ..update import TooBig, load_keys, package, record_signed
     from .security import SecurityError
     from .update import update
     try:
@@ -348,13 +370,13 @@ def cmd_fleet_update(args):
         raise UsageError("%s has no update key for %s: run doce fleet secure %s --boards ID,ID" % (
             args.room, ",".join(missing) or "any board", args.room))
     from .. import image
-    try:
-        version = version_for(args.version, args.force)
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    version = version_of(args, wanted)
     files = image.slot_files(image.app_files(chip=args.chip))  # the one builder doce flash uses (the app's part)
+    try:
+        packages = {b: package(files, version, b, keys[b]) for b in wanted}
+    except TooBig as e:  # every board would refuse it
+        raise UsageError(str(e)) from None
     signed(record_signed, args.room, {b: version for b in wanted})  # the boards' floor after a reflash
-    packages = {b: package(files, version, b, keys[b]) for b in wanted}
     room, broker = room_for(args)
     try:
         results = update(room, packages, args.wait, args.timeout, keys, canary=args.canary, trial_wait=args.trial,
@@ -661,14 +683,16 @@ def add_fleet_update(actions):
                                         "another command, boards side by side; a board in a match takes it once "
                                         "the match is over. Prints each board's result: done (booting it on "
                                         "trial), deferred (stored by a board from before, booting when its match "
-                                        "ends), waiting (a match in play all of --match-wait), refused and why, "
+                                        "ends), waiting (a match in play, or a piece on the board, all of "
+                                        "--match-wait), refused and why, "
                                         "offline. Exits 1 unless every board is done or deferred.")
     up.add_argument("room", metavar="DIR", help="the room's folder (doce fleet secure): the boards' update keys")
     up.add_argument("--boards", type=board_ids, metavar="ID,ID", help="only these boards (default: every board "
                                                                       "with a key in DIR)")
     up.add_argument("--canary", type=board_id_text, metavar="ID",
                     help="update this board first and send the rest only once it says it is healthy on trial")
-    up.add_argument("--version", type=int, help="the version (default: the time now, in seconds)")
+    up.add_argument("--version", type=int, help="the version (default: the time now, in seconds, or one more than "
+                                                 "the highest version the room's record has for the boards)")
     up.add_argument("--force", action="store_true", help="send a --version more than a day ahead of the clock")
     up.add_argument("--chip", default="esp32", choices=sorted(MARCH) + ["host"],
                     help="the boards' chip, for the native code (default esp32; host: doce sim's boards)")

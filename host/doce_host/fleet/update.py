@@ -7,8 +7,9 @@ dropped connection) is asked again from update_begin once it is back: its reply 
 (`received`), and the transfer goes on from there. A board in a match answers every update command `busy`
 ("in a match ...", doce/link.py): it is kept waiting, asked again every MATCH_RETRY_S, and its transfer goes on
 from what it stored once the match is over, however long the others take (`match_wait` bounds the wait
-for a match that does not end). A board's replies are untrusted: one that does not fit the protocol ends its
-transfer with a line that says so, never with the reply's text raw.
+for a match that does not end). A board whose update_commit reply never comes, as it restarts into the new
+version (Transfer.runs_it), is done once its status names the version sent. A board's replies are untrusted: one
+that does not fit the protocol ends its transfer with a line that says so, never with the reply's text raw.
 """
 
 import base64
@@ -20,7 +21,7 @@ from ..update import CHUNK
 from ..update import begin as update_begin
 from ..update import not_the_version
 from ..view import printable
-from .update_stage import IN_A_MATCH
+from .update_stage import IN_A_MATCH, IN_PLAY
 
 TRANSIENT = ("busy", "trial")  # asked again later: a burst on the board, or a version still on trial
 # A chunk or commit the board has no transfer for: it rebooted since (its broker session kept our command
@@ -61,6 +62,8 @@ class Transfer:
         self.wait, self.match_wait = None, MATCH_WAIT_S  # (run sets them)
         self.heard = None  # a Deadline of `wait` from the board's last answer that moved on (run starts it)
         self.playing = None  # a Deadline of `match_wait` from the first busy of the match in play
+        self.said = None  # the board's reason for its last such busy, checked (printable, cut short)
+        self.committed = False  # update_commit sent: from then on the board's status may say it took the package
 
     def online(self):
         with self.room.lock:
@@ -78,6 +81,9 @@ class Transfer:
             rid, deadline, kind = self.asked
             reply = self.room.reply(rid)
             if reply is None:
+                if self.runs_it():
+                    self.room.reply(rid, forget=True)
+                    return False
                 if deadline.passed():
                     self.room.reply(rid, forget=True)
                     self.asked, self.begun = None, False  # the board went away: begin again, resumed
@@ -87,6 +93,8 @@ class Transfer:
             self.asked = None
             self.take(kind, reply)
             return not self.outcome
+        if self.runs_it():
+            return False
         if (self.pause and not self.pause.passed()) or not self.online():
             return True
         if not self.begun:
@@ -96,7 +104,26 @@ class Transfer:
             self.ask(("chunk", self.received), "update_chunk", offset=self.received,
                      data=base64.b64encode(piece).decode())
         else:
+            with self.room.lock:  # its update event comes after these
+                self.seen = self.room.boards[self.id].count if self.id in self.room.boards else 0
+            self.committed = True
             self.ask(("commit", 0), "update_commit")
+        return True
+
+    def runs_it(self):
+        """After update_commit: True, and the transfer done, once the board's status says it runs the version sent.
+        A board restarts into it in the scan its commit's read-back ends, and over MQTT on an ESP32 the reply still
+        in lwIP dies with the Wi-Fi: the board's own word, from its new boot (its status comes before any reply
+        of that boot), says it took the package, where its begin would be answered `trial`, then 'a replay'."""
+        if not self.committed:
+            return False
+        with self.room.lock:
+            b = self.room.boards.get(self.id)
+            said = getattr(b, "version", None) if b is not None and b.online else None
+        if not isinstance(said, int) or isinstance(said, bool) or said != self.begin["version"]:
+            return False
+        self.version = said
+        self.end("done", "no reply to update_commit; its status says it runs version %d" % said)
         return True
 
     def ask(self, kind, cmd, **args):
@@ -107,6 +134,8 @@ class Transfer:
 
     def take(self, kind, reply):
         if reply.get("ok") is not True:
+            if self.runs_it():  # a reply of the new version's boot
+                return
             error = reply.get("error")
             said = printable(str(reply.get("message") or "")[:MAX_SAID])
             if error == LOST and kind[0] != "begin":
@@ -117,7 +146,7 @@ class Transfer:
                     self.end("refused", "%s (%s, %d times)" % (said or "no reason given", error, self.again))
                 self.begun = False
             elif error == "busy" and said.startswith(IN_A_MATCH):  # begun again once the match is over
-                self.pause, self.begun, self.waits = Deadline(MATCH_RETRY_S), False, MATCH
+                self.pause, self.begun, self.waits, self.said = Deadline(MATCH_RETRY_S), False, MATCH, said
                 self.heard = Deadline(self.wait) if self.wait is not None else None  # it answers: not offline
                 if self.playing is None:
                     self.playing = Deadline(self.match_wait)
@@ -156,8 +185,6 @@ class Transfer:
         if fault:
             self.end("refused", fault)
             return
-        with self.room.lock:
-            self.seen = self.room.boards[self.id].count if self.id in self.room.boards else 0
         self.version = version
         self.end("deferred" if deferred else "done")
 
@@ -181,9 +208,12 @@ class Transfer:
         """Between requests: over if the board has not moved on for `wait` seconds (off the broker, not answering,
         busy or on trial all along), or its match has been in play for `match_wait`."""
         if self.waits == MATCH and self.online():
-            if self.playing.passed():
+            if self.playing.passed() and self.said == IN_PLAY:
                 self.end("waiting", "a match in play for all of %g s: it takes the update once run again after "
                                     "the match" % self.match_wait)
+            elif self.playing.passed():  # a piece on the board, no match in play: the board's words say so
+                self.end("waiting", "busy for all of %g s (%s): it takes the update once run again when the board "
+                                    "is clear" % (self.match_wait, self.said))
         elif self.heard.passed():
             self.end("offline", "not on the broker" if not self.online() else
                      "still trying the version before" if self.waits == "trial" else

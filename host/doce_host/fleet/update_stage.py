@@ -8,9 +8,13 @@ what message says a stage, and the words shown for it; a new stage is one row. E
 characters escaped, a percentage is clamped to 0-100 of a size the update_begin command named.
 """
 
+from doce.link import IN_A_MATCH as IN_PLAY  # the busy reply's words while a match is in play: the firmware's own
+
 from ..view import printable
 
-IN_A_MATCH = "in a match"  # how a busy reply starts while the board's match is in play (doce/link.py IN_A_MATCH)
+# How each busy reply starts that waits for the board (doce/link.py): a match in play, or a piece on the board with
+# none in play (a match about to begin, one not yet cleared, a forgotten die or a magnet by a sensor)
+IN_A_MATCH = "in a match"
 
 MAX_REASON = 160  # characters of a board's reason kept: a line of a terminal, a tile's line
 UPDATE_COMMANDS = ("update_begin", "update_chunk", "update_commit")
@@ -33,8 +37,11 @@ def same(said, value):
 # (stage, the message it is seen in, the test on it, the words shown): the first row that fits a message wins
 STAGES = (
     # a board in a match answers `busy` to an update command: the sender tries again after the match
-    ("waiting", "reply", lambda p: _reply(*UPDATE_COMMANDS, ok=False, error="busy")(p)
-     and str(p.get("message", "")).startswith(IN_A_MATCH), "waiting for the match to end"),
+    ("waiting", "reply", lambda p: _reply(*UPDATE_COMMANDS, ok=False, error="busy", message=IN_PLAY)(p),
+     "waiting for the match to end"),
+    # ... and with a piece on the board: as long, and the board says why (a die left on it shows no match)
+    ("waiting_clear", "reply", lambda p: _reply(*UPDATE_COMMANDS, ok=False, error="busy")(p)
+     and str(p.get("message", "")).startswith(IN_A_MATCH), "waiting for the board to be clear: {reason}"),
     ("busy", "reply", _reply(*UPDATE_COMMANDS, ok=False, error="busy"), "busy, asked again: {reason}"),
     # a damaged chunk costs its file, sent again; a commit before the last byte changes nothing
     ("resending", "reply", _reply(*UPDATE_COMMANDS, ok=False, error="corrupted"), "sending again: {reason}"),
