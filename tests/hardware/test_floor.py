@@ -36,6 +36,12 @@ FIRST = with_sheet(5.0, [2.0, 0.2], [20.6, 0.1])
 SECOND = with_sheet(6.0, [2.0, 0.2], [20.6, 0.1])
 
 
+@pytest.fixture(scope="module")
+def today():
+    """floor.bow of the board file's design (its plate model solved once for the tests that read it)."""
+    return floor.bow(LAY)
+
+
 def test_the_laminate_of_one_layer_is_the_plate_formula():
     t, m = 2.0, floor.FR4
     d, nu = floor.laminate([(t, m)])
@@ -54,7 +60,7 @@ def test_the_cell_bow_is_roarks_clamped_square_plate():
     assert floor.cell_bow(LAY) == pytest.approx(0.0611 * 20 * span ** 2 / (floor.FR4["E_MPa"] * t ** 3))
 
 
-def test_the_guides_glue_set_back_is_the_models_and_the_old_one_bowed_onto_the_sensors(monkeypatch):
+def test_the_guides_glue_set_back_is_the_models_and_the_old_one_bowed_onto_the_sensors(today, monkeypatch):
     """Review of issue 39: the guide kept the glue 2 mm back from every well's edge while the model
     bonded the sheet to the edge; 2 mm leaves 0.5 mm of a rib glued, and the floor then comes
     down past the nominal air under a press. The guide's set-back is the one the model counts."""
@@ -64,14 +70,14 @@ def test_the_guides_glue_set_back_is_the_models_and_the_old_one_bowed_onto_the_s
     told = float(re.search(r"spread a thin even coat \(a notched spreader, about 0.1 mm\) to ([\d.]+) mm from "
                            r"every well's edge", text).group(1))
     assert told == floor.GLUE_SETBACK_MM
-    assert floor.bow(LAY)["total"] <= floor.air_gap(LAY)[0]
+    assert today["total"] <= floor.air_gap(LAY)[0]
     monkeypatch.setattr(floor, "GLUE_SETBACK_MM", 2.0)
     assert floor.bow(LAY)["total"] > floor.air_gap(LAY)[0]
 
 
-def test_the_plate_model_converges_and_the_glue_matters():
+def test_the_plate_model_converges_and_the_glue_matters(today):
     coarse = floor.plate_bow(LAY, mesh_mm=5.0)
-    fine = floor.plate_bow(LAY)
+    fine = today  # at floor.MESH_MM
     assert fine["press"] == pytest.approx(coarse["press"], rel=0.1)
     assert floor.plate_bow(LAY, bonded=False)["press"] > fine["press"]
     # under the 6 mm sheet of before, a slipping sheet more than doubled the bow (0.205 mm
@@ -89,18 +95,18 @@ def test_the_plate_held_at_its_six_old_holes_bowed_beyond_the_air_gap():
     assert floor.plate_bow(FIRST, holes=six)["press"] > floor.air_gap(LAY)[0]
 
 
-def test_a_thin_well_sheet_bows_beyond_the_air_gap():
+def test_a_thin_well_sheet_bows_beyond_the_air_gap(today):
     """The check can fail: a 1 mm well sheet stiffens the floor far less."""
     thin = floor.bow(with_sheet(1.0))
     assert thin["total"] > floor.air_gap(LAY)[0]
-    assert thin["total"] > floor.bow(LAY)["total"]
+    assert thin["total"] > today["total"]
 
 
-def test_the_floor_bows_less_than_the_air_gap_under_a_press():
+def test_the_floor_bows_less_than_the_air_gap_under_a_press(today):
     """A hand on the board leaves the floor above a nominal sensor (every part of the stack at
     its middle: copper, solder, package, mask, shims). On the 1.1 mm shims of before, with the
     copper and solder under a sensor counted, it came down onto it."""
-    bow = floor.bow(LAY)["total"]
+    bow = today["total"]
     assert bow <= floor.air_gap(LAY)[0]
     spec = copy.deepcopy(SPEC)
     spec["mechanics"]["spacer_mm"] = 1.1

@@ -32,8 +32,9 @@ def test_never_an_illegal_move(tables):
 
 def test_the_same_seed_plays_the_same_match():
     tables = rules.load_tables("standard")
-    assert play_match(tables, STRONGEST, 1, 7) == play_match(tables, STRONGEST, 1, 7)
-    assert play_match(tables, STRONGEST, 1, 7) != play_match(tables, STRONGEST, 1, 8)
+    match = play_match(tables, STRONGEST, 1, 7)
+    assert play_match(tables, STRONGEST, 1, 7) == match
+    assert play_match(tables, STRONGEST, 1, 8) != match
 
 
 def test_levels_out_of_range_are_refused():

@@ -187,23 +187,24 @@ CROSSES = float(np.degrees(np.arctan((WELL - NARROW / 2) / PH["well_depth_mm"]))
 STEEPEST = steepest(PH)
 
 
+# A die's eight corners, and each of its twelve edges as the pair of corners it joins
+CORNERS = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float)
+EDGES = np.array([(i, j) for i in range(8) for j in range(i + 1, 8) if np.abs(CORNERS[i] - CORNERS[j]).sum() == 2])
+ALONG = np.linspace(0, 1, 2001)
+
+
 def crossing(pose, side=NARROW):
     """How far (mm) the die in `pose` reaches through its well's walls below the rim: points
-    every 0.01 mm along its twelve edges, placed by dice.place (not by poses.rooms)."""
-    s = np.linspace(-1, 1, 2001)[:, None]
-    edges = []
-    for axis in range(3):
-        for a in (-1, 1):
-            for b in (-1, 1):
-                p = np.zeros((len(s), 3))
-                p[:, axis] = s[:, 0]
-                p[:, (axis + 1) % 3], p[:, (axis + 2) % 3] = a, b
-                edges.append(p)
-    points = np.concatenate(edges) * side / 2
+    every 0.01 mm along its twelve edges, placed by dice.place (not by poses.rooms). A pose
+    moves the die rigidly, so its eight corners are placed and each edge's points are taken
+    between its two: the same points as placing each, for 8 placed instead of 24,012."""
+    points = CORNERS * side / 2
     fake = dice.Magnets(points, np.zeros_like(points), np.zeros(len(points)), np.zeros((len(points), 2)), {})
     at, _ = dice.place(fake, side, pose)
-    below = at[at[:, 2] <= PH["well_depth_mm"]]
-    return 0.0 if not len(below) else float(np.abs(below[:, :2]).max() - WELL)
+    start, run = at[EDGES[:, 0]], at[EDGES[:, 1]] - at[EDGES[:, 0]]
+    x, y, z = (start[:, k, None] + run[:, k, None] * ALONG for k in range(3))  # each (edge, point)
+    below = z <= PH["well_depth_mm"]
+    return 0.0 if not below.any() else float(max(np.abs(x[below]).max(), np.abs(y[below]).max()) - WELL)
 
 
 @pytest.mark.parametrize("between", [0.5, 0.9])

@@ -36,6 +36,7 @@ __all__ = ["INL_KNOTS", "KNOTS", "RAW_MAX", "Parts", "volts", "curve", "raw", "i
            "noise_volts"]
 
 KNOTS = np.array(KNOTS)
+STEPS = np.diff(KNOTS)
 
 
 @dataclass
@@ -107,10 +108,13 @@ def raw(v, parts, physics=None):
         code = np.interp(mv, knots, KNOTS, left=-1.0, right=RAW_MAX + 1.0)
     else:
         knots = np.broadcast_to(knots, np.shape(mv) + knots.shape[-1:])
-        lo, hi = knots[..., :-1], knots[..., 1:]
-        t = (mv[..., None] - lo) / (hi - lo)
-        inside = (t >= 0) & (t < 1)
-        code = np.where(inside, KNOTS[:-1] + t * np.diff(KNOTS), 0.0).sum(-1)
+        # each input on the one segment it lies on (a chip's knots rise: Vref 1000-1200 mV),
+        # worked out there alone rather than on every segment and summed
+        i = (knots[..., 1:-1] <= mv[..., None]).sum(-1)
+        lo = np.take_along_axis(knots, i[..., None], -1)[..., 0]
+        hi = np.take_along_axis(knots, i[..., None] + 1, -1)[..., 0]
+        t = (mv - lo) / (hi - lo)
+        code = np.where((t >= 0) & (t < 1), KNOTS[i] + t * STEPS[i], 0.0)
         code = np.where(mv < knots[..., 0], -1.0, np.where(mv >= knots[..., -1], RAW_MAX + 1.0, code))
     code = code + inl(code, parts.inl)
     return np.clip(np.rint(code), 0, RAW_MAX).astype(np.int64)
