@@ -7,6 +7,8 @@ import types
 
 import pytest
 
+from doce_host.paths import FIRMWARE_DIR
+
 
 IDLE_MS = 2
 COLLECTION_MS = 6  # a collection of the board's heap at rest (make bench: 5.5 ms an empty heap, up to 14 ms a live one)
@@ -77,6 +79,9 @@ def esp32(monkeypatch):
     monkeypatch.setitem(sys.modules, "neopixel", types.SimpleNamespace())
     monkeypatch.setitem(sys.modules, "esp", types.SimpleNamespace(osdebug=lambda *a: None, LOG_NONE=0))
     monkeypatch.delitem(sys.modules, "doce.esp32", raising=False)
+    # firmware/ as the board's root, where doce.esp32 finds slots.py: left to whichever test ran before
+    # on this worker, the file failed alone ("No module named 'slots'")
+    monkeypatch.syspath_prepend(str(FIRMWARE_DIR))
     import doce.esp32 as module
     yield module
     sys.modules.pop("doce.esp32", None)
