@@ -67,13 +67,24 @@ def mqtt_client(bytecode=True):
         return {"umqtt/simple.py": source.read_bytes()}
 
 
+# What mpy-cross made, by its whole input (the tool, -march, the name, the source's bytes): mpy-cross's
+# output is a function of these alone, and an app's build (app_files) runs it some 45 times, about 2 s of a
+# core's work; a process building it again (tests, a room's updates) gets the same bytes back at once.
+# In memory only: a new process compiles afresh.
+_compiled = {}
+
+
 def compile_mpy(source, name=None, march=None):
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "out.mpy"
-        arch = ["-march=" + march] if march else []
-        subprocess.run([tool("mpy-cross"), *arch, "-o", str(out), "-s", name or "doce/" + source.name, str(source)],
-                       check=True, capture_output=True)
-        return out.read_bytes()
+    name = name or "doce/" + Path(source).name
+    key = (str(tool("mpy-cross")), march, name, Path(source).read_bytes())
+    if key not in _compiled:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "out.mpy"
+            arch = ["-march=" + march] if march else []
+            subprocess.run([tool("mpy-cross"), *arch, "-o", str(out), "-s", name, str(source)],
+                           check=True, capture_output=True)
+            _compiled[key] = out.read_bytes()
+    return _compiled[key]
 
 
 def build(files, block_count=BLOCK_COUNT):

@@ -5,6 +5,7 @@ rest."""
 
 import hashlib
 import json
+import threading
 
 from fleet_helpers import room_of, until_scanned
 
@@ -19,8 +20,18 @@ REPLY_S = 30
 WAIT_S = 600
 
 
-def pump(sims):
-    return lambda: [sim.run(2) for sim in sims.values()]
+def pump(room, sims):
+    """Each board stepped, then the broker's turn (as the 8-board room's pump, test_fleet_update_room.py): a
+    command still on its way is not met by idle scans, and a board's message (a reply) ends the wait at once."""
+    heard = threading.Event()
+    room.on_change = heard.set  # (from paho's thread) a board said something
+
+    def step():
+        for sim in sims.values():
+            sim.run(2)
+        heard.wait(0.002)
+        heard.clear()
+    return step
 
 
 def packages(keys, version=1, forged=()):
@@ -36,7 +47,7 @@ def test_boards_take_their_packages_side_by_side_byte_for_byte(tmp_path, mosquit
     small = {"doce/tiny.py": b"x = 1\n", "doce/other.py": bytes(range(256)) * 3}  # stored, switched, no app
     with room_of(tmp_path, mosquitto, ["t1", "t2", "t3"]) as (room, sims, keys):
         data = {i: update.package(small, 2, i, k) for i, k in keys.items()}
-        results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, pump=pump(sims))
+        results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, pump=pump(room, sims))
         assert results == {i: ("done", None, 2) for i in sims}
     for ident, sim in sims.items():
         stored = image.read(sim.flash.read_bytes())
@@ -51,7 +62,7 @@ def test_two_boards_take_the_app_over_mqtt_and_boot_it(tmp_path, mosquitto):
     """The whole app (42 files, a 4 KB manifest) on boards on the broker: the manifest streamed to flash and
     checked from there, doce/update.py loaded only for the transfer (it ran out of heap at the manifest)."""
     with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
-        results = fleet_update.update(room, packages(keys, 3), WAIT_S, REPLY_S, keys, pump=pump(sims))
+        results = fleet_update.update(room, packages(keys, 3), WAIT_S, REPLY_S, keys, pump=pump(room, sims))
         assert results == {"t1": ("done", None, 3), "t2": ("done", None, 3)}
         for sim in sims.values():  # each reboots on the new slot, on trial, and is healthy once on the broker
             assert until_scanned(lambda: [e for e in sim.events if e["event"] == "update"], sim, step=50)
@@ -99,7 +110,7 @@ def test_a_board_in_a_match_takes_it_once_the_match_is_over_and_a_forged_one_is_
 def test_a_canary_refused_stops_the_rest(tmp_path, mosquitto):
     with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
         results = fleet_update.update(room, packages(keys, 4, forged=["t1"]), WAIT_S, REPLY_S, keys, canary="t1",
-                                      pump=pump(sims))
+                                      pump=pump(room, sims))
         assert results["t1"][0] == "refused"
         assert results["t2"][0] == "not_sent" and "the canary t1 was refused" in results["t2"][1]
         assert not [e for e in sims["t2"].events if e["event"] == "warning"]  # nothing reached it
@@ -110,7 +121,7 @@ def test_a_canary_that_rolls_back_stops_the_rest(tmp_path, mosquitto):
     with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
         data = {i: update.package(no_app, 2, i, k) for i, k in keys.items()}
         results = fleet_update.update(room, data, WAIT_S, REPLY_S, keys, canary="t1", trial_wait=WAIT_S,
-                                      pump=pump(sims))
+                                      pump=pump(room, sims))
         assert results["t1"] == ("rolled_back", "did not come up healthy in 3 boots", 2) and sims["t1"].resets == 3
         assert results["t2"] == ("not_sent", "the canary t1 rolled back: did not come up healthy in 3 boots", None)
         assert "b/header" not in image.read(sims["t2"].flash.read_bytes())
