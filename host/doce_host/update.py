@@ -76,7 +76,18 @@ def version_for(asked, force=False, now=None, recorded=0):
     import time
     now = int(time.time() if now is None else now)
     if asked is None:
-        return max(now, recorded + 1)
+        version = max(now, recorded + 1)
+        if version > max_version():
+            raise ValueError("the room's record (%s) has version %d, the highest a board takes: no default version "
+                             "is newer. Mend the record if no board took it, else `doce flash` the boards"
+                             % (SIGNED, recorded))
+        if version > now + AHEAD_S and not force:
+            raise ValueError("the room's record (%s) has version %d, %d days ahead of the time now (%d): a default "
+                             "version after it keeps every later one that far ahead. Give --force to send %d all "
+                             "the same, or mend the record if no board took it" % (SIGNED, recorded,
+                                                                                     (recorded - now) // 86400,
+                                                                                     now, version))
+        return version
     if not 0 <= asked <= max_version():
         raise ValueError("--version is a whole number from 0 to %d" % max_version())
     if asked > now + AHEAD_S and not force:

@@ -102,6 +102,12 @@ def test_a_version_is_the_time_unless_given_and_never_far_ahead_of_it_unforced()
     assert update.version_for(None, now=now, recorded=now - 40) == now
     assert update.version_for(None, now=now, recorded=now + 3600) == now + 3601
     assert update.version_for(now, now=now, recorded=now + 3600) == now  # as given: the board says if it refuses
+    # a record far ahead (milliseconds by mistake, an earlier --force) or at the top: said, naming the record
+    with pytest.raises(ValueError, match="update-signed.json.*ahead of the time now"):
+        update.version_for(None, now=now, recorded=now * 100)
+    assert update.version_for(None, force=True, now=now, recorded=now * 100) == now * 100 + 1
+    with pytest.raises(ValueError, match="update-signed.json.*the highest a board takes"):
+        update.version_for(None, force=True, now=now, recorded=MAX_VERSION)
     run = doce("update", "--package", "x", "--rules", "quick", "--port", "nowhere")
     assert run.returncode != 0 and "unrecognized arguments: --rules" in run.stderr  # it sent no rules: gone
 
