@@ -103,8 +103,8 @@ class Link:
         """Send a part of what waits to go out, take whatever the host has sent. Allocates
         nothing when there is nothing to send or take."""
         self.flush(now_ms)
-        if self.update is not None and self.update.asker is not None and not (self.app and self.app.in_play()):
-            self.update.scan()  # a part of an update_commit's read-back (doce/update.py), between matches
+        if self.update is not None and self.update.asker is not None and self.clear():
+            self.update.scan()  # a part of an update's emptying or read-back (doce/update.py), the board clear
         for _ in range(BYTES_PER_STEP):
             if TX_BUFFER - self.backlog < READ_ROOM:
                 return  # the bytes wait in the ring until replies have gone out
@@ -421,6 +421,10 @@ class Link:
 
     def rules_abort(self, request):
         self.transfer = None
+
+    def clear(self):
+        """No match in play and no piece on the board (App.clear): an update's flash work may go on."""
+        return self.app is None or (not self.app.in_play() and self.app.clear())
 
     def update_command(self, request):
         """An update of the app (doce/update.py, loaded only when one starts). Never in a match in play: its
