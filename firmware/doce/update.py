@@ -37,7 +37,8 @@ and a sig would not fit a command's 200 bytes, and an HMAC a chunk would cost th
 anyone's chunk at the right offset costs at most the file it completes (refused against the manifest's
 SHA-256, removed, and sent again from its start: `corrupted`), and a commit before the last byte is refused and
 changes nothing (`incomplete`). Over USB, whoever holds the cable holds the board.
-This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
+This module leaves memory once a transfer is over (refused, aborted or committed: `command`), and as a match
+begins (doce/link.py pause_update): the match has the heap, and update_begin after it goes on from what is stored.
 """
 
 import binascii
@@ -362,6 +363,15 @@ class Update:
             if self.over():  # this module may go
                 link.update = None
                 let_go()
+
+    def pause(self):
+        """A match began (doce/link.py pause_update): this Update goes, and the heap it and this module hold with
+        it (some 22 KB) is the match's. Its file open is closed, its bytes stored: an update_begin after the match
+        goes on from them (_resume). (command, id, where its reply goes) of a reply owed, or None."""
+        owed = None if self.asker is None else (self.asked,) + self.asker
+        self._close()
+        self.left = None
+        return owed
 
     def over(self):
         """No transfer, and no command's work left for scan."""
