@@ -106,8 +106,11 @@ class Link:
         if self.update is not None:
             if self.app is not None and self.app.in_play():
                 self.pause_update()
-            elif self.update.asker is not None and self.clear():
-                self.update.scan()  # a part of an update's emptying or read-back (doce/update.py), the board clear
+            elif self.update.asker is not None:
+                if self.clear():
+                    self.update.scan()  # a part of an update's emptying or read-back (doce/update.py), the board clear
+            elif now_ms is not None and self.update.stale(now_ms):  # its host gone
+                self.pause_update()
         for _ in range(BYTES_PER_STEP):
             if TX_BUFFER - self.backlog < READ_ROOM:
                 return  # the bytes wait in the ring until replies have gone out
@@ -426,9 +429,10 @@ class Link:
         self.transfer = None
 
     def pause_update(self):
-        """A match began with an update's code loaded (doce/update.py): let go, so the match has the heap it held
-        (the module and its lists, some 22 KB, and the largest free block with them). What it stored stays: the
-        host begins again after the match, and the transfer goes on from there. A reply it owed says busy."""
+        """A match began with an update's code loaded (doce/update.py), or its host has gone (Update.stale): let
+        go, so the match has the heap it held (the module and its lists, some 22 KB, and the largest free block with
+        them). What it stored stays: the host begins again after the match, and the transfer goes on from there. A
+        reply it owed says busy."""
         u, self.update = self.update, None
         owed = u.pause()
         if owed is not None:

@@ -48,6 +48,7 @@ import os
 import struct
 
 from .arguments import LATER, BadArgument, CommandError, base64_chunk
+from .ticks import ticks_diff
 
 # {"board": id, "key": 64 hex digits, "floor": version}: this board's own update key, and the highest version it
 # took (committed) or was told of with the key (doce config update-key: the room's record of the versions it
@@ -79,6 +80,9 @@ BRACKETS = MAX_FILES + 2
 # still be written while it waits (a LittleFS file takes whole blocks; doce/journal.py writes anew).
 RESERVE_BLOCKS = 8
 ENOSPC = 28  # errno: no space left on the device
+# A transfer with no update command for this long is let go (stale): its host has gone. Far above the gaps a host
+# leaves: doce fleet update waits 10 s for a reply (--timeout) and asks a busy board again every 5 s.
+STALE_MS = 120000
 
 
 def hmac_sha256(key, data):
@@ -219,6 +223,7 @@ class Update:
         # update_commit's read-back, a part a scan (step): (request id, where its reply goes) till it is over
         self.asker = None
         self.asked = None  # the command asker waits on
+        self.heard = None  # the tick of the first scan after the last update command (stale)
         # The slot's files still to go as it is emptied (_clear), a file a scan (_empty); None when none are
         self.left = None
         self.reading = None  # the file being read back
@@ -373,6 +378,14 @@ class Update:
         self.left = None
         return owed
 
+    def stale(self, now_ms):
+        """link.poll, while no command's work goes on: True once STALE_MS have passed with no update command (the
+        host gone), so this Update is let go (doce/link.py pause_update): the heap it holds, and a transfer whose
+        manifest never came whole no longer refuses the versions below its own (_newer)."""
+        if self.heard is None:
+            self.heard = now_ms
+        return ticks_diff(now_ms, self.heard) >= STALE_MS
+
     def over(self):
         """No transfer, and no command's work left for scan."""
         return self.sha is None and self.asker is None
@@ -438,14 +451,19 @@ class Update:
         manifest was checked); else refused, and what is stored kept."""
         stored = 0
         if state.get("slot") == slot:
-            stored = max(slots.version_of(slot), state.get("version") if is_int(state.get("version")) else 0)
+            # The slot's version once its manifest was checked; before that, the record's only while this very
+            # transfer is live (this Update holds it: a host gone, STALE_MS without an update command, lets it go)
+            stored = slots.version_of(slot)
+            v = state.get("version")
+            if is_int(v) and (state.get("ready") or (self.sha is not None and self.sha == state.get("sha256"))):
+                stored = max(stored, v)
         for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
                           (slots.given_up(), "version %d, which this board rolled back from"),
                           (stored, "version %d, " + ("stored and waiting" if state.get("ready") else "being received")
                            + " (a replay)"),
                           (floor(), "version %d, the highest this board has taken (a replay)")):
-            if version <= was:
-                self._refuse(("version %d is not newer than " + what) % (version, was), keep=True)
+            if version <= was:  # (a transfer this Update holds goes on: a replay does not end it)
+                self._warn(("version %d is not newer than " + what) % (version, was), "refused")
 
     # -- receiving ----------------------------------------------------------------------------------
 
@@ -797,6 +815,7 @@ def command(link, request):
     if link.update is None:
         link.update = Update(link)
     u = link.update
+    u.heard = None
     try:
         return {"update_begin": u.begin, "update_chunk": u.chunk, "update_commit": u.commit,
                 "update_abort": u.abort}[request["cmd"]](request)

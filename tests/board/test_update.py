@@ -33,6 +33,7 @@ def slot(files):
 # and replies in the scan that ends it: for the app's 45 files here (177 KB), some 90 scans.
 COMMIT_SCANS = 400
 LANDING_SCANS = 300  # a piece's landing, after which a board's link goes on (doce/app.py LANDING_MS, 250 ms)
+STALE_MS = 120000  # doce/update.py STALE_MS: a transfer with no update command for this long is let go
 SLACK = 1024  # bytes of heap a board's own churn moves between two runs of a match (the simulator's heap)
 
 
@@ -311,6 +312,31 @@ def test_a_transfer_paused_by_a_match_lets_the_update_code_go_and_goes_on_after_
     assert "doce.update" not in heaps[True]["loaded"]
     assert heaps[True]["low"] >= heaps[False]["low"] - SLACK, heaps
     assert heaps[True]["largest"] >= heaps[False]["largest"] - SLACK, heaps
+
+
+def test_a_begin_whose_manifest_never_came_stops_refusing_older_versions_once_its_host_is_gone(tmp_path):
+    """update_begin records its version (update.json): while that transfer is live, a begin of a version at or
+    below it is a replay, refused. One whose host went before its manifest came whole (nothing of it checked or
+    stored) is let go after doce/update.py STALE_MS with no update command, and the update code with it: from
+    then on an older version is taken (else only update_abort, which no host sends, would free the board). A
+    transfer whose manifest was checked still refuses them (its version is the slot's)."""
+    nine, five = update.package(SMALL, 9, "t1", KEY), update.package(SMALL, 5, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        assert send(sim, nine, upto=update.CHUNK)["received"] == update.CHUNK  # a piece of its manifest
+        for skip in (0, STALE_MS - 1000):
+            sim.run(1, skip_ms=skip)
+            r = asked(sim, **update.begin(five))
+            assert (r["ok"], r["error"]) == (False, "refused") and "version 9, being received" in r["message"], r
+        sim.run(1, skip_ms=STALE_MS)
+        assert "doce.update" not in sim.command(do="modules")["loaded"]
+        assert send(sim, five)["received"] == len(five)
+        sim.run(1, skip_ms=STALE_MS)  # its manifest checked, stored whole: let go, still the newer
+        assert "doce.update" not in sim.command(do="modules")["loaded"]
+        r = asked(sim, **update.begin(update.package(SMALL, 4, "t1", KEY)))
+        assert (r["ok"], r["error"]) == (False, "refused") and "version 5, being received" in r["message"], r
+        assert send(sim, five)["received"] == len(five)  # begun again (its host back), and committed
+        assert committed(sim)["version"] == 5
 
 
 def test_an_update_waits_while_a_piece_is_on_the_board(slot, tmp_path):
@@ -630,7 +656,7 @@ def test_a_replayed_begin_of_an_older_package_keeps_the_transfer_in_progress(tmp
             assert (r["ok"], r["error"]) == (False, "refused") and "not newer than version 6, being received" in r[
                 "message"], r
             assert warnings(sim) == ["update refused: " + r["message"]]
-        assert ask(sim, **update.begin(six))["received"] == at  # goes on (the refusals closed the file open)
+        assert ask(sim, **update.begin(six))["received"] == at  # goes on
         assert send(sim, six)["received"] == len(six)
         sim.cut_power()  # a cut, and the replay after it: the transfer is known from its record
         sim.power_on()
@@ -748,21 +774,25 @@ def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never
     assert r["ok"] and r["version"] == 1 and not told, r
 
 
-def test_a_begin_refused_before_it_touches_the_transfer_closes_the_file_open(tmp_path, monkeypatch):
-    """A begin refused with what is stored kept (not newer) ends this Update: the slot's file it had open is
-    closed then, not left to a garbage collection (two handles of one file: the last close wins, r43d)."""
+def test_a_begin_refused_before_it_touches_the_transfer_leaves_the_transfer_going(tmp_path, monkeypatch):
+    """A begin refused with what is stored kept (not newer) leaves the transfer this Update holds as it was: the
+    slot's file still open (never dropped open, to a garbage collection: two handles of one file, the last close
+    wins, r43d), the chunks going on; and a begin refused with no transfer lets the update code go."""
     link, do, _ = cpython_link(tmp_path, monkeypatch)
     data = update.package({"doce/a.py": b"a" * 3000}, 6, "t1", KEY)
+    assert do(update.begin(update.package(SMALL, 0, "t1", KEY)))["error"] == "refused" and link.update is None
 
     assert do(update.begin(data))["ok"]
-    for request in itertools.islice(update.requests(data), 10):
+    requests = update.requests(data)
+    for request in itertools.islice(requests, 10):
         assert do(request)["ok"]
-    held = link.update.out  # doce/a.py, open
+    u, held = link.update, link.update.out  # doce/a.py, open
     assert held is not None and not held.closed
-    r = do(update.begin(update.package(SMALL, 0, "t1", KEY)))
-    assert r["error"] == "refused" and "not newer" in r["message"] and link.update is None
-    assert held.closed
-    assert do(update.begin(data))["received"] == 10 * update.CHUNK  # its bytes stored at that close
+    for older in (0, 5):
+        r = do(update.begin(update.package(SMALL, older, "t1", KEY)))
+        assert r["error"] == "refused" and "not newer" in r["message"], r
+        assert link.update is u and u.out is held and not held.closed
+    assert do(next(requests))["received"] == 11 * update.CHUNK
 
 
 def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_path, monkeypatch):
