@@ -11,6 +11,7 @@ import sys
 
 import pytest
 
+from doce.update import STALE_MS
 from doce_host import image, update
 from doce_host.sim import SimBoard
 from hands import ask, ask_later
@@ -33,7 +34,6 @@ def slot(files):
 # and replies in the scan that ends it: for the app's 45 files here (177 KB), some 90 scans.
 COMMIT_SCANS = 400
 LANDING_SCANS = 300  # a piece's landing, after which a board's link goes on (doce/app.py LANDING_MS, 250 ms)
-STALE_MS = 120000  # doce/update.py STALE_MS: a transfer with no update command for this long is let go
 SLACK = 1024  # bytes of heap a board's own churn moves between two runs of a match (the simulator's heap)
 
 
