@@ -103,8 +103,14 @@ class Link:
         """Send a part of what waits to go out, take whatever the host has sent. Allocates
         nothing when there is nothing to send or take."""
         self.flush(now_ms)
-        if self.update is not None and self.update.asker is not None and not (self.app and self.app.in_play()):
-            self.update.scan()  # a part of an update_commit's read-back (doce/update.py), between matches
+        if self.update is not None:
+            if self.app is not None and self.app.in_play():
+                self.pause_update()
+            elif self.update.asker is not None:
+                if self.clear():
+                    self.update.scan()  # a part of an update's emptying or read-back (doce/update.py), the board clear
+            elif now_ms is not None and self.update.stale(now_ms):  # its host gone
+                self.pause_update()
         for _ in range(BYTES_PER_STEP):
             if TX_BUFFER - self.backlog < READ_ROOM:
                 return  # the bytes wait in the ring until replies have gone out
@@ -421,6 +427,26 @@ class Link:
 
     def rules_abort(self, request):
         self.transfer = None
+
+    def pause_update(self):
+        """A match began with an update's code loaded (doce/update.py), or its host has gone (Update.stale): let
+        go, so the match has the heap it held (the module and its lists, some 22 KB, and the largest free block with
+        them). What it stored stays: the host begins again after the match, and the transfer goes on from there. A
+        reply it owed says busy."""
+        u, self.update = self.update, None
+        owed = u.pause()
+        if owed is not None:
+            cmd, ident, self.to = owed
+            try:
+                self.reply(cmd, ident, error="busy", message=IN_A_MATCH)
+            finally:
+                self.to = None
+        from .update import let_go
+        let_go()
+
+    def clear(self):
+        """No match in play and no piece on the board (App.clear): an update's flash work may go on."""
+        return self.app is None or (not self.app.in_play() and self.app.clear())
 
     def update_command(self, request):
         """An update of the app (doce/update.py, loaded only when one starts). Never in a match in play: its
