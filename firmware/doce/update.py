@@ -752,6 +752,8 @@ def check(app):
         raise CommandError("refused", "the slot's header is not whole")
     size = 4 + struct.unpack_from("<I", head, 0)[0] + TAG
     for folder in FOLDERS:  # a slot holds its package's files only (emptied before a transfer, _clear)
+        if not exists(slot + "/" + folder):  # made by its first file's chunk (_made): a package may have none
+            continue
         for name in os.listdir(slot + "/" + folder):
             size += size_of(slot + "/" + folder + "/" + name)
     u = Update(Own(app), own=True)
