@@ -157,6 +157,27 @@ def free_flash():
     return s[0] * s[3], s[0]
 
 
+def too_big(size, free, block):
+    """Why a package of `size` bytes does not fit `free` bytes of flash, RESERVE_BLOCKS kept; None if it does."""
+    if size + RESERVE_BLOCKS * block > free:
+        return "the package is %d bytes and the flash has %d free, %d of them kept for the game" % (
+            size, free, RESERVE_BLOCKS * block)
+    return None
+
+
+def held(slot, block):
+    """Bytes of flash the slot's files free once removed, at least: each file's whole blocks (a file's last,
+    partly filled block, or a small file kept inline in its folder's metadata, LittleFS v2, may free nothing)."""
+    n = 0
+    for folder in FOLDERS:
+        if exists(slot + "/" + folder):
+            for name in os.listdir(slot + "/" + folder):
+                n += size_of(slot + "/" + folder + "/" + name) // block
+    for name in (MANIFEST, HEADER, VERSION):
+        n += size_of(slot + "/" + name) // block
+    return n * block
+
+
 def load_key():
     try:
         with open(KEY) as f:
@@ -262,6 +283,11 @@ class Update:
                         and named == {"size": size, "sha256": sha, "slot": slot})  # (a record from before: no version)
         if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
             self._newer(version, slots, state, slot)
+            # and one that cannot fit, before the slot to go back to is emptied: its files count as free
+            free, block = free_flash()
+            why = too_big(size, free + held(slot, block), block)
+            if why:
+                self._warn(why, "refused")
         self.size, self.sha, self.slot, self.announced = size, sha, slot, version
         if not (same_package and self._resume()):
             self._clear()
@@ -273,9 +299,9 @@ class Update:
     def _begun(self):
         """A new transfer's begin, the slot empty: the flash checked for room, and its record written."""
         free, block = free_flash()
-        if self.size + RESERVE_BLOCKS * block > free:
-            self._refuse("the package is %d bytes and the flash has %d free, %d of them kept for the game"
-                         % (self.size, free, RESERVE_BLOCKS * block))
+        why = too_big(self.size, free, block)
+        if why:
+            self._refuse(why)
         write_whole(STATE, json.dumps({"size": self.size, "sha256": self.sha, "slot": self.slot,
                                        "version": self.announced}))
         return {"received": self.received, "slot": self.slot}

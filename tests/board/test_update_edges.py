@@ -59,7 +59,6 @@ def keyed(sim):
     return sim, key
 
 
-@pytest.mark.xfail(strict=True, reason="r43g S: a begin refused for want of flash empties the slot to go back to")
 def test_a_begin_refused_for_flash_space_keeps_the_slot_to_go_back_to(keyed):
     """A begin too big for the flash, counting the inactive slot's files as free, is refused before a file of that
     slot goes: it is the way back from a version whose fault shows only in play (firmware/slots.py previous)."""
