@@ -250,7 +250,7 @@ class App:
                 if note != self.last_warning:
                     self.emit({"event": "warning", "message": note})
             self.last_warning = note
-        if self.update_ready is not None and self.quiet() and not self.in_play():
+        if self.update_ready is not None and self.clear() and not self.in_play():  # (clear: no one at the board)
             self._apply_update()
         if self.link and self.link.reboot_pending:
             self._restart()
@@ -273,7 +273,8 @@ class App:
     # Its own function: the import's local would take step()'s frame past what MicroPython keeps on the C
     # stack, putting it on the heap at every scan (tests/board/test_versus_board.py, idle allocation).
     def _apply_update(self):
-        """An update checked and stored (doce/update.py), no match in play: booted on trial from the next boot
+        """An update checked and stored (doce/update.py), no match in play and the board clear (no restart under a
+        player's hands): booted on trial from the next boot
         (firmware/slots.py, in memory since the boot). doce/update.py is not loaded again for this: its
         8 KB of .mpy need more heap than a board on the broker may have by then (it ran out)."""
         import slots

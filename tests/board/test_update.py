@@ -376,18 +376,22 @@ def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
 def test_an_update_waiting_for_its_match_is_kept_through_it_and_switched_at_its_end(slot, tmp_path):
     """An update stored and checked waits while a match is in play (it was committed as a match began, or a board
     from before kept it through a power cut): nothing the host sends in the match touches it, and it is switched
-    to as the match ends."""
+    to as the match ends, once the board is clear: never with the last match's pieces still on it (a restart
+    under a player setting up the next)."""
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         sim.place("c3", "white 4")  # a match in play, in the journal
     files = stored_in_b(image.read(sim.flash.read_bytes()), slot, 1)
     sim.flash.write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
+        sim.place("c3", "white 4")  # (the dice stay where they are)
         assert not sim.run(100).get("rebooted")  # waiting for the match
         for request in (update.begin(update.package(slot, 2, "t1", KEY)), update.abort()):
             assert ask(sim, request.pop("cmd"), **request)["error"] == "busy"
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
-        assert r.get("rebooted")  # the match over (a new one before its first piece): switched
+        assert not r.get("rebooted")  # the match over (a new one before its first piece), its piece still there
+        assert not sim.run(LANDING_SCANS).get("rebooted")
+        assert sim.lift("c3").get("rebooted") or sim.run(LANDING_SCANS).get("rebooted")  # the board clear: switched
         p = json.loads(stored(sim)[image.POINTER])
         assert (p["slot"], p["good"]) == ("b", "a")  # booting it on trial
 

@@ -83,15 +83,15 @@ def test_a_package_without_umqtt_passes_its_own_check(keyed):
     assert event["stage"] == "done", event
 
 
-@pytest.mark.xfail(strict=True, reason="r43g P: a commit's read-back ends (writes, switches, restarts) with a piece "
-                                       "on the board, where update commands are busy")
 def test_a_commit_read_back_waits_for_a_clear_board(keyed):
+    """A piece on the board with no match in play (a player setting up): the commit's read-back, its writes and the
+    switch wait for the board to be clear, as every update command does (busy); then the commit is answered."""
     sim, key = keyed
     sent(sim, update.app_package(11, BOARD, key, chip="host"))
     sim.command(do="send", line=json.dumps({"cmd": "update_commit", "id": 2}) + "\n", scans=1)
     sim.run(3)
-    sim.place("c3", "white 4")
-    sim.command(do="new_match")  # a match over, its piece not yet cleared: not in play, not clear
+    sim.place("c3", "black 4")  # not the opener's: refused, no match begun; not clear (a match's first piece lets the
+    # update code go, its commit answered busy: test_update.py)
     assert ask(sim, **update.begin(update.app_package(11, BOARD, key, chip="host")))["error"] == "busy"
     assert commit_reply(sim, 300) is None and pointer(sim)["slot"] == "a"
     sim.lift("c3")
