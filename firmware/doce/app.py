@@ -252,7 +252,7 @@ class App:
             self.last_warning = note
         if self.update_ready is not None and self.clear() and not self.in_play():  # (clear: no one at the board)
             self._apply_update()
-        if self.link and self.link.reboot_pending:
+        if self.link and self.link.reboot_due(now_ms):
             self._restart()
         # Come to rest (a move shown, its events sent and written): collect now. A collection
         # sweeps the whole heap (a few ms, make bench): none may fall in a die's path to its light.
@@ -281,7 +281,7 @@ class App:
         slots.switch(self.update_ready)
         os.remove("update.json")  # doce/update.py STATE: done with
         self.update_ready = None
-        self.link.reboot_asked = True  # once what waits to go out has gone
+        self.link.reboot_asked = True  # once what waits to go out has gone (Link.reboot_due)
 
     def _restart(self):
         """A reset the app asks for (a reboot command, an update switched to): on trial, not the slot's crash."""

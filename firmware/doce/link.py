@@ -54,6 +54,12 @@ NEWLINE = b"\n"
 # cost 0.3 KB more bytecode, which every board loads: a remote match's heap had less than that to spare.)
 UNSAID = "carried out, but its reply did not fit the board's memory: do not send it again; ask state or remote"
 MAX_HINTS = 4  # hint requests waiting for the answer at once
+# A restart the app asked for (a reboot, an update switched to) waits for its reply to leave: the USB backlog, and
+# on a board with a broker its MQTT pipe (doce/mqtt.py Pipe.out), whose bytes an ESP32's restart would lose with the
+# Wi-Fi. A broker that takes nothing (gone, its TCP window shut) holds the pipe: the restart waits at most this
+# long, the time doce fleet update waits for a reply (--timeout, 10 s); a reply later than that is of no use to it,
+# which reads the new boot's status instead (doce_host/fleet/update.py Transfer.runs_it).
+REBOOT_WAIT_MS = 10000
 
 
 def as_bytes(text):
@@ -78,6 +84,7 @@ class Link:
         self.seq = 0
         self.transfer = None  # a rules transfer in progress: [bytearray, received, checksum]
         self.reboot_asked = False
+        self.reboot_held = None  # the tick the restart was first held for the broker's pipe (reboot_due)
         self.tx = bytearray(TX_BUFFER)  # a ring: bytes waiting to go out, from tx[head], backlog of them
         self.txv = memoryview(self.tx)
         self.head = 0
@@ -93,9 +100,17 @@ class Link:
         self.hints = []  # (id, where the reply goes) of each hint asked and not yet answered
         self.update = None  # an update of the app being received (doce/update.py, loaded only then)
 
-    @property
-    def reboot_pending(self):
-        return self.reboot_asked and not self.backlog  # once the reply has gone out
+    def reboot_due(self, now_ms):
+        """A restart asked for, and its reply gone out (REBOOT_WAIT_MS): the USB backlog written, the broker's
+        pipe handed to the socket or held REBOOT_WAIT_MS. Allocates nothing."""
+        if not self.reboot_asked or self.backlog:
+            return False
+        net = self.net
+        if net is None or not net.pipe.out:
+            return True
+        if self.reboot_held is None:
+            self.reboot_held = now_ms
+        return ticks_diff(now_ms, self.reboot_held) >= REBOOT_WAIT_MS
 
     # -- bytes in -------------------------------------------------------------------
 
