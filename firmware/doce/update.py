@@ -288,6 +288,9 @@ class Update:
             why = too_big(size, free + held(slot, block), block)
             if why:
                 self._warn(why, "refused")
+        if same_package and self.asked == "update_commit" and self.asker is not None and sha == self.sha:
+            return {"received": self.received, "slot": slot}  # reading back: it goes on, its commit answered
+        self._dropped("update_begin")
         self.size, self.sha, self.slot, self.announced = size, sha, slot, version
         if not (same_package and self._resume()):
             self._clear()
@@ -463,13 +466,34 @@ class Update:
         state = self._state()
         self._signed(request, "update_abort %s" % (state.get("sha256") if isinstance(state, dict) else ""))
         p = pointer().read()
-        if p["slot"] != p["good"]:
-            return  # on trial: the slot not running is the good one, never emptied
+        if p["slot"] != p["good"]:  # the slot not running is the good one, never emptied: an update committed and
+            # switched to (restarting into it), or on trial: nothing to abort
+            raise CommandError("trial", "this board is trying a new version (or restarting into it): nothing to abort")
+        self._dropped("update_abort")
         self.slot = "b" if p["slot"] == "a" else "a"
         self._clear()
         self.sha = None
         if self.left:  # its files, a scan each (scan): the reply once the slot is empty
             return self._later("update_abort", request)
+
+    def _dropped(self, cmd):
+        """`cmd` (a begin of another package, an abort) ends the work a command goes on with (a commit's read-back,
+        an emptying): its asker answered now, not left to time out. `aborted`, but an abort's emptying, which the
+        begin's own goes on with (ok); the same command asked again is answered once, its last asker (scan)."""
+        if self.asker is None or self.asked == cmd:
+            return
+        (ident, to), was = self.asker, self.asked
+        self.asker = None
+        link = self.link
+        here, link.to = link.to, to
+        try:
+            if was == "update_abort":
+                link.answer(was, ident, None)
+            else:
+                link.reply(was, ident, error="aborted", message="%s came before its reply: %s" % (
+                    cmd, "the update is dropped" if cmd == "update_abort" else "another package replaces it"))
+        finally:
+            link.to = here
 
     def _newer(self, version, slots, state, slot):
         """A begin of a version newer than the running one, the one given up and the one update.json (`state`)

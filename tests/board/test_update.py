@@ -841,3 +841,65 @@ def test_a_begin_past_the_highest_version_a_room_shows_is_refused(tmp_path, monk
     for version, error in ((MAX_VERSION + 1, "bad_argument"), (MAX_VERSION, None)):
         r = do(update.begin(update.package(SMALL, version, "t1", KEY)))
         assert r.get("error") == error, r
+
+
+def test_a_commit_reading_back_is_answered_when_a_begin_or_abort_ends_it(tmp_path, monkeypatch):
+    """update_commit reads back a part a scan; a command that comes meanwhile never leaves it unanswered (its host
+    would see a timeout, not a reason): the same package's begin answers where it stands and the read-back goes on
+    to its reply; an abort, or another package's begin, ends it, answered `aborted` at once, and then replies itself
+    once the slot is empty. Once switched to the new version (restarting into it, or on trial) an abort is `trial`:
+    there is nothing to abort, and `ok` would say the update was dropped."""
+    link, do, _ = cpython_link(tmp_path, monkeypatch)
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "a", "good": "a"}))  # as doce flash writes it
+    sent = link.send.__self__
+
+    def stored(version):
+        data = update.package({"doce/a.py": bytes([version]) * 20000}, version, "t1", KEY)
+        assert do(update.begin(data))["ok"]
+        for request in update.requests(data):
+            assert do(request)["ok"]
+        return data
+
+    def reading(ident):
+        line = json.dumps({"cmd": "update_commit", "id": ident}).encode()
+        link.handle(bytearray(line), len(line))
+        link.update.scan()
+        assert not sent and link.update.asker is not None  # (some 5 scans of STEP bytes)
+
+    six = stored(6)
+    reading(1)
+    assert do(update.begin(six)) == {"re": "update_begin", "ok": True, "received": len(six), "slot": "b"}
+    while not sent:
+        link.update.scan()
+    assert sent.pop() == {"re": "update_commit", "id": 1, "ok": True, "version": 6, "deferred": False}
+    for ending, why in ((update.abort(), "the update is dropped"),
+                        (update.begin(update.package(SMALL, 9, "t1", KEY)), "another package replaces it")):
+        stored(7)
+        reading(2)
+        line = json.dumps(ending).encode()
+        link.handle(bytearray(line), len(line))
+        assert sent.pop(0) == {"re": "update_commit", "id": 2, "ok": False, "error": "aborted",
+                               "message": "%s came before its reply: %s" % (ending["cmd"], why)}
+        while not sent:
+            link.update.scan()
+        assert sent.pop(0)["ok"] and not sent  # the abort, or the begin, once the slot is empty
+        if ending["cmd"] == "update_begin":
+            assert do(update.abort())["ok"]
+    for first, then, answer in (  # the slot emptying for one command when the other comes
+            (update.begin(update.package(SMALL, 10, "t1", KEY)), update.abort(),
+             {"re": "update_begin", "ok": False, "error": "aborted",
+              "message": "update_abort came before its reply: the update is dropped"}),
+            (update.abort(), update.begin(update.package(SMALL, 11, "t1", KEY)),
+             {"re": "update_abort", "ok": True})):  # (its transfer dropped: the begin's emptying goes on)
+        stored(first["cmd"] == "update_begin" and 8 or 9)
+        for request in (first, then):
+            line = json.dumps(request).encode()
+            link.handle(bytearray(line), len(line))
+        assert sent.pop(0) == answer and not sent
+        while not sent:
+            link.update.scan()
+        assert sent.pop(0) == {"re": then["cmd"], "ok": True, **({"received": 0, "slot": "b"} if "size" in then
+                                                                  else {})}
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "b", "good": "a"}))  # switched: restarting into b
+    r = do(update.abort())
+    assert (r["ok"], r["error"]) == (False, "trial"), r
