@@ -250,9 +250,9 @@ class App:
                 if note != self.last_warning:
                     self.emit({"event": "warning", "message": note})
             self.last_warning = note
-        if self.update_ready is not None and self.quiet() and not self.in_play():
+        if self.update_ready is not None and self.clear() and not self.in_play():  # (clear: no one at the board)
             self._apply_update()
-        if self.link and self.link.reboot_pending:
+        if self.link and self.link.reboot_due(now_ms):
             self._restart()
         # Come to rest (a move shown, its events sent and written): collect now. A collection
         # sweeps the whole heap (a few ms, make bench): none may fall in a die's path to its light.
@@ -273,14 +273,15 @@ class App:
     # Its own function: the import's local would take step()'s frame past what MicroPython keeps on the C
     # stack, putting it on the heap at every scan (tests/board/test_versus_board.py, idle allocation).
     def _apply_update(self):
-        """An update checked and stored (doce/update.py), no match in play: booted on trial from the next boot
+        """An update checked and stored (doce/update.py), no match in play and the board clear (no restart under a
+        player's hands): booted on trial from the next boot
         (firmware/slots.py, in memory since the boot). doce/update.py is not loaded again for this: its
         8 KB of .mpy need more heap than a board on the broker may have by then (it ran out)."""
         import slots
         slots.switch(self.update_ready)
         os.remove("update.json")  # doce/update.py STATE: done with
         self.update_ready = None
-        self.link.reboot_asked = True  # once what waits to go out has gone
+        self.link.reboot_asked = True  # once what waits to go out has gone (Link.reboot_due)
 
     def _restart(self):
         """A reset the app asks for (a reboot command, an update switched to): on trial, not the slot's crash."""

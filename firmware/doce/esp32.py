@@ -270,8 +270,8 @@ class Scans:
 
     def _prove(self, now):
         """A slot marked good in a Wi-Fi outage (firmware/slots.py UNPROVEN_MS): proven on the broker, or given
-        back after UNPROVEN_MS of play without it, once no match is in play. Its version is not recorded as given
-        up, but update.key's floor has passed it: what comes again is a newer version."""
+        back after UNPROVEN_MS of play without it, once no match is in play and the board is clear. Its version is
+        not recorded as given up, but update.key's floor has passed it: what comes again is a newer version."""
         import slots
         net = self.app.net
         if net is not None and net.up:
@@ -279,7 +279,8 @@ class Scans:
             slots.proven()
         elif self.unproven_at is None:
             self.unproven_at = now
-        elif time.ticks_diff(now, self.unproven_at) >= slots.UNPROVEN_MS and not self.app.in_play():
+        elif (time.ticks_diff(now, self.unproven_at) >= slots.UNPROVEN_MS and not self.app.in_play()
+              and self.app.clear()):  # nor reset under the last match's pieces, or a player setting up
             self.proving = False  # (a match is never stopped: boards kept in one outage would reset together)
             slots.give_up("not on the broker after %d min of play since it was kept in a Wi-Fi outage (the outage "
                           "lasted, or its own Wi-Fi code is broken; a newer version may be sent)"

@@ -54,6 +54,12 @@ NEWLINE = b"\n"
 # cost 0.3 KB more bytecode, which every board loads: a remote match's heap had less than that to spare.)
 UNSAID = "carried out, but its reply did not fit the board's memory: do not send it again; ask state or remote"
 MAX_HINTS = 4  # hint requests waiting for the answer at once
+# A restart the app asked for (a reboot, an update switched to) waits for its reply to leave: the USB backlog, and
+# on a board with a broker its MQTT pipe (doce/mqtt.py Pipe.out), whose bytes an ESP32's restart would lose with the
+# Wi-Fi. A broker that takes nothing (gone, its TCP window shut) holds the pipe: the restart waits at most this
+# long, the time doce fleet update waits for a reply (--timeout, 10 s); a reply later than that is of no use to it,
+# which reads the new boot's status instead (doce_host/fleet/update.py Transfer.runs_it).
+REBOOT_WAIT_MS = 10000
 
 
 def as_bytes(text):
@@ -78,6 +84,7 @@ class Link:
         self.seq = 0
         self.transfer = None  # a rules transfer in progress: [bytearray, received, checksum]
         self.reboot_asked = False
+        self.reboot_held = None  # the tick the restart was first held for the broker's pipe (reboot_due)
         self.tx = bytearray(TX_BUFFER)  # a ring: bytes waiting to go out, from tx[head], backlog of them
         self.txv = memoryview(self.tx)
         self.head = 0
@@ -93,9 +100,17 @@ class Link:
         self.hints = []  # (id, where the reply goes) of each hint asked and not yet answered
         self.update = None  # an update of the app being received (doce/update.py, loaded only then)
 
-    @property
-    def reboot_pending(self):
-        return self.reboot_asked and not self.backlog  # once the reply has gone out
+    def reboot_due(self, now_ms):
+        """A restart asked for, and its reply gone out (REBOOT_WAIT_MS): the USB backlog written, the broker's
+        pipe handed to the socket or held REBOOT_WAIT_MS. Allocates nothing."""
+        if not self.reboot_asked or self.backlog:
+            return False
+        net = self.net
+        if net is None or not net.pipe.out:
+            return True
+        if self.reboot_held is None:
+            self.reboot_held = now_ms
+        return ticks_diff(now_ms, self.reboot_held) >= REBOOT_WAIT_MS
 
     # -- bytes in -------------------------------------------------------------------
 
@@ -103,8 +118,14 @@ class Link:
         """Send a part of what waits to go out, take whatever the host has sent. Allocates
         nothing when there is nothing to send or take."""
         self.flush(now_ms)
-        if self.update is not None and self.update.asker is not None and not (self.app and self.app.in_play()):
-            self.update.scan()  # a part of an update_commit's read-back (doce/update.py), between matches
+        if self.update is not None:
+            if self.app is not None and self.app.in_play():
+                self.pause_update()
+            elif self.update.asker is not None:
+                if self.clear():
+                    self.update.scan()  # a part of an update's emptying or read-back (doce/update.py), the board clear
+            elif now_ms is not None and self.update.stale(now_ms):  # its host gone
+                self.pause_update()
         for _ in range(BYTES_PER_STEP):
             if TX_BUFFER - self.backlog < READ_ROOM:
                 return  # the bytes wait in the ring until replies have gone out
@@ -421,6 +442,26 @@ class Link:
 
     def rules_abort(self, request):
         self.transfer = None
+
+    def pause_update(self):
+        """A match began with an update's code loaded (doce/update.py), or its host has gone (Update.stale): let
+        go, so the match has the heap it held (the module and its lists, some 22 KB, and the largest free block with
+        them). What it stored stays: the host begins again after the match, and the transfer goes on from there. A
+        reply it owed says busy."""
+        u, self.update = self.update, None
+        owed = u.pause()
+        if owed is not None:
+            cmd, ident, self.to = owed
+            try:
+                self.reply(cmd, ident, error="busy", message=IN_A_MATCH)
+            finally:
+                self.to = None
+        from .update import let_go
+        let_go()
+
+    def clear(self):
+        """No match in play and no piece on the board (App.clear): an update's flash work may go on."""
+        return self.app is None or (not self.app.in_play() and self.app.clear())
 
     def update_command(self, request):
         """An update of the app (doce/update.py, loaded only when one starts). Never in a match in play: its

@@ -37,7 +37,8 @@ and a sig would not fit a command's 200 bytes, and an HMAC a chunk would cost th
 anyone's chunk at the right offset costs at most the file it completes (refused against the manifest's
 SHA-256, removed, and sent again from its start: `corrupted`), and a commit before the last byte is refused and
 changes nothing (`incomplete`). Over USB, whoever holds the cable holds the board.
-This module leaves memory once a transfer is over (refused, aborted or committed: `command`).
+This module leaves memory once a transfer is over (refused, aborted or committed: `command`), and as a match
+begins (doce/link.py pause_update): the match has the heap, and update_begin after it goes on from what is stored.
 """
 
 import binascii
@@ -47,6 +48,7 @@ import os
 import struct
 
 from .arguments import LATER, BadArgument, CommandError, base64_chunk
+from .ticks import ticks_diff
 
 # {"board": id, "key": 64 hex digits, "floor": version}: this board's own update key, and the highest version it
 # took (committed) or was told of with the key (doce config update-key: the room's record of the versions it
@@ -78,6 +80,9 @@ BRACKETS = MAX_FILES + 2
 # still be written while it waits (a LittleFS file takes whole blocks; doce/journal.py writes anew).
 RESERVE_BLOCKS = 8
 ENOSPC = 28  # errno: no space left on the device
+# A transfer with no update command for this long is let go (stale): its host has gone. Far above the gaps a host
+# leaves: doce fleet update waits 10 s for a reply (--timeout) and asks a busy board again every 5 s.
+STALE_MS = 120000
 
 
 def hmac_sha256(key, data):
@@ -152,6 +157,27 @@ def free_flash():
     return s[0] * s[3], s[0]
 
 
+def too_big(size, free, block):
+    """Why a package of `size` bytes does not fit `free` bytes of flash, RESERVE_BLOCKS kept; None if it does."""
+    if size + RESERVE_BLOCKS * block > free:
+        return "the package is %d bytes and the flash has %d free, %d of them kept for the game" % (
+            size, free, RESERVE_BLOCKS * block)
+    return None
+
+
+def held(slot, block):
+    """Bytes of flash the slot's files free once removed, at least: each file's whole blocks (a file's last,
+    partly filled block, or a small file kept inline in its folder's metadata, LittleFS v2, may free nothing)."""
+    n = 0
+    for folder in FOLDERS:
+        if exists(slot + "/" + folder):
+            for name in os.listdir(slot + "/" + folder):
+                n += size_of(slot + "/" + folder + "/" + name) // block
+    for name in (MANIFEST, HEADER, VERSION):
+        n += size_of(slot + "/" + name) // block
+    return n * block
+
+
 def load_key():
     try:
         with open(KEY) as f:
@@ -217,6 +243,10 @@ class Update:
         self.out = None  # the slot's file open for writing, from its first chunk to its last (_append)
         # update_commit's read-back, a part a scan (step): (request id, where its reply goes) till it is over
         self.asker = None
+        self.asked = None  # the command asker waits on
+        self.heard = None  # the tick of the first scan after the last update command (stale)
+        # The slot's files still to go as it is emptied (_clear), a file a scan (_empty); None when none are
+        self.left = None
         self.reading = None  # the file being read back
         self.back = 0  # its index in paths (-1: the manifest)
         self.whole = None  # the package's SHA-256 so far
@@ -253,19 +283,40 @@ class Update:
                         and named == {"size": size, "sha256": sha, "slot": slot})  # (a record from before: no version)
         if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
             self._newer(version, slots, state, slot)
+            # and one that cannot fit, before the slot to go back to is emptied: its files count as free
+            free, block = free_flash()
+            why = too_big(size, free + held(slot, block), block)
+            if why:
+                self._warn(why, "refused")
+        if same_package and self.asked == "update_commit" and self.asker is not None and sha == self.sha:
+            return {"received": self.received, "slot": slot}  # reading back: it goes on, its commit answered
+        self._dropped("update_begin")
         self.size, self.sha, self.slot, self.announced = size, sha, slot, version
         if not (same_package and self._resume()):
             self._clear()
-            free, block = free_flash()
-            if size + RESERVE_BLOCKS * block > free:
-                self._refuse("the package is %d bytes and the flash has %d free, %d of them kept for the game"
-                             % (size, free, RESERVE_BLOCKS * block))
-            write_whole(STATE, json.dumps({"size": size, "sha256": sha, "slot": slot, "version": version}))
+            if self.left:  # what the slot held goes first, a file a scan (scan): the reply once it is empty
+                return self._later("update_begin", request)
+            return self._begun()
         return {"received": self.received, "slot": slot}
 
+    def _begun(self):
+        """A new transfer's begin, the slot empty: the flash checked for room, and its record written."""
+        free, block = free_flash()
+        why = too_big(self.size, free, block)
+        if why:
+            self._refuse(why)
+        write_whole(STATE, json.dumps({"size": self.size, "sha256": self.sha, "slot": self.slot,
+                                       "version": self.announced}))
+        return {"received": self.received, "slot": self.slot}
+
+    def _later(self, cmd, request):
+        """`cmd`'s reply once scan has done its work, a part a scan, to whoever asked last."""
+        self.asked, self.asker = cmd, (request.get("id"), self.link.to)
+        return LATER
+
     def chunk(self, request):
-        if self.sha is None:
-            raise CommandError("no_transfer", "send update_begin first")
+        if self.sha is None or self.left is not None:
+            raise CommandError("no_transfer", "send update_begin first, and wait for its reply")
         offset = request.get("offset")
         if offset != self.received or not is_int(offset):
             raise BadArgument("offset must be %d, the bytes received so far" % self.received)
@@ -285,14 +336,13 @@ class Update:
         return {"received": self.received}
 
     def commit(self, request):
-        if self.sha is None:
-            raise CommandError("no_transfer", "send update_begin first")
+        if self.sha is None or self.left is not None:
+            raise CommandError("no_transfer", "send update_begin first, and wait for its reply")
         if self.received < self.size:  # refused, and nothing changed: unsigned, it may be anyone's on the broker
             self._warn("truncated: %d of %d bytes arrived; the transfer goes on from there"
                        % (self.received, self.size), "incomplete")
         if self.asker is not None:  # asked again as it reads back (a host that gave up waiting): one reply, its
-            self.asker = (request.get("id"), self.link.to)  # to the last to ask; the read-back goes on
-            return LATER
+            return self._later("update_commit", request)  # to the last to ask; the read-back goes on
         self._close()
         with open(self._in_slot(HEADER), "rb") as f:
             f.readinto(self.ends)
@@ -301,8 +351,7 @@ class Update:
         self.piece = bytearray(PIECE)
         self.back, self.one = -1, None
         self.reading = open(self._in_slot(MANIFEST), "rb")
-        self.asker = (request.get("id"), self.link.to)
-        return LATER  # a part a scan (step): link.poll calls scan
+        return self._later("update_commit", request)  # a part a scan (step): link.poll calls scan
 
     def step(self):
         """A scan's part of the commit's read-back: at most STEP bytes, and at most one file ended (its SHA-256
@@ -321,25 +370,66 @@ class Update:
         return None
 
     def scan(self):
-        """link.poll, between matches, while an update_commit reads back: a part of it (step), and the commit's
-        reply once it is over, to whoever asked last (over USB or from the broker)."""
+        """link.poll, between matches and with the board clear, while a command's work goes on a part a scan: an
+        update_begin's or update_abort's emptying of the slot (a file a scan, _empty), an update_commit's read-back
+        (step). Its reply once it is over, to whoever asked last (over USB or from the broker)."""
         link = self.link
+        cmd = self.asked
         ident, link.to = self.asker
         try:
-            result = self.step()
+            if self.left is not None:
+                result = self._empty()
+                if result is not None and cmd == "update_begin":
+                    result = self._begun()
+            else:
+                result = self.step()
             if result is not None:
                 self.asker = None
-                link.answer("update_commit", ident, result)
+                link.answer(cmd, ident, result)
         except CommandError as e:
-            link.reply("update_commit", ident, error=e.args[0], message=e.args[1])
+            link.reply(cmd, ident, error=e.args[0], message=e.args[1])
         except Exception as e:  # noqa: BLE001  (flash that will not read: one reply all the same; the transfer stays)
             self._close()
-            link.reply("update_commit", ident, error="failed", message="%s: %s" % (type(e).__name__, e))
+            self.left = None
+            link.reply(cmd, ident, error="failed", message="%s: %s" % (type(e).__name__, e))
         finally:
             link.to = None
-            if self.sha is None:  # over: this module may go
+            if self.over():  # this module may go
                 link.update = None
                 let_go()
+
+    def pause(self):
+        """A match began (doce/link.py pause_update): this Update goes, and the heap it and this module hold with
+        it (some 22 KB) is the match's. Its file open is closed, its bytes stored: an update_begin after the match
+        goes on from them (_resume). (command, id, where its reply goes) of a reply owed, or None."""
+        owed = None if self.asker is None else (self.asked,) + self.asker
+        self._close()
+        self.left = None
+        return owed
+
+    def stale(self, now_ms):
+        """link.poll, while no command's work goes on: True once STALE_MS have passed with no update command (the
+        host gone), so this Update is let go (doce/link.py pause_update): the heap it holds, and a transfer whose
+        manifest never came whole no longer refuses the versions below its own (_newer)."""
+        if self.heard is None:
+            self.heard = now_ms
+        return ticks_diff(now_ms, self.heard) >= STALE_MS
+
+    def over(self):
+        """No transfer, and no command's work left for scan."""
+        return self.sha is None and self.asker is None
+
+    def _empty(self):
+        """A scan's part of emptying the slot (_clear): one of its files removed, a sector erase at most (a LittleFS
+        metadata block compacted), never the lot in one scan (45 of them held a scan 577 ms at the flash's
+        maximum times, make bench). {} once it is empty."""
+        if self.left:
+            path = self.left.pop()
+            if exists(path):
+                os.remove(path)
+            return None
+        self.left = None
+        return {}
 
     def _ended(self):
         """The file being read back is at its end: its SHA-256 compared and the next opened; after the last, the
@@ -376,11 +466,34 @@ class Update:
         state = self._state()
         self._signed(request, "update_abort %s" % (state.get("sha256") if isinstance(state, dict) else ""))
         p = pointer().read()
-        if p["slot"] != p["good"]:
-            return  # on trial: the slot not running is the good one, never emptied
+        if p["slot"] != p["good"]:  # the slot not running is the good one, never emptied: an update committed and
+            # switched to (restarting into it), or on trial: nothing to abort
+            raise CommandError("trial", "this board is trying a new version (or restarting into it): nothing to abort")
+        self._dropped("update_abort")
         self.slot = "b" if p["slot"] == "a" else "a"
         self._clear()
         self.sha = None
+        if self.left:  # its files, a scan each (scan): the reply once the slot is empty
+            return self._later("update_abort", request)
+
+    def _dropped(self, cmd):
+        """`cmd` (a begin of another package, an abort) ends the work a command goes on with (a commit's read-back,
+        an emptying): its asker answered now, not left to time out. `aborted`, but an abort's emptying, which the
+        begin's own goes on with (ok); the same command asked again is answered once, its last asker (scan)."""
+        if self.asker is None or self.asked == cmd:
+            return
+        (ident, to), was = self.asker, self.asked
+        self.asker = None
+        link = self.link
+        here, link.to = link.to, to
+        try:
+            if was == "update_abort":
+                link.answer(was, ident, None)
+            else:
+                link.reply(was, ident, error="aborted", message="%s came before its reply: %s" % (
+                    cmd, "the update is dropped" if cmd == "update_abort" else "another package replaces it"))
+        finally:
+            link.to = here
 
     def _newer(self, version, slots, state, slot):
         """A begin of a version newer than the running one, the one given up and the one update.json (`state`)
@@ -388,14 +501,19 @@ class Update:
         manifest was checked); else refused, and what is stored kept."""
         stored = 0
         if state.get("slot") == slot:
-            stored = max(slots.version_of(slot), state.get("version") if is_int(state.get("version")) else 0)
+            # The slot's version once its manifest was checked; before that, the record's only while this very
+            # transfer is live (this Update holds it: a host gone, STALE_MS without an update command, lets it go)
+            stored = slots.version_of(slot)
+            v = state.get("version")
+            if is_int(v) and (state.get("ready") or (self.sha is not None and self.sha == state.get("sha256"))):
+                stored = max(stored, v)
         for was, what in ((slots.version_of(slots.read()["slot"]), "the running version %d (a replay)"),
                           (slots.given_up(), "version %d, which this board rolled back from"),
                           (stored, "version %d, " + ("stored and waiting" if state.get("ready") else "being received")
                            + " (a replay)"),
                           (floor(), "version %d, the highest this board has taken (a replay)")):
-            if version <= was:
-                self._refuse(("version %d is not newer than " + what) % (version, was), keep=True)
+            if version <= was:  # (a transfer this Update holds goes on: a replay does not end it)
+                self._warn(("version %d is not newer than " + what) % (version, was), "refused")
 
     # -- receiving ----------------------------------------------------------------------------------
 
@@ -582,8 +700,12 @@ class Update:
 
     def _clear(self):
         """The inactive slot emptied, for a new transfer (an update stored there before is no more). The record
-        goes first: a power cut midway leaves a slot half emptied that nothing will switch to."""
+        goes first: a power cut midway leaves a slot half emptied that nothing will switch to or resume (a begin
+        empties it again). Here only the records; the slot's files, its version first (a pointer rebuilt from
+        the slots' versions, firmware/slots.py rebuilt, never picks it), then its header, then the rest, are
+        left for scan: a file a scan (_empty). A transfer refused leaves them to the next begin."""
         self._close()
+        self.left = None
         if self.own:  # the running slot, checked: never emptied, and another's transfer not touched
             return
         if self.link.app is not None:
@@ -600,13 +722,15 @@ class Update:
             raise CommandError("failed", "the running slot is never emptied")
         pointer().emptying(slot)  # no longer a slot to go back to (firmware/slots.py `previous`), before a file goes
         make(slot)
+        left = []  # popped from its end: the last here goes first
         for folder in FOLDERS:  # (made as its first file comes, _made: each a sector erase, one a scan)
             if exists(slot + "/" + folder):
                 for name in os.listdir(slot + "/" + folder):
-                    os.remove(slot + "/" + folder + "/" + name)
-        for name in (HEADER, MANIFEST, VERSION):
+                    left.append(slot + "/" + folder + "/" + name)
+        for name in (MANIFEST, HEADER, VERSION):
             if exists(slot + "/" + name):
-                os.remove(slot + "/" + name)
+                left.append(slot + "/" + name)
+        self.left = left or None
 
     def _in_slot(self, path):
         return self.slot + "/" + path
@@ -678,6 +802,8 @@ def check(app):
         raise CommandError("refused", "the slot's header is not whole")
     size = 4 + struct.unpack_from("<I", head, 0)[0] + TAG
     for folder in FOLDERS:  # a slot holds its package's files only (emptied before a transfer, _clear)
+        if not exists(slot + "/" + folder):  # made by its first file's chunk (_made): a package may have none
+            continue
         for name in os.listdir(slot + "/" + folder):
             size += size_of(slot + "/" + folder + "/" + name)
     u = Update(Own(app), own=True)
@@ -741,11 +867,12 @@ def command(link, request):
     if link.update is None:
         link.update = Update(link)
     u = link.update
+    u.heard = None
     try:
         return {"update_begin": u.begin, "update_chunk": u.chunk, "update_commit": u.commit,
                 "update_abort": u.abort}[request["cmd"]](request)
     finally:
-        if u.sha is None:
+        if u.over():
             link.update = None
             let_go()
 

@@ -398,3 +398,30 @@ def test_remote_on_a_board_without_wifi_is_no_network_and_loads_no_network_code(
     network = {"doce.pairing", "doce.remote", "doce.net", "doce.mqtt", "doce.wifi", "doce.outbox", "doce.netconfig",
                "doce.tls_paced"}
     assert not network & (set(sys.modules) - before)
+
+
+def test_a_restart_waits_for_its_reply_to_leave_the_broker_pipe_at_most_reboot_wait_ms():
+    """An update switched to, or a reboot, restarts the board once its reply has gone out: over MQTT that is the
+    session's pipe (doce/mqtt.py Pipe.out) handed to the socket, not only the USB backlog; an ESP32's restart stops
+    the Wi-Fi, and a reply still in the pipe dies with it. A broker that takes nothing holds the restart at most
+    REBOOT_WAIT_MS (the time doce fleet update waits for a reply), never for ever."""
+    import types
+
+    from doce.link import REBOOT_WAIT_MS, Link
+    link = Link(None, None, None, None, None)
+    pipe = types.SimpleNamespace(out=bytearray(b"\x30\x20 the commit's reply"))
+    link.net = types.SimpleNamespace(pipe=pipe)
+    assert not link.reboot_due(0)  # nothing asked
+    link.reboot_asked = True
+    link.backlog = 12
+    assert not link.reboot_due(0)  # the USB backlog first
+    link.backlog = 0
+    assert not link.reboot_due(1000) and not link.reboot_due(1000 + REBOOT_WAIT_MS - 1)  # the pipe holds the reply
+    pipe.out[:] = b""
+    assert link.reboot_due(1000 + REBOOT_WAIT_MS - 1)  # handed to the socket
+    held = Link(None, None, None, None, None)
+    held.net, held.reboot_asked = types.SimpleNamespace(pipe=types.SimpleNamespace(out=b"stuck")), True
+    assert not held.reboot_due(5) and held.reboot_due(5 + REBOOT_WAIT_MS)  # a broker that takes nothing: bounded
+    usb = Link(None, None, None, None, None)
+    usb.reboot_asked = True
+    assert usb.reboot_due(0)  # no broker set up: the USB backlog alone

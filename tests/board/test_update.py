@@ -11,9 +11,10 @@ import sys
 
 import pytest
 
+from doce.update import STALE_MS
 from doce_host import image, update
 from doce_host.sim import SimBoard
-from hands import ask
+from hands import ask, ask_later
 
 KEY = "11" * 32
 OTHER_KEY = "22" * 32
@@ -32,6 +33,8 @@ def slot(files):
 # update_commit reads the package back a part a scan (doce/update.py STEP bytes, at most one file ended a scan),
 # and replies in the scan that ends it: for the app's 45 files here (177 KB), some 90 scans.
 COMMIT_SCANS = 400
+LANDING_SCANS = 300  # a piece's landing, after which a board's link goes on (doce/app.py LANDING_MS, 250 ms)
+SLACK = 1024  # bytes of heap a board's own churn moves between two runs of a match (the simulator's heap)
 
 
 def commit(sim):
@@ -59,9 +62,15 @@ def keyed(sim, board="t1", key=KEY):
     assert ask(sim, "update_key", board=board, key=key) == {"re": "update_key", "ok": True, "board": board}
 
 
+def asked(sim, cmd, **args):
+    """The one reply to a request that may come scans later: an update_begin or update_abort empties the slot a
+    file a scan before it answers (doce/update.py _empty)."""
+    return ask_later(sim, cmd, **args)[0]
+
+
 def send(sim, data, upto=None, named=None):
     """update_begin, then the chunks from where the board says it stands (to `upto` bytes): its last reply."""
-    r = ask(sim, **update.begin(data, named=named))
+    r = asked(sim, **update.begin(data, named=named))
     if not r["ok"]:  # refused at its begin: for another board, or not newer
         return r
     for request in update.requests(data, r["received"]):
@@ -163,7 +172,7 @@ def test_a_corrupted_chunk_or_a_truncated_package_is_refused(slot, tmp_path):
         r = send(sim, bytes(data))  # the file refused as its last byte is in, sent again from its start
         assert (r["ok"], r["error"]) == (False, "corrupted") and first in r["message"], r
         assert warnings(sim) == ["update refused: " + r["message"]]
-        assert ask(sim, "update_abort")["ok"]  # (this version's transfer would else go on)
+        assert asked(sim, "update_abort")["ok"]  # (this version's transfer would else go on)
         data[header + 10] ^= 1
         send(sim, bytes(data), upto=header + 2000)
         r = committed(sim)
@@ -173,14 +182,17 @@ def test_a_corrupted_chunk_or_a_truncated_package_is_refused(slot, tmp_path):
 
 
 def test_a_transfer_waits_out_a_match_resumes_after_a_power_cut_and_boots_byte_for_byte(slot, tmp_path):
-    """A clean update, the long way: half sent, a match started (every update command busy, the flash untouched),
-    a power cut in the match, and once it is over the transfer goes on from what was stored, is committed and
-    booted on trial to the files doce flash writes."""
+    """A clean update, the long way: half sent, a match started (the update code let go, its file open closed:
+    its bytes stored; then every update command busy, the flash untouched), a power cut in the match, and once it
+    is over the transfer goes on from what was stored, is committed and booted on trial to the files doce flash
+    writes."""
     data = update.package(slot, 1, "t1", KEY)
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         half = send(sim, data, upto=len(data) // 2)["received"]
+        assert half > file_start(slot, data, half)  # a file open
         sim.place("c3", "white 4")  # the match's first piece
+        sim.run(LANDING_SCANS)  # its light out: the update code goes (doce/link.py pause_update)
         before = sim.command(do="flash")
         for request in (update.begin(data), next(update.requests(data, half)), {"cmd": "update_commit"}):
             r = ask(sim, request.pop("cmd"), **request)
@@ -194,7 +206,7 @@ def test_a_transfer_waits_out_a_match_resumes_after_a_power_cut_and_boots_byte_f
             "rebooted")  # the match over (here, a new one before its first piece): nothing to switch to yet
         sim.lift("c3")  # and the board cleared (a piece on it: busy still, doce/app.py App.clear)
         r = ask(sim, **update.begin(data))
-        assert r["ok"] and r["received"] == file_start(slot, data, half) < half
+        assert r["ok"] and r["received"] == half  # (its file closed as the match began)
         assert send(sim, data)["received"] == len(data)
         r = commit(sim)
         assert r["link"] == [{"re": "update_commit", "ok": True, "version": 1, "deferred": False}]
@@ -223,6 +235,108 @@ def test_an_update_begin_holds_its_scan_for_one_sector_erase_at_most(tmp_path):
         assert sim.command(do="flash")["longest_scan"]["erases"] == 1
         on_flash = stored(sim)
     assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == SMALL
+
+
+
+# Stored, never booted here: more files than one scan should remove
+LOTS = {"%s/f%d.py" % ("umqtt" if i % 4 == 0 else "doce", i): b"x = %d\n" % i for i in range(24)}
+
+
+def test_a_slot_holding_an_update_is_emptied_a_file_a_scan_while_the_board_is_clear(tmp_path):
+    """update_abort, or a second update's update_begin, on a slot that holds a package's files (the app's are 45)
+    removes them a file a scan, its version first, and replies once the slot is empty: in one scan, the app's held
+    it 577 ms at the flash's maximum times (make bench). No scan of it waits on more than one erase, nor on more
+    flash programs than a begin on an empty slot; and it waits, the flash untouched, while a piece is on the
+    board (an erase would hold its light: doce/app.py App.clear)."""
+    one, two = update.package(LOTS, 1, "t1", KEY), update.package(SMALL, 2, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        send(sim, one)
+        sim.command(do="flash")
+        r, scans = ask_later(sim, "update_abort")
+        aborted = sim.command(do="flash")
+        assert r["ok"] and scans > len(LOTS), (r, scans)
+        assert asked(sim, **update.begin(one))["received"] == 0  # the slot empty: nothing to remove
+        empty = sim.command(do="flash")["longest_scan"]
+        send(sim, one)
+        sim.command(do="flash")
+        r = sim.command(do="send", line=json.dumps(update.begin(two)) + "\n")
+        assert not r.get("link")  # the reply waits for the slot's files
+        sim.place("c3", "black 4")  # a player at the board: nothing more goes
+        before = sim.command(do="flash")
+        assert not sim.run(100).get("link")
+        after = sim.command(do="flash")
+        assert (after["erases"], after["programs"]) == (before["erases"], before["programs"])
+        sim.lift("c3")
+        replies = sim.run(10 * len(LOTS)).get("link")  # the piece seen gone, then a file a scan
+        assert [(x["re"], x["ok"], x["received"]) for x in replies] == [("update_begin", True, 0)], replies
+        begun = sim.command(do="flash")
+        for figures in (aborted, before, begun):
+            most = figures["longest_scan"]
+            assert most["erases"] <= 1 and most["programs"] <= empty["programs"], (most, empty)
+        assert send(sim, two)["received"] == len(two)
+        assert committed(sim)["version"] == 2
+        on_flash = stored(sim)
+    assert {p[2:]: d for p, d in on_flash.items() if p.startswith("b/doce/") or p.startswith("b/umqtt/")} == SMALL
+
+
+def test_a_transfer_paused_by_a_match_lets_the_update_code_go_and_goes_on_after_it(tmp_path):
+    """A match begun mid-transfer: the update code and what it holds are let go at once (kept, they took some
+    22 KB of a WROVER's heap on the broker and split its largest free block 62.6 -> 27.5 KB through the match,
+    r43f A2), its file open closed, its bytes stored: the match has the heap of a board with no transfer. After
+    it, update_begin goes on from the very byte the transfer stood at."""
+    big = {"doce/a.py": b"a" * 3000, "umqtt/b.py": b"b" * 3000}
+    data = update.package(big, 1, "t1", KEY)
+    heaps = {}
+    for paused in (False, True):
+        with SimBoard(tmp_path / str(paused)) as sim:
+            keyed(sim)
+            if paused:
+                at = send(sim, data, upto=len(data) - 4500)["received"]  # within doce/a.py
+                assert "doce.update" in sim.command(do="modules")["loaded"]
+            sim.place("c3", "white 4")
+            sim.place("d4", "black 2")
+            sim.run(LANDING_SCANS)
+            sim.command(do="heap")
+            sim.run(200)
+            heaps[paused] = sim.command(do="heap", largest=True)
+            heaps[paused]["loaded"] = sim.command(do="modules")["loaded"]
+            if paused:
+                assert ask(sim, **update.begin(data))["error"] == "busy"
+                sim.lift("c3")
+                sim.lift("d4")
+                sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+                assert asked(sim, **update.begin(data))["received"] == at
+                assert send(sim, data)["received"] == len(data)
+                assert committed(sim)["version"] == 1
+    assert "doce.update" not in heaps[True]["loaded"]
+    assert heaps[True]["low"] >= heaps[False]["low"] - SLACK, heaps
+    assert heaps[True]["largest"] >= heaps[False]["largest"] - SLACK, heaps
+
+
+def test_a_begin_whose_manifest_never_came_stops_refusing_older_versions_once_its_host_is_gone(tmp_path):
+    """update_begin records its version (update.json): while that transfer is live, a begin of a version at or
+    below it is a replay, refused. One whose host went before its manifest came whole (nothing of it checked or
+    stored) is let go after doce/update.py STALE_MS with no update command, and the update code with it: from
+    then on an older version is taken (else only update_abort, which no host sends, would free the board). A
+    transfer whose manifest was checked still refuses them (its version is the slot's)."""
+    nine, five = update.package(SMALL, 9, "t1", KEY), update.package(SMALL, 5, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        assert send(sim, nine, upto=update.CHUNK)["received"] == update.CHUNK  # a piece of its manifest
+        for skip in (0, STALE_MS - 1000):
+            sim.run(1, skip_ms=skip)
+            r = asked(sim, **update.begin(five))
+            assert (r["ok"], r["error"]) == (False, "refused") and "version 9, being received" in r["message"], r
+        sim.run(1, skip_ms=STALE_MS)
+        assert "doce.update" not in sim.command(do="modules")["loaded"]
+        assert send(sim, five)["received"] == len(five)
+        sim.run(1, skip_ms=STALE_MS)  # its manifest checked, stored whole: let go, still the newer
+        assert "doce.update" not in sim.command(do="modules")["loaded"]
+        r = asked(sim, **update.begin(update.package(SMALL, 4, "t1", KEY)))
+        assert (r["ok"], r["error"]) == (False, "refused") and "version 5, being received" in r["message"], r
+        assert send(sim, five)["received"] == len(five)  # begun again (its host back), and committed
+        assert committed(sim)["version"] == 5
 
 
 def test_an_update_waits_while_a_piece_is_on_the_board(slot, tmp_path):
@@ -262,18 +376,22 @@ def test_the_update_key_is_set_over_usb_only(tmp_path, monkeypatch):
 def test_an_update_waiting_for_its_match_is_kept_through_it_and_switched_at_its_end(slot, tmp_path):
     """An update stored and checked waits while a match is in play (it was committed as a match began, or a board
     from before kept it through a power cut): nothing the host sends in the match touches it, and it is switched
-    to as the match ends."""
+    to as the match ends, once the board is clear: never with the last match's pieces still on it (a restart
+    under a player setting up the next)."""
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         sim.place("c3", "white 4")  # a match in play, in the journal
     files = stored_in_b(image.read(sim.flash.read_bytes()), slot, 1)
     sim.flash.write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
+        sim.place("c3", "white 4")  # (the dice stay where they are)
         assert not sim.run(100).get("rebooted")  # waiting for the match
         for request in (update.begin(update.package(slot, 2, "t1", KEY)), update.abort()):
             assert ask(sim, request.pop("cmd"), **request)["error"] == "busy"
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
-        assert r.get("rebooted")  # the match over (a new one before its first piece): switched
+        assert not r.get("rebooted")  # the match over (a new one before its first piece), its piece still there
+        assert not sim.run(LANDING_SCANS).get("rebooted")
+        assert sim.lift("c3").get("rebooted") or sim.run(LANDING_SCANS).get("rebooted")  # the board clear: switched
         p = json.loads(stored(sim)[image.POINTER])
         assert (p["slot"], p["good"]) == ("b", "a")  # booting it on trial
 
@@ -303,14 +421,14 @@ def test_an_abort_leaves_no_transfer_behind_at_once_or_after_a_reboot(tmp_path):
     with SimBoard(tmp_path) as sim:
         keyed(sim)
         send(sim, data)  # all of it stored, not committed
-        assert ask(sim, "update_abort")["ok"]
+        assert asked(sim, "update_abort")["ok"]
         assert committed(sim)["error"] == "no_transfer"
         send(sim, data)  # again, and a power cut before the abort
         sim.cut_power()
         sim.power_on()
-        assert ask(sim, "update_abort")["ok"]
-        assert ask(sim, **update.begin(data))["received"] == 0  # from the start: nothing was kept
-        assert ask(sim, "update_abort")["ok"]
+        assert asked(sim, "update_abort")["ok"]
+        assert asked(sim, **update.begin(data))["received"] == 0  # from the start: nothing was kept
+        assert asked(sim, "update_abort")["ok"]
         r = sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
         assert not r.get("rebooted") and not sim.run(100).get("rebooted") and sim.resets == 0
         on_flash = stored(sim)
@@ -542,14 +660,14 @@ def test_a_replayed_begin_of_an_older_package_keeps_the_transfer_in_progress(tmp
             assert (r["ok"], r["error"]) == (False, "refused") and "not newer than version 6, being received" in r[
                 "message"], r
             assert warnings(sim) == ["update refused: " + r["message"]]
-        assert ask(sim, **update.begin(six))["received"] == at  # goes on (the refusals closed the file open)
+        assert ask(sim, **update.begin(six))["received"] == at  # goes on
         assert send(sim, six)["received"] == len(six)
         sim.cut_power()  # a cut, and the replay after it: the transfer is known from its record
         sim.power_on()
         assert ask(sim, **update.begin(update.package(SMALL, 5, "t1", KEY)))["error"] == "refused"
         assert ask(sim, **update.begin(six))["received"] == len(six)
         sim.take_events()
-        assert ask(sim, **dict(update.begin(six), version=9))["ok"]  # (over USB: no signature) a newer one: afresh
+        assert asked(sim, **dict(update.begin(six), version=9))["ok"]  # (over USB: no signature) a newer one: afresh
         for request in update.requests(six):
             r = ask(sim, request.pop("cmd"), **request)
             if not r["ok"]:
@@ -603,7 +721,7 @@ def test_an_update_into_the_slot_before_the_running_one_drops_it_as_the_one_to_g
     files[image.POINTER] = json.dumps({"slot": "b", "good": "b", "previous": "a"}).encode()
     sim.flash.write_bytes(image.build(files))
     with SimBoard(tmp_path) as sim:
-        assert ask(sim, **update.begin(update.package(SMALL, 2, "t1", KEY)))["slot"] == "a"
+        assert asked(sim, **update.begin(update.package(SMALL, 2, "t1", KEY)))["slot"] == "a"
         on_flash = stored(sim)
     assert json.loads(on_flash[image.POINTER]) == {"slot": "b", "good": "b"}
     assert not [p for p in on_flash if p.startswith("a/doce/")]
@@ -660,21 +778,25 @@ def test_unsigned_chunks_and_commits_from_the_broker_cost_at_most_one_file_never
     assert r["ok"] and r["version"] == 1 and not told, r
 
 
-def test_a_begin_refused_before_it_touches_the_transfer_closes_the_file_open(tmp_path, monkeypatch):
-    """A begin refused with what is stored kept (not newer) ends this Update: the slot's file it had open is
-    closed then, not left to a garbage collection (two handles of one file: the last close wins, r43d)."""
+def test_a_begin_refused_before_it_touches_the_transfer_leaves_the_transfer_going(tmp_path, monkeypatch):
+    """A begin refused with what is stored kept (not newer) leaves the transfer this Update holds as it was: the
+    slot's file still open (never dropped open, to a garbage collection: two handles of one file, the last close
+    wins, r43d), the chunks going on; and a begin refused with no transfer lets the update code go."""
     link, do, _ = cpython_link(tmp_path, monkeypatch)
     data = update.package({"doce/a.py": b"a" * 3000}, 6, "t1", KEY)
+    assert do(update.begin(update.package(SMALL, 0, "t1", KEY)))["error"] == "refused" and link.update is None
 
     assert do(update.begin(data))["ok"]
-    for request in itertools.islice(update.requests(data), 10):
+    requests = update.requests(data)
+    for request in itertools.islice(requests, 10):
         assert do(request)["ok"]
-    held = link.update.out  # doce/a.py, open
+    u, held = link.update, link.update.out  # doce/a.py, open
     assert held is not None and not held.closed
-    r = do(update.begin(update.package(SMALL, 0, "t1", KEY)))
-    assert r["error"] == "refused" and "not newer" in r["message"] and link.update is None
-    assert held.closed
-    assert do(update.begin(data))["received"] == 10 * update.CHUNK  # its bytes stored at that close
+    for older in (0, 5):
+        r = do(update.begin(update.package(SMALL, older, "t1", KEY)))
+        assert r["error"] == "refused" and "not newer" in r["message"], r
+        assert link.update is u and u.out is held and not held.closed
+    assert do(next(requests))["received"] == 11 * update.CHUNK
 
 
 def test_a_reflash_keeps_the_floor_below_which_signed_packages_are_replays(tmp_path, monkeypatch):
@@ -719,3 +841,65 @@ def test_a_begin_past_the_highest_version_a_room_shows_is_refused(tmp_path, monk
     for version, error in ((MAX_VERSION + 1, "bad_argument"), (MAX_VERSION, None)):
         r = do(update.begin(update.package(SMALL, version, "t1", KEY)))
         assert r.get("error") == error, r
+
+
+def test_a_commit_reading_back_is_answered_when_a_begin_or_abort_ends_it(tmp_path, monkeypatch):
+    """update_commit reads back a part a scan; a command that comes meanwhile never leaves it unanswered (its host
+    would see a timeout, not a reason): the same package's begin answers where it stands and the read-back goes on
+    to its reply; an abort, or another package's begin, ends it, answered `aborted` at once, and then replies itself
+    once the slot is empty. Once switched to the new version (restarting into it, or on trial) an abort is `trial`:
+    there is nothing to abort, and `ok` would say the update was dropped."""
+    link, do, _ = cpython_link(tmp_path, monkeypatch)
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "a", "good": "a"}))  # as doce flash writes it
+    sent = link.send.__self__
+
+    def stored(version):
+        data = update.package({"doce/a.py": bytes([version]) * 20000}, version, "t1", KEY)
+        assert do(update.begin(data))["ok"]
+        for request in update.requests(data):
+            assert do(request)["ok"]
+        return data
+
+    def reading(ident):
+        line = json.dumps({"cmd": "update_commit", "id": ident}).encode()
+        link.handle(bytearray(line), len(line))
+        link.update.scan()
+        assert not sent and link.update.asker is not None  # (some 5 scans of STEP bytes)
+
+    six = stored(6)
+    reading(1)
+    assert do(update.begin(six)) == {"re": "update_begin", "ok": True, "received": len(six), "slot": "b"}
+    while not sent:
+        link.update.scan()
+    assert sent.pop() == {"re": "update_commit", "id": 1, "ok": True, "version": 6, "deferred": False}
+    for ending, why in ((update.abort(), "the update is dropped"),
+                        (update.begin(update.package(SMALL, 9, "t1", KEY)), "another package replaces it")):
+        stored(7)
+        reading(2)
+        line = json.dumps(ending).encode()
+        link.handle(bytearray(line), len(line))
+        assert sent.pop(0) == {"re": "update_commit", "id": 2, "ok": False, "error": "aborted",
+                               "message": "%s came before its reply: %s" % (ending["cmd"], why)}
+        while not sent:
+            link.update.scan()
+        assert sent.pop(0)["ok"] and not sent  # the abort, or the begin, once the slot is empty
+        if ending["cmd"] == "update_begin":
+            assert do(update.abort())["ok"]
+    for first, then, answer in (  # the slot emptying for one command when the other comes
+            (update.begin(update.package(SMALL, 10, "t1", KEY)), update.abort(),
+             {"re": "update_begin", "ok": False, "error": "aborted",
+              "message": "update_abort came before its reply: the update is dropped"}),
+            (update.abort(), update.begin(update.package(SMALL, 11, "t1", KEY)),
+             {"re": "update_abort", "ok": True})):  # (its transfer dropped: the begin's emptying goes on)
+        stored(first["cmd"] == "update_begin" and 8 or 9)
+        for request in (first, then):
+            line = json.dumps(request).encode()
+            link.handle(bytearray(line), len(line))
+        assert sent.pop(0) == answer and not sent
+        while not sent:
+            link.update.scan()
+        assert sent.pop(0) == {"re": then["cmd"], "ok": True, **({"received": 0, "slot": "b"} if "size" in then
+                                                                  else {})}
+    (tmp_path / "slot.json").write_text(json.dumps({"slot": "b", "good": "a"}))  # switched: restarting into b
+    r = do(update.abort())
+    assert (r["ok"], r["error"]) == (False, "trial"), r

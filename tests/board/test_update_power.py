@@ -62,12 +62,25 @@ def finished(sim, package):
     assert pointer(sim) == {"slot": "b", "good": "b", "previous": "a"}
 
 
+def later(sim, request, limit=1000):
+    """`request` sent, and the scans until its one reply (an update_begin or update_abort empties the slot a file
+    a scan first, doce/update.py _empty), or until the power goes: the reply, None if the power went."""
+    reply = sim.command(do="send", line=json.dumps(request) + "\n")
+    for _ in range(limit):
+        if sim.power_was_cut:
+            return None
+        if reply.get("link"):
+            [r] = reply["link"]
+            return r
+        reply = sim.run(1)
+    raise AssertionError("no reply to %s in %d scans" % (request["cmd"], limit))
+
+
 def sending(sim, package):
     """The rest of the package from where the board stands, till the power goes (if it does): the last reply."""
-    reply = sim.command(do="send", line=json.dumps(update.begin(package)) + "\n")
-    if sim.power_was_cut:
+    r = later(sim, update.begin(package))
+    if r is None:
         return None
-    [r] = reply["link"]
     assert r["ok"], r
     for request in update.requests(package, r["received"]):
         reply = sim.command(do="send", line=json.dumps(request) + "\n")
@@ -143,10 +156,12 @@ def whole(tmp_path_factory):
 
 @pytest.mark.parametrize("emptying", ["update_abort", "update_begin of another package"])
 def test_a_cut_while_a_stored_transfer_is_emptied_leaves_one_that_completes(tmp_path, whole, emptying):
-    """The record of the transfer (update.json) goes before the slot's first file: after a cut at any write of
-    the emptying, the board boots the good version, and the package sent again is stored whole and checked
-    (a begin resumes only into files that are all there). A match in play answers these busy (doce/link.py):
-    an update stored and waiting for its end is switched to, never emptied, so only a transfer is."""
+    """The record of the transfer (update.json) goes before the slot's first file, and the slot's version and
+    header before its other files, a file a scan (doce/update.py _empty): after a cut at any write of the
+    emptying, in any of its scans, the board boots the good version, and the package sent again is stored whole
+    and checked (a begin resumes only into files that are all there; a slot half emptied has no header, so it
+    is emptied again). A match in play answers these busy (doce/link.py): an update stored and waiting for its
+    end is switched to, never emptied, so only a transfer is."""
     five = update.package(MANY, 5, "t1", KEY)
     other = update.begin(update.package(SMALL, 6, "t1", KEY))
     request = {"cmd": "update_abort"} if emptying == "update_abort" else other
@@ -154,16 +169,16 @@ def test_a_cut_while_a_stored_transfer_is_emptied_leaves_one_that_completes(tmp_
     for write in range(1, 200):
         with board(tmp_path / str(write), whole) as sim:
             sim.cut_power_at_flash_write(after=write, torn=True)
-            sim.command(do="send", line=json.dumps(request) + "\n")
-            if not sim.power_was_cut:
+            if later(sim, request) is not None:
                 break
             cuts += 1
             sim.power_on()
             booted(sim)
             assert pointer(sim) == {"slot": "a", "good": "a"}, write
             if emptying != "update_abort":  # version 6's begin may have been taken: dropped first
-                sim.command(do="send", line=json.dumps({"cmd": "update_abort"}) + "\n")
+                assert later(sim, {"cmd": "update_abort"})["ok"]
             assert sending(sim, five)["received"] == len(five)
             r = commit(sim)
             assert r["link"][0]["ok"] and r["link"][0]["version"] == 5, (write, r)
-    assert cuts >= 1 + len(MANY)  # the record, then each of the slot's files
+    # the record, then the slot's version, header, manifest and each of its files, a scan each
+    assert cuts >= 1 + 3 + len(MANY)

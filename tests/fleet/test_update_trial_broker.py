@@ -115,7 +115,8 @@ def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_af
     """r43e F5: the outage excuse cannot tell the room's Wi-Fi down from the version's own Wi-Fi code broken. It
     is provisional: a slot marked good so that has not reached the broker after UNPROVEN_MS of play goes back
     to the slot before, without recording its version as given up (an outage that lasted). r43f U1: never in a
-    match (every board kept in one outage would reset mid-round together): once it is over. r43f U2: the reason
+    match (every board kept in one outage would reset mid-round together): once it is over and the board clear (its
+    pieces off: no reset under a player's hands). r43f U2: the reason
     promised the same version could come again; the commit raised update.key's floor past it: a newer one."""
     with on_trial(tmp_path, Nowhere, version=7) as sim:
         sim.command(do="wifi", up=False)
@@ -132,9 +133,12 @@ def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_af
         sim.run(scans=1, skip_ms=UNPROVEN_MS)
         sim.run(scans=2)
         assert sim.resets == 0  # an hour past it, the match goes on
+        sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")  # the match over
+        sim.run(scans=2)
+        sim.settle()
+        assert sim.resets == 0  # its pieces still on the board: no reset under the players' hands
         sim.lift("c3")
         sim.lift("d4")
-        sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")  # the match over
         sim.run(scans=2)
         assert sim.resets == 1
         sim.settle()
