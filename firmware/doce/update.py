@@ -710,17 +710,21 @@ class Update:
             return
         if self.link.app is not None:
             self.link.app.update_ready = None
-        if exists(STATE):
-            os.remove(STATE)
         self.paths = self.sizes = self.shas = None
         self.received = self.at = self.written = self.n = 0
         slot = self.slot
         if slot is None:
+            if exists(STATE):
+                os.remove(STATE)
             return
         running = pointer().state
         if running is not None and slot == running["slot"]:  # (never: the slot not running is the one written)
             raise CommandError("failed", "the running slot is never emptied")
         pointer().emptying(slot)  # no longer a slot to go back to (firmware/slots.py `previous`), before a file goes
+        if exists(slot + "/" + VERSION):  # r43h: before update.json, so a rebuilt pointer never boots it
+            os.remove(slot + "/" + VERSION)
+        if exists(STATE):
+            os.remove(STATE)
         make(slot)
         left = []  # popped from its end: the last here goes first
         for folder in FOLDERS:  # (made as its first file comes, _made: each a sector erase, one a scan)
