@@ -394,7 +394,7 @@ def test_a_board_on_the_broker_whose_commit_reply_is_lost_is_followed_by_its_sta
         room.send = send
         room.reply = lambda rid, forget=False: None if rid in commits else kept(rid, forget)
         results = fleet_update.update(room, packages(keys, 5), WAIT_S, 2.0, keys, canary="t1", trial_wait=WAIT_S,
-                                      pump=pump(sims))
+                                      pump=pump(room, sims))
         assert commits and results["t1"] == ("done", "healthy on trial", 5), results
         assert results["t2"] == ("done", None, 5), results
         assert [(e["stage"], e["version"]) for e in sims["t1"].events if e["event"] == "update"] == [("done", 5)]
