@@ -81,9 +81,13 @@ def board_with(folder, files, slot_b=None, pointer=None):
     return SimBoard(folder)
 
 
-def pointer_of(sim):
+def pointer_of(sim, on_again=False):
+    """The board's pointer (slot.json) as its flash holds it, the board stopped to read it (and on again)."""
     sim.stop()
-    return json.loads(image.read(sim.flash.read_bytes())[image.POINTER])
+    p = json.loads(image.read(sim.flash.read_bytes())[image.POINTER])
+    if on_again:
+        sim.start()
+    return p
 
 
 def updates(sim):

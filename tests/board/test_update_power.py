@@ -9,6 +9,7 @@ import pytest
 
 from doce_host import image, update
 from doce_host.sim import SimBoard
+from test_slots import pointer_of
 from test_update import KEY, SMALL, commit, keyed, send
 
 LAST = 3  # chunks not sent before the snapshot: two within the last file, then the one that ends it
@@ -37,13 +38,6 @@ def board(tmp_path, flash):
     return SimBoard(tmp_path)
 
 
-def pointer(sim):
-    sim.stop()
-    p = json.loads(image.read(sim.flash.read_bytes())[image.POINTER])
-    sim.start()
-    return p
-
-
 def booted(sim):
     """The board came up (a boot event, a state) on a slot whose files are all there."""
     assert [e for e in sim.events if e["event"] == "boot"], sim.events
@@ -54,12 +48,12 @@ def booted(sim):
 def finished(sim, package):
     """From wherever the cut left it: resumed, committed, switched, and healthy on the new slot."""
     sim.wait(1)  # an update stored and checked switches at the first scan free of a match (it restarts)
-    if pointer(sim) == {"slot": "a", "good": "a"}:
+    if pointer_of(sim, on_again=True) == {"slot": "a", "good": "a"}:
         assert sending(sim, package)["received"] == len(package)
         r = commit(sim)
         assert r["link"][0]["ok"] and r.get("rebooted"), r
-    sim.wait(1)  # up (pointer() boots it again): the boot's count, made while the slot before is whole, cleared
-    assert pointer(sim) == {"slot": "b", "good": "b", "previous": "a"}
+    sim.wait(1)  # up (pointer_of() boots it again): the boot's count, made while the slot before is whole, cleared
+    assert pointer_of(sim, on_again=True) == {"slot": "b", "good": "b", "previous": "a"}
 
 
 def later(sim, request, limit=1000):
@@ -174,7 +168,7 @@ def test_a_cut_while_a_stored_transfer_is_emptied_leaves_one_that_completes(tmp_
             cuts += 1
             sim.power_on()
             booted(sim)
-            assert pointer(sim) == {"slot": "a", "good": "a"}, write
+            assert pointer_of(sim, on_again=True) == {"slot": "a", "good": "a"}, write
             if emptying != "update_abort":  # version 6's begin may have been taken: dropped first
                 assert later(sim, {"cmd": "update_abort"})["ok"]
             assert sending(sim, five)["received"] == len(five)

@@ -10,7 +10,7 @@ from fleet_helpers import join, link, until_scanned
 
 from doce_host import image
 from doce_host.sim import SimBoard
-from test_slots import TRIAL_MS, constant, in_slot_b
+from test_slots import TRIAL_MS, constant, in_slot_b, pointer_of
 
 UNPROVEN_MS = constant("UNPROVEN_MS")
 
@@ -104,13 +104,6 @@ def test_a_board_with_no_network_set_up_does_not_wait_for_a_broker_it_never_star
         assert sim.resets == 0 and updates(sim) == [("done", "b")]
 
 
-def pointer(sim):
-    sim.stop()
-    p = json.loads(image.read(sim.flash.read_bytes())[image.POINTER])
-    sim.start()
-    return p
-
-
 def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_after_the_match(tmp_path):
     """r43e F5: the outage excuse cannot tell the room's Wi-Fi down from the version's own Wi-Fi code broken. It
     is provisional: a slot marked good so that has not reached the broker after UNPROVEN_MS of play goes back
@@ -124,7 +117,7 @@ def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_af
         sim.run(scans=1, skip_ms=TRIAL_MS // 2)
         sim.run(scans=2)
         assert sim.resets == 0 and updates(sim) == [("done", "b")]
-        assert pointer(sim).get("unproven") is True
+        assert pointer_of(sim, on_again=True).get("unproven") is True
         sim.wait(1)
         sim.place("c3", "white 4")  # a match in play
         sim.place("d4", "black 2")
@@ -145,7 +138,7 @@ def test_a_slot_kept_in_a_wifi_outage_that_never_reaches_the_broker_goes_back_af
         told = [e for e in sim.events if e["event"] == "update"][-1]
         assert (told["stage"], told["slot"]) == ("rolled_back", "b") and "outage" in told["reason"], told
         assert "newer version" in told["reason"], told
-        assert pointer(sim) == {"slot": "a", "good": "a"}  # version 7 not recorded as given up
+        assert pointer_of(sim, on_again=True) == {"slot": "a", "good": "a"}  # version 7 not recorded as given up
 
 
 def test_a_slot_kept_in_a_wifi_outage_is_proven_once_on_the_broker(tmp_path, mosquitto):
@@ -161,4 +154,4 @@ def test_a_slot_kept_in_a_wifi_outage_is_proven_once_on_the_broker(tmp_path, mos
         sim.wait(1)
         sim.run(scans=1, skip_ms=UNPROVEN_MS)
         sim.run(scans=2)
-        assert sim.resets == 0 and pointer(sim) == {"slot": "b", "good": "b", "previous": "a"}
+        assert sim.resets == 0 and pointer_of(sim, on_again=True) == {"slot": "b", "good": "b", "previous": "a"}
