@@ -282,7 +282,7 @@ class Update:
         same_package = (state.get("ready", True) is True and state.get("version", version) == version
                         and named == {"size": size, "sha256": sha, "slot": slot})  # (a record from before: no version)
         if not same_package:  # a replayed begin (signed, recorded) must not drop what is stored: refused first
-            self._newer(version, slots, state, slot)
+            self._newer(version, slots, state, slot, sha)
             # and one that cannot fit, before the slot to go back to is emptied: its files count as free
             free, block = free_flash()
             why = too_big(size, free + held(slot, block), block)
@@ -495,15 +495,18 @@ class Update:
         finally:
             link.to = here
 
-    def _newer(self, version, slots, state, slot):
+    def _newer(self, version, slots, state, slot, sha):
         """A begin of a version newer than the running one, the one given up and the one update.json (`state`)
         records in `slot`, stored and waiting or on its way (its begin's version, or the slot's once its
-        manifest was checked); else refused, and what is stored kept."""
+        manifest was checked), or another begin's whose slot is still emptying; else refused, and what is
+        stored kept."""
         stored = 0
+        if self.asked == "update_begin" and self.left is not None and sha != self.sha:
+            stored = self.announced  # (update.json goes as the emptying starts: a replay of an older begin meanwhile)
         if state.get("slot") == slot:
             # The slot's version once its manifest was checked; before that, the record's only while this very
             # transfer is live (this Update holds it: a host gone, STALE_MS without an update command, lets it go)
-            stored = slots.version_of(slot)
+            stored = max(stored, slots.version_of(slot))
             v = state.get("version")
             if is_int(v) and (state.get("ready") or (self.sha is not None and self.sha == state.get("sha256"))):
                 stored = max(stored, v)

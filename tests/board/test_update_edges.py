@@ -163,3 +163,20 @@ def test_an_aborted_package_is_never_booted_by_a_rebuilt_pointer(keyed):
     edited(sim, lambda fs: [write(fs, p, b"{") for p in ("slot.json", "slot.json.bak")])
     sim.run(100)
     assert ask(sim, cmd="hello").get("version") == 0
+
+
+def test_an_older_begin_is_refused_while_a_newer_ones_slot_empties(keyed):
+    """r43h F2: update.json goes as a begin's emptying starts, so an older begin (a replay, signed) meanwhile was
+    taken in the newer one's place: refused as the replay it is; the newer begin goes on and is answered."""
+    sim, key = keyed
+    d11, d12 = (update.app_package(v, BOARD, key, chip="host") for v in (11, 12))
+    sent(sim, d11)  # stored whole, not committed: a begin of another package empties it, a file a scan
+    out = sim.command(do="send", line=json.dumps(dict(update.begin(d12), id=1)) + "\n", scans=3)
+    assert not [x for x in out.get("link", []) if x.get("re") == "update_begin"]  # still emptying
+    older = ask(sim, scans=1, **dict(update.begin(d11), id=2))
+    assert older.get("error") == "refused" and "not newer than version 12" in older.get("message", ""), older
+    for _ in range(200):
+        begun = [x for x in sim.run(1).get("link", []) if x.get("re") == "update_begin"]
+        if begun:
+            break
+    assert begun and begun[0].get("ok") and begun[0]["received"] == 0, begun
