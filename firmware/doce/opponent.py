@@ -97,12 +97,31 @@ BLOCKER_USED = const(400)  # its 5 points, and the only answer to a winning squa
 # times. Against the greedy baseline (bench/ladder.py's matches 1000-1199) it had lost 7 matches
 # of 200 by losing that round, more points than its lead.
 KEEN = const(4)
+# The strongest level, in the match's last round when only a win by at least NEEDS points wins it the
+# match (its points so far behind the other player's by NEEDS - 1 or more): with its blocker spent a
+# win scores too little, so it keeps it. While it holds it, each empty square of the no-play zone a die
+# makes where one more die of the other player's would make them a winning square costs TRAP: only its
+# blocker could answer one there. Against greedy (bench/ladder.py's matches 1000-1199) the round's
+# opener's first winning square drew greedy's blocker and a die making a winning square in that zone,
+# so level 3 spent its own blocker in 391 of the 400 rounds it opened, and won them by 16 to 22 points.
+# Chosen on matches 0-399, 1000-1199, 3000-3399 and 5000-5399: of the 37 it reaches, 6 went better, none
+# worse (from 19 behind; 17 or 18 behind it had won 13 of 14).
+NEEDS = 20
+TRAP = const(100)
 
 # The native loops keep scores in arrays of 32-bit ints as score + ZERO, never negative: a 64-bit
 # port's viper reads a 32-bit element unsigned, a 32-bit one signed, and only a value that is
 # never negative reads the same on both. 0 is "no move".
 ZERO = const(1 << 20)
 NO_STOP = const(1 << 22)  # a pass's `stop` that no score reaches
+
+
+def needs_points(game, me):
+    """Whether, in the match's last round, me wins the match only by a win of NEEDS points or more."""
+    if game.round != game.tables.rounds:
+        return False
+    totals = game.totals()
+    return totals[1 - me] - totals[me] + 1 >= NEEDS
 
 
 def draw_wins(game, me):
@@ -192,12 +211,13 @@ _TALLY = const(44)  # work, faces weighed
 _POINTS = const(45)  # whether a pass counts a win's points (the strongest level)
 _SQUARE_FACES = const(46)  # how many faces of one square a ply keeps
 _NOISE = const(47)  # a pass's chance between equals: 0 to this less 1, in tenths of a point
-_FORKS = const(48)  # whether a pass weighs fork squares (the strongest level)
+_FORKS = const(48)  # the strongest level: bit 0 a pass weighs fork squares, bit 1 the zone's traps (TRAP)
 _TWO = const(49)  # each player's lines one die from a winning square, counted on each empty square
 _KIND = const(50)  # each line: bit 0 one such of the other player's, bit 1 one die of mine short of it
 _UNDO = const(51)  # the lines one die's weighing counted on: taken back after it
 _DRAWS = const(52)  # the last round: 1 + the player a drawn round wins the match for, else 0
-_LAYOUT = const(53)
+_LEAD = const(53)  # with _DRAWS: that player's points ahead of the other's before the round
+_LAYOUT = const(54)
 
 
 class Opponent:
@@ -664,6 +684,31 @@ class Opponent:
             loses_next -= 10 * (points - int(t.empty_square))
             if their_blocker == per_player:
                 loses_next -= 10 * int(t.unused_blocker)
+        # Where a drawn round wins the match for one player: a win of the other's that scores less
+        # than the lead (even with a line all its own and no same-face penalty) still loses them the
+        # match, so to the leader it is as good as the draw.
+        lead = lay[_LEAD]
+        if lead and draws:
+            empty = 0
+            for u in range(squares):
+                if not b[u]:
+                    empty += 1
+            t = self.t
+            per_player = int(t.blockers_per_player)
+            pts = int(t.win) + int(t.all_own_line) + int(t.empty_square) * (empty - 1)
+            if draws == o + 1:  # my win, now or by a fork next turn
+                if blockers[me] == per_player:
+                    pts += int(t.unused_blocker)
+                if pts < lead:
+                    won = LOST
+                if pts - 2 * int(t.empty_square) < lead:
+                    fork = 0
+            else:  # theirs, next turn
+                pts -= int(t.empty_square)
+                if their_blocker == per_player:
+                    pts += int(t.unused_blocker)
+                if pts < lead:
+                    loses_next = drawn
         # Fork squares (the strongest level): two[o * squares + u] their lines one die from a winning
         # square through u, two[me * squares + u] mine; kind[line] what a die of mine does to it.
         forks = lay[_FORKS]
@@ -832,7 +877,18 @@ class Opponent:
             x ^= x >> 9
             x ^= (x << 8) & 0xFFFF
             rng[0] = x
-            base = rise0 - cost + x % lay[_NOISE] + SPOIL_FORK * spoilt_forks + MAKE_FORK * made_forks
+            base = rise0 - cost + x % lay[_NOISE]
+            if forks & 1:
+                base += SPOIL_FORK * spoilt_forks + MAKE_FORK * made_forks
+            if forks & 2 and blockers[me]:
+                # The zone this die makes: each empty square of it where one more die of theirs
+                # would make a winning square (two[]: their lines one die from one, the die's own
+                # effect on them counted) is one that only my blocker could answer.
+                for j in range(s * zs, s * zs + zs):
+                    u = zone[j]
+                    if u != 0xFF and not b[u] and two[o * squares + u]:
+                        base -= TRAP
+                work += zs
             for k in range(touched):  # the fork squares' counts back as they were
                 line = through[row + undo[k]]
                 gap = full ^ (mask[mine + line] | mask[theirs + line] | (1 << at[row + undo[k]]))
@@ -1034,8 +1090,11 @@ class Opponent:
             # Weighed in the rounds the other player opens too, they lost to the two-ply player;
             # through all of its own rounds, its wins came later and scored less against greedy.
             left = game.dice_left
-            self.layout[_FORKS] = 1 if left[me] == left[1 - me] and left[me] >= 8 else 0
+            self.layout[_FORKS] = (1 if left[me] == left[1 - me] and left[me] >= 8 else 0) | (
+                2 if needs_points(game, me) else 0)
             self.layout[_DRAWS] = me + 1 if draws else 0
+            totals = game.totals()
+            self.layout[_LEAD] = totals[me] - totals[1 - me] if draws else 0
             best = yield from self._strongest(me)
             self.chosen = best
             return
@@ -1389,6 +1448,8 @@ class Opponent:
         weigh = squares // 2 + squares * (stride + 3 * self.faces)  # _pass, at most
         if self.level == STRONGEST:
             weigh += self.line_count + squares * stride  # its fork squares
+            if self.layout[_FORKS] & 2:
+                weigh += squares * self.t.zone_stride  # the zones' traps
         around = squares // 2 + squares * self.faces // 8 + 2 * stride + NODE
         return weigh + around + (len(self.widths) + 1) * 2 * stride
 

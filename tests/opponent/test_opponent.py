@@ -257,6 +257,58 @@ def test_the_strongest_level_spoils_a_fork_square():
         assert Opponent(tables, STRONGEST, seed).choose(game)[1] == 13, seed
 
 
+def zone_traps(tables, game, me, square):
+    """The empty squares of the no-play zone a die of me's on `square` makes, where one more die
+    of the other player's would make them a winning square: each on a line with two of their
+    dice, its other square empty and their sum still able to reach the target. Only a blocker
+    answers a winning square in the zone."""
+    n = tables.line_length
+    zone = set(tables.zone[square * tables.zone_stride:(square + 1) * tables.zone_stride]) - {0xFF}
+    traps = set()
+    for line in range(tables.line_count):
+        squares = tables.lines[line * n:(line + 1) * n]
+        if square in squares:
+            continue  # the die takes one of its squares
+        empty = [q for q in squares if game.board[q] == 0]
+        theirs = [game.board[q] for q in squares if game.board[q] and game.board[q] >> 4 == 2 - me]
+        rest = tables.target - sum(c & 0x0F for c in theirs)
+        if len(empty) == 2 and len(theirs) == 2 and 2 <= rest <= 2 * tables.faces:
+            traps |= zone.intersection(empty)
+    return traps
+
+
+@pytest.mark.parametrize("position, match, before", [
+    # bench/ladder.py's match 1030 against greedy, round 4, white's 4th die: black's 2 and 5 on
+    # squares 13 and 8 leave 18 and 23 one die from a winning square; white's die on 17 puts both
+    # in its zone. Here white is 20 points behind.
+    ("00220000000000142315000011260000000000000000000000 0808 0101 0708 0", "4 20 40", 17),
+    # match 1053, round 4, black's 4th die: white's 3 and 5 on 17 and 18 leave 3 and 8; 7 puts
+    # 3 and 8 in black's zone. Here black is 24 behind.
+    ("00000000000000000000000022160000002313250014000000 0808 0101 1211 1", "4 44 20", 7),
+])
+def test_when_only_a_big_win_wins_the_match_the_strongest_level_keeps_its_zone_clear(position, match, before):
+    """In the match's last round, so far behind that a win with its blocker spent scores too little
+    to win the match (NEEDS), its die no longer makes a no-play zone where the other player's next
+    die could make a winning square: only its blocker could answer one there. Greedy answered
+    level 3's first winning square with its blocker and such a die, and level 3 then spent its
+    own blocker, and its 5 points, in 391 of the 400 rounds it opened (docs/opponent.md). Not
+    behind, it plays as before: there such a die can be the better move."""
+    from doce.opponent import NEEDS, needs_points
+    tables = rules.load_tables("standard")
+    game = Game(tables)
+    position_text.read(game, position)
+    position_text.read_match(game, match.split())
+    me = game.to_move
+    totals = game.totals()
+    assert totals[1 - me] - totals[me] + 1 >= NEEDS and needs_points(game, me)
+    assert zone_traps(tables, game, me, before)  # the position shows what it should
+    for seed in range(1, 6):
+        move = Opponent(tables, STRONGEST, seed).choose(game)
+        assert not zone_traps(tables, game, me, move[1]), (seed, move)
+    position_text.read_match(game, "4 30 30".split())
+    assert not needs_points(game, me)
+
+
 def test_in_the_last_round_the_strongest_level_takes_a_draw_that_wins_the_match():
     """White's die of 4 on square 3 completes its row and black's column at once: a line each, a
     drawn round. In the match's last round, 20 points ahead, that draw wins white the match, and
@@ -274,6 +326,22 @@ def test_in_the_last_round_the_strongest_level_takes_a_draw_that_wins_the_match(
         for seed in range(1, 4):
             move = Opponent(tables, STRONGEST, seed).choose(game)
             assert (move == (NO_BLOCKER, 3, 4)) == draw, (match, seed, move)
+
+
+def test_in_the_last_round_the_strongest_level_lets_a_win_go_that_cannot_overtake_its_lead():
+    """bench/ladder.py's match 1000 against greedy, round 4, white's 6th die: black has a winning
+    square, 20, only white's blocker can answer. 67 points ahead, no win of black's this round can
+    score that much (12, 2 for a line all its own, 5 for its blocker, a point an empty square), so
+    white keeps its blocker and plays on; 30 ahead, black's win would overtake, and white blocks."""
+    tables = rules.load_tables("standard")
+    position = "00001300000000242600001521132400232616000000150000 0605 0101 1208 0"
+    for match, blocks in (("4 67 0", False), ("4 30 0", True)):
+        game = Game(tables)
+        position_text.read(game, position)
+        position_text.read_match(game, match.split())
+        for seed in range(1, 4):
+            move = Opponent(tables, STRONGEST, seed).choose(game)
+            assert (move[0] == 20) == blocks, (match, seed, move)
 
 
 def test_a_match_text_out_of_range_is_refused():
