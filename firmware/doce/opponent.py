@@ -668,13 +668,15 @@ class Opponent:
             keen = KEEN
         elif draws == o + 1:
             drawn = LOST
-        if lay[_POINTS]:
-            empty = 0
+        lead = lay[_LEAD]
+        if lay[_POINTS] or (lead and draws):
+            empty = 0  # the squares left: what a win now scores
             for u in range(squares):
                 if not b[u]:
                     empty += 1
             t = self.t
             per_player = int(t.blockers_per_player)
+        if lay[_POINTS]:
             points = int(t.win) + int(t.empty_square) * (empty - 1)
             won += 10 * points
             fork += 10 * (points - 2 * int(t.empty_square))
@@ -687,14 +689,7 @@ class Opponent:
         # Where a drawn round wins the match for one player: a win of the other's that scores less
         # than the lead (even with a line all its own and no same-face penalty) still loses them the
         # match, so to the leader it is as good as the draw.
-        lead = lay[_LEAD]
         if lead and draws:
-            empty = 0
-            for u in range(squares):
-                if not b[u]:
-                    empty += 1
-            t = self.t
-            per_player = int(t.blockers_per_player)
             pts = int(t.win) + int(t.all_own_line) + int(t.empty_square) * (empty - 1)
             if draws == o + 1:  # my win, now or by a fork next turn
                 if blockers[me] == per_player:
