@@ -158,6 +158,10 @@ def test_eight_boards_on_a_1920_screen_each_400_px_wide_no_text_under_16_px(brow
 def test_thirty_two_boards_page_eight_at_a_time(browser, served):
     context, tab = open_screen(browser, served(32), 1920, 1080)
     try:
+        # the organiser pauses the rotation to look, so the walk below is the only thing turning
+        # pages: rotating, a page turned every 15 s under the walk where the machine was loaded
+        tab.click("#rotate")
+        assert tab.locator("#rotate").get_attribute("aria-pressed") == "false"
         pages = tab.evaluate("window.doceHall.pages")
         seen, players = [], set()
         for page in range(pages):
@@ -174,8 +178,8 @@ def test_thirty_two_boards_page_eight_at_a_time(browser, served):
         assert sorted(sum(seen, [])) == ["0200000000%02x" % n for n in range(1, 33)]  # each board once
         assert players == {"Player %d%s" % (n, c) for n in range(1, 33) for c in "WB"}  # each player on a page
         assert tab.locator("#page-at").text_content() == "page 1 of %d" % pages  # round again
-        tab.click("#rotate")  # the organiser stops the rotation to look
-        assert tab.locator("#rotate").get_attribute("aria-pressed") == "false"
+        tab.click("#rotate")  # and sets it going again
+        assert tab.locator("#rotate").get_attribute("aria-pressed") == "true"
     finally:
         context.close()
 
