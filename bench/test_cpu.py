@@ -25,30 +25,35 @@ import pytest
 LOG = os.path.abspath(os.environ["DOCE_CPU_LOG"]) if os.environ.get("DOCE_CPU_LOG") else None  # a test may chdir
 
 
-def _cpu():
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+def _cpu(who=resource.RUSAGE_SELF):
+    used = resource.getrusage(who)
+    return used.ru_utime + used.ru_stime
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    start = _cpu()
+    own, kids = _cpu(), _cpu(resource.RUSAGE_CHILDREN)
     yield
     if LOG:
-        line = json.dumps({"test": item.nodeid, "cpu": round(_cpu() - start, 3)})
+        own, kids = _cpu() - own, _cpu(resource.RUSAGE_CHILDREN) - kids  # pytest's own, and its children's
+        line = json.dumps({"test": item.nodeid, "cpu": round(own + kids, 3), "own": round(own, 3)})
         with open(LOG, "a") as log:  # one short line a write: the workers' lines do not interleave
             log.write(line + "\n")
 
 
 def main(argv):
     path, per_test = argv[0], "--tests" in argv
-    totals = defaultdict(float)
+    totals, own = defaultdict(float), defaultdict(float)
     for line in open(path):
         row = json.loads(line)
-        totals[row["test"] if per_test else row["test"].split("::")[0]] += row["cpu"]
+        name = row["test"] if per_test else row["test"].split("::")[0]
+        totals[name] += row["cpu"]
+        own[name] += row.get("own", 0)
+    print("     cpu  pytest's  (seconds; the rest its children's: MicroPython, mosquitto, Chromium)")
     for name, cpu in sorted(totals.items(), key=lambda kv: -kv[1]):
-        print("%8.1f  %s" % (cpu, name))
-    print("%8.1f  total (%d %s)" % (sum(totals.values()), len(totals), "tests" if per_test else "files"))
+        print("%8.1f  %8.1f  %s" % (cpu, own[name], name))
+    print("%8.1f  %8.1f  total (%d %s)" % (sum(totals.values()), sum(own.values()), len(totals),
+                                           "tests" if per_test else "files"))
 
 
 if __name__ == "__main__":
