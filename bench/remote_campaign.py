@@ -16,6 +16,7 @@ this, the whole campaign, is run by hand (`make campaign`), not by CI.
 import argparse
 import multiprocessing
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -56,7 +57,7 @@ def main(argv=None):
     parser.add_argument("--matches", type=int, help="only the first K matches of the campaign")
     parser.add_argument("--only", help="only these matches, by number: 10,23 (as a whole campaign numbers them)")
     args = parser.parse_args(argv)
-    from remote_campaign import census, points, schedules
+    from remote_campaign import RECORD, census, fall, points, schedules
 
     from doce_host.fleet.broker import Mosquitto
     began = time.monotonic()
@@ -90,6 +91,13 @@ def main(argv=None):
         by_round = {}
         for step, _, heap, _ in done:
             by_round.setdefault(round_of(step), []).append(heap)
+        falls = {i: fall(r["recoveries"]) for i, r in results.items() if r["ok"]}
+        falls = {i: f for i, f in falls.items() if f is not None}
+        if falls:
+            worst = max(falls, key=falls.get)
+            print("  the free heap after a collection fell %d to %d bytes from the first third of a match's recoveries "
+                  "to the last (median %d, match %d the most; %d matches with 3 x THIRD recoveries; RECORD allows %d)"
+                  % (min(falls.values()), falls[worst], statistics.median(falls.values()), worst, len(falls), RECORD))
         for number in sorted(by_round):
             heaps = by_round[number]
             print("  round %d: %d recoveries, least free heap at worst %d, largest block at worst %d"
