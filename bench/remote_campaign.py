@@ -45,10 +45,18 @@ def worker(job):
                                         "recoveries": match.recoveries}))
             except Exception as e:  # noqa: BLE001  (one line in the report; the other matches go on)
                 results.append((index, {"ok": False, "seconds": time.monotonic() - began, "cuts": len(cuts),
-                                        "error": "%s: %s" % (type(e).__name__, str(e)[:2000])}))
+                                        "error": "%s: %s (%s)" % (type(e).__name__, str(e)[:2000], where(e))}))
             print("match %d: %s in %.0f s" % (index, "ok" if results[-1][1]["ok"] else "FAILED",
                                                results[-1][1]["seconds"]), flush=True)
     return results
+
+
+def where(e):
+    """The last frames the exception came through, file:line each (an AssertionError's message alone did
+    not say which wait of a match it came from)."""
+    import traceback
+    frames = traceback.extract_tb(e.__traceback__)[-4:]
+    return " < ".join("%s:%d" % (Path(f.filename).name, f.lineno) for f in reversed(frames))
 
 
 def main(argv=None):
