@@ -16,6 +16,7 @@ this, the whole campaign, is run by hand (`make campaign`), not by CI.
 import argparse
 import multiprocessing
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -44,10 +45,18 @@ def worker(job):
                                         "recoveries": match.recoveries}))
             except Exception as e:  # noqa: BLE001  (one line in the report; the other matches go on)
                 results.append((index, {"ok": False, "seconds": time.monotonic() - began, "cuts": len(cuts),
-                                        "error": "%s: %s" % (type(e).__name__, str(e)[:2000])}))
+                                        "error": "%s: %s (%s)" % (type(e).__name__, str(e)[:2000], where(e))}))
             print("match %d: %s in %.0f s" % (index, "ok" if results[-1][1]["ok"] else "FAILED",
                                                results[-1][1]["seconds"]), flush=True)
     return results
+
+
+def where(e):
+    """The last frames the exception came through, file:line each (an AssertionError's message alone did
+    not say which wait of a match it came from)."""
+    import traceback
+    frames = traceback.extract_tb(e.__traceback__)[-4:]
+    return " < ".join("%s:%d" % (Path(f.filename).name, f.lineno) for f in reversed(frames))
 
 
 def main(argv=None):
@@ -56,7 +65,7 @@ def main(argv=None):
     parser.add_argument("--matches", type=int, help="only the first K matches of the campaign")
     parser.add_argument("--only", help="only these matches, by number: 10,23 (as a whole campaign numbers them)")
     args = parser.parse_args(argv)
-    from remote_campaign import census, points, schedules
+    from remote_campaign import RECORD, census, fall, points, schedules
 
     from doce_host.fleet.broker import Mosquitto
     began = time.monotonic()
@@ -90,6 +99,13 @@ def main(argv=None):
         by_round = {}
         for step, _, heap, _ in done:
             by_round.setdefault(round_of(step), []).append(heap)
+        falls = {i: fall(r["recoveries"]) for i, r in results.items() if r["ok"]}
+        falls = {i: f for i, f in falls.items() if f is not None}
+        if falls:
+            worst = max(falls, key=falls.get)
+            print("  the free heap after a collection fell %d to %d bytes from the first third of a match's recoveries "
+                  "to the last (median %d, match %d the most; %d matches with 3 x THIRD recoveries; RECORD allows %d)"
+                  % (min(falls.values()), falls[worst], statistics.median(falls.values()), worst, len(falls), RECORD))
         for number in sorted(by_round):
             heaps = by_round[number]
             print("  round %d: %d recoveries, least free heap at worst %d, largest block at worst %d"
