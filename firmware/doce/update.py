@@ -80,8 +80,9 @@ BRACKETS = MAX_FILES + 2
 # still be written while it waits (a LittleFS file takes whole blocks; doce/journal.py writes anew).
 RESERVE_BLOCKS = 8
 ENOSPC = 28  # errno: no space left on the device
-# A transfer with no update command for this long is let go (stale): its host has gone. Far above the gaps a host
-# leaves: doce fleet update waits 10 s for a reply (--timeout) and asks a busy board again every 5 s.
+# A transfer with no update command taken for this long is let go (stale), once the board is clear: its host has
+# gone. Far above the gaps a host leaves: doce fleet update waits 10 s for a reply (--timeout) and asks a busy board
+# again every 5 s. A board never clear keeps it no longer than its next match's first piece (pause).
 STALE_MS = 120000
 
 
@@ -408,9 +409,10 @@ class Update:
         return owed
 
     def stale(self, now_ms):
-        """link.poll, while no command's work goes on: True once STALE_MS have passed with no update command (the
-        host gone), so this Update is let go (doce/link.py pause_update): the heap it holds, and a transfer whose
-        manifest never came whole no longer refuses the versions below its own (_newer)."""
+        """link.poll, while no command's work goes on: True once STALE_MS have passed with no update command taken
+        (the host gone; a refused one does not count, command), so this Update is let go (doce/link.py
+        pause_update, once the board is clear: closing its file is a flash write): the heap it holds, and a transfer
+        whose manifest never came whole no longer refuses the versions below its own (_newer)."""
         if self.heard is None:
             self.heard = now_ms
         return ticks_diff(now_ms, self.heard) >= STALE_MS
@@ -874,10 +876,11 @@ def command(link, request):
     if link.update is None:
         link.update = Update(link)
     u = link.update
-    u.heard = None
     try:
-        return {"update_begin": u.begin, "update_chunk": u.chunk, "update_commit": u.commit,
-                "update_abort": u.abort}[request["cmd"]](request)
+        result = {"update_begin": u.begin, "update_chunk": u.chunk, "update_commit": u.commit,
+                  "update_abort": u.abort}[request["cmd"]](request)
+        u.heard = None  # taken: its host is there (a refused one, a replay or anyone's chunk, does not say so)
+        return result
     finally:
         if u.over():
             link.update = None

@@ -339,6 +339,48 @@ def test_a_begin_whose_manifest_never_came_stops_refusing_older_versions_once_it
         assert committed(sim)["version"] == 5
 
 
+def test_refused_begins_do_not_keep_a_stale_begin_alive(tmp_path):
+    """Only an update command the board takes says its host is there: a refused one (a replay of a signed begin
+    from the broker, say) does not restart STALE_MS, or a stream of them would keep a begin whose host has gone
+    refusing the versions below its own for ever."""
+    nine, five = update.package(SMALL, 9, "t1", KEY), update.package(SMALL, 5, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        assert send(sim, nine, upto=update.CHUNK)["received"] == update.CHUNK  # a piece of its manifest
+        sim.run(1, skip_ms=STALE_MS - 1000)
+        r = asked(sim, **update.begin(five))
+        assert (r["ok"], r["error"]) == (False, "refused") and "version 9, being received" in r["message"], r
+        sim.run(1, skip_ms=2000)  # STALE_MS and more since the last command it took
+        assert "doce.update" not in sim.command(do="modules")["loaded"]
+        assert send(sim, five)["received"] == len(five)
+
+
+# A file of the package big enough to be open between chunks (doce/update.py _append keeps it open to its last)
+BIG = {"doce/big.py": b"#" * 2000 + b"\n"}
+
+
+def test_a_stale_begin_is_let_go_only_once_the_board_is_clear(tmp_path):
+    """Letting a stale transfer go closes the file it holds open (a LittleFS metadata commit, an erase when it
+    compacts): like every other flash step of an update it waits while a piece is on the board, so a die's light
+    is never held by it. Here a piece the game did not take (black's, white to open): no match in play."""
+    data = update.package(BIG, 9, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        assert send(sim, data, upto=10 * update.CHUNK)["received"] == 10 * update.CHUNK  # into big.py, open
+        sim.place("c3", "black 4")  # not the opener's: refused, the match not begun
+        before = sim.command(do="flash")
+        sim.run(1, skip_ms=2 * STALE_MS)
+        sim.run(LANDING_SCANS)
+        assert "doce.update" in sim.command(do="modules")["loaded"]  # held: its host gone, the board not clear
+        after = sim.command(do="flash")
+        assert (after["erases"], after["programs"]) == (before["erases"], before["programs"])
+        sim.lift("c3")
+        sim.run(LANDING_SCANS)
+        assert "doce.update" not in sim.command(do="modules")["loaded"]  # let go once clear
+        assert send(sim, data)["received"] == len(data)  # and it goes on from what its file stored
+        assert committed(sim)["version"] == 9
+
+
 def test_an_update_waits_while_a_piece_is_on_the_board(slot, tmp_path):
     """No match in play, but a player at the board: a piece down that the game did not take (here black's, white to
     open). Every update command is busy (as in a match): a flash erase holds
