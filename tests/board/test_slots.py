@@ -196,6 +196,49 @@ def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
         assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
 
 
+# The real doce/trial.py, never healthy: its deadline waits as the app's own does (slots.busy)
+REAL_NEVER_HEALTHY = (FIRMWARE_DIR / "doce" / "trial.py").read_text().replace(
+    "    def check(self, now):\n", "    def check(self, now):\n        return False\n", 1)
+MAX_WAIT_MS = constant("MAX_WAIT_MS")
+
+
+def test_a_trial_deadline_waits_for_a_clear_board(files, tmp_path):
+    """No match in play, but a piece on the board (black's, white to open: refused): a player at it. Giving the slot
+    up writes the pointer and resets the board, under the player's hands: like every flash step of an update it
+    waits for the board to be clear."""
+    slot = broken(files, "trial", REAL_NEVER_HEALTHY)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "black 4")
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        sim.run(scans=1, skip_ms=3 * RECHECK_MS)
+        assert sim.resets == 0 and not updates(sim)
+        sim.lift("c3")
+        sim.settle()
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 1
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"], told
+
+
+def test_a_match_that_never_ends_keeps_a_trial_no_longer_than_max_wait(files, tmp_path):
+    """A match abandoned with its dice on the board is in play for ever: the deadline waits for it MAX_WAIT_MS at
+    most, then gives the slot up all the same (the reset resumes the match from its journal, as a power cut's)."""
+    slot = broken(files, "trial", REAL_NEVER_HEALTHY)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "white 4")  # a match in play
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        waited = 0
+        while sim.resets == 0 and waited <= MAX_WAIT_MS + RECHECK_MS:
+            sim.run(scans=1, skip_ms=RECHECK_MS)
+            waited += RECHECK_MS
+        assert sim.resets == 1 and MAX_WAIT_MS <= waited <= MAX_WAIT_MS + RECHECK_MS, waited
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "%d min" % (MAX_WAIT_MS // 60000) in told["reason"], told
+        assert sim.state()["board"], "the match resumed from its journal"
+
+
 # machine.SOFT_RESET as the simulator gives it (host/doce_host/sim/device/machine.py, after MicroPython v1.28.0)
 SOFT_RESET = 5
 
