@@ -390,6 +390,8 @@ class Update:
         except CommandError as e:
             link.reply(cmd, ident, error=e.args[0], message=e.args[1])
         except Exception as e:  # noqa: BLE001  (flash that will not read: one reply all the same; the transfer stays)
+            if self.left is not None:  # but not one whose slot is half emptied (EIO, ENOSPC): a begin empties it again
+                self.sha = None
             self._close()
             self.left = None
             link.reply(cmd, ident, error="failed", message="%s: %s" % (type(e).__name__, e))
@@ -725,12 +727,16 @@ class Update:
         running = pointer().state
         if running is not None and slot == running["slot"]:  # (never: the slot not running is the one written)
             raise CommandError("failed", "the running slot is never emptied")
-        pointer().emptying(slot)  # no longer a slot to go back to (firmware/slots.py `previous`), before a file goes
-        if exists(slot + "/" + VERSION):  # r43h: before update.json, so a rebuilt pointer never boots it
-            os.remove(slot + "/" + VERSION)
-        if exists(STATE):
-            os.remove(STATE)
-        make(slot)
+        try:
+            pointer().emptying(slot)  # no longer a slot to go back to (slots.py `previous`), before a file goes
+            if exists(slot + "/" + VERSION):  # r43h: before update.json, so a rebuilt pointer never boots it
+                os.remove(slot + "/" + VERSION)
+            if exists(STATE):
+                os.remove(STATE)
+            make(slot)
+        except Exception:  # flash that will not write (EIO, ENOSPC): no transfer into a slot not emptied (scan)
+            self.sha = None
+            raise
         left = []  # popped from its end: the last here goes first
         for folder in FOLDERS:  # (made as its first file comes, _made: each a sector erase, one a scan)
             if exists(slot + "/" + folder):

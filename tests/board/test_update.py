@@ -454,6 +454,8 @@ def stored_in_b(files, slot, version, board_id="t1"):
 
 
 SMALL = {"doce/tiny.py": b"x = 1\n", "doce/other.py": b"y = 2\n"}  # stored, never booted here
+# A file in each of the slot's folders and two in one
+MANY = {"doce/f0.py": b"x = 0\n", "doce/f1.py": b"x = 1\n", "umqtt/f2.py": b"x = 2\n"}
 
 
 def test_an_abort_leaves_no_transfer_behind_at_once_or_after_a_reboot(tmp_path):
@@ -616,6 +618,49 @@ def test_a_slot_on_trial_reads_back_its_own_package_and_nothing_is_written_or_em
         assert files() == before  # nothing emptied, nothing written
     assert not told and not sent
     assert json.loads((tmp_path / "slot.json").read_text()) == on_trial
+
+
+def slot_b(tmp_path):
+    return sorted(str(p.relative_to(tmp_path / "b")) for p in (tmp_path / "b").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("failing", ["b/doce/", "b/version"])
+def test_a_flash_error_while_a_slot_is_emptied_ends_the_transfer_and_a_begin_empties_it_again(
+        tmp_path, monkeypatch, failing):
+    """An OSError from the file system (EIO: a bad block; ENOSPC) as a begin empties the slot, in its own scan
+    (the version file, before update.json) or in a later one (a file a scan): the begin answers `failed` and the
+    transfer is over, so no chunk (unsigned: anyone's on the broker) goes into a slot half emptied with no
+    update.json to name it; nothing names the slot (no version, no record) for a boot to switch to, and the next
+    begin, this boot or the next, empties it again and stores the package whole, with nothing left of the other."""
+    import errno
+    import os
+    link, do, told = cpython_link(tmp_path, monkeypatch)
+    five, six = update.package(MANY, 5, "t1", KEY), update.package(SMALL, 6, "t1", KEY)
+    assert do(update.begin(five))["ok"]
+    for request in update.requests(five):
+        assert do(request)["ok"]
+    real, failed = os.remove, []
+
+    def remove(path):
+        if path.startswith(failing) and not failed:
+            failed.append(path)
+            raise OSError(errno.EIO, "EIO")
+        real(path)
+    monkeypatch.setattr(os, "remove", remove)
+    r = do(update.begin(six))
+    assert failed and (r["ok"], r["error"]) == (False, "failed") and "EIO" in r["message"], r
+    r = do(next(update.requests(six)))
+    assert (r["ok"], r["error"]) == (False, "no_transfer"), r
+    assert link.update is None and "doce.update" not in sys.modules  # over, its code let go
+    record = tmp_path / "update.json"  # gone, or (the version file's removal failed, before it) not ready
+    assert not record.exists() or not json.loads(record.read_text()).get("ready")
+    import slots
+    assert slots.read().get("previous") != "b"
+    assert do(update.begin(six))["ok"]
+    for request in update.requests(six):
+        assert do(request)["ok"]
+    assert do({"cmd": "update_commit"})["version"] == 6
+    assert slot_b(tmp_path) == ["doce/other.py", "doce/tiny.py", "header", "manifest", "version"]
 
 
 def test_a_package_bigger_than_the_free_flash_is_refused_at_its_begin(tmp_path):
