@@ -291,8 +291,10 @@ def guard():
 def at_repl(ms=24 * 3600 * 1000):
     """Ctrl-C stopped the app (main.py; doce/esp32.py run): the REPL has the board. A counted boot's watchdog (guard)
     would reset it in TRIAL_MS under whoever is there (mpremote, doce flash --app-only), and the trial's deadline
-    (watch) give the slot up and reset it: the watchdog, which nothing stops, is given `ms` (a day), the deadline
-    stopped (the boot stays counted: the next one counts it as the power cut or soft reset that ends it)."""
+    (watch) give the slot up and reset it (its callback runs at the REPL too: MicroPython v1.28.0 ports/esp32/
+    mphalport.c mp_hal_stdin_rx_chr waits for a key in MICROPY_EVENT_POLL_HOOK, which runs scheduled callbacks,
+    mpconfigport.h 310-312): the watchdog, which nothing stops, is given `ms` (a day), the deadline stopped (the
+    boot stays counted: the next one counts it as the power cut or soft reset that ends it)."""
     import machine
     machine.WDT(timeout=ms)
     if _timer is not None:
