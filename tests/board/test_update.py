@@ -272,8 +272,9 @@ def test_a_slot_holding_an_update_is_emptied_a_file_a_scan_while_the_board_is_cl
         assert [(x["re"], x["ok"], x["received"]) for x in replies] == [("update_begin", True, 0)], replies
         begun = sim.command(do="flash")
         for figures in (aborted, before, begun):
-            most = figures["longest_scan"]
-            assert most["erases"] <= 1 and most["programs"] <= empty["programs"], (most, empty)
+            most = figures["longest_scan"]  # (+1: a commit crossing a 256-byte page is one program command more,
+            # sim/device/flash.py commands; where it falls moves with the image's files: 7 to 8 as slots.py grew)
+            assert most["erases"] <= 1 and most["programs"] <= empty["programs"] + 1, (most, empty)
         assert send(sim, two)["received"] == len(two)
         assert committed(sim)["version"] == 2
         on_flash = stored(sim)
