@@ -306,8 +306,12 @@ class Update:
         why = too_big(self.size, free, block)
         if why:
             self._refuse(why)
-        write_whole(STATE, json.dumps({"size": self.size, "sha256": self.sha, "slot": self.slot,
-                                       "version": self.announced}))
+        try:
+            write_whole(STATE, json.dumps({"size": self.size, "sha256": self.sha, "slot": self.slot,
+                                           "version": self.announced}))
+        except Exception:  # not written (EIO, ENOSPC): no transfer without its record; a begin writes it again
+            self.sha = None
+            raise
         return {"received": self.received, "slot": self.slot}
 
     def _later(self, cmd, request):

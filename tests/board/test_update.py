@@ -625,11 +625,12 @@ def slot_b(tmp_path):
     return sorted(str(p.relative_to(tmp_path / "b")) for p in (tmp_path / "b").rglob("*") if p.is_file())
 
 
-@pytest.mark.parametrize("failing", ["b/doce/", "b/version"])
+@pytest.mark.parametrize("failing", ["remove b/doce/", "remove b/version", "rename update.json"])
 def test_a_flash_error_while_a_slot_is_emptied_ends_the_transfer_and_a_begin_empties_it_again(
         tmp_path, monkeypatch, failing):
     """An OSError from the file system (EIO: a bad block; ENOSPC) as a begin empties the slot, in its own scan
-    (the version file, before update.json) or in a later one (a file a scan): the begin answers `failed` and the
+    (the version file, before update.json) or in a later one (a file a scan), or writes its record once the slot
+    is empty (update.json): the begin answers `failed` and the
     transfer is over, so no chunk (unsigned: anyone's on the broker) goes into a slot half emptied with no
     update.json to name it; nothing names the slot (no version, no record) for a boot to switch to, and the next
     begin, this boot or the next, empties it again and stores the package whole, with nothing left of the other."""
@@ -640,14 +641,17 @@ def test_a_flash_error_while_a_slot_is_emptied_ends_the_transfer_and_a_begin_emp
     assert do(update.begin(five))["ok"]
     for request in update.requests(five):
         assert do(request)["ok"]
-    real, failed = os.remove, []
+    real, failed = {"remove": os.remove, "rename": os.rename}, []
 
-    def remove(path):
-        if path.startswith(failing) and not failed:
-            failed.append(path)
-            raise OSError(errno.EIO, "EIO")
-        real(path)
-    monkeypatch.setattr(os, "remove", remove)
+    def faulty(name):
+        def call(path, *to):
+            if name == failing.split()[0] and (to[0] if to else path).startswith(failing.split()[1]) and not failed:
+                failed.append(path)
+                raise OSError(errno.EIO, "EIO")
+            real[name](path, *to)
+        return call
+    monkeypatch.setattr(os, "remove", faulty("remove"))
+    monkeypatch.setattr(os, "rename", faulty("rename"))
     r = do(update.begin(six))
     assert failed and (r["ok"], r["error"]) == (False, "failed") and "EIO" in r["message"], r
     r = do(next(update.requests(six)))
