@@ -32,9 +32,14 @@ def flash_times():
 LATER_SCANS = 10000  # scans a reply may take: an update_begin empties the slot first, a file a scan (doce/update.py)
 
 
-def ask(sim, request):
-    """The board's one reply to `request`, and the scans it took (from the one it was sent in)."""
+def ask(sim, request, own=None):
+    """The board's one reply to `request`, and the scans it took (from the one it was sent in). `own`, a list: the
+    flash figures of the scan it arrives in (what it does before its reply or the emptying's file a scan) put in it."""
+    if own is not None:
+        sim.command(do="flash")  # (the longest scan counted from here)
     out = sim.command(do="send", line=json.dumps(request) + "\n")
+    if own is not None:
+        own.append(sim.command(do="flash"))
     scans = 1
     while not out.get("link"):
         if scans >= LATER_SCANS:
@@ -75,6 +80,60 @@ def transfer():
         a["programs"] -= b["programs"]
         a["busy_us"] -= b["busy_us"]
     return len(data), len(slot), chunks, begun, sent, again
+
+
+def stored_in_b(slot, version):
+    """A board's flash (the host build's app in slot a, running and good) with `slot` stored in slot b as an update
+    leaves it, the version it replaced (`previous`): its files, manifest, header, version, and the board's key."""
+    import hashlib
+    data = update.package(slot, version, BOARD, KEY)
+    n = int.from_bytes(data[:4], "little")
+    files = dict(image.app_files(chip="host"))
+    files.update({"b/" + p: d for p, d in slot.items()})
+    files.update({"b/manifest": data[4:4 + n], "b/version": str(version).encode(),
+                  "b/header": data[:4] + data[4 + n:4 + n + 32] + hashlib.sha256(data).digest(),
+                  image.POINTER: json.dumps({"slot": "a", "good": "a", "previous": "b"}).encode(),
+                  "update.key": json.dumps({"board": BOARD, "key": KEY, "floor": version}).encode()})
+    return image.build(files)
+
+
+def own_scan(sim, request):
+    """The flash figures of the scan `request` arrives in, typical and at most (ask), its reply waited for."""
+    own = []
+    ask(sim, request, own)
+    return own[0]["longest_scan"], own[0]["longest_scan_at_most"]
+
+
+def manifest_in(sim, data):
+    """Chunks of `data` (begun) until its manifest is checked: the slot holds its version file and header."""
+    n = int.from_bytes(data[:4], "little")
+    for request in update.requests(data):
+        ask(sim, request)
+        if request["offset"] >= 4 + n + 32:
+            return
+
+
+def command_scans():
+    """The scan an update_begin or update_abort that empties the slot arrives in (doce/update.py _clear): the slot
+    named no more as the one to go back to (firmware/slots.py emptying: the pointer written twice where it was), its
+    version file removed, then update.json (r43h F1, F3); the slot's other files follow a scan each. [(what, the
+    scan at typical times, at the datasheet's maximum)]."""
+    slot = image.slot_files(image.app_files(chip="esp32"))
+    two, three = update.package(slot, 2, BOARD, KEY), update.package(slot, 3, BOARD, KEY)
+    rows = []
+    with tempfile.TemporaryDirectory() as work:
+        import pathlib
+        pathlib.Path(work, "flash.img").write_bytes(stored_in_b(slot, 1))
+        with SimBoard(work) as sim:
+            rows.append(("update_begin emptying the slot to go back to (version 1 there: the pointer twice, its "
+                         "version)",) + own_scan(sim, update.begin(two)))
+            manifest_in(sim, two)
+            rows.append(("update_begin of another package over a transfer whose manifest was checked (its version, "
+                         "update.json)",) + own_scan(sim, update.begin(three)))
+            manifest_in(sim, three)
+            rows.append(("update_abort of a transfer whose manifest was checked (its version, update.json)",)
+                        + own_scan(sim, update.abort()))
+    return rows
 
 
 def in_a_match(piece="white 4"):
@@ -127,6 +186,13 @@ def update_figures(die_to_light_ms=None, goal_ms=40.0, traffic_ms=None):
           % (again["longest_scan"]["us"] / 1000, again["longest_scan"]["erases"], again["longest_scan"]["programs"],
              again["longest_scan_at_most"]["us"] / 1000, again["longest_scan_at_most"]["erases"],
              again["longest_scan_at_most"]["programs"]))
+    commands = command_scans()
+    print("  the scan an update_begin or update_abort that empties the slot arrives in (the slot named no more, its")
+    print("    version file and update.json removed; its other files a scan each after):")
+    for what, typical, most in commands:
+        print("    %s:" % what)
+        print("      %.1f ms typical (%d erase, %d programs), %.0f ms at most"
+              % (typical["us"] / 1000, typical["erases"], typical["programs"], most["us"] / 1000))
     print("  the chunks: %d erases, %d programs, %.1f s of flash typical (%.1f ms a chunk on average)"
           % (sent["erases"], sent["programs"], sent["busy_us"] / 1e6, sent["busy_us"] / 1000 / chunks))
     print("    the scan the flash held longest (searched: every scan of the transfer): %.1f ms typical (%d erase,"
@@ -160,6 +226,8 @@ def update_figures(die_to_light_ms=None, goal_ms=40.0, traffic_ms=None):
             (again["longest_scan"]["us"] / 1000, again["longest_scan_at_most"]["us"] / 1000,
              "a second update's update_begin, its longest scan"),
             (longest["us"] / 1000, worst["us"] / 1000, "the chunks' longest scan")]
+    held += [(typical["us"] / 1000, most["us"] / 1000, what.split(" (")[0] + ", its own scan")
+             for what, typical, most in commands]
     for what, at in (("typical flash", 0), ("flash at its datasheet maximum", 1)):
         extra = max(held, key=lambda h: h[at])
         total = die_to_light_ms + extra[at]

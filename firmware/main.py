@@ -10,3 +10,6 @@ try:
 except Exception:  # on trial, a crash resets the board and the next boot counts it
     slots.crashed()
     raise
+except KeyboardInterrupt:  # Ctrl-C, before run()'s own handler too: a counted boot's watchdog would reset the REPL
+    slots.at_repl()
+    raise

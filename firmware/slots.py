@@ -25,7 +25,8 @@ hold an update half written. With neither to trust, the board rebuilds one (rebu
   lost   why the pointer was rebuilt, until the app has reported it (a `warning` event)
 A slot on trial goes back to `good` by itself: after MAX_TRIES boots on trial that ended in a crash
 or a hang, or TRIAL_MS after a boot that has not come up healthy by then (machine.Timer: its
-callback is scheduled, ports/esp32/machine_timer.c), but never while a match is in play (`busy`).
+callback is scheduled, ports/esp32/machine_timer.c), but not while a match is in play or a piece is on the
+board (`busy`), MAX_WAIT_MS at most.
 Some faults show only in play, after the trial: a slot marked good whose scans' faults hold the board
 still a quarter of any 10 s (doce/esp32.py Scans, MOST_FAULTS) goes back to `previous` while it is there,
 match or not (the game can hardly go on). So does
@@ -67,7 +68,12 @@ TRIAL_MS = 120000  # booted, scanning and on the broker well within this (doce/t
 # before without refusing its version. A café or club access point restarts in minutes; half an hour of play
 # with the board offline is one the organiser sees in the hall first.
 UNPROVEN_MS = 1800000  # 30 min
-RECHECK_MS = 10000  # a deadline met in a match in play: looked at again this much later
+RECHECK_MS = 10000  # a deadline met in a match in play, or with a piece on the board: looked at again this much later
+# The most the deadline waits past TRIAL_MS for a match to end and the board to clear (busy): a match's four rounds
+# put down at most 100 dice (25 squares a round, docs/rules.md), some 50 min at a die every 30 s. A board held past
+# this is one left with a match abandoned or its dice on it: the slot is given up all the same (its reset under a
+# match resumes it from the journal in the slot before, as a power cut's does), not kept on trial for ever.
+MAX_WAIT_MS = 3600000  # 60 min
 VERSION = "version"  # in a slot: its update's version (doce/update.py); none for doce flash's
 FIRST = {"slot": "a", "good": "a"}  # what doce flash installs
 COUNTS = ("booted", "boots", "tries")  # a boot's count (counted)
@@ -76,9 +82,10 @@ LOST = ("slot.json and its backup could not be read: booted %s; the version last
         "(an update to it would be taken again)")
 
 state = None  # the pointer as this boot chose, once chosen
-busy = None  # () -> True while a match is in play (the app sets it on trial: doce/trial.py)
+busy = None  # () -> True while a match is in play or a piece is on the board (the app sets it on trial: doce/trial.py)
 why = None  # why the slot on trial is not healthy yet, where the app knows (doce/trial.py): the deadline says it
 _timer = None
+_waited = 0  # ms the deadline has waited past TRIAL_MS for the app's busy (MAX_WAIT_MS)
 
 
 def read():
@@ -281,6 +288,19 @@ def guard():
     machine.WDT(timeout=TRIAL_MS)
 
 
+def at_repl(ms=24 * 3600 * 1000):
+    """Ctrl-C stopped the app (main.py; doce/esp32.py run): the REPL has the board. A counted boot's watchdog (guard)
+    would reset it in TRIAL_MS under whoever is there (mpremote, doce flash --app-only), and the trial's deadline
+    (watch) give the slot up and reset it (its callback runs at the REPL too: MicroPython v1.28.0 ports/esp32/
+    mphalport.c mp_hal_stdin_rx_chr waits for a key in MICROPY_EVENT_POLL_HOOK, which runs scheduled callbacks,
+    mpconfigport.h 310-312): the watchdog, which nothing stops, is given `ms` (a day), the deadline stopped (the
+    boot stays counted: the next one counts it as the power cut or soft reset that ends it)."""
+    import machine
+    machine.WDT(timeout=ms)
+    if _timer is not None:
+        _timer.deinit()
+
+
 def watch():
     global _timer
     import machine
@@ -289,14 +309,17 @@ def watch():
 
 
 def _expired(timer):
+    global _waited
     try:  # the app's own code: a raise here would be printed and swallowed (a scheduled callback), the deadline lost
         wait = busy is not None and busy()
     except Exception:  # noqa: BLE001  (a slot that cannot say whether a match is in play is not healthy)
         wait = False
-    if on_trial() and wait:  # a trial never stops a game: after the match
+    if on_trial() and wait and _waited < MAX_WAIT_MS:  # a trial stops no game: after the match, the board clear
+        _waited += RECHECK_MS
         timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)
     elif on_trial():
-        give_up("%s within %d s of its boot" % (why or "not healthy", TRIAL_MS // 1000))
+        give_up("%s within %d s of its boot%s" % (why or "not healthy", TRIAL_MS // 1000, " (and a match or a piece "
+                "on the board kept it %d min more)" % (MAX_WAIT_MS // 60000) if wait else ""))
 
 
 def give_up(reason, refuse=True):

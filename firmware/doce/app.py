@@ -198,6 +198,11 @@ class App:
         off for the whole erase), so a piece landing in one waits for its light until the erase ends."""
         return self.quiet() and not any(self.controller.physical)
 
+    def at_the_board(self):
+        """A match in play or a piece on the board: an update's flash steps wait (doce/link.py), and a trial's
+        deadline (firmware/slots.py busy)."""
+        return self.in_play() or not self.clear()
+
     def step(self, now_ms):
         """One scan, and whatever it leads to. Allocates nothing while the board is idle."""
         if self.bringup is not None:

@@ -308,9 +308,27 @@ class Scans:
 
 
 def run():
-    app = start()
-    if app is None:  # said: the REPL, for whoever puts it right
-        return
+    try:  # (start() too: on a counted boot the watchdog runs from before it, firmware/slots.py guard)
+        app = start()
+        if app is None:  # said: the REPL, for whoever puts it right
+            return
+        loop(app)
+    except KeyboardInterrupt:  # Ctrl-C: the REPL has the board now
+        at_repl()
+        raise
+
+
+def at_repl():
+    """The app stopped by Ctrl-C: the watchdog (the loop's, or a counted boot's TRIAL_MS) given REPL_WATCHDOG_MS, and
+    a trial's deadline stopped, which would give the slot up and reset the board under whoever is at the REPL (the
+    same as firmware/slots.py at_repl, which a board's slots.py from before it lacks: slots._timer it has)."""
+    machine.WDT(timeout=REPL_WATCHDOG_MS)
+    import slots
+    if slots._timer is not None:
+        slots._timer.deinit()
+
+
+def loop(app):
     scans = Scans(app, machine.Pin(app.board.pins["button"], machine.Pin.IN, machine.Pin.PULL_UP))
     period = app.board.scan_period_ms
     idle = app.board.idle_scan_period_ms
@@ -318,30 +336,26 @@ def run():
     busy_at = time.ticks_ms()  # when something last moved
     watchdog = machine.WDT(timeout=WATCHDOG_MS)  # fed once a scan
     usual = 1 << 29  # us a quiet step takes: the shortest, drifting up slowly (more dice, more reads)
-    try:
-        while True:
-            watchdog.feed()
-            now = time.ticks_ms()
-            started = time.ticks_us()
-            scans.scan(now)
-            if scans.fault:
-                time.sleep_ms(FAULT_PAUSE_MS)
-            if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
-                if link.backlog or link.n:  # a host talking: answer at full pace
-                    busy_at = now
-                pause = period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else idle
-                # A step longer than a usual quiet one by its excess (a collection at rest,
-                # doce/app.py: 5-15 ms, make bench) has kept the next read waiting already: the
-                # sleep is shortened by the excess, so a die landing meanwhile waits for one or the
-                # other, not both. User-class __del__ cannot tell of a collection: v1.28.0 allocates
-                # instances without the finaliser bit (py/objtype.c mp_obj_new_instance; py/gc.c
-                # gc_sweep calls __del__ only on such blocks), and weakref is not in the ESP32 build.
-                spent = time.ticks_diff(time.ticks_us(), started)
-                excess = max(0, spent - usual)
-                usual = spent if spent < usual else usual + (excess >> 4)
-                time.sleep_ms(max(0, pause - excess // 1000))
-            else:
+    while True:
+        watchdog.feed()
+        now = time.ticks_ms()
+        started = time.ticks_us()
+        scans.scan(now)
+        if scans.fault:
+            time.sleep_ms(FAULT_PAUSE_MS)
+        if app.quiet():  # while a square moves, scan again at once: a sleep only delays its light
+            if link.backlog or link.n:  # a host talking: answer at full pace
                 busy_at = now
-    except KeyboardInterrupt:  # Ctrl-C: the REPL has the board now
-        machine.WDT(timeout=REPL_WATCHDOG_MS)
-        raise
+            pause = period if time.ticks_diff(now, busy_at) < IDLE_AFTER_MS else idle
+            # A step longer than a usual quiet one by its excess (a collection at rest,
+            # doce/app.py: 5-15 ms, make bench) has kept the next read waiting already: the
+            # sleep is shortened by the excess, so a die landing meanwhile waits for one or the
+            # other, not both. User-class __del__ cannot tell of a collection: v1.28.0 allocates
+            # instances without the finaliser bit (py/objtype.c mp_obj_new_instance; py/gc.c
+            # gc_sweep calls __del__ only on such blocks), and weakref is not in the ESP32 build.
+            spent = time.ticks_diff(time.ticks_us(), started)
+            excess = max(0, spent - usual)
+            usual = spent if spent < usual else usual + (excess >> 4)
+            time.sleep_ms(max(0, pause - excess // 1000))
+        else:
+            busy_at = now

@@ -124,8 +124,8 @@ class Link:
             elif self.update.asker is not None:
                 if self.clear():
                     self.update.scan()  # a part of an update's emptying or read-back (doce/update.py), the board clear
-            elif now_ms is not None and self.update.stale(now_ms):  # its host gone
-                self.pause_update()
+            elif now_ms is not None and self.update.stale(now_ms) and self.clear():  # its host gone; its file's
+                self.pause_update()  # close is a flash write: it waits for a clear board as the others do
         for _ in range(BYTES_PER_STEP):
             if TX_BUFFER - self.backlog < READ_ROOM:
                 return  # the bytes wait in the ring until replies have gone out

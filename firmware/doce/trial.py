@@ -12,7 +12,8 @@ Healthy, it is kept only once its own update code has read back the package it c
 of it would (doce/update.py check, a part a scan, between matches): a version whose updater refuses or fails
 that could never be updated again (r43e F6), and is given up at once, its version refused. A MemoryError loading
 that code is tried again at the next scan, the deadline the bound: a split heap is not the version's fault.
-Loaded only on a trial boot; its deadline never resets a board while a match is in play (slots.busy)."""
+Loaded only on a trial boot; its deadline does not reset a board while a match is in play or a piece is on it
+(slots.busy: an hour at most, slots.MAX_WAIT_MS)."""
 
 import slots
 
@@ -35,7 +36,7 @@ class Trial:
         self.since = None  # the first scan's time
         self.reading = None  # the slot's own package read back by its own update code (updates), once begun
         self.updates_ok = False  # and read back whole
-        slots.busy = app.in_play  # the deadline waits for a match's end
+        slots.busy = app.at_the_board  # the deadline waits for a match's end and a clear board
 
     def check(self, now):
         """Once a scan that did not raise: True once the slot is marked good (said in an `update` event)."""

@@ -80,8 +80,9 @@ BRACKETS = MAX_FILES + 2
 # still be written while it waits (a LittleFS file takes whole blocks; doce/journal.py writes anew).
 RESERVE_BLOCKS = 8
 ENOSPC = 28  # errno: no space left on the device
-# A transfer with no update command for this long is let go (stale): its host has gone. Far above the gaps a host
-# leaves: doce fleet update waits 10 s for a reply (--timeout) and asks a busy board again every 5 s.
+# A transfer with no update command taken for this long is let go (stale), once the board is clear: its host has
+# gone. Far above the gaps a host leaves: doce fleet update waits 10 s for a reply (--timeout) and asks a busy board
+# again every 5 s. A board never clear keeps it no longer than its next match's first piece (pause).
 STALE_MS = 120000
 
 
@@ -305,8 +306,12 @@ class Update:
         why = too_big(self.size, free, block)
         if why:
             self._refuse(why)
-        write_whole(STATE, json.dumps({"size": self.size, "sha256": self.sha, "slot": self.slot,
-                                       "version": self.announced}))
+        try:
+            write_whole(STATE, json.dumps({"size": self.size, "sha256": self.sha, "slot": self.slot,
+                                           "version": self.announced}))
+        except Exception:  # not written (EIO, ENOSPC): no transfer without its record; a begin writes it again
+            self.sha = None
+            raise
         return {"received": self.received, "slot": self.slot}
 
     def _later(self, cmd, request):
@@ -389,6 +394,8 @@ class Update:
         except CommandError as e:
             link.reply(cmd, ident, error=e.args[0], message=e.args[1])
         except Exception as e:  # noqa: BLE001  (flash that will not read: one reply all the same; the transfer stays)
+            if self.left is not None:  # but not one whose slot is half emptied (EIO, ENOSPC): a begin empties it again
+                self.sha = None
             self._close()
             self.left = None
             link.reply(cmd, ident, error="failed", message="%s: %s" % (type(e).__name__, e))
@@ -408,9 +415,10 @@ class Update:
         return owed
 
     def stale(self, now_ms):
-        """link.poll, while no command's work goes on: True once STALE_MS have passed with no update command (the
-        host gone), so this Update is let go (doce/link.py pause_update): the heap it holds, and a transfer whose
-        manifest never came whole no longer refuses the versions below its own (_newer)."""
+        """link.poll, while no command's work goes on: True once STALE_MS have passed with no update command taken
+        (the host gone; a refused one does not count, command), so this Update is let go (doce/link.py
+        pause_update, once the board is clear: closing its file is a flash write): the heap it holds, and a transfer
+        whose manifest never came whole no longer refuses the versions below its own (_newer)."""
         if self.heard is None:
             self.heard = now_ms
         return ticks_diff(now_ms, self.heard) >= STALE_MS
@@ -723,12 +731,16 @@ class Update:
         running = pointer().state
         if running is not None and slot == running["slot"]:  # (never: the slot not running is the one written)
             raise CommandError("failed", "the running slot is never emptied")
-        pointer().emptying(slot)  # no longer a slot to go back to (firmware/slots.py `previous`), before a file goes
-        if exists(slot + "/" + VERSION):  # r43h: before update.json, so a rebuilt pointer never boots it
-            os.remove(slot + "/" + VERSION)
-        if exists(STATE):
-            os.remove(STATE)
-        make(slot)
+        try:
+            pointer().emptying(slot)  # no longer a slot to go back to (slots.py `previous`), before a file goes
+            if exists(slot + "/" + VERSION):  # r43h: before update.json, so a rebuilt pointer never boots it
+                os.remove(slot + "/" + VERSION)
+            if exists(STATE):
+                os.remove(STATE)
+            make(slot)
+        except Exception:  # flash that will not write (EIO, ENOSPC): no transfer into a slot not emptied (scan)
+            self.sha = None
+            raise
         left = []  # popped from its end: the last here goes first
         for folder in FOLDERS:  # (made as its first file comes, _made: each a sector erase, one a scan)
             if exists(slot + "/" + folder):
@@ -874,10 +886,11 @@ def command(link, request):
     if link.update is None:
         link.update = Update(link)
     u = link.update
-    u.heard = None
     try:
-        return {"update_begin": u.begin, "update_chunk": u.chunk, "update_commit": u.commit,
-                "update_abort": u.abort}[request["cmd"]](request)
+        result = {"update_begin": u.begin, "update_chunk": u.chunk, "update_commit": u.commit,
+                  "update_abort": u.abort}[request["cmd"]](request)
+        u.heard = None  # taken: its host is there (a refused one, a replay or anyone's chunk, does not say so)
+        return result
     finally:
         if u.over():
             link.update = None

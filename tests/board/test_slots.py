@@ -196,6 +196,49 @@ def test_a_trial_deadline_never_resets_a_board_in_a_match(files, tmp_path):
         assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"]
 
 
+# The real doce/trial.py, never healthy: its deadline waits as the app's own does (slots.busy)
+REAL_NEVER_HEALTHY = (FIRMWARE_DIR / "doce" / "trial.py").read_text().replace(
+    "    def check(self, now):\n", "    def check(self, now):\n        return False\n", 1)
+MAX_WAIT_MS = constant("MAX_WAIT_MS")
+
+
+def test_a_trial_deadline_waits_for_a_clear_board(files, tmp_path):
+    """No match in play, but a piece on the board (black's, white to open: refused): a player at it. Giving the slot
+    up writes the pointer and resets the board, under the player's hands: like every flash step of an update it
+    waits for the board to be clear."""
+    slot = broken(files, "trial", REAL_NEVER_HEALTHY)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "black 4")
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        sim.run(scans=1, skip_ms=3 * RECHECK_MS)
+        assert sim.resets == 0 and not updates(sim)
+        sim.lift("c3")
+        sim.settle()
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 1
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "within %d s" % (TRIAL_MS // 1000) in told["reason"], told
+
+
+def test_a_match_that_never_ends_keeps_a_trial_no_longer_than_max_wait(files, tmp_path):
+    """A match abandoned with its dice on the board is in play for ever: the deadline waits for it MAX_WAIT_MS at
+    most, then gives the slot up all the same (the reset resumes the match from its journal, as a power cut's)."""
+    slot = broken(files, "trial", REAL_NEVER_HEALTHY)
+    with board_with(tmp_path / "b", files, slot, {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "white 4")  # a match in play
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        waited = 0
+        while sim.resets == 0 and waited <= MAX_WAIT_MS + RECHECK_MS:
+            sim.run(scans=1, skip_ms=RECHECK_MS)
+            waited += RECHECK_MS
+        assert sim.resets == 1 and MAX_WAIT_MS <= waited <= MAX_WAIT_MS + RECHECK_MS, waited
+        sim.settle()
+        [told] = updates(sim)
+        assert told["stage"] == "rolled_back" and "%d min" % (MAX_WAIT_MS // 60000) in told["reason"], told
+        assert sim.state()["board"], "the match resumed from its journal"
+
+
 # machine.SOFT_RESET as the simulator gives it (host/doce_host/sim/device/machine.py, after MicroPython v1.28.0)
 SOFT_RESET = 5
 
@@ -562,3 +605,80 @@ def test_a_slot_marked_good_whose_scans_fail_now_and_then_plays_on(files, tmp_pa
         scanned(sim, 40 * 400)
         assert sim.scan_faults and sim.resets == 0 and updates(sim)[-1]["stage"] == "done"
         assert pointer_of(sim)["slot"] == "b"
+
+
+class Timer:
+    """machine.Timer as slots.watch uses it: whether it is still armed."""
+    ONE_SHOT = 0
+
+    def __init__(self, n=0):
+        self.armed = False
+
+    def init(self, **kw):
+        self.armed = True
+
+    def deinit(self):
+        self.armed = False
+
+
+def repl_machine(monkeypatch):
+    """A machine module that records each machine.WDT's timeout (nothing stops the ESP32's: the last one holds)."""
+    import types
+    machine = types.SimpleNamespace(PWRON_RESET=1, HARD_RESET=2, WDT_RESET=3, SOFT_RESET=5, watchdog=[], Timer=Timer,
+                                    reset=lambda: None, Pin=lambda *a, **k: (lambda: 1))
+    machine.reset_cause = lambda: 1
+    machine.WDT = lambda id=0, timeout=0: machine.watchdog.append(timeout) or types.SimpleNamespace(feed=lambda: 0)
+    machine.Pin.IN = machine.Pin.PULL_UP = 0
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    return machine
+
+
+ON_TRIAL = {"slot": "b", "good": "a", "tries": 0}
+DAY_MS = 24 * 3600 * 1000  # the REPL's watchdog is given a day (doce/esp32.py REPL_WATCHDOG_MS), at least
+
+
+def test_ctrl_c_as_the_app_starts_on_a_counted_boot_gives_the_repl_its_day(tmp_path, monkeypatch):
+    """Ctrl-C at the USB console while a counted boot's app starts (doce/esp32.py start(): the board file, the rules,
+    the journal): the REPL has the board, and whoever is at it (mpremote, doce flash --app-only) must not be reset in
+    TRIAL_MS by the watchdog slots.guard started, nor by the trial's deadline giving the slot up. The simulator cannot
+    show it: its port takes a byte in (Ctrl-C among them) only when the firmware reads, and nothing reads in start(),
+    where the chip's UART interrupt raises KeyboardInterrupt at once (mp_sched_keyboard_interrupt)."""
+    import types
+    machine = repl_machine(monkeypatch)
+    slots = slots_module(tmp_path, monkeypatch)
+    monkeypatch.setitem(sys.modules, "slots", slots)
+    (tmp_path / "slot.json").write_text(json.dumps(ON_TRIAL))
+    slots.choose()
+    assert machine.watchdog == [TRIAL_MS] and slots._timer.armed  # the guard's, and the deadline
+    monkeypatch.setitem(sys.modules, "neopixel", types.SimpleNamespace())
+    monkeypatch.setitem(sys.modules, "esp", types.SimpleNamespace(osdebug=lambda *a: None, LOG_NONE=0))
+    monkeypatch.delitem(sys.modules, "doce.esp32", raising=False)
+    import doce.esp32 as esp32
+
+    def interrupted(new_link=None):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(esp32, "build", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            esp32.run()
+    finally:
+        sys.modules.pop("doce.esp32", None)
+    assert machine.watchdog[-1] >= DAY_MS and not slots._timer.armed
+
+
+def test_ctrl_c_before_the_app_runs_on_a_counted_boot_gives_the_repl_its_day(tmp_path, monkeypatch):
+    """The same Ctrl-C a moment earlier, as main.py loads the app (before doce/esp32.py run() and its handler)."""
+    import types
+    machine = repl_machine(monkeypatch)
+    slots = slots_module(tmp_path, monkeypatch)
+    monkeypatch.setitem(sys.modules, "slots", slots)
+    (tmp_path / "slot.json").write_text(json.dumps(ON_TRIAL))
+    loading = types.ModuleType("doce.esp32")
+
+    def interrupted(name):
+        raise KeyboardInterrupt
+    loading.__getattr__ = interrupted  # from doce.esp32 import run: Ctrl-C as it loads
+    monkeypatch.setitem(sys.modules, "doce.esp32", loading)
+    with pytest.raises(KeyboardInterrupt):
+        exec((FIRMWARE_DIR / "main.py").read_text(), {"__name__": "__main__"})
+    assert machine.watchdog[0] == TRIAL_MS and machine.watchdog[-1] >= DAY_MS and not slots._timer.armed

@@ -272,8 +272,9 @@ def test_a_slot_holding_an_update_is_emptied_a_file_a_scan_while_the_board_is_cl
         assert [(x["re"], x["ok"], x["received"]) for x in replies] == [("update_begin", True, 0)], replies
         begun = sim.command(do="flash")
         for figures in (aborted, before, begun):
-            most = figures["longest_scan"]
-            assert most["erases"] <= 1 and most["programs"] <= empty["programs"], (most, empty)
+            most = figures["longest_scan"]  # (+1: a commit crossing a 256-byte page is one program command more,
+            # sim/device/flash.py commands; where it falls moves with the image's files: 7 to 8 as slots.py grew)
+            assert most["erases"] <= 1 and most["programs"] <= empty["programs"] + 1, (most, empty)
         assert send(sim, two)["received"] == len(two)
         assert committed(sim)["version"] == 2
         on_flash = stored(sim)
@@ -337,6 +338,48 @@ def test_a_begin_whose_manifest_never_came_stops_refusing_older_versions_once_it
         assert (r["ok"], r["error"]) == (False, "refused") and "version 5, being received" in r["message"], r
         assert send(sim, five)["received"] == len(five)  # begun again (its host back), and committed
         assert committed(sim)["version"] == 5
+
+
+def test_refused_begins_do_not_keep_a_stale_begin_alive(tmp_path):
+    """Only an update command the board takes says its host is there: a refused one (a replay of a signed begin
+    from the broker, say) does not restart STALE_MS, or a stream of them would keep a begin whose host has gone
+    refusing the versions below its own for ever."""
+    nine, five = update.package(SMALL, 9, "t1", KEY), update.package(SMALL, 5, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        assert send(sim, nine, upto=update.CHUNK)["received"] == update.CHUNK  # a piece of its manifest
+        sim.run(1, skip_ms=STALE_MS - 1000)
+        r = asked(sim, **update.begin(five))
+        assert (r["ok"], r["error"]) == (False, "refused") and "version 9, being received" in r["message"], r
+        sim.run(1, skip_ms=2000)  # STALE_MS and more since the last command it took
+        assert "doce.update" not in sim.command(do="modules")["loaded"]
+        assert send(sim, five)["received"] == len(five)
+
+
+# A file of the package big enough to be open between chunks (doce/update.py _append keeps it open to its last)
+BIG = {"doce/big.py": b"#" * 2000 + b"\n"}
+
+
+def test_a_stale_begin_is_let_go_only_once_the_board_is_clear(tmp_path):
+    """Letting a stale transfer go closes the file it holds open (a LittleFS metadata commit, an erase when it
+    compacts): like every other flash step of an update it waits while a piece is on the board, so a die's light
+    is never held by it. Here a piece the game did not take (black's, white to open): no match in play."""
+    data = update.package(BIG, 9, "t1", KEY)
+    with SimBoard(tmp_path) as sim:
+        keyed(sim)
+        assert send(sim, data, upto=10 * update.CHUNK)["received"] == 10 * update.CHUNK  # into big.py, open
+        sim.place("c3", "black 4")  # not the opener's: refused, the match not begun
+        before = sim.command(do="flash")
+        sim.run(1, skip_ms=2 * STALE_MS)
+        sim.run(LANDING_SCANS)
+        assert "doce.update" in sim.command(do="modules")["loaded"]  # held: its host gone, the board not clear
+        after = sim.command(do="flash")
+        assert (after["erases"], after["programs"]) == (before["erases"], before["programs"])
+        sim.lift("c3")
+        sim.run(LANDING_SCANS)
+        assert "doce.update" not in sim.command(do="modules")["loaded"]  # let go once clear
+        assert send(sim, data)["received"] == len(data)  # and it goes on from what its file stored
+        assert committed(sim)["version"] == 9
 
 
 def test_an_update_waits_while_a_piece_is_on_the_board(slot, tmp_path):
@@ -412,6 +455,8 @@ def stored_in_b(files, slot, version, board_id="t1"):
 
 
 SMALL = {"doce/tiny.py": b"x = 1\n", "doce/other.py": b"y = 2\n"}  # stored, never booted here
+# A file in each of the slot's folders and two in one
+MANY = {"doce/f0.py": b"x = 0\n", "doce/f1.py": b"x = 1\n", "umqtt/f2.py": b"x = 2\n"}
 
 
 def test_an_abort_leaves_no_transfer_behind_at_once_or_after_a_reboot(tmp_path):
@@ -574,6 +619,53 @@ def test_a_slot_on_trial_reads_back_its_own_package_and_nothing_is_written_or_em
         assert files() == before  # nothing emptied, nothing written
     assert not told and not sent
     assert json.loads((tmp_path / "slot.json").read_text()) == on_trial
+
+
+def slot_b(tmp_path):
+    return sorted(str(p.relative_to(tmp_path / "b")) for p in (tmp_path / "b").rglob("*") if p.is_file())
+
+
+@pytest.mark.parametrize("failing", ["remove b/doce/", "remove b/version", "rename update.json"])
+def test_a_flash_error_while_a_slot_is_emptied_ends_the_transfer_and_a_begin_empties_it_again(
+        tmp_path, monkeypatch, failing):
+    """An OSError from the file system (EIO: a bad block; ENOSPC) as a begin empties the slot, in its own scan
+    (the version file, before update.json) or in a later one (a file a scan), or writes its record once the slot
+    is empty (update.json): the begin answers `failed` and the
+    transfer is over, so no chunk (unsigned: anyone's on the broker) goes into a slot half emptied with no
+    update.json to name it; nothing names the slot (no version, no record) for a boot to switch to, and the next
+    begin, this boot or the next, empties it again and stores the package whole, with nothing left of the other."""
+    import errno
+    import os
+    link, do, told = cpython_link(tmp_path, monkeypatch)
+    five, six = update.package(MANY, 5, "t1", KEY), update.package(SMALL, 6, "t1", KEY)
+    assert do(update.begin(five))["ok"]
+    for request in update.requests(five):
+        assert do(request)["ok"]
+    real, failed = {"remove": os.remove, "rename": os.rename}, []
+
+    def faulty(name):
+        def call(path, *to):
+            if name == failing.split()[0] and (to[0] if to else path).startswith(failing.split()[1]) and not failed:
+                failed.append(path)
+                raise OSError(errno.EIO, "EIO")
+            real[name](path, *to)
+        return call
+    monkeypatch.setattr(os, "remove", faulty("remove"))
+    monkeypatch.setattr(os, "rename", faulty("rename"))
+    r = do(update.begin(six))
+    assert failed and (r["ok"], r["error"]) == (False, "failed") and "EIO" in r["message"], r
+    r = do(next(update.requests(six)))
+    assert (r["ok"], r["error"]) == (False, "no_transfer"), r
+    assert link.update is None and "doce.update" not in sys.modules  # over, its code let go
+    record = tmp_path / "update.json"  # gone, or (the version file's removal failed, before it) not ready
+    assert not record.exists() or not json.loads(record.read_text()).get("ready")
+    import slots
+    assert slots.read().get("previous") != "b"
+    assert do(update.begin(six))["ok"]
+    for request in update.requests(six):
+        assert do(request)["ok"]
+    assert do({"cmd": "update_commit"})["version"] == 6
+    assert slot_b(tmp_path) == ["doce/other.py", "doce/tiny.py", "header", "manifest", "version"]
 
 
 def test_a_package_bigger_than_the_free_flash_is_refused_at_its_begin(tmp_path):
