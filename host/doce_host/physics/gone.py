@@ -1,0 +1,205 @@
+"""What board.json sensing.gone_percent protects (issue 40): a ring reading of the centre's
+pole counts as no magnet only under absent_below and under gone_percent of the centre's. A die
+with one ring magnet of the centre's pole weak, fading with its die (tipping, held low), can
+read as another piece only if that magnet counts as gone while the rest reads as the other
+code; a seated die built right reads right only if its empty ring places of the centre's pole
+count as none. So the line trades the weakest magnet protected against seated dice.
+
+    python -m doce_host.physics.gone [--seeds 1 2] [--restarts 3] [--strengths 0.5 0.65 0.8]
+                                     [--gone 25 20 18 16 15] [--pairs "black 4 E,white 1 N"]
+
+prints, for each dangerous (piece, magnet) and fading family, the searched least gone_percent
+at which a die with that magnet at each strength reads another piece (critical(): a die is
+protected at any gone_percent up to it), and for each candidate gone_percent the seated
+searched worst at the empty places of the centre's pole (empty_worst())."""
+
+import argparse
+import copy
+import itertools
+import json
+import time
+
+import numpy as np
+
+from doce.board import Board
+from doce.squares import piece
+
+from ..paths import BOARD_FILE
+from . import dice, search
+from .bands import under
+from .campaign import Campaign
+from .decode import Reader
+from .scene import face_down
+
+FADING = ("tipping flat", "held low", "held on the way down")  # the families in which a die fades whole
+
+
+def dangerous(table):
+    """[(piece, k)]: the ring magnets (k 1-4, N E S W) of the centre's pole whose loss, with any
+    of the die's ring magnets of the other pole lost too (the fringe rule lets them fade), leaves
+    another code in some turn: only such a magnet, weak, can make its die read another piece."""
+    turns = {}
+    for code, name in table.items():
+        for t in range(4):
+            turns[code[0] + code[1 + t:] + code[1:1 + t]] = name
+    out = []
+    for name, code in dice.codes_by_piece(table).items():
+        other = [i for i in range(1, 5) if code[i] not in ("0", code[0])]
+        for k in [i for i in range(1, 5) if code[i] == code[0]]:
+            lost = (set(drop) | {k} for n in range(len(other) + 1) for drop in itertools.combinations(other, n))
+            if any(turns.get("".join("0" if i in gone else c for i, c in enumerate(code)), name) != name
+                   for gone in lost):
+                out.append((name, k))
+    return out
+
+
+class Critical:
+    """A reader for search.worst whose 'margin' is the least gone_percent at which a reading
+    reads as another piece (the scanner's rule: a ring reading of the centre's pole is none
+    under gone_percent of the centre's, so the reading reads wrong at any gone_percent above
+    the largest such ratio its wrong code needs; inf where none does)."""
+
+    def __init__(self, board, per_mT):
+        self.board = board
+        self.free = Reader(board)
+        self.free.gone = 100  # the rule off: a ring reading of the centre's pole is none under absent_below alone
+        self.per_mT = per_mT
+
+    def closest(self, d, right):
+        return self.penalised(d, right, PENALTY)
+
+    def penalised(self, d, right, penalty, edge=0.0):
+        """Each reading's least gone_percent (as closest's margin); with `penalty` (% a mT), a code
+        its reading misses with the rule off counts as its ratio plus penalty times the miss, so
+        that the search is led over the edge of the poses that read it (exact: penalty inf); a
+        code missed by no more than `edge` mT counts as read (the search ends on that edge)."""
+        d = np.asarray(d, float)
+        need = self.free.clearances(d)  # (n, 56, 5)
+        p = self.free.patterns[None]
+        other = self.free.values[None, :] != np.asarray(right)
+        sign = np.where(p[..., :1] == 1, 1.0, -1.0)
+        same = (np.sign(d[:, None, 1:]) == sign) & (p[..., 1:] == 0)
+        miss = np.maximum(0, -need.min(-1) / self.per_mT - edge)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(same, 100 * np.abs(d[:, None, 1:]) / np.abs(d[:, None, :1]), 0).max(-1)
+            cost = ratio + np.where(miss > 0, penalty * miss, 0)
+        return np.where(other, cost, np.inf).min(-1), None
+
+
+PENALTY = 100  # % of the centre a mT missed: steep, so that the search ends on the edge, not past it
+EDGE = 0.1  # mT: the miss a search's last pose may keep and count as read (a lower, safe-side figure)
+
+
+def critical(spec, name, k, strength, family, seed, restarts, size=None):
+    """(least gone_percent found at which a die of `name` with magnet k (C N E S W of its face
+    down) at `strength` of its remanence reads another piece in `family`, its reading): the
+    lowest of `restarts` searches (search.DEEP unless `size`), every tolerance searched."""
+    reader = Reader(Board(spec))
+    crit = Critical(reader.board, Campaign(spec).per_mT)
+    fam = search.families(spec["physics"])[family]
+    hole = spec["mechanics"]["jig"]["drill_mm"]
+    best = (np.inf, None)
+    for r in range(restarts):
+        found = []
+        g, _ = search.worst(crit, None, None, name, None, fam, np.random.default_rng([seed, k, r]),
+                            tolerances=(spec, hole, True, [(face_down(name), k, ("weak", strength))]),
+                            readings=found, **(size or search.DEEP))
+        if found:
+            g = float(crit.penalised(found[:1], piece(name), np.inf, EDGE)[0][0])
+        if g < best[0]:
+            best = (g, found[0] if found else None)
+    return best
+
+
+def nearest(spec, name, k, strength, family, seed, restarts, size=None):
+    """The searched smallest margin (counts) to another piece of a die of `name` with magnet k
+    at `strength`, in `family`, under spec's own gone_percent: the lowest of `restarts` searches
+    with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted)."""
+    reader = Reader(Board(spec))
+    fam = search.families(spec["physics"])[family]
+    hole = spec["mechanics"]["jig"]["drill_mm"]
+    return min(search.worst(reader, None, None, name, None, fam, np.random.default_rng([seed, k, r]),
+                            tolerances=(spec, hole, True, [(face_down(name), k, ("weak", strength))]),
+                            **(size or search.DEEP))[0] for r in range(restarts))
+
+
+def with_gone(spec, gone):
+    spec = copy.deepcopy(spec)
+    spec["sensing"]["gone_percent"] = gone
+    return spec
+
+
+def empty_places(spec, reader, name, hand):
+    """The ring sensors (1-4) under no magnet of a die of `name` and `hand` seated at turn 0."""
+    code = dice.codes_by_piece(spec["dice"])[name]
+    return sorted({1, 2, 3, 4} - {under(spec, reader, name, k, hand) for k in range(1, 5) if code[k] != "0"})
+
+
+def empty_worst(spec, name, seed, calibrated=True):
+    """(margin in counts, hand, sensor) of a seated die of `name` built right, searched aimed at
+    each of its empty ring places (bands.least's way: search.worst from the corners of the die's
+    room, either hand, polished): the square's margin at each such worst, the least of them."""
+    reader = Reader(Board(spec))
+    fam = search.families(spec["physics"])["seated"]
+    hole = spec["mechanics"]["jig"]["drill_mm"]
+    best = (np.inf, None, None)
+    for hand in (0, 1):
+        for s in empty_places(spec, reader, name, hand):
+            m, _ = search.worst(reader, None, None, name, None, fam, np.random.default_rng([seed, s, hand]),
+                                tolerances=(spec, hole, calibrated), sensor=s, turn=0,
+                                fixed={search.GLUES + 4: float(hand)}, pose_corners=search.SEATED_CORNERS,
+                                polish=1, corners=8)
+            if m < best[0]:
+                best = (m, hand, s)
+    return best
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--restarts", type=int, default=3)
+    ap.add_argument("--strengths", type=float, nargs="*", default=[0.5, 0.65, 0.8])
+    ap.add_argument("--families", default=",".join(FADING))
+    ap.add_argument("--gone", type=int, nargs="*", default=[25, 20, 18, 16, 15])
+    ap.add_argument("--pairs", default="all", help="e.g. 'black 4 E,white 1 N'")
+    ap.add_argument("--margin-at", type=int, help="search each weak die's margin at this gone_percent instead")
+    ap.add_argument("--size", default="3000,8,6", help="a weak search's starts,rounds,corners (search.DEEP's)")
+    args = ap.parse_args(argv)
+    spec = json.loads(BOARD_FILE.read_text())
+    per = Campaign(spec).per_mT
+    size = dict(zip(("starts", "rounds", "corners"), map(int, args.size.split(","))))
+    pairs = dangerous(spec["dice"])
+    print("dangerous:", ", ".join("%s %s" % (n, "CNESW"[k]) for n, k in pairs))
+    if args.pairs != "all":
+        want = [p.strip() for p in args.pairs.split(",")]
+        pairs = [(n, k) for n, k in pairs if "%s %s" % (n, "CNESW"[k]) in want]
+    for name, k in pairs:
+        for family in args.families.split(","):
+            for s in args.strengths:
+                got = []
+                c0 = time.process_time()
+                for seed in args.seeds:
+                    if args.margin_at:
+                        got.append(nearest(with_gone(spec, args.margin_at), name, k, s, family, seed, args.restarts,
+                                           size) / per)
+                        d = None
+                        continue
+                    g, d = critical(spec, name, k, s, family, seed, args.restarts, size)
+                    got.append(g)
+                print("weak | %s %s | %s | strength %.2f | %s by seed %s | reading (mT) %s | %.0f s CPU"
+                      % (name, "CNESW"[k], family, s, "margin (mT) at gone %s" % args.margin_at if args.margin_at
+                         else "least gone %", " ".join("%.2f" % g for g in got),
+                         None if d is None else np.round(d / per, 1).tolist(), time.process_time() - c0),
+                      flush=True)
+    for gone in args.gone:
+        pieces = [n for n, c in dice.codes_by_piece(spec["dice"]).items() if "0" in c]
+        for name in pieces:
+            c0 = time.process_time()
+            got = [empty_worst(with_gone(spec, gone), name, seed) for seed in args.seeds]
+            print("seated | gone %d | %s | worst at an empty place by seed %s mT | %.0f s CPU"
+                  % (gone, name, " ".join("%+.2f (hand %d, %s)" % (m / per, h, "CNESW"[s]) for m, h, s in got),
+                     time.process_time() - c0), flush=True)
+
+
+if __name__ == "__main__":
+    main()
