@@ -1,9 +1,11 @@
 """CPU seconds of each test (user+sys of the pytest worker and of the children it has waited for: the
 simulated boards are MicroPython unix-port subprocesses), to find what makes `make test` slow.
 
-A pytest plugin, and a report of what it wrote:
+A pytest plugin, and a report of what it wrote. The plugin goes on the path from a copy
+(mkdir -p /tmp/cpu && cp bench/test_cpu.py /tmp/cpu/): bench/ itself there would hide Blinka's `board`
+module behind bench/board.py.
 
-    PYTHONPATH=$PWD/host:$PWD/firmware:$PWD/tests:$PWD/bench DOCE_CPU_LOG=build/cpu.jsonl \\
+    PYTHONPATH=$PWD/host:$PWD/firmware:$PWD/tests:/tmp/cpu DOCE_CPU_LOG=build/cpu.jsonl \\
         nice -n 10 .venv/bin/python -m pytest -n 2 --dist loadfile -p test_cpu tests/fleet
     .venv/bin/python bench/test_cpu.py build/cpu.jsonl          # per file, heaviest first
     .venv/bin/python bench/test_cpu.py build/cpu.jsonl --tests  # per test
