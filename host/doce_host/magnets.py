@@ -16,6 +16,7 @@ from .commandline import UsageError, link_errors, open_link
 from .paths import BOARD_FILE
 
 POLL_S = 0.1  # between reads (a read takes about 0.15 s on the board: 128 inputs x 32 reads)
+STEADY = 3  # reads in a row within 1 % (and a quarter of the least level seen) of each other
 FACES = {1: "N face up", -1: "N face down"}  # the DRV5055 reads a south pole's field as positive (readout.py)
 
 
@@ -122,19 +123,20 @@ class Cup:
 
 def magnets(cup, batch, say, count=None, deadline=None):
     """Read magnets as the maker drops them in and takes them out, until `count` are read or
-    `deadline` (time.monotonic) passes; a magnet is read once two reads in a row agree."""
+    `deadline` (time.monotonic) passes; a magnet is read once STEADY reads in a row agree (a
+    hand still lowering it moves the level by more)."""
     there = max(batch.low // 10, 1)  # a magnet at a tenth of the least right one's level is still seen
-    last, out = None, True
+    recent, out = [], True
     while (count is None or len(batch.levels) < count) and (deadline is None or time.monotonic() < deadline):
         now = cup.level()
         if abs(now) < there:
-            out, last = True, None
-        elif out and last is not None and abs(now - last) <= 0.01 * abs(now) + there / 4:
-            for line in batch.add((now + last) / 2):
-                say(line)
-            out = False
-        else:
-            last = now
+            out, recent = True, []
+        elif out:
+            recent = [v for v in recent if abs(now - v) <= 0.01 * abs(now) + there / 4] + [now]
+            if len(recent) >= STEADY:
+                for line in batch.add(sum(recent) / len(recent)):
+                    say(line)
+                out, recent = False, []
         time.sleep(POLL_S)
 
 

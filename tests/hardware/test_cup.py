@@ -2,8 +2,8 @@
 it is closed, it fits the narrowest well, its pocket takes the widest magnet, and the pocket's
 floor is where the magnet check's model puts a magnet's face (board.json sensing.magnet_check)."""
 
-import importlib.util
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -14,14 +14,9 @@ SPEC = json.loads((HARDWARE / "board.json").read_text())
 CHECK = SPEC["sensing"]["magnet_check"]
 
 
-def load():
-    spec = importlib.util.spec_from_file_location("doce_cup", HARDWARE / "cup.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+sys.path.insert(0, str(HARDWARE))
+import cup  # noqa: E402  (a plain script next to board.json, as mechanics.py imports layout.py)
 
-
-cup = load()
 MESH = cup.mesh(SPEC)
 
 
