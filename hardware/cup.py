@@ -4,8 +4,8 @@ holds one magnet, its face cup_floor_mm over the well's floor, on the centre sen
 (board.json sensing.magnet_check). Plain Python, no CAD: `python hardware/cup.py` writes it,
 tests/hardware/test_cup.py checks the file is what this makes and holds the sizes.
 
-Print it in PLA, 0.2 mm layers, solid, pocket up; lift it out of its well by the tab. The pocket is drawn 0.1 mm wider than
-pocket_mm, as a printed hole comes out about 0.1 mm small (Building the dice), and
+Print it in PLA, 0.2 mm layers, solid, pocket up; lift it out of its well by the tab.
+The pocket is drawn 0.1 mm wider than pocket_mm, as a printed hole comes out about 0.1 mm small (Building the dice), and
 POCKET_DEPTH_MM deep, less than the shortest magnet, so a magnet stands proud to be picked out.
 """
 
@@ -17,7 +17,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 STL = HERE / "dice" / "cup.stl"
 POCKET_DEPTH_MM = 1.0  # the shortest magnet is 1.4875 mm: 0.49 mm of it stands out, and a second stuck on stands whole
-CHAMFER_MM = 0.4  # the foot's edge: a first layer squashed out 0.2-0.3 mm a side (elephant's foot) stays inside the side
+CHAMFER_MM = 0.4  # the foot's edge: a first layer squashed out 0.2-0.3 mm a side (elephant's foot) stays inside
 TAB_MM = (8.0, 1.6)  # the pull tab on the cup's north edge, wide and thick: the cup sits 6.5 mm down its well
 TAB_OVER_MM = 4.0  # how far the tab stands over the well's top, to be taken between two fingers
 TAB_INTO_MM = 0.5  # the tab starts this far inside the block: two closed bodies overlapping, one in the slice
