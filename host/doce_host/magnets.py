@@ -125,7 +125,8 @@ class Batch:
         if self.medians:
             lines.append("A whole batch is named weak only when its median is under %d counts: on every board a batch "
                          "at %d %% of a right magnet's strength or less. A bag mostly weaker than right but stronger "
-                         "than that reads as a right batch: put a magnet you trust (from a die that passed) in first."
+                         "than that reads as a right batch: put a magnet you trust (from a die that passed) among a "
+                         "bag's first five; if it is refused, the bag is weak."
                          % (self.low, 100 * self.low // self.high))
         return lines, right
 
@@ -146,13 +147,16 @@ class Cup:
         if not 0.5 < self.gain < 2:  # calibration.py refuses such a board too
             raise UsageError("the board's empty sensors read %d counts, not near %d: is it a DOCE board?"
                              % (self.gain * spec["sensing"]["baseline"], spec["sensing"]["baseline"]))
-        # A magnet left in the cup would be read as its empty level. Against the board's median: a
-        # healthy sensor sits within 2,730 counts of any other (firmware/doce/calibration.py, the
-        # steepest ADC), a magnet at least level_range's low over its own: half that low tells them.
+        # A magnet left in the cup would be read as its empty level. Against the board's median: two
+        # healthy sensors differ by up to 2,730 counts (firmware/doce/calibration.py: parts at either
+        # end of VQ, the steepest ADC), so one lies about half that from the median of 128 (the middle
+        # of the parts' spread), its tracks' drop adding under 240; a magnet moves it by at least
+        # level_range's low (5,350): half that low (2,675) tells them, some 1,000 counts either side.
         apart = (first[self.channel] - median) / self.gain
         if abs(apart) >= check["level_range"][0] / 2:
             raise UsageError("the cup on %s must be empty at the start: its sensor reads %d counts from the board's "
-                             "median (a magnet, or the stack held near?); take it out and start again"
+                             "median (a magnet, or the stack held near?); take it out and start again (if the cup was "
+                             "empty, that sensor sits far from the others: check it with doce check board)"
                              % (self.cell, apart))
         self.zero = sum(self.means()[self.channel] for _ in range(check["empty_reads"] - 1)) + first[self.channel]
         self.zero /= check["empty_reads"]

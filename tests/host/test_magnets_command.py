@@ -130,6 +130,9 @@ class Script:
         self.zero += sum(levels) / len(levels)
 
 
+E, S = CHECK["empty_reads"] + 1, CHECK["steady_reads"] + 1  # reads of an empty spell (read again) and of a magnet
+
+
 def read(script):
     batch, said = Batch(CHECK), []
     magnets_module.POLL_S = 0
@@ -141,14 +144,14 @@ def read(script):
 def test_the_empty_cup_is_read_again_between_magnets():
     """r40m finding 6: the empty level crept up by 500 counts (warm-up) over five magnets: a magnet at
     67 % of the batch read 72 % and was kept. Read empty again between magnets, it is refused."""
-    script = sum(([(100 * k, 5), (9000 + 100 * k, 4)] for k in range(5)), [])
-    batch, said = read(script + [(500, 5), (6000 + 500, 4), (500, 5)])
+    script = sum(([(100 * k, E), (9000 + 100 * k, S)] for k in range(5)), [])
+    batch, said = read(script + [(500, E), (6000 + 500, S), (500, E)])
     assert len(batch.levels) == 6 and said[-1].startswith("magnet 6: 6000 counts") and "refuse: weak, 66.6" in said[-1]
 
 
 def test_a_dead_magnet_gets_its_line():
     """r40m finding 11: a magnet reading 450 counts (a dead one) got no line and was not counted."""
-    batch, said = read([(0, 5), (9000, 4), (0, 5)] * 5 + [(450, 4), (0, 5)])
+    batch, said = read([(0, E), (9000, S), (0, E)] * 5 + [(450, S), (0, E)])
     assert len(batch.levels) == 6 and "magnet 6: 450 counts" in said[-1] and "refuse: weak" in said[-1]
 
 
@@ -191,10 +194,10 @@ def test_a_dropped_port_prints_what_was_judged_first(monkeypatch, capsys):
             if step == "start":
                 return {"groups": spec["sensing"]["groups"], "per_group": spec["sensing"]["channels_per_group"]}
             self.n += 1
-            if self.n > 10 + 12 * 6:
+            if self.n > 10 + 16 * 6:
                 raise LinkError("the board's port went away")
             means = [spec["sensing"]["baseline"]] * CHANNELS
-            means[centre] += 9000 if self.n > 10 and (self.n - 10) % 12 < 4 else 0
+            means[centre] += 9000 if self.n > 10 and (self.n - 10) % 16 < CHECK["steady_reads"] + 2 else 0
             return {"means": means}
 
     monkeypatch.setattr(magnets_module, "open_link", lambda args: (Link(), None))
