@@ -179,8 +179,8 @@ def magnets(cup, batch, say, check, count=None, deadline=None):
     `deadline` (time.monotonic) passes; a magnet is read once check's steady_reads reads in a
     row agree (a hand still lowering it moves the level by more), as their mean; the cup is
     read again empty (empty_reads in a row) between magnets."""
-    # seen: 5 % of the least right magnet's level, 3 times a read's noise over (about 90 counts, 3 sigma of
-    # a mean of 32: magnet_check.noise), so a dead magnet (or a chip of one) still gets its line
+    # seen: 5 % of the least right magnet's level (267 counts), some 5 times a read's noise (55 counts,
+    # 3 sigma of a mean of 32: magnet_check.noise), so a dead magnet (or a chip of one) still gets its line
     there = max(batch.low // 20, 1)
     recent, empties, out = [], [], True
     while (count is None or len(batch.levels) < count) and (deadline is None or time.monotonic() < deadline):
