@@ -85,8 +85,8 @@ NOT_CURED = ("issue 40, not cured: the magnet check (doce dice magnets) refuses 
              "ring magnet of the centre's pole that weak, its die tipping, reads under gone_percent (25) of the centre "
              "while one of the other pole reads as fringe, and the die reads as its colour's blocker. gone_percent 17 "
              "would protect down to about 60-70 % at +1.8 mT seated; 47 % would take about 15 by the searches' line, "
-             "where a seated white 4's empty W comes within 1.4 mT of unread: under issue 40's +1.5 (hardware/README.md, "
-             "what gone_percent protects)")
+             "where a seated white 4's empty W comes within 1.4 mT of unread: under issue 40's +1.5 "
+             "(hardware/README.md, what gone_percent protects)")
 
 
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason=NOT_CURED)
