@@ -261,7 +261,10 @@ def cmd_dice_magnets(args):
             lost = e
         finally:
             if not isinstance(lost, LinkError):
-                link.request("board_check", step="end")
+                try:
+                    link.request("board_check", step="end")
+                except LinkError as e:  # a port dead before Ctrl-C: what was judged is printed first, then this line
+                    lost = lost or e
     right = report(batch, args.json) if batch.levels or lost is None else False
     if lost is not None:
         raise lost

@@ -179,7 +179,7 @@ def test_a_dropped_port_prints_what_was_judged_first(monkeypatch, capsys):
     centre = spec["squares"]["c3"][0]
 
     class Link:
-        n = 0
+        n, dead = 0, LinkError("the board's port went away")
 
         def __enter__(self):
             return self
@@ -195,14 +195,17 @@ def test_a_dropped_port_prints_what_was_judged_first(monkeypatch, capsys):
                 return {"groups": spec["sensing"]["groups"], "per_group": spec["sensing"]["channels_per_group"]}
             self.n += 1
             if self.n > 10 + 16 * 6:
-                raise LinkError("the board's port went away")
+                raise self.dead
             means = [spec["sensing"]["baseline"]] * CHANNELS
             means[centre] += 9000 if self.n > 10 and (self.n - 10) % 16 < CHECK["steady_reads"] + 2 else 0
             return {"means": means}
 
     monkeypatch.setattr(magnets_module, "open_link", lambda args: (Link(), None))
     monkeypatch.setattr(magnets_module, "POLL_S", 0)
-    for as_json in (False, True):
+    for as_json, dead in ((False, None), (True, None), (False, KeyboardInterrupt()), (True, KeyboardInterrupt())):
+        # r40n finding 5: the port dead, no line comes, the maker presses Ctrl-C: the end request's
+        # LinkError in the finally replaced the summary
+        Link.dead = dead or LinkError("the board's port went away")
         args = argparse.Namespace(port="x", timeout=1, json=as_json, count=None, wait=None)
         with pytest.raises(UsageError, match="port went away"):
             magnets_module.cmd_dice_magnets(args)
