@@ -106,12 +106,13 @@ def test_a_refused_magnet_s_percentage_is_not_rounded_up_to_the_line():
 
 def test_the_summary_says_what_the_median_bound_cannot_catch():
     """r40m finding 1: a bag all at 50 % on a strong board is judged as a right batch; the summary
-    says at which strength a whole batch is named on every board, and what to do."""
+    says at which strength a whole batch is named on every board. r40n finding 4: its remedy (a
+    trusted magnet among the first five) was no remedy; three weak among the first five are enough."""
     batch, _ = said_for([7000, 7100, 6900, 7050, 6950])
     lines, right = batch.summary()
     low, high = CHECK["level_range"]
     assert right and "on every board a batch at %d %%" % (100 * low // high) in lines[-1]
-    assert "magnet you trust" in lines[-1]
+    assert "trust" not in lines[-1] and "three of a face's first %d" % CHECK["judge_from"] in lines[-1]
 
 
 class Script:
