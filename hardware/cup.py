@@ -1,7 +1,7 @@
 """The magnet check's cup (doce dice magnets, issue 40): dice/cup.stl, a printed square block
 that sits in a well of the board (board.json physics.well_mm) with a pocket at its centre that
 holds one magnet, its face cup_floor_mm over the well's floor, on the centre sensor's axis
-(board.json sensing.magnet_check). Plain Python, no CAD: `python hardware/cup.py` writes it,
+(board.json mechanics.magnet_check). Plain Python, no CAD: `python hardware/cup.py` writes it,
 tests/hardware/test_cup.py checks the file is what this makes and holds the sizes.
 
 Print it in PLA, 0.2 mm layers, solid, pocket up; lift it out of its well by the tab.
@@ -30,7 +30,7 @@ def mesh(spec):
     the centre of its bottom, which rests on the well's floor. Two closed bodies: the block with
     its pocket, and the pull tab standing up from its north edge into it (a slicer takes their
     union)."""
-    check = spec["sensing"]["magnet_check"]
+    check = spec["mechanics"]["magnet_check"]
     half = check["outside_mm"] / 2
     r = (check["pocket_mm"] + PRINT_SHRINK_MM) / 2
     floor = check["cup_floor_mm"]

@@ -39,6 +39,11 @@ SHAPES = {
         "jig": {"wall_mm": POSITIVE, "fit_mm": SIZE, "drill_mm": POSITIVE, "drill_point_deg": POSITIVE,
                 "guide_mm": POSITIVE},
         "laser": {"kerf_wells_mm": SIZE, "taper_wells_mm": SIZE, "kerf_enclosure_mm": SIZE},
+        # doce dice magnets (host/doce_host/magnets.py): the host's alone, so not in sensing, which the board gets
+        "magnet_check": {"cup_floor_mm": POSITIVE, "pocket_mm": POSITIVE, "outside_mm": POSITIVE,
+                         "keep_percent": POSITIVE, "judge_from": POSITIVE, "level_range": SPAN,
+                         "refused_under_percent": SIZE, "most_percent": POSITIVE, "steady_reads": POSITIVE,
+                         "empty_reads": POSITIVE, "stack_away_mm": POSITIVE},
     },
 }
 
@@ -65,6 +70,9 @@ def load_text(text):
             toward(spec[section]["magnet"])
         dimensions(spec[section], section)
         shaped(spec[section], SHAPES[section], section)
+    for key in ("judge_from", "steady_reads", "empty_reads"):  # counts of magnets and reads
+        if type(spec["mechanics"]["magnet_check"][key]) is not int:
+            raise ValueError("board file: mechanics.magnet_check.%s: a whole number" % key)
     turn_files(spec)
     drawn(spec["leds"])
     # revision B's LED supply switch (doce/esp32.py lights the strip only through it; the firmware

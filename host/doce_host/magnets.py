@@ -5,7 +5,7 @@ board's check mode reads every input's mean of 32 reads (its `read` step: firmwa
 bringup.py); the centre sensor's, less the empty cup's, at the board file's gain (the median
 empty sensor over sensing.baseline, as calibration.scaled scales), is the magnet's level.
 Each magnet is compared with the median of its batch read the same face down, and refused
-under sensing.magnet_check.keep_percent of it (doce_host/physics/magnet_check.py searches
+under mechanics.magnet_check.keep_percent of it (doce_host/physics/magnet_check.py searches
 that line). cli.py hands it its parser (dice_check.add_dice)."""
 
 import json
@@ -40,7 +40,7 @@ class Batch:
     order and judged, by number, at that moment."""
 
     def __init__(self, check):
-        """`check`: board.json sensing.magnet_check."""
+        """`check`: board.json mechanics.magnet_check."""
         self.keep = check["keep_percent"]
         self.most = check["most_percent"]
         self.judge_from = check["judge_from"]
@@ -147,7 +147,7 @@ class Cup:
     def __init__(self, link, spec, timeout):
         self.link, self.spec, self.timeout = link, spec, timeout
         g = spec["grid"]
-        check = spec["sensing"]["magnet_check"]
+        check = spec["mechanics"]["magnet_check"]
         self.cell = chr(97 + g // 2) + str(g // 2 + 1)  # the dice check's square (doce/dice.py), c3 on 5x5
         self.channel = spec["squares"][self.cell][0]
         sensors = sorted({ch for chs in spec["squares"].values() for ch in chs})
@@ -246,7 +246,7 @@ def report(batch, as_json):
 @link_errors
 def cmd_dice_magnets(args):
     spec = json.loads(BOARD_FILE.read_text())
-    check = spec["sensing"]["magnet_check"]
+    check = spec["mechanics"]["magnet_check"]
     batch = Batch(check)
     link, _ = open_link(args)
     interrupted, lost = False, None

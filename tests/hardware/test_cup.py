@@ -1,6 +1,6 @@
 """The magnet check's cup (hardware/cup.py, dice/cup.stl): the file is what the script makes,
 it is closed, it fits the narrowest well, its pocket takes the widest magnet, and the pocket's
-floor is where the magnet check's model puts a magnet's face (board.json sensing.magnet_check)."""
+floor is where the magnet check's model puts a magnet's face (board.json mechanics.magnet_check)."""
 
 import json
 import sys
@@ -11,7 +11,7 @@ import pytest
 
 HARDWARE = Path(__file__).resolve().parents[2] / "hardware"
 SPEC = json.loads((HARDWARE / "board.json").read_text())
-CHECK = SPEC["sensing"]["magnet_check"]
+CHECK = SPEC["mechanics"]["magnet_check"]
 
 
 sys.path.insert(0, str(HARDWARE))

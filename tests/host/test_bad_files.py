@@ -263,3 +263,13 @@ def test_every_field_of_the_board_file_is_checked_in_one_line(tmp_path, capsys, 
         return
     err = refused(capsys, "play", "--vs", "1")
     assert err.count(str(broken)) == 1 and said in err, err
+
+
+@pytest.mark.parametrize("key", ["judge_from", "steady_reads", "empty_reads"])
+def test_a_fraction_for_a_count_of_the_magnet_check_is_one_line(key):
+    """mechanics.magnet_check's counts (magnets before judging, reads): doce dice magnets counts with them."""
+    from doce_host import board_file
+    spec = json.loads(paths_board_text())
+    spec["mechanics"]["magnet_check"][key] = 5.5
+    with pytest.raises(ValueError, match="^board file: mechanics.magnet_check.%s: a whole number" % key):
+        board_file.load_text(json.dumps(spec))

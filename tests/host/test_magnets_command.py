@@ -17,7 +17,7 @@ from doce_host.magnets import Batch
 from doce_host.paths import BOARD_FILE
 from doce_host.sim.serial_sim import SerialSim
 
-CHECK = json.loads(BOARD_FILE.read_text())["sensing"]["magnet_check"]
+CHECK = json.loads(BOARD_FILE.read_text())["mechanics"]["magnet_check"]
 CHANNELS = 128
 
 

@@ -1,5 +1,5 @@
 """The magnet check (issue 40): each magnet alone in a printed cup on the check square's centre
-sensor, against its batch's median of the same face down (board.json sensing.magnet_check;
+sensor, against its batch's median of the same face down (board.json mechanics.magnet_check;
 the model in doce_host/physics/magnet_check.py). Searched over the board's tolerances, every
 magnet corner enumerated: no right magnet is refused, a magnet at refused_under_percent of
 its remanence or weaker never passes (the issue's 44 % and 46 % magnets among them), and the
@@ -14,7 +14,7 @@ from doce_host.paths import BOARD_FILE
 from doce_host.physics import magnet_check as mc
 
 SPEC = json.loads(BOARD_FILE.read_text())
-CHECK = SPEC["sensing"]["magnet_check"]
+CHECK = SPEC["mechanics"]["magnet_check"]
 KEEP = CHECK["keep_percent"] / 100
 SMALL = {"starts": 2, "passes": 2}  # a small search: every corner of the magnet, the board's searched
 NOMINAL = np.full((1, len(mc.BOARD)), 0.5)

@@ -78,7 +78,7 @@ def nearest_other(name, k, fault, family, seed=1):
     return m
 
 
-PASSES = (SPEC["sensing"]["magnet_check"]["refused_under_percent"] + 1) / 100  # the weakest the magnet check passes
+PASSES = (SPEC["mechanics"]["magnet_check"]["refused_under_percent"] + 1) / 100  # the weakest the magnet check passes
 
 NOT_CURED = ("issue 40, not cured: the magnet check (doce dice magnets) refuses the issue's 44 % and 46 % magnets "
              "before they are glued (tests/physics/test_magnet_check.py), but passes one at 47 % of its remanence; a "
@@ -95,7 +95,7 @@ def test_a_die_with_the_weakest_magnet_the_magnet_check_passes_never_reads_anoth
     """The issue's two weak dice (black 3 at 44 %, black 4 at 46 %: held low or tilted they read as
     black's blocker in the independent model) are now stopped before they are built: the magnet check
     refuses such a magnet. What it lets through is a magnet at PASSES of its remanence (board.json
-    sensing.magnet_check). Every magnet of the face down at that strength, in each family where a die
+    mechanics.magnet_check). Every magnet of the face down at that strength, in each family where a die
     fades, every tolerance searched: it must never read another piece. With gone_percent 25,
     black 4's E at 45 % tipping flat read as black's blocker (-2.64 mT, seed 1): the magnet, of the
     centre's pole, fell under a quarter of the centre's reading (5.4 of 42 mT here)."""

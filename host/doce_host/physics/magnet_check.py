@@ -3,7 +3,7 @@ on the check square's centre sensor, and compared with its batch.
 
 A magnet in a glued die cannot be judged (hardware/README.md, the dice check): its sensor
 saturates and its neighbours add to it. Alone, held on the centre sensor's axis with its
-face `cup_floor_mm` over the well's floor (board.json sensing.magnet_check), it reads only
+face `cup_floor_mm` over the well's floor (board.json mechanics.magnet_check), it reads only
 itself, on the same sensor and cup as every other magnet of its batch: the board's parts and
 the cup's print scale every magnet alike, and so cancel when a magnet is compared with its
 batch's median. What varies between magnets, and so counts, is the magnet itself (remanence,
@@ -54,7 +54,7 @@ def geometry(spec):
     sit from the well's centre: its play in the pocket (the narrowest magnet) and the cup's in
     the well (the widest well, the narrowest cup). The sensor's own place under the well
     (SENSOR_OFF_MM) is the board's, searched with it."""
-    ph, cup = spec["physics"], spec["sensing"]["magnet_check"]
+    ph, cup = spec["physics"], spec["mechanics"]["magnet_check"]
     m = ph["magnet"]
     pocket = (cup["pocket_mm"] + CUP_TOL_MM - (m["diameter_mm"] - m["size_tol_mm"])) / 2
     well = (ph["well_mm"][0] + ph["well_mm"][1] - (cup["outside_mm"] - CUP_TOL_MM)) / 2
@@ -172,7 +172,7 @@ def noise(spec, least):
     each less the empty cup's mean of empty_reads (doce dice magnets), on the magnet and on
     the median alike (the ADC's triangular +-noise_counts and the sensor's noise_mV_rms at
     its mean sensitivity)."""
-    check = spec["sensing"]["magnet_check"]
+    check = spec["mechanics"]["magnet_check"]
     ph = spec["physics"]
     per_mt = readout_per_mt(ph) * spec["sensing"]["baseline"] / readout_nominal(ph)
     sigma = np.hypot(ph["adc"]["noise_counts"] / np.sqrt(6),
@@ -237,7 +237,7 @@ def main():
     spec = json.loads(BOARD_FILE.read_text())
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
     f = figures(spec, seed)
-    c = spec["sensing"]["magnet_check"]
+    c = spec["mechanics"]["magnet_check"]
     keep = c["keep_percent"] / 100
     print("magnet check, cup floor %.2f mm (seed %d)" % (c["cup_floor_mm"], seed))
     print("  a right magnet over its batch's median, searched least: %.4f (board %s)"

@@ -247,12 +247,12 @@ class Scene:
 
     def _cup_field(self, square, strength, down):
         """A lone magnet of nominal size and remanence, at `strength` of it, in the magnet check's
-        cup on `square` (board.json sensing.magnet_check: its face cup_floor_mm over the well's
+        cup on `square` (board.json mechanics.magnet_check: its face cup_floor_mm over the well's
         floor, on the centre sensor's axis); N face down points its axis down."""
         m = self.physics["magnet"]
         x, y = square_centre(self.spec, square)
         h = m["height_mm"]
-        at = [(x, y, self.spec["sensing"]["magnet_check"]["cup_floor_mm"] + h / 2)]
+        at = [(x, y, self.spec["mechanics"]["magnet_check"]["cup_floor_mm"] + h / 2)]
         axis = [(0.0, 0.0, -1.0 if down == "N" else 1.0)]
         return field_at(at, axis, [sum(m["remanence_mT"]) / 2 * strength], [(m["diameter_mm"], h)], self.sensors)
 
