@@ -16,8 +16,27 @@ from .check_command import check_shape
 from .commandline import UsageError, link_errors, open_link
 from .link import LinkError
 from .paths import BOARD_FILE
+from .physics.geometry import sensor_places, square_centre
+from .view import printable
 
 STUCK = "the cup does not read empty: take the magnet out"
+NEAR = "hold still, and put the stack down away from the board"
+# The sigma of a read step's mean of one input, counts at the board file's gain: one read's is 131.6, the
+# ADC's +-250 triangular (102.1), the DRV5055's 0.9 mV rms (19.6) and the supply's load regulation moving
+# it +-140 counts, uniform, each read (80.8; physics/reading.py _noisy, rail.drift: magnet_check.noise
+# leaves this one out), over the 32 reads of a step (bringup READS). tests/host/test_magnets_command.py.
+STEP_SIGMA = 23.3
+# A lone magnet's mean field at the four sensors around the cup (magnet_check.around: 19 mm off) over its
+# field at the centre: -0.01226 to -0.00784, searched (magnet_check.fringe over every magnet corner and the
+# board's tolerances), widened by the sensors' own sensitivities (28.5-31.5 mV/mT, a ratio 0.905-1.105).
+# A stack held near reaches them too: 3.9 % of the weakest magnet's level at 10 mm over the cup, where it
+# adds 23 % at the centre (/work/notes/hm2/stack-field.py, r40n finding 3).
+FRINGE = (-0.0136, -0.0070)
+
+
+def three_sigma(*reads):
+    """3 sigma of a difference of means of `reads` read steps each (one input's)."""
+    return 3 * STEP_SIGMA * math.sqrt(sum(1 / n for n in reads))
 POLL_S = 0.1  # between reads (a read takes about 0.15 s on the board: 128 inputs x 32 reads)
 FACES = {1: "N face up", -1: "N face down"}  # the DRV5055 reads a south pole's field as positive (readout.py)
 
@@ -70,7 +89,7 @@ class Batch:
         """One line for magnet i: its verdict once its face's median is fixed, else where to put it."""
         head = "magnet %d: %d counts, %s" % (i + 1, abs(self.levels[i]), FACES[self.face(i)])
         if not self.judged(i):
-            return head + ": put it aside in order, judged once %d are in this face down" % self.judge_from
+            return head + ": put it aside in order, judged once %d are in %s" % (self.judge_from, FACES[self.face(i)])
         p = floor1(self.percent(i))
         if not self.right_median(self.face(i)):
             return head + ": refuse: the batch's median is no right magnet's (below)"
@@ -108,6 +127,10 @@ class Batch:
         """The magnets refused (numbered from 1)."""
         return [i + 1 for i in range(len(self.levels)) if self.judged(i) and not self.kept(i)]
 
+    def unjudged(self):
+        """The magnets of a face with too few to judge (numbered from 1): neither kept nor refused."""
+        return [i + 1 for i in range(len(self.levels)) if not self.judged(i)]
+
     def summary(self):
         """(lines, all right): each face's batch, what was refused, and whether its median is a
         right magnet's on this board at all (a batch all weak, or of another size, is named)."""
@@ -141,6 +164,15 @@ class Batch:
         return lines, right
 
 
+def around(spec, cell):
+    """The channels of the sensor of each square next to `cell` nearest it (19 mm off its centre): a
+    lone magnet in the cup reads about -1 % of itself there, the stack held near much more (FRINGE)."""
+    x, y = square_centre(spec, cell)
+    off = spec["physics"]["square_mm"] - spec["physics"]["ring_mm"]
+    return [ch for ch, p in enumerate(sensor_places(spec))
+            if p is not None and abs(math.hypot(p[0] - x, p[1] - y) - off) < 0.01]
+
+
 class Cup:
     """The centre sensor of the check square, read through the board check's `read` step."""
 
@@ -150,9 +182,10 @@ class Cup:
         check = spec["mechanics"]["magnet_check"]
         self.cell = chr(97 + g // 2) + str(g // 2 + 1)  # the dice check's square (doce/dice.py), c3 on 5x5
         self.channel = spec["squares"][self.cell][0]
-        sensors = sorted({ch for chs in spec["squares"].values() for ch in chs})
+        self.sensors = sorted({ch for chs in spec["squares"].values() for ch in chs})
+        self.around = around(spec, self.cell)
         first = self.means()
-        median = sorted(first[ch] for ch in sensors)[len(sensors) // 2]
+        median = self.middle(first)
         self.gain = median / spec["sensing"]["baseline"]
         if not 0.5 < self.gain < 2:  # calibration.py refuses such a board too
             raise UsageError("the board's empty sensors read %d counts, not near %d: is it a DOCE board?"
@@ -168,57 +201,85 @@ class Cup:
                              "median (a magnet, or the stack held near?); take it out and start again (if the cup was "
                              "empty, that sensor sits far from the others: check it with doce check board)"
                              % (self.cell, apart))
-        self.zero = sum(self.means()[self.channel] for _ in range(check["empty_reads"] - 1)) + first[self.channel]
-        self.zero /= check["empty_reads"]
-        self.median, self.spread = median, check["level_range"][0] / 2  # the start's test, kept for every re-zero
+        reads = [first] + [self.means() for _ in range(check["empty_reads"] - 1)]
+        self.zero = sum(r[self.channel] for r in reads) / len(reads)
+        self.zero_around = sum(self.mean_around(r) for r in reads) / len(reads)
+        # the start's empty level less the board's median: every later one must agree with it
+        self.apart = sum((r[self.channel] - self.middle(r)) / self.gain for r in reads) / len(reads)
+        self.agrees = three_sigma(check["empty_reads"], check["empty_reads"])
 
     def means(self):
         return check_shape(self.spec, "read", self.link.ask("board_check", step="read", timeout=self.timeout))["means"]
 
-    def level(self):
-        """The centre sensor's level now, counts from the empty cup at the board file's gain."""
-        return (self.means()[self.channel] - self.zero) / self.gain
+    def middle(self, means):
+        return sorted(means[ch] for ch in self.sensors)[len(self.sensors) // 2]
 
-    def rezero(self, levels):
-        """The cup read empty `levels` (from level()) in a row: its empty level moves to their mean,
-        so that a drift (warm-up, a die set on another square) does not build up. Only while it stays
-        within the start's test of the board's median: else False (a field held there is no empty level)."""
-        zero = self.zero + self.gain * sum(levels) / len(levels)
-        if abs(zero - self.median) / self.gain >= self.spread:
+    def mean_around(self, means):
+        return sum(means[ch] for ch in self.around) / len(self.around)
+
+    def level(self):
+        """(level, around, apart) now: the centre sensor's counts from the empty cup, the four
+        around it's mean from theirs, both at the board file's gain, and the centre less the
+        board's median, less the start's."""
+        m = self.means()
+        return ((m[self.channel] - self.zero) / self.gain, (self.mean_around(m) - self.zero_around) / self.gain,
+                (m[self.channel] - self.middle(m)) / self.gain - self.apart)
+
+    def rezero(self, reads):
+        """The cup read empty `reads` (from level()) in a row: its empty level, and the four around
+        it's, move to their mean, so that a drift of the board (warm-up, its supply) does not build
+        up. Only while the centre, less the board's median, agrees with the start's within the
+        reads' noise: else False (the stack brought slowly near is a field, not an empty level)."""
+        if abs(sum(r[2] for r in reads) / len(reads)) > self.agrees:
             return False
-        self.zero = zero
+        self.zero += self.gain * sum(r[0] for r in reads) / len(reads)
+        self.zero_around += self.gain * sum(r[1] for r in reads) / len(reads)
 
 
 def magnets(cup, batch, say, check, count=None, deadline=None):
     """Read magnets as the maker drops them in and takes them out, until `count` are read or
     `deadline` (time.monotonic) passes; a magnet is read once check's steady_reads reads in a
-    row agree (a hand still lowering it moves the level by more), as their mean; the cup is
-    read again empty (empty_reads in a row) between magnets."""
+    row agree (a hand still lowering it moves the level by more), as their mean, if the sensors
+    around the cup read what a lone magnet gives there (else the stack, or a hand, is near: said,
+    and read again); the cup is read again empty (empty_reads in a row) between magnets."""
     # seen: 5 % of the least right magnet's level (267 counts), some 5 times a read's noise (55 counts,
     # 3 sigma of a mean of 32: magnet_check.noise), so a dead magnet (or a chip of one) still gets its line
     there = max(batch.low // 20, 1)
-    recent, empties, out, held, off = [], [], True, None, False
+    noise = three_sigma(4 * check["steady_reads"], 4 * check["empty_reads"])  # the four around's mean
+    recent, empties, out, held, off, near = [], [], True, None, False, False
     while (count is None or len(batch.levels) < count) and (deadline is None or time.monotonic() < deadline):
-        now = cup.level()
+        read = cup.level()
+        now = read[0]
         if abs(now) < there:
-            out, recent = True, []
-            empties.append(now)
+            out, recent, near = True, [], False
+            empties.append(read)
             if len(empties) == check["empty_reads"]:
                 taken = cup.rezero(empties) is not False
                 if not taken and not off:  # once, until the empty level is taken again
-                    say(STUCK + " (it reads off the board's empty level; if it is empty, its sensor has moved: "
-                        "check it with doce check board)")
+                    say("the cup does not read empty: " + NEAR + " (the cup's sensor reads off its empty level at "
+                        "the start, the board's others do not; if nothing is near, stop (Ctrl-C) and start again)")
                 off, empties = not taken, []
             time.sleep(POLL_S)
             continue
         empties = []
-        recent = [v for v in recent[-check["steady_reads"]:] if abs(now - v) <= 0.01 * abs(now) + there / 4] + [now]
+        recent = [r for r in recent[-check["steady_reads"]:] if abs(now - r[0]) <= 0.01 * abs(now) + there / 4] + [read]
         if len(recent) < check["steady_reads"]:
             pass
         elif out:
-            for line in batch.add(sum(recent) / len(recent)):
-                say(line)
-            out, recent, held = False, [], None
+            level = sum(r[0] for r in recent) / len(recent)
+            around = sum(r[1] for r in recent) / len(recent)
+            lo, hi = sorted(f * level for f in FRINGE)
+            if not lo - noise <= around <= hi + noise:
+                # r40n finding 3: the stack held still over the cup while a magnet settles is read with it;
+                # its field reaches the sensors around the cup, a lone magnet's hardly: no line, read again
+                if not near:
+                    say(NEAR + ": a field reaches the sensors around the cup (%+d counts, a lone magnet gives %+d to "
+                        "%+d); reading the magnet again" % (around, lo, hi))
+                near, recent = True, []
+            else:
+                for line in batch.add(level):
+                    say(line)
+                out, recent, held, near = False, [], None, False
         elif abs(now - (held if held is not None else batch.levels[-1])) > 0.01 * abs(now) + there:
             # steady at another level since the last line, never empty between: a magnet left in at
             # the start (its line a phantom) or the empty level stepped; no magnet gets a line until
@@ -231,12 +292,25 @@ def magnets(cup, batch, say, check, count=None, deadline=None):
         time.sleep(POLL_S)
 
 
+def leave(link):
+    """Ask the board back to its game, twice if it refuses: None, or the UsageError that tells the
+    maker how to get it back (it leaves a check that hears nothing for 5 minutes by itself:
+    firmware/doce/bringup.py QUIET_MS)."""
+    for _ in range(2):
+        reply = link.request("board_check", step="end")
+        if reply.get("ok"):
+            return None
+    return UsageError("the board did not leave its check (%s): it goes back to its game by itself after 5 minutes "
+                      "with no word from this computer, or unplug it and plug it in again"
+                      % printable(reply.get("message") or reply.get("error") or "refused"))
+
+
 def report(batch, as_json):
     """What was judged: the summary's lines, or the --json object."""
     lines, right = batch.summary()
     if as_json:
-        print(json.dumps({"levels": [round(v) for v in batch.levels], "refused": batch.refused(), "right": right,
-                          "summary": lines}), flush=True)
+        print(json.dumps({"levels": [round(v) for v in batch.levels], "refused": batch.refused(),
+                          "not_judged": batch.unjudged(), "right": right, "summary": lines}), flush=True)
     else:
         for line in lines:
             print(line, flush=True)
@@ -268,9 +342,11 @@ def cmd_dice_magnets(args):
         finally:
             if not isinstance(lost, LinkError):
                 try:
-                    link.request("board_check", step="end")
+                    left = leave(link)
                 except LinkError as e:  # a port dead before Ctrl-C: what was judged is printed first, then this line
                     lost = lost or e
+                else:
+                    lost = lost or left
     right = report(batch, args.json) if batch.levels or lost is None else False
     if lost is not None:
         raise lost

@@ -61,9 +61,11 @@ def geometry(spec):
     return cup["cup_floor_mm"], pocket + well
 
 
-def fields(spec, board, magnets, strength=1.0):
+def fields(spec, board, magnets, strength=1.0, sensors=((0.0, 0.0),)):
     """The vertical field (mT) at the centre sensor of each board row (its depth, its cup) of
-    each magnet row, (n, 5) with the ring's four zero; `strength`: fraction of remanence."""
+    each magnet row, (n, 5) with the ring's four zero; `strength`: fraction of remanence.
+    `sensors`: the (x, y) mm of the observers from the well's centre (the centre sensor's
+    nominal place; the board's `sensor off` moves them all): with more, (n, len) of them."""
     ph = spec["physics"]
     m = ph["magnet"]
     floor, most_off = geometry(spec)
@@ -89,10 +91,14 @@ def fields(spec, board, magnets, strength=1.0):
     off = near + q["offset"] * (sensor + most_off - near) + slide
     at = np.column_stack([off, np.zeros(n), floor + CUP_TOL_MM * (2 * b["cup"] - 1) + rise])
     axis = np.column_stack([np.sin(tilt), np.zeros(n), np.cos(tilt)]) * sign[:, None]
-    obs = np.zeros((n, 1, 3))
-    obs[:, 0, 2] = -depth
+    obs = np.zeros((n, len(sensors), 3))
+    obs[:, :, :2] = np.asarray(sensors, float)
+    obs[:, :, 2] = -depth[:, None]
+    bz = dice.bz_pairs(at, axis, br, np.column_stack([d, h]), obs)
+    if len(sensors) > 1:
+        return bz
     out = np.zeros((n, 5))
-    out[:, 0] = dice.bz_pairs(at, axis, br, np.column_stack([d, h]), obs)[:, 0]
+    out[:, 0] = bz[:, 0]
     return out
 
 
@@ -191,6 +197,23 @@ def readout_per_mt(ph):
 def readout_nominal(ph):
     from .readout import Parts, counts
     return float(counts(np.zeros(1), Parts.nominal(ph, 1), ph)[0])
+
+
+def around(spec):
+    """(x, y) mm from the cup's well centre of the sensors nearest it outside its square: each
+    neighbouring square's ring sensor on the side of the cup (square_mm - ring_mm: 19 mm)."""
+    r = spec["physics"]["square_mm"] - spec["physics"]["ring_mm"]
+    return ((r, 0.0), (-r, 0.0), (0.0, r), (0.0, -r))
+
+
+def fringe(board, spec):
+    """Per board row: (least, most) a lone right magnet's mean field at the sensors around the
+    cup (around()) over its field at the centre sensor, over every magnet corner (doce dice
+    magnets tells a stack held near, whose field reaches them, from the magnet alone by it)."""
+    k, sensors = len(board), ((0.0, 0.0),) + around(spec)
+    bz = fields(spec, np.repeat(board, len(MAGNET_CORNERS), axis=0), np.tile(MAGNET_CORNERS, (k, 1)), sensors=sensors)
+    ratio = (bz[:, 1:].mean(1) / bz[:, 0]).reshape(k, -1)
+    return ratio.min(1), ratio.max(1)
 
 
 def strongest_field(board, spec):
