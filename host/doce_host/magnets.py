@@ -20,7 +20,7 @@ from .physics.geometry import sensor_places, square_centre
 from .view import printable
 
 STUCK = "the cup does not read empty: take the magnet out"
-NEAR = "hold still, and put the stack down away from the board"
+NEAR = "hold still, and put the stack, dice and tools down away from the board"
 # The sigma of a read step's mean of one input, counts at the board file's gain: one read's is 131.6, the
 # ADC's +-250 triangular (102.1), the DRV5055's 0.9 mV rms (19.6) and the supply's load regulation moving
 # it +-140 counts, uniform, each read (80.8; physics/reading.py _noisy, rail.drift: magnet_check.noise

@@ -216,6 +216,25 @@ def fringe(board, spec):
     return ratio.min(1), ratio.max(1)
 
 
+def stack(spec, n, gap, aside=0.0):
+    """(centre, around): the field of a stack of `n` magnets (remanence at its high end) held upright,
+    its bottom `gap` mm over the top of the magnet in the cup and `aside` mm off its axis, at the
+    centre sensor and the four around's mean (around()), over the weakest right magnet's field at the
+    centre, on the deepest board (r40m finding 3, r40n finding 3: doce dice magnets tells the stack by
+    the four around)."""
+    ph, m = spec["physics"], spec["physics"]["magnet"]
+    cup, h, d = spec["mechanics"]["magnet_check"]["cup_floor_mm"], m["height_mm"], m["diameter_mm"]
+    deep = sum(ph["floor_mm"]) + sum(ph["air_mm"]) + sum(ph["sensor"]["hall_depth_mm"])  # each [nominal, tol]: its most
+    obs = np.array([[0.0, 0.0]] + [list(p) for p in around(spec)])
+    obs = np.column_stack([obs, np.full(len(obs), -deep)])[None]
+    up = np.array([[0, 0, 1.0]])
+    one = dice.bz_pairs(np.array([[0, 0, cup + h / 2]]), up, np.array([m["remanence_mT"][0]]),
+                        np.array([[d - m["size_tol_mm"], h - m["size_tol_mm"]]]), obs)[0, 0]
+    b = dice.bz_pairs(np.array([[aside, 0, cup + h + gap + n * h / 2]]), up, np.array([m["remanence_mT"][1]]),
+                      np.array([[d, n * h]]), obs)[0] / one
+    return b[0], b[1:].mean()
+
+
 def strongest_field(board, spec):
     """Per board row: -|mT| of the strongest right magnet at its strongest pose (search minimises)."""
     k = len(board)
