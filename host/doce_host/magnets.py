@@ -293,16 +293,20 @@ def magnets(cup, batch, say, check, count=None, deadline=None):
 
 
 def leave(link):
-    """Ask the board back to its game, twice if it refuses: None, or the UsageError that tells the
-    maker how to get it back (it leaves a check that hears nothing for 5 minutes by itself:
-    firmware/doce/bringup.py QUIET_MS)."""
+    """Ask the board back to its game, twice if it refuses or does not answer: None, or the
+    UsageError that tells the maker how to get it back (it leaves a check that hears nothing for
+    5 minutes by itself: firmware/doce/bringup.py QUIET_MS)."""
     for _ in range(2):
-        reply = link.request("board_check", step="end")
+        try:
+            reply = link.request("board_check", step="end")
+        except LinkError as e:  # no answer in time, or the port went away
+            why = str(e)
+            continue
         if reply.get("ok"):
             return None
-    return UsageError("the board did not leave its check (%s): it goes back to its game by itself after 5 minutes "
-                      "with no word from this computer, or unplug it and plug it in again"
-                      % printable(reply.get("message") or reply.get("error") or "refused"))
+        why = reply.get("message") or reply.get("error") or "refused"
+    return UsageError("the board was not seen to leave its check (%s): it goes back to its game by itself after "
+                      "5 minutes with no word from this computer, or unplug it and plug it in again" % printable(why))
 
 
 def report(batch, as_json):
@@ -340,13 +344,10 @@ def cmd_dice_magnets(args):
         except (LinkError, UsageError) as e:  # the port went away, or a reply is wrong: what was judged first
             lost = e
         finally:
-            if not isinstance(lost, LinkError):
-                try:
-                    left = leave(link)
-                except LinkError as e:  # a port dead before Ctrl-C: what was judged is printed first, then this line
-                    lost = lost or e
-                else:
-                    lost = lost or left
+            if not isinstance(lost, LinkError):  # a port dead before Ctrl-C, or a refusal: said after the summary
+                left = leave(link)
+                if left is not None:
+                    lost = left if lost is None else UsageError("%s; and %s" % (lost, left))
     right = report(batch, args.json) if batch.levels or lost is None else False
     if lost is not None:
         raise lost

@@ -343,10 +343,11 @@ def test_a_percentage_over_the_upper_line_is_not_rounded_down_to_it():
 
 
 class Refusing:
-    """A live board: six magnets of 9,000 counts, then Ctrl-C; it refuses `end` its first `refusals` times."""
+    """A live board: six magnets of 9,000 counts, then Ctrl-C; it refuses `end` its first `refusals`
+    times (`silent`: it does not answer them in time)."""
 
-    def __init__(self, refusals):
-        self.refusals, self.ends = refusals, 0
+    def __init__(self, refusals, silent=False):
+        self.refusals, self.silent, self.ends = refusals, silent, 0
         self.seq = [board_means(0)] * E
         for _ in range(6):
             self.seq += [board_means(9000)] * S + [board_means(0)] * E
@@ -365,7 +366,10 @@ class Refusing:
         return {"means": self.seq.pop(0)}
 
     def request(self, name, step, timeout=None):
+        from doce_host.link import LinkError
         self.ends += 1
+        if self.silent and self.ends <= self.refusals:
+            raise LinkError("P: timeout: no answer to 'board_check' within 1 s")
         return {"ok": self.ends > self.refusals, "error": "not_free", "message": "busy\x1b[2J"}
 
 
@@ -376,14 +380,15 @@ def test_a_board_that_refuses_to_leave_its_check_is_asked_again_then_the_maker_t
 
     from doce_host.commandline import UsageError
     monkeypatch.setattr(magnets_module, "POLL_S", 0)
-    for refusals, as_json in ((1, False), (2, False), (2, True)):
-        link = Refusing(refusals)
+    for refusals, as_json, silent in ((1, False, False), (2, False, False), (2, True, False), (1, False, True),
+                                      (2, True, True)):
+        link = Refusing(refusals, silent)
         monkeypatch.setattr(magnets_module, "open_link", lambda args: (link, None))
         args = argparse.Namespace(port="x", timeout=1, json=as_json, count=None, wait=None)
         if refusals == 1:
             assert magnets_module.cmd_dice_magnets(args) == 0
         else:
-            with pytest.raises(UsageError, match="did not leave its check .*unplug it and plug it in again") as e:
+            with pytest.raises(UsageError, match="not seen to leave its check .*unplug it and plug it in again") as e:
                 magnets_module.cmd_dice_magnets(args)
             assert "\x1b" not in str(e.value)
         out = capsys.readouterr().out
@@ -434,3 +439,17 @@ def test_the_stacks_the_check_sees_are_those_the_docs_say():
         centre, around = mc.stack(SPEC, n, gap)
         assert (around > slack) == seen, (n, gap, around, slack)
         assert seen or centre < (0.06 if n == 1 else 0.012)
+
+
+def test_a_bad_reply_and_then_a_board_that_stays_in_its_check_are_both_said(monkeypatch, capsys):
+    """h40p: a bad reply (UsageError) then a dead port or a refused `end`: the second was dropped."""
+    import argparse
+
+    from doce_host.commandline import UsageError
+    monkeypatch.setattr(magnets_module, "POLL_S", 0)
+    link = Refusing(2, silent=True)
+    link.seq.append([32768] * (CHANNELS - 1))
+    monkeypatch.setattr(magnets_module, "open_link", lambda args: (link, None))
+    with pytest.raises(UsageError, match="128 readings expected.*; and the board was not seen to leave its check"):
+        magnets_module.cmd_dice_magnets(argparse.Namespace(port="x", timeout=1, json=False, count=None, wait=None))
+    assert "N face up: 6 magnets, median 9000 counts: all kept" in capsys.readouterr().out
