@@ -30,15 +30,15 @@ STEP_SIGMA = 23.3
 # field at the centre: -0.01226 to -0.00784, searched (magnet_check.fringe over every magnet corner and the
 # board's tolerances), widened by the sensors' own sensitivities (28.5-31.5 mV/mT, a ratio 0.905-1.105).
 # A stack held near reaches them too: 3.9 % of the weakest magnet's level at 10 mm over the cup, where it
-# adds 23 % at the centre (/work/notes/hm2/stack-field.py, r40n finding 3).
+# adds 23 % at the centre (magnet_check.stack, r40n finding 3).
 FRINGE = (-0.0136, -0.0070)
+POLL_S = 0.1  # between reads (a read takes about 0.15 s on the board: 128 inputs x 32 reads)
+FACES = {1: "N face up", -1: "N face down"}  # the DRV5055 reads a south pole's field as positive (readout.py)
 
 
 def three_sigma(*reads):
     """3 sigma of a difference of means of `reads` read steps each (one input's)."""
     return 3 * STEP_SIGMA * math.sqrt(sum(1 / n for n in reads))
-POLL_S = 0.1  # between reads (a read takes about 0.15 s on the board: 128 inputs x 32 reads)
-FACES = {1: "N face up", -1: "N face down"}  # the DRV5055 reads a south pole's field as positive (readout.py)
 
 
 def floor1(percent):
