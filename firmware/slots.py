@@ -86,6 +86,7 @@ busy = None  # () -> True while a match is in play or a piece is on the board (t
 why = None  # why the slot on trial is not healthy yet, where the app knows (doce/trial.py): the deadline says it
 _timer = None
 _waited = 0  # ms the deadline has waited past TRIAL_MS for the app's busy (MAX_WAIT_MS)
+healthy = False  # the slot on trial came up healthy: marked good once no one is at the board (doce/trial.py)
 
 
 def read():
@@ -314,6 +315,8 @@ def _expired(timer):
         wait = busy is not None and busy()
     except Exception:  # noqa: BLE001  (a slot that cannot say whether a match is in play is not healthy)
         wait = False
+    if healthy:  # its mark waits for a clear board (doce/trial.py): nothing to give up
+        return
     if on_trial() and wait and _waited < MAX_WAIT_MS:  # a trial stops no game: after the match, the board clear
         _waited += RECHECK_MS
         timer.init(mode=timer.ONE_SHOT, period=RECHECK_MS, callback=_expired)

@@ -233,6 +233,7 @@ class Scans:
         self.coming = slots.UP_SCANS if state is not None and state.get("booted") and self.trial is None else 0
         self.proving = state is not None and state.get("unproven") is True  # (slots.UNPROVEN_MS)
         self.unproven_at = None  # the first scan it was watched at
+        self.reached = False  # on the broker since: proven once the board is clear (_prove)
 
     def scan(self, now):
         self.fault = False
@@ -269,14 +270,18 @@ class Scans:
         slots.up()
 
     def _prove(self, now):
-        """A slot marked good in a Wi-Fi outage (firmware/slots.py UNPROVEN_MS): proven on the broker, or given
+        """A slot marked good in a Wi-Fi outage (firmware/slots.py UNPROVEN_MS): proven on the broker (once the board
+        is clear: a pointer write, doce/trial.py check says its cost), or given
         back after UNPROVEN_MS of play without it, once no match is in play and the board is clear. Its version is
         not recorded as given up, but update.key's floor has passed it: what comes again is a newer version."""
         import slots
         net = self.app.net
         if net is not None and net.up:
-            self.proving = False
-            slots.proven()
+            self.reached = True
+        if self.reached:  # its pointer write waits for a clear board, as marking it good did (doce/trial.py check)
+            if not self.app.at_the_board():
+                self.proving = False
+                slots.proven()
         elif self.unproven_at is None:
             self.unproven_at = now
         elif (time.ticks_diff(now, self.unproven_at) >= slots.UNPROVEN_MS and not self.app.in_play()

@@ -13,7 +13,7 @@ of it would (doce/update.py check, a part a scan, between matches): a version wh
 that could never be updated again (r43e F6), and is given up at once, its version refused. A MemoryError loading
 that code is tried again at the next scan, the deadline the bound: a split heap is not the version's fault.
 Loaded only on a trial boot; its deadline does not reset a board while a match is in play or a piece is on it
-(slots.busy: an hour at most, slots.MAX_WAIT_MS)."""
+(slots.busy: an hour at most, slots.MAX_WAIT_MS), nor does marking it good write the pointer then (check)."""
 
 import slots
 
@@ -36,10 +36,30 @@ class Trial:
         self.since = None  # the first scan's time
         self.reading = None  # the slot's own package read back by its own update code (updates), once begun
         self.updates_ok = False  # and read back whole
+        self.healthy_at = None  # the scan's time it was first healthy: marked good once the board is clear (check)
+        self.unproven = False  # healthy only as a Wi-Fi outage excuses it (slots.mark_good)
         slots.busy = app.at_the_board  # the deadline waits for a match's end and a clear board
 
     def check(self, now):
         """Once a scan that did not raise: True once the slot is marked good (said in an `update` event)."""
+        if self.healthy_at is None:
+            if not self._healthy(now):
+                return False
+            self.healthy_at = now
+            slots.healthy = True  # its deadline gives it up no more (slots._expired)
+        # Marking it good writes the pointer: some 3 ms of page programs, and in one write of ten or so a LittleFS
+        # metadata compaction's sector erase as well, 51-100 ms (445-875 ms at the W25Q64JV's maximum times;
+        # slots.up's write, 30 boots in the simulator). A die landing meanwhile waits for its light, so the write
+        # waits for a clear board as an update's flash steps do (doce/link.py), slots.MAX_WAIT_MS at most.
+        if self.app.at_the_board() and ticks_diff(now, self.healthy_at) < slots.MAX_WAIT_MS:
+            return False
+        slots.mark_good(unproven=self.unproven)  # excused as an outage: provisional
+        self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"], "version": self.app.version})
+        slots.busy = None
+        return True
+
+    def _healthy(self, now):
+        """Whether the slot is healthy (the module's docstring), at this scan; `unproven` then set."""
         self.scans += 1
         if self.since is None:
             self.since = now
@@ -56,9 +76,7 @@ class Trial:
         slots.why = None  # (a retry started it)
         if net is not None and not net.up and (ticks_diff(now, self.since) < ROOM_MS or net.wifi.up()):
             return False  # the broker not reached: excused after ROOM_MS only by a Wi-Fi outage
-        slots.mark_good(unproven=net is not None and not net.up)  # excused as an outage: provisional
-        self.app.emit({"event": "update", "stage": "done", "slot": slots.state["slot"], "version": self.app.version})
-        slots.busy = None
+        self.unproven = net is not None and not net.up
         return True
 
     def _updates(self):

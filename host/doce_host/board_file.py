@@ -15,9 +15,10 @@ MAX_BYTES = 256 * 1024  # the board file is about 8 KB
 TEXT_KEYS = ("about", "part")  # the only words among the dimensions: what a section is, a part's name
 DIMENSIONS = ("physics", "mechanics", "power")
 
-# What each field the host reads must be: POSITIVE a number above 0, SIZE one of at least 0,
-# TOLERANCE [nominal above 0, tolerance at least 0], SPAN [low, high] with 0 <= low <= high
-POSITIVE, SIZE, TOLERANCE, SPAN = "positive", "size", "tolerance", "span"
+# What each field the host reads must be: POSITIVE a number above 0, SIZE one of at least 0, COUNT a
+# whole number above 0 (of things or reads: none would be no check), TOLERANCE [nominal above 0, tolerance
+# at least 0], SPAN [low, high] with 0 <= low <= high
+POSITIVE, SIZE, COUNT, TOLERANCE, SPAN = "positive", "size", "count", "tolerance", "span"
 SHAPES = {
     "physics": {
         "square_mm": POSITIVE, "ring_mm": POSITIVE, "die_mm": TOLERANCE, "well_mm": TOLERANCE,
@@ -27,7 +28,7 @@ SHAPES = {
         "sensor": {"supply_V": POSITIVE, "supply_mA": SPAN, "hall_depth_mm": TOLERANCE,
                    "sensitivity_mV_per_mT": SPAN, "quiescent_V": SPAN, "rail_headroom_V": SPAN, "noise_mV_rms": SIZE},
         "adc": {"vref_mV": SPAN, "inl_lsb": SIZE, "noise_counts": SIZE},
-        "rail": {"group_sensors": POSITIVE, "sensor_decoupling_nF": SIZE, "track_mV": SIZE, "bulk_uF": SPAN,
+        "rail": {"group_sensors": COUNT, "sensor_decoupling_nF": SIZE, "track_mV": SIZE, "bulk_uF": SPAN,
                  "recovery_us": POSITIVE, "load_regulation": SIZE, "switch_mohm": SIZE, "regulator_V": SPAN},
     },
     # the simulator's LED current limit (sim/device/network.py); the caps are the firmware's check's
@@ -41,9 +42,9 @@ SHAPES = {
         "laser": {"kerf_wells_mm": SIZE, "taper_wells_mm": SIZE, "kerf_enclosure_mm": SIZE},
         # doce dice magnets (host/doce_host/magnets.py): the host's alone, so not in sensing, which the board gets
         "magnet_check": {"cup_floor_mm": POSITIVE, "pocket_mm": POSITIVE, "outside_mm": POSITIVE,
-                         "keep_percent": POSITIVE, "judge_from": POSITIVE, "level_range": SPAN,
-                         "refused_under_percent": SIZE, "most_percent": POSITIVE, "steady_reads": POSITIVE,
-                         "empty_reads": POSITIVE, "stack_away_mm": POSITIVE},
+                         "keep_percent": POSITIVE, "judge_from": COUNT, "level_range": SPAN,
+                         "refused_under_percent": SIZE, "most_percent": POSITIVE, "steady_reads": COUNT,
+                         "empty_reads": COUNT, "stack_away_mm": POSITIVE},
     },
 }
 
@@ -70,9 +71,6 @@ def load_text(text):
             toward(spec[section]["magnet"])
         dimensions(spec[section], section)
         shaped(spec[section], SHAPES[section], section)
-    for key in ("judge_from", "steady_reads", "empty_reads"):  # counts of magnets and reads
-        if type(spec["mechanics"]["magnet_check"][key]) is not int:
-            raise ValueError("board file: mechanics.magnet_check.%s: a whole number" % key)
     turn_files(spec)
     drawn(spec["leds"])
     # revision B's LED supply switch (doce/esp32.py lights the strip only through it; the firmware
@@ -165,6 +163,9 @@ def shaped(value, shape, field):
         v = value[key]
         if type(kind) is dict:
             shaped(v, kind, name)
+        elif kind == COUNT:
+            if type(v) is not int or v < 1:
+                raise ValueError("board file: %s: a whole number above 0, not %s" % (name, json.dumps(v)[:40]))
         elif kind in (POSITIVE, SIZE):
             if not number(v):  # dimensions() lets an object of numbers through: a section has them
                 raise ValueError("board file: %s: a number, not %s" % (name, "a list" if type(v) is list else

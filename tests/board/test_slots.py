@@ -239,6 +239,50 @@ def test_a_match_that_never_ends_keeps_a_trial_no_longer_than_max_wait(files, tm
         assert sim.state()["board"], "the match resumed from its journal"
 
 
+def live_pointer(sim):
+    """The pointer as the board's flash holds it now, the board running on (the simulated chip writes through:
+    host/doce_host/sim/device/flash.py)."""
+    return json.loads(image.read(sim.flash.read_bytes())[image.POINTER])
+
+
+def test_a_healthy_slot_on_trial_is_marked_good_once_the_board_is_clear(files, tmp_path):
+    """Marking the slot good writes the pointer, a sector erase now and then (doce/trial.py check): like every
+    flash step of an update it waits for a clear board, not a die's landing. A piece on the board (black's, white
+    to open: refused, no match in play); its deadline meanwhile does not give a healthy slot up."""
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
+        assert not updates(sim)  # (booted, not yet healthy)
+        sim.place("c3", "black 4")
+        sim.wait(1)
+        assert not updates(sim) and live_pointer(sim)["good"] == "a"
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        sim.run(scans=1, skip_ms=RECHECK_MS)
+        assert sim.resets == 0 and not updates(sim)
+        sim.lift("c3")
+        sim.settle()
+        assert [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+        assert sim.resets == 0 and live_pointer(sim) == {"slot": "b", "good": "b", "previous": "a"}
+
+
+def test_a_slot_healthy_only_after_its_deadline_is_not_given_up_while_its_mark_waits(files, tmp_path):
+    """A match in play from the boot: the slot's read-back of its package waits for its end (doce/trial.py), and
+    its deadline too. The match over and its pieces left on the board past the deadline's MAX_WAIT_MS, the slot,
+    healthy now, is not given up (slots.healthy): it is marked good once the board is clear."""
+    with board_with(tmp_path / "b", files, image.slot_files(files), {"slot": "b", "good": "a", "tries": 0}) as sim:
+        sim.place("c3", "white 4")  # a match in play
+        sim.run(scans=1, skip_ms=TRIAL_MS)
+        waited = 0  # (a step a recheck: the deadline counts its rechecks, slots._expired)
+        while waited <= MAX_WAIT_MS + 2 * RECHECK_MS:
+            sim.run(scans=1, skip_ms=RECHECK_MS)
+            waited += RECHECK_MS
+            if waited == MAX_WAIT_MS // 2:  # the match over, c3 still there: the read-back goes on, healthy soon
+                sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")
+                sim.wait(1)
+        assert sim.resets == 0 and not updates(sim)
+        sim.lift("c3")
+        sim.settle()
+        assert sim.resets == 0 and [(e["stage"], e["slot"]) for e in updates(sim)] == [("done", "b")]
+
+
 # machine.SOFT_RESET as the simulator gives it (host/doce_host/sim/device/machine.py, after MicroPython v1.28.0)
 SOFT_RESET = 5
 

@@ -237,14 +237,12 @@ def at_rest(sim):
 
 def heap_after_collection(sim):
     """{"low", "largest", "free"}: the least free heap at a scan since last asked, and the largest block
-    and the free heap after a collection, the harness's last reply not counted. The harness holds a
-    command's result until the next command's is made (doce_host/sim/device/run.py main: `result`), so a
-    first "heap" command counts the one before it live: after the "state" that saw a round begin, 1.4 to
-    1.6 KB (its scores), the dip every clear step showed (campaign matches 1, 2, 8, 11, 15). The second
-    reading counts only the first's few words."""
-    first = sim.command(do="heap")
+    and the free heap after a collection. One reading: the harness drops each command's result once it
+    has replied (doce_host/sim/device/run.py main), so the command before it is not counted; when it held
+    it, the reading after the "state" that saw a round begin counted that state live, 1.4 to 1.6 KB (its
+    scores), the dip every clear step showed (campaign matches 1, 2, 8, 11, 15)."""
     heap = sim.command(do="heap", largest=True)
-    return {"low": first["low"], "largest": heap["largest"], "free": heap["free"]}
+    return {"low": heap["low"], "largest": heap["largest"], "free": heap["free"]}
 
 
 def census(folder, broker):

@@ -1,7 +1,9 @@
 """The power-cut campaign's heap reading (tests/fleet/remote_campaign.py heap_after_collection) counts
 what the firmware holds, not the simulator's last reply: `make campaign` failed its heap-drift bound
 (RECORD) in matches 1, 2, 8, 11 and 15 on a reading taken just after the `state` command that saw a
-round begin, 1.4-1.6 KB lower than the same board's next reading, with no scan between."""
+round begin, 1.4-1.6 KB lower than the same board's next reading, with no scan between: the harness held
+each command's result until the next command's was made. It reads once; this fails if the harness keeps a
+reply live again (doce_host/sim/device/run.py answer) or the reading counts anything of the command before."""
 
 from remote_campaign import heap_after_collection
 

@@ -10,7 +10,7 @@ from fleet_helpers import join, link, until_scanned
 
 from doce_host import image
 from doce_host.sim import SimBoard
-from test_slots import TRIAL_MS, constant, in_slot_b, pointer_of
+from test_slots import TRIAL_MS, constant, in_slot_b, live_pointer, pointer_of
 
 UNPROVEN_MS = constant("UNPROVEN_MS")
 
@@ -155,3 +155,27 @@ def test_a_slot_kept_in_a_wifi_outage_is_proven_once_on_the_broker(tmp_path, mos
         sim.run(scans=1, skip_ms=UNPROVEN_MS)
         sim.run(scans=2)
         assert sim.resets == 0 and pointer_of(sim, on_again=True) == {"slot": "b", "good": "b", "previous": "a"}
+
+
+def test_a_slot_kept_in_a_wifi_outage_reaching_the_broker_in_a_match_is_proven_once_the_board_is_clear(
+        tmp_path, mosquitto):
+    """Proving it writes the pointer, a sector erase now and then (doce/trial.py check): not in a match nor under a
+    piece (doce/esp32.py Scans._prove), and not forgotten for the broker's being reached in one."""
+    with on_trial(tmp_path, mosquitto) as sim:
+        sim.command(do="wifi", up=False)
+        sim.wait(2)
+        sim.run(scans=1, skip_ms=TRIAL_MS // 2)
+        sim.run(scans=2)
+        assert updates(sim) == [("done", "b")] and live_pointer(sim).get("unproven") is True
+        sim.place("c3", "white 4")  # a match in play
+        sim.command(do="wifi", up=True)  # the room's Wi-Fi back
+        assert until_scanned(lambda: link(sim, cmd="net")["status"]["broker"], sim, step=50)
+        sim.wait(1)
+        assert live_pointer(sim).get("unproven") is True
+        sim.command(do="send", line=json.dumps({"cmd": "new_match", "first": "black"}) + "\n")  # over, c3 left
+        sim.wait(1)
+        assert live_pointer(sim).get("unproven") is True
+        sim.lift("c3")
+        sim.settle()
+        sim.run(scans=2)
+        assert sim.resets == 0 and live_pointer(sim) == {"slot": "b", "good": "b", "previous": "a"}

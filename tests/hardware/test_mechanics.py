@@ -1,6 +1,7 @@
 """The mechanics a maker cuts and prints (hardware/mechanics.py): drawn from board.json, in
 step with the stack the physics model assumes, and kept in the repository as built today."""
 
+import ast
 import importlib.util
 import json
 import math
@@ -70,6 +71,43 @@ def test_a_changed_board_file_changes_the_inputs(monkeypatch, tmp_path):
     (tmp_path / "board.json").write_text(json.dumps(spec))
     monkeypatch.setattr(outputs, "HERE", tmp_path)
     assert outputs.input_hash("mechanics") != before
+
+
+def read_by(name, seen=None):
+    """The keys of board.json's mechanics a hardware script names (string constants), its own and those of
+    the scripts beside it that it imports as it loads (schematic.py's bom() imports mechanical.py, the
+    enclosure's parts, when called: fab.py takes only its constants), as a key a script reads is named in it."""
+    seen = set() if seen is None else seen
+    seen.add(name)
+    tree = ast.parse((HARDWARE / name).read_text())
+    keys = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in SPEC["mechanics"]}
+    for node in tree.body:
+        for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
+            script = (node.module if isinstance(node, ast.ImportFrom) and node.module else alias.name) + ".py"
+            if (HARDWARE / script).is_file() and script not in seen:
+                keys |= read_by(script, seen)
+    return keys - {"about"}  # a section's description, which nothing draws
+
+
+@pytest.mark.parametrize("group", sorted(outputs.GROUPS))
+def test_each_group_s_inputs_name_the_mechanics_fields_its_scripts_read(group):
+    """outputs.py hashes the mechanics fields each group names, not the whole section (whose magnet_check is
+    the host's alone): a field read but not named would change the files with no test noticing."""
+    named = {key.split(".", 1)[1] for key in outputs.GROUPS[group]["board"] if key.startswith("mechanics.")}
+    read = set().union(*(read_by(name) for name in outputs.GROUPS[group]["sources"] if name.endswith(".py")))
+    assert named == read, "named, not read: %s; read, not named: %s" % (sorted(named - read), sorted(read - named))
+
+
+@pytest.mark.parametrize("group", sorted(outputs.GROUPS))
+def test_a_mechanics_field_changes_the_inputs_of_the_groups_that_read_it_only(group):
+    """Changed without `make hardware`, a field the group reads makes its files out of date (the test above
+    then fails); one it does not read, the magnet check's or one added for the host, leaves them be."""
+    before = outputs.input_hash(group, SPEC)
+    for key in list(SPEC["mechanics"]) + ["host_only_mm"]:
+        spec = json.loads(json.dumps(SPEC))
+        spec["mechanics"][key] = ["changed"]
+        reads = "mechanics." + key in outputs.GROUPS[group]["board"]
+        assert (outputs.input_hash(group, spec) != before) == reads, (key, reads)
 
 
 def test_the_wells_are_under_the_squares():

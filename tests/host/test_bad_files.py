@@ -265,11 +265,19 @@ def test_every_field_of_the_board_file_is_checked_in_one_line(tmp_path, capsys, 
     assert err.count(str(broken)) == 1 and said in err, err
 
 
-@pytest.mark.parametrize("key", ["judge_from", "steady_reads", "empty_reads"])
-def test_a_fraction_for_a_count_of_the_magnet_check_is_one_line(key):
-    """mechanics.magnet_check's counts (magnets before judging, reads): doce dice magnets counts with them."""
+@pytest.mark.parametrize("wrong", [5.5, 5.0, 0, -3])
+@pytest.mark.parametrize("field", ["mechanics.magnet_check.judge_from", "mechanics.magnet_check.steady_reads",
+                                   "mechanics.magnet_check.empty_reads", "physics.rail.group_sensors"])
+def test_a_fraction_or_none_for_a_count_is_one_line(field, wrong):
+    """The board file's counts (board_file COUNT): doce dice magnets counts magnets and reads with
+    mechanics.magnet_check's, the rail's model sensors with group_sensors. Each a whole number above 0."""
     from doce_host import board_file
     spec = json.loads(paths_board_text())
-    spec["mechanics"]["magnet_check"][key] = 5.5
-    with pytest.raises(ValueError, match="^board file: mechanics.magnet_check.%s: a whole number" % key):
+    *path, key = field.split(".")
+    within = spec
+    for part in path:
+        within = within[part]
+    assert type(within[key]) is int  # the shipped file's, which load_text takes (the last case above)
+    within[key] = wrong
+    with pytest.raises(ValueError, match="^board file: %s: a whole number above 0, not " % field):
         board_file.load_text(json.dumps(spec))
