@@ -194,7 +194,7 @@ class Cup:
         # healthy sensors differ by up to 2,730 counts (firmware/doce/calibration.py: parts at either
         # end of VQ, the steepest ADC), so one lies about half that from the median of 128 (the middle
         # of the parts' spread), its tracks' drop adding under 240; a magnet moves it by at least
-        # level_range's low (5,350): half that low (2,675) tells them, some 1,000 counts either side.
+        # level_range's low (5,300): half that low (2,650) tells them, some 1,000 counts either side.
         apart = (first[self.channel] - median) / self.gain
         if abs(apart) >= check["level_range"][0] / 2:
             raise UsageError("the cup on %s must be empty at the start: its sensor reads %d counts from the board's "
@@ -242,8 +242,8 @@ def magnets(cup, batch, say, check, count=None, deadline=None):
     row agree (a hand still lowering it moves the level by more), as their mean, if the sensors
     around the cup read what a lone magnet gives there (else the stack, or a hand, is near: said,
     and read again); the cup is read again empty (empty_reads in a row) between magnets."""
-    # seen: 5 % of the least right magnet's level (267 counts), some 5 times a read's noise (55 counts,
-    # 3 sigma of a mean of 32: magnet_check.noise), so a dead magnet (or a chip of one) still gets its line
+    # seen: 5 % of the least right magnet's level (265 counts), some 3 times a read's noise (84 counts, 3 sigma
+    # of a mean of 32 at the noisiest gain: magnet_check.read_sigma), so a dead magnet (or a chip of one) gets its line
     there = max(batch.low // 20, 1)
     noise = three_sigma(4 * check["steady_reads"], 4 * check["empty_reads"])  # the four around's mean
     recent, empties, out, held, off, near = [], [], True, None, False, False
@@ -284,7 +284,7 @@ def magnets(cup, batch, say, check, count=None, deadline=None):
             # steady at another level since the last line, never empty between: a magnet left in at
             # the start (its line a phantom) or the empty level stepped; no magnet gets a line until
             # the cup reads empty again, so the maker is told (once a level) rather than left to bin good
-            # ones. Moved by more than the empty test (267 counts), not a read's noise: a magnet held in
+            # ones. Moved by more than the empty test (265 counts), not a read's noise: a magnet held in
             # the cup while the board warms does not set it off
             held = now
             if abs(now - batch.levels[-1]) > 0.01 * abs(now) + there:
