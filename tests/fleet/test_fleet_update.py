@@ -5,8 +5,8 @@ rest."""
 
 import hashlib
 import json
-import threading
 
+from broker_turns import Turns
 from fleet_helpers import room_of, until_scanned
 
 from doce_host import image, update
@@ -21,17 +21,9 @@ WAIT_S = 600
 
 
 def pump(room, sims):
-    """Each board stepped, then the broker's turn (as the 8-board room's pump, test_fleet_update_room.py): a
-    command still on its way is not met by idle scans, and a board's message (a reply) ends the wait at once."""
-    heard = threading.Event()
-    room.on_change = heard.set  # (from paho's thread) a board said something
-
-    def step():
-        for sim in sims.values():
-            sim.run(2)
-        heard.wait(0.002)
-        heard.clear()
-    return step
+    """Each board scanned once what it was sent has reached it (broker_turns.Turns: not on a fixed turn of the
+    broker's, whose idle scans grow with the machine's load)."""
+    return Turns(room, lambda: [sim.run(2) for sim in sims.values()])
 
 
 def packages(keys, version=1, forged=()):
