@@ -119,6 +119,7 @@ def test_a_canary_that_rolls_back_stops_the_rest(tmp_path, mosquitto):
         assert "b/header" not in image.read(sims["t2"].flash.read_bytes())
 
 
+TINY = {"doce/tiny.py": b"x = 1\n"}  # one file: stored, switched to, it cannot boot (no app)
 SMALL = update.package({"doce/tiny.py": b"x = 1\n" * 80}, 3, "t1", OTHER_KEY)  # never sent: replies made up
 
 
@@ -373,7 +374,8 @@ def test_a_board_that_restarts_into_the_version_before_its_commit_reply_leaves_h
 def test_a_board_on_the_broker_whose_commit_reply_is_lost_is_followed_by_its_status_to_done(tmp_path, mosquitto):
     """The same on Mosquitto, a simulated board taking the whole app (its reply to update_commit dropped as it
     arrives: the simulator's sockets are the host's, so its own reply would still leave): the canary's status from
-    its new boot says the version sent, and its trial is followed to `done` as usual; the rest are then sent it."""
+    its new boot says the version sent, and its trial is followed to `done` as usual; the rest are then sent theirs
+    (t2 one file: its commit's reply is what is checked; the whole app to two boards is test_two_boards')."""
     with room_of(tmp_path, mosquitto, ["t1", "t2"]) as (room, sims, keys):
         sent, commits = room.send, set()
 
@@ -385,7 +387,8 @@ def test_a_board_on_the_broker_whose_commit_reply_is_lost_is_followed_by_its_sta
         kept = room.reply
         room.send = send
         room.reply = lambda rid, forget=False: None if rid in commits else kept(rid, forget)
-        results = fleet_update.update(room, packages(keys, 5), WAIT_S, 2.0, keys, canary="t1", trial_wait=WAIT_S,
+        data = dict(packages({"t1": keys["t1"]}, 5), t2=update.package(TINY, 5, "t2", keys["t2"]))
+        results = fleet_update.update(room, data, WAIT_S, 2.0, keys, canary="t1", trial_wait=WAIT_S,
                                       pump=pump(room, sims))
         assert commits and results["t1"] == ("done", "healthy on trial", 5), results
         assert results["t2"] == ("done", None, 5), results
