@@ -33,7 +33,8 @@ def test_no_right_magnet_is_refused(least):
     assert (1 + mc.noise(SPEC, least)) / worst <= CHECK["most_percent"] / 100  # nor refused as two magnets
 
 
-@pytest.mark.parametrize("strength", [CHECK["refused_under_percent"] / 100, 0.46, 0.44])
+# the line board.json refuses under, and the issue's two: once each (the line is 46 % now, the same search as 0.46)
+@pytest.mark.parametrize("strength", sorted({CHECK["refused_under_percent"] / 100, 0.46, 0.44}))
 def test_a_weak_magnet_is_always_refused(strength, least):
     """A magnet at `strength` of its remanence, at its strongest corner and pose, against a batch
     of the weakest right magnets, at the searched board where it reads most, noise lifting it and
