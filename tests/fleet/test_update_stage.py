@@ -77,6 +77,23 @@ def test_a_trial_whose_status_says_it_no_longer_is_shows_no_stage_until_an_event
     assert row(room)["update"] is None
 
 
+def test_a_last_will_written_while_on_trial_does_not_take_back_the_done(room):
+    """A board's last will is its status as it connected (doce/net.py will): connected on trial, its will says
+    trial, and the broker hands it on when it drops the board later (a keepalive missed), long after the trial
+    ended `done`. That will, then the status of its reconnection (no trial), once took the row back to
+    on trial, then to no stage at all: test_fleet_update_room's (2, None) for b1 and b7 under load."""
+    told(room, "status", {"online": True, "id": "t1", "name": "t1", "boot": "02", "seq": 1, "version": 7,
+                          "trial": True})
+    told(room, "events", {"event": "update", "stage": "done", "slot": "b", "version": 7, "seq": 2})
+    told(room, "status", {"online": True, "id": "t1", "name": "t1", "boot": "02", "seq": 2, "version": 7})
+    assert row(room)["update"] == "done"
+    told(room, "status", {"online": False, "id": "t1", "name": "t1", "boot": "02", "seq": 1, "version": 7,
+                          "trial": True}, retain=True)  # the will
+    assert (row(room)["online"], row(room)["update"]) == (False, "done")
+    told(room, "status", {"online": True, "id": "t1", "name": "t1", "boot": "02", "seq": 3, "version": 7})
+    assert (row(room)["online"], row(room)["version"], row(room)["update"]) == (True, 7, "done")
+
+
 @pytest.mark.board_may_lie
 def test_what_a_board_says_of_its_update_is_checked_before_it_is_shown(room, capsys, monkeypatch):
     """A percentage past 100 or under 0 is clamped; a reason is cut short and its escape codes written out,

@@ -35,7 +35,7 @@ def test_no_right_magnet_is_refused(least):
 
 # The black 4 magnet at 46 %: with every source of a read's noise counted (0.018 of the least level,
 # not 0.012) the line is 67 %, and a magnet at 46 % reads up to 0.659 of a batch of the weakest, 0.671 with
-# the noise (seeds 1 and 2, 6 starts: /work/notes/hm3-report.md): it may pass. Strict: it says when it no longer can.
+# the noise (seeds 1 and 2, 6 starts: magnet_check's main): it may pass. Strict: it says when it no longer can.
 BLACK_4 = pytest.param(0.46, marks=pytest.mark.xfail(strict=True, reason="46 % may pass a 67 % line"))
 
 

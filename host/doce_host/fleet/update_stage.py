@@ -97,6 +97,10 @@ class Stage:
 
     def seen(self, kind, payload):
         """A message of the board's (`kind`: reply, events, status): the stage moved on if one says so."""
+        if kind == "status" and payload.get("online") is not True:
+            # the broker's last will: the status the board wrote as it connected (doce/net.py will), so its trial
+            # may long be over (a board dropped at a missed keepalive after its `done`): it moves no stage
+            return
         for stage, where, test, _ in STAGES:
             if where == kind and test(payload):
                 break
