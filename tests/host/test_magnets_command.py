@@ -76,9 +76,9 @@ def test_a_batch_with_one_magnet_at_40_percent_names_that_one_on_the_simulator(t
     with SerialSim(tmp_path, seed=SEED) as sim:
         booted(sim)
         run = magnets(sim.path, "--count", str(len(strengths)))
-        said = Lines(run.stdout)
+        said, lines = Lines(run.stdout), []
         try:
-            lines = [said.next(START_S)]
+            lines.append(said.next(START_S))
             assert lines[0].startswith("Magnet check on c3"), lines
             for n, strength in enumerate(strengths):
                 sim.cup("c3", strength, "N")
@@ -90,6 +90,8 @@ def test_a_batch_with_one_magnet_at_40_percent_names_that_one_on_the_simulator(t
             code = ended(run, LINE_S)
             out = rest(said)
             err = run.stderr.read()
+        except AssertionError as e:  # a line not come in time: what came before it
+            raise AssertionError("%s; the command said:\n%s" % (e, "".join(lines))) from None
         finally:
             run.kill()
     shown = "".join(lines + out) + err[-2000:]
@@ -103,7 +105,7 @@ def test_a_batch_with_one_magnet_at_40_percent_names_that_one_on_the_simulator(t
     assert all(abs(abs(e) - r) < LEVEL_TOLERANCE / gain + 1 for e, r in zip(expected, read)), (expected, shown)
     median = sorted(abs(e) for e in expected[:CHECK["judge_from"]])[CHECK["judge_from"] // 2]
     percent = float(lines[-3].split("weak, ")[1].split()[0])  # floor1: a tenth under at most
-    ratio = 100 * abs(expected[3]) / median  # 39.85 % (the ADC's curve): noise took it over 40 % in 1 run of 12
+    ratio = 100 * abs(expected[3]) / median  # 39.85 % (the ADC's curve): noise took it to 40.0-40.1 in 3 runs of 18
     off = 100 * (abs(expected[3]) + LEVEL_TOLERANCE / gain) / (median - LEVEL_TOLERANCE / gain) - ratio
     assert ratio - off - 0.1 <= percent <= ratio + off, (ratio, shown)
 
