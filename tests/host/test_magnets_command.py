@@ -3,18 +3,21 @@ judged against its batch; a weak one is named. On the serial simulator (its cup 
 magnet: sim.fields.Scene.cups), and on a fake board whose readings are malformed."""
 
 import json
+import math
+import random
 import subprocess
 import sys
 import time
 
 import pytest
 from devices import FakeDevice
-from waiting import booted, stretched
+from waiting import Lines, booted, ended, stretched
 
 from doce_host.link import PROTOCOL
 from doce_host import magnets as magnets_module
 from doce_host.magnets import Batch
 from doce_host.paths import BOARD_FILE
+from doce_host.sim.fields import Scene
 from doce_host.sim.serial_sim import SerialSim
 
 SPEC = json.loads(BOARD_FILE.read_text())
@@ -38,30 +41,85 @@ def magnets(port, *more):
                              *more], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+SEED = 1  # the simulated board's parts (SerialSim's seed), drawn again here by Scene for the levels it reads
+# A line of the simulator test needs a few read steps of the board (steady_reads, and the one in flight
+# when the magnet went in): each some 0.25 s (128 inputs x 32 reads x 40 us on the board, sim/device/machine.py
+# ADC_READ_US, and the command's POLL_S); ten times that, of one core's time (waiting.Lines)
+LINE_S = 10 * (CHECK["steady_reads"] + 2) * 0.25
+START_S = LINE_S + 10 * CHECK["empty_reads"] * 0.25  # the command's start reads the empty cup first
+# A level's noise on the simulator: a step's mean of one input has a sigma of 18.0 raw counts (the ADC's
+# +-250 triangular, sim/device/world.py, over bringup's 32 reads); a level is steady_reads steps less the
+# empty level's empty_reads, at the board file's gain. Five sigma
+LEVEL_TOLERANCE = 5 * 18.0 * math.sqrt(1 / CHECK["steady_reads"] + 1 / CHECK["empty_reads"])
+
+
+def cup_levels(strengths):
+    """What the command should read on the simulator's board (its seed's parts, noiseless): each
+    magnet's level at the board file's gain, as magnets.Cup works it out."""
+    scene = Scene(SPEC, seed=SEED)
+    empty = scene.levels()
+    sensors = sorted({ch for chs in SPEC["squares"].values() for ch in chs})
+    gain = sorted(empty[ch] for ch in sensors)[len(sensors) // 2] / SPEC["sensing"]["baseline"]
+    out = []
+    for strength in strengths:
+        scene.cups["c3"] = (strength, "N")
+        out.append((scene.levels()[CENTRE] - empty[CENTRE]) / gain)
+    return out, gain
+
+
 def test_a_batch_with_one_magnet_at_40_percent_names_that_one_on_the_simulator(tmp_path):
+    """Read through the pipe with one reader to the end (communicate() after readline() lost what
+    readline had buffered: the summary), each line with a deadline; the percentages are held to what
+    the simulator's own board gives, within the reads' noise, not to a figure it gives most runs."""
     strengths = [1.0, 0.98, 1.02, 0.40, 0.99, 1.01]  # the simulator's magnets are of one size: a batch's spread is Br's
-    with SerialSim(tmp_path) as sim:
+    expected, gain = cup_levels(strengths)
+    with SerialSim(tmp_path, seed=SEED) as sim:
         booted(sim)
         run = magnets(sim.path, "--count", str(len(strengths)))
+        said, lines = Lines(run.stdout), []
         try:
-            assert run.stdout.readline().startswith("Magnet check on c3")
-            lines = []
+            lines.append(said.next(START_S))
+            assert lines[0].startswith("Magnet check on c3"), lines
             for n, strength in enumerate(strengths):
                 sim.cup("c3", strength, "N")
-                lines.append(run.stdout.readline())
+                lines.append(said.next(LINE_S))
                 if n + 1 == CHECK["judge_from"]:  # the batch is judged: its median, then each magnet so far
-                    lines += [run.stdout.readline() for _ in range(n + 1)]
+                    lines += [said.next(LINE_S) for _ in range(n + 1)]
                 sim.cup("c3", 0)
                 time.sleep(stretched(1.5))  # the command sees the cup empty before the next magnet
-            out, err = run.communicate(timeout=stretched(60))
+            code = ended(run, LINE_S)
+            out = rest(said)
+            err = run.stderr.read()
+        except AssertionError as e:  # a line not come in time: what came before it
+            raise AssertionError("%s; the command said:\n%s" % (e, "".join(lines))) from None
         finally:
             run.kill()
-    assert "Traceback" not in err and run.returncode == 1, err[-2000:]
-    assert [line for line in lines if "refuse" in line] == [lines[-3]]  # the 40 % magnet, once, when judged
-    assert lines[-3].startswith("magnet 4:") and "N face down: refuse: weak, 3" in lines[-3]  # 39.x %, never 40
-    assert "magnet 6:" in lines[-1] and ": keep (" in lines[-1]
-    assert out.splitlines()[-2].startswith("N face down: 6 magnets, median") and out.splitlines()[-2].endswith(
-        ": refuse magnet 4")
+    shown = "".join(lines + out) + err[-2000:]
+    assert "Traceback" not in err and code == 1, shown
+    lines = lines[1:]
+    assert [line for line in lines if "refuse" in line] == [lines[-3]], shown  # the 40 % magnet, once, when judged
+    assert lines[-3].startswith("magnet 4:") and "N face down: refuse: weak, " in lines[-3], shown
+    assert "magnet 6:" in lines[-1] and ": keep (" in lines[-1], shown
+    assert out[0].startswith("N face down: 6 magnets, median") and out[0].endswith(": refuse magnet 4\n"), shown
+    read = [int(line.split(": ")[1].split()[0]) for line in lines if line.startswith("magnet")][-len(strengths):]
+    assert all(abs(abs(e) - r) < LEVEL_TOLERANCE / gain + 1 for e, r in zip(expected, read)), (expected, shown)
+    median = sorted(abs(e) for e in expected[:CHECK["judge_from"]])[CHECK["judge_from"] // 2]
+    percent = float(lines[-3].split("weak, ")[1].split()[0])  # floor1: a tenth under at most
+    ratio = 100 * abs(expected[3]) / median  # 39.85 % (the ADC's curve): noise took it to 40.0-40.1 in 3 runs of 18
+    off = 100 * (abs(expected[3]) + LEVEL_TOLERANCE / gain) / (median - LEVEL_TOLERANCE / gain) - ratio
+    assert ratio - off - 0.1 <= percent <= ratio + off, (ratio, shown)
+
+
+def rest(said):
+    """The lines left on a pipe whose process has ended, up to its end."""
+    out = []
+    while True:
+        try:
+            out.append(said.next(LINE_S))
+        except AssertionError as e:
+            if "closed its output" not in str(e):
+                raise
+            return out
 
 
 def test_magnets_are_judged_against_their_own_face_and_a_weak_batch_is_named():
@@ -301,8 +359,8 @@ def test_an_empty_level_is_taken_only_where_the_start_s_was():
     """r40n finding 1: 'whatever read steady' became the empty level. r40n finding 7: any 8 reads under
     267 counts were, so the stack brought slowly near (up to 3.4 % of the weakest magnet) moved it. A
     drift of the whole board is taken; the cup's sensor moved alone by more than two empty spells'
-    noise (3 sigma, 35 counts) is not, and the terminal says so."""
-    base, agrees = SPEC["sensing"]["baseline"], magnets_module.three_sigma(CHECK["empty_reads"], CHECK["empty_reads"])
+    noise (3 sigma, 49 counts: magnets.empty_agrees) is not, and the terminal says so."""
+    base, agrees = SPEC["sensing"]["baseline"], magnets_module.empty_agrees(CHECK)
     for shift, alone, taken in ((200, 0, True), (0, agrees - 10, True), (0, agrees + 10, False),
                                 (200, -agrees - 10, False), (0, 180, False)):  # 180: r40n 7, 3.4 % of 5,350
         drifted = board_means(0, base + shift)
@@ -310,6 +368,32 @@ def test_an_empty_level_is_taken_only_where_the_start_s_was():
         cup, _, said = run_cup([(board_means(0), E), (board_means(9000), S), (drifted, E)])
         assert (round(cup.zero - base) == shift + round(alone)) == taken, (shift, alone)
         assert ("the cup does not read empty: hold still, and put the stack, dice" in said[-1]) != taken, said
+
+
+class Noisy:
+    """The simulator's board (its parts, seed 1), every input's step mean drawn with STEP_SIGMA of noise."""
+
+    def __init__(self, seed):
+        self.levels, self.rng = Scene(SPEC, seed=SEED).levels(), random.Random(seed)
+        sensors = sorted({ch for chs in SPEC["squares"].values() for ch in chs})
+        gain = sorted(self.levels[ch] for ch in sensors)[len(sensors) // 2] / SPEC["sensing"]["baseline"]
+        self.sigma = magnets_module.STEP_SIGMA * gain  # raw counts
+
+    def ask(self, name, step, timeout=None):
+        return {"means": [round(v + self.rng.gauss(0, self.sigma)) if v else 0 for v in self.levels]}
+
+
+def test_an_empty_cup_s_noise_is_not_taken_for_a_field():
+    """hm4: the empty level's test compares the cup's sensor less the board's median with the start's;
+    its bound was one input's noise (35 counts), but the median carries noise of its own: 1.6 % of empty
+    spells were refused at the model's noise ('the cup does not read empty' with the cup empty; 0.6 % on
+    the simulator, where it broke the simulator test's lines). The bound is 3 sigma of what it bounds."""
+    gaps = []
+    for start in range(300):  # a start each: its empty level's own noise is half of the difference
+        cup = magnets_module.Cup(Noisy(start), SPEC, 1)
+        gaps.append(sum(cup.level()[2] for _ in range(CHECK["empty_reads"])) / CHECK["empty_reads"])
+    sigma = math.sqrt(sum(g * g for g in gaps) / len(gaps))
+    assert cup.agrees >= 3 * sigma, (cup.agrees, sigma)
 
 
 def stacked(level, stack):
