@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: sim test bench campaign physics bands fields hardware images clean
+.PHONY: sim test bench campaign physics bands magnets fields hardware images clean
 
 # What playing needs: the package and its dependencies, no developer's tools and no design tools
 # (about 125 MB: bench/install.py measures it). `make sim` stops here. Reinstalled when the
@@ -63,6 +63,11 @@ physics: $(BIN)/.installed
 bands: $(BIN)/.installed
 	$(BIN)/python -m doce_host.physics.bands --seeds 1 2 --write
 
+# The magnet check's figures (board.json sensing.magnet_check; hardware/README.md, the dice check), two seeds
+magnets: $(BIN)/.installed
+	nice -n 10 $(BIN)/python -m doce_host.physics.magnet_check 1
+	nice -n 10 $(BIN)/python -m doce_host.physics.magnet_check 2
+
 # The simulator's field table (host/doce_host/physics/cylinder_field.bin), made from magpylib for
 # board.json's magnets: after changing their size, make it again (tests/physics/test_field_table.py says so).
 fields: $(BIN)/.installed
@@ -79,6 +84,7 @@ hardware: $(BIN)/.installed $(BIN)/.hardware
 	PYTHONHASHSEED=0 nice -n 10 $(BIN)/python hardware/mechanics.py  # ezdxf orders some objects by hash
 	$(BIN)/python hardware/outputs.py mechanics
 	$(BIN)/python hardware/floor.py
+	$(BIN)/python hardware/cup.py
 	nice -n 10 $(KICAD_PYTHON) hardware/pcb.py
 	$(KICAD_PYTHON) hardware/pcb.py --drc || true
 	$(BIN)/python hardware/outputs.py pcb

@@ -172,3 +172,5 @@ def add_dice(commands):
     board_args(check)
     check.add_argument("--wait", type=seconds, metavar="S", help="stop after S seconds (default: until done or Ctrl-C)")
     check.set_defaults(run=cmd_dice_check)
+    from .magnets import add_magnets
+    add_magnets(actions, board_args, seconds)

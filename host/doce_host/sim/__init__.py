@@ -207,6 +207,10 @@ class SimulatedBoard:
         """Lift the die on `start` out of its well and carry it across to `end`."""
         return self._move("slide", start, end)
 
+    def cup(self, cell, strength=1.0, down="N"):
+        """Drop a lone magnet into the magnet check's cup on `cell` (strength 0: take it out)."""
+        return self._move("cup", cell, strength, down)
+
     def tilt(self, cell, degrees=3):
         """Leave the die on `cell` leaning on one edge, `degrees` off flat."""
         return self._move("tilt", cell, degrees)

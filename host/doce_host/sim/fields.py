@@ -191,6 +191,7 @@ class Scene:
         self.dice = {}  # square name -> (piece, Pose)
         self.held = {}  # square name -> (piece, Pose): a die in a hand above a square, not on it
         self.broken = {}  # channel -> the volts a failed sensor's output is stuck at
+        self.cups = {}  # square name -> (fraction of remanence, face down "N" | "S"): a lone magnet in the cup
         self._built = {}  # 'white 1' (any white die) or 'white blocker' -> (magnets, side)
         self._cache = {}  # (square, piece, pose) -> field at every sensor
 
@@ -223,6 +224,8 @@ class Scene:
         total = [0.0] * len(self.sensors)
         for square, (piece, pose) in list(self.dice.items()) + list(self.held.items()):
             total = [a + b for a, b in zip(total, self._die_field(square, piece, pose))]
+        for square, (strength, down) in self.cups.items():
+            total = [a + b for a, b in zip(total, self._cup_field(square, strength, down))]
         return total
 
     def levels(self):
@@ -241,6 +244,17 @@ class Scene:
             self._built[kind] = layout(kind, self.spec["dice"], self.physics, Draw(rng),
                                        hole=self.spec["mechanics"]["jig"]["drill_mm"])
         return self._built[kind]
+
+    def _cup_field(self, square, strength, down):
+        """A lone magnet of nominal size and remanence, at `strength` of it, in the magnet check's
+        cup on `square` (board.json sensing.magnet_check: its face cup_floor_mm over the well's
+        floor, on the centre sensor's axis); N face down points its axis down."""
+        m = self.physics["magnet"]
+        x, y = square_centre(self.spec, square)
+        h = m["height_mm"]
+        at = [(x, y, self.spec["sensing"]["magnet_check"]["cup_floor_mm"] + h / 2)]
+        axis = [(0.0, 0.0, -1.0 if down == "N" else 1.0)]
+        return field_at(at, axis, [sum(m["remanence_mT"]) / 2 * strength], [(m["diameter_mm"], h)], self.sensors)
 
     def _die_field(self, square, piece, pose):
         key = (square, piece, pose)

@@ -121,6 +121,18 @@ class Hands:
         self.scene.hold(square, piece, Pose(down=face_down(piece), lift=mm + self.well_depth))
         return self._changes()
 
+    def cup(self, square, strength=1.0, down="N"):
+        """A lone magnet dropped into the magnet check's cup on `square` (doce dice magnets),
+        at `strength` of its remanence, face `down` ("N" or "S") down; strength 0 takes it out."""
+        self._square(square)
+        if not 0 <= strength <= 2 or down not in ("N", "S"):
+            raise ValueError("a magnet at 0 to 2 of its remanence, N or S face down")
+        if strength:
+            self.scene.cups[square] = (strength, down)
+        else:
+            self.scene.cups.pop(square, None)
+        return self._changes()
+
     def break_sensor(self, square, which="C", volts=0.0):
         """A sensor that failed: its output stuck at `volts` (0: dead or unsoldered)."""
         if which not in ("C", "N", "E", "S", "W") or not 0 <= volts <= 3.3:
