@@ -111,16 +111,19 @@ def critical(spec, name, k, strength, family, seed, restarts, size=None):
     return best
 
 
-def nearest(spec, name, k, strength, family, seed, restarts, size=None):
+def nearest(spec, name, k, strength, family, seed, restarts, size=None, fixed=None):
     """The searched smallest margin (counts) to another piece of a die of `name` with magnet k
     at `strength`, in `family`, under spec's own gone_percent: the lowest of `restarts` searches
-    with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted)."""
+    with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted).
+    `fixed`: {what (search.MAGNET's): fraction} that weak magnet's tolerances held (its size
+    and remanence at the magnet check's weakest passing corner: h40o), the rest searched."""
+    held = {search.down_magnet(k, what): float(v) for what, v in (fixed or {}).items()}
     reader = Reader(Board(spec))
     fam = search.families(spec["physics"])[family]
     hole = spec["mechanics"]["jig"]["drill_mm"]
     return min(search.worst(reader, None, None, name, None, fam, np.random.default_rng([seed, k, r]),
                             tolerances=(spec, hole, True, [(face_down(name), k, ("weak", strength))]),
-                            **(size or search.DEEP))[0] for r in range(restarts))
+                            fixed=held, **(size or search.DEEP))[0] for r in range(restarts))
 
 
 def with_gone(spec, gone):

@@ -129,12 +129,14 @@ def spread(board, spec):
     return np.min([r[:, FACE == f].min(1) / r[:, FACE == f].max(1) for f in (0, 1)], axis=0)
 
 
-def weak_passes(board, spec, strength):
+def weak_passes(board, spec, strength, size=None):
     """Per board row: the most a magnet at `strength` of its remanence reads over the least
-    right magnet of the same face down (the worst batch for the check: all weakest)."""
+    right magnet of the same face down (the worst batch for the check: all weakest); `size`:
+    (diameter, height) as MAGNET's fractions, that magnet's size pinned (any: None)."""
     weak = levels(spec, board, MAGNET_CORNERS, strength)
     right = levels(spec, board, MAGNET_CORNERS)
-    return np.max([weak[:, FACE == f].max(1) / right[:, FACE == f].min(1) for f in (0, 1)], axis=0)
+    sized = np.ones(len(MAGNET_CORNERS), bool) if size is None else (MAGNET_CORNERS[:, 1:3] == size).all(1)
+    return np.max([weak[:, sized & (FACE == f)].max(1) / right[:, FACE == f].min(1) for f in (0, 1)], axis=0)
 
 
 def extremes(board, spec):
@@ -228,6 +230,25 @@ def weakest_passing(spec, keep, half_reads, allowance):
     is its field's, linear through the cup's height (figures' strongest_mT stays inside
     the linear range), and noise may lift it and lower the median by `allowance`."""
     return 0.5 * keep / (half_reads * (1 + allowance))
+
+
+SIZE_CORNERS = ((0, 0), (0, 1), (1, 0), (1, 1))  # (diameter, height) as MAGNET's fractions
+
+
+def weakest_corners(spec, seed=1, starts=6, passes=3):
+    """{(diameter, height): the least fraction of its remanence a magnet of that size (MAGNET's
+    fractions) can pass the check at}, each searched as figures' half_reads with that size
+    pinned: the weakest such magnet is at the high end of remanence_mT (weak_passes takes the
+    most over the rest of MAGNET), so this fraction times that end is its Br."""
+    rng = np.random.default_rng(seed)
+    keep = spec["sensing"]["magnet_check"]["keep_percent"] / 100
+    least, _ = search(lambda b, sp: extremes(b, sp)[0], spec, rng, starts, passes)
+    allowance = noise(spec, least)
+    out = {}
+    for size in SIZE_CORNERS:
+        r, _ = search(lambda b, sp, f: -weak_passes(b, sp, f, size), spec, rng, starts, passes, args=(0.5,))
+        out[size] = weakest_passing(spec, keep, -r, allowance)
+    return out
 
 
 def main():
