@@ -62,7 +62,8 @@ class Critical:
     def __init__(self, board, per_mT):
         self.board = board
         self.free = Reader(board)
-        self.free.gone = 100  # the rule off: a ring reading of the centre's pole is none under absent_below alone
+        # the rule off: a ring reading of the centre's pole is none under absent_below alone
+        self.free.gone = self.free.strict = 100
         self.per_mT = per_mT
 
     def closest(self, d, right):
@@ -126,9 +127,9 @@ def nearest(spec, name, k, strength, family, seed, restarts, size=None, fixed=No
                             fixed=held, **(size or search.DEEP))[0] for r in range(restarts))
 
 
-def with_gone(spec, gone):
+def with_gone(spec, gone, key="gone_percent"):
     spec = copy.deepcopy(spec)
-    spec["sensing"]["gone_percent"] = gone
+    spec["sensing"][key] = gone
     return spec
 
 
@@ -166,6 +167,8 @@ def main(argv=None):
     ap.add_argument("--gone", type=int, nargs="*", default=[25, 20, 18, 16, 15])
     ap.add_argument("--pairs", default="all", help="e.g. 'black 4 E,white 1 N'")
     ap.add_argument("--margin-at", type=int, help="search each weak die's margin at this gone_percent instead")
+    ap.add_argument("--line", default="gone_percent", choices=("gone_percent", "strict_gone_percent"),
+                    help="the line --margin-at and --gone set (strict_gone_percent: board.strict's pieces')")
     ap.add_argument("--size", default="3000,8,6", help="a weak search's starts,rounds,corners (search.DEEP's)")
     args = ap.parse_args(argv)
     spec = json.loads(BOARD_FILE.read_text())
@@ -183,24 +186,28 @@ def main(argv=None):
                 c0 = time.process_time()
                 for seed in args.seeds:
                     if args.margin_at:
-                        got.append(nearest(with_gone(spec, args.margin_at), name, k, s, family, seed, args.restarts,
-                                           size) / per)
+                        got.append(nearest(with_gone(spec, args.margin_at, args.line), name, k, s, family, seed,
+                                           args.restarts, size) / per)
                         d = None
                         continue
                     g, d = critical(spec, name, k, s, family, seed, args.restarts, size)
                     got.append(g)
                 print("weak | %s %s | %s | strength %.2f | %s by seed %s | reading (mT) %s | %.0f s CPU"
-                      % (name, "CNESW"[k], family, s, "margin (mT) at gone %s" % args.margin_at if args.margin_at
+                      % (name, "CNESW"[k], family, s, "margin (mT) at %s %s" % (args.line, args.margin_at)
+                         if args.margin_at
                          else "least gone %", " ".join("%.2f" % g for g in got),
                          None if d is None else np.round(d / per, 1).tolist(), time.process_time() - c0),
                       flush=True)
     for gone in args.gone:
         pieces = [n for n, c in dice.codes_by_piece(spec["dice"]).items() if "0" in c]
+        if args.line == "strict_gone_percent":  # only board.strict's pieces read against it
+            pieces = [n for n in pieces if piece(n) in Board(spec).strict]
         for name in pieces:
             c0 = time.process_time()
-            got = [empty_worst(with_gone(spec, gone), name, seed) for seed in args.seeds]
-            print("seated | gone %d | %s | worst at an empty place by seed %s mT | %.0f s CPU"
-                  % (gone, name, " ".join("%+.2f (hand %d, %s)" % (m / per, h, "CNESW"[s]) for m, h, s in got),
+            got = [empty_worst(with_gone(spec, gone, args.line), name, seed) for seed in args.seeds]
+            print("seated | %s %d | %s | worst at an empty place by seed %s mT | %.0f s CPU"
+                  % (args.line, gone, name,
+                     " ".join("%+.2f (hand %d, %s)" % (m / per, h, "CNESW"[s]) for m, h, s in got),
                      time.process_time() - c0), flush=True)
 
 
