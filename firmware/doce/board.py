@@ -24,6 +24,11 @@ absent_below and under gone_percent of the centre's: a magnet of a die held over
 fades with the die, and no threshold alone tells it from none (hardware/README.md,
 "Reading a square"). A die held so can still lose its magnets of the other sign, all
 together, so no code less any of those is another code: the loader refuses such a table.
+No table can keep a code from being another less one ring magnet of the centre's sign too
+(tests/physics/test_misbuilt.py): a die with that magnet weak reads as that other code while
+the magnet is under gone_percent. So the codes so reached (strict(): each colour's blocker)
+read only while every ring place counted as none of the centre's sign is under
+strict_gone_percent of the centre's, far below what such a magnet reads; else UNSETTLED.
 """
 
 import json

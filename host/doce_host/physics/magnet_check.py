@@ -1,6 +1,12 @@
 """The magnet check (issue 40): each magnet alone, before it is glued, read in a printed cup
 on the check square's centre sensor, and compared with its batch.
 
+Its role now: a second guard. The first is the reading rule: a die one of whose ring magnets of
+the centre's pole is weak can read only as each colour's blocker, which reads only under
+board.json sensing.strict_gone_percent (doce/board.py strict), and such a magnet down to
+issue 40's 40 % stays over that (tests/physics/test_misbuilt.py). The check still keeps the
+weakest magnets (46 % and under) out of the dice, with the margin that gives.
+
 A magnet in a glued die cannot be judged (hardware/README.md, the dice check): its sensor
 saturates and its neighbours add to it. Alone, held on the centre sensor's axis with its
 face `cup_floor_mm` over the well's floor (board.json mechanics.magnet_check), it reads only
