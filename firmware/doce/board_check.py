@@ -88,6 +88,8 @@ def check(spec, sensors_per_square):
     need(type(s["gone_percent"]) is int and 0 < s["gone_percent"] * s["present_above"] < s["absent_below"] * 100,
          "sensing.gone_percent", "a whole percent of the centre's reading, above 0 and below absent_below's "
          "percent of present_above")
+    need(type(s["strict_gone_percent"]) is int and 0 < s["strict_gone_percent"] <= s["gone_percent"],
+         "sensing.strict_gone_percent", "a whole percent of the centre's reading, above 0 and at most gone_percent")
     dice = spec["dice"]
     need(type(dice) is dict and sorted(dice.values()) == sorted(
         "%s %s" % (c, f) for c in ("white", "black") for f in ("1", "2", "3", "4", "5", "6", "blocker")),

@@ -19,7 +19,9 @@ Each sensor is classified on its own (none, '+', '-', between, weak of either si
 reading's size and sign are kept; a square is read from its five by the board file's rule
 (doce.board): a weak reading of the sign opposite to a present centre, and under
 fringe_percent of the centre's, is no magnet; one of the centre's sign is no magnet only
-under absent_below and under gone_percent of the centre's.
+under absent_below and under gone_percent of the centre's, and the pieces a die one magnet
+weak may fade into (Board.strict: each colour's blocker) read only while every such none is
+under strict_gone_percent of the centre's too.
 
 A scan allocates nothing.
 """
@@ -57,7 +59,9 @@ class Scanner:
         # square may come to read otherwise with no sensor changing class; one that moves further
         # than HOLD_BETWEEN since marks its square as moving
         self.decoded = array("H", [0] * board.channels)
-        self.square_read = bytearray(SENSORS_PER_SQUARE)  # read_square's answer
+        # read_square's answer: the five trits, then 1 if a ring place it counted as none of the
+        # centre's sign reads at or above strict_gone_percent of the centre (Board.strict)
+        self.square_read = bytearray(SENSORS_PER_SQUARE + 1)
         n = board.squares
         self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
         self.wanted = 0  # the groups to read next scan for the moving squares, a bit each
@@ -253,7 +257,8 @@ class Scanner:
     def _decode(self, sq):
         """The piece square `sq` reads as: its five sensors, looked up in the die code."""
         t = self.read_square(sq)
-        return self.board.decode[(((t[0] * 4 + t[1]) * 4 + t[2]) * 4 + t[3]) * 4 + t[4]]
+        p = self.board.decode[(((t[0] * 4 + t[1]) * 4 + t[2]) * 4 + t[3]) * 4 + t[4]]
+        return UNSETTLED if t[5] and p in self.board.strict else p
 
     # Native too: as bytecode, its frame (more than 11 slots) was put on the heap at every call.
     @micropython.viper
@@ -262,8 +267,10 @@ class Scanner:
         reads them: a weak reading is none if its sign is opposite to a present centre's
         and it is under fringe_percent of the centre's reading (the centre's fringe), else
         BETWEEN; a ring reading of a present centre's sign under absent_below is none only
-        under gone_percent of the centre's, else BETWEEN (a magnet fading with its die). In
-        self.square_read, overwritten by the next call."""
+        under gone_percent of the centre's, else BETWEEN (a magnet fading with its die). Then
+        1 if any ring place so counted as none of the centre's sign reads at or above
+        strict_gone_percent of the centre's (else 0): the pieces Board.strict read only
+        without. In self.square_read, overwritten by the next call."""
         c = ptr8(self.board.square_channels)
         t = ptr8(self.trits)
         level = ptr16(self.level)
@@ -272,18 +279,24 @@ class Scanner:
         out = ptr8(self.square_read)
         between = int(BETWEEN)
         weak = int(WEAK)
-        i = sq * int(SENSORS_PER_SQUARE)
+        n = int(SENSORS_PER_SQUARE)
+        i = sq * n
         centre = t[c[i]]
         fringe = level[c[i]] * int(self.board.fringe_percent)
         gone = level[c[i]] * int(self.board.gone_percent)
-        for j in range(int(SENSORS_PER_SQUARE)):
+        near = level[c[i]] * int(self.board.strict_gone_percent)
+        out[n] = 0
+        for j in range(n):
             ch = c[i + j]
             decoded[ch] = level[ch]
             v = t[ch]
             if v >= weak:  # v - BETWEEN: 1 '+', 2 '-'; opposite to the centre when they add to 3
                 v = 0 if j and v - between + centre == 3 and level[ch] * 100 < fringe else between
-            elif v == 0 and j and sign[ch] == centre and level[ch] * 100 >= gone:
-                v = between
+            elif v == 0 and j and sign[ch] == centre and level[ch] * 100 >= near:
+                if level[ch] * 100 >= gone:
+                    v = between
+                else:
+                    out[n] = 1
             out[j] = v
         return self.square_read
 

@@ -11,7 +11,7 @@ import random
 from array import array
 
 from doce.app import App
-from doce.board import SENSORS_PER_SQUARE, TRITS, Board, decode_table
+from doce.board import SENSORS_PER_SQUARE, TRITS, Board, decode_table, strict
 from doce_host import rules
 from doce_host.paths import BOARD_FILE
 
@@ -29,6 +29,7 @@ def board(dice=None, fading=True, **sensing):
     b = Board(spec)
     if dice:
         b.dice, b.decode = dice, decode_table(dice, fading)
+        b.strict = strict(dice, b.decode)
         b.check_above = None  # the board file's bands are for its own codes: a made-up table is judged by its trits
     return b
 

@@ -37,6 +37,10 @@ CASES = [
     *[("gone %r" % v, lambda s, v=v: s["sensing"].update(gone_percent=v), "sensing.gone_percent")
       for v in (True, 25.0, 0, -5, "25", None, 50, 99)],  # 50: at 7500 / 15000 it never applies
     ("no gone", lambda s: s["sensing"].pop("gone_percent"), "missing or malformed field 'gone_percent'"),
+    *[("strict gone %r" % v, lambda s, v=v: s["sensing"].update(strict_gone_percent=v), "sensing.strict_gone_percent")
+      for v in (True, 4.0, 0, -1, "4", None, 26)],  # 26: over gone_percent (25), it would never apply
+    ("no strict gone", lambda s: s["sensing"].pop("strict_gone_percent"),
+     "missing or malformed field 'strict_gone_percent'"),
     ("no dice check bands", lambda s: s["sensing"].pop("check_above"), "missing or malformed field 'check_above'"),
     *[("dice check band %s" % what, lambda s, f=f: f(s["sensing"]["check_above"]), "sensing.check_above")
       for what, f in (("missing a code", lambda a: a.pop("+++++")), ("a list", lambda a: a.update({"+++++": 20000})),

@@ -120,13 +120,34 @@ def test_a_magnet_of_the_centre_s_sign_fading_with_its_die_is_not_gone(tmp_path)
 
 def test_a_seated_die_s_faint_fringe_of_the_centre_s_sign_is_no_magnet(tmp_path):
     """The rule for the centre's sign leaves a seated die's faint fringe alone: a seated
-    black blocker whose empty ring reads a little of the centre's sign, under gone_percent."""
+    black 2 (`-++00`) whose empty S reads a little of the centre's sign, under gone_percent."""
     from fakes import board
     gone = board().gone_percent
     faint = 29000 * gone // 100 - 50
-    assert _settled(tmp_path, (-29000, -31000, -faint, 2000, 3000)) == piece("black blocker")
+    assert _settled(tmp_path, (-29000, 31000, 30000, -faint, 2000)) == piece("black 2")
     (tmp_path / "more").mkdir()
-    assert _settled(tmp_path / "more", (-29000, -31000, -faint - 100, 2000, 3000)) == UNSETTLED
+    assert _settled(tmp_path / "more", (-29000, 31000, 30000, -faint - 100, 2000)) == UNSETTLED
+
+
+def test_a_blocker_reads_only_while_its_empty_places_of_the_centre_s_sign_are_under_the_strict_line(tmp_path):
+    """Issue 40: a die whose one ring magnet of the centre's pole is weak, fading with its die,
+    reads as its colour's blocker once that magnet is under gone_percent of the centre (with
+    its magnets of the other pole gone as fringe): board.strict's pieces read only while every
+    ring place counted as none of the centre's sign is under strict_gone_percent of it. A black
+    blocker whose W reads that faint (as a weak magnet would) is unsettled; under the line, and
+    with its empty places reading the other sign (a seated blocker's fringe), it is the blocker."""
+    from fakes import board
+    b = board()
+    assert 0 < b.strict_gone_percent < b.gone_percent
+    line = 29000 * b.strict_gone_percent // 100
+    assert _settled(tmp_path, (-29000, -31000, 3000, 2000, -(line - 50))) == piece("black blocker")
+    for name, readings in (("at", (-29000, -31000, 3000, 2000, -(line + 50))),
+                           ("faint", (-29000, -31000, 2000, 3000, -(29000 * b.gone_percent // 100 - 50))),
+                           ("white", (29000, 31000, -3000, line + 50, -2000))):
+        (tmp_path / name).mkdir()
+        assert _settled(tmp_path / name, readings) == UNSETTLED, name
+    (tmp_path / "fringe").mkdir()
+    assert _settled(tmp_path / "fringe", (-29000, -31000, 9000, 7000, 8000)) == piece("black blocker")
 
 
 def test_a_seated_blocker_s_fringe_reads_as_no_magnet(tmp_path):

@@ -1,6 +1,8 @@
 """The scan loops are viper native code on MicroPython (doce/scanner.py, doce/sensors.py) and
 plain Python on CPython: both must read every placement of the physics campaign as the
-campaign's own reader (doce_host.physics.decode) does, sensor by sensor."""
+campaign's own reader (doce_host.physics.decode) does, sensor by sensor, and readings drawn
+about the lines the reading rule weighs a ring against its centre by (strict_gone_percent,
+gone_percent) the same way too."""
 
 import json
 import os
@@ -13,12 +15,37 @@ from waiting import completed
 from doce.board import NO_SQUARE, Board
 from doce_host.paths import BOARD_FILE, FIRMWARE_DIR
 from doce_host.physics.campaign import STATIC, Campaign
+from doce_host.physics.decode import Reader
 from doce_host.physics.reading import Boards
 
 SCRIPT = Path(__file__).with_name("scan_readings.py")
 SPEC = json.loads(BOARD_FILE.read_text())
 BOARD = Board(SPEC)
-FRAMES = 40  # boards of 25 placements each
+PLACED = 40  # boards of 25 placements each
+NEAR = 12  # and boards of readings drawn about the rule's lines (near_lines)
+FRAMES = PLACED + NEAR
+
+
+def near_lines(rng, n):
+    """(n, 5) readings of every code in every turn, its magnets 15,000-30,000 counts, each empty
+    ring place either the fringe (against the centre's sign, up to 45 % of it) or of the centre's
+    sign within half a percent of strict_gone_percent or of gone_percent of the centre's reading."""
+    from doce.board import TRITS
+    codes = sorted(SPEC["dice"])
+    sign = {0: 0, 1: 1, 2: -1}
+    d = np.zeros((n, 5))
+    for row in range(n):
+        code = codes[rng.integers(len(codes))]
+        turn = rng.integers(4)
+        t = [sign[TRITS[c]] for c in code]
+        t = t[:1] + t[1 + turn:] + t[1:1 + turn]
+        d[row] = np.array(t) * rng.uniform(15000, 30000, 5)
+        for i in range(1, 5):
+            if t[i] == 0:
+                line = BOARD.gone_percent if rng.random() < 0.25 else BOARD.strict_gone_percent
+                ratio = (line + rng.uniform(-0.5, 0.5)) / 100 if rng.random() < 0.35 else -rng.uniform(0, 0.45)
+                d[row, i] = t[0] * ratio * abs(d[row, 0])
+    return np.rint(d)
 
 
 def campaign_boards():
@@ -26,17 +53,24 @@ def campaign_boards():
     sensor classes the campaign's reader gives: placements of every family, one a square."""
     campaign = Campaign(SPEC, seed=7)
     families = [name for name, _ in STATIC]
-    n = FRAMES * BOARD.squares
+    n = PLACED * BOARD.squares
     drawn = [campaign.draw(families[i % len(families)]) for i in range(n)]
     boards = Boards(SPEC["physics"], n, campaign.rng, BOARD.baseline)
     bz = campaign._fields(boards, [(i, die, [pose], around) for i, (_, die, pose, around) in enumerate(drawn)], n)
     rng = np.random.default_rng(8)
     s = SPEC["sensing"]
     baseline = s["baseline"] + rng.integers(-s["baseline_spread"], s["baseline_spread"] + 1, BOARD.channels)
-    under = baseline[np.array(BOARD.square_channels)].reshape(BOARD.squares, 5)[np.arange(n) % BOARD.squares]
+    under = baseline[np.array(BOARD.square_channels)].reshape(BOARD.squares, 5)[np.arange(FRAMES * BOARD.squares)
+                                                                                 % BOARD.squares]
     d = np.rint(boards.read(bz)).astype(int)  # counts at the thresholds' gain (reading.Boards)
+    d = np.concatenate([d, near_lines(rng, NEAR * BOARD.squares).astype(int)])
     d = np.clip(d + under, 0, 0xFFFF) - under  # on this board's baselines, as read_u16 reads
     pieces, trits = campaign.reader.read(d)
+    # the strict line decides a good share of the drawn readings each way
+    free = Reader(BOARD)
+    free.strict = BOARD.gone_percent
+    near, without = pieces[n:], free.read(d[n:])[0]
+    assert (np.isin(near, BOARD.strict)).sum() > 10 and (near != without).sum() > 10
     boards, want = [], []
     for frame in range(FRAMES):
         raw = baseline.copy()

@@ -487,6 +487,7 @@ def test_the_search_finds_a_die_held_low_that_read_wrong_on_the_design_before():
     before["dice"] = {("-+++-" if v == "black 1" else "++---" if v == "white 6" else k): v
                       for k, v in SPEC["dice"].items()}
     before["sensing"]["gone_percent"] = 49  # the most the loader takes: about absent_below alone
+    before["sensing"]["strict_gone_percent"] = 49  # and no stricter line for the blockers
     before["physics"]["magnet"]["toward"] = {k: v for k, v in SPEC["physics"]["magnet"]["toward"].items()
                                              if k.endswith("blocker")}  # its dice glued at any turn
     hole = SPEC["mechanics"]["jig"]["drill_mm"]

@@ -5,7 +5,9 @@ thresholds (none, '+', '-', BETWEEN, or weak with its sign), reads a square's fi
 board file's rule (a weak reading is none when its sign is opposite to a present centre's
 and it is under fringe_percent of the centre's reading, else BETWEEN; one of the centre's
 sign is none only under absent_below and gone_percent of the centre's) and looks them up in
-the die code (doce.board); it settles a square after `debounce_scans` equal reads in a row.
+the die code (doce.board), a piece of board.strict reading only while every ring place counted
+as none of the centre's sign is under strict_gone_percent of the centre's; it settles a square
+after `debounce_scans` equal reads in a row.
 This does the same, array-wise, so the physics campaign reads every placement as the board
 would; tests hold the two to the same answers.
 
@@ -27,6 +29,7 @@ class Reader:
         self.lo, self.opposite, self.hi = board.absent_below, board.absent_opposite_below, board.present_above
         self.percent = board.fringe_percent
         self.gone = board.gone_percent
+        self.strict = board.strict_gone_percent  # the line for board.strict's pieces (Scanner._decode)
         patterns, values, least = [], [], []
         order = sorted(board.dice)
         for code, name in board.dice.items():
@@ -40,6 +43,7 @@ class Reader:
         self.patterns = np.array(patterns)  # every code in every turn, (56, 5)
         self.least = np.array(least)  # and the least each of its magnets reads on a die built right (check_above)
         self.values = np.array(values)
+        self.strict_rows = np.isin(self.values, board.strict)  # the patterns of board.strict's pieces
 
     def classes(self, d, previous=None, absent=None, gain=1.0):
         """Each reading (counts from its baseline) as the scanner classifies it: 0 none,
@@ -79,7 +83,13 @@ class Reader:
         """The piece (or EMPTY, UNSETTLED) each square's five classes (and readings) decode to."""
         t = self.trits(classes, d)
         k = (((t[..., 0] * 4 + t[..., 1]) * 4 + t[..., 2]) * 4 + t[..., 3]) * 4 + t[..., 4]
-        return self.table[k]
+        p = self.table[k]
+        # a ring place counted as none of the centre's sign at or over strict_gone_percent of it
+        a = np.abs(np.asarray(d, float))
+        sign = np.where(np.asarray(d)[..., 1:] < 0, 2, 1)
+        near = ((t[..., 1:] == 0) & (sign == np.asarray(classes)[..., :1])
+                & (a[..., 1:] * 100 >= a[..., :1] * self.strict)).any(-1)
+        return np.where(near & np.isin(p, self.board.strict), UNSETTLED, p).astype(self.table.dtype)
 
     def read(self, d, previous=None, gain=1.0):
         """(pieces, classes) for readings `d`, one square a row of five (classes)."""
@@ -107,8 +117,9 @@ class Reader:
         sensor clears what that code needs of it (the smallest of the five): > 0 reads as it."""
         return self.clearances(d).min(-1)
 
-    def clearances(self, d):
-        """(n, 56, 5): margins' clearances, sensor by sensor (C N E S W)."""
+    def clearances(self, d, strict=True):
+        """(n, 56, 5): margins' clearances, sensor by sensor (C N E S W); not `strict`: with
+        gone_percent for every code (the dice check's verdict, which reads the five trits alone)."""
         d = np.asarray(d, float)[:, None, :]
         p = self.patterns[None]
         a = np.abs(d)
@@ -117,8 +128,10 @@ class Reader:
         # the most a ring's fringe may read; under absent_below it is none whatever the centre
         fringe = np.maximum(self.lo, np.minimum(self.opposite, a[..., :1] * self.percent / 100))
         # the most a ring may read and be none: of the centre's sign, under absent_below and
-        # gone_percent of the centre; of the other, its fringe; under absent_below, either
-        gone = np.minimum(self.lo, a[..., :1] * self.gone / 100)
+        # gone_percent of the centre (strict_gone_percent for board.strict's pieces); of the
+        # other, its fringe; under absent_below, either
+        line = np.where(self.strict_rows & strict, self.strict, self.gone)[None, :, None]
+        gone = np.minimum(self.lo, a[..., :1] * line / 100)
         zero_ring = np.where(same, gone, fringe) - a[..., 1:]
         zero = np.concatenate([np.broadcast_to(self.lo - a[..., :1], zero_ring.shape[:-1] + (1,)), zero_ring], axis=-1)
         return np.where(p == 0, zero, np.where(p == 1, d - self.hi, -d - self.hi))
@@ -132,10 +145,10 @@ class Reader:
         best = m.argmax(1)
         return -m[np.arange(len(m)), best], self.values[best]
 
-    def _own_turn(self, d, right):
+    def _own_turn(self, d, right, strict=True):
         """(clearances (n, 56, 5), margins (n, 56), each reading's nearest code of `right` in
         any turn (n,)): the turn of its own code readings `d` come nearest to reading as."""
-        need = self.clearances(d)
+        need = self.clearances(d, strict)
         m = need.min(-1)
         own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
         return need, m, np.where(own, m, -np.inf).argmax(1)
@@ -148,8 +161,10 @@ class Reader:
     def check_margin(self, d, right, sensor=None):
         """For readings `d` of a die seated as `right` on the dice check's square: by how many
         counts it passes the check (doce/dice.py verdict: it reads right, and each magnet of its
-        code reads at least check_above), in its best turn; or, given `sensor`, that sensor's."""
-        need, m, best = self._own_turn(d, right)
+        code reads at least check_above), in its best turn; or, given `sensor`, that sensor's.
+        The verdict weighs the five trits alone, without strict_gone_percent: a blocker it passes
+        may still read unsettled in play, never another piece."""
+        need, m, best = self._own_turn(d, right, strict=False)
         rows = np.arange(len(m))
         d, p = np.asarray(d, float), self.patterns[best]
         need = np.where(p == 0, need[rows, best], np.minimum(need[rows, best],

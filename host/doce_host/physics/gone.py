@@ -62,7 +62,8 @@ class Critical:
     def __init__(self, board, per_mT):
         self.board = board
         self.free = Reader(board)
-        self.free.gone = 100  # the rule off: a ring reading of the centre's pole is none under absent_below alone
+        # the rule off: a ring reading of the centre's pole is none under absent_below alone
+        self.free.gone = self.free.strict = 100
         self.per_mT = per_mT
 
     def closest(self, d, right):
@@ -111,21 +112,24 @@ def critical(spec, name, k, strength, family, seed, restarts, size=None):
     return best
 
 
-def nearest(spec, name, k, strength, family, seed, restarts, size=None):
+def nearest(spec, name, k, strength, family, seed, restarts, size=None, fixed=None):
     """The searched smallest margin (counts) to another piece of a die of `name` with magnet k
     at `strength`, in `family`, under spec's own gone_percent: the lowest of `restarts` searches
-    with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted)."""
+    with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted).
+    `fixed`: {what (search.MAGNET's): fraction} that weak magnet's tolerances held (its size
+    and remanence at the magnet check's weakest passing corner: h40o), the rest searched."""
+    held = {search.down_magnet(k, what): float(v) for what, v in (fixed or {}).items()}
     reader = Reader(Board(spec))
     fam = search.families(spec["physics"])[family]
     hole = spec["mechanics"]["jig"]["drill_mm"]
     return min(search.worst(reader, None, None, name, None, fam, np.random.default_rng([seed, k, r]),
                             tolerances=(spec, hole, True, [(face_down(name), k, ("weak", strength))]),
-                            **(size or search.DEEP))[0] for r in range(restarts))
+                            fixed=held, **(size or search.DEEP))[0] for r in range(restarts))
 
 
-def with_gone(spec, gone):
+def with_gone(spec, gone, key="gone_percent"):
     spec = copy.deepcopy(spec)
-    spec["sensing"]["gone_percent"] = gone
+    spec["sensing"][key] = gone
     return spec
 
 
@@ -154,6 +158,43 @@ def empty_worst(spec, name, seed, calibrated=True):
     return best
 
 
+def crowded_worst(spec, name, seed, rows=400, draws=6):
+    """[(ring place 1-4, least margin in counts)] of a seated blocker `name` built right, with a die
+    seated on each of the eight squares around it, each chosen to put the most field of the
+    blocker's centre's sign at that place (fields add, so the eight choices together are the
+    worst of the candidates for it): every piece, `draws` seated poses each, pool dice anywhere
+    the walls let them, `rows` blockers and boards. A search over the candidates drawn, not over
+    every pose: a lower bound on the crowded worst at the strict line (Scanner._decode)."""
+    from .campaign import NEIGHBOURS
+    from .poses import rocked, seated
+    from .reading import Boards, Fields
+    camp = Campaign(spec, seed=seed)
+    rng = np.random.default_rng(seed)
+    pitch = spec["physics"]["square_mm"]
+    sign = 1 if dice.codes_by_piece(spec["dice"])[name][0] == "+" else -1
+    boards = Boards(camp.ph, rows, rng, camp.board.baseline, power_on_us=camp.board.power_on_us)
+    dies = [camp._die(name) for _ in range(rows)]
+    own = Fields()
+    poses = [rocked(seated(camp.ph, face_down(name), rng, side=d[1]), d, rng.uniform(0, 360)) for d in dies]
+    own.add_each(np.arange(rows), dies, poses, boards.sensors)
+    own = own.total(rows)
+    near = [(d, seated(camp.ph, face_down(other), rng, side=d[1]))
+            for other in camp.pieces for d in (camp._die(other) for _ in range(draws))]
+    field = np.zeros((len(NEIGHBOURS), len(near), rows, 5))  # each candidate's field on each square around
+    for i, (sx, sy) in enumerate(NEIGHBOURS):
+        for j, (die, pose) in enumerate(near):
+            f = Fields()
+            f.add(np.arange(rows), die, [pose] * rows, boards.sensors, (sx * pitch, sy * pitch))
+            field[i, j] = f.total(rows)
+    out = []
+    for place in range(1, 5):
+        pick = (field[..., place] * sign).argmax(1)  # the worst candidate on each square, each row
+        extra = np.take_along_axis(field, pick[:, None, :, None], 1)[:, 0].sum(0)
+        d = boards.read(own + extra, noise=False)
+        out.append((place, float(camp.reader.seated_margin(d, piece(name)).min())))
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
@@ -163,6 +204,8 @@ def main(argv=None):
     ap.add_argument("--gone", type=int, nargs="*", default=[25, 20, 18, 16, 15])
     ap.add_argument("--pairs", default="all", help="e.g. 'black 4 E,white 1 N'")
     ap.add_argument("--margin-at", type=int, help="search each weak die's margin at this gone_percent instead")
+    ap.add_argument("--line", default="gone_percent", choices=("gone_percent", "strict_gone_percent"),
+                    help="the line --margin-at and --gone set (strict_gone_percent: board.strict's pieces')")
     ap.add_argument("--size", default="3000,8,6", help="a weak search's starts,rounds,corners (search.DEEP's)")
     args = ap.parse_args(argv)
     spec = json.loads(BOARD_FILE.read_text())
@@ -180,24 +223,28 @@ def main(argv=None):
                 c0 = time.process_time()
                 for seed in args.seeds:
                     if args.margin_at:
-                        got.append(nearest(with_gone(spec, args.margin_at), name, k, s, family, seed, args.restarts,
-                                           size) / per)
+                        got.append(nearest(with_gone(spec, args.margin_at, args.line), name, k, s, family, seed,
+                                           args.restarts, size) / per)
                         d = None
                         continue
                     g, d = critical(spec, name, k, s, family, seed, args.restarts, size)
                     got.append(g)
                 print("weak | %s %s | %s | strength %.2f | %s by seed %s | reading (mT) %s | %.0f s CPU"
-                      % (name, "CNESW"[k], family, s, "margin (mT) at gone %s" % args.margin_at if args.margin_at
+                      % (name, "CNESW"[k], family, s, "margin (mT) at %s %s" % (args.line, args.margin_at)
+                         if args.margin_at
                          else "least gone %", " ".join("%.2f" % g for g in got),
                          None if d is None else np.round(d / per, 1).tolist(), time.process_time() - c0),
                       flush=True)
     for gone in args.gone:
         pieces = [n for n, c in dice.codes_by_piece(spec["dice"]).items() if "0" in c]
+        if args.line == "strict_gone_percent":  # only board.strict's pieces read against it
+            pieces = [n for n in pieces if piece(n) in Board(spec).strict]
         for name in pieces:
             c0 = time.process_time()
-            got = [empty_worst(with_gone(spec, gone), name, seed) for seed in args.seeds]
-            print("seated | gone %d | %s | worst at an empty place by seed %s mT | %.0f s CPU"
-                  % (gone, name, " ".join("%+.2f (hand %d, %s)" % (m / per, h, "CNESW"[s]) for m, h, s in got),
+            got = [empty_worst(with_gone(spec, gone, args.line), name, seed) for seed in args.seeds]
+            print("seated | %s %d | %s | worst at an empty place by seed %s mT | %.0f s CPU"
+                  % (args.line, gone, name,
+                     " ".join("%+.2f (hand %d, %s)" % (m / per, h, "CNESW"[s]) for m, h, s in got),
                      time.process_time() - c0), flush=True)
 
 

@@ -1,6 +1,12 @@
 """The magnet check (issue 40): each magnet alone, before it is glued, read in a printed cup
 on the check square's centre sensor, and compared with its batch.
 
+A die one of whose ring magnets of the centre's pole is weak can read only as its colour's
+blocker, which reads only under board.json sensing.strict_gone_percent (doce/board.py strict):
+that keeps such a die off its blocker from about 55 % of the magnet's remanence, not down to
+issue 40's 40 % (tests/physics/test_misbuilt.py), so this check is what keeps the weakest
+magnets (45 % and under) out of the dice.
+
 A magnet in a glued die cannot be judged (hardware/README.md, the dice check): its sensor
 saturates and its neighbours add to it. Alone, held on the centre sensor's axis with its
 face `cup_floor_mm` over the well's floor (board.json mechanics.magnet_check), it reads only
@@ -138,12 +144,14 @@ def spread(board, spec):
     return np.min([r[:, FACE == f].min(1) / r[:, FACE == f].max(1) for f in (0, 1)], axis=0)
 
 
-def weak_passes(board, spec, strength):
+def weak_passes(board, spec, strength, size=None):
     """Per board row: the most a magnet at `strength` of its remanence reads over the least
-    right magnet of the same face down (the worst batch for the check: all weakest)."""
+    right magnet of the same face down (the worst batch for the check: all weakest); `size`:
+    (diameter, height) as MAGNET's fractions, that magnet's size pinned (any: None)."""
     weak = levels(spec, board, MAGNET_CORNERS, strength)
     right = levels(spec, board, MAGNET_CORNERS)
-    return np.max([weak[:, FACE == f].max(1) / right[:, FACE == f].min(1) for f in (0, 1)], axis=0)
+    sized = np.ones(len(MAGNET_CORNERS), bool) if size is None else (MAGNET_CORNERS[:, 1:3] == size).all(1)
+    return np.max([weak[:, sized & (FACE == f)].max(1) / right[:, FACE == f].min(1) for f in (0, 1)], axis=0)
 
 
 def extremes(board, spec):
@@ -313,6 +321,9 @@ def figures(spec, seed=1, starts=6, passes=3):
     r, at = search(lambda b, sp, f: -weak_passes(b, sp, f), spec, rng, starts, passes, args=(0.5,))
     out["half_reads"], out["half_at"] = -r, at
     return out
+
+
+SIZE_CORNERS = ((0, 0), (0, 1), (1, 0), (1, 1))  # (diameter, height) as MAGNET's fractions
 
 
 def main():

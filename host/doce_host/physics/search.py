@@ -137,6 +137,12 @@ GLUES = 1 + 6 * PER_FACE  # where the side faces' glue turns start, then the han
 TOLERANCES = GLUES + 4 + 1 + sum(n for _, n in BOARD)  # die side, magnets, side glues, hand, board
 
 
+def down_magnet(k, what):
+    """The index, among the tolerances (worst's `fixed`), of `what` (MAGNET's) of the magnet at
+    position k (C N E S W) of the face down: face_order puts that face first, after the die side."""
+    return 1 + k * (len(MAGNET) + PLACE) + MAGNET.index(what)
+
+
 def face_order(down):
     """The faces in the order their magnets' tolerances are searched: down, the sides, up."""
     return [down] + [p for p in range(1, 7) if p not in (down, 7 - down)] + [7 - down]
