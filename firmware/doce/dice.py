@@ -7,7 +7,10 @@ turns, is the one with the fewest positions that differ; each differing position
 named as the maker sees it on the square (C the centre, N E S W its sides):
   reversed  a magnet the other way up
   missing   no magnet where the code has one
-  extra     a magnet where the code has none
+  extra     a magnet where the code has none; for the pieces play reads only without one
+            (Board.strict: each colour's blocker), also a faint magnet there of the centre's
+            sign, at or over strict_gone_percent of the centre (a sunk extra magnet): the
+            board would never read that die in play
   weak      a reading between the thresholds, or a magnet's reading short of the least a
             magnet of its place reads on a die built right, seated anywhere in the well, at
             every corner of the tolerances (board.json sensing.check_above): a weak or sunken
@@ -22,25 +25,28 @@ indexing a str interns the letter as a new qstr at run time, when no such piece 
 
 from .board import BETWEEN, EMPTY, SENSORS_PER_SQUARE, TRITS, UNSETTLED
 from .lights import FRAME_MS
-from .squares import square_name
+from .squares import piece, square_name
 from .ticks import ticks_add, ticks_diff
 
 
-def verdict(read, codes, level=None, least=None):
+def verdict(read, codes, level=None, least=None, strict=()):
     """What one square's reading is, as a dict for the dice_face event; None if empty.
 
-    `read`: the five trits C, N, E, S, W (0 none, 1 '+', 2 '-', 3 between), as
-    Scanner.read_square reads them;
+    `read`: the five trits C, N, E, S, W (0 none, 1 '+', 2 '-', 3 between), and optionally the
+    bits of the places read as none though faint of the centre's sign, as Scanner.read_square
+    reads them;
     `codes`: the board file's die table, {code: piece name};
     `level`, `least`: the five readings (counts at the board file's gain) and the least
     each place's magnet reads on a die built right (Board.check_above: five counts a code
-    in the code's order, the codes sorted): a magnet reading less is weak.
+    in the code's order, the codes sorted): a magnet reading less is weak;
+    `strict`: the pieces (values) read in play only without such a faint place (Board.strict).
       {"face": "white 3", "ok": True, "wrong": [], "read": "+--00"}
       {"face": "white 3", "ok": False, "wrong": [["S", "extra"]], "read": "+---0",
        "or": [{"face": "white 4", "wrong": [["E", "extra"]]}, {"face": "white 6", ...}]}
     "face" is the nearest piece; "or" lists every other piece just as near, each with
     what would be wrong if it were that one (the maker knows which die is in hand).
     """
+    near = read[SENSORS_PER_SQUARE] if len(read) > SENSORS_PER_SQUARE else 0  # the faint places' bits
     read = [read[i] for i in range(SENSORS_PER_SQUARE)]
     if not any(read):
         return None
@@ -58,6 +64,8 @@ def verdict(read, codes, level=None, least=None):
                 if want != got:
                     wrong.append(["CNESW"[i:i + 1], "weak" if got == BETWEEN else "extra" if want == 0
                                   else "missing" if got == 0 else "reversed"])
+                elif near >> i & 1 and piece(name) in strict:  # none (want == got == 0) but faint: play reads it not
+                    wrong.append(["CNESW"[i:i + 1], "extra"])
                 elif want and low is not None and level[i] < low[i]:
                     wrong.append(["CNESW"[i:i + 1], "weak"])
             if not best or len(wrong) < len(best[0][1]):
@@ -143,7 +151,8 @@ class DiceCheck:
             return False
         if not scanner._read_whole(self.square * SENSORS_PER_SQUARE):  # entered after this scan:
             return False  # its ring was last read whole long ago; next scan reads it all
-        self.result = verdict(self.trits(scanner), self.board.dice, self.levels(scanner), self.board.check_above)
+        self.result = verdict(self.trits(scanner), self.board.dice, self.levels(scanner), self.board.check_above,
+                              self.board.strict)  # no new local in look(): see trits()
         self.judged = settled  # after the verdict: a failure there is tried again next scan
         return True
 

@@ -59,8 +59,9 @@ class Scanner:
         # square may come to read otherwise with no sensor changing class; one that moves further
         # than HOLD_BETWEEN since marks its square as moving
         self.decoded = array("H", [0] * board.channels)
-        # read_square's answer: the five trits, then 1 if a ring place it counted as none of the
-        # centre's sign reads at or above strict_gone_percent of the centre (Board.strict)
+        # read_square's answer: the five trits, then a bit (1 << place) for each ring place it counted
+        # as none of the centre's sign that reads at or above strict_gone_percent of the centre
+        # (Board.strict; the dice check names the place)
         self.square_read = bytearray(SENSORS_PER_SQUARE + 1)
         n = board.squares
         self.moving = bytearray(b"\x01" * n)  # squares whose sensors changed, or not yet settled
@@ -268,9 +269,10 @@ class Scanner:
         and it is under fringe_percent of the centre's reading (the centre's fringe), else
         BETWEEN; a ring reading of a present centre's sign under absent_below is none only
         under gone_percent of the centre's, else BETWEEN (a magnet fading with its die). Then
-        1 if any ring place so counted as none of the centre's sign reads at or above
-        strict_gone_percent of the centre's (else 0): the pieces Board.strict read only
-        without. In self.square_read, overwritten by the next call."""
+        a bit, 1 << place, for each ring place so counted as none of the centre's sign that
+        reads at or above strict_gone_percent of the centre's (0: none): the pieces
+        Board.strict read only without, and the dice check names. In self.square_read,
+        overwritten by the next call."""
         c = ptr8(self.board.square_channels)
         t = ptr8(self.trits)
         level = ptr16(self.level)
@@ -296,7 +298,7 @@ class Scanner:
                 if level[ch] * 100 >= gone:
                     v = between
                 else:
-                    out[n] = 1
+                    out[n] = out[n] | (1 << j)
             out[j] = v
         return self.square_read
 

@@ -115,3 +115,25 @@ def test_a_board_file_s_check_above_is_at_least_present_above_at_every_magnet():
     for k, code in enumerate(sorted(BOARD.dice)):
         least = BOARD.check_above[5 * k:5 * k + 5]
         assert [n >= BOARD.present_above if c != "0" else n == 0 for c, n in zip(code, least)] == [True] * 5, code
+
+
+def test_a_blocker_whose_empty_place_reads_faint_of_its_centre_s_sign_is_named_extra():
+    """Board.strict's pieces (each colour's blocker) read in play only while every ring place
+    counted as none of the centre's sign reads under strict_gone_percent of the centre's
+    (Scanner.read_square's sixth byte: a bit, 1 << place, for each place so read). A blocker with
+    a faint magnet of its centre's sign at an empty place (a sunk extra magnet) would pass on its
+    five trits and never read in play: the check names that place extra, in any turn; the same
+    blocker without it, and a piece play reads whatever that byte says, pass."""
+    blocker = next(code for code, name in BOARD.dice.items() if name == "black blocker")
+    for turn in range(4):
+        read = turned(blocker, turn)
+        for place in (i for i in range(1, 5) if read[i] == 0):
+            v = verdict(read + [1 << place], BOARD.dice, None, None, BOARD.strict)
+            assert v["face"] == "black blocker" and not v["ok"], (turn, v)
+            assert v["wrong"] == [["CNESW"[place], "extra"]], (turn, v)
+            assert "the %s magnet is extra" % "CNESW"[place] in describe(v)
+        assert verdict(read + [0], BOARD.dice, None, None, BOARD.strict)["ok"], turn
+    other = next(code for code, name in BOARD.dice.items() if name == "black 2")
+    read = turned(other, 0)
+    faint = sum(1 << i for i in range(1, 5) if read[i] == 0)
+    assert faint and verdict(read + [faint], BOARD.dice, None, None, BOARD.strict)["ok"]

@@ -419,3 +419,22 @@ def test_the_check_judges_a_die_already_on_its_square_from_a_whole_read(tmp_path
     rig.settle()
     faces = [e for e in rig.take() if e["event"] == "dice_face"]
     assert faces and not faces[0]["ok"], faces
+
+
+def test_a_blocker_play_would_read_unsettled_fails_the_check(tmp_path):
+    """A black blocker whose empty place reads faint of its centre's sign (15 % of it: over
+    strict_gone_percent, under gone_percent and absent_below) reads its five trits right but never
+    settles in play (Board.strict); the check names that place, as the maker sees it, extra."""
+    rig = game_in_play(tmp_path)
+    app, sensors, b = rig.app, rig.sensors, rig.sensors.board
+    assert app.dice_check(True) is None
+    sensors.place("c3", "black blocker")
+    c3 = sensors.channels("c3")
+    place = [i for i, t in enumerate(turned(fakes.code_of(b, "black blocker"), 0)) if i and not t][0]
+    faint = -sensors.signal * 15 // 100
+    assert b.strict_gone_percent < 15 < b.gone_percent and -faint < b.absent_below
+    sensors.field[c3[place]] = faint
+    rig.settle()
+    faces = [e for e in rig.take() if e["event"] == "dice_face"]
+    assert faces and faces[-1]["face"] == "black blocker" and not faces[-1]["ok"], faces
+    assert faces[-1]["wrong"] == [["CNESW"[place], "extra"]], faces

@@ -376,3 +376,21 @@ def test_every_model_draws_each_sensors_supply_drop_from_its_tracks_too():
         lower = model(SPEC) - model(raised(SPEC))
         assert lower.min() >= -1e-12, model.__name__
         assert lower.max() > 0.2, "%s leaves the tracks' drop out" % model.__name__
+
+
+def test_the_model_s_dice_check_fails_a_blocker_play_would_read_unsettled_as_the_board_s_does():
+    """doce/dice.py verdict names extra a blocker's empty place that reads of the centre's sign at
+    or over strict_gone_percent of it (play reads no such blocker: Board.strict); the model's
+    check_margin must fail it too, by what that place reads over the line. Under the line, or
+    of the other sign (a seated blocker's fringe), it passes."""
+    reader = Reader(BOARD)
+    black = piece_value("black blocker")
+    line = 30000 * BOARD.strict_gone_percent // 100
+    assert BOARD.strict_gone_percent < 15 < BOARD.gone_percent  # 15 %: none on its trit alone
+    d = np.array([[-30000.0, -30000.0, 0.0, -4500.0, 0.0],  # S faint, of the centre's sign: 15 %
+                  [-30000.0, -30000.0, 0.0, -(line - 10.0), 0.0],  # just under the strict line
+                  [-30000.0, -30000.0, 0.0, 4500.0, 0.0]])  # of the other sign
+    assert reader.read(d)[0].tolist() == [UNSETTLED, black, black]
+    margin = reader.check_margin(d, black)
+    assert margin[0] == line - 4500 and margin[1] > 0 and margin[2] > 0, margin
+    assert reader.check_margin(d, black, 3)[0] == line - 4500

@@ -117,9 +117,8 @@ class Reader:
         sensor clears what that code needs of it (the smallest of the five): > 0 reads as it."""
         return self.clearances(d).min(-1)
 
-    def clearances(self, d, strict=True):
-        """(n, 56, 5): margins' clearances, sensor by sensor (C N E S W); not `strict`: with
-        gone_percent for every code (the dice check's verdict, which reads the five trits alone)."""
+    def clearances(self, d):
+        """(n, 56, 5): margins' clearances, sensor by sensor (C N E S W)."""
         d = np.asarray(d, float)[:, None, :]
         p = self.patterns[None]
         a = np.abs(d)
@@ -130,7 +129,7 @@ class Reader:
         # the most a ring may read and be none: of the centre's sign, under absent_below and
         # gone_percent of the centre (strict_gone_percent for board.strict's pieces); of the
         # other, its fringe; under absent_below, either
-        line = np.where(self.strict_rows & strict, self.strict, self.gone)[None, :, None]
+        line = np.where(self.strict_rows, self.strict, self.gone)[None, :, None]
         gone = np.minimum(self.lo, a[..., :1] * line / 100)
         zero_ring = np.where(same, gone, fringe) - a[..., 1:]
         zero = np.concatenate([np.broadcast_to(self.lo - a[..., :1], zero_ring.shape[:-1] + (1,)), zero_ring], axis=-1)
@@ -145,10 +144,10 @@ class Reader:
         best = m.argmax(1)
         return -m[np.arange(len(m)), best], self.values[best]
 
-    def _own_turn(self, d, right, strict=True):
+    def _own_turn(self, d, right):
         """(clearances (n, 56, 5), margins (n, 56), each reading's nearest code of `right` in
         any turn (n,)): the turn of its own code readings `d` come nearest to reading as."""
-        need = self.clearances(d, strict)
+        need = self.clearances(d)
         m = need.min(-1)
         own = self.values[None, :] == np.broadcast_to(np.asarray(right)[..., None], (len(m), 1))
         return need, m, np.where(own, m, -np.inf).argmax(1)
@@ -162,9 +161,10 @@ class Reader:
         """For readings `d` of a die seated as `right` on the dice check's square: by how many
         counts it passes the check (doce/dice.py verdict: it reads right, and each magnet of its
         code reads at least check_above), in its best turn; or, given `sensor`, that sensor's.
-        The verdict weighs the five trits alone, without strict_gone_percent: a blocker it passes
-        may still read unsettled in play, never another piece."""
-        need, m, best = self._own_turn(d, right, strict=False)
+        The verdict names extra a place of board.strict's pieces that reads none of the centre's
+        sign over strict_gone_percent of it (Scanner.read_square's sixth byte), as play reads no
+        such piece: so the same line as in play, for every code."""
+        need, m, best = self._own_turn(d, right)
         rows = np.arange(len(m))
         d, p = np.asarray(d, float), self.patterns[best]
         need = np.where(p == 0, need[rows, best], np.minimum(need[rows, best],
