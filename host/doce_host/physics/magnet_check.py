@@ -204,6 +204,13 @@ def level_sigma(spec, level, parts, gain):
                     + read_sigma(spec, 0.0, parts, gain) ** 2 / check["empty_reads"]) / READS)
 
 
+def step_sigma(spec):
+    """Sigma (counts at the board file's gain) of a read step's mean of one input reading empty, on the
+    board noisiest at that gain (lowest()): doce dice magnets' STEP_SIGMA (the host cannot import this
+    module: numpy). Its bounds read near empty: the empty cup, the four around a magnet (about 1 % of it)."""
+    return read_sigma(spec, 0.0, *lowest(spec)) / np.sqrt(READS)
+
+
 def read_sigma(spec, level, parts, gain, leave=()):
     """Sigma (counts at the board file's gain) of one read of a sensor of `parts` (readout.Parts, one
     sensor; INL taken flat) on a board of `gain` (its median empty reading over sensing.baseline),
