@@ -3,9 +3,9 @@ on the check square's centre sensor, and compared with its batch.
 
 A die one of whose ring magnets of the centre's pole is weak can read only as its colour's
 blocker, which reads only under board.json sensing.strict_gone_percent (doce/board.py strict):
-that keeps such a die off its blocker from about 55 % of the magnet's remanence, not down to
+that keeps such a die off its blocker from about 60 % of the magnet's remanence, not down to
 issue 40's 40 % (tests/physics/test_misbuilt.py), so this check is what keeps the weakest
-magnets (45 % and under) out of the dice.
+magnets (46 % and under) out of the dice.
 
 A magnet in a glued die cannot be judged (hardware/README.md, the dice check): its sensor
 saturates and its neighbours add to it. Alone, held on the centre sensor's axis with its
