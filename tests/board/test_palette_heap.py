@@ -16,11 +16,14 @@ ROW_BYTES = 4 * 32
 
 
 def test_a_brightness_change_lays_the_palette_side_by_side(micropython):
-    run = micropython(HERE / "mp_palette_heap.py", BOARD_FILE, heap="256K")
+    run = micropython(HERE / "mp_palette_heap.py", BOARD_FILE, TUPLE_BYTES, heap="256K")
     assert run.returncode == 0, run.stderr
-    span, entries = map(int, run.stdout.split())
+    span, entries, adjacent = map(int, run.stdout.split())
     own = entries * TUPLE_BYTES + 5 * ROW_BYTES  # five colours of 9 levels
-    # Side by side, but for what lay in the heap's holes before them (the old palette among it, live
-    # till the new one replaces it): at most as much again. Among the garbage of working them out,
-    # they lay across 71 KB of this heap.
-    assert span <= 2 * own, (span, own)
+    # Side by side, but for the holes boot's garbage left below them, which they fill first (first fit:
+    # that fragments nothing new). How many holes there are, and so the span, moves with any allocation
+    # at boot, even the length of the board file's path (the span was 5.9-7.9 KB for one firmware):
+    # so most lie right after another, and all within a few times their own bytes. Made among the
+    # garbage of working them out, none lay side by side (each some 700 bytes on), across 61 KB.
+    assert adjacent * 2 >= entries - 1, (adjacent, entries)
+    assert span <= 4 * own, (span, own)
