@@ -106,10 +106,11 @@ def strict(codes, table):
     as none of its centre's pole reads under strict_gone_percent of the centre (Scanner._decode)."""
     out = ()
     for code, name in codes.items():
+        value = piece(name)
         for k in range(1, SENSORS_PER_SQUARE):
             for faded in _less(code, (k,)) if code[k] == code[0] else ():
                 v = table[_turns(faded)[0]]
-                if v not in (UNSETTLED, piece(name)) + out:
+                if v != UNSETTLED and v != value and v not in out:
                     out += (v,)
     return out
 

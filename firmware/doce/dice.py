@@ -54,6 +54,7 @@ def verdict(read, codes, level=None, least=None, strict=()):
     order = sorted(codes) if least else None
     for code, name in codes.items():
         trits = [TRITS[c] for c in code]
+        flags = near if piece(name) in strict else 0  # its faint places, if play reads it only without
         floor = 5 * order.index(code) if least else None  # where its five are in `least`
         for turn in range(4):
             expected = trits[:1] + trits[1 + turn:] + trits[1:1 + turn]  # the ring turned, as decode_table turns it
@@ -64,7 +65,7 @@ def verdict(read, codes, level=None, least=None, strict=()):
                 if want != got:
                     wrong.append(["CNESW"[i:i + 1], "weak" if got == BETWEEN else "extra" if want == 0
                                   else "missing" if got == 0 else "reversed"])
-                elif near >> i & 1 and piece(name) in strict:  # none (want == got == 0) but faint: play reads it not
+                elif flags >> i & 1:  # none (want == got == 0) but faint: play reads it not
                     wrong.append(["CNESW"[i:i + 1], "extra"])
                 elif want and low is not None and level[i] < low[i]:
                     wrong.append(["CNESW"[i:i + 1], "weak"])
