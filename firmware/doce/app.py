@@ -54,6 +54,8 @@ if hasattr(gc, "threshold"):
     from .heap import free as mem_free  # the heap's own: the port's gc.mem_free() counts PSRAM in
     threshold = gc.threshold
 else:  # CPython (the firmware's tests on fakes): its collector is not MicroPython's
+    from .native import gc  # noqa: F811 - its collections, cheap ones there
+
     def threshold(amount):
         pass
 
