@@ -127,6 +127,58 @@ def nearest(spec, name, k, strength, family, seed, restarts, size=None, fixed=No
                             fixed=held, **(size or search.DEEP))[0] for r in range(restarts))
 
 
+def crowded_nearest(spec, name, k, strength, family, seed, fixed=None, draws=6, size=None, passes=4):
+    """(margin in counts to another piece, the reading (1, 5) counts, the neighbours [(square,
+    piece or None)]) of a die of `name` with magnet k at `strength` (its `fixed` tolerances
+    held, as nearest()) at its searched alone worst in `family`, under spec's own lines, with a
+    die seated on each of the eight squares around chosen against it: coordinate descent over
+    every piece x `draws` seated poses and none, `passes` times round the squares. Die and board
+    are the worst's own, rebuilt, and each choice is read through that board's readout (fields
+    add; the readout is not linear). The pose and the neighbours are not searched together: a
+    found worst, an upper bound on the crowded margin (h40t's crowded.py, issue 40)."""
+    from .campaign import NEIGHBOURS
+    from .poses import seated
+    from .reading import Fields
+    held = {search.down_magnet(k, what): float(v) for what, v in (fixed or {}).items()}
+    reader = Reader(Board(spec))
+    fam = search.families(spec["physics"])[family]
+    hole = spec["mechanics"]["jig"]["drill_mm"]
+    faults = [(face_down(name), k, ("weak", strength))]
+    found = []
+    _, (pose, frac) = search.worst(reader, None, None, name, None, fam, np.random.default_rng([seed, k, 0]),
+                                   tolerances=(spec, hole, True, faults), readings=found, fixed=held,
+                                   **(size or search.DEEP))
+    r = np.random.default_rng([seed, k, 0])
+    r.integers(4)  # search.worst draws the die's turn, then the seed of what it does not search
+    (die,), board = search.built(spec["physics"], spec, name, np.asarray(frac)[None], hole, int(r.integers(2 ** 32)),
+                                 reader.board.baseline, True, reader.board.power_on_us, faults)
+    own = Fields()
+    own.add(np.arange(1), die, [pose], board.sensors)
+    own = own.total(1)
+    assert np.allclose(board.read(own, noise=False), found[-1]), "not the search's die and board"
+    camp = Campaign(spec, seed=seed)
+    rng = np.random.default_rng(seed)
+    near = [(other, d, seated(camp.ph, face_down(other), rng, side=d[1]))
+            for other in camp.pieces for d in (camp._die(other) for _ in range(draws))]
+    pitch = spec["physics"]["square_mm"]
+    field = np.zeros((len(NEIGHBOURS), len(near) + 1, 5))  # mT; candidate 0: the square empty
+    for i, (sx, sy) in enumerate(NEIGHBOURS):
+        f = Fields()  # each candidate a row, the field computed once a square
+        for j, (_, d, p) in enumerate(near, 1):
+            f.add([j], d, [p], board.sensors, (sx * pitch, sy * pitch))
+        field[i] = f.total(len(near) + 1)
+    pick = np.zeros(len(NEIGHBOURS), int)
+    rows = np.zeros(len(near) + 1, int)
+    for _ in range(passes):
+        for i in range(len(NEIGHBOURS)):
+            rest = field[np.arange(len(NEIGHBOURS)), pick].sum(0) - field[i, pick[i]]
+            m = reader.closest(board.read(own + rest + field[i], rows=rows, noise=False), piece(name))[0]
+            pick[i] = int(np.argmin(m))  # ties keep the first: the empty square, then the first drawn
+    d = board.read(own + field[np.arange(len(NEIGHBOURS)), pick].sum(0), noise=False)
+    return (float(reader.closest(d, piece(name))[0][0]), d,
+            [(sq, near[j - 1][0] if j else None) for sq, j in zip(NEIGHBOURS, pick)])
+
+
 def with_gone(spec, gone, key="gone_percent"):
     spec = copy.deepcopy(spec)
     spec["sensing"][key] = gone
