@@ -17,28 +17,39 @@ def cell(col, row):
     return chr(ord("a") + col) + str(row + 1)
 
 
-@st.composite
+# The moves' strategies built once: a composite built per move cost hypothesis more than the
+# games did (it works out each new strategy's properties before drawing from it)
+KIND = st.sampled_from(["die"] * 8 + ["blocker", "wild"])
+WILD = st.one_of(
+    st.none(), st.integers(), st.text(max_size=3),
+    st.fixed_dictionaries({"player": st.sampled_from(PLAYERS + ("red",)),
+                           "cell": st.one_of(st.text(max_size=3), st.integers()),
+                           "value": st.one_of(st.integers(-1, 8), st.floats(), st.booleans())}))
+ANY_PLAYER = st.sampled_from(PLAYERS)
+TENTH, SIXTH = st.integers(0, 9), st.integers(0, 5)
+ANY_VALUE, FACE = st.integers(0, 7), st.integers(1, 6)
+COORD = {}  # grid -> st.integers(0, grid)
+
+
 def any_move(draw, oracle):
-    """Mostly plausible moves by the player to move, sometimes anything at all."""
+    """Mostly plausible moves by the player to move, sometimes anything at all (`draw`: a
+    st.data()'s)."""
     grid = oracle.r["grid"]
-    kind = draw(st.sampled_from(["die"] * 8 + ["blocker", "wild"]))
+    kind = draw(KIND)
     if kind == "wild":
-        return draw(st.one_of(
-            st.none(), st.integers(), st.text(max_size=3),
-            st.fixed_dictionaries({"player": st.sampled_from(PLAYERS + ("red",)),
-                                   "cell": st.one_of(st.text(max_size=3), st.integers()),
-                                   "value": st.one_of(st.integers(-1, 8), st.floats(), st.booleans())})))
-    player = oracle.to_move if draw(st.integers(0, 9)) else draw(st.sampled_from(PLAYERS))
+        return draw(WILD)
+    player = oracle.to_move if draw(TENTH) else draw(ANY_PLAYER)
     legal = oracle.legal(player)
-    if legal and draw(st.integers(0, 5)):
+    if legal and draw(SIXTH):
         col, row = draw(st.sampled_from(legal))
     else:
-        col, row = draw(st.integers(0, grid)), draw(st.integers(0, grid))
+        coord = COORD.setdefault(grid, st.integers(0, grid))
+        col, row = draw(coord), draw(coord)
     move = {"player": player, "cell": cell(col, row)}
     if kind == "blocker":
         move["blocker"] = True
     else:
-        move["value"] = draw(st.integers(0, 7)) if not draw(st.integers(0, 9)) else draw(st.integers(1, 6))
+        move["value"] = draw(ANY_VALUE) if not draw(TENTH) else draw(FACE)
     return move
 
 
@@ -52,7 +63,7 @@ def test_engine_agrees_with_oracle_on_every_move_and_every_round(data, variant, 
     for _ in range(moves):
         if oracle.match_over:
             break
-        move = data.draw(any_move(oracle))
+        move = any_move(data.draw, oracle)
         want = oracle.verdict(move)
         events = list(referee(game, [move]))
         got = events[0].get("error")

@@ -30,6 +30,7 @@ from .tolerances import Spread
 RING = np.array([(0, 0), (0, 1), (1, 0), (0, -1), (-1, 0)], float)
 OTHERS = 120  # the board's other sensors, for its median
 CALIBRATION_READS = 32  # App.calibrate's scans (firmware/doce/app.py)
+READS_AT_ONCE = 4096  # squares x reads of calibration read by one call (its arrays a few MB)
 
 
 class Boards:
@@ -66,9 +67,7 @@ class Boards:
         self.gain = np.ones((n, 1))  # calibrating reads raw counts
         if calibrated:  # calibration.measure: the floor of the mean of `CALIBRATION_READS` reads
             self.baseline = np.zeros((n, 5), np.int64)
-            total = sum(self._noisy(np.zeros((n, 5)), self.parts, noise_rng, (rows, 5))
-                        for _ in range(CALIBRATION_READS))
-            self.baseline = total // CALIBRATION_READS
+            self.baseline = self._calibration_total(noise_rng, (rows, 5)) // CALIBRATION_READS
             means_rng = noise_rng if one_noise else board_rng
             means = others + np.rint(means_rng.normal(0, sigma / np.sqrt(CALIBRATION_READS), (rows, OTHERS)))
             board = np.concatenate([self.baseline, means], axis=1)  # every sensor's 32-read mean
@@ -87,6 +86,24 @@ class Boards:
         parts = self.parts.rows(rows)
         c = self._noisy(bz, parts, self.rng, bz.shape) if noise else readout.counts(bz, parts, self.physics)
         return (c - self.baseline[rows]) / self.gain[rows]
+
+    def _calibration_total(self, rng, shape):
+        """The sum of CALIBRATION_READS reads of the empty square by _noisy, each with its own
+        noise drawn from `rng` at `shape` in _noisy's order, read by the ADC many at a time
+        (the reads on a leading axis: every step is elementwise, the counts are the same)."""
+        ph, n = self.physics, self.n
+        per = max(1, min(CALIBRATION_READS, READS_AT_ONCE // n))
+        total = np.zeros((n, 5), np.int64)
+        for first in range(0, CALIBRATION_READS, per):
+            drift, volts, adc = [], [], []
+            for _ in range(min(per, CALIBRATION_READS - first)):
+                drift.append(rng.uniform(-1, 1, shape) * rail.drift(ph) - rail.left_at_read(ph, self.power_on_us))
+                volts.append(readout.noise_volts(ph, shape, rng))
+                adc.append(adc_noise(ph, shape, rng))
+            parts = replace(self.parts, supply=self.parts.supply + np.array(drift))
+            reads = readout.counts(np.zeros((n, 5)), parts, ph, np.array(volts)) + np.array(adc)
+            total += reads.sum(0)
+        return total
 
     def _noisy(self, bz, parts, rng, shape):
         """Counts of one read of fields `bz` by `parts`, its supply's drift and its noise drawn

@@ -75,18 +75,18 @@ def families(physics):
         # the walls let it land (p[3], p[4]: that fraction of the way across their room); a tilt
         # the walls do not let reach the floor, wedged where it is (nearest the centre)
         "held on the way down": Family(_held_pose,
-                                       ((0, 25), (0, 360), (0, depth + 2), (0, 1), (0, 1), (-twist, twist))),
+                                       ((0, 25), (0, 360), (0, depth + 2), (0, 1), (0, 1), (-twist, twist)),
+                                       many=_held_poses),
         # the same held low and nearly flat, no steeper than the walls let it lean on the floor: a
         # random start above rarely comes there, where a die fades whole and its tilt lifts one
         # side's magnets a little further (the independent checker's wrong reads, issue 23)
-        "held low": Family(_held_pose, ((0, lean), (0, 360), (0, 4), (0, 1), (0, 1), (-twist, twist))),
+        "held low": Family(_held_pose, ((0, lean), (0, 360), (0, 4), (0, 1), (0, 1), (-twist, twist)),
+                           many=_held_poses),
         # its lowest edge or corner on the floor (a landing's second half): the same less the lift,
         # which a random start in the family above rarely puts at 0; no steeper than the walls let
         # a die lean there, so the starts are spent on poses that fit
-        "tipping flat": Family(
-            lambda ph, down, turn, p, die: poses.in_well(ph, poses.Pose(down=down, turn=turn + p[4], tilt=p[0],
-                                                                        tilt_to=p[1]), die[1], p[2:4]),
-            ((0, lean), (0, 360), (0, 1), (0, 1), (-twist, twist))),
+        "tipping flat": Family(_tipping_pose, ((0, lean), (0, 360), (0, 1), (0, 1), (-twist, twist)),
+                               many=_tipping_poses),
     }
 
 
@@ -112,14 +112,49 @@ def _seated_poses(physics, down, turn, params, dice_list):
 def _held_pose(physics, down, turn, p, die):
     """The held families' pose: tilted p[0] towards p[1], p[2] up, over the spot p[3:5] of the
     walls' room, turned p[5] more (_held)."""
-    return _held(physics, poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1], lift=p[2]), die, p[3:5])
+    return _held_poses(physics, down, turn, np.asarray(p, float)[None], [die])[0]
 
 
-def _held(physics, pose, die, at):
-    """`pose` held in the well (poses.in_well): over the spot `at` of the walls' room where it
-    lands at this tilt, or, if it cannot reach the floor so, where it is (None if nowhere)."""
-    floor = poses.in_well(physics, replace(pose, lift=0.0), die[1], at)
-    return replace(floor, lift=pose.lift) if floor is not None else poses.in_well(physics, pose, die[1])
+def _held_poses(physics, down, turn, params, dice_list):
+    """_held_pose for each row of `params` and its die: held in the well (poses.in_well) over the
+    spot p[3:5] of the walls' room where it lands at this tilt, or, if it cannot reach the floor
+    so, where it is (None if nowhere); the walls worked out for every row at once (a search
+    scores hundreds of rows a call, each alone took a poses.fitting)."""
+    held = [poses.Pose(down=down, turn=turn + p[5], tilt=p[0], tilt_to=p[1], lift=p[2]) for p in params]
+    floor = _in_well_each(physics, [replace(pose, lift=0.0) for pose in held], dice_list, params[:, 3:5])
+    out = [None if f is None else replace(f, lift=pose.lift) for f, pose in zip(floor, held)]
+    wedged = [k for k, f in enumerate(floor) if f is None]
+    if wedged:
+        again = _in_well_each(physics, [held[k] for k in wedged], [dice_list[k] for k in wedged], None)
+        for k, pose in zip(wedged, again):
+            out[k] = pose
+    return out
+
+
+def _tipping_pose(physics, down, turn, p, die):
+    """The "tipping flat" family's pose: tilted p[0] towards p[1], its lowest edge on the floor,
+    p[2:4] of the way across the walls' room, turned p[4] more."""
+    return _tipping_poses(physics, down, turn, np.asarray(p, float)[None], [die])[0]
+
+
+def _tipping_poses(physics, down, turn, params, dice_list):
+    """_tipping_pose for each row of `params` and its die, the walls worked out at once."""
+    tipped = [poses.Pose(down=down, turn=turn + p[4], tilt=p[0], tilt_to=p[1]) for p in params]
+    return _in_well_each(physics, tipped, dice_list, params[:, 2:4])
+
+
+def _in_well_each(physics, pose_list, dice_list, at):
+    """poses.in_well of each pose for its die (at: each row's (fx, fy), or None), one
+    poses.fitting per die side: the walls' room of a pose depends on it and its side alone."""
+    out = [None] * len(pose_list)
+    sides = np.array([d[1] for d in dice_list], float)
+    for side in np.unique(sides):
+        these = np.flatnonzero(sides == side)
+        fitted = poses.fitting(physics, [pose_list[k] for k in these], dice_list[these[0]][1],
+                               None if at is None else [at[k] for k in these], squaring=False)
+        for k, pose in zip(these, fitted):
+            out[k] = pose
+    return out
 
 
 # The tolerances searched with a pose (tolerances.py's names): per magnet of every face, the
