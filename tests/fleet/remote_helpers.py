@@ -15,6 +15,13 @@ WRAP = 2 ** 30  # an ESP32's ticks_ms wraps here (doce/ticks.py)
 # Each board's ticks at power-on, a fraction of a second of its time before the wrap, and not the
 # same on both (two boards' clocks never agree): every remote test runs across the wrap on both.
 TICKS = {"b1": WRAP - 150, "b2": WRAP - 250}
+# A step of a board left at rest, in ms of its time: one scan after REST_MS - 1 in which nothing happens
+# (SimBoard.run skip_ms). A board at rest scans every 2 ms (board.json idle_scan_period_ms) and a collection
+# at rest holds a scan 5-15 ms (doce/esp32.py loop, make bench), so a scan in 10 ms is one a board can have.
+# For waits whose point is the boards' time passing (LOST_MS, 25 s): what they do then hangs on their ticks,
+# not on how many scans there are, and what comes meanwhile is a beat every BEAT_MS, read 256 bytes a scan.
+# A tenth of the scans (each ~0.13 ms of a core: 2026-12 probe, two paired boards, 10,000 scans each).
+REST_MS = 10
 
 
 class Pair:
@@ -54,21 +61,30 @@ class Pair:
         assert self.until(lambda: self.remote(self.a)["connected"] and self.remote(self.b)["connected"])
         return replies
 
-    def pump(self, scans=2):
+    def pump(self, scans=2, skip_ms=0):
         for sim in (self.a, self.b):
             if not sim.power_was_cut:  # a board whose power a test cut stays dark till it says
-                sim.run(scans)
+                sim.run(scans, skip_ms)
 
-    def until(self, condition, scans=WAIT_SCANS):
+    def until(self, condition, scans=WAIT_SCANS, resting=False):
         """condition() once true (its value), the boards scanning meanwhile; its last value once
-        they have scanned `scans` times without it."""
+        they have scanned `scans` times (ms of their time) without it. resting: the boards left at
+        rest meanwhile, a scan every REST_MS."""
         cap, done = Deadline(HARD_CAP_S), 0
         while True:
             got = condition()
             if got or done >= scans or cap.passed():
                 return got
-            self.pump(10)
-            done += 10
+            if resting:
+                self.pump(1, skip_ms=REST_MS - 1)
+                done += REST_MS
+            else:
+                self.pump(10)
+                done += 10
+
+    def rest(self, ms):
+        """Both boards left at rest for `ms` of their time, a scan every REST_MS."""
+        self.until(lambda: False, ms, resting=True)
 
     @staticmethod
     def remote(sim):
