@@ -7,7 +7,7 @@ import os
 
 import pytest
 from fleet_helpers import link
-from remote_helpers import REST_MS, Pair, retained
+from remote_helpers import Pair, rest, retained
 
 WAIT_S = 60
 
@@ -29,12 +29,6 @@ def warnings_on(pair, sim, words, count=1):
         return len(heard) >= count
     pair.until(enough, resting=True)
     return heard
-
-
-def rest(sim, ms):
-    """`sim` alone left at rest for `ms` of its time, a scan every REST_MS (remote_helpers)."""
-    for _ in range(ms // REST_MS):
-        sim.run(1, skip_ms=REST_MS - 1)
 
 
 @pytest.mark.parametrize("cut", [False, True], ids=["back", "cut then back"])
