@@ -23,6 +23,11 @@ TICKS = {"b1": WRAP - 150, "b2": WRAP - 250}
 # is a beat every BEAT_MS, read 256 bytes a scan.
 # A tenth of the scans (each ~0.13 ms of a core: 2026-12 probe, two paired boards, 10,000 scans each).
 REST_MS = 10
+# A condition looked at every 10 scans, then ever more seldom, up to every LOOK_SCANS (Pair.until): one that
+# asks a board over USB costs it some 20 scans' work (the reply at the link's pace: 2.5 ms of a core for
+# `remote`, against 0.13 ms a scan, 2026-12 probe), so a wait of seconds (a reconnect: doce/mqtt.py RETRY_MS)
+# was mostly the looking. The boards scan at most 80 ms of their time past the moment it held.
+LOOK_SCANS = 80
 
 
 class Pair:
@@ -71,7 +76,7 @@ class Pair:
         """condition() once true (its value), the boards scanning meanwhile; its last value once
         they have scanned `scans` times (ms of their time) without it. resting: the boards left at
         rest meanwhile, a scan every REST_MS."""
-        cap, done = Deadline(HARD_CAP_S), 0
+        cap, done, step = Deadline(HARD_CAP_S), 0, 10
         while True:
             got = condition()
             if got or done >= scans or cap.passed():
@@ -80,8 +85,9 @@ class Pair:
                 self.pump(1, skip_ms=REST_MS - 1)
                 done += REST_MS
             else:
-                self.pump(10)
-                done += 10
+                self.pump(step)
+                done += step
+                step = min(2 * step, LOOK_SCANS)
 
     def rest(self, ms):
         """Both boards left at rest for `ms` of their time, a scan every REST_MS."""
