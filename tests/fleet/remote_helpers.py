@@ -4,7 +4,7 @@ remote-play tests share."""
 import json
 import os
 
-from fleet_helpers import WAIT_SCANS, join, link
+from fleet_helpers import REST_MS, WAIT_SCANS, join, link
 
 from waiting import Deadline, HARD_CAP_S
 
@@ -15,14 +15,6 @@ WRAP = 2 ** 30  # an ESP32's ticks_ms wraps here (doce/ticks.py)
 # Each board's ticks at power-on, a fraction of a second of its time before the wrap, and not the
 # same on both (two boards' clocks never agree): every remote test runs across the wrap on both.
 TICKS = {"b1": WRAP - 150, "b2": WRAP - 250}
-# A step of a board left at rest, in ms of its time: one scan after REST_MS - 1 in which nothing happens
-# (SimBoard.run skip_ms). A board at rest scans every 2 ms (board.json idle_scan_period_ms) and a collection
-# at rest holds a scan 5-15 ms (doce/esp32.py loop, make bench), so a scan in 10 ms is one a board can have.
-# For waits whose point is the boards' time passing (doce/remote.py LOST_MS, 25 s; doce/offline.py RETRY_MS,
-# 30 s): what they do then hangs on their ticks, not on how many scans there are, and what comes meanwhile
-# is a beat every BEAT_MS, read 256 bytes a scan.
-# A tenth of the scans (each ~0.13 ms of a core: 2026-12 probe, two paired boards, 10,000 scans each).
-REST_MS = 10
 # A condition looked at every 10 scans, then ever more seldom, up to every LOOK_SCANS (Pair.until): one that
 # asks a board over USB costs it some 20 scans' work (the reply at the link's pace: 2.5 ms of a core for
 # `remote`, against 0.13 ms a scan, 2026-12 probe), so a wait of seconds (a reconnect: doce/mqtt.py RETRY_MS)
@@ -127,12 +119,6 @@ class Pair:
     def close(self):
         for sim in (self.a, self.b):
             sim.close()
-
-
-def rest(sim, ms):
-    """`sim` alone left at rest for `ms` of its time, a scan every REST_MS."""
-    for _ in range(ms // REST_MS):
-        sim.run(1, skip_ms=REST_MS - 1)
 
 
 def play_round(pair, moves):

@@ -4,7 +4,7 @@ port, its Wi-Fi simulated, its MQTT over real sockets to a real broker."""
 import json
 import random
 
-from fleet_helpers import join, link, room_command, until_scanned
+from fleet_helpers import join, link, rest, room_command, until_scanned
 from waiting import stretched, until, until_worked, wait_until
 
 from doce.wifi import JOIN_MS
@@ -181,7 +181,7 @@ def test_two_boards_set_to_one_id_are_told_so_and_stop_fighting_every_two_second
         assert wait_until(told, 60, both)
         loser = next(b for b in (sim, twin) if "another board" in (link(b, cmd="net")["status"]["fault"] or ""))
         connects = link(loser, cmd="net")["status"]["connects"]
-        loser.wait(8)  # within the 30 s it now waits it does not try again (it did every 2 s)
+        rest(loser, 8000)  # within the 30 s it now waits it does not try again (it did every 2 s)
         assert link(loser, cmd="net")["status"]["connects"] == connects
 
 
@@ -194,7 +194,7 @@ def test_a_wifi_stuck_joining_is_asked_once_and_play_goes_on(sim, mosquitto):
     asked every 10 s, and failed at every scan after."""
     sim.command(do="wifi", stuck=True)
     join(sim, mosquitto)
-    sim.wait(25)  # past two of the old 10 s re-asks
+    rest(sim, 25000)  # past two of the old 10 s re-asks
     assert radio(sim)["joins"] == 1
     status = link(sim, cmd="net")["status"]
     assert status["wifi"] is False and status["fault"] is None, status

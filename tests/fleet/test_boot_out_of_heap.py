@@ -5,8 +5,8 @@ port's own MemoryError text). Before, the boot died with a traceback and the boa
 
 import pytest
 from casebook import piece_of
-from fleet_helpers import join, link, until_scanned
-from remote_helpers import Pair, events_of, rest
+from fleet_helpers import join, link, rest, until_scanned
+from remote_helpers import Pair, events_of
 from test_match import MATCH
 
 from doce.offline import PAUSED, RETRY_MS

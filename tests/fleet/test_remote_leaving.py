@@ -6,8 +6,8 @@ player, instead of both waiting, "not connected", for ever. Two simulated boards
 import os
 
 import pytest
-from fleet_helpers import link
-from remote_helpers import Pair, rest, retained
+from fleet_helpers import link, rest
+from remote_helpers import Pair, retained
 
 WAIT_S = 60
 
