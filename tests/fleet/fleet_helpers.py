@@ -21,6 +21,14 @@ from doce_host.sim import SimBoard
 # 2 s) many times over; a core's time only caps it (HARD_CAP_S), so overloaded cores slow a test but
 # do not fail it.
 WAIT_SCANS = 30000
+# A step of a board left at rest, in ms of its time: one scan after REST_MS - 1 in which nothing happens
+# (SimBoard.run skip_ms). A board at rest scans every 2 ms (board.json idle_scan_period_ms) and a collection
+# at rest holds a scan 5-15 ms (doce/esp32.py loop, make bench), so a scan in 10 ms is one a board can have.
+# For waits whose point is the boards' time passing (doce/remote.py LOST_MS, 25 s; doce/offline.py RETRY_MS,
+# 30 s): what they do then hangs on their ticks, not on how many scans there are, and what comes meanwhile
+# is a beat every BEAT_MS, read 256 bytes a scan.
+# A tenth of the scans (each ~0.13 ms of a core: 2026-12 probe, two paired boards, 10,000 scans each).
+REST_MS = 10
 
 
 def mosquitto_or_skip():
@@ -69,6 +77,12 @@ def until_scanned(condition, sim, scans=WAIT_SCANS, step=2):
             return got
         sim.run(step)
         done += step
+
+
+def rest(sim, ms):
+    """`sim` alone left at rest for `ms` of its time, a scan every REST_MS."""
+    for _ in range(ms // REST_MS):
+        sim.run(1, skip_ms=REST_MS - 1)
 
 
 def room_command(room, sim, ident, cmd, scans=WAIT_SCANS, **args):

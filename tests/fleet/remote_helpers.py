@@ -4,7 +4,7 @@ remote-play tests share."""
 import json
 import os
 
-from fleet_helpers import WAIT_SCANS, join, link
+from fleet_helpers import REST_MS, WAIT_SCANS, join, link
 
 from waiting import Deadline, HARD_CAP_S
 
@@ -15,6 +15,11 @@ WRAP = 2 ** 30  # an ESP32's ticks_ms wraps here (doce/ticks.py)
 # Each board's ticks at power-on, a fraction of a second of its time before the wrap, and not the
 # same on both (two boards' clocks never agree): every remote test runs across the wrap on both.
 TICKS = {"b1": WRAP - 150, "b2": WRAP - 250}
+# A condition looked at every 10 scans, then ever more seldom, up to every LOOK_SCANS (Pair.until): one that
+# asks a board over USB costs it some 20 scans' work (the reply at the link's pace: 2.5 ms of a core for
+# `remote`, against 0.13 ms a scan, 2026-12 probe), so a wait of seconds (a reconnect: doce/mqtt.py RETRY_MS)
+# was mostly the looking. The boards scan at most 80 ms of their time past the moment it held.
+LOOK_SCANS = 80
 
 
 class Pair:
@@ -54,21 +59,31 @@ class Pair:
         assert self.until(lambda: self.remote(self.a)["connected"] and self.remote(self.b)["connected"])
         return replies
 
-    def pump(self, scans=2):
+    def pump(self, scans=2, skip_ms=0):
         for sim in (self.a, self.b):
             if not sim.power_was_cut:  # a board whose power a test cut stays dark till it says
-                sim.run(scans)
+                sim.run(scans, skip_ms)
 
-    def until(self, condition, scans=WAIT_SCANS):
+    def until(self, condition, scans=WAIT_SCANS, resting=False):
         """condition() once true (its value), the boards scanning meanwhile; its last value once
-        they have scanned `scans` times without it."""
-        cap, done = Deadline(HARD_CAP_S), 0
+        they have scanned `scans` times (ms of their time) without it. resting: the boards left at
+        rest meanwhile, a scan every REST_MS."""
+        cap, done, step = Deadline(HARD_CAP_S), 0, 10
         while True:
             got = condition()
             if got or done >= scans or cap.passed():
                 return got
-            self.pump(10)
-            done += 10
+            if resting:
+                self.pump(1, skip_ms=REST_MS - 1)
+                done += REST_MS
+            else:
+                self.pump(step)
+                done += step
+                step = min(2 * step, LOOK_SCANS)
+
+    def rest(self, ms):
+        """Both boards left at rest for `ms` of their time, a scan every REST_MS."""
+        self.until(lambda: False, ms, resting=True)
 
     @staticmethod
     def remote(sim):

@@ -5,7 +5,7 @@ port's own MemoryError text). Before, the boot died with a traceback and the boa
 
 import pytest
 from casebook import piece_of
-from fleet_helpers import join, link, until_scanned
+from fleet_helpers import join, link, rest, until_scanned
 from remote_helpers import Pair, events_of
 from test_match import MATCH
 
@@ -38,7 +38,7 @@ def test_a_board_whose_network_does_not_fit_at_boot_plays_offline_and_starts_it_
     sim.place("c3", "white 4")  # the game goes on: read, refereed, lit, journaled
     assert [e["cell"] for e in events_of(sim, "placed")] == ["c3"]
     assert sim.state()["board"] == {"c3": "white 4"}
-    sim.wait(RETRY_MS / 1000 + 1)  # at rest: the network tried again, and it fits now
+    rest(sim, RETRY_MS + 1000)  # at rest: the network tried again, and it fits now
     assert until_scanned(lambda: link(sim, cmd="net").get("status", {}).get("broker"), sim)
     assert errors(sim) == []  # said once
     sim.no_room({})
@@ -70,7 +70,7 @@ def test_a_paired_board_whose_match_does_not_fit_at_boot_holds_the_friends_piece
         for request in ({"cmd": "new_match", "first": "white"}, {"cmd": "new_round"}, {"cmd": "remote", "peer": None}):
             reply = link(pair.b, **request)
             assert not reply["ok"] and reply["error"] == "remote" and reply["message"] == PAUSED, reply
-        pair.b.wait(RETRY_MS / 1000 + 1)  # at rest: remote.py fits now, and the match goes on
+        rest(pair.b, RETRY_MS + 1000)  # at rest: remote.py fits now, and the match goes on
         assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)
                           and pair.remote(pair.b)["connected"])
         assert pair.plays(pair.b) == pair.plays(pair.a) == 2
@@ -94,7 +94,7 @@ def test_who_plays_stays_as_it_is_while_a_paired_match_waits_for_room(tmp_path, 
             pair.b.wait(1)
         assert [e["message"] for e in events_of(pair.b, "warning")] == [PAUSED, PAUSED]
         assert link(pair.b, cmd="hello")["versus"] is None and not events_of(pair.b, "versus")
-        pair.b.wait(RETRY_MS / 1000 + 1)
+        rest(pair.b, RETRY_MS + 1000)
         assert pair.until(lambda: pair.remote(pair.b) and pair.remote(pair.b)["connected"])
         first, second = [(m["cell"], piece_of(m)) for m in MATCH[0][:2]]
         plays_on(pair, first, second)
@@ -126,7 +126,7 @@ def test_a_network_start_that_fails_part_way_is_done_again_whole_at_the_retry(si
     said = errors(sim)
     assert len(said) == 1 and said[0].startswith("out of memory starting the network"), said
     assert "doce.remote_news" not in loaded(sim)
-    sim.wait(RETRY_MS / 1000 + 1)
+    rest(sim, RETRY_MS + 1000)
     assert "doce.remote_news" in loaded(sim)  # the end will reach the friend's board
     said = sim.take_events()
     assert [e["message"] for e in said if e["event"] in ("error", "warning")] == [
@@ -146,7 +146,7 @@ def test_a_network_that_fails_to_start_leaves_the_leds_at_the_usb_cap(sim, mosqu
     sim.power_on()
     assert len(errors(sim)) == 1
     assert brightest() == usb  # no radio on this boot yet
-    sim.wait(RETRY_MS / 1000 + 1)
+    rest(sim, RETRY_MS + 1000)
     assert until_scanned(lambda: link(sim, cmd="net").get("status", {}).get("broker"), sim)
     assert 0 < brightest() < usb
     assert link(sim, cmd="wifi", ssid="", password="")["ok"]  # the network off: the USB cap back
@@ -197,7 +197,7 @@ def test_a_match_that_runs_out_of_heap_attaching_is_away_to_the_friend_and_attac
         assert pair.until(lambda: link(pair.b, cmd="net")["status"]["broker"])
         pair.pump(20)
         assert not pair.remote(pair.a)["connected"]  # b2 is on the broker, its match not running
-        pair.b.wait(RETRY_MS / 1000 + 1)
+        rest(pair.b, RETRY_MS + 1000)
         assert pair.until(lambda: pair.remote(pair.b))
         goes_on = [e["message"] for e in events_of(pair.b, "warning")]
         assert goes_on == ["the match with the friend's board b1 goes on"], goes_on
@@ -236,7 +236,7 @@ def test_a_network_restarted_by_the_mqtt_command_that_runs_out_of_heap_is_tried_
     assert reply["waits"].startswith("out of memory starting the network"), reply  # and why (r41d finding 4)
     said = errors(sim)
     assert len(said) == 1 and said[0].startswith("out of memory starting the network"), said
-    sim.wait(RETRY_MS / 1000 + 1)
+    rest(sim, RETRY_MS + 1000)
     assert until_scanned(lambda: link(sim, cmd="net").get("status", {}).get("broker"), sim)
 
 
@@ -257,7 +257,7 @@ def test_a_failure_said_out_of_heap_at_boot_leaves_the_game_playing_and_the_matc
     sim.place("d4", "black 4")  # the friend's: held (Away), or it would stop the match once it runs
     assert [e["reason"] for e in events_of(sim, "illegal")] == ["not_the_move"]
     sim.lift("d4")
-    sim.wait(RETRY_MS / 1000 + 1)  # the retry armed all the same
+    rest(sim, RETRY_MS + 1000)  # the retry armed all the same
     assert until_scanned(lambda: sim.state()["remote"] is not None, sim)
     said = [e["message"] for e in sim.take_events() if e["event"] == "warning"]
     assert said == ["the match with the friend's board b2 goes on"], said
@@ -289,7 +289,7 @@ def test_a_match_whose_status_does_not_fit_as_it_resumes_runs_and_its_friend_see
         pair.b.power_on()
         assert len(errors(pair.b)) == 1
         assert pair.until(lambda: link(pair.b, cmd="net")["status"]["broker"])
-        pair.b.wait(RETRY_MS / 1000 + 1)
+        rest(pair.b, RETRY_MS + 1000)
         assert pair.until(lambda: pair.remote(pair.b))
         said = [(e["event"], e["message"]) for e in pair.b.take_events() if e["event"] in ("error", "warning")]
         assert said == [("warning", "the match with the friend's board b1 goes on")], said  # no failure said
@@ -354,7 +354,7 @@ def test_the_mqtt_command_that_mends_a_paused_match_says_it_goes_on(tmp_path, mo
         assert pair.b.state()["remote"] is not None
         said = [e["message"] for e in pair.b.take_events() if e["event"] in ("error", "warning")]
         assert said == ["the match with the friend's board b1 goes on"], said
-        pair.b.wait(RETRY_MS / 1000 + 1)  # no retry left to run, nor say anything
+        rest(pair.b, RETRY_MS + 1000)  # no retry left to run, nor say anything
         assert [e for e in pair.b.take_events() if e["event"] in ("error", "warning")] == []
         assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
     finally:

@@ -6,7 +6,7 @@ player, instead of both waiting, "not connected", for ever. Two simulated boards
 import os
 
 import pytest
-from fleet_helpers import link
+from fleet_helpers import link, rest
 from remote_helpers import Pair, retained
 
 WAIT_S = 60
@@ -20,13 +20,14 @@ def pair(tmp_path, mosquitto):
 
 
 def warnings_on(pair, sim, words, count=1):
-    """The warnings `sim` sends that hold `words`, once there are `count` (or the wait is over)."""
+    """The warnings `sim` sends that hold `words`, once there are `count` (or the wait is over), the boards at
+    rest meanwhile (a warning of another match comes LOST_MS after its message: 25 s of both boards' time)."""
     heard = []
 
     def enough():
         heard.extend(e["message"] for e in sim.take_events() if e["event"] == "warning" and words in e["message"])
         return len(heard) >= count
-    pair.until(enough)
+    pair.until(enough, resting=True)
     return heard
 
 
@@ -189,8 +190,7 @@ def test_a_late_message_of_an_old_match_before_the_friends_first_of_the_new_one_
     pair.a.run(200)  # read
     assert link(pair.b, cmd="remote", peer="b1", colour="black", match=match, rules_checksum=checksum)["ok"]
     assert pair.until(lambda: pair.remote(pair.a)["connected"] and pair.remote(pair.b)["connected"])
-    for _ in range(2 * LOST_MS // 50):  # past the time a crossed code is said in (1 ms scans), both scanning
-        pair.pump(50)
+    pair.rest(2 * LOST_MS)  # past the time a crossed code is said in, both scanning
     pair.play(pair.a, "c3", "white 4")  # the match plays on
     assert not [e["message"] for e in pair.a.take_events() if e["event"] == "warning"]
 
@@ -209,10 +209,10 @@ def test_a_crossed_code_is_said_once_the_friends_board_has_said_nothing_of_this_
     publish(mosquitto, "doce/b1/remote/b2", {"match": other, "n": 0, "digest": "00000000", "plays": []})
     pair.a.run(200)
     assert not [e for e in pair.a.take_events() if e["event"] == "warning"]  # not yet: it may be a late one
-    pair.a.wait(LOST_MS / 1000 + 1)
+    rest(pair.a, LOST_MS + 1000)
     heard = [e["message"] for e in pair.a.take_events() if e["event"] == "warning"]
     assert len(heard) == 1 and "plays another match" in heard[0] and other in heard[0], heard
-    pair.a.wait(LOST_MS / 1000 + 1)
+    rest(pair.a, LOST_MS + 1000)
     assert not [e for e in pair.a.take_events() if e["event"] == "warning"]  # once
 
 
