@@ -80,12 +80,15 @@ TIE_STRENGTH = 0.5575  # its weakest passing fraction of 1480 mT there, seed 1 (
 @pytest.mark.parametrize("name, k, seed, line, holds", [
     ("white 2", 1, 1, None, True), ("black 4", 4, 2, None, True), ("black 4", 4, 2, 10, False)],
     ids=["white 2 N", "black 4 W", "black 4 W at 10 %"])
-def test_the_weakest_magnet_the_magnet_check_passes_reads_no_other_piece_with_dice_around(name, k, seed, line, holds):
+def test_the_weakest_passing_magnet_at_its_alone_worst_with_dice_chosen_around_it_reads_no_other_piece(
+        name, k, seed, line, holds):
     """The weakest magnet the magnet check passes (smallest size, 0.5575 of 1480 mT: h40t), in
     the two dies nearest their blocker, tipping flat at the worst found alone, with a die on each
     of the eight squares around chosen against it (gone.crowded_nearest, 6 draws a piece): not
     read as another piece at the board's strict line (at 8 %: +0.85 and +1.98 mT). At 10 %, the
-    line before, the same search reads black 4's die as black's blocker (-0.53 mT): it can fail."""
+    line before, the same search reads black 4's die as black's blocker (-0.53 mT): it can fail.
+    Not the whole claim: searched together with its neighbours, the die's pose reads black's
+    blocker at 8 % too (hardware/README.md, issue 40 still open)."""
     spec = SPEC if line is None else gone.with_gone(SPEC, line, "strict_gone_percent")
     m, d, around = gone.crowded_nearest(spec, name, k, TIE_STRENGTH, "tipping flat", seed, TIE)
     assert (m > 0) == holds, "%s %s at %d %%: %+.2f mT, %s" % (
