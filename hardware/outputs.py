@@ -10,6 +10,7 @@ them needs CAD and KiCad; the DXF drawings are also rebuilt and compared entity 
 and the fab files too where KiCad is installed (tests/hardware/test_fab.py).
 """
 
+import ast
 import hashlib
 import json
 import sys
@@ -30,23 +31,52 @@ def mechanics_fields(*reads):
     return ["mechanics." + key for key in sorted(set().union(*reads))]
 
 
+def loads(script, seen=None):
+    """`script` and the scripts beside it that it imports as it loads (an import statement outside any function),
+    theirs too: what a run of it reads besides board.json and its data files. An import inside a function
+    (schematic.py's bom() takes mechanical.py) counts for the script that calls it, not for one that takes only
+    constants (fab.py); tests/hardware/test_fab.py checks that fab.py's run loads no other."""
+    seen = set() if seen is None else seen
+    seen.add(script)
+    nodes = list(ast.parse((HERE / script).read_text()).body)
+    while nodes:
+        node = nodes.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue  # run when called, not when loaded
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module] if node.module and not node.level else []
+        else:
+            names = []
+            nodes.extend(ast.iter_child_nodes(node))
+        for name in names:
+            if (HERE / (name + ".py")).is_file() and name + ".py" not in seen:
+                loads(name + ".py", seen)
+    return sorted(seen)
+
+
+# Each group is named after the script that writes its files (hardware/GROUP.py); its sources are that script
+# and all it loads (loads(), so a script it comes to import is hashed with no list to keep), then its data files.
 GROUPS = {
     "mechanics": {
         "board": ["grid", "squares", "leds", "physics"] + mechanics_fields(LAYOUT_READS, MECHANICS_READS),
-        "sources": ["layout.py", "mechanics.py"],
+        "data": [],
         "files": ["mechanics/*.dxf", "mechanics/*.step", "mechanics/*.stl", "dice/jig.stl", "dice/die.stl"],
     },
     "pcb": {
         "board": ["grid", "squares", "leds", "physics.square_mm", "physics.ring_mm"] + mechanics_fields(LAYOUT_READS),
-        "sources": ["layout.py", "pcb.py", "router.py", "doce.net"],
+        "data": ["doce.net"],
         "files": ["pcb/doce.kicad_pcb", "pcb/doce.kicad_pro", "pcb/drc.txt", "doce.pretty/*"],
     },
     "fab": {  # and the floor plate's Gerbers (fab/plate/), from layout.py
         "board": ["grid", "squares", "leds", "physics.square_mm"] + mechanics_fields(LAYOUT_READS),
-        "sources": ["pcb/doce.kicad_pcb", "doce.net", "fab.py", "layout.py"],
+        "data": ["pcb/doce.kicad_pcb", "doce.net"],
         "files": ["fab/*", "fab/plate/*"],
     },
 }
+for _name, _group in GROUPS.items():
+    _group["sources"] = loads(_name + ".py") + _group["data"]
 
 
 def _pick(spec, key):

@@ -12,6 +12,7 @@ import zipfile
 
 import pytest
 from waiting import completed
+from test_mechanics import outputs
 from test_pcb import BOARD, HARDWARE, KICAD_PYTHON, PARTS, needs_kicad, pcb
 
 FAB = HARDWARE / "fab"
@@ -141,8 +142,13 @@ def test_every_via_of_the_board_is_drilled():
 
 @needs_kicad
 def test_the_fab_files_are_what_kicad_plots_from_the_board_today(tmp_path):
-    out = completed([KICAD_PYTHON, str(HARDWARE / "fab.py"), str(tmp_path)], timeout=300)
+    # -X importtime: every module the run imports, on stderr, those a function imports when called too
+    out = completed([KICAD_PYTHON, "-X", "importtime", str(HARDWARE / "fab.py"), str(tmp_path)], timeout=300)
     assert out.returncode == 0, out.stderr
+    imported = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    scripts = {name + ".py" for name in imported if (HARDWARE / (name + ".py")).is_file()}
+    unhashed = scripts - set(outputs.GROUPS["fab"]["sources"])
+    assert not unhashed, "fab.py's run loads %s: outputs.py must hash them" % sorted(unhashed)
     made = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
     assert made == sorted(str(p.relative_to(FAB)) for p in FAB.rglob("*") if p.is_file())
     assert "plate/plate-gerbers.zip" in made

@@ -73,19 +73,11 @@ def test_a_changed_board_file_changes_the_inputs(monkeypatch, tmp_path):
     assert outputs.input_hash("mechanics") != before
 
 
-def read_by(name, seen=None):
-    """The keys of board.json's mechanics a hardware script names (string constants), its own and those of
-    the scripts beside it that it imports as it loads (schematic.py's bom() imports mechanical.py, the
-    enclosure's parts, when called: fab.py takes only its constants), as a key a script reads is named in it."""
-    seen = set() if seen is None else seen
-    seen.add(name)
+def read_by(name):
+    """The keys of board.json's mechanics a hardware script names (string constants), as a key a script reads is
+    named in it. A group's sources hold the scripts its own loads (outputs.loads; tests/hardware/test_outputs.py)."""
     tree = ast.parse((HARDWARE / name).read_text())
     keys = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in SPEC["mechanics"]}
-    for node in tree.body:
-        for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
-            script = (node.module if isinstance(node, ast.ImportFrom) and node.module else alias.name) + ".py"
-            if (HARDWARE / script).is_file() and script not in seen:
-                keys |= read_by(script, seen)
     return keys - {"about"}  # a section's description, which nothing draws
 
 
