@@ -45,3 +45,12 @@ def test_a_quiet_board_slows_after_idle_after_ms_and_a_die_or_a_host_line_brings
         assert pace(sim) == IDLE_MS
         sim.command(do="send", line=json.dumps({"cmd": "state", "id": 1}) + "\n", scans=0)
         assert pace(sim) == PERIOD_MS
+
+
+def test_a_wait_is_the_boards_time_at_its_own_pace(tmp_path):
+    """SimBoard.wait(seconds) passes that much of the board's time, at rest too (not as many scans)."""
+    with SimBoard(tmp_path) as sim:
+        rest(sim)
+        before = sim.ticks()
+        sim.wait(1)
+        assert 1000 <= sim.ticks() - before < 1000 + IDLE_MS

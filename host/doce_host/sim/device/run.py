@@ -338,6 +338,13 @@ def largest_free():
 
 
 
+def run_for(ms):
+    """Scan until `ms` of the board's time has passed: as many scans as its pace gives (paced)."""
+    end = clock[0] + ms * 1000
+    while clock[0] < end and not rebooted:
+        run_scans(1)
+
+
 def drain(output=True, limit=20000):
     """Scan until the host's bytes are all read and (output) the board's output has gone out."""
     for _ in range(limit):
@@ -468,6 +475,7 @@ def handle(cmd):
         # is tested without the minutes of scans that would only repeat (as a stalled loop's would)
         clock[0] += cmd.get("skip_ms", 0) * 1000
         run_scans(cmd.get("scans", 1))
+        run_for(cmd.get("ms", 0))
         if rebooted:  # the board restarts itself (an update applied once a match is over: doce/update.py)
             reply(rebooted=True)
             sys.exit(4)
