@@ -35,8 +35,8 @@ def test_the_hands_are_written_once():
 def test_time_is_in_seconds_for_both():
     board = SimBoard.__new__(SimBoard)  # no process: only the arithmetic
     board.period_ms = 10
-    board.run = lambda scans: scans
-    assert board.wait(0.5) == 50 and board.wait(2) == 200 and board.wait(0.001) == 1
+    board.command = lambda **cmd: cmd["ms"] if cmd == dict(do="run", scans=0, ms=cmd["ms"]) else None
+    assert board.wait(0.5) == 500 and board.wait(2) == 2000 and board.wait(0.001) == 10
 
 
 def test_state_is_the_protocols_from_both(sim, tmp_path):

@@ -437,13 +437,13 @@ class SimBoard(SimulatedBoard):
     # -- hands ------------------------------------------------------------------
 
     def run(self, scans=1, skip_ms=0):
-        """Let the board scan `scans` times (each scan is one scan period of simulated time), after
-        `skip_ms` of its time in which nothing happens."""
+        """Let the board scan `scans` times (each after the pause its loop takes: scan_period_ms, or
+        idle_scan_period_ms at rest, doce/esp32.py loop), after `skip_ms` of its time in which nothing happens."""
         return self.command(do="run", scans=scans, skip_ms=skip_ms)
 
     def wait(self, seconds):
-        """Let `seconds` of simulated time pass, scanning all the while."""
-        return self.run(max(1, round(seconds * 1000) // self.period_ms))
+        """Let `seconds` of simulated time pass (a scan's period at least), scanning at the board's own pace."""
+        return self.command(do="run", scans=0, ms=max(self.period_ms, round(seconds * 1000)))
 
     def settle(self):
         """Scan until a change has settled: the debounce and a little more."""

@@ -7,7 +7,7 @@ image, as on a board; this folder adds only the simulated `machine` and `neopixe
 modules, the world of dice and the flash chip. The simulator drives it with one JSON
 command per line on stdin and gets one JSON reply per line on stdout (see
 doce_host/sim/__init__.py for the commands). Time is simulated: each scan advances
-the clock by the scan period, so every run is repeatable.
+the clock by the pause the chip's loop would take before it (run_scans, paced), so every run is repeatable.
 """
 
 import gc
@@ -253,19 +253,36 @@ def reply(summary=False, **fields):
 low = [None]  # the least free heap at the end of a scan since the "heap" command last asked
 
 
+# The loop's pace (doce/esp32.py loop): [ms before the next scan, when something last moved, when this scan
+# began] (ms of the clock). A module list, not locals of run_scans (below: its frame would go on the heap).
+pace = [0, 0, 0]
+
+
 def run_scans(n):
-    period = board.scan_period_ms
     for _ in range(n):
         if rebooted:  # the board restarts at once (machine.reset): nothing more scans
             return
         world.tick()
-        clock[0] += period * 1000
+        clock[0] += pace[0] * 1000
+        pace[2] = clock[0] // 1000
         flash_before()
-        scans.scan(simtime.board_ticks(clock[0] // 1000))  # esp32.run's own scan: a fault said, play goes on
+        scans.scan(simtime.board_ticks(pace[2]))  # esp32.run's own scan: a fault said, play goes on
         flash_after()
         if scans.fault:
             clock[0] += esp32.FAULT_PAUSE_MS * 1000  # and its pause after it
+        paced()
         note_free()
+
+
+def paced():
+    """The pause before the next scan, by esp32.loop's rule: scan_period_ms, or idle_scan_period_ms once the
+    board has been quiet, its USB link idle, for IDLE_AFTER_MS. Where the chip scans again at once (a square
+    moving), the full pace: a scan's own time is not simulated, so none would pass at all."""
+    now = pace[2]
+    link = app.link
+    if not app.quiet() or link.backlog or link.n:
+        pace[1] = now
+    pace[0] = app.board.scan_period_ms if now - pace[1] < esp32.IDLE_AFTER_MS else app.board.idle_scan_period_ms
 
 
 # The flash's programs and erases hold a scan (sim/device/flash.py): the board's ticks go on meanwhile, so
@@ -319,6 +336,13 @@ def largest_free():
             hi = mid - 1
     return lo
 
+
+
+def run_for(ms):
+    """Scan until `ms` of the board's time has passed: as many scans as its pace gives (paced)."""
+    end = clock[0] + ms * 1000
+    while clock[0] < end and not rebooted:
+        run_scans(1)
 
 
 def drain(output=True, limit=20000):
@@ -451,6 +475,7 @@ def handle(cmd):
         # is tested without the minutes of scans that would only repeat (as a stalled loop's would)
         clock[0] += cmd.get("skip_ms", 0) * 1000
         run_scans(cmd.get("scans", 1))
+        run_for(cmd.get("ms", 0))
         if rebooted:  # the board restarts itself (an update applied once a match is over: doce/update.py)
             reply(rebooted=True)
             sys.exit(4)
@@ -585,6 +610,7 @@ def main():
             reply(error="the board stopped at the REPL (its one line said why)")
         return
     scans = Scans(app, button)
+    pace[0], pace[1] = app.board.scan_period_ms, clock[0] // 1000  # as esp32.loop starts: busy_at now
     reply(ready=True)
     # No collection before each command: it marked the whole heap, some 0.28 ms of the 0.42 ms a one-scan
     # command costs here (2,000 run commands: 0.84 s of this process's CPU with it, 0.27 s without; measured
