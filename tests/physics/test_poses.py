@@ -128,7 +128,7 @@ def test_a_die_held_tilted_on_its_way_down_never_reads_as_another_piece():
                                "has_uint32": 1, "uinteger": 284480554}
     row = 39
     piece = campaign.pieces[rng.integers(len(campaign.pieces))]
-    die = campaign._die(piece)
+    die = campaign.pool_die(piece)
     assert piece == "black 1"
     margin, pose = search.worst(READER, boards, row, piece, die, search.families(PH)["held on the way down"], rng)
     fields = Fields()

@@ -16,6 +16,7 @@ from doce.squares import piece
 from doce_host.paths import BOARD_FILE
 from doce_host.physics import dice, gone
 from doce_host.physics.campaign import Campaign
+from doce_host.physics.reading import Fields
 from doce_host.physics.decode import Reader
 
 SPEC = json.loads(BOARD_FILE.read_text())
@@ -93,3 +94,19 @@ def test_the_weakest_passing_magnet_at_its_alone_worst_with_dice_chosen_around_i
     m, d, around = gone.crowded_nearest(spec, name, k, TIE_STRENGTH, "tipping flat", seed, TIE)
     assert (m > 0) == holds, "%s %s at %d %%: %+.2f mT, %s" % (
         name, "CNESW"[k], spec["sensing"]["strict_gone_percent"], m / PER_MT, around)
+
+
+def test_a_searched_worst_comes_with_its_own_die_and_board():
+    """The crowded searches read the weak die's worst with dice around through that die's and
+    board's own readout (search.worst's `made`): read at the worst's pose, they give the search's
+    own reading, and a field added around moves the search's reading as it moves theirs."""
+    weak = gone.WeakDie(SPEC, "black 4", 4, TIE_STRENGTH, "tipping flat", TIE)
+    size = {"starts": 60, "rounds": 2, "corners": 1}
+    around = np.array([0.0, 0.0, 0.0, 0.0, 2.0])  # mT at W: a neighbour's
+    for extra in (None, around):
+        found, made = [], []
+        _, (pose, _) = weak.worst(2, 0, size, readings=found, made=made, around=extra)
+        (die, board), = made
+        own = Fields()
+        own.add(np.arange(1), die, [pose], board.sensors)
+        assert np.allclose(board.read(own.total(1) + (0 if extra is None else extra), noise=False), found[-1])

@@ -123,14 +123,15 @@ class Campaign:
     def _kind(self, piece):
         return piece if piece.endswith("blocker") else piece.split()[0] + " 1"
 
-    def _die(self, piece):
+    def pool_die(self, piece):
+        """A die of `piece`'s kind from the pool, drawn with the campaign's rng (gone.py's neighbours too)."""
         return self.pool[self._kind(piece)][self.rng.integers(POOL)]
 
     def draw(self, family):
         """One placement: (piece or None, die, pose, neighbours [(step, die, pose)])."""
         rng, ph = self.rng, self.ph
         piece = None if family == "empty" else self.pieces[rng.integers(len(self.pieces))]
-        die = None if piece is None else self._die(piece)
+        die = None if piece is None else self.pool_die(piece)
         down = None if piece is None else face_down(piece)
         pose = None if piece is None else poses.seated(ph, down, rng, side=die[1])
         turn = None if pose is None else pose.turn
@@ -169,7 +170,7 @@ class Campaign:
                 continue  # the die bridges towards it: nothing there
             if rng.random() < crowd or (family == "leaning on a neighbour" and step == _toward(pose)):
                 other = self.pieces[rng.integers(len(self.pieces))]
-                near = self._die(other)
+                near = self.pool_die(other)
                 around.append((step, near, poses.seated(ph, face_down(other), rng, side=near[1])))
         return piece, die, pose, around
 
@@ -242,7 +243,7 @@ class Campaign:
         drawn = []
         for _ in range(n):
             piece = self.pieces[rng.integers(len(self.pieces))]
-            die = self._die(piece)
+            die = self.pool_die(piece)
             down, turn = face_down(piece), 90 * rng.integers(4) + rng.uniform(-twist, twist)
             if family == "dropped and bouncing":
                 dx, dy = rng.uniform(-offset, offset, 2)
@@ -286,7 +287,7 @@ class Campaign:
             worst = (np.inf, None)
             for row in range(pairs):
                 piece = self.pieces[self.rng.integers(len(self.pieces))]
-                die = self._die(piece)
+                die = self.pool_die(piece)
                 for kind in (kinds,) if isinstance(kinds, str) else kinds:
                     m, pose = search.worst(self.reader, boards, row, piece, die, fams[kind], self.rng)
                     if m < worst[0]:

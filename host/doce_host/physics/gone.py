@@ -27,8 +27,10 @@ from doce.squares import piece
 from ..paths import BOARD_FILE
 from . import dice, search
 from .bands import under
-from .campaign import Campaign
+from .campaign import NEIGHBOURS, Campaign
 from .decode import Reader
+from .poses import rocked, seated
+from .reading import Boards, Fields
 from .scene import face_down
 
 FADING = ("tipping flat", "held low", "held on the way down")  # the families in which a die fades whole
@@ -91,20 +93,37 @@ PENALTY = 100  # % of the centre a mT missed: steep, so that the search ends on 
 EDGE = 0.1  # mT: the miss a search's last pose may keep and count as read (a lower, safe-side figure)
 
 
+class WeakDie:
+    """A die of `name` with its ring magnet k (C N E S W of its face down) at `strength` of its
+    remanence, in `family` under spec's own lines, every tolerance searched but `fixed` ({what
+    (search.MAGNET's): fraction}: that weak magnet's held, its size and remanence at the magnet
+    check's weakest passing corner: h40o): the set-up the weak-die searches share."""
+
+    def __init__(self, spec, name, k, strength, family, fixed=None):
+        self.name, self.k = name, k
+        self.reader = Reader(Board(spec))
+        self.family = search.families(spec["physics"])[family]
+        self.tolerances = (spec, spec["mechanics"]["jig"]["drill_mm"], True, [(face_down(name), k, ("weak", strength))])
+        self.fixed = {search.down_magnet(k, what): float(v) for what, v in (fixed or {}).items()}
+
+    def worst(self, seed, restart, size=None, reader=None, **kw):
+        """search.worst of this die, restart `restart` of `seed` (search.DEEP unless `size`; kw:
+        its readings, around, made): (margin, (pose, fractions))."""
+        return search.worst(reader or self.reader, None, None, self.name, None, self.family,
+                            np.random.default_rng([seed, self.k, restart]), tolerances=self.tolerances,
+                            fixed=self.fixed, **(size or search.DEEP), **kw)
+
+
 def critical(spec, name, k, strength, family, seed, restarts, size=None):
     """(least gone_percent found at which a die of `name` with magnet k (C N E S W of its face
     down) at `strength` of its remanence reads another piece in `family`, its reading): the
     lowest of `restarts` searches (search.DEEP unless `size`), every tolerance searched."""
-    reader = Reader(Board(spec))
-    crit = Critical(reader.board, Campaign(spec).per_mT)
-    fam = search.families(spec["physics"])[family]
-    hole = spec["mechanics"]["jig"]["drill_mm"]
+    weak = WeakDie(spec, name, k, strength, family)
+    crit = Critical(weak.reader.board, Campaign(spec).per_mT)
     best = (np.inf, None)
     for r in range(restarts):
         found = []
-        g, _ = search.worst(crit, None, None, name, None, fam, np.random.default_rng([seed, k, r]),
-                            tolerances=(spec, hole, True, [(face_down(name), k, ("weak", strength))]),
-                            readings=found, **(size or search.DEEP))
+        g, _ = weak.worst(seed, r, size, crit, readings=found)
         if found:
             g = float(crit.penalised(found[:1], piece(name), np.inf, EDGE)[0][0])
         if g < best[0]:
@@ -115,68 +134,86 @@ def critical(spec, name, k, strength, family, seed, restarts, size=None):
 def nearest(spec, name, k, strength, family, seed, restarts, size=None, fixed=None):
     """The searched smallest margin (counts) to another piece of a die of `name` with magnet k
     at `strength`, in `family`, under spec's own gone_percent: the lowest of `restarts` searches
-    with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted).
-    `fixed`: {what (search.MAGNET's): fraction} that weak magnet's tolerances held (its size
-    and remanence at the magnet check's weakest passing corner: h40o), the rest searched."""
-    held = {search.down_magnet(k, what): float(v) for what, v in (fixed or {}).items()}
-    reader = Reader(Board(spec))
-    fam = search.families(spec["physics"])[family]
-    hole = spec["mechanics"]["jig"]["drill_mm"]
-    return min(search.worst(reader, None, None, name, None, fam, np.random.default_rng([seed, k, r]),
-                            tolerances=(spec, hole, True, [(face_down(name), k, ("weak", strength))]),
-                            fixed=held, **(size or search.DEEP))[0] for r in range(restarts))
+    with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted), `fixed`
+    held (WeakDie)."""
+    weak = WeakDie(spec, name, k, strength, family, fixed)
+    return min(weak.worst(seed, r, size)[0] for r in range(restarts))
 
 
 def crowded_nearest(spec, name, k, strength, family, seed, fixed=None, draws=6, size=None, passes=4):
     """(margin in counts to another piece, the reading (1, 5) counts, the neighbours [(square,
     piece or None)]) of a die of `name` with magnet k at `strength` (its `fixed` tolerances
-    held, as nearest()) at its searched alone worst in `family`, under spec's own lines, with a
-    die seated on each of the eight squares around chosen against it: coordinate descent over
-    every piece x `draws` seated poses and none, `passes` times round the squares. Die and board
-    are the worst's own, rebuilt, and each choice is read through that board's readout (fields
-    add; the readout is not linear). The pose and the neighbours are not searched together: a
-    found worst, an upper bound on the crowded margin (h40t's crowded.py, issue 40)."""
-    from .campaign import NEIGHBOURS
-    from .poses import seated
-    from .reading import Fields
-    held = {search.down_magnet(k, what): float(v) for what, v in (fixed or {}).items()}
-    reader = Reader(Board(spec))
-    fam = search.families(spec["physics"])[family]
-    hole = spec["mechanics"]["jig"]["drill_mm"]
-    faults = [(face_down(name), k, ("weak", strength))]
-    found = []
-    _, (pose, frac) = search.worst(reader, None, None, name, None, fam, np.random.default_rng([seed, k, 0]),
-                                   tolerances=(spec, hole, True, faults), readings=found, fixed=held,
-                                   **(size or search.DEEP))
-    r = np.random.default_rng([seed, k, 0])
-    r.integers(4)  # search.worst draws the die's turn, then the seed of what it does not search
-    (die,), board = search.built(spec["physics"], spec, name, np.asarray(frac)[None], hole, int(r.integers(2 ** 32)),
-                                 reader.board.baseline, True, reader.board.power_on_us, faults)
-    own = Fields()
-    own.add(np.arange(1), die, [pose], board.sensors)
-    own = own.total(1)
-    assert np.allclose(board.read(own, noise=False), found[-1]), "not the search's die and board"
-    camp = Campaign(spec, seed=seed)
-    rng = np.random.default_rng(seed)
-    near = [(other, d, seated(camp.ph, face_down(other), rng, side=d[1]))
-            for other in camp.pieces for d in (camp._die(other) for _ in range(draws))]
+    held, WeakDie) at its searched alone worst in `family`, under spec's own lines, with a die
+    seated on each of the eight squares around chosen against it: coordinate descent over every
+    piece x `draws` seated poses and none, `passes` times round the squares, read through that
+    die's and board's own readout (search.worst's `made`: fields add; the readout is not
+    linear). The pose and the neighbours are not searched together: a found worst, an upper
+    bound on the crowded margin (h40t's crowded.py, issue 40); joint_nearest's first turn."""
+    return joint_nearest(spec, name, k, strength, family, seed, fixed, draws, size, passes, turns=1)[:3]
+
+
+def joint_nearest(spec, name, k, strength, family, seed, fixed=None, draws=6, size=None, passes=4, turns=4):
+    """crowded_nearest's (margin, reading, neighbours) with the die's pose and its neighbours
+    searched together, in `turns` turns (r40u's joint search, issue 40): each turn searches the
+    die's pose and every tolerance (search.worst) with the field of the neighbours chosen so far
+    added at its sensors, then chooses the neighbours again from the last choice against the die
+    and board found. Its first turn is crowded_nearest. The least margin of the turns, and each
+    turn's, in counts: (margin, reading, neighbours, [margin a turn]). Still a found worst: an
+    upper bound on the crowded margin."""
+    weak = WeakDie(spec, name, k, strength, family, fixed)
+    near = _candidates(Campaign(spec, seed=seed), np.random.default_rng(seed), draws)
+    pick = np.zeros(len(NEIGHBOURS), int)  # candidate 0 on each square: none
+    around, best, by_turn = None, None, []
+    for _ in range(turns):
+        made = []
+        _, (pose, _) = weak.worst(seed, 0, size, around=around, made=made)
+        die, board = made[0]
+        own = Fields()
+        own.add(np.arange(1), die, [pose], board.sensors)
+        own = own.total(1)
+        field = _around(spec, board, near)
+        pick = _choose(weak.reader, name, board, own, field, pick, passes)
+        around = field[np.arange(len(NEIGHBOURS)), pick].sum(0)
+        d = board.read(own + around, noise=False)
+        by_turn.append(float(weak.reader.closest(d, piece(name))[0][0]))
+        if best is None or by_turn[-1] < best[0]:
+            best = (by_turn[-1], d, [(sq, near[j - 1][0] if j else None) for sq, j in zip(NEIGHBOURS, pick)])
+    return best + (by_turn,)
+
+
+def _candidates(camp, rng, draws):
+    """[(piece, die, pose)]: every piece x `draws` dice of camp's pool, seated (rng): the dice
+    the crowded searches put around."""
+    return [(other, d, seated(camp.ph, face_down(other), rng, side=d[1]))
+            for other in camp.pieces for d in (camp.pool_die(other) for _ in range(draws))]
+
+
+def _around(spec, board, near):
+    """(8 squares around, 1 + candidates, 5) mT: each candidate of `near` seated on each square
+    around, at the sensors of `board` (one row); candidate 0: the square empty."""
     pitch = spec["physics"]["square_mm"]
-    field = np.zeros((len(NEIGHBOURS), len(near) + 1, 5))  # mT; candidate 0: the square empty
+    field = np.zeros((len(NEIGHBOURS), len(near) + 1, 5))
     for i, (sx, sy) in enumerate(NEIGHBOURS):
         f = Fields()  # each candidate a row, the field computed once a square
         for j, (_, d, p) in enumerate(near, 1):
             f.add([j], d, [p], board.sensors, (sx * pitch, sy * pitch))
         field[i] = f.total(len(near) + 1)
-    pick = np.zeros(len(NEIGHBOURS), int)
-    rows = np.zeros(len(near) + 1, int)
+    return field
+
+
+def _choose(reader, name, board, own, field, pick, passes):
+    """The candidates on the squares around (indices into field's second axis) that bring a die
+    of `name` whose own field is `own` nearest another piece on `board`: coordinate descent from
+    `pick`, `passes` times round the squares (fields add; each choice read through the board)."""
+    pick = pick.copy()
+    squares = np.arange(len(field))
+    rows = np.zeros(field.shape[1], int)
     for _ in range(passes):
-        for i in range(len(NEIGHBOURS)):
-            rest = field[np.arange(len(NEIGHBOURS)), pick].sum(0) - field[i, pick[i]]
+        for i in squares:
+            rest = field[squares, pick].sum(0) - field[i, pick[i]]
             m = reader.closest(board.read(own + rest + field[i], rows=rows, noise=False), piece(name))[0]
             pick[i] = int(np.argmin(m))  # ties keep the first: the empty square, then the first drawn
-    d = board.read(own + field[np.arange(len(NEIGHBOURS)), pick].sum(0), noise=False)
-    return (float(reader.closest(d, piece(name))[0][0]), d,
-            [(sq, near[j - 1][0] if j else None) for sq, j in zip(NEIGHBOURS, pick)])
+    return pick
 
 
 def with_gone(spec, gone, key="gone_percent"):
@@ -217,21 +254,17 @@ def crowded_worst(spec, name, seed, rows=400, draws=6):
     worst of the candidates for it): every piece, `draws` seated poses each, pool dice anywhere
     the walls let them, `rows` blockers and boards. A search over the candidates drawn, not over
     every pose: a lower bound on the crowded worst at the strict line (Scanner._decode)."""
-    from .campaign import NEIGHBOURS
-    from .poses import rocked, seated
-    from .reading import Boards, Fields
     camp = Campaign(spec, seed=seed)
     rng = np.random.default_rng(seed)
     pitch = spec["physics"]["square_mm"]
     sign = 1 if dice.codes_by_piece(spec["dice"])[name][0] == "+" else -1
     boards = Boards(camp.ph, rows, rng, camp.board.baseline, power_on_us=camp.board.power_on_us)
-    dies = [camp._die(name) for _ in range(rows)]
+    dies = [camp.pool_die(name) for _ in range(rows)]
     own = Fields()
     poses = [rocked(seated(camp.ph, face_down(name), rng, side=d[1]), d, rng.uniform(0, 360)) for d in dies]
     own.add_each(np.arange(rows), dies, poses, boards.sensors)
     own = own.total(rows)
-    near = [(d, seated(camp.ph, face_down(other), rng, side=d[1]))
-            for other in camp.pieces for d in (camp._die(other) for _ in range(draws))]
+    near = [(d, pose) for _, d, pose in _candidates(camp, rng, draws)]
     field = np.zeros((len(NEIGHBOURS), len(near), rows, 5))  # each candidate's field on each square around
     for i, (sx, sy) in enumerate(NEIGHBOURS):
         for j, (die, pose) in enumerate(near):

@@ -373,7 +373,8 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
 
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
-          readings=None, corners=3, sensor=None, turn=None, fixed=None, polish=0, pose_corners=None):
+          readings=None, corners=3, sensor=None, turn=None, fixed=None, polish=0, pose_corners=None, around=None,
+          made=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
     if the family is seated (built wrong: the largest, > 0 where it reads right and would pass
@@ -393,7 +394,11 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     others at their middle), every tolerance at its middle, and pushes the tolerances to their
     corners from there (_corner_passes): a seated die's worst pose is at its play's ends, and
     from there a tolerance moved alone either helps or not, so every start descends to its own
-    basin (a magnet slipped, played and pushed the same way) the same way whatever the seed."""
+    basin (a magnet slipped, played and pushed the same way) the same way whatever the seed.
+    `around`: a field (mT at the five sensors) added to the die's before its readout: dice on the
+    squares around (gone.joint_nearest). `made` (with tolerances): a list to append the worst's
+    own (die, Boards of one row) to, built as the search built them (the seed of what it does not
+    search is its own), to read it with other dice around."""
     ph = boards.physics if tolerances is None else tolerances[0]["physics"]
     piece = piece_value(name)
     drawn = 90 * int(rng.integers(4))
@@ -411,12 +416,15 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     # saturated (toward the sensor's rail) for all but the weakest magnets, and shows no slope.
     mode = {"field": sensor is not None and family.seated}
 
+    def build(fractions):
+        spec, hole, calibrated = tolerances[:3]
+        return built(ph, spec, name, fractions, hole, seed, reader.board.baseline, calibrated,
+                     reader.board.power_on_us, tolerances[3] if len(tolerances) > 3 else ())
+
     def score(params):
         """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
         if tolerances:
-            spec, hole, calibrated = tolerances[:3]
-            dice_list, board = built(ph, spec, name, params[:, poses_n:], hole, seed, reader.board.baseline,
-                                     calibrated, reader.board.power_on_us, tolerances[3] if len(tolerances) > 3 else ())
+            dice_list, board = build(params[:, poses_n:])
             rows = np.arange(len(params))
         else:
             dice_list, board, rows = [die] * len(params), boards, np.full(len(params), row)
@@ -429,6 +437,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
             fields.add_each(np.arange(len(fit)), [dice_list[k] for k in fit], [pose_list[k] for k in fit],
                             board.sensors[rows[fit]])
             bz = fields.total(len(fit))
+            if around is not None:
+                bz = bz + around
             d[fit] = board.read(bz, rows=rows[fit], noise=False)
             if mode["field"]:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
                 want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[:, aim]
@@ -469,4 +479,7 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     m, pose_list, d = score(params[:1])
     if readings is not None and np.isfinite(m[0]):
         readings.append(d[0])
+    if made is not None and tolerances:
+        (own,), board = build(params[:1, poses_n:])
+        made.append((own, board))
     return float(m[0]) * (-1 if family.built_wrong else 1), pose_list[0]
