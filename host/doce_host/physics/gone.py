@@ -7,11 +7,17 @@ count as none. So the line trades the weakest magnet protected against seated di
 
     python -m doce_host.physics.gone [--seeds 1 2] [--restarts 3] [--strengths 0.5 0.65 0.8]
                                      [--gone 25 20 18 16 15] [--pairs "black 4 E,white 1 N"]
+                                     [--joint TURNS --draws 25 --fixed 1,0,0]
 
 prints, for each dangerous (piece, magnet) and fading family, the searched least gone_percent
 at which a die with that magnet at each strength reads another piece (critical(): a die is
 protected at any gone_percent up to it), and for each candidate gone_percent the seated
-searched worst at the empty places of the centre's pole (empty_worst())."""
+searched worst at the empty places of the centre's pole (empty_worst()). With --joint, each weak
+die's margin to another piece with a die on each square around, its pose and the neighbours
+searched together (joint_nearest()), each turn's margin; e.g. issue 40's black 4 W at 8 %:
+
+    python -m doce_host.physics.gone --pairs "black 4 W" --families "tipping flat" --strengths 0.5575 \
+        --seeds 2 --joint 6 --draws 25 --fixed 1,0,0 --gone"""
 
 import argparse
 import copy
@@ -280,6 +286,21 @@ def crowded_worst(spec, name, seed, rows=400, draws=6):
     return out
 
 
+def joint(spec, name, k, strength, family, seed, args, size, per):
+    """Print joint_nearest's finding for main()."""
+    fixed = None if args.fixed is None else dict(zip(("remanence", "diameter", "height"),
+                                                      map(float, args.fixed.split(","))))
+    c0 = time.process_time()
+    m, d, around, turns = joint_nearest(spec, name, k, strength, family, seed, fixed, args.draws, size,
+                                        turns=args.joint)
+    print("joint | %s %s | %s | strength %.4f held %s | seed %d | strict_gone_percent %s | %d draws | margin (mT) "
+          "%+.2f, by turn %s | reading (counts) %s | around %s | %.0f s CPU"
+          % (name, "CNESW"[k], family, strength, args.fixed, seed, spec["sensing"]["strict_gone_percent"],
+             args.draws, m / per, " ".join("%+.2f" % (t / per) for t in turns), np.round(d[0]).astype(int).tolist(),
+             ", ".join("%+d%+d %s" % (sx, sy, p) for (sx, sy), p in around if p), time.process_time() - c0),
+          flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
@@ -292,6 +313,12 @@ def main(argv=None):
     ap.add_argument("--line", default="gone_percent", choices=("gone_percent", "strict_gone_percent"),
                     help="the line --margin-at and --gone set (strict_gone_percent: board.strict's pieces')")
     ap.add_argument("--size", default="3000,8,6", help="a weak search's starts,rounds,corners (search.DEEP's)")
+    ap.add_argument("--joint", type=int, default=0, metavar="TURNS",
+                    help="search each weak die with dice around, pose and neighbours together (joint_nearest), "
+                         "this many turns (1: crowded_nearest), under the board's lines or --margin-at's")
+    ap.add_argument("--draws", type=int, default=6, help="--joint: seated dice of each piece to choose from")
+    ap.add_argument("--fixed", help="--joint: the weak magnet's remanence,diameter,height held at these fractions "
+                                    "(1,0,0: the magnet check's weakest passing, smallest corner)")
     args = ap.parse_args(argv)
     spec = json.loads(BOARD_FILE.read_text())
     per = Campaign(spec).per_mT
@@ -304,6 +331,11 @@ def main(argv=None):
     for name, k in pairs:
         for family in args.families.split(","):
             for s in args.strengths:
+                if args.joint:
+                    for seed in args.seeds:
+                        joint(spec if not args.margin_at else with_gone(spec, args.margin_at, args.line), name, k,
+                              s, family, seed, args, size, per)
+                    continue
                 got = []
                 c0 = time.process_time()
                 for seed in args.seeds:
