@@ -17,7 +17,10 @@ die's margin to another piece with a die on each square around, its pose and the
 searched together (joint_nearest()), each turn's margin; e.g. issue 40's black 4 W at 8 %:
 
     python -m doce_host.physics.gone --pairs "black 4 W" --families "tipping flat" --strengths 0.5575 \
-        --seeds 2 --joint 6 --draws 25 --fixed 1,0,0 --gone"""
+        --seeds 2 --joint 6 --draws 25 --fixed 1,0,0 --gone
+
+and with --blockers each blocker built right, seated, against its whole reading (unsettled).
+"""
 
 import argparse
 import copy
@@ -99,17 +102,19 @@ PENALTY = 100  # % of the centre a mT missed: steep, so that the search ends on 
 EDGE = 0.1  # mT: the miss a search's last pose may keep and count as read (a lower, safe-side figure)
 
 
-class WeakDie:
+class SearchedDie:
     """A die of `name` with its ring magnet k (C N E S W of its face down) at `strength` of its
-    remanence, in `family` under spec's own lines, every tolerance searched but `fixed` ({what
-    (search.MAGNET's): fraction}: that weak magnet's held, its size and remanence at the magnet
-    check's weakest passing corner: h40o): the set-up the weak-die searches share."""
+    remanence (None: built right), in `family` under spec's own lines, every tolerance searched
+    but `fixed` ({what (search.MAGNET's): fraction}: that weak magnet's held, its size and
+    remanence at the magnet check's weakest passing corner: h40o): the set-up the weak-die and
+    crowded searches share."""
 
     def __init__(self, spec, name, k, strength, family, fixed=None):
         self.name, self.k = name, k
         self.reader = Reader(Board(spec))
         self.family = search.families(spec["physics"])[family]
-        self.tolerances = (spec, spec["mechanics"]["jig"]["drill_mm"], True, [(face_down(name), k, ("weak", strength))])
+        faults = [] if strength is None else [(face_down(name), k, ("weak", strength))]
+        self.tolerances = (spec, spec["mechanics"]["jig"]["drill_mm"], True, faults)
         self.fixed = {search.down_magnet(k, what): float(v) for what, v in (fixed or {}).items()}
 
     def worst(self, seed, restart, size=None, reader=None, **kw):
@@ -119,12 +124,19 @@ class WeakDie:
                             np.random.default_rng([seed, self.k, restart]), tolerances=self.tolerances,
                             fixed=self.fixed, **(size or search.DEEP), **kw)
 
+    def margin(self, d):
+        """Readings' (n, 5) margins in counts as worst() measures them: to reading right if the
+        family is seated, else to another piece."""
+        if self.family.seated:
+            return self.reader.seated_margin(d, piece(self.name))
+        return self.reader.closest(d, piece(self.name))[0]
+
 
 def critical(spec, name, k, strength, family, seed, restarts, size=None):
     """(least gone_percent found at which a die of `name` with magnet k (C N E S W of its face
     down) at `strength` of its remanence reads another piece in `family`, its reading): the
     lowest of `restarts` searches (search.DEEP unless `size`), every tolerance searched."""
-    weak = WeakDie(spec, name, k, strength, family)
+    weak = SearchedDie(spec, name, k, strength, family)
     crit = Critical(weak.reader.board, Campaign(spec).per_mT)
     best = (np.inf, None)
     for r in range(restarts):
@@ -141,15 +153,15 @@ def nearest(spec, name, k, strength, family, seed, restarts, size=None, fixed=No
     """The searched smallest margin (counts) to another piece of a die of `name` with magnet k
     at `strength`, in `family`, under spec's own gone_percent: the lowest of `restarts` searches
     with the board's reader (tests/physics/test_misbuilt.py's nearest_other, restarted), `fixed`
-    held (WeakDie)."""
-    weak = WeakDie(spec, name, k, strength, family, fixed)
+    held (SearchedDie)."""
+    weak = SearchedDie(spec, name, k, strength, family, fixed)
     return min(weak.worst(seed, r, size)[0] for r in range(restarts))
 
 
 def crowded_nearest(spec, name, k, strength, family, seed, fixed=None, draws=6, size=None, passes=4):
     """(margin in counts to another piece, the reading (1, 5) counts, the neighbours [(square,
     piece or None)]) of a die of `name` with magnet k at `strength` (its `fixed` tolerances
-    held, WeakDie) at its searched alone worst in `family`, under spec's own lines, with a die
+    held, SearchedDie) at its searched alone worst in `family`, under spec's own lines, with a die
     seated on each of the eight squares around chosen against it: coordinate descent over every
     piece x `draws` seated poses and none, `passes` times round the squares, read through that
     die's and board's own readout (search.worst's `made`: fields add; the readout is not
@@ -165,23 +177,24 @@ def joint_nearest(spec, name, k, strength, family, seed, fixed=None, draws=6, si
     added at its sensors, then chooses the neighbours again from the last choice against the die
     and board found. Its first turn is crowded_nearest. The least margin of the turns, and each
     turn's, in counts: (margin, reading, neighbours, [margin a turn]). Still a found worst: an
-    upper bound on the crowded margin."""
-    weak = WeakDie(spec, name, k, strength, family, fixed)
+    upper bound on the crowded margin. A seated `family` (strength None: a die built right): the
+    margin to reading right, the neighbours chosen against it."""
+    searched = SearchedDie(spec, name, k, strength, family, fixed)
     near = _candidates(Campaign(spec, seed=seed), np.random.default_rng(seed), draws)
     pick = np.zeros(len(NEIGHBOURS), int)  # candidate 0 on each square: none
     around, best, by_turn = None, None, []
     for _ in range(turns):
         made = []
-        _, (pose, _) = weak.worst(seed, 0, size, around=around, made=made)
+        _, (pose, _) = searched.worst(seed, 0, size, around=around, made=made)
         die, board = made[0]
         own = Fields()
         own.add(np.arange(1), die, [pose], board.sensors)
         own = own.total(1)
         field = _around(spec, board, near)
-        pick = _choose(weak.reader, name, board, own, field, pick, passes)
+        pick = _choose(searched.margin, board, own, field, pick, passes)
         around = field[np.arange(len(NEIGHBOURS)), pick].sum(0)
         d = board.read(own + around, noise=False)
-        by_turn.append(float(weak.reader.closest(d, piece(name))[0][0]))
+        by_turn.append(float(searched.margin(d)[0]))
         if best is None or by_turn[-1] < best[0]:
             best = (by_turn[-1], d, [(sq, near[j - 1][0] if j else None) for sq, j in zip(NEIGHBOURS, pick)])
     return best + (by_turn,)
@@ -207,17 +220,17 @@ def _around(spec, board, near):
     return field
 
 
-def _choose(reader, name, board, own, field, pick, passes):
+def _choose(margin, board, own, field, pick, passes):
     """The candidates on the squares around (indices into field's second axis) that bring a die
-    of `name` whose own field is `own` nearest another piece on `board`: coordinate descent from
-    `pick`, `passes` times round the squares (fields add; each choice read through the board)."""
+    whose own field is `own` to its least `margin` on `board`: coordinate descent from `pick`,
+    `passes` times round the squares (fields add; each choice read through the board)."""
     pick = pick.copy()
     squares = np.arange(len(field))
     rows = np.zeros(field.shape[1], int)
     for _ in range(passes):
         for i in squares:
             rest = field[squares, pick].sum(0) - field[i, pick[i]]
-            m = reader.closest(board.read(own + rest + field[i], rows=rows, noise=False), piece(name))[0]
+            m = margin(board.read(own + rest + field[i], rows=rows, noise=False))
             pick[i] = int(np.argmin(m))  # ties keep the first: the empty square, then the first drawn
     return pick
 
@@ -293,9 +306,10 @@ def joint(spec, name, k, strength, family, seed, args, size, per):
     c0 = time.process_time()
     m, d, around, turns = joint_nearest(spec, name, k, strength, family, seed, fixed, args.draws, size,
                                         turns=args.joint)
-    print("joint | %s %s | %s | strength %.4f held %s | seed %d | strict_gone_percent %s | %d draws | margin (mT) "
+    print("joint | %s | %s | strength %s held %s | seed %d | strict_gone_percent %s | %d draws | margin (mT) "
           "%+.2f, by turn %s | reading (counts) %s | around %s | %.0f s CPU"
-          % (name, "CNESW"[k], family, strength, args.fixed, seed, spec["sensing"]["strict_gone_percent"],
+          % (name if strength is None else "%s %s" % (name, "CNESW"[k]), family, strength, args.fixed, seed,
+             spec["sensing"]["strict_gone_percent"],
              args.draws, m / per, " ".join("%+.2f" % (t / per) for t in turns), np.round(d[0]).astype(int).tolist(),
              ", ".join("%+d%+d %s" % (sx, sy, p) for (sx, sy), p in around if p), time.process_time() - c0),
           flush=True)
@@ -317,12 +331,20 @@ def main(argv=None):
                     help="search each weak die with dice around, pose and neighbours together (joint_nearest), "
                          "this many turns (1: crowded_nearest), under the board's lines or --margin-at's")
     ap.add_argument("--draws", type=int, default=6, help="--joint: seated dice of each piece to choose from")
+    ap.add_argument("--blockers", action="store_true",
+                    help="--joint: each blocker built right, seated, against its whole reading, not the weak dice")
     ap.add_argument("--fixed", help="--joint: the weak magnet's remanence,diameter,height held at these fractions "
                                     "(1,0,0: the magnet check's weakest passing, smallest corner)")
     args = ap.parse_args(argv)
     spec = json.loads(BOARD_FILE.read_text())
     per = Campaign(spec).per_mT
     size = dict(zip(("starts", "rounds", "corners"), map(int, args.size.split(","))))
+    if args.joint and args.blockers:
+        for name in ("white blocker", "black blocker"):
+            for seed in args.seeds:
+                joint(spec if not args.margin_at else with_gone(spec, args.margin_at, args.line), name, 0, None,
+                      "seated", seed, args, size, per)
+        return
     pairs = dangerous(spec["dice"])
     print("dangerous:", ", ".join("%s %s" % (n, "CNESW"[k]) for n, k in pairs))
     if args.pairs != "all":
