@@ -89,7 +89,7 @@ def test_the_weakest_passing_magnet_at_its_alone_worst_with_dice_chosen_around_i
     read as another piece at the board's strict line (at 8 %: +0.85 and +1.98 mT). At 10 %, the
     line before, the same search reads black 4's die as black's blocker (-0.53 mT): it can fail.
     Not the whole claim: searched together with its neighbours, the die's pose reads black's
-    blocker at 8 % too (hardware/README.md, issue 40 still open)."""
+    blocker at 8 % too (the expected failure below; hardware/README.md, issue 40 still open)."""
     spec = SPEC if line is None else gone.with_gone(SPEC, line, "strict_gone_percent")
     m, d, around = gone.crowded_nearest(spec, name, k, TIE_STRENGTH, "tipping flat", seed, TIE)
     assert (m > 0) == holds, "%s %s at %d %%: %+.2f mT, %s" % (
