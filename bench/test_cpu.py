@@ -26,6 +26,7 @@ import os
 import resource
 import subprocess
 import sys
+import time
 from collections import defaultdict
 
 import pytest
@@ -51,11 +52,12 @@ def pytest_sessionstart(session):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    own, kids = _cpu(), _cpu(resource.RUSAGE_CHILDREN)
+    own, kids, began = _cpu(), _cpu(resource.RUSAGE_CHILDREN), time.monotonic()
     yield
     if LOG:
         own, kids = _cpu() - own, _cpu(resource.RUSAGE_CHILDREN) - kids  # pytest's own, and its children's
-        line = json.dumps({"test": item.nodeid, "cpu": round(own + kids, 3), "own": round(own, 3)})
+        line = json.dumps({"test": item.nodeid, "cpu": round(own + kids, 3), "own": round(own, 3),
+                           "wall": round(time.monotonic() - began, 3)})  # (under the run's load)
         with open(LOG, "a") as log:  # one short line a write: the workers' lines do not interleave
             log.write(line + "\n")
 
