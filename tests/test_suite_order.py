@@ -2,10 +2,14 @@
 measured tests/file_cpu.txt), the files the table does not know last, each file whole and in its order;
 and xdist hands the files out in that order, not sorted again by their number of tests."""
 
+import importlib.util
+from pathlib import Path
 from types import SimpleNamespace
 
-import conftest
-
+# tests/conftest.py by its path: `import conftest` finds whichever folder's conftest a worker loaded last
+_spec = importlib.util.spec_from_file_location("doce_tests_conftest", Path(__file__).with_name("conftest.py"))
+conftest = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(conftest)
 ROOT = conftest.ROOT
 
 
