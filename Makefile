@@ -28,12 +28,14 @@ sim: $(BIN)/.player
 # run in real time (a USB line paced at 115200 baud, a board's scans), a worker busy a fraction of the
 # time, so eight still leave two cores' work to do; the suite must pass so on two cores (deadlines are
 # sized from the work: tests/waiting.py). On two cores, alone, pytest took 12 min 31 s with eight and
-# 12 min 47 s to 15 min 09 s with four.
+# 12 min 47 s to 15 min 09 s with four. The files go out heaviest first (tests/file_cpu.txt, measured;
+# tests/conftest.py orders each worker's collection), not by their number of tests as xdist sorts them: a
+# heavy file of few tests started last left a core idle to the end.
 TEST_WORKERS ?= 8
 
 test: $(BIN)/.installed
 	$(BIN)/ruff check --quiet .
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Issue 41's whole power-cut campaign for remote play: a cut at every flash write of every step of a
 # four-round remote match on either board, some 1,700 cuts over 42 matches (bench/remote_campaign.py).

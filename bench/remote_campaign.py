@@ -8,9 +8,10 @@ without cuts counts each step's writes; the points are spread over as few matche
 board cut at most once a step); `--workers` matches run at once, each worker with its own Mosquitto.
 Every match must end with both boards holding the same whole match, every play once, scored as the
 referee scores it, and after every recovery the board's heap must hold (the largest block free at
-least 4 KB, and neither it nor the least free heap shrinking across the match). Prints the figures,
-and exits 1 if any match failed. `make test` plays one match of it (tests/fleet/test_remote_campaign.py);
-this, the whole campaign, is run by hand (`make campaign`), not by CI.
+least 4 KB, and neither its best nor the free heap after a collection shrinking across the match:
+tests/fleet/remote_campaign.py assert_heap_holds). Prints the figures, and exits 1 if any match failed.
+`make test` plays one match of it (tests/fleet/test_remote_campaign.py); this, the whole campaign, is run
+by hand (`make campaign`), not by CI.
 """
 
 import argparse

@@ -9,6 +9,8 @@ from browser import chromium
 from waiting import completed
 
 ROOT = Path(__file__).resolve().parent.parent
+# Each test file's CPU seconds, measured (bench/test_cpu.py --order wrote it; its head says against what)
+FILE_CPU = Path(__file__).with_name("file_cpu.txt")
 
 
 def micropython_path():
@@ -41,6 +43,32 @@ def pytest_unconfigure(config):
         from doce_host.image import CACHE_ENV
         os.environ.pop(CACHE_ENV, None)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def file_costs(path=FILE_CPU):
+    """{test file's node id: its CPU seconds} from the order table."""
+    costs = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            cpu, name = line.split()
+            costs[name] = float(cpu)
+    return costs
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    """An xdist worker's collection, heaviest file first (FILE_CPU), the files it does not know last, each in
+    the collection's order, and each file's tests in theirs. `make test` (--dist loadfile
+    --no-loadscope-reorder) hands the files out in this order; xdist's own sorts them by their number of
+    tests, and a file of few heavy tests (tests/opponent/test_opponent.py: 72 s of CPU) began late and ran
+    on alone, one core idle, at the end. Every worker must collect the same list: the table is a file of the
+    tree, read the same by each. Not in a run without workers: it keeps the order it was asked for."""
+    if not hasattr(config, "workerinput"):
+        return
+    costs = file_costs()
+    known = [item for item in items if item.nodeid.split("::")[0] in costs]
+    known.sort(key=lambda item: -costs[item.nodeid.split("::")[0]])  # (stable: a file's tests stay in order)
+    items[:] = known + [item for item in items if item.nodeid.split("::")[0] not in costs]
 
 
 @pytest.fixture(scope="module")

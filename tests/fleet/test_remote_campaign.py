@@ -6,8 +6,12 @@ recovery neither runs short nor shrinks across the match, and their flash holds 
 and no more. The whole campaign (every write of every
 step: some 1,700 cuts over 42 matches) is bench/remote_campaign.py, which `make campaign` runs."""
 
+import json
+from pathlib import Path
+
+import pytest
 from littlefs import LittleFS
-from remote_campaign import assert_heap_holds, play, subset, summary
+from remote_campaign import RECORD, SLACK, assert_heap_holds, play, subset, summary
 
 from doce_host import image
 
@@ -44,3 +48,28 @@ def assert_flash_holds(folder):
         fs = flash((folder / board / "flash.img").read_bytes())
         assert set(fs.listdir("/")) == set(fresh.listdir("/")) | MATCH_FILES, board
         assert fs.used_block_count <= fresh.used_block_count + 8, (board, fs.used_block_count)
+
+
+def recorded():
+    """A match's recoveries as the campaign records them ([step, board, heap, power-ons]): int10's CI run
+    of the test above (campaign_recoveries.json says where from), whose largest blocks were the luck of
+    where each board's kept objects fell: 48,736 bytes whole, or 31 to 48 KB, at any step."""
+    data = json.loads((Path(__file__).with_name("campaign_recoveries.json")).read_text())
+    return [[step, board, {"low": low, "largest": largest, "free": free}, ons]
+            for step, board, low, largest, free, ons in data["recoveries"]]
+
+
+def test_the_heap_check_passes_a_match_whose_largest_blocks_were_luck():
+    assert_heap_holds(recorded())  # (its upper quartiles, compared before, fell 5,104 bytes: it failed)
+
+
+def test_the_heap_check_fails_a_heap_splitting_or_leaking_as_the_match_grows():
+    """The same match, its largest blocks shrinking with the step (a heap splitting as the match grows,
+    issue 41), or its free heap (a leak): past SLACK or RECORD by the last third, the check fails."""
+    steps = max(r[0] for r in recorded())
+    for key, by in (("largest", SLACK["largest"] + RECORD), ("free", RECORD + 512)):
+        shrunk = recorded()
+        for step, _, heap, _ in shrunk:
+            heap[key] -= by * step // steps * 3 // 2
+        with pytest.raises(AssertionError, match=r"^\('%s'" % key):
+            assert_heap_holds(shrunk)
