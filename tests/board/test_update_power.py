@@ -10,7 +10,7 @@ import pytest
 from doce_host import image, update
 from doce_host.sim import SimBoard
 from test_slots import pointer_of
-from test_update import KEY, SMALL, commit, keyed, send
+from test_update import KEY, SMALL, commit, keyed, send, sent_whole
 
 LAST = 3  # chunks not sent before the snapshot: two within the last file, then the one that ends it
 # Scans after a boot for the board to be up: a slot on trial is healthy after firmware/slots.py UP_SCANS (100,
@@ -30,7 +30,7 @@ def snapshot(package, tmp_path_factory):
     with SimBoard(tmp_path_factory.mktemp("reference")) as sim:
         keyed(sim)
         upto = (len(package) - 1) // update.CHUNK * update.CHUNK - (LAST - 1) * update.CHUNK
-        assert send(sim, package, upto=upto)["received"] == upto
+        assert sent_whole(sim, package, upto=upto)["received"] == upto
         sim.stop()
         return sim.flash.read_bytes()
 
