@@ -123,10 +123,11 @@ def test_a_seated_blocker_with_dice_chosen_around_it_reads_right():
 
 
 def test_the_joint_search_s_turns_only_fall():
-    """Each turn of gone.joint_nearest starts its search from the last turn's worst too (search.worst's
-    start, the same rng: the same die and board) and its neighbours' descent from the last choice, so
-    no turn's margin is above the last's. Cold, this small search's turns read +3.99, +2.89, +9.78,
-    +2.95 mT (black 4's W at the weakest passing corner, tipping flat, seed 1): it can fail."""
+    """Each turn of gone.joint_nearest searches afresh and from the last turn's worst too (search.worst's
+    start, the same rng: the same die and board), keeping the lower, and its neighbours' descent starts
+    from the last choice, so no turn's margin is above the last's. Afresh only, this small search's
+    turns read +3.99, +2.89, +9.78, +2.95 mT (black 4's W at the weakest passing corner, tipping flat,
+    seed 1): it can fail."""
     size = {"starts": 200, "rounds": 3, "corners": 2}
     *_, turns = gone.joint_nearest(SPEC, "black 4", 4, TIE_STRENGTH, "tipping flat", 1, TIE, draws=3, size=size,
                                    turns=4)
