@@ -98,7 +98,7 @@ def test_the_weakest_passing_magnet_at_its_alone_worst_with_dice_chosen_around_i
 
 @pytest.mark.xfail(strict=True, reason="issue 40, open: searched together with dice chosen around it, the weakest "
                                        "passing magnet's die reads its blocker at the strict line 8 % (-0.20 mT here, "
-                                       "-0.66 mT in 6 turns of 25 draws: hardware/README.md)")
+                                       "-0.16 mT in 6 turns of 25 draws: hardware/README.md)")
 def test_the_weakest_passing_magnet_with_its_pose_and_dice_around_searched_together_reads_no_other_piece():
     """The claim test_the_weakest_passing_magnet_at_its_alone_worst... holds for one found pose,
     searched jointly (gone.joint_nearest: the die's pose and every tolerance searched with its
