@@ -175,18 +175,29 @@ def joint_nearest(spec, name, k, strength, family, seed, fixed=None, draws=6, si
     searched together, in `turns` turns (r40u's joint search, issue 40): each turn searches the
     die's pose and every tolerance (search.worst) with the field of the neighbours chosen so far
     added at its sensors, then chooses the neighbours again from the last choice against the die
-    and board found. Its first turn is crowded_nearest. The least margin of the turns, and each
-    turn's, in counts: (margin, reading, neighbours, [margin a turn]). Still a found worst: an
-    upper bound on the crowded margin. A seated `family` (strength None: a die built right): the
-    margin to reading right, the neighbours chosen against it."""
+    and board found; each turn's search is made afresh and again from the last turn's worst too
+    (search.worst's start), the lower kept, and the neighbours' descent starts from the last
+    choice, so a turn's margin is never above the last's (a fresh search alone rose and fell by
+    turns; a warm one alone stayed in its first basin). Its first turn is crowded_nearest. The
+    least margin of the turns, and each turn's, in counts: (margin, reading, neighbours, [margin a
+    turn]). Still a found worst: an upper bound on the crowded margin. A seated `family`
+    (strength None: a die built right): the margin to reading right, the neighbours chosen
+    against it."""
     searched = SearchedDie(spec, name, k, strength, family, fixed)
     near = _candidates(Campaign(spec, seed=seed), np.random.default_rng(seed), draws)
     pick = np.zeros(len(NEIGHBOURS), int)  # candidate 0 on each square: none
-    around, best, by_turn = None, None, []
+    around, best, by_turn, start = None, None, [], None
     for _ in range(turns):
+        # each turn searched afresh (its basins) and, after the first, warm too (the last turn's worst
+        # among its starts; same rng, so the same die and board): the lower, never above the last turn
         made = []
-        _, (pose, _) = searched.worst(seed, 0, size, around=around, made=made)
-        die, board = made[0]
+        m, (pose, _) = searched.worst(seed, 0, size, around=around, made=made)
+        if start is not None:
+            warm = []
+            m_warm, (pose_warm, _) = searched.worst(seed, 0, size, around=around, made=warm, start=start)
+            if m_warm < m:
+                pose, made = pose_warm, warm
+        die, board, start = made[0]
         own = Fields()
         own.add(np.arange(1), die, [pose], board.sensors)
         own = own.total(1)

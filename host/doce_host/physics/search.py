@@ -374,7 +374,7 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
           readings=None, corners=3, sensor=None, turn=None, fixed=None, polish=0, pose_corners=None, around=None,
-          made=None):
+          made=None, start=None):
     """(margin in counts, Pose) of the worst pose search finds for `die` (the piece `name`,
     'white 4') on board row `row`: the smallest margin to another piece, or to reading right
     if the family is seated (built wrong: the largest, > 0 where it reads right and would pass
@@ -397,8 +397,10 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     basin (a magnet slipped, played and pushed the same way) the same way whatever the seed.
     `around`: a field (mT at the five sensors) added to the die's before its readout: dice on the
     squares around (gone.joint_nearest). `made` (with tolerances): a list to append the worst's
-    own (die, Boards of one row) to, built as the search built them (the seed of what it does not
-    search is its own), to read it with other dice around."""
+    own (die, Boards of one row, params: pose then fractions) to, built as the search built them
+    (the seed of what it does not search is its own), to read it with other dice around. `start`
+    (random starts only): rows of params (made's) scored with the random starts, so a search with
+    the same rng from a worst found before ends no higher than that worst scores now."""
     ph = boards.physics if tolerances is None else tolerances[0]["physics"]
     piece = piece_value(name)
     drawn = 90 * int(rng.integers(4))
@@ -458,6 +460,8 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         starts, rounds = 0, 0
     else:
         params = lo + (hi - lo) * rng.random((starts, len(lo)))
+        if start is not None:  # drawn all the same, so the rng's later draws are as without it
+            params = np.concatenate([params, np.clip(np.reshape(start, (-1, len(lo))), lo, hi)])
         margin, pose_list, _ = score(params)
         best = np.argsort(margin)[:keep]
         params, margin = params[best], margin[best]
@@ -481,5 +485,5 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         readings.append(d[0])
     if made is not None and tolerances:
         (own,), board = build(params[:1, poses_n:])
-        made.append((own, board))
+        made.append((own, board, params[0].copy()))
     return float(m[0]) * (-1 if family.built_wrong else 1), pose_list[0]
