@@ -116,9 +116,11 @@ def test_the_watchdog_counts_a_busy_hosts_wait_for_a_core_as_the_hosts_not_the_f
     """Held past its timeout by the wall clock alone, the simulated watchdog reset a board whose
     process waited for a core (a board check's step, at load 24 on two cores: CI). Past it by the
     host's load too, it resets; a loop stuck on purpose (stall) resets by its own time, however busy."""
+    # Fed 150 ms ago by the clock, not by a sleep: a process waiting for a core (CI's load 25)
+    # woke from a 150 ms sleep past 2.0 x 100 ms, so the hold is set and the load's stretch is wide.
     script = ("import sys, time\nsys.path[:0] = [%r]\nimport machine\nmachine.real_time = True\n"
-              "machine.WDT(timeout=100)\ntime.sleep_ms(150)\n"
-              "for busy in (2.0, 1.0):\n"
+              "machine.WDT(timeout=100)\nmachine.fed_us = time.ticks_add(time.ticks_us(), -150000)\n"
+              "for busy in (50.0, 1.0):\n"
               "    machine._host_busy = lambda: busy\n"
               "    try:\n        machine._watch()\n        print('held', busy)\n"
               "    except SystemExit:\n        print('reset', busy)\n"
@@ -126,7 +128,7 @@ def test_the_watchdog_counts_a_busy_hosts_wait_for_a_core_as_the_hosts_not_the_f
               "try:\n    machine.stall(150)\n    print('stalled')\nexcept SystemExit:\n    print('reset stalled')\n"
               % str(SIM_DEVICE))
     run = completed([tool("micropython"), "-c", script], cwd=tmp_path)
-    assert run.stdout.split("\n")[:3] == ["held 2.0", "reset 1.0", "reset stalled"], run.stdout + run.stderr
+    assert run.stdout.split("\n")[:3] == ["held 50.0", "reset 1.0", "reset stalled"], run.stdout + run.stderr
 
 
 def test_the_simulated_chip_says_why_it_reset_as_micropython_1_28_does(tmp_path):
