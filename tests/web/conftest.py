@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pages import Page
+from pages import SimPage
 from waiting import stretched
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,7 +18,7 @@ ARTIFACTS = Path(os.environ.get("DOCE_ARTIFACTS", ROOT / "test-artifacts")) / "w
 
 @pytest.fixture
 def sim_page(tmp_path):
-    page = Page("sim", "--folder", str(tmp_path / "flash"))
+    page = SimPage(tmp_path / "flash")
     yield page
     page.close()
 
