@@ -16,10 +16,9 @@ NOT_BY_COLOUR = ("dim", "bright", "marked", "hatched", "dashed", "ring", "frame"
 
 
 @pytest.mark.parametrize("screen", sorted(SCREENS))
-def test_what_to_do_now_is_in_view_without_scrolling(browser, sim_page, screen, shots):
-    context = browser.new_context(viewport=SCREENS[screen], **({"is_mobile": True, "has_touch": True,
-                                                                "device_scale_factor": 3} if screen == "phone" else {}))
-    tab = context.new_page()
+def test_what_to_do_now_is_in_view_without_scrolling(devices, sim_page, screen, shots):
+    tab = devices(viewport=SCREENS[screen], **(
+        {"is_mobile": True, "has_touch": True, "device_scale_factor": 3} if screen == "phone" else {})).new_page()
     try:
         tab.goto(sim_page.url)
         tab.wait_for_selector("#board svg .square")
@@ -29,7 +28,7 @@ def test_what_to_do_now_is_in_view_without_scrolling(browser, sim_page, screen, 
         assert "click an empty square" in tab.locator("#how").text_content()
         tab.screenshot(path=str(shots("how-%s.png" % screen)))
     finally:
-        context.close()
+        tab.close()
 
 
 def test_the_rules_and_the_lights_are_a_click_away(page):
