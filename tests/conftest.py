@@ -33,6 +33,9 @@ def pytest_configure(config):
     and each doce process a test starts (doce sim, doce flash...) built the app afresh, some 2 s of a core's
     work each. Made by the first pytest process (the controller); its workers and their children inherit it."""
     from doce_host.image import CACHE_ENV
+    # And the doce processes compile the host's modules once, not each (0.2 s of a core a process):
+    # an environment that says not to write bytecode (PYTHONDONTWRITEBYTECODE) is not asked for here.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     if not os.environ.get(CACHE_ENV):
         config.mpy_cache = os.environ[CACHE_ENV] = tempfile.mkdtemp(prefix="doce-mpy-")
 
