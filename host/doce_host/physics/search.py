@@ -97,16 +97,12 @@ def _seated_pose(physics, down, turn, p, die):
 
 
 def _seated_poses(physics, down, turn, params, dice_list):
-    """_seated_pose for each row of `params` and its die: the walls' room worked out once for
-    every row of a die of the same side (a search's rows mostly move the die's other tolerances)."""
-    out = [None] * len(params)
-    sides = np.array([d[1] for d in dice_list])
-    for side in np.unique(sides):
-        these = np.flatnonzero(sides == side)
-        placed = poses.placed(physics, down, turn, params[these, 2], params[these, :2], side)
-        for k, pose in zip(these, placed):
-            out[k] = None if pose is None else poses.rocked(pose, dice_list[k], params[k, 3])
-    return out
+    """_seated_pose for each row of `params` and its die: the walls' room worked out for every
+    row at once (poses.placed, each row at its own die's side)."""
+    sides = np.array([d[1] for d in dice_list], float)
+    placed = poses.placed(physics, down, turn, params[:, 2], params[:, :2], sides)
+    return [None if pose is None else poses.rocked(pose, die, toward)
+            for pose, die, toward in zip(placed, dice_list, params[:, 3])]
 
 
 def _held_pose(physics, down, turn, p, die):
@@ -144,17 +140,11 @@ def _tipping_poses(physics, down, turn, params, dice_list):
 
 
 def _in_well_each(physics, pose_list, dice_list, at):
-    """poses.in_well of each pose for its die (at: each row's (fx, fy), or None), one
-    poses.fitting per die side: the walls' room of a pose depends on it and its side alone."""
-    out = [None] * len(pose_list)
+    """poses.in_well of each pose for its die (at: each row's (fx, fy), or None), in one
+    poses.fitting, each pose at its die's side: the walls' room of a pose depends on it and its
+    side alone (a search drawing every tolerance has as many sides as rows)."""
     sides = np.array([d[1] for d in dice_list], float)
-    for side in np.unique(sides):
-        these = np.flatnonzero(sides == side)
-        fitted = poses.fitting(physics, [pose_list[k] for k in these], dice_list[these[0]][1],
-                               None if at is None else [at[k] for k in these], squaring=False)
-        for k, pose in zip(these, fitted):
-            out[k] = pose
-    return out
+    return poses.fitting(physics, pose_list, sides, None if at is None else list(at), squaring=False)
 
 
 # The tolerances searched with a pose (tolerances.py's names): per magnet of every face, the
