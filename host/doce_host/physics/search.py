@@ -313,6 +313,27 @@ def _polish(score, params, margin, lo, hi, first, rng, cycles, tries, passes, he
     return params[None], np.array([margin])
 
 
+def _once(read):
+    """`read(params)` -> (poses, readings, fields), each row worked out once a search: a row
+    scored before (a corner pass moves each tolerance to an end it may already be at, and
+    scores the best row again) is looked up, not rebuilt. A row's result is its own, whatever
+    else is in the batch (built's one_noise; every step after is row by row)."""
+    seen = {}
+
+    def rows(params):
+        keys = [p.tobytes() for p in params]
+        new = {}
+        for k, key in enumerate(keys):
+            if key not in seen:
+                new.setdefault(key, k)
+        if new:
+            pose_list, d, bz = read(params[list(new.values())])
+            seen.update(zip(new, zip(pose_list, d, bz)))
+        got = [seen[key] for key in keys]
+        return [g[0] for g in got], np.array([g[1] for g in got]), np.array([g[2] for g in got])
+    return rows
+
+
 def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us, faults=()):
     """The die (kind of `name`) and a Boards of one row per row of `fractions` (n, TOLERANCES),
     every searched tolerance pinned there; what is not searched (the face down's and up's glue
@@ -401,8 +422,10 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
     # saturated (toward the sensor's rail) for all but the weakest magnets, and shows no slope.
     mode = {"field": sensor is not None and family.seated}
 
-    def score(params):
-        """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
+    @_once
+    def read(params):
+        """Each row's pose (None where the well's walls do not allow it), its noiseless reading
+        and its field (n, 5), nan where not read."""
         if tolerances:
             spec, hole, calibrated = tolerances[:3]
             dice_list, board = built(ph, spec, name, params[:, poses_n:], hole, seed, reader.board.baseline,
@@ -412,16 +435,23 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
             dice_list, board, rows = [die] * len(params), boards, np.full(len(params), row)
         pose_list = family.make_all(ph, down, turn, params, dice_list)
         fit = [k for k, pose in enumerate(pose_list) if pose is not None]
-        margin = np.full(len(pose_list), np.inf)
-        d = np.full((len(pose_list), 5), np.nan)
+        d, bz = np.full((len(pose_list), 5), np.nan), np.full((len(pose_list), 5), np.nan)
         if fit:
             fields = Fields()
             fields.add_each(np.arange(len(fit)), [dice_list[k] for k in fit], [pose_list[k] for k in fit],
                             board.sensors[rows[fit]])
-            bz = fields.total(len(fit))
-            d[fit] = board.read(bz, rows=rows[fit], noise=False)
+            bz[fit] = fields.total(len(fit))
+            d[fit] = board.read(bz[fit], rows=rows[fit], noise=False)
+        return pose_list, d, bz
+
+    def score(params):
+        """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
+        pose_list, d, bz = read(params)
+        fit = [k for k, pose in enumerate(pose_list) if pose is not None]
+        margin = np.full(len(pose_list), np.inf)
+        if fit:
             if mode["field"]:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
-                want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[:, aim]
+                want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[fit, aim]
                 margin[fit] = np.where(want == 0, -np.abs(b), np.where(want == 1, b, -b))
             else:
                 margin[fit] = (reader.check_margin(d[fit], piece, aim) * (-1 if family.built_wrong else 1)
