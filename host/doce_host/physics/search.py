@@ -371,16 +371,22 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
                                     hole=hole, faults=faults)
         made.update({unique[j].tobytes(): die for j, die in zip(these, built_now)})
     dice_out = [made[f[:GLUES + 5].tobytes()] for f in fractions]
+    # rows that move only the die or the pose share a board: each board built once (Boards'
+    # one_noise: a row's board is its pins' whatever else is in the batch), then taken per row
+    first, which = {}, []
+    for k, f in enumerate(fractions):
+        which.append(first.setdefault(f[GLUES + 5:].tobytes(), (len(first), k))[0])
+    board_rows = fractions[[k for _, k in first.values()]]
     i = GLUES + 4 + 1
     pins = {}
     for what, n in BOARD:
-        pins[what] = fractions[:, i:i + n]
+        pins[what] = board_rows[:, i:i + n]
         i += n
     pins["board switch drop"] = pins["switch drop"][:, :1]
     pins["inl"] = pins["inl"][:, None, :]  # per chip (n, 1, INL_KNOTS)
-    boards = Boards(physics, len(fractions), np.random.default_rng(seed), reference, calibrated=calibrated,
+    boards = Boards(physics, len(board_rows), np.random.default_rng(seed), reference, calibrated=calibrated,
                     power_on_us=power_on_us, pins=pins, one_noise=True)
-    return dice_out, boards
+    return dice_out, boards.take(np.array(which))
 
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
