@@ -342,8 +342,7 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     down = face_down(name)
     kind = name if name.endswith("blocker") else name.split()[0] + " 1"
     faces = face_order(down)
-    # rows that move only the pose or the board share a die; dice alike but for their continuous
-    # tolerances (the same glue turns and hand) are built at once
+    # rows that move only the pose or the board share a die; the others are built at once
     keys = {}
     for f in fractions:
         keys.setdefault(f[:GLUES + 5].tobytes(), f[:GLUES + 5])
@@ -351,25 +350,21 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     glues = (4 * np.minimum(unique[:, GLUES:GLUES + 4], 0.999)).astype(int)
     if glue_rule(kind, physics):  # the sheet's rule turns every face, whatever its glue draws say
         glues[:] = 0
-    discrete = np.column_stack([glues, (2 * np.minimum(unique[:, GLUES + 4], 0.999)).astype(int)])
-    made = {}
-    for group in np.unique(discrete, axis=0):
-        these = np.flatnonzero((discrete == group).all(1))
-        f = unique[these].T  # (GLUES + 5, n): one die per column
-        pins, i = {"die side": f[0]}, 1
-        for pips in faces:
-            for k in range(5):
-                for what in MAGNET:
-                    pins[(what, pips, k)] = f[i]
-                    i += 1
-                pins[("slip", pips, k)] = f[i:i + 2]
-                pins[("play", pips, k)] = f[i + 2:i + 4]
-                i += 4
-        pins.update({("glue", p): int(g) for p, g in zip(faces[1:5], group[:4])})
-        pins["hand"] = int(group[4])
-        built_now = dice.build_many(kind, spec["dice"], physics, np.random.default_rng(seed), pins, len(these),
-                                    hole=hole, faults=faults)
-        made.update({unique[j].tobytes(): die for j, die in zip(these, built_now)})
+    f = unique.T  # (GLUES + 5, n): one die per column
+    pins, i = {"die side": f[0]}, 1
+    for pips in faces:
+        for k in range(5):
+            for what in MAGNET:
+                pins[(what, pips, k)] = f[i]
+                i += 1
+            pins[("slip", pips, k)] = f[i:i + 2]
+            pins[("play", pips, k)] = f[i + 2:i + 4]
+            i += 4
+    pins.update({("glue", p): glues[:, j] for j, p in enumerate(faces[1:5])})
+    pins["hand"] = (2 * np.minimum(unique[:, GLUES + 4], 0.999)).astype(int)
+    built_now = dice.build_many(kind, spec["dice"], physics, np.random.default_rng(seed), pins, len(unique),
+                                hole=hole, faults=faults)
+    made = {row.tobytes(): die for row, die in zip(unique, built_now)}
     dice_out = [made[f[:GLUES + 5].tobytes()] for f in fractions]
     # rows that move only the die or the pose share a board: each board built once (Boards'
     # one_noise: a row's board is its pins' whatever else is in the batch), then taken per row
