@@ -145,12 +145,14 @@ def test_the_search_pins_every_face_s_magnets_the_side_glues_and_the_hand():
 def test_many_dice_built_at_once_are_each_the_die_built_alone(kind, faults):
     """dice.build_many (the searches' dice, built on arrays) gives, die for die, build()'s magnets
     for that die's pins, to the bit: random fractions for every tolerance, glue turns and hands
-    drawn, and dice with faults."""
+    drawn (one for all the dice, or one per die: search.built builds every die of a batch at
+    once), and dice with faults."""
     rng = np.random.default_rng(7)
     n = 5
-    for glue_turns, hand in ((rng.integers(4, size=4), 0), (rng.integers(4, size=4), 1)):
+    for glue_turns, hand in ((rng.integers(4, size=4), 0), (rng.integers(4, size=4), 1),
+                             (rng.integers(4, size=(4, n)), rng.integers(2, size=n))):
         pins = {"die side": rng.random(n), "hand": hand}
-        pins.update({("glue", p): int(g) for p, g in zip(search.face_order(6)[1:5], glue_turns)})
+        pins.update({("glue", p): g if np.ndim(g) else int(g) for p, g in zip(search.face_order(6)[1:5], glue_turns)})
         for pips in range(1, 7):
             for k in range(5):
                 pins.update({(what, pips, k): rng.random(n) for what in search.MAGNET})

@@ -59,8 +59,8 @@ def build(piece, dice, physics, rng=None, faults=(), hole=None, pins=None):
 
 def build_many(piece, dice, physics, rng, pins, n, faults=(), hole=None):
     """build() for `n` dice at once, alike but for their pinned tolerances: `pins` as build's,
-    each continuous one with one value per die on its last axis (a slip's (2, n)); every draw
-    not pinned (and each face's glue and the hand, pinned as one value) the same for all n.
+    each continuous one with one value per die on its last axis (a slip's (2, n)), each face's
+    glue and the hand one value or one per die (n,); every draw not pinned the same for all n.
     The die i is build(..., pins of die i)'s, to the bit: layout computes it once, on arrays."""
     (at, axis, pol, size, glued, proud, faces, sunk, hand), side = layout(
         piece, dice, physics, Spread(rng, pins), faults, hole, larger=np.maximum)
@@ -73,8 +73,10 @@ def build_many(piece, dice, physics, rng, pins, n, faults=(), hole=None):
     at, axis, pol, size, sunk = rows(at), rows(axis), rows(pol), rows(size), rows(sunk)
     side, proud = side + zero, {p: v + zero for p, v in proud.items()}
     faces = np.array(faces)
-    return [(Magnets(at[i], axis[i], pol[i], size[i], glued, {p: float(v[i]) for p, v in proud.items()}, faces,
-                     sunk[i], hand), float(side[i])) for i in range(n)]
+    glued, hand = {p: g + zero.astype(int) for p, g in glued.items()}, hand + zero.astype(int)
+    return [(Magnets(at[i], axis[i], pol[i], size[i], {p: int(g[i]) for p, g in glued.items()},
+                     {p: float(v[i]) for p, v in proud.items()}, faces, sunk[i], int(hand[i])), float(side[i]))
+            for i in range(n)]
 
 
 def _seat(down, hand=0):

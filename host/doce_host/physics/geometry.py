@@ -63,7 +63,8 @@ def layout(piece, dice, physics, draw, faults=(), hole=None, larger=max):
     docstring), drawn through `draw`, a tolerances.Spread or anything with its `uniform`
     and `integers` (the same draws in the same order, so a seed builds the same die).
     Many dice at once (dice.build_many): `draw` gives each value as an array, one per die,
-    and `larger` is numpy's elementwise maximum; every figure is then such an array.
+    and `larger` is numpy's elementwise maximum; every figure is then such an array, and
+    the glue turns and the hand may be too (pinned per die).
     The die's hand (MIRRORED) is drawn last, so that every draw before it stays as it was.
     A kind of die that the dice sheet glues by a rule (board.json physics.magnet.toward: each
     face's N towards the face it names) is glued so, whatever its glue draws say.
@@ -78,7 +79,7 @@ def layout(piece, dice, physics, draw, faults=(), hole=None, larger=max):
     for pips, (n, t) in FACES.items():
         code = codes[colour + " blocker"] if what == "blocker" else codes["%s %d" % (colour, 7 - pips)]
         e = cross(n, t)
-        glue = int(draw.integers(4, name=("glue", pips)))
+        glue = _whole(draw.integers(4, name=("glue", pips)))
         glued[pips] = glue
         ring_dirs = [t, e, scaled(t, -1), scaled(e, -1)]
         proud[pips] = 0.0
@@ -114,18 +115,46 @@ def layout(piece, dice, physics, draw, faults=(), hole=None, larger=max):
             size.append((d, h))
             faces.append(pips)
             sunk.append(recess)
-    hand = int(draw.integers(2, name="hand"))
+    hand = _whole(draw.integers(2, name="hand"))
     rule = glue_rule(piece, physics)
     if rule:
-        glued = {pips: glue_toward(pips, int(rule[str(pips)]), hand) for pips in FACES}
+        glued = {pips: _toward_either(pips, int(rule[str(pips)]), hand) for pips in FACES}
     for i, ring_dirs, k in rings:
-        at[i] = plus(at[i], scaled(ring_dirs[(k - 1 + glued[faces[i]]) % 4], ring))
-    if hand:  # faces 3 and 4 trade places: half a turn about the die's vertical, each as glued
+        at[i] = plus(at[i], scaled(_pick(ring_dirs, (k - 1 + glued[faces[i]]) % 4), ring))
+    if isinstance(hand, int):
+        if hand:  # faces 3 and 4 trade places: half a turn about the die's vertical, each as glued
+            for i, pips in enumerate(faces):
+                if pips in (3, 4):
+                    at[i] = (-at[i][0], -at[i][1], at[i][2])
+                    axis[i] = (-axis[i][0], -axis[i][1], axis[i][2])
+    else:  # a hand per die (build_many): turned by a sign, -1 where mirrored (x * -1 is -x to the bit)
+        turned = 1 - 2 * hand
         for i, pips in enumerate(faces):
             if pips in (3, 4):
-                at[i] = (-at[i][0], -at[i][1], at[i][2])
-                axis[i] = (-axis[i][0], -axis[i][1], axis[i][2])
+                at[i] = (at[i][0] * turned, at[i][1] * turned, at[i][2])
+                axis[i] = (axis[i][0] * turned, axis[i][1] * turned, axis[i][2])
     return (at, axis, pol, size, glued, proud, faces, sunk, hand), side
+
+
+def _whole(drawn):
+    """A drawn glue turn or hand as an int, or as it is if one per die (an array, build_many)."""
+    return drawn if hasattr(drawn, "__len__") else int(drawn)
+
+
+def _pick(options, index):
+    """options[index], or, for an index per die (an array), each die's: a direction whose parts
+    are 0 or +-1, each part the sum of the one option chosen and zeros (exact)."""
+    if isinstance(index, int):
+        return options[index]
+    return tuple(sum((index == q) * o[c] for q, o in enumerate(options)) for c in range(3))
+
+
+def _toward_either(pips, other, hand):
+    """glue_toward for a hand, or for a hand per die (an array of 0 and 1)."""
+    if isinstance(hand, int):
+        return glue_toward(pips, other, hand)
+    first = glue_toward(pips, other, 0)
+    return first + (glue_toward(pips, other, 1) - first) * hand
 
 
 def glue_rule(piece, physics):

@@ -82,12 +82,16 @@ def screened(spec, colour, candidates):
                 pins.update({("glue", p): g for p in FACES})
                 pins["hand"] = hand
                 magnets, side = dice.build(colour + " 1", spec["dice"], ph, pins=pins, hole=hole)
-                for down in FACES:
-                    at, axis = dice.place(magnets, side, dice.Pose(down=down))
-                    for i in range(len(magnets)):
-                        field[hand, down, j, magnets.face[i], g] += dice.bz(
-                            at[i:i + 1], axis[i:i + 1], magnets.polarisation[i:i + 1], magnets.size[i:i + 1],
-                            squares[b].sensors[0])
+                # each magnet's field at the five sensors, with every face down, in one call
+                placed = [dice.place(magnets, side, dice.Pose(down=down)) for down in FACES]
+                m = len(magnets)
+                each = dice.bz_pairs(np.concatenate([at for at, _ in placed]),
+                                     np.concatenate([axis for _, axis in placed]),
+                                     np.tile(magnets.polarisation, len(FACES)), np.tile(magnets.size, (len(FACES), 1)),
+                                     np.broadcast_to(squares[b].sensors[0], (len(FACES) * m, 5, 3)))
+                for n, down in enumerate(FACES):
+                    for i in range(m):
+                        field[hand, down, j, magnets.face[i], g] += each[n * m + i]
     n = len(candidates)
     faces = np.arange(1, 7)
     out = np.full((n, 6), np.inf)

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .dice import Magnets, Pose, place, place_many, reach
+from .dice import Magnets, Pose, place, place_each, place_many, reach
 
 G = 9.81e-3  # mm per ms^2
 
@@ -68,14 +68,16 @@ def rooms(physics, pose_list, side=None):
     at which the die (its turn, tilt and lift as they are) keeps every point of it below the
     rim inside its well. A pose with low > high on an axis cannot be in the well at all.
 
-    The widest well the tolerances allow and the die's own side (default: the narrowest):
-    the loosest fit, so every offset some board allows is in the room, and a pose refused
+    The widest well the tolerances allow and the die's own side (default: the narrowest; an
+    array: each pose's die's): the loosest fit, so every offset some board allows is in the room, and a pose refused
     fits no board's well. A proud magnet under the die is left out: the die counts as that
     much lower (< 0.1 mm), which only narrows the room."""
     side = physics["die_mm"][0] - physics["die_mm"][1] if side is None else side
     rim, w = physics["well_depth_mm"], well_half(physics)
-    corners = Magnets(CORNERS * side / 2, np.zeros((8, 3)), np.zeros(8), np.zeros((8, 2)), {})
-    at, _ = place_many(corners, side, pose_list)
+    if np.ndim(side):  # a side per pose (a search's rows each draw their die): all at once
+        at, _ = place_each([(_corners(s), s) for s in side], pose_list)
+    else:
+        at, _ = place_many(_corners(side), side, pose_list)
     at = at.reshape(len(pose_list), 8, 3) - np.array([(p.dx, p.dy, 0.0) for p in pose_list])[:, None, :]
     # the die's solid below the rim: its corners there, and where its edges cross the rim
     a, b = at[:, EDGES[:, 0]], at[:, EDGES[:, 1]]
@@ -86,6 +88,11 @@ def rooms(physics, pose_list, side=None):
     low = -w - np.where(below, points, np.inf).min(1)
     high = w - np.where(below, points, -np.inf).max(1)
     return low, high
+
+
+def _corners(side):
+    """A cube of `side` as the magnets of a die: its corners, for place_each to put them."""
+    return Magnets(CORNERS * side / 2, np.zeros((8, 3)), np.zeros(8), np.zeros((8, 2)), {})
 
 
 def well_room(physics, pose, side=None):
@@ -110,7 +117,7 @@ def fitting(physics, pose_list, side=None, at=None, squaring=True, steps=12):
     up to the walls (turned back towards its quarter), then tipped back (less tilt, the same
     pivot), each the least that fits: a die held, tipping or rocking steeper than its well
     holds meets the walls, and they do that (squaring=False: None for it). `at`: each pose's
-    fraction of its room (in_well), or None."""
+    fraction of its room (in_well), or None. `side`: as rooms'."""
     pose_list = list(pose_list)
     low, high = rooms(physics, pose_list, side)
     bad = np.flatnonzero((low > high).any(1)) if squaring else []
@@ -123,7 +130,7 @@ def fitting(physics, pose_list, side=None, at=None, squaring=True, steps=12):
         def fits(frac):
             trial = [replace(pose_list[i], **{key: float(g + f * (v - g))})
                      for i, g, f, v in zip(bad, goal, frac, whole)]
-            lo, hi = rooms(physics, trial, side)
+            lo, hi = rooms(physics, trial, side[bad] if np.ndim(side) else side)
             return ~(lo > hi).any(1)
         ok_at_goal = fits(np.zeros(len(bad)))
         lo, hi = np.zeros(len(bad)), np.ones(len(bad))  # of the way from goal back to whole: lo fits, hi not
@@ -176,12 +183,13 @@ def seated(physics, down, rng, quarter=None, side=None):
 
 
 def placed(physics, down, turn, spin, at, side=None):
-    """Dice of one side seated flat in the widest well: each turned spin[i] (-1 to 1) of the
-    most it can turn from `turn` (most_turn), at[i] = (fx, fy) of the way across the room the
-    walls leave it at that turn (in_well)."""
+    """Dice seated flat in the widest well: each turned spin[i] (-1 to 1) of the most it can turn
+    from `turn` (most_turn), at[i] = (fx, fy) of the way across the room the walls leave it at
+    that turn (in_well). `side`: the dice's (default the narrowest), or an array of each one's."""
     side = physics["die_mm"][0] - physics["die_mm"][1] if side is None else side
-    most = most_turn(physics, side) * (1 - 1e-9)  # a hair less: at the most, rounding leaves no room
-    return fitting(physics, [Pose(down=down, turn=float(turn + s * most)) for s in spin], side, list(at),
+    most = np.broadcast_to([most_turn(physics, s) * (1 - 1e-9) for s in np.ravel(side)],  # a hair less: at
+                           (len(spin),))  # the most, rounding leaves no room
+    return fitting(physics, [Pose(down=down, turn=float(turn + s * m)) for s, m in zip(spin, most)], side, list(at),
                    squaring=False)
 
 

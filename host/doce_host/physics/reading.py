@@ -20,6 +20,7 @@ One row is one square (its five sensors C, N, E, S, W) on a board of its own:
   what is left of the switch-on dip), the sensor's output noise, and the ADC's noise.
 """
 
+from copy import copy
 from dataclasses import replace
 
 import numpy as np
@@ -78,6 +79,17 @@ class Boards:
             self.baseline = middle = np.median(board, axis=1, keepdims=True)
         self.gain = middle / reference
         self.calibrated = calibrated
+
+    def take(self, rows):
+        """These boards' rows `rows` (indices, repeats allowed) as boards of their own: a row
+        taken is the row it was, its parts, baseline and gain as they are (search.built builds
+        a board once for the rows that pin it alike)."""
+        out = copy(self)
+        out.n = len(rows)
+        out.sensors, out.drop, out.rail, out.baseline, out.gain = (
+            np.asarray(a)[rows] for a in (self.sensors, self.drop, self.rail, self.baseline, self.gain))
+        out.parts = self.parts.rows(rows)
+        return out
 
     def read(self, bz, rows=None, noise=True):
         """Counts from the baseline for fields `bz` (m, 5) mT on rows `rows` (default all):

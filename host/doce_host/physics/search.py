@@ -97,16 +97,12 @@ def _seated_pose(physics, down, turn, p, die):
 
 
 def _seated_poses(physics, down, turn, params, dice_list):
-    """_seated_pose for each row of `params` and its die: the walls' room worked out once for
-    every row of a die of the same side (a search's rows mostly move the die's other tolerances)."""
-    out = [None] * len(params)
-    sides = np.array([d[1] for d in dice_list])
-    for side in np.unique(sides):
-        these = np.flatnonzero(sides == side)
-        placed = poses.placed(physics, down, turn, params[these, 2], params[these, :2], side)
-        for k, pose in zip(these, placed):
-            out[k] = None if pose is None else poses.rocked(pose, dice_list[k], params[k, 3])
-    return out
+    """_seated_pose for each row of `params` and its die: the walls' room worked out for every
+    row at once (poses.placed, each row at its own die's side)."""
+    sides = np.array([d[1] for d in dice_list], float)
+    placed = poses.placed(physics, down, turn, params[:, 2], params[:, :2], sides)
+    return [None if pose is None else poses.rocked(pose, die, toward)
+            for pose, die, toward in zip(placed, dice_list, params[:, 3])]
 
 
 def _held_pose(physics, down, turn, p, die):
@@ -144,17 +140,11 @@ def _tipping_poses(physics, down, turn, params, dice_list):
 
 
 def _in_well_each(physics, pose_list, dice_list, at):
-    """poses.in_well of each pose for its die (at: each row's (fx, fy), or None), one
-    poses.fitting per die side: the walls' room of a pose depends on it and its side alone."""
-    out = [None] * len(pose_list)
+    """poses.in_well of each pose for its die (at: each row's (fx, fy), or None), in one
+    poses.fitting, each pose at its die's side: the walls' room of a pose depends on it and its
+    side alone (a search drawing every tolerance has as many sides as rows)."""
     sides = np.array([d[1] for d in dice_list], float)
-    for side in np.unique(sides):
-        these = np.flatnonzero(sides == side)
-        fitted = poses.fitting(physics, [pose_list[k] for k in these], dice_list[these[0]][1],
-                               None if at is None else [at[k] for k in these], squaring=False)
-        for k, pose in zip(these, fitted):
-            out[k] = pose
-    return out
+    return poses.fitting(physics, pose_list, sides, None if at is None else list(at), squaring=False)
 
 
 # The tolerances searched with a pose (tolerances.py's names): per magnet of every face, the
@@ -323,6 +313,27 @@ def _polish(score, params, margin, lo, hi, first, rng, cycles, tries, passes, he
     return params[None], np.array([margin])
 
 
+def _once(read):
+    """`read(params)` -> (poses, readings, fields), each row worked out once a search: a row
+    scored before (a corner pass moves each tolerance to an end it may already be at, and
+    scores the best row again) is looked up, not rebuilt. A row's result is its own, whatever
+    else is in the batch (built's one_noise; every step after is row by row)."""
+    seen = {}
+
+    def rows(params):
+        keys = [p.tobytes() for p in params]
+        new = {}
+        for k, key in enumerate(keys):
+            if key not in seen:
+                new.setdefault(key, k)
+        if new:
+            pose_list, d, bz = read(params[list(new.values())])
+            seen.update(zip(new, zip(pose_list, d, bz)))
+        got = [seen[key] for key in keys]
+        return [g[0] for g in got], np.array([g[1] for g in got]), np.array([g[2] for g in got])
+    return rows
+
+
 def built(physics, spec, name, fractions, hole, seed, reference, calibrated, power_on_us, faults=()):
     """The die (kind of `name`) and a Boards of one row per row of `fractions` (n, TOLERANCES),
     every searched tolerance pinned there; what is not searched (the face down's and up's glue
@@ -331,8 +342,7 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     down = face_down(name)
     kind = name if name.endswith("blocker") else name.split()[0] + " 1"
     faces = face_order(down)
-    # rows that move only the pose or the board share a die; dice alike but for their continuous
-    # tolerances (the same glue turns and hand) are built at once
+    # rows that move only the pose or the board share a die; the others are built at once
     keys = {}
     for f in fractions:
         keys.setdefault(f[:GLUES + 5].tobytes(), f[:GLUES + 5])
@@ -340,36 +350,38 @@ def built(physics, spec, name, fractions, hole, seed, reference, calibrated, pow
     glues = (4 * np.minimum(unique[:, GLUES:GLUES + 4], 0.999)).astype(int)
     if glue_rule(kind, physics):  # the sheet's rule turns every face, whatever its glue draws say
         glues[:] = 0
-    discrete = np.column_stack([glues, (2 * np.minimum(unique[:, GLUES + 4], 0.999)).astype(int)])
-    made = {}
-    for group in np.unique(discrete, axis=0):
-        these = np.flatnonzero((discrete == group).all(1))
-        f = unique[these].T  # (GLUES + 5, n): one die per column
-        pins, i = {"die side": f[0]}, 1
-        for pips in faces:
-            for k in range(5):
-                for what in MAGNET:
-                    pins[(what, pips, k)] = f[i]
-                    i += 1
-                pins[("slip", pips, k)] = f[i:i + 2]
-                pins[("play", pips, k)] = f[i + 2:i + 4]
-                i += 4
-        pins.update({("glue", p): int(g) for p, g in zip(faces[1:5], group[:4])})
-        pins["hand"] = int(group[4])
-        built_now = dice.build_many(kind, spec["dice"], physics, np.random.default_rng(seed), pins, len(these),
-                                    hole=hole, faults=faults)
-        made.update({unique[j].tobytes(): die for j, die in zip(these, built_now)})
+    f = unique.T  # (GLUES + 5, n): one die per column
+    pins, i = {"die side": f[0]}, 1
+    for pips in faces:
+        for k in range(5):
+            for what in MAGNET:
+                pins[(what, pips, k)] = f[i]
+                i += 1
+            pins[("slip", pips, k)] = f[i:i + 2]
+            pins[("play", pips, k)] = f[i + 2:i + 4]
+            i += 4
+    pins.update({("glue", p): glues[:, j] for j, p in enumerate(faces[1:5])})
+    pins["hand"] = (2 * np.minimum(unique[:, GLUES + 4], 0.999)).astype(int)
+    built_now = dice.build_many(kind, spec["dice"], physics, np.random.default_rng(seed), pins, len(unique),
+                                hole=hole, faults=faults)
+    made = {row.tobytes(): die for row, die in zip(unique, built_now)}
     dice_out = [made[f[:GLUES + 5].tobytes()] for f in fractions]
+    # rows that move only the die or the pose share a board: each board built once (Boards'
+    # one_noise: a row's board is its pins' whatever else is in the batch), then taken per row
+    first, which = {}, []
+    for k, f in enumerate(fractions):
+        which.append(first.setdefault(f[GLUES + 5:].tobytes(), (len(first), k))[0])
+    board_rows = fractions[[k for _, k in first.values()]]
     i = GLUES + 4 + 1
     pins = {}
     for what, n in BOARD:
-        pins[what] = fractions[:, i:i + n]
+        pins[what] = board_rows[:, i:i + n]
         i += n
     pins["board switch drop"] = pins["switch drop"][:, :1]
     pins["inl"] = pins["inl"][:, None, :]  # per chip (n, 1, INL_KNOTS)
-    boards = Boards(physics, len(fractions), np.random.default_rng(seed), reference, calibrated=calibrated,
+    boards = Boards(physics, len(board_rows), np.random.default_rng(seed), reference, calibrated=calibrated,
                     power_on_us=power_on_us, pins=pins, one_noise=True)
-    return dice_out, boards
+    return dice_out, boards.take(np.array(which))
 
 
 def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, rounds=5, tries=40, tolerances=None,
@@ -423,8 +435,10 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
         return built(ph, spec, name, fractions, hole, seed, reader.board.baseline, calibrated,
                      reader.board.power_on_us, tolerances[3] if len(tolerances) > 3 else ())
 
-    def score(params):
-        """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
+    @_once
+    def read(params):
+        """Each row's pose (None where the well's walls do not allow it), its noiseless reading
+        and its field (n, 5, `around`'s added), nan where not read."""
         if tolerances:
             dice_list, board = build(params[:, poses_n:])
             rows = np.arange(len(params))
@@ -432,18 +446,25 @@ def worst(reader, boards, row, name, die, family, rng, starts=300, keep=4, round
             dice_list, board, rows = [die] * len(params), boards, np.full(len(params), row)
         pose_list = family.make_all(ph, down, turn, params, dice_list)
         fit = [k for k, pose in enumerate(pose_list) if pose is not None]
-        margin = np.full(len(pose_list), np.inf)
-        d = np.full((len(pose_list), 5), np.nan)
+        d, bz = np.full((len(pose_list), 5), np.nan), np.full((len(pose_list), 5), np.nan)
         if fit:
             fields = Fields()
             fields.add_each(np.arange(len(fit)), [dice_list[k] for k in fit], [pose_list[k] for k in fit],
                             board.sensors[rows[fit]])
-            bz = fields.total(len(fit))
+            bz[fit] = fields.total(len(fit))
             if around is not None:
-                bz = bz + around
-            d[fit] = board.read(bz, rows=rows[fit], noise=False)
+                bz[fit] += around
+            d[fit] = board.read(bz[fit], rows=rows[fit], noise=False)
+        return pose_list, d, bz
+
+    def score(params):
+        """Each pose's margin (inf for one the well's walls do not allow: it is never read)."""
+        pose_list, d, bz = read(params)
+        fit = [k for k, pose in enumerate(pose_list) if pose is not None]
+        margin = np.full(len(pose_list), np.inf)
+        if fit:
             if mode["field"]:  # the aimed sensor's field, toward what its code needs (mT; no clipping)
-                want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[:, aim]
+                want, b = reader.seated_pattern(d[fit], piece)[:, aim], bz[fit, aim]
                 margin[fit] = np.where(want == 0, -np.abs(b), np.where(want == 1, b, -b))
             else:
                 margin[fit] = (reader.check_margin(d[fit], piece, aim) * (-1 if family.built_wrong else 1)

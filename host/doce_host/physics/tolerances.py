@@ -48,7 +48,10 @@ class Spread:
 
     def integers(self, n, name=None):
         drawn = 0 if self.rng is None else self.rng.integers(n)
-        return drawn if self.pins.get(name) is None else int(self.pins[name]) % n
+        pin = self.pins.get(name)
+        if pin is None:
+            return drawn
+        return int(pin) % n if np.ndim(pin) == 0 else np.asarray(pin).astype(int) % n  # one per die
 
     def spawn(self, n):
         return [Spread(r, self.pins) for r in self.rng.spawn(n)]
