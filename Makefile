@@ -27,10 +27,10 @@ sim: $(BIN)/.player
 # Eight workers, one test file each at a time (pytest-xdist): most tests wait on simulated boards that
 # run in real time (a USB line paced at 115200 baud, a board's scans), a worker busy a fraction of the
 # time, so eight still leave two cores' work to do; the suite must pass so on two cores (deadlines are
-# sized from the work: tests/waiting.py). On two cores, alone, pytest took 12 min 31 s with eight and
-# 12 min 47 s to 15 min 09 s with four. The files go out heaviest first (tests/file_cpu.txt, measured;
-# tests/conftest.py orders each worker's collection), not by their number of tests as xdist sorts them: a
-# heavy file of few tests started last left a core idle to the end.
+# sized from the work: tests/waiting.py). On two cores, alone, pytest took 11 min 15 s with eight
+# (b6ed765; on an older tree four took 12 min 47 s to 15 min 09 s, eight 12 min 31 s). The files go out
+# heaviest first (tests/file_cpu.txt, measured; tests/conftest.py orders each worker's collection), not by
+# their number of tests as xdist sorts them: a heavy file of few tests started last left a core idle.
 TEST_WORKERS ?= 8
 
 test: $(BIN)/.installed
